@@ -1,0 +1,8 @@
+#!/usr/bin/env python
+"""Evaluate (Hydra entry point). `python evaluate.py --help` lists the config groups and options."""
+
+from vlui.cli import hydra_main
+from vlui.jobs import evaluate
+
+if __name__ == "__main__":
+    hydra_main("evaluate", evaluate.run)()

@@ -1,0 +1,8 @@
+#!/usr/bin/env python
+"""Train (Hydra entry point). `python train.py --help` lists the config groups and options."""
+
+from vlui.cli import hydra_main
+from vlui.jobs import train
+
+if __name__ == "__main__":
+    hydra_main("train", train.run)()

@@ -1,0 +1,81 @@
+"""Glue between the thin entry points (``train.py``, ``collect.py``, ``evaluate.py``) and the jobs in ``vlui.jobs``.
+
+The entry points stay one line long; the jobs are plain functions of a composed config that tests call directly
+(through :func:`compose`) without going through the command line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig
+
+from vlui.errors import VluiError
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG_DIR = ROOT / "configs"
+
+
+def _prepare() -> None:
+    """Make the configs resolvable: the repository root for ``paths.root_dir`` and the typed schemas."""
+    from vlui.config import register_configs
+
+    os.environ.setdefault("VLUI_ROOT", str(ROOT))
+    register_configs()
+
+
+def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[], Any]:
+    """Wrap ``job`` as a Hydra command-line program over ``configs/<config_name>.yaml``.
+
+    A :class:`VluiError` raised by the job becomes one line on stderr and exit status 2.
+    """
+    import hydra
+
+    _prepare()
+
+    @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name=config_name)
+    def main(cfg: DictConfig) -> Any:
+        try:
+            check_complete(cfg)
+            return job(cfg)
+        except VluiError as err:
+            print(f"error: {err}", file=sys.stderr)
+            sys.exit(err.exit_code)
+
+    return main
+
+
+def check_complete(cfg: DictConfig) -> None:
+    """Fail early, naming the keys, when a config still has mandatory values (``???``) unset."""
+    from omegaconf import OmegaConf
+
+    missing = sorted(k for k in OmegaConf.missing_keys(cfg) if not k.startswith("hydra."))
+    if missing:
+        settings = " ".join(f"{k}=..." for k in missing)
+        raise VluiError(f"missing required value(s): {', '.join(missing)}; set them on the command line: {settings}")
+
+
+def compose(config_name: str, overrides: Sequence[str] = (), output_dir: str | Path | None = None) -> DictConfig:
+    """Compose ``configs/<config_name>.yaml`` with command-line style ``overrides``, as the entry point would.
+
+    ``output_dir`` stands in for Hydra's run directory (``${hydra:runtime.output_dir}``) so that the config resolves
+    outside a Hydra run, e.g. in tests and notebooks.
+    """
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import open_dict
+
+    _prepare()
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = hydra_compose(config_name=config_name, overrides=list(overrides), return_hydra_config=True)
+    if output_dir is not None:
+        cfg.hydra.runtime.output_dir = str(output_dir)
+    HydraConfig.instance().set_config(cfg)
+    with open_dict(cfg):
+        del cfg["hydra"]
+    return cfg

