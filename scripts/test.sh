@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set up (idempotent) and run the test suite. Arguments go to pytest:
+#   bash scripts/test.sh                           # everything
+#   bash scripts/test.sh -m "not slow"             # skip the long tests
+#   bash scripts/test.sh tests/test_config.py -x   # one file, stop at the first failure
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/setup.sh
+printf '\033[1;34m[test]\033[0m running pytest %s\n' "$*"
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,39 @@
+"""The entry points: Hydra help with every group, one-line errors for user mistakes, exit statuses scripts rely on."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_python
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize("job", ["train", "collect", "evaluate"])
+def test_help_lists_the_config_groups(job: str) -> None:
+    out = run_python(f"{job}.py", "--help")
+    assert out.returncode == 0, out.stderr
+    assert f"== vlui {job} ==" in out.stdout
+    groups = {"algo", "model", "model/vision", "data", "env", "trainer", "logger", "experiment", "debug", "agent"}
+    listed = {line.split(":")[0] for line in out.stdout.splitlines() if ": " in line}
+    assert groups <= listed
+
+
+def test_user_error_is_one_line_without_traceback() -> None:
+    code = (
+        "from vlui.cli import hydra_main\n"
+        "from vlui.errors import VluiError\n"
+        "def job(cfg):\n"
+        "    raise VluiError(f'unknown task {cfg.tasks!r}: choose from representative, open_app')\n"
+        "hydra_main('evaluate', job)()\n"
+    )
+    out = run_python("-c", code, "tasks=nope", "hydra.run.dir=/tmp/vlui-test-cli")
+    assert out.returncode == 2
+    assert out.stderr.strip() == "error: unknown task 'nope': choose from representative, open_app"
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_override_is_reported_by_hydra_without_traceback() -> None:
+    out = run_python("train.py", "algo.bogus=1")
+    assert out.returncode != 0
+    assert "Key 'bogus' not in 'BCConfig'" in out.stderr and "Traceback" not in out.stderr
