@@ -1,0 +1,78 @@
+"""The device interface: what every backend (the simulated phone, a real device over ADB) offers to the environment.
+
+Nothing above this seam knows which backend it talks to. Coordinates are device pixels, origin at the top-left of
+the screen in its current orientation; images are ``(H, W, 3)`` uint8 RGB arrays.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+
+import numpy as np
+
+KEYS = ("BACK", "HOME", "APP_SWITCH")  # the navigation keys; Android keycodes 4, 3 and 187
+
+
+class Device(ABC):
+    """A phone or tablet that can be looked at, touched, and reset to a snapshot."""
+
+    @property
+    @abstractmethod
+    def size(self) -> tuple[int, int]:
+        """Screen ``(width, height)`` in pixels."""
+
+    @property
+    @abstractmethod
+    def density(self) -> int:
+        """Screen density in dots per inch (``wm density``)."""
+
+    @abstractmethod
+    def screenshot(self) -> np.ndarray:
+        """The full-resolution screen, ``(H, W, 3)`` uint8."""
+
+    def observation(self, height: int, width: int) -> np.ndarray:
+        """The screen resized to ``(height, width, 3)`` uint8. Backends may render at that size directly."""
+        from PIL import Image
+
+        img = Image.fromarray(self.screenshot()).resize((width, height), Image.BILINEAR)
+        return np.asarray(img)
+
+    @abstractmethod
+    def ui_xml(self) -> str:
+        """The view hierarchy as ``uiautomator dump`` writes it."""
+
+    @abstractmethod
+    def tap(self, x: float, y: float) -> None:
+        """Touch and lift at ``(x, y)`` pixels. A point outside the screen does nothing, as on a real screen."""
+
+    @abstractmethod
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
+        """Touch at ``(x1, y1)``, move to ``(x2, y2)`` over ``duration_ms``, lift."""
+
+    @abstractmethod
+    def key(self, name: str) -> None:
+        """Press a navigation key: one of :data:`KEYS`."""
+
+    @abstractmethod
+    def text(self, value: str) -> None:
+        """Type ``value`` into the focused text field (nothing happens if no field has focus)."""
+
+    @abstractmethod
+    def log_mark(self) -> int:
+        """A position in the device log; :meth:`log_lines` returns what was logged after it."""
+
+    @abstractmethod
+    def log_lines(self, since: int = 0, tags: Iterable[str] | None = None) -> list[str]:
+        """Log lines in ``threadtime`` format written after ``since``, optionally only those of ``tags``."""
+
+    @abstractmethod
+    def clear_log(self) -> None:
+        """Empty the device log (``logcat -c``)."""
+
+    @abstractmethod
+    def load_snapshot(self, snapshot: str) -> None:
+        """Restore the device to a snapshot (its configuration and app state), at the home screen."""
+
+    def close(self) -> None:
+        """Release the device's resources."""
