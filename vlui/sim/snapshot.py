@@ -1,0 +1,188 @@
+"""Device snapshots: a device configuration (profile, density, font scale, locale, wallpaper, theme, home-screen
+layout, clock dial) plus initial app state, stored as one YAML file each in ``envs/``.
+
+The 45 B-MoCA environments are ``envs/000.yaml`` … ``envs/034.yaml`` (train) and ``envs/100.yaml`` …
+``envs/109.yaml`` (test). Users copy one to make their own and pass its path wherever a snapshot id is accepted.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vlui.errors import VluiError
+
+ROOT = Path(__file__).resolve().parents[2]
+ENVS_DIR = ROOT / "envs"
+DATA_DIR = Path(__file__).resolve().parent / "data"
+DIALS = ("circle", "rectangle")
+SPLITS = ("train", "test", "all")
+DEFAULT_TIME = "2026-11-23 08:00"  # a Monday morning; every B-MoCA snapshot starts at the same virtual time
+
+
+@lru_cache(maxsize=1)
+def device_profiles() -> dict[str, dict[str, Any]]:
+    """Device profile name -> ``{width, height, dpi, kind, model}``."""
+    return yaml.safe_load((DATA_DIR / "devices.yaml").read_text())
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    id: str
+    device: str = "Pixel 3"
+    dpi: int = 440
+    font_scale: float = 1.0
+    locale: str = "en-US"
+    wallpaper: str = "000"
+    dark_theme: bool = False
+    home_layout: str | int = "default"  # "default" (the Pixel's stock arrangement) or a seed for a random one
+    clock_dial: str = "circle"  # the alarm time picker's dial: circle | rectangle
+    time: str = DEFAULT_TIME  # the virtual clock at load, "YYYY-MM-DD HH:MM"
+    split: str = "user"  # train | test for the B-MoCA environments
+    state: dict[str, Any] = field(default_factory=dict)  # initial app state (e.g. {airplane_mode: true})
+    source: str = ""  # the file it was read from
+
+    @property
+    def profile(self) -> dict[str, Any]:
+        return device_profiles()[self.device]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.profile["width"], self.profile["height"]
+
+    @property
+    def start_time(self) -> datetime:
+        return datetime.strptime(self.time, "%Y-%m-%d %H:%M")
+
+    def to_yaml(self) -> str:
+        data = {k: v for k, v in asdict(self).items() if k != "source"}
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def _check(data: dict[str, Any], where: str) -> Snapshot:
+    from vlui.sim.i18n import locales
+
+    if not isinstance(data, dict):
+        raise VluiError(f"{where}: a snapshot file must be a YAML mapping of fields (see envs/000.yaml)")
+    known = {f.name for f in fields(Snapshot)} - {"source"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise VluiError(f"{where}: unknown field(s) {', '.join(unknown)}; valid fields: {', '.join(sorted(known))}")
+    if "id" not in data:
+        raise VluiError(f"{where}: the field 'id' is required")
+    data = {**data, "id": str(data["id"]), "wallpaper": str(data.get("wallpaper", "000")).removesuffix(".jpg")}
+    profiles = device_profiles()
+    if data.get("device", "Pixel 3") not in profiles:
+        raise VluiError(f"{where}: unknown device {data['device']!r}; choose from: {', '.join(profiles)}")
+    if data.get("locale", "en-US") not in locales():
+        raise VluiError(f"{where}: unknown locale {data['locale']!r}; choose from: {', '.join(locales())}")
+    if data.get("clock_dial", "circle") not in DIALS:
+        raise VluiError(f"{where}: clock_dial must be one of {', '.join(DIALS)}, not {data['clock_dial']!r}")
+    for name, kind, lo, hi in (("dpi", int, 80, 1000), ("font_scale", (int, float), 0.5, 2.0)):
+        value = data.get(name)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool) or not lo <= value <= hi):
+            raise VluiError(f"{where}: {name} must be a number between {lo} and {hi}, not {value!r}")
+    if not isinstance(data.get("dark_theme", False), bool):
+        raise VluiError(f"{where}: dark_theme must be true or false, not {data['dark_theme']!r}")
+    layout = data.get("home_layout", "default")
+    if layout != "default" and (not isinstance(layout, int) or isinstance(layout, bool)):
+        raise VluiError(f"{where}: home_layout must be 'default' or an integer seed, not {layout!r}")
+    try:
+        datetime.strptime(str(data.get("time", DEFAULT_TIME)), "%Y-%m-%d %H:%M")
+    except ValueError:
+        raise VluiError(f"{where}: time must look like '{DEFAULT_TIME}', not {data['time']!r}") from None
+    if not isinstance(data.get("state", {}), dict):
+        raise VluiError(f"{where}: state must be a mapping of initial app state")
+    from vlui.sim.wallpapers import WALLPAPERS
+
+    if data["wallpaper"] not in WALLPAPERS:
+        raise VluiError(f"{where}: unknown wallpaper {data['wallpaper']!r}; choose from: {', '.join(WALLPAPERS)}")
+    return Snapshot(**data, source=where)
+
+
+def read_snapshot(path: str | Path) -> Snapshot:
+    """Read and validate a snapshot file."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise VluiError(f"snapshot file {path} does not exist") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise VluiError(f"{path}: not a valid YAML snapshot file ({str(err).splitlines()[0]})") from None
+    return _check(data, str(path))
+
+
+@lru_cache(maxsize=256)
+def _read_cached(path: str, mtime: float) -> Snapshot:
+    return read_snapshot(path)
+
+
+def load_snapshot(ref: str | Path | Snapshot, envs_dir: str | Path | None = None) -> Snapshot:
+    """A snapshot from an id in ``envs/`` (``"000"``), a path to a snapshot file, or a :class:`Snapshot`."""
+    if isinstance(ref, Snapshot):
+        return ref
+    envs = Path(envs_dir) if envs_dir else ENVS_DIR
+    ref = str(ref)
+    path = Path(ref) if ref.endswith((".yaml", ".yml")) or "/" in ref else envs / f"{ref}.yaml"
+    if not path.exists():
+        if path.parent == envs:
+            known = ", ".join(snapshot_ids("all", envs)[:6])
+            raise VluiError(f"unknown snapshot {ref!r}: no {path.name} in {envs} (ids like {known}, …; "
+                            "or give the path of a snapshot file)")
+        raise VluiError(f"snapshot file {path} does not exist")
+    return _read_cached(str(path.resolve()), path.stat().st_mtime)
+
+
+def snapshot_ids(split: str = "all", envs_dir: str | Path | None = None) -> list[str]:
+    """Ids of the snapshots in ``envs/`` of a split: ``train``, ``test`` or ``all``."""
+    if split not in SPLITS:
+        raise VluiError(f"unknown snapshot split {split!r}; choose from: {', '.join(SPLITS)}")
+    envs = Path(envs_dir) if envs_dir else ENVS_DIR
+    ids = []
+    for path in sorted(envs.glob("*.yaml")):
+        snap = load_snapshot(path.stem, envs)
+        if split == "all" or snap.split == split:
+            ids.append(snap.id)
+    return ids
+
+
+def bmoca_snapshots(csv_path: str | Path) -> list[Snapshot]:
+    """The 45 B-MoCA environments from their table (``id,split,device,dpi,locale,wallpaper,dark_theme``).
+
+    Environments with identical attributes differ by icon layout: 000 keeps the stock layout, every other one gets
+    a random layout seeded by its id. The clock dial alternates so both shapes occur in train and test.
+    """
+    snaps = []
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            num = int(row["id"])
+            snaps.append(Snapshot(
+                id=row["id"],
+                split=row["split"],
+                device=row["device"],
+                dpi=int(row["dpi"]),
+                locale=row["locale"],
+                wallpaper=row["wallpaper"].removesuffix(".jpg"),
+                dark_theme=row["dark_theme"] == "true",
+                home_layout="default" if num == 0 else num,
+                clock_dial="rectangle" if num % 4 == 3 else "circle",
+            ))
+    return snaps
+
+
+def write_snapshots(snaps: list[Snapshot], envs_dir: str | Path) -> list[Path]:
+    envs = Path(envs_dir)
+    envs.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for snap in snaps:
+        path = envs / f"{snap.id}.yaml"
+        header = f"# B-MoCA environment {snap.id} ({snap.split}). Copy this file to define your own snapshot.\n"
+        path.write_text(header + snap.to_yaml(), encoding="utf-8")
+        paths.append(path)
+    return paths
