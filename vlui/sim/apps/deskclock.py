@@ -1,0 +1,333 @@
+"""Clock (DeskClock on Android 10): Alarm, Clock, Timer and Stopwatch tabs and the alarm time picker.
+
+The time picker's dial is a circle (Material) or a rectangle, chosen by the snapshot; both select hours then
+minutes by the angle of the touch around the dial's centre, as Android's RadialTimePickerView does. Enabling an
+alarm logs ``AlarmClock: Created new alarm instance`` and, through the alarm manager, the schedule condition
+provider's ``nextUserAlarmTime`` with the next alarm's time of day.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from vlui.sim.render import angle_of
+from vlui.sim.state import Alarm
+from vlui.sim.ui import Node
+from vlui.sim.widgets import Ctx, button, fab, tabs, text
+
+if TYPE_CHECKING:
+    from vlui.sim.phone import SimDevice
+
+PKG = "com.google.android.deskclock"
+TABS = (("alarm", "alarm", "Alarm"), ("clock", "clock", "Clock"), ("timer", "timer", "Timer"),
+        ("stopwatch", "stopwatch", "Stopwatch"))
+
+
+def on_back(dev: SimDevice, key: str) -> bool:
+    if dev.state.picker is not None:
+        dev.state.picker = None
+        return True
+    return False
+
+
+def event(dev: SimDevice, category: str, action: str) -> None:
+    dev.logi("AlarmClock", f"Events: [{category}] [{action}] [Tap]", app="clock")
+
+
+# ---------------------------------------------------------------------------------------------------- alarms
+def next_alarm(dev: SimDevice):
+    """The datetime the next enabled alarm rings, or None."""
+    now = dev.now()
+    best = None
+    for a in dev.state.alarms:
+        if a.enabled:
+            t = now.replace(hour=a.hour, minute=a.minute, second=0, microsecond=0)
+            if t <= now:
+                t += timedelta(days=1)
+            best = t if best is None or t < best else best
+    return best
+
+
+def _alarms_changed(dev: SimDevice) -> None:
+    nxt = next_alarm(dev)
+    now = dev.now()
+
+    def ts(t):
+        return f"{t:%a %b %d %H:%M:%S} GMT {t:%Y} ({int(t.timestamp() * 1000)})" if t else "null"
+
+    dev.logi("ConditionProviders.SCP", f"evaluateSubscriptionLocked cal=null, now={ts(now)}, "
+             f"nextUserAlarmTime={ts(nxt)}", level="D", offset_ms=60)
+
+
+def set_enabled(dev: SimDevice, alarm: Alarm, enabled: bool) -> None:
+    if alarm.enabled == enabled:
+        return
+    alarm.enabled = enabled
+    if enabled:
+        dev.logi("AlarmClock", f"Created new alarm instance: AlarmInstance{{id={alarm.id}, alarmId={alarm.id}, "
+                 f"time={alarm.hour:02d}:{alarm.minute:02d}}}", app="clock")
+    else:
+        dev.logi("AlarmClock", f"Alarm disabled: id={alarm.id}", app="clock")
+    _alarms_changed(dev)
+
+
+def delete_alarm(dev: SimDevice, alarm: Alarm) -> None:
+    dev.state.alarms.remove(alarm)
+    dev.logi("AlarmClock", f"Removed alarm: id={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}", app="clock")
+    if alarm.enabled:
+        _alarms_changed(dev)
+
+
+def save_picker(dev: SimDevice) -> None:
+    st = dev.state
+    p = st.picker
+    hour = p["hour"]
+    if p["alarm"] is None:
+        alarm = Alarm(st.next_alarm_id, hour, p["minute"], False)
+        st.next_alarm_id += 1
+        st.alarms.append(alarm)
+        st.alarms.sort(key=lambda a: (a.hour, a.minute))
+    else:
+        alarm = next(a for a in st.alarms if a.id == p["alarm"])
+        alarm.hour, alarm.minute, alarm.enabled = hour, p["minute"], False
+    st.picker = None
+    set_enabled(dev, alarm, True)
+
+
+# ---------------------------------------------------------------------------------------------------- screens
+def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
+    st = dev.state
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
+                bg=ctx.theme.background)
+    items = []
+    for tab, glyph_name, category in TABS:
+        def select(x, y, tab=tab, category=category):
+            st.clock_tab = tab
+            event(dev, category, "Show Tab")
+        items.append((ctx.t(f"clock.{tab}"), glyph_name, st.clock_tab == tab, select))
+    root.add(tabs(ctx, PKG, ctx.top, items, h_dp=64, rid=f"{PKG}:id/tab_menu_item"))
+    body_top = ctx.top + ctx.dp(64)
+    {"alarm": alarm_tab, "clock": clock_tab, "timer": timer_tab, "stopwatch": stopwatch_tab}[st.clock_tab](
+        dev, ctx, root, body_top)
+    if st.picker is not None:
+        root.add(time_picker(dev, ctx))
+    return root
+
+
+def alarm_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
+    st = dev.state
+    card_h = ctx.dp(128)
+    left, right = ctx.content_left + ctx.dp(8), ctx.content_right - ctx.dp(8)
+    lst = Node(cls="androidx.recyclerview.widget.RecyclerView", bounds=(0, y, ctx.width, ctx.bottom), package=PKG,
+               rid=f"{PKG}:id/alarm_recycler_view")
+    yy = y + ctx.dp(8)
+    for alarm in st.alarms:
+        if yy + card_h > ctx.bottom - ctx.dp(96):
+            break
+        card = Node(cls="android.widget.FrameLayout", bounds=(left, yy, right, yy + card_h), package=PKG,
+                    bg=ctx.theme.surface if not ctx.theme.dark else (48, 49, 52), radius=ctx.dp(8))
+
+        def edit(x, y_, alarm=alarm):
+            st.picker = {"hour": alarm.hour, "minute": alarm.minute, "mode": "hour", "alarm": alarm.id}
+
+        label = ctx.locale.time(alarm.hour, alarm.minute)
+        card.add(text(ctx, (left + ctx.dp(16), yy + ctx.dp(8), right - ctx.dp(96), yy + ctx.dp(64)), label, 40,
+                      color=ctx.theme.on_surface if alarm.enabled else ctx.theme.secondary, pkg=PKG,
+                      rid=f"{PKG}:id/digital_clock", on_tap=edit))
+        sw = Node(cls="android.widget.Switch", bounds=(right - ctx.dp(72), yy + ctx.dp(16), right - ctx.dp(16),
+                  yy + ctx.dp(56)), package=PKG, rid=f"{PKG}:id/onoff", kind="switch", checkable=True,
+                  checked=alarm.enabled, text=ctx.t("common.switch_on" if alarm.enabled else "common.switch_off"),
+                  on_tap=lambda x, y_, a=alarm: set_enabled(dev, a, not a.enabled))
+        card.add(sw)
+        card.add(Node(cls="android.widget.Button", bounds=(left + ctx.dp(8), yy + ctx.dp(76), left + ctx.dp(136),
+                      yy + ctx.dp(120)), package=PKG, rid=f"{PKG}:id/delete", text=ctx.t("clock.delete_alarm"),
+                      size=ctx.sp(14), fg=ctx.theme.secondary, on_tap=lambda x, y_, a=alarm: delete_alarm(dev, a),
+                      inset=ctx.dp(32)))
+        card.children[-1].add(Node(bounds=(left + ctx.dp(8), yy + ctx.dp(86), left + ctx.dp(32), yy + ctx.dp(110)),
+                                   icon="glyph:close", icon_color=ctx.theme.secondary, visual=True))
+        lst.add(card)
+        yy += card_h + ctx.dp(8)
+    if not st.alarms:
+        lst.add(text(ctx, (0, y + ctx.dp(120), ctx.width, y + ctx.dp(160)), ctx.t("clock.no_alarms"), 16,
+                     color=ctx.theme.secondary, align="center", pkg=PKG))
+    root.add(lst)
+
+    def add(x, y_):
+        st.picker = {"hour": 12 if ctx.locale.meta["hour12"] else 0, "minute": 0, "mode": "hour", "alarm": None}
+        event(dev, "Alarm", "Add")
+
+    root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "add", ctx.t("clock.add_alarm"), add,
+                 rid=f"{PKG}:id/fab"))
+
+
+def clock_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
+    now = dev.now()
+    root.add(text(ctx, (0, y + ctx.dp(48), ctx.width, y + ctx.dp(140)), ctx.locale.clock_digits(now.hour, now.minute),
+                  64, align="center", pkg=PKG, rid=f"{PKG}:id/digital_clock"))
+    weekday = ctx.locale.seq("weekday_short")[(now.weekday() + 1) % 7]
+    root.add(text(ctx, (0, y + ctx.dp(140), ctx.width, y + ctx.dp(172)),
+                  f"{weekday}, {ctx.locale.seq('month_short')[now.month - 1]} {ctx.locale.number(now.day)}", 16,
+                  color=ctx.theme.secondary, align="center", pkg=PKG, rid=f"{PKG}:id/date"))
+    root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "language", ctx.t("clock.cities"),
+                 lambda x, y_: None, rid=f"{PKG}:id/fab"))
+
+
+def timer_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
+    root.add(text(ctx, (0, y + ctx.dp(24), ctx.width, y + ctx.dp(96)), ctx.locale.number("00h 00m 00s"), 40,
+                  align="center", pkg=PKG, rid=f"{PKG}:id/timer_setup_time"))
+    key = ctx.dp(72)
+    x0 = ctx.width // 2 - key * 3 // 2
+    for i, d in enumerate("123456789 0 "):
+        if d == " ":
+            continue
+        r, c = divmod(i, 3)
+        root.add(Node(cls="android.widget.Button", bounds=(x0 + c * key, y + ctx.dp(112) + r * key,
+                      x0 + (c + 1) * key, y + ctx.dp(112) + (r + 1) * key), package=PKG, text=ctx.locale.number(d),
+                      size=ctx.sp(28), align="center", fg=ctx.theme.on_surface, on_tap=lambda x, y_: None,
+                      mirror=False))
+    root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "play", ctx.t("clock.start"),
+                 lambda x, y_: None, rid=f"{PKG}:id/fab"))
+
+
+def stopwatch_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
+    st = dev.state
+    elapsed = st.stopwatch_elapsed_ms + (st.time_ms - st.stopwatch_started_ms if st.stopwatch_running else 0)
+    minutes, rest = divmod(elapsed // 10, 6000)
+    seconds, hundredths = divmod(rest, 100)
+    root.add(text(ctx, (0, y + ctx.dp(96), ctx.width, y + ctx.dp(180)),
+                  ctx.locale.number(f"{minutes:02d}:{seconds:02d}.{hundredths:02d}"), 56, align="center", pkg=PKG,
+                  rid=f"{PKG}:id/stopwatch_time_text"))
+
+    def start_pause(x, y_):
+        if st.stopwatch_running:
+            st.stopwatch_elapsed_ms += st.time_ms - st.stopwatch_started_ms
+            st.stopwatch_running = False
+            event(dev, "Stopwatch", "Pause")
+        else:
+            st.stopwatch_started_ms = st.time_ms
+            st.stopwatch_running = True
+            event(dev, "Stopwatch", "Start")
+
+    def reset(x, y_):
+        st.stopwatch_running, st.stopwatch_elapsed_ms = False, 0
+        event(dev, "Stopwatch", "Reset")
+
+    running = st.stopwatch_running
+    root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "pause" if running else "play",
+                 ctx.t("clock.pause" if running else "clock.start"), start_pause, rid=f"{PKG}:id/fab"))
+    if elapsed and not running:
+        root.add(button(ctx, PKG, (ctx.width // 2 - ctx.dp(160), ctx.bottom - ctx.dp(80), ctx.width // 2 - ctx.dp(56),
+                                   ctx.bottom - ctx.dp(32)), ctx.t("clock.reset"), reset, rid=f"{PKG}:id/left_button"))
+
+
+# ---------------------------------------------------------------------------------------------------- picker
+def dial_positions(ctx: Ctx, shape: str, cx: int, cy: int, radius: int, count: int = 12) -> list[tuple[int, int]]:
+    """Centres of ``count`` labels around a circle, or around a rectangle's edge, clockwise from twelve o'clock."""
+    out = []
+    for i in range(count):
+        a = math.radians(i * 360 / count)
+        dx, dy = math.sin(a), -math.cos(a)
+        if shape == "rectangle":  # project onto the rectangle's border (a square 2r wide, 2.4r tall)
+            scale = min(1 / max(abs(dx), 1e-9), 1.2 / max(abs(dy), 1e-9))
+            out.append((int(cx + dx * radius * scale), int(cy + dy * radius * scale)))
+        else:
+            out.append((int(cx + dx * radius), int(cy + dy * radius)))
+    return out
+
+
+def time_picker(dev: SimDevice, ctx: Ctx) -> Node:
+    st = dev.state
+    p = st.picker
+    hour12 = ctx.locale.meta["hour12"]
+    shape = dev.snapshot.clock_dial
+    width = min(ctx.width - ctx.dp(48), ctx.dp(328))
+    x1 = (ctx.width - width) // 2
+    height = ctx.dp(520 if shape == "rectangle" else 480)
+    y1 = max(ctx.top + ctx.dp(8), (ctx.top + ctx.bottom - height) // 2)
+    scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
+                 bg=ctx.theme.scrim, on_tap=lambda x, y: None)
+    dlg = Node(cls="android.widget.FrameLayout", bounds=(x1, y1, x1 + width, y1 + height), package=PKG,
+               rid=f"{PKG}:id/time_picker", bg=ctx.theme.surface, radius=ctx.dp(4))
+    scrim.add(dlg)
+    # header: hours, minutes, AM/PM
+    hy2 = y1 + ctx.dp(96)
+    dlg.add(Node(cls="android.widget.LinearLayout", bounds=(x1, y1, x1 + width, hy2), package=PKG, bg=ctx.theme.accent,
+                 rid=f"{PKG}:id/time_header"))
+    shown_h = (p["hour"] % 12 or 12) if hour12 else p["hour"]
+    hx = x1 + width // 12
+    for part, value, mode in (("hours", ctx.locale.number(f"{shown_h:02d}" if not hour12 else shown_h), "hour"),
+                              ("separator", ":", None), ("minutes", ctx.locale.number(f"{p['minute']:02d}"), "minute")):
+        w = width * (22 if mode else 5) // 100
+        selected = p["mode"] == mode
+        dlg.add(Node(cls="android.widget.TextView", bounds=(hx, y1 + ctx.dp(16), hx + w, hy2 - ctx.dp(16)),
+                     package=PKG, rid=f"android:id/{part}", text=value, size=min(ctx.sp(48), w * 2 // 3),
+                     align="center",
+                     fg=ctx.theme.on_accent if selected or not mode else tuple(int(c * 0.7) for c in ctx.theme.on_accent),
+                     selected=selected, on_tap=(lambda x, y, m=mode: p.__setitem__("mode", m)) if mode else None,
+                     mirror=False))
+        hx += w
+    if hour12:
+        for i, (marker, pm) in enumerate(((ctx.locale.meta["am"], False), (ctx.locale.meta["pm"], True))):
+            is_on = (p["hour"] >= 12) == pm
+
+            def set_half(x, y, pm=pm):
+                p["hour"] = p["hour"] % 12 + (12 if pm else 0)
+
+            dlg.add(Node(cls="android.widget.RadioButton", bounds=(hx + ctx.dp(8), y1 + ctx.dp(20 + 28 * i),
+                         x1 + width - ctx.dp(8), y1 + ctx.dp(46 + 28 * i)), package=PKG,
+                         rid=f"android:id/{'pm' if pm else 'am'}_label", text=marker, size=ctx.sp(16), checkable=True,
+                         checked=is_on, fg=ctx.theme.on_accent, on_tap=set_half, mirror=False))
+    # the dial
+    size = width - ctx.dp(48)
+    cx, cy = x1 + width // 2, hy2 + ctx.dp(24) + size // 2
+    dial_bounds = (cx - size // 2, cy - size // 2 - (size // 10 if shape == "rectangle" else 0), cx + size // 2,
+                   cy + size // 2 + (size // 10 if shape == "rectangle" else 0))
+    radius = int(size * 0.40)
+    inner = int(size * 0.27)
+    mode = p["mode"]
+    if mode == "hour":  # 12-hour: 12, 1..11 on one ring; 24-hour: 00..11 outside, 12..23 inside
+        labels = [12] + list(range(1, 12)) if hour12 else list(range(0, 24))
+        selected_idx = p["hour"] % 12 if hour12 else p["hour"]
+    else:
+        labels = list(range(0, 60, 5))
+        selected_idx = p["minute"] // 5 if p["minute"] % 5 == 0 else None
+    positions = dial_positions(ctx, shape, cx, cy, radius)
+    if len(labels) > 12:
+        positions += dial_positions(ctx, shape, cx, cy, inner)
+
+    def select(x, y):
+        idx = round(angle_of(cx, cy, x, y) / 30) % 12
+        if mode == "hour":
+            if hour12:
+                p["hour"] = idx + (12 if p["hour"] >= 12 else 0)
+            else:
+                p["hour"] = idx + (0 if math.hypot(x - cx, y - cy) > (radius + inner) / 2 else 12)
+            p["mode"] = "minute"
+        else:
+            p["minute"] = round(angle_of(cx, cy, x, y) / 6) % 60
+
+    if selected_idx is not None:
+        hand = positions[selected_idx]
+    else:
+        a = math.radians(p["minute"] * 6)
+        hand = (int(cx + radius * math.sin(a)), int(cy - radius * math.cos(a)))
+    dial = Node(cls="android.view.View", bounds=dial_bounds, package=PKG, rid=f"{PKG}:id/radial_picker",
+                kind="dial", extra={"shape": shape, "center": (cx, cy), "hand": hand, "selector": ctx.dp(20)},
+                desc=ctx.t("clock.hour" if mode == "hour" else "clock.minute"), on_tap=select, mirror=False)
+    r = ctx.dp(20)
+    for i, (value, (lx, ly)) in enumerate(zip(labels, positions)):
+        shown = f"{value:02d}" if mode == "minute" or not hour12 else str(value)
+        dial.add(Node(cls="android.widget.TextView", bounds=(lx - r, ly - r, lx + r, ly + r), package=PKG,
+                      text=ctx.locale.number(shown), size=ctx.sp(14 if len(labels) > 12 and i >= 12 else 16),
+                      align="center", desc=ctx.locale.number(shown),
+                      fg=ctx.theme.on_accent if i == selected_idx else ctx.theme.on_surface, on_tap=select,
+                      mirror=False))
+    dlg.add(dial)
+    by = y1 + height - ctx.dp(56)
+    dlg.add(button(ctx, PKG, (x1 + width - ctx.dp(192), by, x1 + width - ctx.dp(104), by + ctx.dp(40)),
+                   ctx.t("common.cancel"), lambda x, y: on_back(dev, "clock"), rid="android:id/button2"))
+    dlg.add(button(ctx, PKG, (x1 + width - ctx.dp(96), by, x1 + width - ctx.dp(16), by + ctx.dp(40)),
+                   ctx.t("common.ok"), lambda x, y: save_picker(dev), rid="android:id/button1"))
+    return scrim

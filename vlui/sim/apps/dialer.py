@@ -1,0 +1,167 @@
+"""Phone (the Google dialer on Android 10): favourites, the dial pad, outgoing and emergency calls, the in-call
+screen. Telecom logs what a real device logs when a call is placed (``EventRecord added as Call``), when the number
+is an emergency number (``Emergency number detected``) and when the call is removed (``onCallRemoved``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from vlui.sim.ui import Node
+from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
+
+if TYPE_CHECKING:
+    from vlui.sim.phone import SimDevice
+
+PKG = "com.google.android.dialer"
+EMERGENCY_NUMBERS = ("911", "112", "999", "000", "110", "119", "08")
+KEYPAD = (("1", ""), ("2", "ABC"), ("3", "DEF"), ("4", "GHI"), ("5", "JKL"), ("6", "MNO"), ("7", "PQRS"),
+          ("8", "TUV"), ("9", "WXYZ"), ("*", ""), ("0", "+"), ("#", ""))
+KEY_IDS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
+           "8": "eight", "9": "nine", "*": "star", "#": "pound"}  # resource ids of the dial pad keys
+CALL_GREEN = (30, 142, 62)
+END_RED = (217, 48, 37)
+
+
+def on_launch(dev: SimDevice, key: str, created: bool) -> None:
+    if created:
+        dev.logi("Dialer", "MainActivity.onCreate", app="phone", offset_ms=120)
+
+
+def on_back(dev: SimDevice, key: str) -> bool:
+    screen = dev.top_screen()
+    if screen and screen["screen"] == "incall":  # BACK leaves the call running; the in-call screen stays
+        return True
+    return False
+
+
+def place_call(dev: SimDevice) -> None:
+    st = dev.state
+    number = st.digits
+    if not number:
+        return
+    call_id = f"TC@{st.next_pid % 97 + 1}"
+    dev.logi("Telecom", f"LogUtils: EventRecord added as Call: {call_id}", app=None)
+    emergency = number in EMERGENCY_NUMBERS
+    if emergency:
+        dev.logi("Telecom", f"NewOutgoingCallIntentBroadcaster: processIntent: Emergency number detected: "
+                 f"{number}", offset_ms=8)
+    st.call = {"number": number, "started_ms": st.time_ms, "emergency": emergency, "id": call_id}
+    st.digits = ""
+    dev.start_activity("phone", "incall", "com.google.android.dialer/com.android.incallui.InCallActivity",
+                       extras=False)
+
+
+def end_call(dev: SimDevice) -> None:
+    st = dev.state
+    if st.call is None:
+        return
+    dev.logi("Telecom", f"InCallController: onCallRemoved: {st.call.get('id', 'TC@1')}", app=None)
+    st.call = None
+    stack = st.tasks.get("phone", [])
+    while stack and stack[-1]["screen"] == "incall":
+        stack.pop()
+    if not stack:
+        st.tasks["phone"] = [{"screen": "main"}]
+
+
+def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
+    page = screen["screen"]
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
+                bg=ctx.theme.background)
+    if page == "incall":
+        return in_call(dev, ctx, root)
+    if page == "keypad":
+        return keypad(dev, ctx, root)
+    # main: search bar, favourites, tabs at the bottom, the dial pad button
+    root.add(search_box(ctx, PKG, ctx.top + ctx.dp(12), ctx.t("phone.search_contacts"),
+                        lambda x, y: None, rid=f"{PKG}:id/search_box_collapsed"))
+    root.add(text(ctx, (0, ctx.top + ctx.dp(200), ctx.width, ctx.top + ctx.dp(240)), ctx.t("phone.no_favorites"), 16,
+                  color=ctx.theme.secondary, align="center", pkg=PKG, rid=f"{PKG}:id/empty_list_view_message"))
+    tab_y = ctx.bottom - ctx.dp(56)
+    root.add(tabs(ctx, PKG, tab_y, [(ctx.t("phone.favorites"), "star", True, lambda x, y: None),
+                                    (ctx.t("phone.recents"), "history", False, lambda x, y: None),
+                                    (ctx.t("phone.contacts"), "person", False, lambda x, y: None)], h_dp=56,
+                  rid=f"{PKG}:id/bottom_navigation"))
+
+    def open_keypad(x, y):
+        dev.push("phone", "keypad")
+
+    root.add(fab(ctx, PKG, ctx.content_right - ctx.dp(44), tab_y - ctx.dp(44), "keypad", ctx.t("phone.keypad"),
+                 open_keypad, rid=f"{PKG}:id/fab"))
+    return root
+
+
+def keypad(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
+    st = dev.state
+    digits_y2 = ctx.top + ctx.dp(96)
+    root.add(Node(cls="android.widget.EditText", bounds=(ctx.dp(56), ctx.top + ctx.dp(24), ctx.width - ctx.dp(56),
+                  digits_y2), package=PKG, rid=f"{PKG}:id/digits", text=st.digits, size=ctx.sp(34), align="center",
+                  fg=ctx.theme.on_surface, focusable=True, mirror=False))
+
+    def backspace(x, y):
+        st.digits = st.digits[:-1]
+
+    if st.digits:
+        root.add(Node(cls="android.widget.ImageButton", bounds=(ctx.width - ctx.dp(56), ctx.top + ctx.dp(36),
+                      ctx.width - ctx.dp(8), ctx.top + ctx.dp(84)), package=PKG, rid=f"{PKG}:id/deleteButton",
+                      desc=ctx.t("phone.delete_digit"), icon="glyph:delete_digit", icon_color=ctx.theme.icon,
+                      on_tap=backspace, mirror=False))
+    call_y = ctx.bottom - ctx.dp(56)
+    key_w = min(ctx.dp(112), (ctx.content_right - ctx.content_left) // 3)
+    key_h = min(ctx.dp(80), (call_y - ctx.dp(56) - digits_y2 - ctx.dp(16)) // 4)
+    x0 = (ctx.width - 3 * key_w) // 2
+    y0 = digits_y2 + ctx.dp(16)
+    pad = Node(cls="android.widget.TableLayout", bounds=(x0, y0, x0 + 3 * key_w, y0 + 4 * key_h), package=PKG,
+               rid=f"{PKG}:id/dialpad_view", mirror=False)
+    for i, (digit, letters) in enumerate(KEYPAD):
+        r, c = divmod(i, 3)
+        kx, ky = x0 + c * key_w, y0 + r * key_h
+
+        def press(x, y, d=digit):
+            st.digits += d
+
+        key = Node(cls="android.widget.FrameLayout", bounds=(kx, ky, kx + key_w, ky + key_h), package=PKG,
+                   rid=f"{PKG}:id/{KEY_IDS[digit]}",
+                   desc=f"{digit},{letters}" if letters else digit, on_tap=press, mirror=False)
+        key.add(Node(bounds=(kx, ky, kx + key_w, ky + key_h * 2 // 3), text=digit, size=ctx.sp(30), align="center",
+                     fg=ctx.theme.on_surface, visual=True, mirror=False))
+        if letters:
+            key.add(Node(bounds=(kx, ky + key_h * 3 // 5, kx + key_w, ky + key_h - ctx.dp(4)), text=letters,
+                         size=ctx.sp(11), align="center", fg=ctx.theme.secondary, visual=True, mirror=False))
+        pad.add(key)
+    root.add(pad)
+    root.add(fab(ctx, PKG, ctx.width // 2, call_y, "call", ctx.t("phone.call"), lambda x, y: place_call(dev),
+                 rid=f"{PKG}:id/dialpad_floating_action_button", color=CALL_GREEN))
+    return root
+
+
+def in_call(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
+    st = dev.state
+    root.bg = (32, 33, 36) if not ctx.theme.dark else (0, 0, 0)
+    call = st.call or {"number": "", "emergency": False}
+    white = (255, 255, 255)
+    y = ctx.top + ctx.dp(64)
+    root.add(text(ctx, (0, y, ctx.width, y + ctx.dp(32)), ctx.t("phone.emergency_call" if call["emergency"]
+                                                                else "phone.calling"), 16, color=white,
+                  align="center", pkg=PKG, rid=f"{PKG}:id/contactgrid_status_text"))
+    root.add(Node(cls="android.widget.TextView", bounds=(0, y + ctx.dp(40), ctx.width, y + ctx.dp(96)), package=PKG,
+                  rid=f"{PKG}:id/contactgrid_contact_name", text=call["number"], size=ctx.sp(34), align="center",
+                  fg=white, mirror=False))
+    grid_y = ctx.top + (ctx.bottom - ctx.top) // 2
+    cell = min(ctx.dp(104), ctx.width // 3)
+    x0 = (ctx.width - 3 * cell) // 2
+    for i, (glyph_name, key) in enumerate((("mic_off", "mute"), ("keypad", "keypad"), ("speaker_phone", "speaker"),
+                                           ("add", "add_call"), ("pause", "hold"), ("history", "recents"))):
+        r, c = divmod(i, 3)
+        bx, by = x0 + c * cell, grid_y + r * ctx.dp(96)
+        b = Node(cls="android.widget.ToggleButton", bounds=(bx, by, bx + cell, by + ctx.dp(88)), package=PKG,
+                 desc=ctx.t(f"phone.{key}"), checkable=True, on_tap=lambda x, y: None)
+        g = ctx.dp(28)
+        b.add(Node(bounds=(bx + (cell - g) // 2, by + ctx.dp(12), bx + (cell + g) // 2, by + ctx.dp(12) + g),
+                   icon=f"glyph:{glyph_name}", icon_color=white, visual=True))
+        b.add(Node(bounds=(bx, by + ctx.dp(52), bx + cell, by + ctx.dp(76)), text=ctx.t(f"phone.{key}"),
+                   size=ctx.sp(12), align="center", fg=white, visual=True))
+        root.add(b)
+    root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(72), "call_end", ctx.t("phone.end_call"),
+                 lambda x, y: end_call(dev), rid=f"{PKG}:id/incall_end_call", color=END_RED))
+    return root

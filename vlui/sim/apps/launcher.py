@@ -1,0 +1,174 @@
+"""The Pixel launcher: "At a glance" date and weather, a grid of app icons laid out by the snapshot, the hotseat,
+the Google search bar; swiping up opens the app drawer (all apps, alphabetical in the device's language)."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from vlui.sim.ui import Node
+from vlui.sim.widgets import Ctx, scroll_list, search_box, text
+
+if TYPE_CHECKING:
+    from vlui.sim.phone import SimDevice
+
+PKG = "com.google.android.apps.nexuslauncher"
+LAUNCHABLE = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gmail", "maps", "messages", "phone",
+              "photos", "play_music", "settings", "youtube", "play_store")
+DEFAULT_HOTSEAT = ("phone", "messages", "play_store", "chrome", "camera")
+DEFAULT_WORKSPACE = {("gmail", 4, 0), ("photos", 4, 1), ("youtube", 4, 2), ("maps", 4, 3)}  # (app, row, column)
+
+
+def grid_size(ctx: Ctx) -> tuple[int, int]:
+    """(columns, rows) of the home grid: the launcher fits columns of at least 80dp, as Android 10's does."""
+    width_dp = ctx.width * 160 / ctx.dpi
+    if ctx.tablet:
+        return 6, 4
+    return (5 if width_dp >= 400 else 4), 5
+
+
+@lru_cache(maxsize=256)
+def home_layout(layout: str | int, columns: int, rows: int) -> tuple[tuple[str, ...], tuple[tuple[str, int, int], ...]]:
+    """(hotseat apps, workspace (app, row, column)) for a snapshot's ``home_layout``: the stock arrangement or a
+    random one from a seed (a random subset of apps at random cells; the rest live in the drawer only)."""
+    if layout == "default":
+        hotseat = DEFAULT_HOTSEAT[:columns]
+        cells = {(a, r, c) for a, r, c in DEFAULT_WORKSPACE if c < columns and r < rows}
+        return hotseat, tuple(sorted(cells, key=lambda t: (t[1], t[2])))
+    rng = random.Random(int(layout))
+    pool = list(LAUNCHABLE)
+    rng.shuffle(pool)
+    hotseat = tuple(pool[: rng.randint(3, columns)])
+    rest = pool[len(hotseat):]
+    count = rng.randint(4, min(len(rest), columns * rows - 2))
+    slots = [(r, c) for r in range(rows) for c in range(columns)]
+    rng.shuffle(slots)
+    workspace = tuple(sorted(((app, r, c) for app, (r, c) in zip(rest[:count], slots)), key=lambda t: (t[1], t[2])))
+    return hotseat, workspace
+
+
+def icon_cell(dev: SimDevice, ctx: Ctx, key: str, x1: int, y1: int, x2: int, y2: int, label_color,
+              show_label: bool = True) -> Node:
+    """One app icon with its label; tapping launches the app."""
+    label = ctx.t(f"app.{key}")
+    size = min(ctx.dp(52), (x2 - x1) - ctx.dp(8))
+    cx = (x1 + x2) // 2
+    iy = y1 + ctx.dp(6)
+
+    def tap(x, y):
+        dev.launch(key, (cx - size // 2, iy, cx + size // 2, iy + size))
+
+    cell = Node(cls="android.widget.TextView", bounds=(x1, y1, x2, y2), package=PKG, text=label, desc=label,
+                on_tap=tap)
+    cell.add(Node(bounds=(cx - size // 2, iy, cx + size // 2, iy + size), icon=f"app:{key}", visual=True))
+    if show_label:
+        cell.add(Node(bounds=(x1, iy + size + ctx.dp(2), x2, iy + size + ctx.dp(22)), text=label, size=ctx.sp(12),
+                      fg=label_color, align="center", visual=True))
+    return cell
+
+
+def build(dev: SimDevice, ctx: Ctx) -> Node:
+    return drawer(dev, ctx) if dev.state.drawer else home(dev, ctx)
+
+
+def home(dev: SimDevice, ctx: Ctx) -> Node:
+    st = dev.state
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=PKG,
+                rid=f"{PKG}:id/launcher", icon="wallpaper")
+
+    def swipe(x1, y1, x2, y2):
+        if y1 - y2 > ctx.dp(48) and abs(y1 - y2) > abs(x1 - x2):  # up: open the app drawer
+            st.drawer = True
+            st.scroll["drawer"] = 0
+            return True
+        return False
+
+    root.on_swipe = swipe
+    white = (255, 255, 255)
+    # At a glance: date and weather
+    now = dev.now()
+    weekday = ctx.locale.seq("weekday")[(now.weekday() + 1) % 7]
+    date = ctx.t("launcher.date_format", weekday=weekday, month=ctx.locale.seq("month")[now.month - 1], day=now.day)
+    glance_y = ctx.top + ctx.dp(16)
+    root.add(text(ctx, (ctx.dp(24), glance_y, ctx.width - ctx.dp(24), glance_y + ctx.dp(32)), date, 22, color=white,
+                  pkg=PKG, rid=f"{PKG}:id/clock"))
+    root.add(text(ctx, (ctx.dp(24), glance_y + ctx.dp(32), ctx.width - ctx.dp(24), glance_y + ctx.dp(56)),
+                  ctx.t("launcher.weather", temp=1) + "C", 14, color=white, pkg=PKG,
+                  rid=f"{PKG}:id/title_weather_text"))
+    columns, rows = grid_size(ctx)
+    hotseat, workspace = home_layout(dev.snapshot.home_layout, columns, rows)
+    # bottom up: search bar, hotseat, workspace
+    search_h = ctx.dp(48)
+    search_y = ctx.bottom - ctx.dp(12) - search_h
+    hot_h = ctx.dp(88)
+    hot_y = search_y - ctx.dp(8) - hot_h
+    grid_top, grid_bottom = glance_y + ctx.dp(72), hot_y - ctx.dp(8)
+    margin = ctx.dp(8) if not ctx.tablet else ctx.width // 8
+    cell_w = (ctx.width - 2 * margin) // columns
+    cell_h = (grid_bottom - grid_top) // rows
+    ws = Node(cls="android.view.ViewGroup", bounds=(0, grid_top, ctx.width, grid_bottom), package=PKG,
+              rid=f"{PKG}:id/workspace")
+    for app, r, c in workspace:
+        x1 = margin + c * cell_w
+        y1 = grid_top + r * cell_h
+        ws.add(icon_cell(dev, ctx, app, x1, y1, x1 + cell_w, y1 + min(cell_h, ctx.dp(96)), white))
+    root.add(ws)
+    hs = Node(cls="android.view.ViewGroup", bounds=(0, hot_y, ctx.width, hot_y + hot_h), package=PKG,
+              rid=f"{PKG}:id/hotseat")
+    hot_w = (ctx.width - 2 * margin) // columns
+    start = margin + (columns - len(hotseat)) * hot_w // 2
+    for i, app in enumerate(hotseat):
+        x1 = start + i * hot_w
+        hs.add(icon_cell(dev, ctx, app, x1, hot_y, x1 + hot_w, hot_y + hot_h, white, show_label=False))
+    root.add(hs)
+
+    def search(x, y):
+        dev.launch("google")
+        dev.focus_field("google", "query")
+
+    bar = search_box(ctx, PKG, search_y, "", search, rid=f"{PKG}:id/search_container_hotseat", margin_dp=16)
+    bar.desc = ctx.t("launcher.google_search_hint")
+    bar.bg = (255, 255, 255) if not ctx.theme.dark else (60, 64, 67)
+    bar.children[0].icon = "glyph:google"
+    bar.children[0].icon_color = (66, 133, 244)
+    root.add(bar)
+    return root
+
+
+def drawer(dev: SimDevice, ctx: Ctx) -> Node:
+    st = dev.state
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=PKG,
+                rid=f"{PKG}:id/apps_view", bg=ctx.theme.drawer)
+
+    def close_on_pull_down(x1, y1, x2, y2):
+        if y2 - y1 > ctx.dp(48) and st.scroll.get("drawer", 0) == 0:
+            st.drawer = False
+            return True
+        return False
+
+    search_y = ctx.top + ctx.dp(8)
+    root.add(search_box(ctx, PKG, search_y, ctx.t("launcher.search_hint"), lambda x, y: None,
+                        rid=f"{PKG}:id/search_box_input"))
+    columns, _ = grid_size(ctx)
+    labels = sorted(LAUNCHABLE, key=lambda k: ctx.t(f"app.{k}").casefold())
+    margin = ctx.dp(8) if not ctx.tablet else ctx.width // 8
+    cell_w = (ctx.width - 2 * margin) // columns
+    row_h = ctx.dp(100)
+    fg = ctx.theme.on_surface
+
+    def make_row(chunk):
+        def build_row(y):
+            row = Node(cls="android.view.ViewGroup", bounds=(0, y, ctx.width, y + row_h), package=PKG)
+            for c, app in enumerate(chunk):
+                x1 = margin + c * cell_w
+                row.add(icon_cell(dev, ctx, app, x1, y, x1 + cell_w, y + row_h, fg))
+            return row
+        return build_row
+
+    rows = [(row_h, make_row(labels[i:i + columns])) for i in range(0, len(labels), columns)]
+    lst = scroll_list(ctx, PKG, "drawer", search_y + ctx.dp(64), ctx.bottom, rows, st.scroll.get("drawer", 0),
+                      rid=f"{PKG}:id/apps_list_view")
+    lst.on_swipe = close_on_pull_down
+    root.add(lst)
+    return root

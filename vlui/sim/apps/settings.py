@@ -1,0 +1,341 @@
+"""Settings (Android 10): the top-level list and the pages the B-MoCA tasks visit.
+
+Each page other than the top level is a ``SubSettings`` activity showing a fragment, as on a real device: opening
+one logs the ``START`` line and ``SettingsActivity: Switching to fragment <class>``. Switches and sliders log what
+the platform logs when the setting changes (radio on/off for airplane mode, ``setWifiEnabled``, brightness, ...).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
+from vlui.sim.ui import Node
+from vlui.sim.widgets import Ctx, app_bar, header, list_row, scroll_list, search_box, slider_row, text
+
+if TYPE_CHECKING:
+    from vlui.sim.phone import SimDevice
+
+PKG = "com.android.settings"
+SUBSETTINGS = f"{PKG}/.SubSettings"
+
+# top-level rows: (string key, glyph, page)
+TOP = (
+    ("network", "network", "network"),
+    ("connected", "connected", "connected"),
+    ("apps", "apps", "apps"),
+    ("battery", "battery_setting", "battery"),
+    ("display", "display", "display"),
+    ("sound", "sound", "sound"),
+    ("storage", "storage", "storage"),
+    ("privacy", "privacy", "privacy"),
+    ("location", "location", "location"),
+    ("security", "security", "security"),
+    ("accounts", "accounts", "accounts"),
+    ("accessibility", "accessibility", "accessibility"),
+    ("wellbeing", "wellbeing", "wellbeing"),
+    ("google", "google", "google"),
+    ("system", "system", "system"),
+    ("about", "info", "about"),
+)
+
+# page -> the fragment class SubSettings shows
+FRAGMENTS = {
+    "network": "com.android.settings.network.NetworkDashboardFragment",
+    "connected": "com.android.settings.connecteddevice.ConnectedDeviceDashboardFragment",
+    "connection_prefs": "com.android.settings.connecteddevice.AdvancedConnectedDeviceDashboardFragment",
+    "bluetooth": "com.android.settings.connecteddevice.BluetoothDashboardFragment",
+    "apps": "com.android.settings.applications.AppAndNotificationDashboardFragment",
+    "app_list": "com.android.settings.applications.manageapplications.ManageApplications",
+    "battery": "com.android.settings.fuelgauge.PowerUsageSummary",
+    "display": "com.android.settings.DisplaySettings",
+    "sound": "com.android.settings.notification.SoundSettings",
+    "storage": "com.android.settings.deviceinfo.StorageSettings",
+    "privacy": "com.android.settings.privacy.PrivacyDashboardFragment",
+    "location": "com.android.settings.location.LocationSettings",
+    "security": "com.android.settings.security.SecuritySettings",
+    "accounts": "com.android.settings.accounts.AccountDashboardFragment",
+    "accessibility": "com.android.settings.accessibility.AccessibilitySettings",
+    "wellbeing": "com.android.settings.dashboard.DashboardFragment",
+    "google": "com.android.settings.dashboard.DashboardFragment",
+    "system": "com.android.settings.system.SystemDashboardFragment",
+    "about": "com.android.settings.deviceinfo.aboutphone.MyDeviceInfoFragment",
+    "languages_input": "com.android.settings.language.LanguageAndInputSettings",
+    "languages": "com.android.settings.localepicker.LocaleListEditor",
+}
+TITLES = {"connection_prefs": "connection_preferences", "app_list": "all_apps", "languages_input": "languages_input",
+          "languages": "languages", "bluetooth": "bluetooth", "add_language": "add_language"}
+
+
+def open_page(dev: SimDevice, page: str) -> None:
+    dev.start_activity("settings", page, SUBSETTINGS)
+    dev.logi("SettingsActivity", f"Switching to fragment {FRAGMENTS[page]}", app="settings", offset_ms=20)
+    if page == "bluetooth":
+        for controller in ("BluetoothDeviceNamePreferenceController", "BluetoothDeviceRenamePreferenceController"):
+            dev.logi("PrefCtrlListHelper", f"Could not find Context-only controller for pref: "
+                     f"com.android.settings.bluetooth.{controller}", level="D", app="settings", offset_ms=30)
+
+
+def on_back(dev: SimDevice, key: str) -> bool:
+    return False
+
+
+def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
+    page = screen["screen"]
+    root = Node(cls="android.widget.LinearLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
+                bg=ctx.theme.background)
+    if page == "main":
+        return top_level(dev, ctx, root)
+    title_key = TITLES.get(page, page)
+    title = ctx.t(f"settings.{title_key}")
+    root.add(app_bar(ctx, PKG, title, up=lambda x, y: dev.press_back(), actions=(("search", ctx.t("common.search"),
+                                                                                    lambda x, y: None),)))
+    rows = PAGES.get(page, lambda d, c: [])(dev, ctx)
+    list_top = ctx.top + ctx.dp(56)
+    root.add(scroll_list(ctx, PKG, f"settings.{page}", list_top, ctx.bottom, rows,
+                         dev.state.scroll.get(f"settings.{page}", 0), rid=f"{PKG}:id/recycler_view"))
+    return root
+
+
+def top_level(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
+    y = ctx.top + ctx.dp(16)
+    root.add(search_box(ctx, PKG, y, ctx.t("settings.search_hint"),
+                        lambda x, yy: dev.focus_field("settings", "search"), rid=f"{PKG}:id/search_action_bar"))
+    summaries = {
+        "battery": dict(percent=100), "storage": dict(percent=23, free=49), "location": dict(count=3),
+        "about": dict(model=dev.profile["model"]),
+    }
+    rows = []
+    for key, glyph_name, page in TOP:
+        title = ctx.t(f"settings.{key}")
+        summary = ctx.t(f"settings.{key}_summary", **summaries.get(key, {}))
+        rows.append((ctx.dp(72), _row(dev, ctx, title, summary, f"glyph:{glyph_name}", page)))
+    list_top = y + ctx.dp(64)
+    root.add(scroll_list(ctx, PKG, "settings.main", list_top, ctx.bottom, rows, dev.state.scroll.get("settings.main", 0),
+                         rid=f"{PKG}:id/main_content_scrollable_container", cls="android.widget.ScrollView"))
+    return root
+
+
+def _row(dev: SimDevice, ctx: Ctx, title: str, summary: str = "", icon: str = "", page: str | None = None,
+         action=None, switch: bool | None = None):
+    def tap(x, y):
+        if action is not None:
+            action()
+        elif page is not None:
+            open_page(dev, page)
+
+    return lambda y: list_row(ctx, PKG, y, title, summary, icon, tap if (page or action) else None, switch)
+
+
+def _h(ctx: Ctx, summary: bool = True) -> int:
+    return ctx.dp(72 if summary else 56)
+
+
+# ---------------------------------------------------------------------------------------------------- pages
+def network(dev: SimDevice, ctx: Ctx):
+    st = dev.state
+
+    def toggle_wifi():
+        st.wifi = not st.wifi
+        dev.logi("WifiService", f"setWifiEnabled package=com.android.settings uid=1000 enable={str(st.wifi).lower()}",
+                 app=None)
+
+    def toggle_airplane():
+        st.airplane_mode = not st.airplane_mode
+        on = st.airplane_mode
+        dev.logi("ConnectivityService", f"setAirplaneMode({str(on).lower()})", level="D")
+        dev.logi("PhoneGlobals", f"Turning radio {'off' if on else 'on'} - airplane is {'on' if on else 'off'}",
+                 level="D", offset_ms=15)
+
+    wifi_summary = ctx.t("settings.wifi_summary_on" if st.wifi and not st.airplane_mode else "settings.wifi_summary_off")
+    return [
+        (_h(ctx), _row(dev, ctx, ctx.t("settings.wifi"), wifi_summary, "glyph:wifi", action=toggle_wifi,
+                       switch=st.wifi and not st.airplane_mode)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.mobile_network"), "", "glyph:signal", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.data_usage"), "", "glyph:network", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.hotspot"), "", "glyph:connected", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.airplane_mode"), "", "glyph:airplane",
+                              action=toggle_airplane, switch=st.airplane_mode)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.advanced"), "", "glyph:expand_more", action=lambda: None)),
+    ]
+
+
+def connected(dev: SimDevice, ctx: Ctx):
+    return [
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.pair_new_device"), "", "glyph:add", action=lambda: None)),
+        (_h(ctx), _row(dev, ctx, ctx.t("settings.connection_preferences"), ctx.t("settings.bluetooth_summary"),
+                       "glyph:bluetooth", page="connection_prefs")),
+    ]
+
+
+def connection_prefs(dev: SimDevice, ctx: Ctx):
+    on = dev.state.bluetooth
+    return [(_h(ctx), _row(dev, ctx, ctx.t("settings.bluetooth"), ctx.t("common.switch_on" if on else "common.switch_off"),
+                           "glyph:bluetooth", page="bluetooth"))]
+
+
+def bluetooth(dev: SimDevice, ctx: Ctx):
+    st = dev.state
+
+    def toggle():
+        st.bluetooth = not st.bluetooth
+        dev.logi("BluetoothManagerService", f"{'enable' if st.bluetooth else 'disable'}(com.android.settings): "
+                 f"mBluetooth = {'null' if st.bluetooth else 'android.bluetooth.IBluetooth$Stub$Proxy@5d1e3b2'}",
+                 level="D")
+
+    return [
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.bluetooth"), "", "", action=toggle, switch=st.bluetooth)),
+        (_h(ctx), _row(dev, ctx, ctx.t("settings.device_name"), dev.profile["model"], "", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.pair_new_device"), "", "glyph:add", action=lambda: None)),
+    ]
+
+
+def apps_page(dev: SimDevice, ctx: Ctx):
+    from vlui.sim.apps.launcher import LAUNCHABLE
+
+    rows = [(ctx.dp(48), lambda y: header(ctx, PKG, y, ctx.t("settings.recently_opened")))]
+    for key in (dev.state.recents or ["settings"])[:3]:
+        rows.append((_h(ctx, False), _row(dev, ctx, ctx.t(f"app.{key}"), "", f"app:{key}", action=lambda: None)))
+    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.see_all_apps", count=len(LAUNCHABLE) + 1), "",
+                                      "glyph:expand_more", page="app_list")))
+    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.notifications"), "", "glyph:info", action=lambda: None)))
+    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.default_apps"), "", "glyph:apps", action=lambda: None)))
+    return rows
+
+
+def app_list(dev: SimDevice, ctx: Ctx):
+    from vlui.sim.apps.launcher import LAUNCHABLE
+
+    keys = sorted(LAUNCHABLE + ("google",), key=lambda k: ctx.t(f"app.{k}").casefold())
+    return [(_h(ctx, False), _row(dev, ctx, ctx.t(f"app.{k}"), "", f"app:{k}", action=lambda: None)) for k in keys]
+
+
+def display(dev: SimDevice, ctx: Ctx):
+    st = dev.state
+
+    def brightness_dialog():
+        st.dialog = "brightness"
+
+    def toggle_dark():
+        st.dark_theme = not st.dark_theme
+        dev.logi("SettingsProvider", f"Notify content://settings/secure/ui_night_mode: dark mode "
+                 f"{'yes' if st.dark_theme else 'no'}", level="D")
+        dev.logi("UiModeManager", f"Setting night mode to {2 if st.dark_theme else 1}", level="D", offset_ms=3)
+
+    return [
+        (_h(ctx), _row(dev, ctx, ctx.t("settings.brightness"),
+                       ctx.t("settings.brightness_summary", percent=round(st.brightness / 255 * 100)),
+                       "glyph:brightness", action=brightness_dialog)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.dark_theme"), "", "glyph:dark_theme", action=toggle_dark,
+                              switch=st.dark_theme)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.adaptive_brightness"), "", "", action=lambda: None,
+                              switch=st.adaptive_brightness)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.wallpaper"), "", "", action=lambda: None)),
+        (_h(ctx), _row(dev, ctx, ctx.t("settings.screen_timeout"), ctx.t("settings.screen_timeout_summary"), "",
+                       action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.font_size"), "", "", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.display_size"), "", "", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.auto_rotate"), "", "", action=lambda: None, switch=False)),
+    ]
+
+
+STREAMS = {"media": "STREAM_MEDIA", "call": "STREAM_VOICE_CALL", "ring": "STREAM_RING", "alarm": "STREAM_ALARM"}
+
+
+def sound(dev: SimDevice, ctx: Ctx):
+    st = dev.state
+    rows = []
+    for stream, glyph_name in (("media", "volume"), ("call", "call"), ("ring", "sound"), ("alarm", "alarm")):
+        lo, hi = VOLUME_MIN[stream], VOLUME_MAX[stream]
+
+        def set_volume(fraction: float, stream=stream, lo=lo, hi=hi) -> None:
+            level = max(lo, int(round(fraction * hi)))
+            if level != st.volume[stream]:
+                st.volume[stream] = level
+                dev.logi("vol.Events", f"writeEvent level_changed {STREAMS[stream]} {level}", app=None)
+
+        def build_slider(y, stream=stream, glyph_name=glyph_name, hi=hi, set_volume=set_volume):
+            node, _ = slider_row(ctx, PKG, y, ctx.t(f"settings.{stream}_volume"), st.volume[stream] / hi, set_volume,
+                                 icon=f"glyph:{glyph_name}")
+            return node
+
+        rows.append((ctx.dp(88), build_slider))
+
+    def toggle_vibrate():
+        st.vibrate_for_calls = not st.vibrate_for_calls
+        dev.logi("SettingsProvider", f"Notify content://settings/system/vibrate_when_ringing: "
+                 f"{int(st.vibrate_for_calls)}", level="D")
+
+    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.vibrate_for_calls"), "", "glyph:vibrate",
+                                      action=toggle_vibrate, switch=st.vibrate_for_calls)))
+    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.do_not_disturb"), "", "", action=lambda: None)))
+    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.phone_ringtone"), "", "", action=lambda: None)))
+    return rows
+
+
+def system(dev: SimDevice, ctx: Ctx):
+    return [
+        (_h(ctx), _row(dev, ctx, ctx.t("settings.languages_input"), _language_name(dev, ctx), "glyph:language",
+                       page="languages_input")),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.gestures"), "", "glyph:info", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.date_time"), "", "glyph:clock", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.backup"), "", "glyph:download", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.reset_options"), "", "glyph:history", action=lambda: None)),
+    ]
+
+
+def _language_name(dev: SimDevice, ctx: Ctx) -> str:
+    from vlui.sim.i18n import locales
+
+    return locales()[dev.state.languages[0]]["native_name"]
+
+
+def languages_input(dev: SimDevice, ctx: Ctx):
+    return [
+        (_h(ctx), _row(dev, ctx, ctx.t("settings.languages"), _language_name(dev, ctx), "glyph:language",
+                       page="languages")),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.virtual_keyboard"), "", "glyph:keypad", action=lambda: None)),
+        (_h(ctx, False), _row(dev, ctx, ctx.t("settings.spell_checker"), "", "", action=lambda: None)),
+    ]
+
+
+def languages(dev: SimDevice, ctx: Ctx):
+    from vlui.sim.i18n import locales
+
+    rows = []
+    for i, loc in enumerate(dev.state.languages, 1):
+        name = f"{ctx.locale.number(i)}  {locales()[loc]['native_name']}"
+        rows.append((_h(ctx, False), _row(dev, ctx, name, "", "", action=lambda: None)))
+
+    def add_language():
+        dev.start_activity("settings", "add_language", f"{PKG}/.localepicker.LocalePickerWithRegionActivity",
+                           extras=False)
+
+    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.add_language"), "", "glyph:add", action=add_language)))
+    return rows
+
+
+def add_language(dev: SimDevice, ctx: Ctx):
+    from vlui.sim.i18n import locales
+
+    rows = [(ctx.dp(48), lambda y: header(ctx, PKG, y, ctx.t("settings.suggested")))]
+    rows.append((_h(ctx, False), _row(dev, ctx, locales()[dev.state.languages[0]]["native_name"], "", "",
+                                      action=lambda: None)))
+    rows.append((ctx.dp(48), lambda y: header(ctx, PKG, y, ctx.t("settings.all_languages"))))
+    names = sorted({m["native_name"].split(" (")[0] for m in locales().values()}, key=str.casefold)
+    rows += [(_h(ctx, False), _row(dev, ctx, n, "", "", action=lambda: None)) for n in names]
+    return rows
+
+
+def simple(dev: SimDevice, ctx: Ctx):
+    return [(_h(ctx, False), _row(dev, ctx, ctx.t("settings.advanced"), "", "glyph:expand_more", action=lambda: None))]
+
+
+PAGES = {
+    "network": network, "connected": connected, "connection_prefs": connection_prefs, "bluetooth": bluetooth,
+    "apps": apps_page, "app_list": app_list, "display": display, "sound": sound, "system": system,
+    "languages_input": languages_input, "languages": languages, "add_language": add_language,
+    **{page: simple for page in ("battery", "storage", "privacy", "location", "security", "accounts",
+                                  "accessibility", "wellbeing", "google", "about")},
+}
+_ = text  # re-exported for app modules that build custom rows

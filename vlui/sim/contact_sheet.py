@@ -1,0 +1,54 @@
+"""Contact sheets: many screens side by side in one image, captioned, so people can see what configurations
+look like (B-MoCA's Figure 2 shows such a sheet of home screens)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from vlui.sim.phone import SimDevice
+from vlui.sim.snapshot import load_snapshot
+from vlui.sim.text import font
+
+
+def caption(snap_id: str, dev: SimDevice) -> str:
+    s = dev.snapshot
+    return f"{snap_id} {s.device} {s.dpi}dpi {s.locale}{' dark' if s.dark_theme else ''}"
+
+
+def sheet(images: Sequence[tuple[str, np.ndarray]], columns: int = 9, cell_height: int = 400) -> Image.Image:
+    """Images ``(caption, (H, W, 3))`` scaled to one height and laid out in rows of ``columns``."""
+    cell_w = cell_height // 2  # a phone-shaped box; landscape screens are fitted to its width
+    scaled = []
+    for text, arr in images:
+        im = Image.fromarray(arr)
+        scale = min(cell_w / im.width, cell_height / im.height)
+        scaled.append((text, im.resize((max(1, round(im.width * scale)), max(1, round(im.height * scale))),
+                                       Image.LANCZOS)))
+    pad, cap = 8, 28
+    rows = (len(scaled) + columns - 1) // columns
+    out = Image.new("RGB", (columns * (cell_w + pad) + pad, rows * (cell_height + cap + pad) + pad), (245, 245, 245))
+    draw = ImageDraw.Draw(out)
+    f = font("latin", 13)
+    for i, (text, im) in enumerate(scaled):
+        r, c = divmod(i, columns)
+        x = pad + c * (cell_w + pad) + (cell_w - im.width) // 2
+        y = pad + r * (cell_height + cap + pad)
+        out.paste(im, (x, y + cap + (cell_height - im.height) // 2))
+        draw.text((pad + c * (cell_w + pad), y + 4), text, fill=(32, 33, 36), font=f)
+    return out
+
+
+def home_screens(snapshots: Sequence[str], prepare: Callable[[SimDevice], None] | None = None,
+                 columns: int = 9, cell_height: int = 400) -> Image.Image:
+    """The screen of each snapshot after ``prepare`` (default: the home screen as loaded)."""
+    dev = SimDevice(snapshots[0])
+    shots = []
+    for ref in snapshots:
+        dev.load_snapshot(load_snapshot(ref))
+        if prepare is not None:
+            prepare(dev)
+        shots.append((caption(dev.snapshot.id, dev), dev.screenshot()))
+    return sheet(shots, columns, cell_height)

@@ -1,0 +1,77 @@
+"""The simulated device log: a ring buffer printed in logcat's ``threadtime`` format.
+
+``MM-DD HH:MM:SS.mmm  PID  TID L TAG     : message`` — the same layout as ``adb logcat -v threadtime``, so success
+detectors read both backends alike. Timestamps come from the device's virtual clock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+EPOCH = datetime(1970, 1, 1)
+
+# One threadtime line: date, time, pid, tid, level, tag, message. Tags may contain spaces and dots.
+THREADTIME = re.compile(
+    r"^(?P<date>\d\d-\d\d) (?P<time>\d\d:\d\d:\d\d\.\d{3})\s+(?P<pid>\d+)\s+(?P<tid>\d+) "
+    r"(?P<level>[VDIWEFA]) (?P<tag>.*?)\s*: (?P<message>.*)$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    seq: int
+    time_ms: int  # virtual local time, ms since 1970-01-01
+    pid: int
+    tid: int
+    level: str
+    tag: str
+    message: str
+
+    def threadtime(self) -> str:
+        t = EPOCH + timedelta(milliseconds=self.time_ms)
+        stamp = f"{t:%m-%d %H:%M:%S}.{t.microsecond // 1000:03d}"
+        return f"{stamp} {self.pid:5d} {self.tid:5d} {self.level} {self.tag:<8}: {self.message}"
+
+
+def parse_threadtime(line: str) -> dict[str, str] | None:
+    """The fields of a ``threadtime`` line (``date, time, pid, tid, level, tag, message``), or None."""
+    m = THREADTIME.match(line)
+    return m.groupdict() if m else None
+
+
+class LogBuffer:
+    """A bounded log: the oldest entries are dropped first, like logcat's ring buffers."""
+
+    def __init__(self, capacity: int = 16384) -> None:
+        self._entries: deque[Entry] = deque(maxlen=capacity)
+        self._next = 0
+
+    def write(self, time_ms: int, pid: int, tid: int, level: str, tag: str, message: str) -> None:
+        self._entries.append(Entry(self._next, time_ms, pid, tid, level, tag, message))
+        self._next += 1
+
+    def mark(self) -> int:
+        """The sequence number the next entry will get."""
+        return self._next
+
+    def entries(self, since: int = 0, tags: Iterable[str] | None = None) -> list[Entry]:
+        wanted = set(tags) if tags is not None else None
+        return [e for e in self._entries if e.seq >= since and (wanted is None or e.tag in wanted)]
+
+    def lines(self, since: int = 0, tags: Iterable[str] | None = None) -> list[str]:
+        return [e.threadtime() for e in self.entries(since, tags)]
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def copy_state(self) -> tuple[list[Entry], int]:
+        return list(self._entries), self._next
+
+    def restore_state(self, state: tuple[list[Entry], int]) -> None:
+        self._entries.clear()
+        self._entries.extend(state[0])
+        self._next = state[1]

@@ -1,0 +1,362 @@
+"""The simulated Android 10 phone: a :class:`~vlui.device.Device` in pure Python.
+
+State (:class:`~vlui.sim.state.DeviceState`) plus apps that build widget trees from it. Every frame's tree is used
+three ways, so they can never disagree: drawn to pixels, serialised to uiautomator XML, and hit-tested by touches.
+Handlers change the state and write log lines with the tags and wording of a real device. Time is virtual: each
+input advances the clock by ``step_ms``; nothing ever sleeps.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from vlui.device import KEYS, Device
+from vlui.errors import VluiError
+from vlui.sim import uixml
+from vlui.sim.i18n import get_locale
+from vlui.sim.logcat import EPOCH, LogBuffer
+from vlui.sim.render import Renderer, Style
+from vlui.sim.snapshot import DATA_DIR, Snapshot, load_snapshot
+from vlui.sim.state import DeviceState
+from vlui.sim.theme import theme
+from vlui.sim.ui import Node, hit
+from vlui.sim.widgets import Ctx
+
+SYSTEM_PID = 1210  # system_server
+SYSTEMUI_PID = 1688
+LAUNCHER_PKG = "com.google.android.apps.nexuslauncher"
+NAV_POINTS = (0.22, 0.50, 0.78)  # B-MoCA's normalised x of BACK, HOME, OVERVIEW on phones (at y = 0.95)
+TABLET_NAV_POINTS = (0.40, 0.50, 0.60)  # where a tablet draws them: grouped in the middle of the bar
+
+
+@dataclass(frozen=True)
+class AppInfo:
+    key: str
+    package: str
+    activity: str
+
+
+@lru_cache(maxsize=1)
+def apps() -> dict[str, AppInfo]:
+    data = yaml.safe_load((DATA_DIR / "apps.yaml").read_text())
+    return {key: AppInfo(key, v["package"], v["activity"]) for key, v in data.items()}
+
+
+def short_component(package: str, activity: str) -> str:
+    """``ComponentName.flattenToShortString``: ``pkg/.Act`` when the activity is inside the package."""
+    return f"{package}/{activity[len(package):]}" if activity.startswith(package + ".") else f"{package}/{activity}"
+
+
+class SimDevice(Device):
+    """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file)."""
+
+    def __init__(self, snapshot: str | Path | Snapshot = "000", envs_dir: str | Path | None = None,
+                 step_ms: int = 3000, noise: bool = True) -> None:
+        self.envs_dir = envs_dir
+        self.step_ms = step_ms
+        self.noise = noise
+        self.log = LogBuffer()
+        self._initial: dict[str, DeviceState] = {}
+        self._renderers: dict[tuple, Renderer] = {}
+        self._frame: Node | None = None
+        self._window: Node | None = None
+        self.load_snapshot(snapshot)
+
+    # ------------------------------------------------------------------------------------------ configuration
+    def load_snapshot(self, snapshot: str | Path | Snapshot) -> None:
+        snap = load_snapshot(snapshot, self.envs_dir)
+        self.snapshot = snap
+        self.locale = get_locale(snap.locale)
+        self.profile = snap.profile
+        self.width, self.height = snap.size
+        self.tablet = self.profile["kind"] == "tablet"
+        key = repr(snap)
+        if key not in self._initial:
+            self._initial[key] = self._boot_state(snap)
+        self.state = self._initial[key].copy()
+        self.log.clear()
+        self._last_log_ms = 0
+        self._rng = random.Random(f"{snap.id}:{snap.time}")
+        self._invalidate()
+
+    def _boot_state(self, snap: Snapshot) -> DeviceState:
+        start = snap.start_time
+        state = DeviceState(time_ms=int((start - EPOCH).total_seconds() * 1000), dark_theme=snap.dark_theme,
+                            languages=[snap.locale])
+        for name, value in snap.state.items():
+            if not hasattr(state, name):
+                raise VluiError(f"{snap.source or snap.id}: unknown state field {name!r} in 'state'")
+            setattr(state, name, value)
+        if state.call is not None:  # a call in progress: the dialer's in-call screen is in front
+            state.tasks["phone"] = [{"screen": "incall"}]
+            state.top = "phone"
+            state.recents = ["phone"]
+            state.running = ["phone"]
+        return state
+
+    # ------------------------------------------------------------------------------------------ Device API
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.width, self.height
+
+    @property
+    def density(self) -> int:
+        return self.snapshot.dpi
+
+    def screenshot(self) -> np.ndarray:
+        return self._renderer().render(self.frame())
+
+    def observation(self, height: int, width: int) -> np.ndarray:
+        return self._renderer().render(self.frame(), width, height)
+
+    def ui_xml(self) -> str:
+        self.frame()
+        return uixml.dump(self._window)
+
+    def tap(self, x: float, y: float) -> None:
+        x, y = self._point(x, y)
+        if x is not None:
+            node = hit(self.frame(), x, y)
+            if node is not None:
+                node.on_tap(int(x), int(y))
+        self._after_input()
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
+        a, b = self._point(x1, y1), self._point(x2, y2)
+        if a[0] is not None:
+            bx = min(max(x2, 0), self.width - 1) if math.isfinite(x2) else a[0]
+            by = min(max(y2, 0), self.height - 1) if math.isfinite(y2) else a[1]
+            self._dispatch_swipe(int(a[0]), int(a[1]), int(bx), int(by), duration_ms)
+        del b
+        self._after_input()
+
+    def key(self, name: str) -> None:
+        if name not in KEYS:
+            raise VluiError(f"unknown key {name!r}; choose from: {', '.join(KEYS)}")
+        {"BACK": self.press_back, "HOME": self.press_home, "APP_SWITCH": self.press_overview}[name]()
+        self._after_input()
+
+    def text(self, value: str) -> None:
+        if self.state.focus is not None:
+            app, field = self.state.focus
+            key = f"{app}.{field}"
+            self.state.fields[key] = self.state.fields.get(key, "") + value
+        self._after_input()
+
+    def log_mark(self) -> int:
+        return self.log.mark()
+
+    def log_lines(self, since: int = 0, tags: Iterable[str] | None = None) -> list[str]:
+        return self.log.lines(since, tags)
+
+    def clear_log(self) -> None:
+        self.log.clear()
+
+    # ------------------------------------------------------------------------------------------ input
+    def _point(self, x: float, y: float) -> tuple[float | None, float | None]:
+        """A touch point, or (None, None) where a real screen would register nothing (off-screen, NaN)."""
+        if not (isinstance(x, (int, float, np.number)) and isinstance(y, (int, float, np.number))):
+            raise VluiError(f"touch coordinates must be numbers, not {x!r}, {y!r}")
+        if not (math.isfinite(x) and math.isfinite(y)) or not (0 <= x < self.width and 0 <= y < self.height):
+            return None, None
+        return float(x), float(y)
+
+    def _dispatch_swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
+        frame = self.frame()
+        node = hit(frame, x1, y1, "on_swipe")
+        if node is not None and node.on_swipe is not None and node.on_swipe(x1, y1, x2, y2):
+            return
+        if node is not None and node.scrollable and abs(y2 - y1) >= abs(x2 - x1):
+            # a drag scrolls by its distance; a quick swipe flings further, as on a phone
+            fling = 2.0 if duration_ms <= 400 else 1.0
+            offset = self.state.scroll.get(node.scroll_key, 0) + int((y1 - y2) * fling)
+            self.state.scroll[node.scroll_key] = min(max(offset, 0), node.scroll_max)
+
+    def _after_input(self) -> None:
+        if self.noise:
+            self._noise()
+        self.state.time_ms += self.step_ms
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._frame = None
+        self._window = None
+
+    # ------------------------------------------------------------------------------------------ logging
+    def now(self) -> datetime:
+        return EPOCH + timedelta(milliseconds=self.state.time_ms)
+
+    def logi(self, tag: str, message: str, level: str = "I", app: str | None = None, offset_ms: int = 0,
+             pid: int | None = None) -> None:
+        """Write a log line from ``app``'s process (default: system_server), ``offset_ms`` into the current step."""
+        if pid is None:
+            pid = self.state.pids.get(app, SYSTEM_PID) if app else SYSTEM_PID
+        tid = pid if app else pid + 37
+        self._write_log(self.state.time_ms + offset_ms, pid, tid, level, tag, message)
+
+    def _write_log(self, time_ms: int, pid: int, tid: int, level: str, tag: str, message: str) -> None:
+        # logcat is chronological: a line is never stamped before the one written just before it
+        time_ms = max(time_ms, self._last_log_ms + 1)
+        self._last_log_ms = time_ms
+        self.log.write(time_ms, pid, tid, level, tag, message)
+
+    def _noise(self) -> None:
+        """Background lines in the second part of the step, after the input's own lines."""
+        from vlui.sim.noise import noise_lines
+
+        lines = noise_lines(self._rng, self)
+        offsets = sorted(self._rng.randrange(self.step_ms // 3, self.step_ms) for _ in lines)
+        for (tag, level, message, pid), offset in zip(lines, offsets):
+            self._write_log(self.state.time_ms + offset, pid, pid + 11, level, tag, message)
+
+    # ------------------------------------------------------------------------------------------ navigation
+    def top_screen(self) -> dict[str, Any] | None:
+        if self.state.top is None:
+            return None
+        return self.state.tasks[self.state.top][-1]
+
+    def launch(self, key: str, bounds: tuple[int, int, int, int] | None = None, screen: str = "main") -> None:
+        """Start ``key``'s launcher activity as the launcher does, or bring its task to the front."""
+        info = apps()[key]
+        st = self.state
+        flags = "act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000"
+        bnds = f" bnds=[{bounds[0]},{bounds[1]}][{bounds[2]},{bounds[3]}]" if bounds else ""
+        self.logi("ActivityTaskManager",
+                  f"START u0 {{{flags} cmp={short_component(info.package, info.activity)}{bnds}}} from uid 10080")
+        self._ensure_process(key, info, info.activity)
+        created = key not in st.tasks
+        if created:
+            st.tasks[key] = [{"screen": screen}]
+        self._to_front(key)
+        from vlui.sim.apps import on_launch
+
+        on_launch(self, key, created)
+        self.logi("ActivityTaskManager", f"Displayed {short_component(info.package, info.activity)}: "
+                  f"+{280 + self._rng.randrange(400)}ms", offset_ms=400)
+
+    def _ensure_process(self, key: str, info: AppInfo, activity: str) -> None:
+        st = self.state
+        if key in st.running:
+            return
+        st.running.append(key)
+        st.pids[key] = st.next_pid
+        st.next_pid += 17 + self._rng.randrange(60)
+        uid = 10050 + sorted(apps()).index(key) if key != "settings" else 1000
+        uid_s = str(uid) if uid < 10000 else f"u0a{uid - 10000}"
+        line = f"Start proc {st.pids[key]}:{info.package}/{uid_s} for activity {{{info.package}/{activity}}}"
+        # Android 10 prints this from ActivityManager; B-MoCA's camera and contacts detectors read it under
+        # ActivityTaskManager, so the launch record repeats it there.
+        self.logi("ActivityManager", line, offset_ms=5)
+        self.logi("ActivityTaskManager", line, offset_ms=6)
+
+    def start_activity(self, key: str, screen: str, component: str, extras: bool = True, **params: Any) -> None:
+        """Push a screen of ``key``'s app that Android implements as its own activity (logs the START line)."""
+        uid = 1000 if key == "settings" else 10000 + 50 + sorted(apps()).index(key)
+        self.logi("ActivityTaskManager",
+                  f"START u0 {{cmp={component}{' (has extras)' if extras else ''}}} from uid {uid}")
+        self.push(key, screen, **params)
+
+    def push(self, key: str, screen: str, **params: Any) -> None:
+        self.state.tasks.setdefault(key, []).append({"screen": screen, **params})
+        self.state.focus = None
+
+    def _to_front(self, key: str) -> None:
+        st = self.state
+        st.top, st.drawer, st.overview, st.focus = key, False, False, None
+        if key in st.recents:
+            st.recents.remove(key)
+        st.recents.insert(0, key)
+
+    def press_back(self) -> None:
+        st = self.state
+        if st.focus is not None:
+            st.focus = None  # the first BACK hides the keyboard
+        elif st.dialog is not None:
+            st.dialog = None
+        elif st.overview:
+            st.overview = False
+        elif st.top is None:
+            st.drawer = False
+        else:
+            from vlui.sim.apps import on_back
+
+            if on_back(self, st.top):
+                return
+            stack = st.tasks[st.top]
+            stack.pop()
+            if not stack:
+                del st.tasks[st.top]
+                st.recents.remove(st.top)
+                st.top = None
+
+    def press_home(self) -> None:
+        st = self.state
+        st.top, st.drawer, st.overview, st.dialog, st.focus = None, False, False, None, None
+        st.scroll.pop("drawer", None)
+        self.logi("ActivityTaskManager", f"START u0 {{act=android.intent.action.MAIN cat=[android.intent.category."
+                  f"HOME] flg=0x10200000 cmp={LAUNCHER_PKG}/.NexusLauncherActivity}} from uid 1000")
+
+    def press_overview(self) -> None:
+        st = self.state
+        if st.overview:  # a second press switches to the previous app, as on Android 10
+            st.overview = False
+            if len(st.recents) > 1:
+                self._to_front(st.recents[1])
+            return
+        st.overview, st.dialog, st.focus = True, None, None
+
+    def focus_field(self, key: str, field: str) -> None:
+        """Give a text field the input focus: the keyboard comes up (LatinIME logs its activation)."""
+        pkg = apps()[key].package
+        self.state.focus = (key, field)
+        pid = self.state.pids.get("gboard", 2790)
+        self._write_log(self.state.time_ms + 40, pid, pid, "I", "AndroidIME",
+                       f"LatinIme.onActivate() : EditorInfo = inputType=Text|AutoCorrect imeOptions=Search "
+                       f"packageName={pkg} fieldId={zlib.crc32(field.encode()) % 100000}, IncognitoMode = false")
+
+    # ------------------------------------------------------------------------------------------ frames
+    def ctx(self) -> Ctx:
+        dp = self.snapshot.dpi / 160
+        status = int(round(24 * dp))
+        nav = max(int(round(48 * dp)), math.ceil(0.065 * self.height))
+        return Ctx(self.width, self.height, self.snapshot.dpi, self.snapshot.font_scale, theme(self.state.dark_theme),
+                   self.locale, self.tablet, status, self.height - nav)
+
+    def _renderer(self) -> Renderer:
+        key = (self.snapshot.wallpaper, self.state.dark_theme, self.locale.id, self.width, self.height)
+        r = self._renderers.get(key)
+        if r is None:
+            style = Style(theme(self.state.dark_theme), self.snapshot.wallpaper, self.locale.rtl,
+                          self.locale.cjk_font, self.locale.arabic_font)
+            r = self._renderers[key] = Renderer(style, (self.width, self.height))
+        return r
+
+    def frame(self) -> Node:
+        """The whole screen's tree: the focused window plus the status and navigation bars."""
+        if self._frame is None:
+            from vlui.sim.apps import build_window
+            from vlui.sim.systemui import nav_bar, status_bar
+
+            ctx = self.ctx()
+            self._window = build_window(self, ctx)
+            self._frame = Node(bounds=(0, 0, self.width, self.height), children=[
+                self._window, status_bar(self, ctx), nav_bar(self, ctx)])
+        return self._frame
+
+    def nav_points(self) -> dict[str, tuple[float, float]]:
+        """Normalised (y, x) of the navigation buttons' centres on this device."""
+        xs = TABLET_NAV_POINTS if self.tablet else NAV_POINTS
+        ctx = self.ctx()
+        y = (ctx.bottom + self.height) / 2 / self.height
+        return {k: (y, x) for k, x in zip(KEYS, xs)}

@@ -1,0 +1,165 @@
+"""Scripted users of the simulated phone: they find widgets in the frame's tree and touch them.
+
+They complete the six representative and the 14 open-app B-MoCA tasks, so the tests and benchmarks can drive the
+phone through realistic trajectories. They look inside the simulator (the widget tree and the locale's strings);
+agents only ever see what a real device shows (screens, uiautomator XML).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from vlui.sim.phone import SimDevice
+from vlui.sim.ui import Node
+
+
+class Driver:
+    def __init__(self, dev: SimDevice) -> None:
+        self.dev = dev
+        self.steps = 0
+
+    # ------------------------------------------------------------------------------------------------ looking
+    def find(self, pred: Callable[[Node], bool]) -> Node | None:
+        for node in self.dev.frame().walk():
+            x1, y1, x2, y2 = node.bounds
+            if x2 > x1 and y2 > y1 and pred(node):
+                return node
+        return None
+
+    def need(self, pred: Callable[[Node], bool], what: str) -> Node:
+        node = self.find(pred)
+        if node is None:
+            raise AssertionError(f"{what} not on screen (snapshot {self.dev.snapshot.id})")
+        return node
+
+    def label(self, key: str) -> str:
+        return self.dev.locale.t(key)
+
+    # ------------------------------------------------------------------------------------------------ acting
+    def tap(self, node: Node) -> None:
+        x1, y1, x2, y2 = node.bounds
+        self.dev.tap((x1 + x2) / 2, (y1 + y2) / 2)
+        self.steps += 1
+
+    def tap_rid(self, rid: str) -> None:
+        self.tap(self.need(lambda n: n.rid == rid, rid))
+
+    def swipe(self, fx1: float, fy1: float, fx2: float, fy2: float) -> None:
+        w, h = self.dev.size
+        self.dev.swipe(fx1 * w, fy1 * h, fx2 * w, fy2 * h)
+        self.steps += 1
+
+    def open_app(self, key: str) -> None:
+        """Tap the app's icon on the home screen, or in the app drawer."""
+        label = self.label(f"app.{key}")
+        icon = self.find(lambda n: n.desc == label and n.on_tap is not None)
+        if icon is None:
+            self.swipe(0.5, 0.7, 0.5, 0.2)
+            icon = self.need(lambda n: n.desc == label and n.on_tap is not None, f"{key} icon in the drawer")
+        self.tap(icon)
+
+    def scroll_to(self, pred: Callable[[Node], bool], what: str, tries: int = 4) -> Node:
+        for _ in range(tries):
+            node = self.find(pred)
+            if node is not None and node.bounds[3] - node.bounds[1] > 4:
+                return node
+            self.swipe(0.5, 0.8, 0.5, 0.3)
+        return self.need(pred, what)
+
+    def tap_title(self, key: str) -> None:
+        """Tap the settings row titled with string ``key``, scrolling to it if needed."""
+        title = self.label(key)
+        row = self.scroll_to(lambda n: n.text == title and n.rid == "android:id/title", title)
+        self.tap(row)
+
+
+# ---------------------------------------------------------------------------------------------------- tasks
+def airplane_on(d: Driver) -> None:
+    d.open_app("settings")
+    d.tap_title("settings.network")
+    d.tap_title("settings.airplane_mode")
+
+
+def alarm_9am_on(d: Driver) -> None:
+    d.open_app("clock")
+    nine = d.dev.locale.time(9, 0)
+    card = d.need(lambda n: n.rid.endswith(":id/digital_clock") and n.text == nine, "9:00 alarm")
+    switch = d.need(lambda n: n.rid.endswith(":id/onoff") and n.bounds[1] < card.bounds[3] and n.bounds[3] > card.bounds[1],
+                    "the 9:00 alarm's switch")
+    d.tap(switch)
+
+
+def create_alarm(d: Driver, hour: int, minute: int) -> None:
+    d.open_app("clock")
+    d.tap_rid("com.google.android.deskclock:id/fab")
+    hour12 = d.dev.locale.meta["hour12"]
+    loc = d.dev.locale
+    if hour12:
+        want_pm = hour >= 12
+        marker = d.need(lambda n: n.rid == ("android:id/pm_label" if want_pm else "android:id/am_label"), "am/pm")
+        if not marker.checked:
+            d.tap(marker)
+        h = hour % 12 or 12
+        d.tap(d.need(lambda n: n.text == loc.number(str(h)) and n.on_tap and n.rid == "", f"hour {h}"))
+    else:
+        d.tap(d.need(lambda n: n.text == loc.number(f"{hour:02d}") and n.on_tap and n.rid == "", f"hour {hour}"))
+    d.tap(d.need(lambda n: n.text == loc.number(f"{minute:02d}") and n.on_tap and n.rid == "", f"minute {minute}"))
+    d.tap_rid("android:id/button1")
+
+
+def alarm_1030(d: Driver) -> None:
+    create_alarm(d, 10, 30)
+
+
+def brightness_down(d: Driver) -> None:
+    d.open_app("settings")
+    d.tap_title("settings.display")
+    d.tap_title("settings.brightness")
+    bar = d.need(lambda n: n.rid == "com.android.systemui:id/slider", "brightness slider")
+    x1, y1, x2, y2 = bar.bounds
+    rtl = d.dev.locale.rtl
+    d.dev.tap(x1 + (x2 - x1) * (0.7 if rtl else 0.3), (y1 + y2) / 2)
+    d.steps += 1
+
+
+def call_911(d: Driver) -> None:
+    d.open_app("phone")
+    d.tap_rid("com.google.android.dialer:id/fab")
+    for key in ("nine", "one", "one"):
+        d.tap_rid(f"com.google.android.dialer:id/{key}")
+    d.tap_rid("com.google.android.dialer:id/dialpad_floating_action_button")
+
+
+def add_language(d: Driver) -> None:
+    d.open_app("settings")
+    d.tap_title("settings.system")
+    d.tap_title("settings.languages_input")
+    d.tap_title("settings.languages")
+    d.tap_title("settings.add_language")
+
+
+REPRESENTATIVE = {"airplane_on": airplane_on, "alarm_9am_on": alarm_9am_on, "alarm_1030": alarm_1030,
+                  "brightness_down": brightness_down, "call_911": call_911, "add_language": add_language}
+OPEN_APPS = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gmail", "maps", "messages", "phone",
+             "photos", "play_music", "settings", "youtube")
+FLOWS: dict[str, Callable[[Driver], None]] = {
+    **REPRESENTATIVE, **{f"open_{app}": (lambda d, app=app: d.open_app(app)) for app in OPEN_APPS}}
+
+
+def record_screens(snapshot: str, flow: Callable[[Driver], None]) -> list:
+    """The full-resolution screens before and after every step of ``flow`` on ``snapshot``."""
+    dev = SimDevice(snapshot)
+    shots = [dev.screenshot()]
+    original_tap, original_swipe = dev.tap, dev.swipe
+
+    def tap(*a, **k):
+        original_tap(*a, **k)
+        shots.append(dev.screenshot())
+
+    def swipe(*a, **k):
+        original_swipe(*a, **k)
+        shots.append(dev.screenshot())
+
+    dev.tap, dev.swipe = tap, swipe
+    flow(Driver(dev))
+    return shots

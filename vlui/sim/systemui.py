@@ -1,0 +1,174 @@
+"""System UI of the simulated phone: status bar, 3-button navigation bar, recent apps, brightness dialog, keyboard.
+
+Navigation bar geometry: Android's bar is 48dp tall. B-MoCA presses the buttons by tapping fixed normalised points,
+(y, x) = (0.95, 0.22) BACK, (0.95, 0.50) HOME, (0.95, 0.78) OVERVIEW, which on a low-density phone (Pixel 3 at
+330 dpi: 99 px of 2160) would fall just above the bar. So the bar is at least 6.5% of the screen height, which
+keeps y = 0.95 inside it on every profile. Each button's touch area reaches halfway to its neighbour, so the paper's
+points hit the right button on phones (buttons drawn at x = 0.22, 0.50, 0.78) and on the tablet (drawn grouped at
+x = 0.40, 0.50, 0.60, as Android 10 tablets do).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vlui.sim.ui import Node
+from vlui.sim.widgets import Ctx, button, seek_bar, text
+
+if TYPE_CHECKING:
+    from vlui.sim.phone import SimDevice
+
+SYSTEMUI = "com.android.systemui"
+
+
+def status_bar(dev: SimDevice, ctx: Ctx) -> Node:
+    """Clock on the left; Wi-Fi, signal (or airplane) and battery on the right."""
+    st = dev.state
+    over_wallpaper = st.top is None and not st.overview and not st.drawer
+    color = (255, 255, 255) if over_wallpaper or ctx.theme.dark else (32, 33, 36)
+    bar = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.top), package=SYSTEMUI,
+               rid=f"{SYSTEMUI}:id/status_bar", bg=None if over_wallpaper else ctx.theme.surface)
+    now = dev.now()
+    bar.add(text(ctx, (ctx.dp(16), 0, ctx.dp(120), ctx.top), ctx.locale.time(now.hour, now.minute).split(" ")[0]
+                 if ctx.locale.meta["hour12"] else ctx.locale.time(now.hour, now.minute), 14, color=color,
+                 pkg=SYSTEMUI, rid=f"{SYSTEMUI}:id/clock"))
+    g = ctx.dp(16)
+    y1 = (ctx.top - g) // 2
+    x = ctx.width - ctx.dp(12)
+    icons = ["battery", "airplane" if st.airplane_mode else "signal"]
+    if st.wifi and not st.airplane_mode:
+        icons.append("wifi")
+    for name in icons:
+        bar.add(Node(cls="android.widget.ImageView", bounds=(x - g, y1, x, y1 + g), package=SYSTEMUI,
+                     icon=f"glyph:{name}", icon_color=color))
+        x -= g + ctx.dp(4)
+    return bar
+
+
+def nav_bar(dev: SimDevice, ctx: Ctx) -> Node:
+    from vlui.sim.phone import NAV_POINTS, TABLET_NAV_POINTS
+
+    xs = TABLET_NAV_POINTS if ctx.tablet else NAV_POINTS
+    y1, y2 = ctx.bottom, ctx.height
+    dark = dev.state.top is None or ctx.theme.dark
+    bar = Node(cls="android.widget.FrameLayout", bounds=(0, y1, ctx.width, y2), package=SYSTEMUI,
+               rid=f"{SYSTEMUI}:id/navigation_bar_frame", bg=(0, 0, 0) if dark else ctx.theme.nav_bar)
+    edges = [0] + [int(ctx.width * (a + b) / 2) for a, b in zip(xs, xs[1:])] + [ctx.width]
+    g = ctx.dp(24)
+    color = (255, 255, 255) if dark else ctx.theme.nav_icon
+    for i, (name, glyph, action) in enumerate((("back", "back", dev.press_back), ("home", "home", dev.press_home),
+                                               ("recent_apps", "overview", dev.press_overview))):
+        cx, cy = int(ctx.width * xs[i]), (y1 + y2) // 2
+        button_node = Node(cls="android.widget.ImageView", bounds=(edges[i], y1, edges[i + 1], y2), package=SYSTEMUI,
+                           rid=f"{SYSTEMUI}:id/{name}", desc=ctx.t(f"common.{'overview' if i == 2 else name}"),
+                           on_tap=lambda x, y, a=action: a(), mirror=False)
+        button_node.add(Node(cls="android.widget.ImageView", bounds=(cx - g // 2, cy - g // 2, cx + g // 2,
+                             cy + g // 2), package=SYSTEMUI, icon=f"glyph:{glyph}", icon_color=color))
+        bar.add(button_node)
+    bar.mirror = False  # Android keeps BACK on the left in right-to-left locales
+    return bar
+
+
+def overview(dev: SimDevice, ctx: Ctx) -> Node:
+    """Recent apps as cards side by side, the most recent in the middle; tap to switch, swipe up to dismiss."""
+    from vlui.sim.phone import apps
+
+    st = dev.state
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=SYSTEMUI,
+                bg=(60, 64, 67) if not ctx.theme.dark else (20, 20, 20))
+    if not st.recents:
+        root.add(text(ctx, (0, ctx.height // 2 - ctx.dp(24), ctx.width, ctx.height // 2 + ctx.dp(24)),
+                      ctx.t("launcher.overview_empty"), 16, color=(255, 255, 255), align="center", pkg=SYSTEMUI))
+        return root
+    card_w = int(ctx.width * (0.3 if ctx.tablet else 0.62))
+    card_h = int((ctx.bottom - ctx.top) * 0.7)
+    gap = ctx.dp(16)
+    y1 = ctx.top + ctx.dp(72)
+    cx0 = ctx.width // 2
+    for i, key in enumerate(st.recents[:3]):
+        x1 = cx0 - card_w // 2 + i * (card_w + gap)
+        if x1 >= ctx.width:
+            break
+        label = ctx.t(f"app.{key}")
+
+        def tap(x, y, k=key):
+            dev._to_front(k)
+
+        def swipe(xa, ya, xb, yb, k=key):
+            if ya - yb > ctx.dp(48):  # swiped up: dismiss the task
+                st.recents.remove(k)
+                st.tasks.pop(k, None)
+                return True
+            return False
+
+        card = Node(cls="android.widget.FrameLayout", bounds=(x1, y1, x1 + card_w, y1 + card_h), package=SYSTEMUI,
+                    rid=f"{SYSTEMUI}:id/snapshot", desc=label, bg=ctx.theme.background, radius=ctx.dp(8),
+                    on_tap=tap, on_swipe=swipe)
+        card.add(Node(cls="android.widget.ImageView", bounds=(x1 + card_w // 2 - ctx.dp(20), y1 - ctx.dp(52),
+                      x1 + card_w // 2 + ctx.dp(20), y1 - ctx.dp(12)), package=SYSTEMUI, icon=f"app:{key}",
+                      desc=label))
+        card.add(text(ctx, (x1 + ctx.dp(12), y1 + ctx.dp(12), x1 + card_w - ctx.dp(12), y1 + ctx.dp(40)), label, 16,
+                      pkg=apps()[key].package))
+        root.add(card)
+
+    def clear_all(x, y):
+        st.recents.clear()
+        st.tasks.clear()
+
+    root.add(button(ctx, SYSTEMUI, (ctx.width // 2 - ctx.dp(64), y1 + card_h + ctx.dp(24), ctx.width // 2 + ctx.dp(64),
+                                    y1 + card_h + ctx.dp(64)), ctx.t("launcher.clear_all"), clear_all,
+                    rid=f"{SYSTEMUI}:id/clear_all"))
+    return root
+
+
+def brightness_dialog(dev: SimDevice, ctx: Ctx) -> Node:
+    """The system brightness slider that Display > Brightness level opens."""
+    st = dev.state
+    y1 = ctx.top + ctx.dp(8)
+    panel = Node(cls="android.widget.FrameLayout", bounds=(ctx.dp(8), y1, ctx.width - ctx.dp(8), y1 + ctx.dp(72)),
+                 package=SYSTEMUI, rid=f"{SYSTEMUI}:id/brightness_mirror", bg=ctx.theme.surface, radius=ctx.dp(8))
+
+    def set_level(fraction: float) -> None:
+        level = int(round(fraction * 255))
+        if level != st.brightness:
+            old = st.brightness
+            st.brightness = level
+            dev.logi("DisplayPowerController", f"Brightness [{level}] reason changing to: 'manual', previous reason: "
+                     f"'manual{' [ dim ]' if level < old else ''}'.")
+
+    panel.add(Node(cls="android.widget.ImageView", bounds=(ctx.dp(20), y1 + ctx.dp(24), ctx.dp(44), y1 + ctx.dp(48)),
+                   package=SYSTEMUI, icon="glyph:brightness", icon_color=ctx.theme.icon))
+    panel.add(seek_bar(ctx, SYSTEMUI, (ctx.dp(52), y1 + ctx.dp(16), ctx.width - ctx.dp(20), y1 + ctx.dp(56)),
+                       st.brightness / 255, set_level, rid=f"{SYSTEMUI}:id/slider"))
+    return panel
+
+
+KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+
+
+def keyboard(dev: SimDevice, ctx: Ctx) -> Node:
+    """A Gboard-like keyboard over the bottom of the screen while a text field has focus."""
+    h = int((ctx.bottom - ctx.top) * 0.36)
+    y0 = ctx.bottom - h
+    kb = Node(cls="android.widget.FrameLayout", bounds=(0, y0, ctx.width, ctx.bottom),
+              package="com.google.android.inputmethod.latin", bg=(232, 234, 237) if not ctx.theme.dark else (41, 42, 45),
+              mirror=False)
+    row_h = h // 4
+    for r, row in enumerate(KEY_ROWS + ("",)):
+        keys = list(row) if row else [" "]
+        kw = ctx.width // 10
+        x = (ctx.width - kw * len(keys)) // 2 if row else ctx.width // 4
+        for ch in keys:
+            w = kw if row else ctx.width // 2
+            kb.add(Node(cls="android.view.View", bounds=(x + 2, y0 + r * row_h + 4, x + w - 2, y0 + (r + 1) * row_h - 4),
+                        package=kb.package, text=ch, size=ctx.sp(20), align="center", fg=ctx.theme.on_surface,
+                        bg=ctx.theme.surface, radius=ctx.dp(4), on_tap=lambda x_, y_, c=ch: _type(dev, c), mirror=False))
+            x += w
+    return kb
+
+
+def _type(dev: SimDevice, ch: str) -> None:
+    st = dev.state
+    if st.focus is not None:
+        key = f"{st.focus[0]}.{st.focus[1]}"
+        st.fields[key] = st.fields.get(key, "") + ch

@@ -1,0 +1,148 @@
+"""Text layout for the simulated phone: the right Noto font for every script, right-to-left runs, ellipsis.
+
+Android renders mixed-script strings (an Arabic sentence with "Wi-Fi" in it, a Hindi label with digits) by falling
+back from font to font per character run. Pillow draws one font at a time, so a string is split into runs of one
+script each; Arabic-script and Devanagari runs are shaped with raqm (joining, conjuncts), the rest use Pillow's
+faster basic layout. Layouts are cached: the same label at the same size is laid out once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+from vlui.errors import VluiError
+
+NOTO = Path("/usr/share/fonts/truetype/noto")
+NOTO_CJK = Path("/usr/share/fonts/opentype/noto")
+
+# script -> (regular file, bold file, face index inside a .ttc collection)
+FONT_FILES: dict[str, tuple[Path, Path, int]] = {
+    "latin": (NOTO / "NotoSans-Regular.ttf", NOTO / "NotoSans-Bold.ttf", 0),
+    "arabic": (NOTO / "NotoSansArabic-Regular.ttf", NOTO / "NotoSansArabic-Bold.ttf", 0),
+    "urdu": (NOTO / "NotoNastaliqUrdu-Regular.ttf", NOTO / "NotoNastaliqUrdu-Bold.ttf", 0),
+    "devanagari": (NOTO / "NotoSansDevanagari-Regular.ttf", NOTO / "NotoSansDevanagari-Bold.ttf", 0),
+    # Noto Sans CJK collections hold the faces JP, KR, SC, TC, HK in this order.
+    "cjk-jp": (NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 0),
+    "cjk-kr": (NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 1),
+    "cjk-sc": (NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 2),
+}
+SHAPED = {"arabic", "urdu", "devanagari"}  # scripts that need raqm's shaping
+RTL_SCRIPTS = {"arabic", "urdu"}
+ELLIPSIS = "…"
+
+
+def char_script(ch: str, cjk: str, arabic: str) -> str | None:
+    """The font family for one character, or None for neutral characters (spaces, digits, punctuation) that take
+    the script of their neighbours. ``cjk``/``arabic`` pick the locale's CJK face and Arabic-script style."""
+    o = ord(ch)
+    if ch.isspace() or (o < 0x80 and not ch.isalpha()) or 0x2000 <= o <= 0x206F:
+        return None
+    if 0x0600 <= o <= 0x06FF or 0x0750 <= o <= 0x077F or 0xFB50 <= o <= 0xFDFF or 0xFE70 <= o <= 0xFEFF:
+        return arabic
+    if 0x0900 <= o <= 0x097F:
+        return "devanagari"
+    if (0x1100 <= o <= 0x11FF or 0x2E80 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF
+            or 0xFF00 <= o <= 0xFFEF or 0x3000 <= o <= 0x303F):
+        return cjk
+    return "latin"
+
+
+@lru_cache(maxsize=512)
+def font(script: str, size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
+    """The font for ``script`` at ``size`` pixels."""
+    regular, bold_file, index = FONT_FILES[script]
+    path = bold_file if bold and bold_file.exists() else regular
+    if not path.exists():
+        raise VluiError(f"font {path} is missing: install Debian's fonts-noto-core and fonts-noto-cjk "
+                        "(bash scripts/setup.sh does)")
+    engine = ImageFont.Layout.RAQM if script in SHAPED else ImageFont.Layout.BASIC
+    return ImageFont.truetype(str(path), size=max(size, 1), index=index, layout_engine=engine)
+
+
+def split_runs(text: str, cjk: str = "cjk-sc", arabic: str = "arabic") -> list[tuple[str, str]]:
+    """Split ``text`` into ``(script, substring)`` runs; neutral characters join the run before them."""
+    runs: list[list[str]] = []
+    pending = ""  # neutral characters before the first strong one
+    for ch in text:
+        script = char_script(ch, cjk, arabic)
+        if script is None:
+            if runs:
+                runs[-1][1] += ch
+            else:
+                pending += ch
+        elif runs and runs[-1][0] == script:
+            runs[-1][1] += ch
+        else:
+            runs.append([script, pending + ch])
+            pending = ""
+    if pending:
+        runs.append(["latin", pending])
+    return [(s, t) for s, t in runs]
+
+
+@dataclass(frozen=True)
+class Line:
+    """A laid-out single line: runs with their x offsets from the line's left edge, total width, and height."""
+
+    runs: tuple[tuple[str, str, int], ...]  # (script, text, x offset)
+    width: int
+    ascent: int
+    descent: int
+    bold: bool
+    size: int
+
+
+@lru_cache(maxsize=8192)
+def layout(text: str, size: int, bold: bool = False, max_width: int = 1 << 30, cjk: str = "cjk-sc",
+           arabic: str = "arabic") -> Line:
+    """Lay out ``text`` on one line at ``size`` px, ellipsized to ``max_width``. Runs of right-to-left scripts
+    make the line right-to-left: its runs are placed from the right."""
+    line = _layout(text, size, bold, cjk, arabic)
+    if line.width <= max_width or len(text) <= 1:
+        return line
+    lo, hi = 0, len(text)  # longest prefix that fits with an ellipsis
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _layout(text[:mid].rstrip() + ELLIPSIS, size, bold, cjk, arabic).width <= max_width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return _layout(text[:lo].rstrip() + ELLIPSIS, size, bold, cjk, arabic)
+
+
+def _layout(text: str, size: int, bold: bool, cjk: str, arabic: str) -> Line:
+    runs = split_runs(text, cjk, arabic)
+    widths, ascent, descent = [], 0, 0
+    for script, chunk in runs:
+        f = font(script, size, bold)
+        widths.append(int(round(f.getlength(chunk))))
+        a, d = f.getmetrics()
+        ascent, descent = max(ascent, a), max(descent, d)
+    rtl = any(script in RTL_SCRIPTS for script, _ in runs)
+    order = list(range(len(runs)))[::-1] if rtl else list(range(len(runs)))
+    placed, x = [], 0
+    for i in order:
+        placed.append((runs[i][0], runs[i][1], x))
+        x += widths[i]
+    return Line(tuple(placed), x, ascent, descent, bold, size)
+
+
+@lru_cache(maxsize=32768)
+def mask(script: str, chunk: str, size: int, bold: bool) -> tuple[Image.Image | None, int, int]:
+    """``chunk`` rasterised once as an 8-bit coverage mask, with its offset from the baseline origin. Drawing a
+    label is then a masked paste of its colour: labels repeat from frame to frame, rasterising them does not."""
+    f = font(script, size, bold)
+    x0, y0, x1, y1 = f.getbbox(chunk, anchor="ls")
+    if x1 <= x0 or y1 <= y0:
+        return None, 0, 0
+    im = Image.new("L", (x1 - x0, y1 - y0), 0)
+    ImageDraw.Draw(im).text((-x0, -y0), chunk, fill=255, font=f, anchor="ls")
+    return im, x0, y0
+
+
+def is_rtl_text(text: str) -> bool:
+    return any(0x0590 <= ord(ch) <= 0x08FF for ch in text)

@@ -1,0 +1,41 @@
+"""Serialise a widget tree as ``uiautomator dump`` does (Android 10): the same file a real device writes."""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import quoteattr
+
+from vlui.sim.ui import Node
+
+HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+
+
+def _b(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _node(n: Node, index: int, out: list[str]) -> None:
+    x1, y1, x2, y2 = n.bounds
+    attrs = (
+        f"index=\"{index}\" text={quoteattr(n.text)} resource-id={quoteattr(n.rid)} class={quoteattr(n.cls)} "
+        f"package={quoteattr(n.package)} content-desc={quoteattr(n.desc)} checkable=\"{_b(n.checkable)}\" "
+        f"checked=\"{_b(n.checked)}\" clickable=\"{_b(n.clickable or n.on_tap is not None)}\" "
+        f"enabled=\"{_b(n.enabled)}\" focusable=\"{_b(n.focusable or n.on_tap is not None)}\" "
+        f"focused=\"{_b(n.focused)}\" scrollable=\"{_b(n.scrollable)}\" long-clickable=\"{_b(n.long_clickable)}\" "
+        f"password=\"{_b(n.password)}\" selected=\"{_b(n.selected)}\" bounds=\"[{x1},{y1}][{x2},{y2}]\""
+    )
+    children = [c for c in n.children if not c.visual]
+    if not children:
+        out.append(f"<node {attrs} />")
+        return
+    out.append(f"<node {attrs}>")
+    for i, child in enumerate(children):
+        _node(child, i, out)
+    out.append("</node>")
+
+
+def dump(root: Node, rotation: int = 0) -> str:
+    """The XML document for ``root``'s window, as ``uiautomator dump`` writes it (one line)."""
+    out = [HEADER, f"<hierarchy rotation=\"{rotation}\">"]
+    _node(root, 0, out)
+    out.append("</hierarchy>")
+    return "".join(out)
