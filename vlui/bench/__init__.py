@@ -49,8 +49,9 @@ def record(name: str, value: float, unit: str, baseline: float | None = None, **
 
 def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
     """The one explicit map of benchmark names to functions."""
-    from vlui.bench import frames
+    from vlui.bench import frames, sim
 
     return {
         "frame_decode": frames.bench_frame_decode,
+        "sim": sim.bench_sim,
     }
