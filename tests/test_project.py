@@ -31,3 +31,9 @@ def test_generated_content_is_ignored_by_git() -> None:
         assert out.returncode == 0, f"{path} would be committed"
     for path in ["data/README.md", "checkpoints/README.md", "envs/000.yaml"]:
         assert subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 1, path
+
+
+def test_code_passes_the_linter() -> None:
+    out = subprocess.run([str(ROOT / ".venv/bin/ruff"), "check", "--output-format", "concise", "."], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout

@@ -74,5 +74,5 @@ class Device(ABC):
     def load_snapshot(self, snapshot: str) -> None:
         """Restore the device to a snapshot (its configuration and app state), at the home screen."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional for backends that hold nothing
         """Release the device's resources."""

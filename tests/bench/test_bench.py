@@ -19,7 +19,8 @@ def test_record_computes_ratio_against_its_baseline() -> None:
 def test_every_benchmark_runs_quick_and_prints_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--quick"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert {rec["name"] for rec in lines} >= set(registry())
+    for bench in registry():  # every benchmark reports at least one figure, named after it
+        assert any(rec["name"].startswith(bench) for rec in lines), bench
     for rec in lines:
         assert {"name", "value", "unit", "machine"} <= rec.keys()
         assert rec["value"] > 0

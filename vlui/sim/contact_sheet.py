@@ -20,7 +20,8 @@ def caption(snap_id: str, dev: SimDevice) -> str:
 
 def sheet(images: Sequence[tuple[str, np.ndarray]], columns: int = 9, cell_height: int = 400) -> Image.Image:
     """Images ``(caption, (H, W, 3))`` scaled to one height and laid out in rows of ``columns``."""
-    cell_w = cell_height // 2  # a phone-shaped box; landscape screens are fitted to its width
+    aspects = sorted(arr.shape[1] / arr.shape[0] for _, arr in images)
+    cell_w = int(cell_height * aspects[len(aspects) // 2])  # the typical screen's shape; others fit inside
     scaled = []
     for text, arr in images:
         im = Image.fromarray(arr)

@@ -316,9 +316,9 @@ class SimDevice(Device):
             return
         st.overview, st.dialog, st.focus = True, None, None
 
-    def focus_field(self, key: str, field: str) -> None:
-        """Give a text field the input focus: the keyboard comes up (LatinIME logs its activation)."""
-        pkg = apps()[key].package
+    def focus_field(self, key: str, field: str, package: str | None = None) -> None:
+        """Give ``key``'s text field the input focus: the keyboard comes up (LatinIME logs its activation)."""
+        pkg = package or apps()[key].package
         self.state.focus = (key, field)
         pid = self.state.pids.get("gboard", 2790)
         self._write_log(self.state.time_ms + 40, pid, pid, "I", "AndroidIME",

@@ -49,14 +49,18 @@ class Driver:
         self.dev.swipe(fx1 * w, fy1 * h, fx2 * w, fy2 * h)
         self.steps += 1
 
-    def open_app(self, key: str) -> None:
-        """Tap the app's icon on the home screen, or in the app drawer."""
+    def app_icon(self, key: str) -> Node:
+        """The app's launcher icon: on the home screen, or else in the app drawer (which this opens)."""
         label = self.label(f"app.{key}")
         icon = self.find(lambda n: n.desc == label and n.on_tap is not None)
         if icon is None:
             self.swipe(0.5, 0.7, 0.5, 0.2)
             icon = self.need(lambda n: n.desc == label and n.on_tap is not None, f"{key} icon in the drawer")
-        self.tap(icon)
+        return icon
+
+    def open_app(self, key: str) -> None:
+        """Tap the app's icon on the home screen, or in the app drawer."""
+        self.tap(self.app_icon(key))
 
     def scroll_to(self, pred: Callable[[Node], bool], what: str, tries: int = 4) -> Node:
         for _ in range(tries):

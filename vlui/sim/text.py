@@ -63,22 +63,68 @@ def font(script: str, size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(path), size=max(size, 1), index=index, layout_engine=engine)
 
 
+@lru_cache(maxsize=None)
+def coverage(script: str) -> frozenset[int]:
+    """The code points ``script``'s regular font has glyphs for (Noto Sans Arabic, for one, lacks ``%()…``)."""
+    from fontTools.ttLib import TTFont  # a dependency of matplotlib
+
+    regular, _, index = FONT_FILES[script]
+    if not regular.exists():
+        return frozenset()
+    with TTFont(str(regular), fontNumber=index, lazy=True) as f:
+        return frozenset(f.getBestCmap())
+
+
+FALLBACK = "latin"  # Noto Sans has every neutral character the other fonts lack
+
+
 def split_runs(text: str, cjk: str = "cjk-sc", arabic: str = "arabic") -> list[tuple[str, str]]:
-    """Split ``text`` into ``(script, substring)`` runs; neutral characters join the run before them."""
+    """Split ``text`` into ``(script, substring)`` runs; neutral characters join the run before them (those before
+    the first strong character, the run after them). Where that run's font lacks a neutral character, it falls back
+    to a Noto Sans run, as Android falls back from font to font, taking the digits right before it along ("23%");
+    the neutral characters after it go back to the surrounding script's run."""
     runs: list[list[str]] = []
     pending = ""  # neutral characters before the first strong one
+    context = FALLBACK  # the script of the last strong character
+    in_fallback = False  # whether runs[-1] is a fallback run of neutral characters
     for ch in text:
         script = char_script(ch, cjk, arabic)
         if script is None:
-            if runs:
+            covered = context == FALLBACK or ord(ch) in coverage(context)
+            if not runs:
+                pending += ch
+            elif in_fallback:
+                if covered and not ch.isdigit():
+                    runs.append([context, ch])
+                    in_fallback = False
+                else:
+                    runs[-1][1] += ch
+            elif covered:
                 runs[-1][1] += ch
             else:
-                pending += ch
+                head = runs[-1][1]
+                digits = head[len(head.rstrip("0123456789")):]
+                runs[-1][1] = head[:len(head) - len(digits)]
+                if not runs[-1][1]:
+                    runs.pop()
+                runs.append([FALLBACK, digits + ch])
+                in_fallback = True
         elif runs and runs[-1][0] == script:
             runs[-1][1] += ch
+            context, in_fallback = script, False
         else:
-            runs.append([script, pending + ch])
+            if pending:
+                cover = coverage(script)
+                cut = max((i + 1 for i, c in enumerate(pending) if ord(c) not in cover), default=0)
+                if cut:
+                    runs.append([FALLBACK, pending[:cut]])
+                    pending = pending[cut:]
+            if runs and runs[-1][0] == script:
+                runs[-1][1] += pending + ch
+            else:
+                runs.append([script, pending + ch])
             pending = ""
+            context, in_fallback = script, False
     if pending:
         runs.append(["latin", pending])
     return [(s, t) for s, t in runs]

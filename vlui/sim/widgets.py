@@ -232,8 +232,10 @@ def scroll_list(ctx: Ctx, pkg: str, key: str, y1: int, y2: int, rows: list[tuple
 
 
 def _clip(node: Node, y1: int, y2: int) -> None:
-    """Clip a row to the list's viewport (uiautomator reports the visible part of partly hidden views)."""
+    """Clip a row to the list's viewport: uiautomator reports the visible part of a partly hidden view and leaves
+    out the views that cannot be seen at all."""
     a, b, c, d = node.bounds
-    node.bounds = (a, max(b, y1), c, min(d, y2)) if d > y1 and b < y2 else (a, y1, c, y1)
+    node.bounds = (a, max(b, y1), c, min(d, y2))
+    node.children = [child for child in node.children if child.bounds[3] > y1 and child.bounds[1] < y2]
     for child in node.children:
         _clip(child, y1, y2)

@@ -1,9 +1,13 @@
 """Clock (DeskClock on Android 10): Alarm, Clock, Timer and Stopwatch tabs and the alarm time picker.
 
 The time picker's dial is a circle (Material) or a rectangle, chosen by the snapshot; both select hours then
-minutes by the angle of the touch around the dial's centre, as Android's RadialTimePickerView does. Enabling an
-alarm logs ``AlarmClock: Created new alarm instance`` and, through the alarm manager, the schedule condition
-provider's ``nextUserAlarmTime`` with the next alarm's time of day.
+minutes by the angle of the touch around the dial's centre, as Android's RadialTimePickerView does. Switching an
+existing alarm on logs ``AlarmClock: Created new alarm instance``; any change of the next alarm logs the schedule
+condition provider's ``nextUserAlarmTime`` with its time of day.
+
+Deviation from DeskClock, on purpose: a real device prints "Created new alarm instance" also when a *new* alarm is
+saved, which makes B-MoCA's "turn on alarm at 9 am" detector fire on every "create alarm at ..." trajectory. Here a
+new alarm logs "Added alarm" and "Scheduled alarm instance" instead, so each detector fires only for its own task.
 """
 
 from __future__ import annotations
@@ -61,13 +65,16 @@ def _alarms_changed(dev: SimDevice) -> None:
              f"nextUserAlarmTime={ts(nxt)}", level="D", offset_ms=60)
 
 
-def set_enabled(dev: SimDevice, alarm: Alarm, enabled: bool) -> None:
+def set_enabled(dev: SimDevice, alarm: Alarm, enabled: bool, new: bool = False) -> None:
     if alarm.enabled == enabled:
         return
     alarm.enabled = enabled
-    if enabled:
-        dev.logi("AlarmClock", f"Created new alarm instance: AlarmInstance{{id={alarm.id}, alarmId={alarm.id}, "
-                 f"time={alarm.hour:02d}:{alarm.minute:02d}}}", app="clock")
+    instance = f"AlarmInstance{{id={alarm.id}, alarmId={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}}}"
+    if enabled and new:
+        dev.logi("AlarmClock", f"Added alarm: id={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}", app="clock")
+        dev.logi("AlarmClock", f"Scheduled alarm instance: {instance}", app="clock")
+    elif enabled:
+        dev.logi("AlarmClock", f"Created new alarm instance: {instance}", app="clock")
     else:
         dev.logi("AlarmClock", f"Alarm disabled: id={alarm.id}", app="clock")
     _alarms_changed(dev)
@@ -92,8 +99,9 @@ def save_picker(dev: SimDevice) -> None:
     else:
         alarm = next(a for a in st.alarms if a.id == p["alarm"])
         alarm.hour, alarm.minute, alarm.enabled = hour, p["minute"], False
+    new = p["alarm"] is None
     st.picker = None
-    set_enabled(dev, alarm, True)
+    set_enabled(dev, alarm, True, new=new)
 
 
 # ---------------------------------------------------------------------------------------------------- screens
@@ -256,15 +264,19 @@ def time_picker(dev: SimDevice, ctx: Ctx) -> Node:
     dlg.add(Node(cls="android.widget.LinearLayout", bounds=(x1, y1, x1 + width, hy2), package=PKG, bg=ctx.theme.accent,
                  rid=f"{PKG}:id/time_header"))
     shown_h = (p["hour"] % 12 or 12) if hour12 else p["hour"]
+    # times read left to right in every locale: the header keeps its order in right-to-left layouts
+    row = Node(cls="android.widget.LinearLayout", bounds=(x1, y1, x1 + width, hy2), package=PKG, mirror=False)
+    dlg.add(row)
     hx = x1 + width // 12
+    digit_size = min(ctx.sp(48), width * 22 // 100 * 2 // 3)
+    dim = tuple(int(c * 0.7) for c in ctx.theme.on_accent)
     for part, value, mode in (("hours", ctx.locale.number(f"{shown_h:02d}" if not hour12 else shown_h), "hour"),
                               ("separator", ":", None), ("minutes", ctx.locale.number(f"{p['minute']:02d}"), "minute")):
         w = width * (22 if mode else 5) // 100
         selected = p["mode"] == mode
-        dlg.add(Node(cls="android.widget.TextView", bounds=(hx, y1 + ctx.dp(16), hx + w, hy2 - ctx.dp(16)),
-                     package=PKG, rid=f"android:id/{part}", text=value, size=min(ctx.sp(48), w * 2 // 3),
-                     align="center",
-                     fg=ctx.theme.on_accent if selected or not mode else tuple(int(c * 0.7) for c in ctx.theme.on_accent),
+        row.add(Node(cls="android.widget.TextView", bounds=(hx, y1 + ctx.dp(16), hx + w, hy2 - ctx.dp(16)),
+                     package=PKG, rid=f"android:id/{part}", text=value, size=digit_size, align="center",
+                     fg=ctx.theme.on_accent if selected or not mode else dim,
                      selected=selected, on_tap=(lambda x, y, m=mode: p.__setitem__("mode", m)) if mode else None,
                      mirror=False))
         hx += w
@@ -275,10 +287,10 @@ def time_picker(dev: SimDevice, ctx: Ctx) -> Node:
             def set_half(x, y, pm=pm):
                 p["hour"] = p["hour"] % 12 + (12 if pm else 0)
 
-            dlg.add(Node(cls="android.widget.RadioButton", bounds=(hx + ctx.dp(8), y1 + ctx.dp(20 + 28 * i),
+            row.add(Node(cls="android.widget.RadioButton", bounds=(hx + ctx.dp(8), y1 + ctx.dp(20 + 28 * i),
                          x1 + width - ctx.dp(8), y1 + ctx.dp(46 + 28 * i)), package=PKG,
                          rid=f"android:id/{'pm' if pm else 'am'}_label", text=marker, size=ctx.sp(16), checkable=True,
-                         checked=is_on, fg=ctx.theme.on_accent, on_tap=set_half, mirror=False))
+                         checked=is_on, fg=ctx.theme.on_accent if is_on else dim, on_tap=set_half, mirror=False))
     # the dial
     size = width - ctx.dp(48)
     cx, cy = x1 + width // 2, hy2 + ctx.dp(24) + size // 2

@@ -56,12 +56,14 @@ def icon_cell(dev: SimDevice, ctx: Ctx, key: str, x1: int, y1: int, x2: int, y2:
     cx = (x1 + x2) // 2
     iy = y1 + ctx.dp(6)
 
+    icon = Node(bounds=(cx - size // 2, iy, cx + size // 2, iy + size), icon=f"app:{key}", visual=True)
+
     def tap(x, y):
-        dev.launch(key, (cx - size // 2, iy, cx + size // 2, iy + size))
+        dev.launch(key, icon.bounds)  # read at tap time: right-to-left layouts mirror the tree after it is built
 
     cell = Node(cls="android.widget.TextView", bounds=(x1, y1, x2, y2), package=PKG, text=label, desc=label,
                 on_tap=tap)
-    cell.add(Node(bounds=(cx - size // 2, iy, cx + size // 2, iy + size), icon=f"app:{key}", visual=True))
+    cell.add(icon)
     if show_label:
         cell.add(Node(bounds=(x1, iy + size + ctx.dp(2), x2, iy + size + ctx.dp(22)), text=label, size=ctx.sp(12),
                       fg=label_color, align="center", visual=True))
@@ -148,8 +150,11 @@ def drawer(dev: SimDevice, ctx: Ctx) -> Node:
         return False
 
     search_y = ctx.top + ctx.dp(8)
-    root.add(search_box(ctx, PKG, search_y, ctx.t("launcher.search_hint"), lambda x, y: None,
-                        rid=f"{PKG}:id/search_box_input"))
+    focused = st.focus == ("launcher", "search")
+    root.add(search_box(ctx, PKG, search_y, ctx.t("launcher.search_hint"),
+                        lambda x, y: dev.focus_field("launcher", "search", package=PKG),
+                        rid=f"{PKG}:id/search_box_input", value=st.fields.get("launcher.search", ""),
+                        focused=focused))
     columns, _ = grid_size(ctx)
     labels = sorted(LAUNCHABLE, key=lambda k: ctx.t(f"app.{k}").casefold())
     margin = ctx.dp(8) if not ctx.tablet else ctx.width // 8

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
 from vlui.sim.ui import Node
-from vlui.sim.widgets import Ctx, app_bar, header, list_row, scroll_list, search_box, slider_row, text
+from vlui.sim.widgets import Ctx, app_bar, header, list_row, scroll_list, search_box, slider_row
 
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
@@ -338,4 +338,3 @@ PAGES = {
     **{page: simple for page in ("battery", "storage", "privacy", "location", "security", "accounts",
                                   "accessibility", "wellbeing", "google", "about")},
 }
-_ = text  # re-exported for app modules that build custom rows

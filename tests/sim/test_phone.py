@@ -1,0 +1,214 @@
+"""The simulated phone as users see it: determinism, resets, bad input, navigation, locales, themes, layouts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vlui.errors import VluiError
+from vlui.sim.phone import SimDevice
+from vlui.sim.scripts import Driver, airplane_on, call_911
+from vlui.sim.snapshot import snapshot_ids
+from vlui.sim.ui import hit
+
+ALL = snapshot_ids("all")
+
+
+def actions(dev: SimDevice) -> None:
+    d = Driver(dev)
+    airplane_on(d)
+    dev.key("HOME")
+    call_911(d)
+
+
+def test_same_snapshot_and_actions_give_identical_frames_xml_and_logs() -> None:
+    a, b = SimDevice("025"), SimDevice("025")
+    for dev in (a, b):
+        actions(dev)
+    assert np.array_equal(a.screenshot(), b.screenshot())
+    assert np.array_equal(a.observation(256, 128), b.observation(256, 128))
+    assert a.ui_xml() == b.ui_xml()
+    assert a.log_lines() == b.log_lines()
+
+
+def test_loading_a_snapshot_restores_everything() -> None:
+    dev = SimDevice("007")
+    fresh_screen, fresh_xml, fresh_state = dev.screenshot(), dev.ui_xml(), dev.state.copy()
+    actions(dev)
+    assert dev.state != fresh_state
+    dev.load_snapshot("007")
+    assert dev.state == fresh_state
+    assert dev.ui_xml() == fresh_xml and np.array_equal(dev.screenshot(), fresh_screen)
+    assert dev.log_lines() == []
+
+
+def test_switching_between_snapshots_changes_the_configuration() -> None:
+    dev = SimDevice("000")
+    dev.load_snapshot("109")
+    assert dev.size == (1280, 800) and dev.density == 160 and dev.locale.id == "ar-EG"
+    assert dev.screenshot().shape == (800, 1280, 3)
+
+
+@pytest.mark.parametrize("point", [(-5, 10), (10, -1), (1080, 100), (100, 2160), (float("nan"), 5), (5, float("inf"))])
+def test_touches_off_the_screen_do_nothing(point) -> None:
+    dev = SimDevice("000")
+    before = dev.state.copy()
+    dev.tap(*point)
+    dev.swipe(*point, 500, 500)
+    before.time_ms = dev.state.time_ms  # time passes, nothing else changes
+    assert dev.state == before
+
+
+def test_bad_input_types_are_clear_errors() -> None:
+    dev = SimDevice("000")
+    with pytest.raises(VluiError, match="touch coordinates must be numbers"):
+        dev.tap("10", 20)
+    with pytest.raises(VluiError, match="unknown key 'MENU'; choose from: BACK, HOME, APP_SWITCH"):
+        dev.key("MENU")
+
+
+@pytest.mark.parametrize("snap", ALL)
+def test_bmoca_nav_points_press_back_home_overview_on_every_snapshot(snap: str) -> None:
+    dev = SimDevice(snap)
+    w, h = dev.size
+
+    def press(x: float) -> None:
+        dev.tap(x * w, 0.95 * h)
+
+    Driver(dev).open_app("settings")
+    Driver(dev).tap_title("settings.network")
+    press(0.22)  # BACK: from Network & internet to the top level
+    assert dev.top_screen()["screen"] == "main"
+    press(0.78)  # OVERVIEW
+    assert dev.state.overview
+    press(0.50)  # HOME
+    assert dev.state.top is None and not dev.state.overview
+
+
+def test_nav_points_are_documented_per_device() -> None:
+    phone, tablet = SimDevice("000"), SimDevice("109")
+    assert [round(x, 2) for _, x in phone.nav_points().values()] == [0.22, 0.5, 0.78]
+    assert [round(x, 2) for _, x in tablet.nav_points().values()] == [0.4, 0.5, 0.6]
+    for dev in (phone, tablet):
+        for key, (y, x) in dev.nav_points().items():
+            node = hit(dev.frame(), x * dev.size[0], y * dev.size[1])
+            assert node is not None and node.package == "com.android.systemui", key
+
+
+def test_back_closes_the_drawer_then_leaves_apps() -> None:
+    dev = SimDevice("001")
+    d = Driver(dev)
+    d.swipe(0.5, 0.7, 0.5, 0.2)
+    assert dev.state.drawer
+    dev.key("BACK")
+    assert not dev.state.drawer
+    d.open_app("clock")
+    assert dev.state.top == "clock"
+    dev.key("BACK")
+    assert dev.state.top is None
+
+
+def test_app_switch_twice_returns_to_the_previous_app() -> None:
+    dev = SimDevice("000")
+    d = Driver(dev)
+    d.open_app("clock")
+    dev.key("HOME")
+    d.open_app("settings")
+    dev.key("APP_SWITCH")
+    dev.key("APP_SWITCH")
+    assert dev.state.top == "clock"
+
+
+def test_drawer_is_alphabetical_in_the_device_language() -> None:
+    for snap in ("000", "023", "031"):  # en-US, fr-CA, de-DE
+        dev = SimDevice(snap)
+        Driver(dev).swipe(0.5, 0.7, 0.5, 0.2)
+        labels = [n.desc for n in dev.frame().walk() if n.on_tap is not None and n.desc and n.cls == "android.widget.TextView"]
+        assert labels == sorted(labels, key=str.casefold) and len(labels) >= 10
+
+
+def test_settings_list_scrolls_to_reach_system() -> None:
+    dev = SimDevice("004")  # 550 dpi: the list does not fit
+    d = Driver(dev)
+    d.open_app("settings")
+    title = dev.locale.t("settings.system")
+    assert d.find(lambda n: n.text == title) is None
+    d.swipe(0.5, 0.8, 0.5, 0.3)
+    assert d.find(lambda n: n.text == title) is not None
+
+
+def test_screens_speak_the_snapshot_language() -> None:
+    for snap, word in (("023", "Réseau"), ("031", "Netzwerk"), ("028", "ネットワーク"), ("030", "الشبكة")):
+        dev = SimDevice(snap)
+        Driver(dev).open_app("settings")
+        texts = " ".join(n.text for n in dev.frame().walk())
+        assert word in texts, (snap, texts[:200])
+
+
+def test_right_to_left_locales_mirror_the_layout() -> None:
+    for snap, rtl in (("000", False), ("030", True), ("108", True)):
+        dev = SimDevice(snap)
+        Driver(dev).open_app("settings")
+        icons = [n for n in dev.frame().walk() if n.rid == "android:id/icon"]
+        assert icons and all((n.bounds[0] > dev.size[0] / 2) == rtl for n in icons), snap
+
+
+def test_dark_theme_darkens_app_screens() -> None:
+    light, dark = SimDevice("000"), SimDevice("007")  # same device, dark theme on 007
+    for dev in (light, dark):
+        Driver(dev).open_app("settings")
+    assert light.screenshot().mean() > 200 > 100 > dark.screenshot().mean()
+
+
+def test_turning_on_dark_theme_in_settings_recolours_the_screen() -> None:
+    dev = SimDevice("000")
+    d = Driver(dev)
+    d.open_app("settings")
+    d.tap_title("settings.display")
+    before = dev.screenshot().mean()
+    d.tap_title("settings.dark_theme")
+    assert dev.state.dark_theme and dev.screenshot().mean() < before - 50
+
+
+def test_tablet_is_laid_out_for_its_screen_not_stretched() -> None:
+    dev = SimDevice("109")
+    Driver(dev).open_app("settings")
+    rows = [n for n in dev.frame().walk() if n.cls == "android.widget.LinearLayout" and n.on_tap is not None]
+    widths = {n.bounds[2] - n.bounds[0] for n in rows}
+    assert max(widths) < dev.size[0] * 0.75  # content keeps a reading width, centred
+
+
+def test_typing_goes_to_the_focused_field_and_back_hides_the_keyboard() -> None:
+    dev = SimDevice("000")
+    d = Driver(dev)
+    d.open_app("chrome")
+    box = d.need(lambda n: n.rid.endswith(":id/search_box"), "search box")
+    d.tap(box)
+    assert dev.state.focus == ("chrome", "search")
+    assert any("LatinIme.onActivate" in line and "com.android.chrome" in line for line in dev.log_lines())
+    dev.text("vlui")
+    assert dev.state.fields["chrome.search"] == "vlui"
+    assert d.find(lambda n: n.text == "vlui") is not None
+    dev.key("BACK")
+    assert dev.state.focus is None
+    dev.text("ignored")
+    assert dev.state.fields["chrome.search"] == "vlui"
+
+
+def test_home_layouts_follow_the_snapshot_seed() -> None:
+    def layout(snap):
+        dev = SimDevice(snap)
+        return sorted((n.desc, n.bounds) for n in dev.frame().walk() if n.on_tap and n.cls == "android.widget.TextView")
+
+    assert layout("000") != layout("001")  # same configuration, different icon layout
+    assert layout("001") == layout("001")
+
+
+def test_status_bar_clock_follows_the_virtual_clock() -> None:
+    dev = SimDevice("000")
+    start = dev.now()
+    for _ in range(25):
+        dev.tap(dev.size[0] * 0.5, dev.size[1] * 0.4)
+    assert (dev.now() - start).total_seconds() == 25 * dev.step_ms / 1000
+    clock = next(n for n in dev.frame().walk() if n.rid == "com.android.systemui:id/clock")
+    assert clock.text == "8:01"
