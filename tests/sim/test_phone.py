@@ -212,3 +212,54 @@ def test_status_bar_clock_follows_the_virtual_clock() -> None:
     assert (dev.now() - start).total_seconds() == 25 * dev.step_ms / 1000
     clock = next(n for n in dev.frame().walk() if n.rid == "com.android.systemui:id/clock")
     assert clock.text == "8:01"
+
+
+def _clock_tab(d: Driver, tab: str) -> None:
+    d.open_app("clock")
+    d.tap(d.need(lambda n: n.desc == d.label(f"clock.{tab}") and n.on_tap is not None, f"{tab} tab"))
+
+
+def test_timer_counts_down_on_the_virtual_clock() -> None:
+    dev = SimDevice("000")
+    d = Driver(dev)
+    _clock_tab(d, "timer")
+    for digit in "130":
+        d.tap_rid(f"com.google.android.deskclock:id/timer_setup_digit_{digit}")
+    assert d.need(lambda n: n.rid.endswith(":id/timer_setup_time"), "setup").text == "00h 01m 30s"
+    d.tap_rid("com.google.android.deskclock:id/fab")
+    for _ in range(10):
+        dev.tap(5, dev.size[1] * 0.5)
+    assert d.need(lambda n: n.rid.endswith(":id/timer_time_text"), "timer").text == "00:57"  # 90 s - 11 steps of 3 s
+
+
+def test_stopwatch_logs_start_pause_reset_events() -> None:
+    dev = SimDevice("000")
+    d = Driver(dev)
+    _clock_tab(d, "stopwatch")
+    mark = dev.log_mark()
+    d.tap_rid("com.google.android.deskclock:id/fab")  # start
+    d.tap_rid("com.google.android.deskclock:id/fab")  # pause
+    d.tap_rid("com.google.android.deskclock:id/left_button")  # reset
+    events = [line.split(": ", 1)[1] for line in dev.log_lines(mark, tags=["AlarmClock"])]
+    assert events == ["Events: [Stopwatch] [Start] [Tap]", "Events: [Stopwatch] [Pause] [Tap]",
+                      "Events: [Stopwatch] [Reset] [Tap]"]
+
+
+def test_font_scale_and_density_change_sizes_as_on_a_phone(tmp_path) -> None:
+    from vlui.sim.snapshot import ENVS_DIR
+
+    text = (ENVS_DIR / "002.yaml").read_text()  # Pixel 3, 440 dpi
+    (tmp_path / "big_font.yaml").write_text(text.replace("font_scale: 1.0", "font_scale: 1.3"))
+    (tmp_path / "dense.yaml").write_text(text.replace("dpi: 440", "dpi: 550"))
+
+    def title_size(ref):
+        dev = SimDevice(ref)
+        Driver(dev).open_app("settings")
+        node = dev.frame().find(text=dev.locale.t("settings.network"))
+        return node.size, dev.frame().find(rid="android:id/icon").bounds
+
+    base_size, base_icon = title_size("002")
+    big_size, big_icon = title_size(str(tmp_path / "big_font.yaml"))
+    dense_size, dense_icon = title_size(str(tmp_path / "dense.yaml"))
+    assert big_size > base_size and big_icon[2] - big_icon[0] == base_icon[2] - base_icon[0]  # text only
+    assert dense_size > base_size and dense_icon[2] - dense_icon[0] > base_icon[2] - base_icon[0]  # everything

@@ -55,6 +55,9 @@ class DeviceState:
     stopwatch_running: bool = False
     stopwatch_started_ms: int = 0
     stopwatch_elapsed_ms: int = 0
+    timer_digits: str = ""  # typed on the timer's keypad, up to 6: HHMMSS filled from the right
+    timer_end_ms: int | None = None  # a running timer rings at this time
+    timer_left_ms: int = 0  # a paused timer's remaining time
     picker: dict[str, Any] | None = None  # the alarm time picker: {hour, minute, mode: hour|minute}
     # telephony
     digits: str = ""

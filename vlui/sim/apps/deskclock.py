@@ -182,21 +182,74 @@ def clock_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
                  lambda x, y_: None, rid=f"{PKG}:id/fab"))
 
 
+def _hms(ms: int) -> tuple[int, int, int]:
+    seconds = max(0, ms + 999) // 1000
+    return seconds // 3600, seconds // 60 % 60, seconds % 60
+
+
 def timer_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
-    root.add(text(ctx, (0, y + ctx.dp(24), ctx.width, y + ctx.dp(96)), ctx.locale.number("00h 00m 00s"), 40,
-                  align="center", pkg=PKG, rid=f"{PKG}:id/timer_setup_time"))
-    key = ctx.dp(72)
+    """Set a duration on the keypad (digits fill HHMMSS from the right), start, pause, reset. Timer events are not
+    logged with the words Start/Pause/Reset: B-MoCA's stopwatch detectors match those anywhere under AlarmClock."""
+    st = dev.state
+    running = st.timer_end_ms is not None
+    if running or st.timer_left_ms:
+        left = st.timer_end_ms - st.time_ms if running else st.timer_left_ms
+        h, m, sec = _hms(left)
+        root.add(text(ctx, (0, y + ctx.dp(96), ctx.width, y + ctx.dp(180)),
+                      ctx.locale.number(f"{h:d}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"), 56, align="center",
+                      pkg=PKG, rid=f"{PKG}:id/timer_time_text"))
+
+        def toggle(x, y_):
+            if st.timer_end_ms is not None:
+                st.timer_left_ms, st.timer_end_ms = st.timer_end_ms - st.time_ms, None
+            else:
+                st.timer_end_ms, st.timer_left_ms = st.time_ms + st.timer_left_ms, 0
+
+        def delete(x, y_):
+            st.timer_end_ms, st.timer_left_ms, st.timer_digits = None, 0, ""
+
+        root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "pause" if running else "play",
+                     ctx.t("clock.pause" if running else "clock.start"), toggle, rid=f"{PKG}:id/fab"))
+        root.add(button(ctx, PKG, (ctx.width // 2 - ctx.dp(160), ctx.bottom - ctx.dp(80), ctx.width // 2 - ctx.dp(56),
+                                   ctx.bottom - ctx.dp(32)), ctx.t("common.delete"), delete, rid=f"{PKG}:id/left_button"))
+        return
+    digits = st.timer_digits.rjust(6, "0")
+    shown = f"{digits[0:2]}h {digits[2:4]}m {digits[4:6]}s"
+    root.add(text(ctx, (0, y + ctx.dp(24), ctx.width, y + ctx.dp(96)), ctx.locale.number(shown), 40, align="center",
+                  pkg=PKG, rid=f"{PKG}:id/timer_setup_time"))
+    key = min(ctx.dp(72), (ctx.bottom - y - ctx.dp(240)) // 4)
     x0 = ctx.width // 2 - key * 3 // 2
-    for i, d in enumerate("123456789 0 "):
+    for i, d in enumerate("123456789 0⌫"):
         if d == " ":
             continue
         r, c = divmod(i, 3)
-        root.add(Node(cls="android.widget.Button", bounds=(x0 + c * key, y + ctx.dp(112) + r * key,
-                      x0 + (c + 1) * key, y + ctx.dp(112) + (r + 1) * key), package=PKG, text=ctx.locale.number(d),
-                      size=ctx.sp(28), align="center", fg=ctx.theme.on_surface, on_tap=lambda x, y_: None,
-                      mirror=False))
-    root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "play", ctx.t("clock.start"),
-                 lambda x, y_: None, rid=f"{PKG}:id/fab"))
+
+        def press(x, y_, d=d):
+            if d == "⌫":
+                st.timer_digits = st.timer_digits[:-1]
+            elif len(st.timer_digits) < 6 and (st.timer_digits or d != "0"):
+                st.timer_digits += d
+
+        bounds = (x0 + c * key, y + ctx.dp(112) + r * key, x0 + (c + 1) * key, y + ctx.dp(112) + (r + 1) * key)
+        if d == "⌫":
+            root.add(Node(cls="android.widget.ImageButton", bounds=bounds, package=PKG, rid=f"{PKG}:id/timer_setup_delete",
+                          desc=ctx.t("common.delete"), icon="glyph:delete_digit", icon_color=ctx.theme.icon,
+                          on_tap=press, mirror=False))
+        else:
+            root.add(Node(cls="android.widget.Button", bounds=bounds, package=PKG, rid=f"{PKG}:id/timer_setup_digit_{d}",
+                          text=ctx.locale.number(d), size=ctx.sp(28), align="center", fg=ctx.theme.on_surface,
+                          on_tap=press, mirror=False))
+
+    def start(x, y_):
+        h, m, sec = int(digits[0:2]), int(digits[2:4]), int(digits[4:6])
+        total = (h * 3600 + m * 60 + sec) * 1000
+        if total:
+            st.timer_end_ms = st.time_ms + total
+            dev.logi("AlarmClock", f"Events: [Timer] [Run] [Tap] duration={total // 1000}s", app="clock")
+
+    if st.timer_digits:
+        root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "play", ctx.t("clock.start"), start,
+                     rid=f"{PKG}:id/fab"))
 
 
 def stopwatch_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
