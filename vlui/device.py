@@ -27,6 +27,10 @@ class Device(ABC):
     def density(self) -> int:
         """Screen density in dots per inch (``wm density``)."""
 
+    def locale_id(self) -> str:
+        """The device's locale as B-MoCA names it (``en-US``, ``zh-hans-CN``)."""
+        return "en-US"
+
     @abstractmethod
     def screenshot(self) -> np.ndarray:
         """The full-resolution screen, ``(H, W, 3)`` uint8."""

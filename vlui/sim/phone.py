@@ -114,11 +114,14 @@ class SimDevice(Device):
     def density(self) -> int:
         return self.snapshot.dpi
 
+    def locale_id(self) -> str:
+        return self.snapshot.locale
+
     def screenshot(self) -> np.ndarray:
-        return self._renderer().render(self.frame())
+        return self._renderer().render(self.frame()).copy()  # the renderer's cached frames are read-only
 
     def observation(self, height: int, width: int) -> np.ndarray:
-        return self._renderer().render(self.frame(), width, height)
+        return self._renderer().render(self.frame(), width, height).copy()
 
     def ui_xml(self) -> str:
         self.frame()

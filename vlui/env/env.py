@@ -1,0 +1,198 @@
+"""The gymnasium environment: a task on a device, dual-gesture actions, success from the device log.
+
+The environment talks to a :class:`~vlui.device.Device` and never knows which backend it drives.
+
+- Action: ``Box(-1, 1, (4,), float32)`` = (touch_y, touch_x, lift_y, lift_x); see :mod:`vlui.env.actions`.
+- Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
+  ``"screen_full"`` (full resolution) when asked for.
+- Reward 1 and ``terminated`` when the task's detector fires; ``truncated`` at the task's step limit.
+- ``reset(seed, options={"snapshot": id, "task": id})`` loads the snapshot, goes home and clears the log; without
+  options, the task and snapshot are drawn from the configured lists with the environment's seeded generator.
+"""
+
+from __future__ import annotations
+
+import string
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from vlui.device import Device
+from vlui.env.actions import ActionParser, ParsedAction
+from vlui.errors import VluiError
+from vlui.tasks.catalog import Detector, Task, resolve_tasks
+
+INSTRUCTION_CHARS = string.ascii_letters + string.digits + " '-:,.?!()&/"
+# Every character of the Basic Multilingual Plane but the surrogates: the XML carries translated text.
+XML_CHARS = frozenset(chr(c) for c in range(0x20, 0x10000) if not 0xD800 <= c <= 0xDFFF) | {"\n", "\t"}
+
+
+class PhoneEnv(gym.Env):
+    """A B-MoCA task on a phone. ``device`` is any :class:`Device`; ``tasks``/``snapshots`` are what reset samples
+    from when not told which."""
+
+    metadata = {"render_modes": ["rgb_array"]}
+
+    def __init__(self, device: Device, tasks: Sequence[Task], snapshots: Sequence[str],
+                 obs_size: tuple[int, int] = (256, 128), include_xml: bool = False, include_full_screen: bool = False,
+                 parser: ActionParser | None = None, observation_wait_s: float = 0.0, render_mode: str | None = None,
+                 full_screen_size: tuple[int, int] | None = None, backend: str = "sim") -> None:
+        if not tasks or not snapshots:
+            raise VluiError("an environment needs at least one task and one snapshot")
+        self.device = device
+        self.backend = backend
+        self.tasks = {t.id: t for t in tasks}
+        self.snapshots = list(snapshots)
+        self.obs_size = obs_size
+        self.include_xml = include_xml
+        self.include_full_screen = include_full_screen
+        self.parser = parser or ActionParser()
+        self.observation_wait_s = observation_wait_s
+        self.render_mode = render_mode
+        self.action_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
+        h, w = obs_size
+        obs: dict[str, spaces.Space] = {
+            "screen": spaces.Box(0, 255, (h, w, 3), np.uint8),
+            "instruction": spaces.Text(max_length=256, charset=INSTRUCTION_CHARS),
+        }
+        if include_xml:
+            obs["xml"] = spaces.Text(max_length=4_000_000, min_length=0, charset=XML_CHARS)
+        if include_full_screen:
+            if full_screen_size is None:
+                raise VluiError("include_full_screen needs one screen size for all snapshots (full_screen_size)")
+            fw, fh = full_screen_size
+            obs["screen_full"] = spaces.Box(0, 255, (fh, fw, 3), np.uint8)
+        self.observation_space = spaces.Dict(obs)
+        self.task: Task | None = None
+        self.snapshot: str | None = None
+        self._detector: Detector | None = None
+        self._mark = 0
+        self._steps = 0
+        self._done = True
+
+    # ------------------------------------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        task_id = str(options.get("task") or self.np_random.choice(list(self.tasks)))
+        if task_id not in self.tasks:  # any catalog task may be asked for; unknown or unsupported ones are refused
+            self.tasks[task_id] = resolve_tasks([task_id], backend=self.backend)[0]
+        self.snapshot = str(options.get("snapshot") or self.np_random.choice(self.snapshots))
+        self.task = self.tasks[task_id]
+        self._detector = Detector(self.task)
+        self.device.load_snapshot(self.snapshot)
+        self.device.key("HOME")
+        self.device.clear_log()
+        self._mark = self.device.log_mark()
+        self._steps = 0
+        self._done = False
+        return self._observation(), self._info(None, None)
+
+    def step(self, action):
+        if self._done:
+            raise VluiError("the episode is over: call reset() before step()")
+        parsed = self.parser.parse(action)  # raises before the device is touched
+        self._apply(parsed)
+        if self.observation_wait_s:
+            time.sleep(self.observation_wait_s)
+        self._steps += 1
+        lines = self.device.log_lines(self._mark)
+        self._mark = self.device.log_mark()
+        matched = self._detector.match(lines)
+        terminated = matched is not None
+        truncated = not terminated and self._steps >= self.task.step_limit
+        self._done = terminated or truncated
+        return self._observation(), float(terminated), terminated, truncated, self._info(parsed, matched)
+
+    def skip_step(self) -> tuple:
+        """Count a step without acting (a malformed text action: the paper penalises it with a step)."""
+        if self._done:
+            raise VluiError("the episode is over: call reset() before step()")
+        self._steps += 1
+        truncated = self._steps >= self.task.step_limit
+        self._done = truncated
+        info = self._info(None, None)
+        info["skipped"] = True
+        return self._observation(), 0.0, False, truncated, info
+
+    def render(self):
+        return self.device.screenshot() if self.render_mode == "rgb_array" else None
+
+    def close(self) -> None:
+        self.device.close()
+
+    # ------------------------------------------------------------------------------------------------ internals
+    def _apply(self, p: ParsedAction) -> None:
+        w, h = self.device.size
+        if p.kind == "key":
+            self.device.key(p.key)
+        elif p.kind == "tap":
+            self.device.tap(min(p.touch[1] * w, w - 1), min(p.touch[0] * h, h - 1))
+        else:
+            self.device.swipe(min(p.touch[1] * w, w - 1), min(p.touch[0] * h, h - 1),
+                              min(p.lift[1] * w, w - 1), min(p.lift[0] * h, h - 1))
+
+    def _observation(self) -> dict[str, Any]:
+        h, w = self.obs_size
+        obs: dict[str, Any] = {"screen": self.device.observation(h, w), "instruction": self.task.instruction}
+        if self.include_xml:
+            obs["xml"] = self.device.ui_xml()
+        if self.include_full_screen:
+            obs["screen_full"] = self.device.screenshot()
+        return obs
+
+    def _info(self, parsed: ParsedAction | None, matched: str | None) -> dict[str, Any]:
+        return {
+            "task": self.task.id,
+            "snapshot": self.snapshot,
+            "step": self._steps,
+            "step_limit": self.task.step_limit,
+            "locale": self.device.locale_id(),
+            "screen_size": self.device.size,
+            "parsed_action": parsed.as_dict() if parsed else None,
+            "success_line": matched,
+        }
+
+
+def env_factory(env_cfg: Any, tasks: Any, include_xml: bool = False) -> Callable[[], PhoneEnv]:
+    """A picklable-by-value constructor of environments from the ``env`` config group and a task spec (for
+    gymnasium's vector environments and worker processes)."""
+    from omegaconf import OmegaConf
+
+    cfg = OmegaConf.to_container(env_cfg, resolve=True) if not isinstance(env_cfg, dict) else dict(env_cfg)
+    task_spec = list(tasks) if not isinstance(tasks, str) else tasks
+    return _Factory(cfg, task_spec, include_xml)
+
+
+class _Factory:
+    def __init__(self, cfg: dict, tasks: Any, include_xml: bool) -> None:
+        self.cfg, self.tasks, self.include_xml = cfg, tasks, include_xml
+
+    def __call__(self) -> PhoneEnv:
+        return make_env(self.cfg, self.tasks, include_xml=self.include_xml)
+
+
+def make_env(env_cfg: dict, tasks: Any, include_xml: bool | None = None) -> PhoneEnv:
+    """A :class:`PhoneEnv` for an ``env`` config (``configs/env/*.yaml``) and a task spec."""
+    from vlui.devices import make_device, resolve_snapshots
+
+    backend = env_cfg.get("backend", "sim")
+    task_list = resolve_tasks(tasks, backend=backend)
+    snapshots = resolve_snapshots(env_cfg.get("snapshots", "train"))
+    device = make_device(env_cfg, snapshots[0])
+    parser = ActionParser(threshold=env_cfg.get("tap_threshold", 0.14), y_scale=env_cfg.get("y_distance_scale", 2.0),
+                          clip=env_cfg.get("clip_actions", False))
+    return PhoneEnv(device, task_list, snapshots,
+                    obs_size=(env_cfg.get("observation_height", 256), env_cfg.get("observation_width", 128)),
+                    include_xml=env_cfg.get("include_xml", False) if include_xml is None else include_xml,
+                    parser=parser, observation_wait_s=env_cfg.get("observation_wait_s", 0.0), backend=backend)
+
+
+def make_vector_env(env_cfg: dict, tasks: Any, num_envs: int, include_xml: bool = False) -> gym.vector.VectorEnv:
+    """``num_envs`` environments in subprocesses (gymnasium's AsyncVectorEnv)."""
+    fns = [env_factory(env_cfg, tasks, include_xml) for _ in range(num_envs)]
+    return gym.vector.AsyncVectorEnv(fns, shared_memory=False, context="spawn")

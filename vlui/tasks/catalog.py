@@ -1,0 +1,103 @@
+"""The task catalog: B-MoCA's 60 daily tasks as data (``data/bmoca.yaml``), named task sets, and success detectors.
+
+A detector reads logcat ``threadtime`` lines from either backend, keeps those whose tag is the task's
+``log_tag`` (AndroidEnv's filter), and reports the first whose message ``re.match``-es the task's regex.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vlui.errors import VluiError
+from vlui.sim.logcat import parse_threadtime
+
+DATA = Path(__file__).resolve().parent / "data" / "bmoca.yaml"
+TASK_SETS = ("representative", "open_app", "supported", "all")
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    instruction: str
+    step_limit: int
+    log_tag: str
+    regex: str
+    apps: tuple[str, ...]
+    sim: bool = False  # supported by the simulated phone
+    representative: str = ""  # the paper's short name for its six representative tasks
+    regex_note: str = ""
+    pattern: re.Pattern = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pattern", re.compile(self.regex))
+
+
+@lru_cache(maxsize=1)
+def tasks() -> dict[str, Task]:
+    """Task id -> Task, in the paper's order."""
+    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))["tasks"]
+    return {t["id"]: Task(**{**t, "apps": tuple(t["apps"])}) for t in raw}
+
+
+def task_set(name: str) -> list[str]:
+    """The ids of a named set: ``representative`` (the paper's six), ``open_app`` (the 14 "open the … app"
+    tasks), ``supported`` (those the simulated phone runs) or ``all`` (60)."""
+    all_tasks = tasks()
+    if name == "representative":
+        return [t.id for t in all_tasks.values() if t.representative]
+    if name == "open_app":
+        return [t.id for t in all_tasks.values() if t.id.startswith("open_")]
+    if name == "supported":
+        return [t.id for t in all_tasks.values() if t.sim]
+    if name == "all":
+        return list(all_tasks)
+    raise VluiError(f"unknown task set {name!r}; choose from: {', '.join(TASK_SETS)} (or give a list of task ids)")
+
+
+def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
+    """Tasks from a config value: a set name, one task id, or a list of ids. On the simulated phone, tasks it
+    does not support yet are refused with a message that lists them."""
+    if isinstance(spec, str):
+        ids = task_set(spec) if spec in TASK_SETS else [spec]
+    elif isinstance(spec, Iterable):
+        ids = [str(s) for s in spec]
+    else:
+        raise VluiError(f"tasks must be a set name ({', '.join(TASK_SETS)}) or a list of task ids, not {spec!r}")
+    unknown = [i for i in ids if i not in tasks()]
+    if unknown:
+        close = ", ".join(sorted(t for t in tasks() if any(w in t for w in unknown[0].split("_")))[:6])
+        raise VluiError(f"unknown task id(s) {', '.join(unknown)}" + (f"; similar: {close}" if close else "")
+                        + f"; sets: {', '.join(TASK_SETS)}; all ids: vlui/tasks/data/bmoca.yaml")
+    if not ids:
+        raise VluiError("the task list is empty")
+    chosen = [tasks()[i] for i in ids]
+    if backend == "sim":
+        missing = [t.id for t in chosen if not t.sim]
+        if missing:
+            raise VluiError(f"the simulated phone does not support task(s) {', '.join(missing)} yet; "
+                            f"use tasks=supported, or env=adb with a real device")
+    return chosen
+
+
+@dataclass
+class Detector:
+    """The success detector of one task: the first log line (tag filter, then ``re.match`` on the message)."""
+
+    task: Task
+
+    def match(self, lines: Sequence[str]) -> str | None:
+        """The first line that signals success, or None. Lines that are not threadtime lines are ignored."""
+        for line in lines:
+            fields = parse_threadtime(line)
+            if fields is None or fields["tag"] != self.task.log_tag:
+                continue
+            if self.task.pattern.match(fields["message"]):
+                return line
+        return None
