@@ -1,0 +1,371 @@
+"""The scripted expert: completes the supported B-MoCA tasks by reading the uiautomator XML, as a careful person
+with the task's recipe would.
+
+It finds widgets by resource id, class and structure. Where Android gives many widgets the same id (launcher icons,
+Settings rows, tabs), it tells them apart by their label in the device's language, taken from vlui's string tables,
+so it works in every locale and home-screen layout. It is reactive: every step it looks at the screen, works out
+where it is on the way to the goal, and takes the next step, so it recovers from its own (configured) mistakes.
+
+Imperfection, for realistic and for offline-RL data: ``tap_jitter`` moves taps within the target's bounds,
+``random_action_prob`` replaces a step with a uniformly random dual-gesture, ``wrong_action_prob`` taps a random
+clickable element instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vlui.env.actions import key_action, normalised_to_action
+from vlui.env.text import Element, parse_xml
+from vlui.errors import VluiError
+from vlui.sim.i18n import Locale, get_locale
+from vlui.tasks.catalog import Task
+
+LAUNCHER = "com.google.android.apps.nexuslauncher"
+SETTINGS = "com.android.settings"
+CLOCK = "com.google.android.deskclock"
+DIALER = "com.google.android.dialer"
+SYSTEMUI = "com.android.systemui"
+PACKAGES = {
+    "calendar": "com.google.android.calendar", "camera": "com.android.camera2", "chrome": "com.android.chrome",
+    "clock": CLOCK, "contacts": "com.android.contacts", "files": "com.google.android.documentsui",
+    "gmail": "com.google.android.gm", "maps": "com.google.android.apps.maps",
+    "messages": "com.google.android.apps.messaging", "phone": DIALER, "photos": "com.google.android.apps.photos",
+    "play_music": "com.google.android.music", "settings": SETTINGS, "youtube": "com.google.android.youtube",
+}
+# Settings' top-level rows in order (used to scroll straight to a row that is not on screen yet)
+SETTINGS_TOP = ("network", "connected", "apps", "battery", "display", "sound", "storage", "privacy", "location",
+                "security", "accounts", "accessibility", "wellbeing", "google", "system", "about")
+KEY_IDS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
+           "8": "eight", "9": "nine", "*": "star", "#": "pound"}
+
+
+class Stuck(VluiError):
+    """The expert cannot find its way on this screen."""
+
+
+@dataclass
+class Screen:
+    """One observation, parsed: the elements and helpers to find things among them."""
+
+    els: list[Element]
+    width: int
+    height: int
+    loc: Locale
+
+    @property
+    def package(self) -> str:
+        return self.els[0].package if self.els else ""
+
+    def by_id(self, suffix: str) -> list[Element]:
+        return [e for e in self.els if e.resource_id.endswith(suffix) and _visible(e)]
+
+    def one(self, suffix: str) -> Element | None:
+        found = self.by_id(suffix)
+        return found[0] if found else None
+
+    def labelled(self, label: str, where=None) -> list[Element]:
+        return [e for e in self.els if (e.text == label or e.content_desc == label) and _visible(e)
+                and (where is None or where(e))]
+
+    def scroller(self) -> Element | None:
+        lists = [e for e in self.els if e.scrollable and _visible(e)]
+        return max(lists, key=lambda e: (e.bounds[3] - e.bounds[1])) if lists else None
+
+
+def _visible(e: Element) -> bool:
+    x1, y1, x2, y2 = e.bounds
+    return x2 - x1 > 2 and y2 - y1 > 2
+
+
+@dataclass
+class Gesture:
+    kind: str  # tap | swipe | key
+    target: Element | None = None
+    point: tuple[float, float] | None = None  # normalised (y, x)
+    lift: tuple[float, float] | None = None
+    key: str = ""
+
+
+@dataclass
+class ExpertAgent:
+    tap_jitter: float = 0.0
+    random_action_prob: float = 0.0
+    wrong_action_prob: float = 0.0
+    seed: int = 0
+    rng: np.random.Generator = field(init=False)
+    task: Task | None = field(init=False, default=None)
+    _memory: dict[str, Any] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+
+    def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
+        if task.id not in PLANS:
+            raise VluiError(f"the expert has no recipe for task {task.id!r} yet")
+        self.task = task
+        self._memory = {}
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray:
+        """The next dual-gesture action in [-1, 1]. Needs ``obs["xml"]`` and ``info["locale"]``/``["screen_size"]``."""
+        if "xml" not in obs:
+            raise VluiError("the expert reads the UI tree: create the environment with include_xml=True")
+        width, height = info["screen_size"]
+        screen = Screen(parse_xml(obs["xml"]), width, height, get_locale(info["locale"]))
+        roll = self.rng.random()
+        if roll < self.random_action_prob:
+            return self.rng.uniform(-1, 1, 4).astype(np.float32)
+        if roll < self.random_action_prob + self.wrong_action_prob:
+            clickable = [e for e in screen.els if e.clickable and _visible(e)]
+            if clickable:
+                return self._to_action(Gesture("tap", clickable[self.rng.integers(len(clickable))]), screen)
+        return self._to_action(PLANS[self.task.id](self, screen), screen)
+
+    # ------------------------------------------------------------------------------------------------ gestures
+    def _to_action(self, g: Gesture, s: Screen) -> np.ndarray:
+        if g.kind == "key":
+            return key_action(g.key)
+        if g.kind == "swipe":
+            return normalised_to_action(g.point, g.lift)
+        if g.target is not None:
+            x1, y1, x2, y2 = g.target.bounds
+            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+            if self.tap_jitter:
+                cx += self.rng.uniform(-0.5, 0.5) * self.tap_jitter * (x2 - x1)
+                cy += self.rng.uniform(-0.5, 0.5) * self.tap_jitter * (y2 - y1)
+            return normalised_to_action((cy / s.height, cx / s.width))
+        return normalised_to_action(g.point)
+
+    # ------------------------------------------------------------------------------------------------ skills
+    def open_app(self, s: Screen, app: str) -> Gesture:
+        """From anywhere: home, the drawer if needed, the icon."""
+        if s.package != LAUNCHER:
+            return Gesture("key", key="HOME")
+        label = s.loc.t(f"app.{app}")
+        icons = s.labelled(label, where=lambda e: e.clickable)
+        if icons:
+            return Gesture("tap", icons[0])
+        if s.one(":id/apps_list_view") is None:  # on the home screen: open the drawer
+            return Gesture("swipe", point=(0.75, 0.5), lift=(0.25, 0.5))
+        return self.scroll(s, "drawer")
+
+    def scroll(self, s: Screen, name: str, towards: float | None = None) -> Gesture:
+        """Swipe the main list: towards a position (+ down the list / - up) when known, else onward, turning
+        back at the end."""
+        lst = s.scroller()
+        if lst is None:
+            raise Stuck(f"{self.task.id}: nothing to scroll on this screen looking for {name}")
+        x1, y1, x2, y2 = lst.bounds
+        top, bottom = (y1 + (y2 - y1) * 0.2) / s.height, (y1 + (y2 - y1) * 0.8) / s.height
+        key = f"scroll:{name}"
+        signature = tuple(e.text for e in s.els if e.text)
+        direction = self._memory.get(key, 1)
+        if towards is None:
+            if self._memory.get(key + ":last") == signature:  # the last swipe moved nothing: at the end
+                direction = -direction
+            self._memory[key], self._memory[key + ":last"] = direction, signature
+            span = bottom - top
+        else:
+            direction = 1 if towards > 0 else -1
+            span = min(bottom - top, max(abs(towards) / 2.0, 0.08))  # a quick swipe scrolls twice its length
+        start, end = (top + span, top) if direction > 0 else (top, top + span)
+        return Gesture("swipe", point=(start, 0.5), lift=(end, 0.5))
+
+    def settings_path(self, s: Screen, pages: list[str], final: str, final_action=None) -> Gesture:
+        """Open Settings, go down ``pages`` (string keys of row titles), then tap the row titled ``final`` (or call
+        ``final_action``)."""
+        if s.package == SYSTEMUI and s.one(":id/slider") is not None and final_action is None:
+            return Gesture("key", key="BACK")
+        if s.package not in (SETTINGS, SYSTEMUI):
+            return self.open_app(s, "settings")
+        if final_action is not None and s.one(f"{SYSTEMUI}:id/slider") is not None:
+            return final_action(s)
+        level = self._settings_level(s, pages)
+        if level is None:
+            return Gesture("key", key="BACK")
+        target = pages[level] if level < len(pages) else final
+        label = s.loc.t(f"settings.{target}")
+        rows = s.labelled(label, where=lambda e: e.resource_id == "android:id/title" and self._tappable(s, e))
+        if rows:
+            return Gesture("tap", rows[0])
+        towards = None
+        if level == 0 and target in SETTINGS_TOP:
+            towards = self._estimate_offset(s, target)
+        return self.scroll(s, f"settings:{level}", towards)
+
+    def _settings_level(self, s: Screen, pages: list[str]) -> int | None:
+        """How far down ``pages`` the current Settings screen is, or None when it is off the path."""
+        if s.one(f"{SETTINGS}:id/search_action_bar") is not None:
+            return 0
+        bar = s.one(f"{SETTINGS}:id/action_bar")
+        if bar is None:
+            return None
+        titles = [e.text for e in s.els if e.cls == "android.widget.TextView" and e.text and _inside(e, bar)]
+        for i, page in enumerate(pages):
+            if s.loc.t(f"settings.{_page_title(page)}") in titles:
+                return i + 1
+        return None
+
+    def _estimate_offset(self, s: Screen, target: str) -> float | None:
+        """Normalised distance to scroll so that a top-level Settings row comes into view, from the visible rows."""
+        labels = {s.loc.t(f"settings.{k}"): i for i, k in enumerate(SETTINGS_TOP)}
+        seen = [(labels[e.text], (e.bounds[1] + e.bounds[3]) / 2) for e in s.els
+                if e.resource_id == "android:id/title" and e.text in labels and _visible(e)]
+        if len(seen) < 2:
+            return None
+        (i0, y0), (i1, y1) = seen[0], seen[-1]
+        row = (y1 - y0) / max(1, i1 - i0)
+        want = y0 + (SETTINGS_TOP.index(target) - i0) * row
+        lst = s.scroller()
+        mid = (lst.bounds[1] + lst.bounds[3]) / 2 if lst else s.height / 2
+        return (want - mid) / s.height
+
+    def _tappable(self, s: Screen, e: Element) -> bool:
+        """Fully on screen above the navigation bar, not under the status bar."""
+        x1, y1, x2, y2 = e.bounds
+        return y1 >= s.height * 0.03 and y2 <= s.height * 0.93 and (y2 - y1) > 8
+
+    def clock_tab(self, s: Screen, tab: str) -> Gesture | None:
+        """Open Clock and select ``tab``; None once it is selected."""
+        if s.package != CLOCK:
+            return self.open_app(s, "clock")
+        if s.one(":id/time_picker") is not None:
+            return Gesture("key", key="BACK")
+        label = s.loc.t(f"clock.{tab}")
+        tabs = s.labelled(label, where=lambda e: e.resource_id.endswith(":id/tab_menu_item"))
+        if not tabs:
+            raise Stuck(f"{self.task.id}: no {tab} tab")
+        return None if tabs[0].selected else Gesture("tap", tabs[0])
+
+
+def _inside(e: Element, box: Element) -> bool:
+    x1, y1, x2, y2 = e.bounds
+    a1, b1, a2, b2 = box.bounds
+    return x1 >= a1 and y1 >= b1 and x2 <= a2 and y2 <= b2
+
+
+def _centre_inside(e: Element, box: Element) -> bool:
+    x, y = e.center
+    a1, b1, a2, b2 = box.bounds
+    return a1 <= x < a2 and b1 <= y < b2
+
+
+def _page_title(page: str) -> str:
+    """The string key of a Settings page's title from the key of the row that opens it."""
+    return {"connection_preferences": "connection_preferences"}.get(page, page)
+
+
+# ---------------------------------------------------------------------------------------------------- recipes
+def _open(app: str):
+    return lambda ex, s: ex.open_app(s, app)
+
+
+def _airplane_on(ex: ExpertAgent, s: Screen) -> Gesture:
+    return ex.settings_path(s, ["network"], "airplane_mode")
+
+
+def _add_language(ex: ExpertAgent, s: Screen) -> Gesture:
+    return ex.settings_path(s, ["system", "languages_input", "languages"], "add_language")
+
+
+def _brightness_down(ex: ExpertAgent, s: Screen) -> Gesture:
+    def lower(screen: Screen) -> Gesture:
+        bar = screen.one(f"{SYSTEMUI}:id/slider")
+        x1, y1, x2, y2 = bar.bounds
+        frac = 0.7 if screen.loc.rtl else 0.3  # a third of the way from the low end
+        return Gesture("tap", point=((y1 + y2) / 2 / screen.height, (x1 + (x2 - x1) * frac) / screen.width))
+
+    return ex.settings_path(s, ["display"], "brightness", final_action=lower)
+
+
+def _alarm_on(hour: int, minute: int):
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        g = ex.clock_tab(s, "alarm")
+        if g is not None:
+            return g
+        label = s.loc.time(hour, minute)
+        cards = s.labelled(label, where=lambda e: e.resource_id.endswith(":id/digital_clock"))
+        if not cards:
+            return ex.scroll(s, "alarms")
+        card = cards[0]
+        switches = [e for e in s.by_id(":id/onoff") if e.bounds[1] < card.bounds[3] and e.bounds[3] > card.bounds[1]]
+        if not switches:
+            raise Stuck(f"{ex.task.id}: the {label} alarm has no switch")
+        return Gesture("tap", switches[0])
+    return recipe
+
+
+def _create_alarm(hour: int, minute: int):
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package == CLOCK and s.one(":id/time_picker") is not None:
+            return _set_picker(ex, s, hour, minute)
+        g = ex.clock_tab(s, "alarm")
+        if g is not None:
+            return g
+        return Gesture("tap", s.one(f"{CLOCK}:id/fab"))
+    return recipe
+
+
+def _set_picker(ex: ExpertAgent, s: Screen, hour: int, minute: int) -> Gesture:
+    loc = s.loc
+    hour12 = loc.meta["hour12"]
+    hours, minutes = s.one("android:id/hours"), s.one("android:id/minutes")
+    shown_h = loc.number(str(hour % 12 or 12) if hour12 else f"{hour:02d}")
+    shown_m = loc.number(f"{minute:02d}")
+    dial = s.one(":id/radial_picker")
+    dial_labels = [e for e in s.els if e.cls == "android.widget.TextView" and not e.resource_id and e.clickable
+                   and dial is not None and _centre_inside(e, dial)]
+    if hour12:
+        marker = s.one(f"android:id/{'pm' if hour >= 12 else 'am'}_label")
+        if marker is not None and not marker.checked:
+            return Gesture("tap", marker)
+    if hours.text != shown_h:
+        if not hours.selected:
+            return Gesture("tap", hours)
+        return Gesture("tap", _label(dial_labels, shown_h, ex))
+    if minutes.text != shown_m:
+        if not minutes.selected:
+            return Gesture("tap", minutes)
+        return Gesture("tap", _label(dial_labels, shown_m, ex))
+    return Gesture("tap", s.one("android:id/button1"))
+
+
+def _label(labels: list[Element], text: str, ex: ExpertAgent) -> Element:
+    for e in labels:
+        if e.text == text:
+            return e
+    raise Stuck(f"{ex.task.id}: no {text} on the dial")
+
+
+def _call(number: str):
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != DIALER:
+            return ex.open_app(s, "phone")
+        if s.one(":id/incall_end_call") is not None:
+            return Gesture("tap", s.one(":id/incall_end_call"))  # a call that is not ours: hang up first
+        digits = s.one(f"{DIALER}:id/digits")
+        if digits is None:
+            return Gesture("tap", s.one(f"{DIALER}:id/fab"))
+        typed = digits.text
+        if typed == number:
+            return Gesture("tap", s.one(":id/dialpad_floating_action_button"))
+        if not number.startswith(typed):
+            return Gesture("tap", s.one(":id/deleteButton"))
+        return Gesture("tap", s.one(f"{DIALER}:id/{KEY_IDS[number[len(typed)]]}"))
+    return recipe
+
+
+PLANS = {
+    **{f"open_{app}": _open(app) for app in PACKAGES},
+    "airplane_on": _airplane_on,
+    "add_language": _add_language,
+    "brightness_down": _brightness_down,
+    "alarm_9am_on": _alarm_on(9, 0),
+    "alarm_1030": _create_alarm(10, 30),
+    "call_911": _call("911"),
+}
