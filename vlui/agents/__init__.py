@@ -1,1 +1,31 @@
-"""Agents that act on a PhoneEnv: ``reset(task, info)`` then ``act(obs, info) -> dual-gesture``."""
+"""Agents that act on a PhoneEnv: ``reset(task, info, seed)`` then ``act(obs, info) -> dual-gesture``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vlui.errors import NotBuiltError, VluiError
+
+AGENTS = ("expert", "random", "policy", "text")
+
+
+def make_agent(cfg: dict[str, Any], seed: int = 0):
+    """An agent from the ``agent`` config group."""
+    name = cfg.get("name")
+    if name == "expert":
+        from vlui.agents.expert import ExpertAgent
+
+        return ExpertAgent(tap_jitter=cfg.get("tap_jitter", 0.0), random_action_prob=cfg.get("random_action_prob", 0.0),
+                           wrong_action_prob=cfg.get("wrong_action_prob", 0.0), seed=seed)
+    if name == "random":
+        from vlui.agents.random_agent import RandomAgent
+
+        return RandomAgent(seed)
+    if name in ("policy", "text"):
+        raise NotBuiltError(f"agent={name} is not available in this version of vlui")
+    raise VluiError(f"unknown agent {name!r}; choose from: {', '.join(AGENTS)}")
+
+
+def needs_xml(cfg: dict[str, Any]) -> bool:
+    """Whether the agent reads the UI tree (the expert and text agents do)."""
+    return cfg.get("name") in ("expert", "text")

@@ -49,7 +49,11 @@ class ActionParser:
     nav_points: tuple[tuple[str, tuple[float, float]], ...] = tuple(NAV_POINTS.items())
 
     def parse(self, action) -> ParsedAction:
-        a = np.asarray(action, dtype=np.float64)
+        try:
+            a = np.asarray(action, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise ActionError(f"a dual-gesture action has 4 values (touch_y, touch_x, lift_y, lift_x), all numbers; "
+                              f"got {action!r} ({e})") from None
         if a.shape != (4,):
             raise ActionError(f"a dual-gesture action has 4 values (touch_y, touch_x, lift_y, lift_x), got shape "
                               f"{a.shape}")

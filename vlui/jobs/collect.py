@@ -1,14 +1,122 @@
-"""The ``collect`` job (``python collect.py``)."""
+"""The ``collect`` job (``python collect.py``): run an agent over tasks × snapshots × episodes and write a dataset.
+
+Episodes run in ``env.num_envs`` worker processes and are written as they finish, each atomically, so a killed
+collection loses at most the episodes in flight, and running the same command again resumes it.
+"""
 
 from __future__ import annotations
 
-from omegaconf import DictConfig
+import multiprocessing as mp
+from collections import Counter
+from pathlib import Path
+from typing import Any
 
-from vlui.errors import NotBuiltError
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
 
-NOT_BUILT = "collecting demonstrations needs the simulated device and the task catalog, which this version of vlui does not have yet (see the README's roadmap)"
+from vlui.agents import make_agent, needs_xml
+from vlui.data.format import DatasetWriter
+from vlui.devices import resolve_snapshots
+from vlui.env.env import make_env
+from vlui.errors import VluiError
+from vlui.rollout import run_episode
+from vlui.tasks.catalog import resolve_tasks
+
+_worker: dict[str, Any] = {}
 
 
-def run(cfg: DictConfig) -> dict:
-    """Run the job described by a composed ``configs/collect.yaml``."""
-    raise NotBuiltError(f"collect: {NOT_BUILT}")
+def _init_worker(env_cfg: dict, tasks: list[str], agent_cfg: dict, include_xml: bool, options: dict) -> None:
+    _worker["env"] = make_env(env_cfg, tasks, include_xml=include_xml)
+    _worker["agent"] = make_agent(agent_cfg)
+    _worker["options"] = options
+
+
+def _run_job(job: tuple[int, str, str, int]) -> tuple[int, list[dict[str, Any]]]:
+    episode_id, task, snapshot, seed = job
+    opts = _worker["options"]
+    rows = run_episode(_worker["env"], _worker["agent"], task, snapshot, seed, episode_id,
+                       save_xml=opts["save_xml"], save_full_screen=opts["save_full_screen"])
+    return episode_id, rows
+
+
+def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[tuple[int, str, str, int]]]:
+    """(task ids, snapshots, jobs ``(episode_id, task, snapshot, seed)``) in a fixed order, so episode ids and seeds
+    are the same every time the same recipe runs."""
+    backend = cfg.env.backend
+    tasks = [t.id for t in resolve_tasks(OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks)
+                                         else cfg.tasks, backend=backend)]
+    snaps = resolve_snapshots(OmegaConf.to_object(cfg.env.snapshots) if OmegaConf.is_config(cfg.env.snapshots)
+                              else cfg.env.snapshots)
+    if cfg.episodes_per_pair < 1:
+        raise VluiError(f"episodes_per_pair must be at least 1, not {cfg.episodes_per_pair}")
+    jobs = []
+    for task in tasks:
+        for snap in snaps:
+            for _ in range(cfg.episodes_per_pair):
+                eid = len(jobs)
+                jobs.append((eid, task, snap, cfg.seed * 1_000_003 + eid))
+    return tasks, snaps, jobs
+
+
+def run(cfg: DictConfig) -> dict[str, Any]:
+    tasks, snaps, jobs = plan(cfg)
+    env_cfg = OmegaConf.to_container(cfg.env, resolve=True)
+    agent_cfg = OmegaConf.to_container(cfg.agent, resolve=True)
+    root = Path(cfg.paths.data_dir) / cfg.dataset
+    recipe = {"tasks": tasks, "snapshots": snaps, "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed,
+              "agent": agent_cfg, "save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen,
+              "env": {k: env_cfg[k] for k in ("backend", "observation_height", "observation_width", "tap_threshold",
+                                              "y_distance_scale")}}
+    writer = DatasetWriter(root, recipe, (cfg.env.observation_height, cfg.env.observation_width))
+    writer.open(cfg.resume)
+    done = writer.done()
+    todo = [j for j in jobs if j[0] not in done]
+    print(f"collect: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
+          f"with agent={agent_cfg['name']} into {root}" + (f"; {len(done)} already there, resuming" if done else ""))
+    include_xml = needs_xml(agent_cfg) or cfg.save_xml
+    options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
+    workers = max(1, min(cfg.env.num_envs, len(todo)))
+    bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
+    try:
+        if workers == 1:
+            _init_worker(env_cfg, tasks, agent_cfg, include_xml, options)
+            results = map(_run_job, todo)
+            _consume(results, writer, bar)
+        else:
+            ctx = mp.get_context("spawn")
+            with ctx.Pool(workers, initializer=_init_worker,
+                          initargs=(env_cfg, tasks, agent_cfg, include_xml, options)) as pool:
+                _consume(pool.imap_unordered(_run_job, todo), writer, bar)
+    except KeyboardInterrupt:
+        bar.close()
+        saved = len(writer.done())
+        raise VluiError(f"interrupted: {saved} of {len(jobs)} episodes are saved in {root}; run the same command "
+                        "again to collect the rest") from None
+    bar.close()
+    return summarize(writer.done(), root)
+
+
+def _consume(results, writer: DatasetWriter, bar: tqdm) -> None:
+    for episode_id, rows in results:
+        entry = writer.write(episode_id, rows)
+        bar.update(1)
+        bar.set_postfix_str(f"{entry['task_id']} on {entry['snapshot_id']}: "
+                            f"{'success' if entry['success'] else 'failure'}", refresh=False)
+
+
+def summarize(index: dict[int, dict[str, Any]], root: Path) -> dict[str, Any]:
+    """Print successes and failures per task; return them."""
+    ok, total = Counter(), Counter()
+    for entry in index.values():
+        total[entry["task_id"]] += 1
+        ok[entry["task_id"]] += entry["success"]
+    width = max((len(t) for t in total), default=4)
+    print(f"\n{'task':<{width}}  successes")
+    for task in total:
+        print(f"{task:<{width}}  {ok[task]:>4}/{total[task]:<4}")
+    n_ok, n = sum(ok.values()), sum(total.values())
+    print(f"{'total':<{width}}  {n_ok:>4}/{n:<4} ({100 * n_ok / max(n, 1):.1f}%), "
+          f"{n - n_ok} failed episode(s) kept and flagged (success=false)")
+    print(f"dataset: {root}")
+    return {"episodes": n, "successes": n_ok, "failures": n - n_ok, "per_task": {t: [ok[t], total[t]] for t in total},
+            "path": str(root)}

@@ -72,8 +72,9 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
         raise VluiError(f"tasks must be a set name ({', '.join(TASK_SETS)}) or a list of task ids, not {spec!r}")
     unknown = [i for i in ids if i not in tasks()]
     if unknown:
-        close = ", ".join(sorted(t for t in tasks() if any(w in t for w in unknown[0].split("_")))[:6])
-        raise VluiError(f"unknown task id(s) {', '.join(unknown)}" + (f"; similar: {close}" if close else "")
+        words = [w for w in unknown[0].lower().split("_") if len(w) >= 3]
+        close = ", ".join(sorted(t for t in tasks() if any(w in t for w in words))[:6])
+        raise VluiError(f"unknown task id(s) {', '.join(unknown) or repr('')}" + (f"; similar: {close}" if close else "")
                         + f"; sets: {', '.join(TASK_SETS)}; all ids: vlui/tasks/data/bmoca.yaml")
     if not ids:
         raise VluiError("the task list is empty")

@@ -1,0 +1,84 @@
+"""The scripted expert: 100% on every supported task and snapshot, recovers from its own configured mistakes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vlui.agents import make_agent
+from vlui.agents.expert import ExpertAgent
+from vlui.env.env import make_env
+from vlui.errors import NotBuiltError, VluiError
+from vlui.sim.snapshot import snapshot_ids
+from vlui.sim.ui import hit
+from vlui.tasks.catalog import task_set
+
+
+def rollout(env, agent, task: str, snapshot: str, seed: int = 0):
+    obs, info = env.reset(seed=seed, options={"task": task, "snapshot": snapshot})
+    agent.reset(env.task, info, seed=seed)
+    while True:
+        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+        if terminated or truncated:
+            return terminated, info["step"]
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = make_env({"backend": "sim", "snapshots": "all"}, "supported", include_xml=True)
+    yield e
+    e.close()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("snapshot", snapshot_ids("all"))
+def test_expert_solves_every_supported_task_within_its_limit(env, snapshot: str) -> None:
+    agent = ExpertAgent()
+    for task in task_set("supported"):
+        success, steps = rollout(env, agent, task, snapshot)
+        assert success, f"{task} on {snapshot} failed after {steps} steps"
+
+
+def test_expert_never_reads_text_it_cannot_know(env) -> None:
+    """Labels come from the device locale's string tables: on a Korean phone it finds Korean labels."""
+    agent = ExpertAgent()
+    assert rollout(env, agent, "add_language", "105")[0]
+
+
+def test_mistakes_make_failures_and_the_expert_recovers_from_some() -> None:
+    env = make_env({"backend": "sim", "snapshots": "train"}, "representative", include_xml=True)
+    clumsy = ExpertAgent(random_action_prob=0.15, wrong_action_prob=0.15, tap_jitter=0.8, seed=1)
+    results = [rollout(env, clumsy, t, s, seed=i) for i, (t, s) in
+               enumerate((t, s) for t in task_set("representative") for s in snapshot_ids("train")[:8])]
+    rate = np.mean([ok for ok, _ in results])
+    assert 0.3 < rate < 1.0  # imperfect, yet mostly recovering
+
+
+def test_tap_jitter_stays_inside_the_target(env) -> None:
+    obs, info = env.reset(options={"task": "call_911", "snapshot": "000"})
+    agent = ExpertAgent(tap_jitter=1.0, seed=3)
+    agent.reset(env.task, info)
+    w, h = info["screen_size"]
+    for _ in range(20):
+        action = agent.act(obs, info)
+        y, x = (action[0] + 1) / 2 * h, (action[1] + 1) / 2 * w
+        node = hit(env.device.frame(), x, y)
+        assert node is not None and node.desc == env.device.locale.t("app.phone")
+
+
+def test_agents_from_config() -> None:
+    assert isinstance(make_agent({"name": "expert", "tap_jitter": 0.2}), ExpertAgent)
+    assert make_agent({"name": "random"}).act({}, {}).shape == (4,)
+    with pytest.raises(VluiError, match="unknown agent 'oracle'"):
+        make_agent({"name": "oracle"})
+    with pytest.raises(NotBuiltError):
+        make_agent({"name": "policy"})
+
+
+def test_expert_needs_the_xml() -> None:
+    env = make_env({"backend": "sim", "snapshots": ["000"]}, ["airplane_on"], include_xml=False)
+    obs, info = env.reset()
+    agent = ExpertAgent()
+    agent.reset(env.task, info)
+    with pytest.raises(VluiError, match="include_xml=True"):
+        agent.act(obs, info)

@@ -1,0 +1,126 @@
+"""The gymnasium environment on the simulated phone: the API contract, rewards, limits, bad actions, vectors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from vlui.env.actions import ActionError, key_action, normalised_to_action
+from vlui.env.env import make_env, make_vector_env
+from vlui.env.text_env import TextActions
+from vlui.errors import VluiError
+
+SIM = {"backend": "sim", "snapshots": ["000", "030", "109"]}
+
+
+@pytest.fixture
+def env():
+    e = make_env(SIM, "supported", include_xml=True)
+    yield e
+    e.close()
+
+
+def test_passes_gymnasiums_env_checker(env) -> None:
+    check_env(env, skip_render_check=True)
+
+
+def test_reset_loads_the_snapshot_goes_home_and_clears_the_log(env) -> None:
+    obs, info = env.reset(seed=1, options={"task": "airplane_on", "snapshot": "030"})
+    assert obs["screen"].shape == (256, 128, 3) and obs["screen"].dtype == np.uint8
+    assert obs["instruction"] == "turn on airplane mode"
+    assert (info["task"], info["snapshot"], info["step"], info["locale"]) == ("airplane_on", "030", 0, "ar-AE")
+    assert env.device.log_lines() == []
+    assert env.device.state.top is None
+
+
+def test_reset_samples_task_and_snapshot_reproducibly(env) -> None:
+    draws = [env.reset(seed=7)[1] for _ in range(2)]
+    assert draws[0]["task"] == draws[1]["task"] and draws[0]["snapshot"] == draws[1]["snapshot"]
+    seen = {(env.reset()[1]["task"], env.snapshot) for _ in range(20)}
+    assert len(seen) > 3
+
+
+def test_success_gives_reward_one_and_terminates(env) -> None:
+    obs, info = env.reset(options={"task": "open_settings", "snapshot": "000"})
+    env.step(normalised_to_action((0.75, 0.5), (0.25, 0.5)))  # open the app drawer
+    icon = env.device.frame().find(text="Settings")
+    x1, y1, x2, y2 = icon.bounds
+    w, h = env.device.size
+    obs, reward, terminated, truncated, info = env.step(normalised_to_action(((y1 + y2) / 2 / h, (x1 + x2) / 2 / w)))
+    assert (reward, terminated, truncated) == (1.0, True, False)
+    assert "Start proc" in info["success_line"] and "com.android.settings" in info["success_line"]
+    assert info["parsed_action"]["kind"] == "tap" and info["step"] == 2
+
+
+def test_step_limit_truncates(env) -> None:
+    env.reset(options={"task": "call_911", "snapshot": "000"})
+    for step in range(1, 10):
+        _, reward, terminated, truncated, info = env.step(normalised_to_action((0.5, 0.5)))  # an empty spot
+        assert reward == 0.0 and not terminated
+        assert truncated == (step == 9)
+    with pytest.raises(VluiError, match="call reset"):
+        env.step(normalised_to_action((0.5, 0.5)))
+
+
+def test_nav_point_actions_press_keys(env) -> None:
+    env.reset(options={"task": "open_clock", "snapshot": "109"})  # the tablet: keys work there too
+    env.step(normalised_to_action((0.75, 0.5), (0.25, 0.5)))
+    assert env.device.state.drawer
+    _, _, _, _, info = env.step(key_action("BACK"))
+    parsed = info["parsed_action"]
+    assert parsed["kind"] == "key" and parsed["key"] == "BACK"
+    assert parsed["touch"] == pytest.approx([0.95, 0.22]) and parsed["lift"] == parsed["touch"]
+    assert not env.device.state.drawer
+
+
+@pytest.mark.parametrize("bad", [[np.nan, 0, 0, 0], [0, 0, 0, 2.0], [0, 0, 0], [[0, 0, 0, 0]]])
+def test_bad_actions_raise_and_leave_the_device_untouched(env, bad) -> None:
+    env.reset(options={"task": "airplane_on", "snapshot": "000"})
+    before = env.device.state.copy()
+    with pytest.raises(ActionError):
+        env.step(np.array(bad, dtype=np.float32))
+    assert env.device.state == before
+    env.step(normalised_to_action((0.5, 0.5)))  # the episode goes on
+
+
+def test_clipping_can_be_configured() -> None:
+    env = make_env({**SIM, "clip_actions": True}, ["airplane_on"])
+    env.reset(options={"snapshot": "000"})
+    _, _, _, _, info = env.step(np.array([0.0, 0.0, 0.0, 3.0], dtype=np.float32))
+    assert info["parsed_action"]["lift"][1] == 1.0
+
+
+def test_unknown_and_unsupported_tasks_and_snapshots_are_refused(env) -> None:
+    with pytest.raises(VluiError, match="unknown task id"):
+        env.reset(options={"task": "fly_to_the_moon"})
+    with pytest.raises(VluiError, match="does not support task"):
+        env.reset(options={"task": "wifi_off"})
+    with pytest.raises(VluiError, match="unknown snapshot '404'"):
+        env.reset(options={"task": "airplane_on", "snapshot": "404"})
+
+
+def test_text_actions_are_parsed_and_malformed_ones_cost_a_step() -> None:
+    env = TextActions(make_env(SIM, ["open_settings"], include_xml=True))
+    obs, _ = env.reset(options={"snapshot": "000"})
+    assert "title weather text" in obs["text"]
+    obs, reward, *_, info = env.step("swipe(up)")
+    assert info["invalid_action"] is None and env.unwrapped.device.state.drawer
+    obs, reward, *_, info = env.step("open the settings please")
+    assert info["invalid_action"] and info["step"] == 2 and env.unwrapped.device.state.drawer
+    line = next(ln for ln in obs["text"].splitlines() if ln.endswith(" TextView Settings"))
+    obs, reward, terminated, *_ = env.step(f"tap({line[1:line.index(']')]})")
+    assert reward == 1.0 and terminated
+
+
+@pytest.mark.integration
+def test_vector_env_steps_two_phones_in_subprocesses() -> None:
+    venv = make_vector_env(SIM, "representative", num_envs=2)
+    try:
+        obs, infos = venv.reset(seed=3)
+        assert obs["screen"].shape == (2, 256, 128, 3)
+        for _ in range(3):
+            obs, rewards, terms, truncs, infos = venv.step(venv.action_space.sample())
+        assert rewards.shape == (2,) and obs["screen"].dtype == np.uint8
+    finally:
+        venv.close()

@@ -1,0 +1,98 @@
+"""collect.py end to end on tiny recipes: the dataset users get, resuming after a kill, noisy experts, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.conftest import ROOT
+from vlui.cli import compose
+from vlui.data.format import FORMAT_VERSION, read_dataset
+from vlui.errors import VluiError
+from vlui.jobs import collect
+
+pytestmark = pytest.mark.integration
+
+
+def cfg(tmp_path: Path, *overrides: str):
+    return compose("collect", [f"paths.data_dir={tmp_path}", *overrides], output_dir=tmp_path / "run")
+
+
+def test_collects_the_recipe_into_a_dataset_pandas_can_read(tmp_path: Path) -> None:
+    summary = collect.run(cfg(tmp_path, "dataset=demo", "tasks=[airplane_on,call_911]", "env.snapshots=[000,030,109]",
+                              "save_xml=true"))
+    assert (summary["episodes"], summary["successes"]) == (6, 6)
+    df = pd.read_parquet(tmp_path / "demo" / "episodes")  # plain pandas, no vlui needed
+    assert df.episode_id.nunique() == 6 and set(df.task_id) == {"airplane_on", "call_911"}
+    last = df[df.is_last]
+    assert len(last) == 6 and last.action.isna().all() and df[~df.is_last].action.notna().all()
+    assert df.xml.str.startswith("<?xml").all()
+    info = json.loads((tmp_path / "demo" / "meta" / "info.json").read_text())
+    assert info["format_version"] == FORMAT_VERSION and info["image"] == {"height": 256, "width": 128,
+                                                                          "format": "png"}
+    _, table = read_dataset(tmp_path / "demo")
+    assert table.num_rows == len(df)
+
+
+def test_noisy_expert_failures_are_kept_and_reported(tmp_path: Path, capsys) -> None:
+    summary = collect.run(cfg(tmp_path, "dataset=noisy", "tasks=representative", "env.snapshots=[000,001,002,003]",
+                              "agent.random_action_prob=0.3", "agent.wrong_action_prob=0.2", "env.num_envs=1"))
+    assert summary["failures"] > 0 and summary["episodes"] == 24
+    out = capsys.readouterr().out
+    assert f"{summary['failures']} failed episode(s) kept and flagged" in out
+    df = pd.read_parquet(tmp_path / "noisy" / "episodes")
+    assert (~df.groupby("episode_id").success.first()).sum() == summary["failures"]
+
+
+def test_existing_dataset_is_refused_without_resume_and_with_another_recipe(tmp_path: Path) -> None:
+    collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_clock]", "env.snapshots=[000]"))
+    with pytest.raises(VluiError, match="already holds a dataset"):
+        collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_clock]", "env.snapshots=[000]", "resume=false"))
+    with pytest.raises(VluiError, match="different recipe .*tasks"):
+        collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_phone]", "env.snapshots=[000]"))
+
+
+def test_corrupted_episode_file_is_a_clear_error(tmp_path: Path) -> None:
+    collect.run(cfg(tmp_path, "dataset=c", "tasks=[open_clock]", "env.snapshots=[000,001]"))
+    victim = next((tmp_path / "c" / "episodes").glob("chunk-*/episode_*.parquet"))
+    victim.write_bytes(victim.read_bytes()[:100])
+    with pytest.raises(VluiError, match=f"episode file .*{victim.name} is corrupted"):
+        read_dataset(tmp_path / "c")
+
+
+def test_a_killed_collection_resumes_without_losing_or_duplicating_episodes(tmp_path: Path) -> None:
+    args = [sys.executable, "collect.py", f"paths.data_dir={tmp_path}", "dataset=k", "tasks=supported",
+            "env.snapshots=[000,001,002,003,004]", "env.num_envs=1", f"hydra.run.dir={tmp_path}/run"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    index = tmp_path / "k" / "meta" / "episodes.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not index.exists() or len(index.read_text().splitlines()) < 15):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # no chance to clean up, as when a machine dies
+    proc.wait()
+    before = len(index.read_text().splitlines())
+    assert 15 <= before < 100
+    out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert f"{before}" in out.stdout and "resuming" in out.stdout
+    df = pd.read_parquet(tmp_path / "k" / "episodes")
+    assert sorted(df.episode_id.unique()) == list(range(100))
+    assert not df.duplicated(["episode_id", "step"]).any()
+    assert not list((tmp_path / "k").rglob(".*.tmp"))
+
+
+def test_unknown_task_and_unsupported_task_are_one_line_errors() -> None:
+    for override, message in (("tasks=[fly]", "unknown task id(s) fly"),
+                              ("tasks=all", "does not support task(s)")):
+        out = subprocess.run([sys.executable, "collect.py", override, "hydra.run.dir=/tmp/vlui-test-collect"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr

@@ -1,0 +1,1 @@
+"""Demonstration datasets: the on-disk format (``format.py``) and, for training, data modules."""
