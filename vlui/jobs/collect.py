@@ -72,7 +72,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     done = writer.done()
     todo = [j for j in jobs if j[0] not in done]
     print(f"collect: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
-          f"with agent={agent_cfg['name']} into {root}" + (f"; {len(done)} already there, resuming" if done else ""))
+          f"with agent={agent_cfg['name']} into {root}"
+          + ("; all already collected" if done and not todo else f"; {len(done)} already there, resuming" if done else ""))
     include_xml = needs_xml(agent_cfg) or cfg.save_xml
     options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
     workers = max(1, min(cfg.env.num_envs, len(todo)))
