@@ -15,7 +15,7 @@ stage() {  # stage "description" command...
     printf '  $ %s\n' "$*"
     set +e; "$@"; local rc=$?; set -e
     if [ $rc -eq $NOT_BUILT ]; then
-        say "stopping here: this version of vlui cannot $what yet (see README, Roadmap). Nothing was trained."
+        say "stopping here: this version of vlui cannot $what yet (see README, Roadmap)."
         exit 0
     fi
     [ $rc -eq 0 ] || { say "failed: $*"; exit $rc; }
@@ -23,4 +23,6 @@ stage() {  # stage "description" command...
 
 stage "collect 210 expert demonstrations (6 tasks x 35 training snapshots)" $PY collect.py
 stage "train a policy (experiment=quickstart)" $PY train.py experiment=quickstart
-stage "evaluate it on the 10 held-out test snapshots" $PY evaluate.py checkpoint=checkpoints/quickstart/latest
+POLICY=checkpoints/quickstart/bc-tf_efficientnet_lite0-seed0/policy
+say "trained policy: $POLICY"
+stage "evaluate it on the 10 held-out test snapshots" $PY evaluate.py checkpoint=$POLICY

@@ -32,3 +32,17 @@ def run_python(*args: str, timeout: float = 300, env: dict | None = None) -> sub
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory) -> Path:
+    """A small collected dataset (2 tasks x 3 snapshots, expert), shared by the training tests."""
+    from vlui.cli import compose
+    from vlui.jobs import collect
+
+    data_dir = tmp_path_factory.mktemp("data")
+    cfg = compose("collect", [f"paths.data_dir={data_dir}", "dataset=tiny", "tasks=[airplane_on,open_clock]",
+                              "env.snapshots=[000,001,030]", "episodes_per_pair=2", "env.num_envs=1"],
+                  output_dir=data_dir / "run")
+    collect.run(cfg)
+    return data_dir / "tiny"

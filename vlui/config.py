@@ -115,6 +115,7 @@ class DataConfig:
     image_height: int = 256
     image_width: int = 128
     on_device: bool = True  # keep decoded frames on the accelerator when they fit
+    steps_per_epoch: int = 500  # an epoch is this many steps; checkpoints and validation happen at epoch ends
     collect_if_missing: bool = False
     augment: AugmentConfig = field(default_factory=AugmentConfig)
 
@@ -153,8 +154,10 @@ class TrainerConfig:
     num_nodes: int = 1
     precision: Any = "32-true"
     log_every_n_steps: int = 10
-    val_check_interval: Any = 500
-    check_val_every_n_epoch: Optional[int] = None
+    val_check_interval: Any = None
+    check_val_every_n_epoch: Optional[int] = 1
+    num_sanity_val_steps: int = 0
+    use_distributed_sampler: bool = False  # vlui's batch sampler shards batches across ranks itself
     gradient_clip_val: Optional[float] = None
     deterministic: bool = False
     fast_dev_run: Any = False
@@ -193,7 +196,7 @@ class TrainJobConfig:
     seed: int = 0
     compile: bool = False
     channels_last: bool = True
-    ckpt_path: Optional[str] = None  # resume from this Lightning checkpoint ("last" = the run's last.ckpt)
+    ckpt_path: Optional[str] = "auto"  # auto: resume from the run's last.ckpt if any | last | a path | null
     export: bool = True  # write a safetensors policy export next to the checkpoints
     paths: PathsConfig = field(default_factory=PathsConfig)
     algo: Any = MISSING

@@ -71,8 +71,10 @@ def test_agents_from_config() -> None:
     assert make_agent({"name": "random"}).act({}, {}).shape == (4,)
     with pytest.raises(VluiError, match="unknown agent 'oracle'"):
         make_agent({"name": "oracle"})
-    with pytest.raises(NotBuiltError):
+    with pytest.raises(VluiError, match="agent=policy needs a checkpoint"):
         make_agent({"name": "policy"})
+    with pytest.raises(NotBuiltError):
+        make_agent({"name": "text"})
 
 
 def test_expert_needs_the_xml() -> None:

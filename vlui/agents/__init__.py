@@ -21,7 +21,11 @@ def make_agent(cfg: dict[str, Any], seed: int = 0):
         from vlui.agents.random_agent import RandomAgent
 
         return RandomAgent(seed)
-    if name in ("policy", "text"):
+    if name == "policy":
+        from vlui.agents.policy_agent import PolicyAgent
+
+        return PolicyAgent(cfg.get("checkpoint"), cfg.get("device", "auto"))
+    if name == "text":
         raise NotBuiltError(f"agent={name} is not available in this version of vlui")
     raise VluiError(f"unknown agent {name!r}; choose from: {', '.join(AGENTS)}")
 

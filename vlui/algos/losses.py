@@ -1,0 +1,213 @@
+"""Loss functions for behaviour cloning (BC) and implicit Q-learning (IQL).
+
+Small pure functions on tensors, so each one can be tested against hand-computed values. They follow the IQL losses in
+B-MoCA (Appendix D, after Kostrikov et al. 2022) and CORL's single-file IQL; where they differ from the paper the
+docstring says so.
+
+Shapes: ``B`` is the batch size; actions are dual gestures in ``[-1, 1]^4``, so ``(B, 4)``; values, rewards and
+advantages are ``(B,)``.
+
+One IQL update, top to bottom::
+
+    adv     = q_target(o, a*) - v(o)                  # q_target from the target critic, detached
+    L_V     = value_loss(q_target, v, tau)
+    y       = td_target(r, done, v(o').detach(), gamma)
+    L_Q     = q_loss(q1(o, a*), q2(o, a*), y)
+    w       = advantage_weights(adv, beta, max_weight)
+    L_pi    = awr_actor_loss(pi(o, c), a*, w)
+    polyak_update(q_target_net, q_net, alpha)
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+__all__ = [
+    "bc_loss",
+    "expectile_loss",
+    "value_loss",
+    "td_target",
+    "q_loss",
+    "advantage_weights",
+    "awr_actor_loss",
+    "polyak_update",
+]
+
+
+def _check_same_shape(name_a: str, a: Tensor, name_b: str, b: Tensor) -> None:
+    # Broadcasting (B,) against (B, 1) silently gives (B, B) and a wrong loss, so shapes must match exactly.
+    if a.shape != b.shape:
+        raise ValueError(f"{name_a} and {name_b} must have the same shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+
+
+def _check_ndim(name: str, x: Tensor, ndim: int) -> None:
+    if x.dim() != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _check_actions(name: str, x: Tensor) -> None:
+    if x.dim() != 2 or x.shape[-1] != 4:
+        raise ValueError(f"{name} must have shape (B, 4) (a dual gesture per row), got {tuple(x.shape)}")
+
+
+def bc_loss(pred: Tensor, target: Tensor) -> Tensor:
+    """Behaviour-cloning loss: mean squared error over all action values.
+
+    Args:
+        pred: ``(B, 4)`` predicted actions.
+        target: ``(B, 4)`` demonstrated actions ``a*``.
+
+    Returns:
+        Scalar: the mean over the batch and the 4 action dimensions (equal to ``F.mse_loss(pred, target)``).
+    """
+    _check_actions("pred", pred)
+    _check_same_shape("pred", pred, "target", target)
+    return ((pred - target) ** 2).mean()
+
+
+def expectile_loss(diff: Tensor, tau: float) -> Tensor:
+    """Asymmetric squared loss ``L2^tau(u) = |tau - 1(u < 0)| * u^2``, averaged over the batch.
+
+    Sign convention: ``diff = Q - V``. Positive residuals (Q above V) are weighted by ``tau`` and negative ones by
+    ``1 - tau``, so with ``tau > 0.5`` V is pushed towards an upper expectile of Q (approaching the max over in-data
+    actions as ``tau -> 1``); ``tau = 0.5`` gives half the mean squared error, whose minimiser is the mean.
+
+    Args:
+        diff: ``(B,)`` residuals ``Q - V``.
+        tau: expectile in ``(0, 1)``.
+
+    Returns:
+        Scalar loss.
+    """
+    if not 0.0 < tau < 1.0:
+        raise ValueError(f"expectile tau must be in (0, 1), got {tau}")
+    _check_ndim("diff", diff, 1)
+    weight = torch.abs(tau - (diff < 0).to(diff.dtype))
+    return (weight * diff**2).mean()
+
+
+def value_loss(q_target: Tensor, v: Tensor, tau: float) -> Tensor:
+    """IQL value loss ``L_V = E[L2^tau(Q_hat(o, a*) - V(o))]``.
+
+    The caller passes ``q_target`` detached (from the target critic, in CORL the min of the twin targets): only V is
+    trained by this loss, and a gradient into Q here would let the critic chase V instead of the TD target.
+
+    Args:
+        q_target: ``(B,)`` target-critic values of the dataset actions, detached.
+        v: ``(B,)`` values ``V(o)``.
+        tau: expectile in ``(0, 1)``.
+    """
+    _check_ndim("q_target", q_target, 1)
+    _check_same_shape("q_target", q_target, "v", v)
+    return expectile_loss(q_target - v, tau)
+
+
+def td_target(reward: Tensor, done: Tensor, next_v: Tensor, discount: float) -> Tensor:
+    """One-step TD target ``y = r + gamma * (1 - done) * V(o')``.
+
+    Deviation: the paper writes ``r_t + gamma * V(o_{t+1})``; like CORL we mask the bootstrap at terminal steps so the
+    value of whatever follows the end of an episode does not leak into its last step. The caller passes ``next_v``
+    detached (the target is a regression label, not something to optimise).
+
+    Args:
+        reward: ``(B,)`` rewards.
+        done: ``(B,)`` 1 where the step ended the episode, else 0 (bool or float).
+        next_v: ``(B,)`` values ``V(o')``.
+        discount: ``gamma`` in ``[0, 1]``.
+
+    Returns:
+        ``(B,)`` targets.
+    """
+    if not 0.0 <= discount <= 1.0:
+        raise ValueError(f"discount must be in [0, 1], got {discount}")
+    _check_ndim("reward", reward, 1)
+    _check_same_shape("reward", reward, "done", done)
+    _check_same_shape("reward", reward, "next_v", next_v)
+    return reward + discount * (1.0 - done.to(reward.dtype)) * next_v
+
+
+def q_loss(q1: Tensor, q2: Tensor, target: Tensor) -> Tensor:
+    """Critic loss for twin Q-functions: ``mean((q1 - y)^2) + mean((q2 - y)^2)``.
+
+    The paper shows a single Q; CORL trains two critics (and uses their min as ``Q_hat``) and sums their losses, which
+    we follow. Summing rather than averaging keeps each critic's gradient the same as if it were trained alone.
+
+    Args:
+        q1, q2: ``(B,)`` critic values ``Q(o, a*)``.
+        target: ``(B,)`` TD targets from :func:`td_target` (no gradient).
+    """
+    _check_ndim("q1", q1, 1)
+    _check_same_shape("q1", q1, "target", target)
+    _check_same_shape("q2", q2, "target", target)
+    return ((q1 - target) ** 2).mean() + ((q2 - target) ** 2).mean()
+
+
+def advantage_weights(advantage: Tensor, beta: float, max_weight: float) -> Tensor:
+    """Advantage weights ``min(exp(beta * A), max_weight)`` for the actor loss.
+
+    Deviation: the paper's weight is ``exp(beta * A)`` unclamped; like CORL (``EXP_ADV_MAX = 100``) we clamp it, since
+    one large advantage would otherwise dominate a batch or overflow. The weights are labels for the actor, so they
+    are computed on the detached advantage: no gradient reaches Q or V through the actor loss.
+
+    Args:
+        advantage: ``(B,)`` ``A = Q_hat(o, a*) - V(o)``.
+        beta: inverse temperature, ``>= 0`` (0 gives plain BC).
+        max_weight: upper clamp, ``> 0``.
+
+    Returns:
+        ``(B,)`` weights with no gradient.
+    """
+    if beta < 0:
+        raise ValueError(f"inverse temperature beta must be >= 0, got {beta}")
+    if max_weight <= 0:
+        raise ValueError(f"max_weight must be > 0, got {max_weight}")
+    _check_ndim("advantage", advantage, 1)
+    return torch.exp(beta * advantage.detach()).clamp(max=max_weight)
+
+
+def awr_actor_loss(pred: Tensor, target: Tensor, weights: Tensor) -> Tensor:
+    """Advantage-weighted BC: ``mean_b(w_b * ||a_b - a*_b||^2)``.
+
+    The squared error is summed over the 4 action dimensions, per the paper's ``||a_t - a*_t||^2`` (so with all
+    weights 1 this is 4x :func:`bc_loss`). CORL's deterministic actor does the same.
+
+    Args:
+        pred: ``(B, 4)`` actions predicted by the actor.
+        target: ``(B, 4)`` demonstrated actions.
+        weights: ``(B,)`` from :func:`advantage_weights`.
+    """
+    _check_actions("pred", pred)
+    _check_same_shape("pred", pred, "target", target)
+    _check_ndim("weights", weights, 1)
+    if weights.shape[0] != pred.shape[0]:
+        raise ValueError(f"weights must have shape ({pred.shape[0]},), got {tuple(weights.shape)}")
+    sq_err = ((pred - target) ** 2).sum(dim=-1)  # (B,)
+    return (weights * sq_err).mean()
+
+
+def polyak_update(target: nn.Module, source: nn.Module, tau: float) -> None:
+    """In place soft update ``t <- (1 - tau) * t + tau * s`` of the target network's parameters.
+
+    Buffers (e.g. normalisation statistics) are not averaged but copied as is: they are statistics, not learned
+    weights. ``tau = 1`` makes the target an exact copy. Runs under ``no_grad`` so the update is not recorded.
+
+    Args:
+        target: network updated in place (e.g. the target critic).
+        source: network being trained, with the same architecture.
+        tau: step size in ``(0, 1]``.
+    """
+    if not 0.0 < tau <= 1.0:
+        raise ValueError(f"polyak tau must be in (0, 1], got {tau}")
+    t_params, s_params = list(target.parameters()), list(source.parameters())
+    t_bufs, s_bufs = list(target.buffers()), list(source.buffers())
+    if len(t_params) != len(s_params) or len(t_bufs) != len(s_bufs):
+        raise ValueError("target and source must have the same parameters and buffers")
+    # Check every shape before touching anything, so a mismatch cannot leave the target half updated.
+    for t, s in zip(t_params + t_bufs, s_params + s_bufs):
+        _check_same_shape("target tensor", t, "source tensor", s)
+    with torch.no_grad():
+        for t, s in zip(t_params, s_params):
+            t.mul_(1.0 - tau).add_(s, alpha=tau)
+        for t, s in zip(t_bufs, s_bufs):
+            t.copy_(s)

@@ -1,0 +1,177 @@
+"""BC and IQL as LightningModules over the VLUI policy.
+
+Both take plain, typed hyperparameters (dicts of numbers and strings), so their checkpoints reload without Hydra.
+Instruction embeddings are computed once, for the dataset's distinct instructions, when training starts; a batch
+carries instruction indices into that table.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from typing import Any
+
+import lightning as L
+import torch
+
+from vlui.algos import losses
+from vlui.algos.augment import color_jitter, random_shift
+from vlui.models.policy import Critics, PolicyConfig, VLUIPolicy
+
+
+class _Base(L.LightningModule):
+    def __init__(self, policy: dict[str, Any], algo: dict[str, Any], augment: dict[str, Any], seed: int = 0,
+                 channels_last: bool = True, compile: bool = False) -> None:
+        super().__init__()
+        self.save_hyperparameters()
+        self.policy = VLUIPolicy(PolicyConfig(**policy))
+        self.algo, self.augment = algo, augment
+        if channels_last:
+            self.policy.encoder.vision.backbone.to(memory_format=torch.channels_last)
+        self._forward = torch.compile(self.policy) if compile else self.policy
+        self.register_buffer("instr_tokens", torch.zeros(0), persistent=False)
+        self.register_buffer("feature_cache", torch.zeros(0), persistent=False)
+        self.register_buffer("instr_mask", torch.zeros(0, dtype=torch.bool), persistent=False)
+        self._last_time: float | None = None
+
+    # ------------------------------------------------------------------------------------------------ setup
+    def setup(self, stage: str) -> None:
+        dm = self.trainer.datamodule
+        dm.setup(stage)
+        tokens, mask = self.policy.text.table(dm.instructions)  # once per distinct instruction
+        self.instr_tokens, self.instr_mask = tokens.to(self.device), mask.to(self.device)
+        if self.caches_features:
+            self.feature_cache = self._backbone_features(dm.frames)
+
+    @property
+    def caches_features(self) -> bool:
+        """A frozen backbone and no augmentation: every frame's feature map is computed once, before training."""
+        return (self.policy.encoder.vision.frozen and not self.augment.get("random_shift", 0)
+                and not self.augment.get("color_jitter", 0.0))
+
+    @torch.no_grad()
+    def _backbone_features(self, frames: torch.Tensor, batch: int = 256) -> torch.Tensor:
+        vision = self.policy.encoder.vision.to(self.device)
+        out = [vision.feature_map(frames[i:i + batch].to(self.device)) for i in range(0, len(frames), batch)]
+        return torch.cat(out)
+
+    def features(self, batch: dict[str, torch.Tensor], text, mask, key: str = "images", train: bool = True):
+        """Fused ``(B, d)`` features of the batch's screens (from the feature cache when there is one)."""
+        encoder = self.policy.encoder
+        if self.feature_cache.numel():
+            frame = batch["frame" if key == "images" else "next_frame"].to(self.feature_cache.device)
+            return encoder.from_feature_map(self.feature_cache[frame], text, mask)
+        return encoder(self.images(batch, key, train), text, mask)
+
+    def text(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.instr_tokens[index], self.instr_mask[index]
+
+    def images(self, batch: dict[str, torch.Tensor], key: str = "images", train: bool = True) -> torch.Tensor:
+        x = batch[key]
+        if train:
+            g = torch.Generator().manual_seed(self.hparams.seed * 1_000_003 + self.global_step)
+            x = random_shift(x, self.augment.get("random_shift", 0), g)
+            x = color_jitter(x, self.augment.get("color_jitter", 0.0), g)
+        return x
+
+    def configure_optimizers(self):
+        optim = self.algo["optim"]
+        params = [p for p in self.parameters() if p.requires_grad]
+        opt = torch.optim.Adam(params, lr=optim["lr"], betas=tuple(optim.get("betas", (0.9, 0.999))),
+                               weight_decay=optim.get("weight_decay", 0.0))
+        total = max(1, self.trainer.max_steps if self.trainer.max_steps > 0 else 1)
+        warmup = optim.get("warmup_steps", 0)
+
+        def factor(step: int) -> float:
+            if step < warmup:
+                return (step + 1) / warmup
+            if optim.get("scheduler", "cosine") == "constant":
+                return 1.0
+            progress = min(1.0, (step - warmup) / max(1, total - warmup))
+            return 0.5 * (1 + math.cos(math.pi * progress))
+
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+
+    def _throughput(self, batch_size: int) -> None:
+        now = time.perf_counter()
+        if self._last_time is not None:
+            self.log("train/samples_per_s", batch_size / max(now - self._last_time, 1e-9), prog_bar=False)
+        self._last_time = now
+
+
+class BCModule(_Base):
+    """Behaviour cloning: mean squared error to the demonstrated dual-gesture."""
+
+    def training_step(self, batch, batch_idx):
+        text, mask = self.text(batch["instruction"])
+        if self.feature_cache.numel():
+            pred = self.policy.act_from_features(self.features(batch, text, mask))
+        else:
+            pred = self._forward(self.images(batch), text, mask)
+        loss = losses.bc_loss(pred, batch["actions"])
+        self.log("train/bc_loss", loss, prog_bar=True)
+        self._throughput(len(pred))
+        return loss
+
+    def validation_step(self, batch, batch_idx):
+        text, mask = self.text(batch["instruction"])
+        pred = self.policy.act_from_features(self.features(batch, text, mask, train=False))
+        self.log("val/bc_loss", losses.bc_loss(pred, batch["actions"]), prog_bar=True)
+
+
+class IQLModule(_Base):
+    """Implicit Q-learning (Kostrikov et al. 2022; B-MoCA App. E.3).
+
+    Deviations from the paper, as CORL does them: twin Q heads (the minimum of the target pair is used), a
+    Polyak-averaged target Q, advantage weights clipped at ``max_weight``, and the TD target masked by ``done``.
+    One Adam optimises the sum of the three losses; each loss only reaches its own heads because every cross-term
+    is detached. With ``share_encoders`` the critics read the policy's encoder features (trained by all three
+    losses); otherwise they have an encoder of their own.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        cfg = self.policy.cfg
+        self.critics = Critics(cfg, self.policy.text.dim, list(cfg.head_dims), own_encoder=not self.algo[
+            "share_encoders"])
+        self.target_critics = copy.deepcopy(self.critics).requires_grad_(False)
+
+    def _features(self, critics: Critics, batch, text, mask, key: str = "images"):
+        if critics.encoder is None:
+            return self.features(batch, text, mask, key)
+        return critics.encoder(self.images(batch, key), text, mask)
+
+    def training_step(self, batch, batch_idx):
+        a = self.algo
+        text, mask = self.text(batch["instruction"])
+        feats = self._features(self.critics, batch, text, mask)
+        with torch.no_grad():
+            target_feats = self._features(self.target_critics, batch, text, mask)
+            tq1, tq2 = self.target_critics.q(target_feats, batch["actions"])
+            target_q = torch.minimum(tq1, tq2)
+            next_v = self.critics.value(self._features(self.critics, batch, text, mask, "next_images"))
+        v = self.critics.value(feats)
+        v_loss = losses.value_loss(target_q, v, a["expectile"])
+        q1, q2 = self.critics.q(feats, batch["actions"])
+        q_loss = losses.q_loss(q1, q2, losses.td_target(batch["rewards"], batch["dones"], next_v, a["discount"]))
+        weights = losses.advantage_weights(target_q - v.detach(), a["beta"], a["max_weight"])
+        shared = self.critics.encoder is None  # the actor's features are the critics' features
+        pred = self.policy.act_from_features(feats if shared else self.features(batch, text, mask))
+        actor_loss = losses.awr_actor_loss(pred, batch["actions"], weights)
+        self.log_dict({"train/v_loss": v_loss, "train/q_loss": q_loss, "train/actor_loss": actor_loss,
+                       "train/bc_loss": losses.bc_loss(pred.detach(), batch["actions"])}, prog_bar=True)
+        self._throughput(len(pred))
+        return v_loss + q_loss + actor_loss
+
+    def on_train_batch_end(self, outputs, batch, batch_idx) -> None:
+        losses.polyak_update(self.target_critics, self.critics, self.algo["polyak"])
+
+    def validation_step(self, batch, batch_idx):
+        text, mask = self.text(batch["instruction"])
+        pred = self.policy.act_from_features(self.features(batch, text, mask, train=False))
+        self.log("val/bc_loss", losses.bc_loss(pred, batch["actions"]), prog_bar=True)
+
+
+ALGOS = {"bc": BCModule, "iql": IQLModule}

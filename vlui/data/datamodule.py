@@ -1,0 +1,172 @@
+"""Training data: a collected dataset decoded once into uint8 tensors, batched by index.
+
+Every screen PNG is decoded a single time at setup and kept as one ``(N, H, W, 3)`` uint8 tensor (on the GPU when
+there is one, ``data.on_device`` is set and it fits); a batch is a gather from it, never a decode. Rows are split
+into train and validation by episode. Samples are transitions ``(o, a, r, o', done, instruction)``: BC uses the
+first two, IQL all of them.
+
+Batches come from :class:`EpochBatches`, whose order depends only on the seed and the epoch number: an epoch is
+``steps_per_epoch`` steps and checkpoints are written at epoch ends, so a run that is killed and resumed from its
+last checkpoint sees exactly the batches the uninterrupted run would have.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+from PIL import Image
+from torch.utils.data import DataLoader, Sampler
+
+from vlui.data.format import decode_png, read_dataset
+from vlui.errors import VluiError
+
+
+@dataclass
+class Transitions:
+    """Index arrays over the frame tensor, one entry per sample (length M)."""
+
+    obs: torch.Tensor  # (M,) int64 row of o
+    next_obs: torch.Tensor  # (M,) int64 row of o'
+    actions: torch.Tensor  # (M, 4) float32
+    rewards: torch.Tensor  # (M,) float32
+    dones: torch.Tensor  # (M,) float32, 1 where the episode ended after the action
+    instruction: torch.Tensor  # (M,) int64 index into the instruction list
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    def to(self, device) -> Transitions:
+        return Transitions(*(getattr(self, f).to(device) for f in self.__dataclass_fields__))
+
+
+class EpochBatches(Sampler[list[int]]):
+    """``steps_per_epoch`` batches of ``batch_size`` indices into ``n`` samples; the order is a function of
+    ``(seed, epoch)`` alone. Under DDP each rank takes its own slice of every batch."""
+
+    def __init__(self, n: int, batch_size: int, steps_per_epoch: int, seed: int, rank: int = 0, world: int = 1):
+        self.n, self.batch_size, self.steps, self.seed = n, batch_size, steps_per_epoch, seed
+        self.rank, self.world = rank, world
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return self.steps
+
+    def __iter__(self):
+        g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch)
+        need = self.steps * self.batch_size * self.world
+        order = torch.cat([torch.randperm(self.n, generator=g) for _ in range(-(-need // self.n))])[:need]
+        per_rank = self.batch_size
+        for step in range(self.steps):
+            start = (step * self.world + self.rank) * per_rank
+            yield order[start:start + per_rank].tolist()
+
+
+class DemoDataModule(L.LightningDataModule):
+    def __init__(self, path: str, batch_size: int = 64, val_fraction: float = 0.1, image_height: int = 256,
+                 image_width: int = 128, on_device: bool = True, steps_per_epoch: int = 500, seed: int = 0,
+                 val_batches: int = 8) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.batch_size, self.val_fraction = batch_size, val_fraction
+        self.image_size = (image_height, image_width)
+        self.on_device, self.steps_per_epoch, self.seed, self.val_batches = on_device, steps_per_epoch, seed, \
+            val_batches
+        self.frames: torch.Tensor | None = None
+        self.instructions: list[str] = []
+        self.train_set: Transitions | None = None
+        self.val_set: Transitions | None = None
+
+    # ------------------------------------------------------------------------------------------------ loading
+    def setup(self, stage: str | None = None) -> None:
+        if self.frames is not None:
+            return
+        info, table = read_dataset(self.path)
+        h, w = self.image_size
+        stored = (info["image"]["height"], info["image"]["width"])
+
+        def decode(data: bytes) -> np.ndarray:
+            img = decode_png(data)
+            if stored != (h, w):
+                img = np.asarray(Image.fromarray(img).resize((w, h), Image.BILINEAR))
+            return img
+
+        with ThreadPoolExecutor(max_workers=4) as pool:  # PNG decoding releases the GIL
+            frames = list(pool.map(decode, table.column("screen").to_pylist()))
+        self.frames = torch.from_numpy(np.stack(frames))
+        episode = table.column("episode_id").to_numpy()
+        is_last = table.column("is_last").to_numpy(zero_copy_only=False)
+        self.instructions = sorted(set(table.column("instruction").to_pylist()))
+        instr_index = {s: i for i, s in enumerate(self.instructions)}
+        rows = np.flatnonzero(~is_last)  # every row with an action; its next row is o'
+        actions = _actions(table)
+        samples = Transitions(
+            obs=torch.from_numpy(rows),
+            next_obs=torch.from_numpy(rows + 1),
+            actions=torch.from_numpy(actions[rows]),
+            rewards=torch.from_numpy(table.column("reward").to_numpy()[rows].astype(np.float32)),
+            dones=torch.from_numpy(table.column("done").to_numpy(zero_copy_only=False)[rows].astype(np.float32)),
+            instruction=torch.tensor([instr_index[s] for s in np.asarray(table.column("instruction").to_pylist())[
+                rows]], dtype=torch.int64),
+        )
+        # split by episode, so no episode is in both sets
+        episodes = np.unique(episode)
+        rng = np.random.default_rng(self.seed)
+        n_val = int(round(len(episodes) * self.val_fraction))
+        n_val = min(max(n_val, 1 if self.val_fraction > 0 and len(episodes) > 1 else 0), len(episodes) - 1)
+        val_eps = set(rng.permutation(episodes)[:n_val].tolist())
+        in_val = torch.from_numpy(np.isin(episode[rows], list(val_eps)))
+        self.train_set = _select(samples, ~in_val)
+        self.val_set = _select(samples, in_val)
+        if len(self.train_set) == 0:
+            raise VluiError(f"{self.path} has no training samples (episodes: {len(episodes)}); collect more episodes")
+        if self.on_device and torch.cuda.is_available():
+            free, _ = torch.cuda.mem_get_info()
+            if self.frames.numel() < 0.5 * free:  # leave room for the model
+                self.frames = self.frames.cuda()
+                self.train_set, self.val_set = self.train_set.to("cuda"), self.val_set.to("cuda")
+
+    # ------------------------------------------------------------------------------------------------ batches
+    def batch(self, samples: Transitions, idx: torch.Tensor, next_obs: bool = True) -> dict[str, torch.Tensor]:
+        idx = idx.to(samples.obs.device)
+        obs, nxt = samples.obs[idx], samples.next_obs[idx]
+        out = {"images": self.frames[obs.to(self.frames.device)], "frame": obs, "actions": samples.actions[idx],
+               "rewards": samples.rewards[idx], "dones": samples.dones[idx], "instruction": samples.instruction[idx]}
+        if next_obs:
+            out["next_images"], out["next_frame"] = self.frames[nxt.to(self.frames.device)], nxt
+        return out
+
+    def train_dataloader(self) -> DataLoader:
+        trainer = self.trainer
+        rank, world = (trainer.global_rank, trainer.world_size) if trainer is not None else (0, 1)
+        sampler = EpochBatches(len(self.train_set), self.batch_size, self.steps_per_epoch, self.seed, rank, world)
+        return DataLoader(range(len(self.train_set)), batch_sampler=sampler,
+                          collate_fn=lambda idx: self.batch(self.train_set, torch.tensor(idx)))
+
+    def val_dataloader(self) -> DataLoader:
+        n = len(self.val_set)
+        if n == 0:
+            return DataLoader([])
+        chunks = [list(range(i, min(i + self.batch_size, n))) for i in range(0, n, self.batch_size)]
+        return DataLoader(chunks[: self.val_batches], batch_size=None,
+                          collate_fn=lambda idx: self.batch(self.val_set, torch.tensor(idx)))
+
+
+def _actions(table) -> np.ndarray:
+    """The ``action`` column as ``(rows, 4)`` float32, NaN on the final-observation rows."""
+    out = np.full((table.num_rows, 4), np.nan, dtype=np.float32)
+    for i, a in enumerate(table.column("action").to_pylist()):
+        if a is not None:
+            out[i] = a
+    return out
+
+
+def _select(s: Transitions, mask: torch.Tensor) -> Transitions:
+    return Transitions(*(getattr(s, f)[mask] for f in s.__dataclass_fields__))

@@ -1,0 +1,1 @@
+"""Neural network modules of the VLUI policy: encoders, fusion and heads."""

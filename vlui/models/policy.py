@@ -1,0 +1,186 @@
+"""The VLUI policy (B-MoCA App. C.2) and IQL's critics, as plain ``nn.Module``s that know nothing of Lightning.
+
+Image tokens come from a timm encoder, instruction tokens from a frozen text encoder; multi-head cross-attention
+with the text tokens as queries and the image tokens as keys and values fuses them, pooled over the text tokens to
+one vector; an MLP (1024, 1024, 4) with tanh gives the dual-gesture.
+
+A policy is rebuilt from its :class:`PolicyConfig` alone, so an export is a JSON config plus safetensors weights:
+no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from vlui.errors import VluiError
+from vlui.models.text import InstructionCache, TextEncoder
+from vlui.models.vision import VisionEncoder
+
+EXPORT_VERSION = 1
+ACTION_CONVENTION = "dual-gesture (touch_y, touch_x, lift_y, lift_x) in [-1, 1]; screen position p = (a + 1) / 2"
+
+
+@dataclass
+class PolicyConfig:
+    vision: str = "efficientnet_b0"
+    vision_pretrained: str | None = None
+    vision_freeze: bool = False
+    text_kind: str = "t5"
+    text_name_or_path: str | None = None
+    text_size: str = "small"
+    text_max_length: int = 64
+    hidden_dim: int = 768
+    num_heads: int = 8
+    head_dims: list[int] = field(default_factory=lambda: [1024, 1024])
+    dropout: float = 0.0
+    image_height: int = 256
+    image_width: int = 128
+
+    @classmethod
+    def from_model_cfg(cls, model: Any, image_height: int, image_width: int) -> PolicyConfig:
+        """From the ``model`` config group (``configs/model``) and the data's image size."""
+        return cls(vision=model.vision.name, vision_pretrained=model.vision.pretrained,
+                   vision_freeze=model.vision.freeze, text_kind=model.text.kind,
+                   text_name_or_path=model.text.name_or_path, text_size=model.text.size,
+                   text_max_length=model.text.max_length, hidden_dim=model.hidden_dim, num_heads=model.num_heads,
+                   head_dims=list(model.head_dims), dropout=model.dropout, image_height=image_height,
+                   image_width=image_width)
+
+
+def mlp(in_dim: int, hidden: list[int], out_dim: int, dropout: float = 0.0) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for h in hidden:
+        layers += [nn.Linear(in_dim, h), nn.ReLU(), nn.Dropout(dropout)] if dropout else [nn.Linear(in_dim, h),
+                                                                                          nn.ReLU()]
+        in_dim = h
+    layers.append(nn.Linear(in_dim, out_dim))
+    return nn.Sequential(*layers)
+
+
+class Fusion(nn.Module):
+    """Cross-attention: text tokens ``(B, L, d)`` attend to image tokens ``(B, N, d)``; masked mean over the text
+    tokens -> ``(B, d)``."""
+
+    def __init__(self, dim: int, heads: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        if dim % heads:
+            raise VluiError(f"model.hidden_dim ({dim}) must be divisible by model.num_heads ({heads})")
+        self.attn = nn.MultiheadAttention(dim, heads, dropout=dropout, batch_first=True)
+        self.norm = nn.LayerNorm(dim)
+
+    def forward(self, text: torch.Tensor, mask: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
+        attended, _ = self.attn(text, image, image, need_weights=False)
+        x = self.norm(text + attended)
+        m = mask.unsqueeze(-1).to(x.dtype)
+        return (x * m).sum(1) / m.sum(1).clamp(min=1.0)
+
+
+class Encoder(nn.Module):
+    """(screen, instruction tokens) -> one ``(B, d)`` vector: vision encoder, text projection, fusion."""
+
+    def __init__(self, cfg: PolicyConfig, text_dim: int, load_pretrained: bool = True) -> None:
+        super().__init__()
+        self.vision = VisionEncoder(cfg.vision, cfg.hidden_dim, cfg.vision_pretrained if load_pretrained else None,
+                                    cfg.vision_freeze)
+        self.text_proj = nn.Linear(text_dim, cfg.hidden_dim)
+        self.fusion = Fusion(cfg.hidden_dim, cfg.num_heads, cfg.dropout)
+
+    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``(B, H, W, 3)`` uint8, ``(B, L, Dt)``, ``(B, L)`` bool -> ``(B, d)``."""
+        return self.from_feature_map(self.vision.feature_map(images), text, mask)
+
+    def from_feature_map(self, fmap: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The same from the image backbone's ``(B, C, h, w)`` output (precomputed when the backbone is frozen)."""
+        return self.fusion(self.text_proj(text), mask, self.vision.tokens(fmap))
+
+
+class VLUIPolicy(nn.Module):
+    def __init__(self, cfg: PolicyConfig, load_pretrained: bool = True) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.text = InstructionCache(TextEncoder.from_config(cfg.text_kind, cfg.text_name_or_path, cfg.text_size,
+                                                             cfg.text_max_length))
+        self.encoder = Encoder(cfg, self.text.encoder.dim, load_pretrained)
+        self.head = mlp(cfg.hidden_dim, list(cfg.head_dims), 4, cfg.dropout)
+
+    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``(B, H, W, 3)`` uint8 screens and instruction tokens -> ``(B, 4)`` actions in [-1, 1]."""
+        return self.act_from_features(self.encoder(images, text, mask))
+
+    def act_from_features(self, features: torch.Tensor) -> torch.Tensor:
+        """``(B, d)`` fused features -> ``(B, 4)`` actions."""
+        return torch.tanh(self.head(features))
+
+    @torch.no_grad()
+    def select_action(self, screens: np.ndarray | torch.Tensor, instructions: list[str]) -> np.ndarray:
+        """Rollouts: ``(B, H, W, 3)`` uint8 screens and their instructions -> ``(B, 4)`` float32 actions."""
+        device = next(self.encoder.parameters()).device
+        images = torch.as_tensor(np.asarray(screens), device=device)
+        if images.shape[1:3] != (self.cfg.image_height, self.cfg.image_width):
+            raise VluiError(f"the policy takes {self.cfg.image_height}x{self.cfg.image_width} screens, got "
+                            f"{images.shape[1]}x{images.shape[2]}: set env.observation_height/width to match")
+        text, mask = self.text.lookup(list(instructions))
+        return self(images, text.to(device), mask.to(device)).float().cpu().numpy()
+
+
+class Critics(nn.Module):
+    """IQL's twin ``Q(o, c, a)`` and ``V(o, c)`` heads on encoder features; their own encoder unless shared."""
+
+    def __init__(self, cfg: PolicyConfig, text_dim: int, hidden: list[int], own_encoder: bool) -> None:
+        super().__init__()
+        self.encoder = Encoder(cfg, text_dim) if own_encoder else None
+        d = cfg.hidden_dim
+        self.q1 = mlp(d + 4, hidden, 1)
+        self.q2 = mlp(d + 4, hidden, 1)
+        self.v = mlp(d, hidden, 1)
+
+    def q(self, features: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = torch.cat([features, actions], dim=-1)
+        return self.q1(x).squeeze(-1), self.q2(x).squeeze(-1)
+
+    def value(self, features: torch.Tensor) -> torch.Tensor:
+        return self.v(features).squeeze(-1)
+
+
+def export_policy(policy: VLUIPolicy, directory: str | Path, metadata: dict[str, Any] | None = None) -> Path:
+    """Write ``config.json`` and ``model.safetensors`` (the whole policy, the frozen text encoder included)."""
+    from safetensors.torch import save_model
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    save_model(policy, str(directory / "model.safetensors"))  # stores tied weights (T5's embeddings) once
+    config = {"export_version": EXPORT_VERSION, "policy": asdict(policy.cfg), "action": ACTION_CONVENTION,
+              "observation": {"screen": [policy.cfg.image_height, policy.cfg.image_width, 3], "dtype": "uint8"},
+              **(metadata or {})}
+    (directory / "config.json").write_text(json.dumps(config, indent=2))
+    return directory
+
+
+def load_policy(directory: str | Path, device: str | torch.device = "cpu") -> VLUIPolicy:
+    """A policy from an export folder. Reads JSON and safetensors only: nothing is unpickled."""
+    from safetensors.torch import load_model
+
+    directory = Path(directory)
+    if directory.is_dir() and (directory / "policy").is_dir():
+        directory = directory / "policy"  # the run's checkpoint folder
+    cfg_path, weights = directory / "config.json", directory / "model.safetensors"
+    if not cfg_path.exists() or not weights.exists():
+        raise VluiError(f"{directory} is not a policy export (config.json and model.safetensors): point to "
+                        "checkpoints/<experiment>/<run>/policy")
+    config = json.loads(cfg_path.read_text())
+    if config.get("export_version") != EXPORT_VERSION:
+        raise VluiError(f"{directory} was exported in format {config.get('export_version')}, this vlui reads "
+                        f"{EXPORT_VERSION}")
+    policy = VLUIPolicy(PolicyConfig(**config["policy"]), load_pretrained=False)
+    missing, unexpected = load_model(policy, str(weights), strict=False)
+    if missing or unexpected:
+        raise VluiError(f"{weights} does not match its config (missing {sorted(missing)[:3]}, unexpected "
+                        f"{sorted(unexpected)[:3]})")
+    return policy.to(device).eval()
