@@ -21,6 +21,9 @@ import numpy as np
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.text import Element, parse_xml
 from vlui.errors import VluiError
+from vlui.sim.apps.dialer import KEY_IDS
+from vlui.sim.apps.launcher import LAUNCHABLE
+from vlui.sim.apps.settings import TOP
 from vlui.sim.i18n import Locale, get_locale
 from vlui.tasks.catalog import Task
 
@@ -29,18 +32,10 @@ SETTINGS = "com.android.settings"
 CLOCK = "com.google.android.deskclock"
 DIALER = "com.google.android.dialer"
 SYSTEMUI = "com.android.systemui"
-PACKAGES = {
-    "calendar": "com.google.android.calendar", "camera": "com.android.camera2", "chrome": "com.android.chrome",
-    "clock": CLOCK, "contacts": "com.android.contacts", "files": "com.google.android.documentsui",
-    "gmail": "com.google.android.gm", "maps": "com.google.android.apps.maps",
-    "messages": "com.google.android.apps.messaging", "phone": DIALER, "photos": "com.google.android.apps.photos",
-    "play_music": "com.google.android.music", "settings": SETTINGS, "youtube": "com.google.android.youtube",
-}
-# Settings' top-level rows in order (used to scroll straight to a row that is not on screen yet)
-SETTINGS_TOP = ("network", "connected", "apps", "battery", "display", "sound", "storage", "privacy", "location",
-                "security", "accounts", "accessibility", "wellbeing", "google", "system", "about")
-KEY_IDS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
-           "8": "eight", "9": "nine", "*": "star", "#": "pound"}
+# What a real Android 10 Pixel shows: the launcher apps' order in Settings and the dial pad's resource ids. The
+# simulated phone is built from the same tables.
+SETTINGS_TOP = tuple(key for key, _, _ in TOP)
+APPS = LAUNCHABLE
 
 
 class Stuck(VluiError):
@@ -361,7 +356,7 @@ def _call(number: str):
 
 
 PLANS = {
-    **{f"open_{app}": _open(app) for app in PACKAGES},
+    **{f"open_{app}": _open(app) for app in APPS if app != "play_store"},
     "airplane_on": _airplane_on,
     "add_language": _add_language,
     "brightness_down": _brightness_down,
