@@ -233,6 +233,10 @@ class EvaluateJobConfig:
     episodes_per_pair: int = 1  # episodes per (task, snapshot) in each run
     video: str = "none"  # "none" | "failures" | "all"
     resume: bool = True
+    parallel_envs: int = 16  # environments stepped side by side (one batched policy forward per step)
+    adaptive_metrics: bool = True  # AndroidArena's TR/TCR/RRR against the expert's trajectory (runs the expert)
+    gamma: float = 0.9  # TR's discount
+    name: str = "eval"  # names the output folder outputs/evaluate/<name>
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)

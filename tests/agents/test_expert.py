@@ -8,7 +8,7 @@ import pytest
 from vlui.agents import make_agent
 from vlui.agents.expert import ExpertAgent
 from vlui.env.env import make_env
-from vlui.errors import NotBuiltError, VluiError
+from vlui.errors import VluiError
 from vlui.sim.snapshot import snapshot_ids
 from vlui.sim.ui import hit
 from vlui.tasks.catalog import task_set
@@ -73,7 +73,7 @@ def test_agents_from_config() -> None:
         make_agent({"name": "oracle"})
     with pytest.raises(VluiError, match="agent=policy needs a checkpoint"):
         make_agent({"name": "policy"})
-    with pytest.raises(NotBuiltError):
+    with pytest.raises(VluiError, match="agent=text needs agent.url"):
         make_agent({"name": "text"})
 
 

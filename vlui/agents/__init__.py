@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vlui.errors import NotBuiltError, VluiError
+from vlui.errors import VluiError
 
 AGENTS = ("expert", "random", "policy", "text")
 
@@ -26,7 +26,10 @@ def make_agent(cfg: dict[str, Any], seed: int = 0):
 
         return PolicyAgent(cfg.get("checkpoint"), cfg.get("device", "auto"))
     if name == "text":
-        raise NotBuiltError(f"agent={name} is not available in this version of vlui")
+        from vlui.agents.text_agent import TextAgent
+
+        return TextAgent(cfg.get("url"), cfg.get("model"), cfg.get("api_key_env", "OPENAI_API_KEY"),
+                         cfg.get("timeout_s", 60.0))
     raise VluiError(f"unknown agent {name!r}; choose from: {', '.join(AGENTS)}")
 
 

@@ -1,14 +1,148 @@
-"""The ``evaluate`` job (``python evaluate.py``)."""
+"""The ``evaluate`` job (``python evaluate.py``): an agent on held-out snapshots, with honest statistics.
+
+Default: the B-MoCA protocol, the six representative tasks on the test snapshots (100–109), 3 runs with different
+seeds. Episodes run in ``parallel_envs`` environments side by side with one batched policy forward per step. Every
+finished episode is appended to ``episodes.jsonl`` in the output folder at once; running the same command again
+skips the episodes already there. At the end: ``results.json``, ``results.md``, plots, optional GIFs.
+"""
 
 from __future__ import annotations
 
-from omegaconf import DictConfig
+import json
+from pathlib import Path
+from typing import Any
 
-from vlui.errors import NotBuiltError
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
 
-NOT_BUILT = "evaluation needs the environment, the agents and the metrics, which this version of vlui does not have yet (see the README's roadmap)"
+from vlui.agents import make_agent, needs_xml
+from vlui.devices import resolve_snapshots
+from vlui.env.env import make_env
+from vlui.errors import VluiError
+from vlui.eval import report
+from vlui.eval.metrics import adaptive_metrics, repeat_ratio
+from vlui.eval.runner import Job, run_jobs
+from vlui.sim.snapshot import load_snapshot
+from vlui.tasks.catalog import resolve_tasks
 
 
-def run(cfg: DictConfig) -> dict:
-    """Run the job described by a composed ``configs/evaluate.yaml``."""
-    raise NotBuiltError(f"evaluate: {NOT_BUILT}")
+def _plain(value: Any) -> Any:
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+
+
+def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
+    tasks = [t.id for t in resolve_tasks(_plain(cfg.tasks), backend=cfg.env.backend)]
+    snaps = resolve_snapshots(_plain(cfg.env.snapshots))
+    if cfg.runs < 1 or cfg.episodes_per_pair < 1:
+        raise VluiError("runs and episodes_per_pair must be at least 1")
+    jobs = [Job(run, task, snap, k, cfg.seed * 1_000_003 + run * 10_007 + i)
+            for run in range(cfg.runs)
+            for i, (task, snap, k) in enumerate((t, s, k) for t in tasks for s in snaps
+                                                for k in range(cfg.episodes_per_pair))]
+    return tasks, snaps, jobs
+
+
+def references(tasks: list[str], snaps: list[str], env_cfg: dict) -> dict[tuple[str, str], list[str]]:
+    """The expert's action tokens per (task, snapshot): the reference trajectories of the adaptive metrics."""
+    refs: dict[tuple[str, str], list[str]] = {}
+
+    def keep(record: dict[str, Any]) -> None:
+        if record["success"]:
+            refs[(record["task"], record["snapshot"])] = record["tokens"]
+
+    jobs = [Job(0, t, s, 0, 0) for t in tasks for s in snaps]
+    run_jobs(jobs, lambda: make_env(env_cfg, tasks, include_xml=True), lambda: make_agent({"name": "expert"}),
+             slots=8, on_done=keep)
+    return refs
+
+
+def run(cfg: DictConfig) -> dict[str, Any]:
+    tasks, snaps, jobs = plan(cfg)
+    env_cfg = _plain(cfg.env)
+    agent_cfg = {**_plain(cfg.agent)}
+    if agent_cfg["name"] == "policy":
+        agent_cfg["checkpoint"] = agent_cfg.get("checkpoint") or cfg.checkpoint
+    out = Path(cfg.paths.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    recipe = {"tasks": tasks, "snapshots": snaps, "runs": cfg.runs, "episodes_per_pair": cfg.episodes_per_pair,
+              "seed": cfg.seed, "agent": agent_cfg, "env": {k: env_cfg.get(k) for k in (
+                  "backend", "observation_height", "observation_width", "tap_threshold", "y_distance_scale")}}
+    log = out / "episodes.jsonl"
+    done = _resume(out, recipe)
+    todo = [j for j in jobs if j.key not in done]
+    agent = make_agent(agent_cfg)  # a missing or incompatible checkpoint fails here, in one line, before anything runs
+    if agent_cfg["name"] == "policy":
+        want = (agent.policy.cfg.image_height, agent.policy.cfg.image_width)
+        have = (env_cfg["observation_height"], env_cfg["observation_width"])
+        if want != have:
+            raise VluiError(f"the policy takes {want[0]}x{want[1]} screens but the environment gives {have[0]}x"
+                            f"{have[1]}: add env.observation_height={want[0]} env.observation_width={want[1]}")
+    agents = iter([agent])
+    print(f"evaluate: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair} x "
+          f"{cfg.runs} runs) with agent={agent_cfg['name']} -> {out}"
+          + (f"; {len(done)} already done, resuming" if done else ""))
+    include_xml = needs_xml(agent_cfg) or cfg.adaptive_metrics
+    bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
+    videos = out / "videos"
+    with open(log, "a", encoding="utf-8") as f:
+        def save(record: dict[str, Any]) -> None:
+            frames = record.pop("frames", None)
+            if frames and (cfg.video == "all" or (cfg.video == "failures" and not record["success"])):
+                videos.mkdir(exist_ok=True)
+                name = f"{record['task']}_{Path(record['snapshot']).stem}_run{record['run']}_ep{record['episode']}.gif"
+                report.gif(frames, record["actions"], videos / name)
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+            done[record["key"]] = record
+            bar.update(1)
+
+        try:
+            run_jobs(todo, lambda: make_env(env_cfg, tasks, include_xml=include_xml),
+                     lambda: next(agents, None) or make_agent(agent_cfg),
+                     slots=cfg.parallel_envs, on_done=save, record_frames=cfg.video != "none")
+        except KeyboardInterrupt:
+            bar.close()
+            raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {log}; run the same "
+                            "command again to finish") from None
+    bar.close()
+    records = [done[j.key] for j in jobs if j.key in done]
+    if cfg.adaptive_metrics and records:
+        refs = references(tasks, snaps, env_cfg)
+        for r in records:
+            ref = refs.get((r["task"], r["snapshot"]))
+            if ref and r["tokens"]:
+                a = adaptive_metrics(ref, r["tokens"], cfg.gamma)
+                r["adaptive"] = {"tr": a.tr, "tr_normalised": a.tr_normalised, "tcr": a.tcr, "rrr": a.rrr,
+                                 "repeat_ratio": repeat_ratio(r["tokens"])}
+    splits = {s: load_snapshot(s).split for s in snaps}
+    result = report.aggregate(records, splits, {
+        "agent": agent_cfg["name"], "checkpoint": agent_cfg.get("checkpoint"),
+        "config": OmegaConf.to_container(cfg, resolve=True)})
+    paths = report.write(result, out)
+    print(report.table(result))
+    print(f"\nevaluate: results in {paths['json']} and {paths['md']}" + (f"; GIFs in {videos}" if videos.exists()
+                                                                         else ""))
+    return {k: result[k] for k in ("success_rate", "episodes")} | {"results": str(paths["json"])}
+
+
+def _resume(out: Path, recipe: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Episodes already evaluated in ``out`` with the same recipe."""
+    meta, log = out / "recipe.json", out / "episodes.jsonl"
+    if meta.exists():
+        if json.loads(meta.read_text()) != recipe:
+            raise VluiError(f"{out} holds an evaluation with other settings: choose another output folder "
+                            "(hydra.run.dir=...)")
+    else:
+        meta.write_text(json.dumps(recipe, indent=2))
+    done: dict[str, dict[str, Any]] = {}
+    if log.exists():
+        text = log.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):  # a line cut short by a kill: drop it, that episode runs again
+            text = text[: text.rfind("\n") + 1]
+            log.write_text(text, encoding="utf-8")
+        for line in text.splitlines():
+            record = json.loads(line)
+            done[record["key"]] = record
+    return done
+
+

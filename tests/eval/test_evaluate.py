@@ -1,0 +1,144 @@
+"""evaluate.py end to end: the protocol, results people read, resume, policies, an LLM agent over HTTP, failures."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_python
+from vlui.cli import compose
+from vlui.errors import VluiError
+from vlui.eval import runner
+from vlui.jobs import evaluate
+from vlui.models.policy import PolicyConfig, VLUIPolicy, export_policy
+
+pytestmark = pytest.mark.integration
+
+
+def cfg(tmp_path: Path, *overrides: str):
+    return compose("evaluate", list(overrides), output_dir=tmp_path / "out")
+
+
+def test_expert_scores_100_percent_and_the_results_are_complete(tmp_path: Path) -> None:
+    result = evaluate.run(cfg(tmp_path, "agent=expert", "tasks=supported", "env.snapshots=[000,030,105,109]",
+                              "runs=2"))
+    assert result["success_rate"] == 1.0 and result["episodes"] == 160
+    out = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert {"success_rate", "per_task", "per_snapshot", "episodes", "agent", "checkpoint", "config"} <= out.keys()
+    assert set(out["per_task"]["airplane_on"]) >= {"success_rate", "stderr", "episodes", "wilson95"}
+    rec = out["records"][0]
+    assert {"task", "snapshot", "seed", "success", "steps", "actions"} <= rec.keys()
+    assert out["overall"]["adaptive"]["tcr"] == 1.0 and out["overall"]["adaptive"]["tr_normalised"] == 1.0
+    assert out["per_split"].keys() == {"train", "test"}
+    md = (tmp_path / "out" / "results.md").read_text()
+    assert "| airplane_on | 100.0% ± 0.0 |" in md
+    assert (tmp_path / "out" / "success_per_task.png").exists() and (tmp_path / "out" / "train_vs_test.png").exists()
+
+
+def test_random_agent_reports_its_low_rate_and_gifs_of_failures(tmp_path: Path) -> None:
+    result = evaluate.run(cfg(tmp_path, "agent=random", "env.snapshots=[100,101]", "runs=1", "video=failures",
+                              "adaptive_metrics=false"))
+    assert result["success_rate"] < 0.2
+    assert len(list((tmp_path / "out" / "videos").glob("*.gif"))) >= 10
+
+
+def test_rerunning_resumes_and_other_settings_are_refused(tmp_path: Path) -> None:
+    args = ("agent=expert", "tasks=[open_clock,open_phone]", "env.snapshots=[000,001]", "runs=1",
+            "adaptive_metrics=false")
+    evaluate.run(cfg(tmp_path, *args))
+    log = tmp_path / "out" / "episodes.jsonl"
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join(lines[:2]) + "\n" + lines[2][:20])  # killed while writing the third
+    evaluate.run(cfg(tmp_path, *args))
+    keys = [json.loads(x)["key"] for x in log.read_text().splitlines() if x.startswith("{") and x.endswith("}")]
+    assert sorted(keys) == sorted({json.loads(x)["key"] for x in lines})
+    with pytest.raises(VluiError, match="other settings"):
+        evaluate.run(cfg(tmp_path, *args[:-1], "runs=2"))
+
+
+def test_a_trained_policy_export_is_evaluated_in_batches(tmp_path: Path) -> None:
+    policy = VLUIPolicy(PolicyConfig(text_size="tiny", hidden_dim=32, num_heads=2, head_dims=[32, 32],
+                                     image_height=64, image_width=32))
+    export_policy(policy, tmp_path / "run" / "policy")
+    result = evaluate.run(cfg(tmp_path, f"checkpoint={tmp_path}/run", "env.snapshots=[100]", "runs=1",
+                              "env.observation_height=64", "env.observation_width=32", "adaptive_metrics=false"))
+    assert result["episodes"] == 6
+    with pytest.raises(VluiError, match="the policy takes 64x32 screens but the environment gives 256x128"):
+        evaluate.run(compose("evaluate", [f"checkpoint={tmp_path}/run"], output_dir=tmp_path / "out2"))
+
+
+def test_missing_checkpoint_and_unknown_task_are_one_line_errors() -> None:
+    for args, message in ((["checkpoint=nowhere"], "is not a policy export"),
+                          (["agent=expert", "tasks=[fly]"], "unknown task id(s) fly"),
+                          (["agent=expert", "env.snapshots=[999]"], "unknown snapshot '999'")):
+        out = run_python("evaluate.py", *args, "hydra.run.dir=/tmp/vlui-test-evaluate-errors")
+        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr[-500:]
+
+
+class _StandIn(BaseHTTPRequestHandler):
+    """A local stand-in for an LLM endpoint: opens the drawer, then taps the Settings icon; once, it talks nonsense."""
+
+    replies: list[str] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - the http.server API
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        screen = body["messages"][-1]["content"]
+        settings = [ln for ln in screen.splitlines() if "TextView Settings" in ln]
+        if not _StandIn.replies:
+            answer = "I think I should look around first."  # malformed: costs a step
+        elif settings:
+            answer = f"tap({settings[0][1:settings[0].index(']')]})"
+        else:
+            answer = 'swipe("up")'
+        _StandIn.replies.append(answer)
+        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_text_agent_over_a_local_openai_compatible_endpoint(tmp_path: Path) -> None:
+    server = HTTPServer(("127.0.0.1", 0), _StandIn)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _StandIn.replies = []
+    try:
+        result = evaluate.run(cfg(tmp_path, "agent=text", f"agent.url=http://127.0.0.1:{server.server_port}/v1",
+                                  "agent.model=stand-in", "tasks=[open_settings]", "env.snapshots=[000]", "runs=1",
+                                  "adaptive_metrics=false"))
+    finally:
+        server.shutdown()
+    assert result["success_rate"] == 1.0
+    record = json.loads((tmp_path / "out" / "episodes.jsonl").read_text().splitlines()[0])
+    assert record["actions"][0] is None and record["steps"] == 3  # the nonsense counted as a step
+    assert _StandIn.replies[1:] == ['swipe("up")', _StandIn.replies[2]] and _StandIn.replies[2].startswith("tap(")
+
+
+def test_a_broken_environment_is_retried_then_recorded_as_infrastructure(tmp_path: Path, monkeypatch) -> None:
+    from vlui.env.env import PhoneEnv
+
+    original = PhoneEnv.step
+    calls = {"n": 0}
+
+    def flaky(self, action):
+        calls["n"] += 1
+        if self.task.id == "open_phone":
+            raise RuntimeError("device went away")
+        return original(self, action)
+
+    monkeypatch.setattr(PhoneEnv, "step", flaky)
+    result = evaluate.run(cfg(tmp_path, "agent=expert", "tasks=[open_clock,open_phone]", "env.snapshots=[000]",
+                              "runs=1", "adaptive_metrics=false"))
+    out = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert out["overall"]["infra_failures"] == 1 and out["overall"]["episodes"] == 1  # not counted against it
+    assert result["success_rate"] == 1.0
+    assert "device went away" in [r for r in out["records"] if r["task"] == "open_phone"][0]["infra_failure"]
+    assert runner  # the runner module is what retried it

@@ -1,0 +1,1 @@
+"""Evaluation: rollouts on held-out snapshots, statistics, reports."""

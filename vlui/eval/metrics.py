@@ -1,0 +1,89 @@
+"""Statistics and trajectory metrics for evaluation.
+
+- Success rates: mean ± standard error across runs (B-MoCA reports this over 3 seeds) and a 95% Wilson score
+  interval over all episodes (honest for small counts and for rates of 0 or 1).
+- AndroidArena's adaptive metrics (Xing et al. 2024, Sec. 5.1) against a reference trajectory ``a`` (length L) for
+  the executed one ``â`` (length L̂), through their longest common subsequence (LCS):
+  Task Reward ``TR = Σ_i γ^(L-i) · 1_i`` (1_i = 1 when the i-th reference action is in the LCS), Task Completion
+  Ratio ``TCR = k / L`` (k = position of the last matched reference action), Reversed Redundancy Ratio
+  ``RRR = L / L̂``. ``tr_normalised`` divides TR by its maximum ``Σ_i γ^(L-i)`` so that it lies in [0, 1].
+- Repeat-action ratio: the share of actions identical to the one before.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval for a success rate (``(0, 1)`` when n = 0)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_stderr(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error of the mean (sample standard deviation / sqrt(n); 0 for a single value)."""
+    n = len(values)
+    if n == 0:
+        return float("nan"), float("nan")
+    mean = sum(values) / n
+    if n == 1:
+        return mean, 0.0
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def lcs_matches(reference: Sequence[Hashable], executed: Sequence[Hashable]) -> list[int]:
+    """0-based positions in ``reference`` of one longest common subsequence with ``executed``; among equally long
+    ones, the backtrack prefers matching later reference actions."""
+    n, m = len(reference), len(executed)
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            table[i][j] = table[i + 1][j + 1] + 1 if reference[i] == executed[j] else max(table[i + 1][j],
+                                                                                            table[i][j + 1])
+    matched, i, j = [], 0, 0
+    while i < n and j < m:
+        if reference[i] == executed[j] and table[i][j] == table[i + 1][j + 1] + 1:
+            matched.append(i)
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return matched
+
+
+@dataclass(frozen=True)
+class Adaptive:
+    tr: float
+    tr_normalised: float
+    tcr: float
+    rrr: float
+
+
+def adaptive_metrics(reference: Sequence[Hashable], executed: Sequence[Hashable], gamma: float = 0.9) -> Adaptive:
+    """TR, TCR and RRR of ``executed`` against ``reference`` (AndroidArena Sec. 5.1)."""
+    big_l, hat_l = len(reference), len(executed)
+    if big_l == 0:
+        raise ValueError("the reference trajectory is empty")
+    matched = lcs_matches(reference, executed)
+    tr = sum(gamma ** (big_l - (i + 1)) for i in matched)
+    tr_max = sum(gamma ** (big_l - (i + 1)) for i in range(big_l))
+    tcr = (matched[-1] + 1) / big_l if matched else 0.0
+    rrr = big_l / hat_l if hat_l else 0.0
+    return Adaptive(tr, tr / tr_max, tcr, rrr)
+
+
+def repeat_ratio(actions: Sequence[Hashable]) -> float:
+    """Share of actions equal to the action just before them."""
+    if len(actions) < 2:
+        return 0.0
+    return sum(a == b for a, b in zip(actions, actions[1:])) / (len(actions) - 1)

@@ -1,0 +1,168 @@
+"""Evaluation results: aggregate episode records, write results.json and results.md, print a table, draw plots."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from vlui.eval.metrics import mean_stderr, wilson_interval
+
+
+def _rate(records: list[dict[str, Any]], runs: list[int]) -> dict[str, Any]:
+    """Success over ``records``: mean ± stderr across runs, and a Wilson interval over all episodes."""
+    counted = [r for r in records if not r.get("infra_failure")]
+    per_run = []
+    for run in runs:
+        rs = [r for r in counted if r["run"] == run]
+        if rs:
+            per_run.append(sum(r["success"] for r in rs) / len(rs))
+    mean, se = mean_stderr(per_run)
+    k, n = sum(r["success"] for r in counted), len(counted)
+    lo, hi = wilson_interval(k, n)
+    steps = [r["steps"] for r in counted if r["success"]]
+    out = {"success_rate": k / n if n else float("nan"), "mean_over_runs": mean, "stderr": se,
+           "wilson95": [lo, hi], "episodes": n, "successes": k,
+           "infra_failures": sum(1 for r in records if r.get("infra_failure")),
+           "mean_steps_successful": sum(steps) / len(steps) if steps else None}
+    adaptive = [r["adaptive"] for r in counted if r.get("adaptive")]
+    if adaptive:
+        out["adaptive"] = {m: sum(a[m] for a in adaptive) / len(adaptive)
+                           for m in ("tr", "tr_normalised", "tcr", "rrr", "repeat_ratio")}
+    return out
+
+
+def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[str, Any]) -> dict[str, Any]:
+    runs = sorted({r["run"] for r in records})
+    by_task, by_snap, by_split = defaultdict(list), defaultdict(list), defaultdict(list)
+    for r in records:
+        by_task[r["task"]].append(r)
+        by_snap[r["snapshot"]].append(r)
+        by_split[splits.get(r["snapshot"], "user")].append(r)
+    overall = _rate(records, runs)
+    result = {
+        "success_rate": overall["success_rate"],
+        "overall": overall,
+        "per_task": {t: _rate(rs, runs) for t, rs in by_task.items()},
+        "per_snapshot": {s: _rate(rs, runs) for s, rs in sorted(by_snap.items())},
+        "per_split": {s: _rate(rs, runs) for s, rs in sorted(by_split.items())},
+        "per_split_task": {s: {t: _rate([r for r in rs if r["task"] == t], runs) for t in by_task}
+                           for s, rs in sorted(by_split.items())},
+        "episodes": len(records),
+        "runs": len(runs),
+        **meta,
+        "records": [{k: v for k, v in r.items() if k != "frames"} for r in records],
+    }
+    return result
+
+
+def table(result: dict[str, Any]) -> str:
+    """A Markdown table of success per task (and per split when there are several)."""
+    splits = list(result["per_split"])
+    head = "| task | success (mean ± s.e. over runs) | 95% Wilson | episodes | mean steps (successes) |"
+    lines = [head, "| --- | --- | --- | --- | --- |"]
+
+    def row(name: str, r: dict[str, Any]) -> str:
+        steps = f"{r['mean_steps_successful']:.1f}" if r["mean_steps_successful"] is not None else "–"
+        return (f"| {name} | {100 * r['mean_over_runs']:.1f}% ± {100 * r['stderr']:.1f} | "
+                f"[{100 * r['wilson95'][0]:.0f}, {100 * r['wilson95'][1]:.0f}] | {r['episodes']} | {steps} |")
+
+    for task, r in result["per_task"].items():
+        lines.append(row(task, r))
+    lines.append(row("**all**", result["overall"]))
+    if len(splits) > 1:
+        lines += ["", "| split | " + " | ".join(result["per_task"]) + " | all |",
+                  "| --- " * (len(result["per_task"]) + 2) + "|"]
+        for s in splits:
+            cells = [f"{100 * result['per_split_task'][s][t]['success_rate']:.0f}%" for t in result["per_task"]]
+            lines.append(f"| {s} | " + " | ".join(cells) + f" | {100 * result['per_split'][s]['success_rate']:.0f}% |")
+    return "\n".join(lines)
+
+
+def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
+    """results.json, results.md and the plots; returns their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "results.json", "md": out / "results.md"}
+    paths["json"].write_text(json.dumps(result, indent=2))
+    o = result["overall"]
+    md = [f"# Evaluation: agent={result['agent']}" + (f", checkpoint {result['checkpoint']}" if result.get(
+        "checkpoint") else ""),
+          "", f"{result['episodes']} episodes: tasks {', '.join(result['per_task'])}; {len(result['per_snapshot'])} "
+          f"snapshots; {result['runs']} run(s). Overall success {100 * o['success_rate']:.1f}% (95% Wilson "
+          f"[{100 * o['wilson95'][0]:.1f}, {100 * o['wilson95'][1]:.1f}]).", "", table(result)]
+    if o.get("adaptive"):
+        a = o["adaptive"]
+        md += ["", "Adaptive metrics against the expert's trajectory (AndroidArena): "
+               f"TR {a['tr_normalised']:.3f} (normalised), TCR {a['tcr']:.3f}, RRR {a['rrr']:.3f}; "
+               f"repeated actions {100 * a['repeat_ratio']:.1f}%."]
+    if o["infra_failures"]:
+        md += ["", f"{o['infra_failures']} episode(s) failed for infrastructure reasons and are not counted."]
+    paths.update(plots(result, out))
+    md += ["", *(f"![{name}]({p.name})" for name, p in paths.items() if p.suffix == ".png")]
+    paths["md"].write_text("\n".join(md) + "\n")
+    return paths
+
+
+def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    made = {}
+    tasks = list(result["per_task"])
+    fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(tasks)), 3.2))
+    means = [100 * result["per_task"][t]["mean_over_runs"] for t in tasks]
+    errs = [100 * result["per_task"][t]["stderr"] for t in tasks]
+    ax.bar(range(len(tasks)), means, yerr=errs, capsize=4, color="#1a73e8")
+    ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right")
+    ax.set_ylabel("success rate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(f"{result['agent']}: success per task (mean ± s.e. over {result['runs']} runs)")
+    fig.tight_layout()
+    made["success_per_task"] = out / "success_per_task.png"
+    fig.savefig(made["success_per_task"], dpi=120)
+    plt.close(fig)
+    splits = [s for s in ("train", "test") if s in result["per_split"]]
+    if len(splits) == 2:
+        fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(tasks)), 3.2))
+        width = 0.4
+        for k, s in enumerate(splits):
+            vals = [100 * result["per_split_task"][s][t]["success_rate"] for t in tasks]
+            ax.bar([i + (k - 0.5) * width for i in range(len(tasks))], vals, width, label=s,
+                   color="#9aa0a6" if s == "train" else "#1a73e8")
+        ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right")
+        ax.set_ylabel("success rate (%)")
+        ax.set_ylim(0, 100)
+        ax.legend()
+        ax.set_title("train vs test snapshots")
+        fig.tight_layout()
+        made["train_vs_test"] = out / "train_vs_test.png"
+        fig.savefig(made["train_vs_test"], dpi=120)
+        plt.close(fig)
+    return made
+
+
+def gif(frames: list, actions: list[list[float]], path: Path, scale: int = 2) -> None:
+    """The episode's observations with each gesture drawn: a dot for a tap, an arrow for a swipe."""
+    import imageio.v2 as imageio
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    images = []
+    for i, frame in enumerate(frames):
+        im = Image.fromarray(frame).resize((frame.shape[1] * scale, frame.shape[0] * scale), Image.NEAREST)
+        if i < len(actions) and actions[i] is not None:
+            draw = ImageDraw.Draw(im)
+            h, w = im.height, im.width
+            ty, tx, ly, lx = [(v + 1) / 2 for v in actions[i]]
+            p, q = (tx * w, ty * h), (lx * w, ly * h)
+            r = 5
+            if abs(p[0] - q[0]) + abs(p[1] - q[1]) < 6:
+                draw.ellipse((p[0] - r, p[1] - r, p[0] + r, p[1] + r), outline=(234, 67, 53), width=3)
+            else:
+                draw.line((p, q), fill=(234, 67, 53), width=3)
+                draw.ellipse((q[0] - r, q[1] - r, q[0] + r, q[1] + r), fill=(234, 67, 53))
+        images.append(np.asarray(im))
+    imageio.mimsave(path, images, duration=0.8, loop=0)
