@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import run_python
+from vlui.cli import compose, slug
 
 pytestmark = pytest.mark.integration
 
@@ -37,3 +38,14 @@ def test_bad_override_is_reported_by_hydra_without_traceback() -> None:
     out = run_python("train.py", "algo.bogus=1")
     assert out.returncode != 0
     assert "Key 'bogus' not in 'BCConfig'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_slug_names_folders_after_the_checkpoint() -> None:
+    assert slug("checkpoints/quickstart/bc-tf_efficientnet_lite0-seed0/policy") == "quickstart-bc-tf_efficientnet_lite0-seed0"
+    assert slug(None) == "none" and slug("representative") == "representative"
+
+
+def test_evaluation_folders_differ_per_checkpoint(tmp_path) -> None:
+    a = compose("evaluate", ["checkpoint=checkpoints/x/run1"], output_dir=tmp_path)
+    b = compose("evaluate", ["checkpoint=checkpoints/x/run2"], output_dir=tmp_path)
+    assert a.name == "policy-x-run1" and b.name == "policy-x-run2"

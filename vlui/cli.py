@@ -20,12 +20,24 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = ROOT / "configs"
 
 
+def slug(value: Any) -> str:
+    """A folder-name-safe label for a config value: the last two parts of a path, a set name, ``none``."""
+    if value is None:
+        return "none"
+    parts = [p for p in str(value).replace("\\", "/").split("/") if p and p != "policy"][-2:]
+    return "-".join("".join(c if c.isalnum() or c in "._-" else "_" for c in p) for p in parts) or "none"
+
+
 def _prepare() -> None:
-    """Make the configs resolvable: the repository root for ``paths.root_dir`` and the typed schemas."""
+    """Make the configs resolvable: the repository root for ``paths.root_dir``, the typed schemas, and the
+    ``vlui.slug`` resolver that names output folders."""
+    from omegaconf import OmegaConf
+
     from vlui.config import register_configs
 
     os.environ.setdefault("VLUI_ROOT", str(ROOT))
     register_configs()
+    OmegaConf.register_new_resolver("vlui.slug", slug, replace=True)
 
 
 def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[], Any]:

@@ -130,8 +130,8 @@ def _resume(out: Path, recipe: dict[str, Any]) -> dict[str, dict[str, Any]]:
     meta, log = out / "recipe.json", out / "episodes.jsonl"
     if meta.exists():
         if json.loads(meta.read_text()) != recipe:
-            raise VluiError(f"{out} holds an evaluation with other settings: choose another output folder "
-                            "(hydra.run.dir=...)")
+            raise VluiError(f"{out} holds an evaluation with other settings: name this one (name=...) or choose "
+                            "another output folder (hydra.run.dir=...)")
     else:
         meta.write_text(json.dumps(recipe, indent=2))
     done: dict[str, dict[str, Any]] = {}
