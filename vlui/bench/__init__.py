@@ -52,7 +52,7 @@ def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
     from vlui.bench import evaluate, frames, sim, train
 
     return {
-        "evaluate": evaluate.bench_evaluate,
+        "eval": evaluate.bench_evaluate,
         "frame_decode": frames.bench_frame_decode,
         "sim": sim.bench_sim,
         "train": train.bench_train,

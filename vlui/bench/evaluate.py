@@ -8,6 +8,8 @@ case).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import tempfile
 import time
 from collections.abc import Iterator
@@ -35,7 +37,8 @@ def bench_evaluate(opts: BenchOptions) -> Iterator[Record]:
         def seconds(*overrides: str) -> tuple[float, int]:
             out = tmp / f"out{len(list(tmp.iterdir()))}"
             start = time.perf_counter()
-            result = evaluate.run(compose("evaluate", [*common, *overrides], output_dir=out))
+            with contextlib.redirect_stdout(io.StringIO()):  # stdout carries the JSON records alone
+                result = evaluate.run(compose("evaluate", [*common, *overrides], output_dir=out))
             return time.perf_counter() - start, result["episodes"]
 
         fast, n_fast = seconds(f"runs={runs}", "parallel_envs=16")
