@@ -42,7 +42,7 @@ def record(name: str, value: float, unit: str, baseline: float | None = None, **
     rec: Record = {"name": name, "value": round(value, 3), "unit": unit}
     if baseline is not None:
         rec["baseline"] = round(baseline, 3)
-        rec["ratio"] = round(value / baseline, 2) if baseline > 0 else None
+        rec["ratio"] = round(value / baseline, 3) if baseline > 0 else None
     rec.update(extra)
     return rec
 
