@@ -83,7 +83,8 @@ def test_a_killed_collection_resumes_without_losing_or_duplicating_episodes(tmp_
     assert 15 <= before < 100
     out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert f"{before}" in out.stdout and "resuming" in out.stdout
+    assert "already there, resuming" in out.stdout  # at least the indexed episodes (files written just before
+    # the kill but not yet indexed are recovered too, so the count can be higher than `before`)
     df = pd.read_parquet(tmp_path / "k" / "episodes")
     assert sorted(df.episode_id.unique()) == list(range(100))
     assert not df.duplicated(["episode_id", "step"]).any()
