@@ -202,7 +202,7 @@ class ExpertAgent:
             return None
         titles = [e.text for e in s.els if e.cls == "android.widget.TextView" and e.text and _inside(e, bar)]
         for i, page in enumerate(pages):
-            if s.loc.t(f"settings.{_page_title(page)}") in titles:
+            if s.loc.t(f"settings.{page}") in titles:
                 return i + 1
         return None
 
@@ -248,11 +248,6 @@ def _centre_inside(e: Element, box: Element) -> bool:
     x, y = e.center
     a1, b1, a2, b2 = box.bounds
     return a1 <= x < a2 and b1 <= y < b2
-
-
-def _page_title(page: str) -> str:
-    """The string key of a Settings page's title from the key of the row that opens it."""
-    return {"connection_preferences": "connection_preferences"}.get(page, page)
 
 
 # ---------------------------------------------------------------------------------------------------- recipes

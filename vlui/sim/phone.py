@@ -136,12 +136,11 @@ class SimDevice(Device):
         self._after_input()
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
-        a, b = self._point(x1, y1), self._point(x2, y2)
+        a = self._point(x1, y1)
         if a[0] is not None:
             bx = min(max(x2, 0), self.width - 1) if math.isfinite(x2) else a[0]
             by = min(max(y2, 0), self.height - 1) if math.isfinite(y2) else a[1]
             self._dispatch_swipe(int(a[0]), int(a[1]), int(bx), int(by), duration_ms)
-        del b
         self._after_input()
 
     def key(self, name: str) -> None:
@@ -151,11 +150,14 @@ class SimDevice(Device):
         self._after_input()
 
     def text(self, value: str) -> None:
-        if self.state.focus is not None:
-            app, field = self.state.focus
-            key = f"{app}.{field}"
-            self.state.fields[key] = self.state.fields.get(key, "") + value
+        self.type_into_focus(value)
         self._after_input()
+
+    def type_into_focus(self, value: str) -> None:
+        """Append ``value`` to the focused text field; nothing happens when no field has focus."""
+        if self.state.focus is not None:
+            key = f"{self.state.focus[0]}.{self.state.focus[1]}"
+            self.state.fields[key] = self.state.fields.get(key, "") + value
 
     def log_mark(self) -> int:
         return self.log.mark()

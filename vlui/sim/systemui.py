@@ -162,13 +162,7 @@ def keyboard(dev: SimDevice, ctx: Ctx) -> Node:
             w = kw if row else ctx.width // 2
             kb.add(Node(cls="android.view.View", bounds=(x + 2, y0 + r * row_h + 4, x + w - 2, y0 + (r + 1) * row_h - 4),
                         package=kb.package, text=ch, size=ctx.sp(20), align="center", fg=ctx.theme.on_surface,
-                        bg=ctx.theme.surface, radius=ctx.dp(4), on_tap=lambda x_, y_, c=ch: _type(dev, c), mirror=False))
+                        bg=ctx.theme.surface, radius=ctx.dp(4), on_tap=lambda x_, y_, c=ch: dev.type_into_focus(c), mirror=False))
             x += w
     return kb
 
-
-def _type(dev: SimDevice, ch: str) -> None:
-    st = dev.state
-    if st.focus is not None:
-        key = f"{st.focus[0]}.{st.focus[1]}"
-        st.fields[key] = st.fields.get(key, "") + ch

@@ -63,8 +63,7 @@ FRAGMENTS = {
     "languages_input": "com.android.settings.language.LanguageAndInputSettings",
     "languages": "com.android.settings.localepicker.LocaleListEditor",
 }
-TITLES = {"connection_prefs": "connection_preferences", "app_list": "all_apps", "languages_input": "languages_input",
-          "languages": "languages", "bluetooth": "bluetooth", "add_language": "add_language"}
+TITLES = {"connection_prefs": "connection_preferences", "app_list": "all_apps"}  # pages whose title key differs
 
 
 def open_page(dev: SimDevice, page: str) -> None:
@@ -74,10 +73,6 @@ def open_page(dev: SimDevice, page: str) -> None:
         for controller in ("BluetoothDeviceNamePreferenceController", "BluetoothDeviceRenamePreferenceController"):
             dev.logi("PrefCtrlListHelper", f"Could not find Context-only controller for pref: "
                      f"com.android.settings.bluetooth.{controller}", level="D", app="settings", offset_ms=30)
-
-
-def on_back(dev: SimDevice, key: str) -> bool:
-    return False
 
 
 def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
