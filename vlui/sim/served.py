@@ -1,0 +1,125 @@
+"""The simulated phone as a served device: one :class:`~vlui.sim.phone.SimDevice` shared, under a lock, by every
+ADB stream and the emulator console (:mod:`vlui.sim.adbd`, :mod:`vlui.sim.console`).
+
+Besides the phone it holds what a real device keeps outside the UI: a small file system (``/sdcard``, the
+uiautomator dump, pushed files), system properties, the settings provider's tables, and the emulator's named
+snapshots. Everything that may write to the log calls :meth:`ServedPhone.changed` so that streaming ``logcat``
+readers wake up.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from vlui.errors import VluiError
+from vlui.sim.logcat import Entry
+from vlui.sim.phone import SimDevice
+from vlui.sim.snapshot import Snapshot, load_snapshot, snapshot_ids
+from vlui.sim.state import DeviceState
+
+SDK = 29  # Android 10, as B-MoCA's emulators
+RELEASE = "10"
+
+
+@dataclass
+class SavedSnapshot:
+    """An emulator snapshot saved from the console: the configuration, the state and the log."""
+
+    snapshot: Snapshot
+    state: DeviceState
+    log: tuple[list[Entry], int]
+    files: dict[str, bytes]
+    props: dict[str, str]
+    settings: dict[str, dict[str, str]]
+
+
+class ServedPhone:
+    """The shared phone. Take :attr:`lock` around every use of :attr:`device`."""
+
+    def __init__(self, snapshot: str | Path | Snapshot = "000", envs_dir: str | Path | None = None,
+                 step_ms: int = 3000, noise: bool = True, serial: str = "EMULATOR29X0X0X0") -> None:
+        self.device = SimDevice(snapshot, envs_dir, step_ms=step_ms, noise=noise)
+        self.envs_dir = envs_dir
+        self.serial = serial
+        self.lock = threading.RLock()
+        self.log_changed = threading.Condition(self.lock)  # notified after anything that may have logged
+        self.files: dict[str, bytes] = {}  # absolute path -> content; directories are implied by their files
+        self.props: dict[str, str] = {}  # set with setprop; overrides the derived ones (see prop())
+        self.settings: dict[str, dict[str, str]] = {"system": {}, "secure": {}, "global": {}}
+        self.saved: dict[str, SavedSnapshot] = {}
+        self.closed = threading.Event()  # set when the server shuts down: streams end
+
+    # ------------------------------------------------------------------------------------------ notifications
+    def changed(self) -> None:
+        """Wake streaming readers (call after any command that may have written to the log)."""
+        with self.lock:
+            self.log_changed.notify_all()
+
+    # ------------------------------------------------------------------------------------------ properties
+    def prop(self, name: str) -> str:
+        """``getprop NAME``: an empty string for an unknown property, as on Android."""
+        return self.all_props().get(name, "")
+
+    def all_props(self) -> dict[str, str]:
+        snap = self.device.snapshot
+        model = snap.profile["model"]
+        product = "sdk_gphone_x86" if snap.profile["kind"] == "phone" else "sdk_gtablet_x86"
+        derived = {
+            "ro.build.version.sdk": str(SDK),
+            "ro.build.version.release": RELEASE,
+            "ro.build.characteristics": "emulator" if snap.profile["kind"] == "phone" else "tablet,emulator",
+            "ro.product.model": model,
+            "ro.product.manufacturer": "Google",
+            "ro.product.brand": "google",
+            "ro.product.name": product,
+            "ro.product.device": "generic_x86",
+            "ro.serialno": self.serial,
+            "ro.kernel.qemu": "1",
+            "ro.sf.lcd_density": str(snap.profile["dpi"]),
+            "persist.sys.locale": snap.locale,
+            "ro.product.locale": "en-US",
+            "sys.boot_completed": "1",
+        }
+        return {**derived, **self.props}
+
+    # ------------------------------------------------------------------------------------------ snapshots
+    def snapshot_names(self) -> list[str]:
+        """Names ``avd snapshot load`` accepts: those saved on this device, then the snapshot ids of ``envs/``."""
+        return list(self.saved) + [s for s in snapshot_ids("all", self.envs_dir) if s not in self.saved]
+
+    def load_snapshot(self, name: str) -> None:
+        """``avd snapshot load NAME``: a snapshot saved here, else the snapshot definition ``envs/NAME.yaml``."""
+        with self.lock:
+            saved = self.saved.get(name)
+            if saved is not None:
+                dev = self.device
+                dev.load_snapshot(saved.snapshot)
+                dev.state = saved.state.copy()
+                dev.log.restore_state((list(saved.log[0]), saved.log[1]))
+                dev._invalidate()
+                self.files, self.props = dict(saved.files), dict(saved.props)
+                self.settings = {k: dict(v) for k, v in saved.settings.items()}
+            else:
+                if "/" in name or name.endswith((".yaml", ".yml")):
+                    raise VluiError(f"snapshot '{name}' not found")
+                load_snapshot(name, self.envs_dir)  # raises VluiError for an unknown name
+                self.device.load_snapshot(name)
+                self.files, self.props = {}, {}
+                self.settings = {"system": {}, "secure": {}, "global": {}}
+            self.log_changed.notify_all()
+
+    def save_snapshot(self, name: str) -> None:
+        """``avd snapshot save NAME``: the current configuration, state and log, under ``name``."""
+        if not name or any(c in name for c in "/\\ \t"):
+            raise VluiError(f"invalid snapshot name {name!r}")
+        with self.lock:
+            dev = self.device
+            self.saved[name] = SavedSnapshot(dev.snapshot, dev.state.copy(), dev.log.copy_state(), dict(self.files),
+                                             dict(self.props), {k: dict(v) for k, v in self.settings.items()})
+
+    def delete_snapshot(self, name: str) -> None:
+        with self.lock:
+            if self.saved.pop(name, None) is None:
+                raise VluiError(f"snapshot '{name}' not found")
