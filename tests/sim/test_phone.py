@@ -263,3 +263,21 @@ def test_font_scale_and_density_change_sizes_as_on_a_phone(tmp_path) -> None:
     dense_size, dense_icon = title_size(str(tmp_path / "dense.yaml"))
     assert big_size > base_size and big_icon[2] - big_icon[0] == base_icon[2] - base_icon[0]  # text only
     assert dense_size > base_size and dense_icon[2] - dense_icon[0] > base_icon[2] - base_icon[0]  # everything
+
+
+def test_the_frame_cache_keeps_to_its_memory_budget_and_still_returns_the_same_pixels() -> None:
+    dev = SimDevice("000")
+    renderer = dev._renderer()
+    one_frame = dev.screen().nbytes
+    renderer._cache_bytes = 2 * one_frame  # room for two full-resolution frames
+    frames = []
+    for key in ("HOME", "APP_SWITCH", "HOME"):
+        dev.key(key)
+        frames.append(dev.screenshot())
+    dev.swipe(540, 1800, 540, 600)  # the app drawer
+    frames.append(dev.screenshot())
+    assert renderer._cached_bytes <= 2 * one_frame and len(renderer._cache) <= 2
+    fresh = SimDevice("000")
+    for key in ("HOME", "APP_SWITCH", "HOME"):
+        fresh.key(key)
+    np.testing.assert_array_equal(fresh.screenshot(), frames[2])  # evicted frames are drawn again, identically

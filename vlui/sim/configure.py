@@ -1,60 +1,468 @@
-"""Device configuration of the served simulated phone, as shell commands change it on a real device.
+"""Device configuration of the served simulated phone, as shell commands change it on a real Android 10 device.
 
-FIRST VERSION (being completed): the functions the shell calls, with fixed signatures.
+Each public function is what one command does (the shell, :mod:`vlui.sim.shell`, parses the command and calls it):
+
+==========================================  ==========================================================
+``wm density [N|reset]``                    :func:`density`, :func:`set_density` (at once)
+``settings get|put|delete NS KEY``          :func:`get_setting`, :func:`put_setting`, :func:`delete_setting`
+                                            (``system font_scale`` at once)
+``cmd uimode night [yes|no]``               :func:`night_mode`, :func:`set_night_mode` (at once)
+``date MMDDhhmm[[CC]YY][.ss]``              :func:`set_time`
+``setprop ctl.restart zygote``              :func:`restart_framework`: ``persist.sys.locale``, the wallpaper
+                                            files and the launcher database take effect; every app dies
+``am force-stop PACKAGE``                   :func:`force_stop` (the launcher reloads its database)
+==========================================  ==========================================================
+
+Reconfiguring keeps the phone's state (apps, settings, alarms) and changes only its configuration: the device's
+:class:`~vlui.sim.snapshot.Snapshot` is replaced by a copy with new fields, and everything derived from it (locale,
+home grid, frames) follows. What a device keeps in files lives in ``phone.files`` as real file contents: the
+launcher's SQLite database (:data:`LAUNCHER_DB`, Launcher3's ``favorites`` table) and the wallpaper images
+(:data:`WALLPAPER_FILES`, PNGs that name the vlui wallpaper they were rendered from in a text chunk).
 """
 
 from __future__ import annotations
 
-import dataclasses
+import io
+import re
+import sqlite3
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from vlui.sim.served import ServedPhone
+from PIL import Image, PngImagePlugin, UnidentifiedImageError
+
+from vlui.errors import VluiError
+from vlui.sim.apps import launcher
+from vlui.sim.i18n import get_locale, locales
+from vlui.sim.logcat import EPOCH
+from vlui.sim.phone import LAUNCHER_PKG, app_uid, apps, short_component, uid_name
+from vlui.sim.wallpapers import WALLPAPERS, wallpaper
+
+if TYPE_CHECKING:
+    from vlui.sim.phone import SimDevice
+    from vlui.sim.served import ServedPhone
 
 LAUNCHER_DB = "/data/data/com.google.android.apps.nexuslauncher/databases/launcher.db"
 WALLPAPER_FILES = ("/data/system/users/0/wallpaper_orig", "/data/system/users/0/wallpaper")
+WALLPAPER_CHUNK = "vlui.wallpaper"  # PNG text chunk: the id of the vlui wallpaper an image was rendered from
+FONT_SCALE_RANGE = (0.5, 2.0)
+DENSITY_RANGE = (80, 1000)
+DEFAULT_SETTINGS = {("global", "auto_time"): "1"}  # what an emulator reports before anything is put
+
+# Launcher3's favorites table, as Android 10's launcher (LauncherProvider) creates it.
+FAVORITES_SCHEMA = (
+    "CREATE TABLE favorites (_id INTEGER PRIMARY KEY, title TEXT, intent TEXT, container INTEGER, screen INTEGER, "
+    "cellX INTEGER, cellY INTEGER, spanX INTEGER, spanY INTEGER, itemType INTEGER, "
+    "appWidgetId INTEGER NOT NULL DEFAULT -1, iconPackage TEXT, iconResource TEXT, icon BLOB, "
+    "appWidgetProvider TEXT, modified INTEGER NOT NULL DEFAULT 0, restored INTEGER NOT NULL DEFAULT 0, "
+    "profileId INTEGER DEFAULT 0, rank INTEGER NOT NULL DEFAULT 0, options INTEGER NOT NULL DEFAULT 0)"
+)
+DESKTOP, HOTSEAT = -100, -101  # LauncherSettings.Favorites.CONTAINER_*
+ITEM_APPLICATION = 0  # LauncherSettings.Favorites.ITEM_TYPE_APPLICATION
+FAVORITES_COLUMNS = ("_id", "title", "intent", "container", "screen", "cellX", "cellY", "spanX", "spanY",
+                     "itemType", "profileId", "rank")
+LAUNCH_INTENT = ("#Intent;action=android.intent.action.MAIN;category=android.intent.category.LAUNCHER;"
+                 "launchFlags=0x10200000;component={component};end")
+
+# Processes outside the app model. Deterministic stand-ins for what a device would print.
+ZYGOTE_PID = 1052
+LAUNCHER_PID = 1931
+LAUNCHER_UID = 10080  # the "from uid 10080" of the launcher's START lines
+RESTART_MS = 14000  # virtual time a framework restart takes, from the kill to the home screen
 
 
+# ---------------------------------------------------------------------------------------------------- boot
+def on_boot(phone: ServedPhone) -> None:
+    """After boot and every snapshot load: the launcher writes its database when the disk has none."""
+    with phone.lock:
+        if LAUNCHER_DB not in phone.files:
+            _write_launcher_db(phone)
+
+
+# ---------------------------------------------------------------------------------------------------- density
 def density(phone: ServedPhone) -> tuple[int, int | None]:
     """(physical density, override or None), as ``wm density`` prints them."""
-    physical = phone.device.snapshot.profile["dpi"]
-    dpi = phone.device.snapshot.dpi
-    return physical, (dpi if dpi != physical else None)
+    with phone.lock:
+        physical = phone.device.snapshot.profile["dpi"]
+        dpi = phone.device.snapshot.dpi
+        return physical, (dpi if dpi != physical else None)
 
 
 def set_density(phone: ServedPhone, dpi: int | None) -> None:
-    """``wm density N`` (None: ``wm density reset``)."""
+    """``wm density N`` (None: ``wm density reset``). The launcher migrates its model when its grid changes."""
+    lo, hi = DENSITY_RANGE
+    if dpi is not None and not lo <= dpi <= hi:
+        raise VluiError(f"density must be between {lo} and {hi} dpi on the simulated phone, not {dpi}")
     with phone.lock:
-        _reconfigure(phone, dpi=dpi or phone.device.snapshot.profile["dpi"])
+        dev = phone.device
+        before = launcher.snapshot_grid(dev.snapshot)
+        dev.reconfigure(dpi=dpi or dev.snapshot.profile["dpi"])
+        if launcher.snapshot_grid(dev.snapshot) != before:
+            if isinstance(dev.snapshot.home_layout, dict):  # explicit icons outside the new grid are dropped
+                dev.reconfigure(home_layout=launcher.explicit_layout(current_layout(dev)))
+            _write_launcher_db(phone)
 
 
+# ---------------------------------------------------------------------------------------------------- settings
 def get_setting(phone: ServedPhone, namespace: str, key: str) -> str | None:
+    """``settings get NS KEY``: None where Android prints ``null``."""
     with phone.lock:
-        return phone.settings[namespace].get(key)
+        value = _table(phone, namespace).get(key)
+        if value is None and (namespace, key) == ("system", "font_scale"):
+            return str(float(phone.device.snapshot.font_scale))
+        return value if value is not None else DEFAULT_SETTINGS.get((namespace, key))
 
 
 def put_setting(phone: ServedPhone, namespace: str, key: str, value: str) -> None:
+    """``settings put NS KEY VALUE``. ``system font_scale`` resizes text at once, as on Android."""
     with phone.lock:
-        phone.settings[namespace][key] = value
+        table = _table(phone, namespace)
+        if (namespace, key) == ("system", "font_scale"):
+            phone.device.reconfigure(font_scale=_font_scale(value))
+        table[key] = value
 
 
+def delete_setting(phone: ServedPhone, namespace: str, key: str) -> int:
+    """``settings delete NS KEY``: the number of rows deleted (0 or 1)."""
+    with phone.lock:
+        deleted = _table(phone, namespace).pop(key, None) is not None
+        if deleted and (namespace, key) == ("system", "font_scale"):
+            phone.device.reconfigure(font_scale=1.0)
+        return int(deleted)
+
+
+def _table(phone: ServedPhone, namespace: str) -> dict[str, str]:
+    if namespace not in phone.settings:
+        raise VluiError(f"unknown settings namespace {namespace!r}; choose from: {', '.join(phone.settings)}")
+    return phone.settings[namespace]
+
+
+def _font_scale(value: str) -> float:
+    lo, hi = FONT_SCALE_RANGE
+    try:
+        scale = float(value)
+    except ValueError:
+        scale = float("nan")
+    if not lo <= scale <= hi:
+        raise VluiError(f"font_scale must be a number between {lo} and {hi} on the simulated phone, not {value!r}")
+    return scale
+
+
+# ---------------------------------------------------------------------------------------------------- night mode
 def night_mode(phone: ServedPhone) -> str:
-    return "yes" if phone.device.state.dark_theme else "no"
+    """``cmd uimode night``: "yes" or "no"."""
+    with phone.lock:
+        return "yes" if phone.device.state.dark_theme else "no"
 
 
 def set_night_mode(phone: ServedPhone, mode: str) -> None:
+    """``cmd uimode night yes|no``: Android 10 switches the dark theme at once. ("auto" follows sunset on a device;
+    the simulated phone has no location, so it is refused.)"""
+    if mode not in ("yes", "no"):
+        raise VluiError(f"night mode must be yes or no on the simulated phone, not {mode!r}")
     with phone.lock:
-        phone.device.state.dark_theme = mode == "yes"
-        phone.device._invalidate()
+        dev = phone.device
+        dev.state.dark_theme = mode == "yes"
+        dev.reconfigure(dark_theme=dev.state.dark_theme)
 
 
+# ---------------------------------------------------------------------------------------------------- clock
+def set_time(phone: ServedPhone, when: datetime) -> None:
+    """``date MMDDhhmm[[CC]YY][.ss]`` as root: the wall clock jumps to ``when`` (local time). Log lines written
+    after a jump back are stamped by the new clock, as logd stamps them on a device."""
+    if when < EPOCH:
+        raise VluiError(f"cannot set the clock before 1970: {when}")
+    with phone.lock:
+        dev = phone.device
+        dev.state.time_ms = int((when - EPOCH).total_seconds() * 1000)
+        dev._last_log_ms = min(dev._last_log_ms, dev.state.time_ms)
+        dev._invalidate()
+
+
+# ---------------------------------------------------------------------------------------------------- processes
 def restart_framework(phone: ServedPhone) -> None:
-    """``setprop ctl.restart zygote`` (or ``stop`` then ``start``): persisted properties take effect, apps die."""
+    """``setprop ctl.restart zygote`` (or ``stop`` then ``start``): the framework reboots. ``persist.sys.locale``
+    and the wallpaper files take effect, the launcher reloads its database, every app process and task is gone,
+    and the phone shows the home screen."""
+    with phone.lock:
+        dev = phone.device
+        languages = _persisted_languages(phone)  # may refuse before anything changes
+        wallpaper_id, problem = _wallpaper_from_files(phone)
+        st = dev.state
+        dev.logi("Zygote", "begin preload", pid=ZYGOTE_PID, offset_ms=900)
+        dev.logi("SystemServer", "Entered the Android system server!", offset_ms=3200)
+        if problem:
+            dev.logi("WallpaperManagerService", f"{problem}; the simulated phone keeps wallpaper {wallpaper_id}",
+                     level="W", offset_ms=5100)
+        dev.logi("ActivityManager", "System now ready", offset_ms=RESTART_MS - 2500)
+        st.tasks, st.recents, st.running, st.pids = {}, [], [], {}
+        st.top, st.drawer, st.overview, st.dialog, st.focus, st.picker = None, False, False, None, None, None
+        st.scroll, st.fields, st.call, st.digits = {}, {}, None, ""
+        st.time_ms += RESTART_MS
+        st.languages = languages
+        dev.reconfigure(locale=languages[0], wallpaper=wallpaper_id)
+        _reload_launcher(phone)
+        phone.props.pop("sys.boot_completed", None)  # the new framework finished booting: back to the derived "1"
+        dev.press_home()  # ActivityManager starts the home activity
+        phone.changed()
 
 
 def force_stop(phone: ServedPhone, package: str) -> None:
-    """``am force-stop PACKAGE``."""
+    """``am force-stop PACKAGE``: the app's processes are killed and its task is gone. The launcher is restarted
+    at once (it is the home app) and reloads its model from its database, as Launcher3 does."""
+    with phone.lock:
+        dev = phone.device
+        st = dev.state
+        caller = st.next_pid  # the `am` process
+        st.next_pid += 3
+        if package == LAUNCHER_PKG:
+            dev.logi("ActivityManager", f"Force stopping {package} appid={LAUNCHER_UID} user=0: from pid {caller}")
+            dev.logi("ActivityManager", f"Killing {LAUNCHER_PID}:{package}/u0a{LAUNCHER_UID - 10000} "
+                     f"(adj {0 if st.top is None else 600}): stop {package}", offset_ms=2)
+            st.drawer = False
+            st.scroll.pop("drawer", None)
+            if st.focus is not None and st.focus[0] == "launcher":
+                st.focus = None
+            _reload_launcher(phone)
+        else:
+            key = next((k for k, info in apps().items() if info.package == package), None)
+            if key is None:
+                dev.logi("ActivityManager", f"Invalid packageName: {package}", level="W")
+            else:
+                dev.logi("ActivityManager", f"Force stopping {package} appid={app_uid(key)} user=0: "
+                         f"from pid {caller}")
+                if key in st.running:
+                    adj = 0 if st.top == key else 900
+                    dev.logi("ActivityManager", f"Killing {st.pids[key]}:{package}/{uid_name(key)} (adj {adj}): "
+                             f"stop {package}", offset_ms=2)
+                    st.running.remove(key)
+                    st.pids.pop(key, None)
+                st.tasks.pop(key, None)
+                if key in st.recents:
+                    st.recents.remove(key)
+                if st.top == key:
+                    st.top, st.dialog = None, None  # the home screen is behind every app started from it
+                if st.focus is not None and st.focus[0] == key:
+                    st.focus = None
+        dev._invalidate()
+        phone.changed()
 
 
-def _reconfigure(phone: ServedPhone, **changes) -> None:
+# ---------------------------------------------------------------------------------------------------- locale
+def locale_for_tag(tag: str) -> str:
+    """The locale id (``zh-hans-CN``) of an Android language tag (``zh-Hans-CN``, any case)."""
+    by_tag = {}
+    for locale_id, meta in locales().items():
+        by_tag[meta["android"].lower()] = by_tag[locale_id.lower()] = locale_id
+    found = by_tag.get(tag.strip().lower())
+    if found is None:
+        known = ", ".join(meta["android"] for meta in locales().values())
+        raise VluiError(f"persist.sys.locale {tag!r} is not a locale of the simulated phone; choose from: {known}")
+    return found
+
+
+def locale_prop(dev: SimDevice) -> str:
+    """``persist.sys.locale`` as the framework writes it: the language list, as comma-separated Android tags."""
+    return ",".join(locales()[i]["android"] for i in (dev.state.languages or [dev.snapshot.locale]))
+
+
+def _persisted_languages(phone: ServedPhone) -> list[str]:
+    value = phone.prop("persist.sys.locale") or phone.prop("ro.product.locale")
+    return [locale_for_tag(tag) for tag in value.split(",")]
+
+
+# ---------------------------------------------------------------------------------------------------- wallpaper
+def wallpaper_png(wallpaper_id: str, width: int, height: int) -> bytes:
+    """Wallpaper ``wallpaper_id`` drawn at ``width`` x ``height`` as a PNG that names it in a text chunk, so the
+    simulated phone can tell which wallpaper a pushed image is."""
+    info = PngImagePlugin.PngInfo()
+    info.add_text(WALLPAPER_CHUNK, wallpaper_id)
+    out = io.BytesIO()
+    wallpaper(wallpaper_id, width, height).save(out, format="PNG", pnginfo=info)
+    return out.getvalue()
+
+
+def _wallpaper_from_files(phone: ServedPhone) -> tuple[str, str | None]:
+    """The wallpaper the restarted WallpaperManagerService shows: the one the wallpaper file names, else the
+    current one, with why when a file is there but names none."""
+    current = phone.device.snapshot.wallpaper
+    path = next((p for p in reversed(WALLPAPER_FILES) if p in phone.files), None)
+    if path is None:
+        return current, None
+    try:
+        with Image.open(io.BytesIO(phone.files[path])) as img:
+            found = getattr(img, "text", {}).get(WALLPAPER_CHUNK)
+    except (UnidentifiedImageError, OSError, SyntaxError):
+        return current, f"{path} is not an image"
+    if found is None:
+        return current, f"{path} has no {WALLPAPER_CHUNK} text chunk"
+    if found not in WALLPAPERS:
+        return current, f"{path} names unknown wallpaper {found!r}"
+    return found, None
+
+
+# ---------------------------------------------------------------------------------------------------- launcher db
+def current_layout(dev: SimDevice) -> launcher.Layout:
+    """The home screen the launcher shows now: (hotseat apps, workspace (app, row, column))."""
+    return launcher.home_layout(dev.snapshot.home_layout, *launcher.snapshot_grid(dev.snapshot))
+
+
+def favorites_rows(layout: launcher.Layout, locale_id: str) -> list[tuple]:
+    """Launcher3 ``favorites`` rows (values for :data:`FAVORITES_COLUMNS`) of a layout: hotseat items at
+    ``screen`` = ``cellX`` = their position, workspace items on the first screen at (``cellX``, ``cellY``) =
+    (column, row). Titles are the apps' labels in ``locale_id``."""
+    locale = get_locale(locale_id)
+    hotseat, workspace = layout
+    items = [(key, HOTSEAT, i, i, 0) for i, key in enumerate(hotseat)]
+    items += [(key, DESKTOP, 0, column, row) for key, row, column in workspace]
+    rows = []
+    for _id, (key, container, screen, x, y) in enumerate(items, 1):
+        info = apps()[key]
+        intent = LAUNCH_INTENT.format(component=short_component(info.package, info.activity))
+        rows.append((_id, locale.t(f"app.{key}"), intent, container, screen, x, y, 1, 1, ITEM_APPLICATION, 0, 0))
+    return rows
+
+
+def launcher_sql(layout: launcher.Layout, locale_id: str) -> str:
+    """SQL that makes a launcher database hold exactly ``layout``: a DELETE, then one INSERT with a line per icon."""
+    rows = [f"({', '.join(map(_sql_literal, row))})" for row in favorites_rows(layout, locale_id)]
+    if not rows:
+        return "DELETE FROM favorites;"
+    return (f"DELETE FROM favorites;\nINSERT INTO favorites ({', '.join(FAVORITES_COLUMNS)}) VALUES\n"
+            + ",\n".join(rows) + ";")
+
+
+def _sql_literal(value: int | str) -> str:
+    return str(value) if isinstance(value, int) else "'" + value.replace("'", "''") + "'"
+
+
+def launcher_db(layout: launcher.Layout, locale_id: str) -> bytes:
+    """A launcher database file (SQLite) holding ``layout``."""
+    con = sqlite3.connect(":memory:")
+    try:
+        con.execute(FAVORITES_SCHEMA)
+        con.executescript(launcher_sql(layout, locale_id))
+        return db_bytes(con)
+    finally:
+        con.close()
+
+
+def open_db(data: bytes) -> sqlite3.Connection:
+    """An in-memory SQLite connection on the bytes of a database file. Bytes that are no database raise
+    :class:`sqlite3.DatabaseError` here or at the first query."""
+    con = sqlite3.connect(":memory:")
+    if hasattr(con, "deserialize"):  # Python 3.11+
+        con.deserialize(data)
+        return con
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "db")
+        path.write_bytes(data)
+        src = sqlite3.connect(path)
+        try:
+            src.backup(con)
+        finally:
+            src.close()
+    return con
+
+
+def db_bytes(con: sqlite3.Connection) -> bytes:
+    """The database file of a connection, as bytes (committing first)."""
+    con.commit()
+    if hasattr(con, "serialize"):  # Python 3.11+
+        return con.serialize()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "db")
+        dst = sqlite3.connect(path)
+        try:
+            con.backup(dst)
+        finally:
+            dst.close()
+        return path.read_bytes()
+
+
+def _write_launcher_db(phone: ServedPhone) -> None:
     dev = phone.device
-    dev.snapshot = dataclasses.replace(dev.snapshot, **changes)
-    dev._invalidate()
+    phone.files[LAUNCHER_DB] = launcher_db(current_layout(dev), dev.snapshot.locale)
+
+
+def _reload_launcher(phone: ServedPhone) -> None:
+    """The launcher process starts and loads its model from its database (which it creates when missing, and
+    recreates with the stock layout when unreadable). Rows it cannot place are logged and deleted, as Launcher3's
+    loader does."""
+    dev = phone.device
+    data = phone.files.get(LAUNCHER_DB)
+    if data is None:
+        dev.reconfigure(home_layout="default")
+        _write_launcher_db(phone)
+        return
+    con = None
+    try:
+        con = open_db(data)
+        rows = con.execute("SELECT _id, title, intent, container, screen, cellX, cellY, itemType FROM favorites "
+                           "ORDER BY _id").fetchall()
+        layout, rejected = _layout_from_rows(dev, rows)
+        if rejected:
+            con.execute(f"DELETE FROM favorites WHERE _id IN ({', '.join(map(str, rejected))})")
+            phone.files[LAUNCHER_DB] = db_bytes(con)
+    except sqlite3.DatabaseError as err:
+        dev.logi("LauncherProvider", f"Unable to open {LAUNCHER_DB} ({err}); recreating it with the default "
+                 "workspace", level="E", pid=LAUNCHER_PID)
+        dev.reconfigure(home_layout="default")
+        _write_launcher_db(phone)
+        return
+    finally:
+        if con is not None:
+            con.close()
+    dev.reconfigure(home_layout=launcher.explicit_layout(layout))
+
+
+def _layout_from_rows(dev: SimDevice, rows: list[tuple]) -> tuple[launcher.Layout, list[int]]:
+    """The layout that ``favorites`` rows describe on the current grid, and the ids of the rows that do not fit."""
+    columns, rows_n = launcher.snapshot_grid(dev.snapshot)
+    by_component = {}
+    for key in launcher.LAUNCHABLE:
+        info = apps()[key]
+        by_component[(info.package, info.activity)] = key
+    hotseat: dict[int, str] = {}
+    workspace: dict[tuple[int, int], str] = {}
+    rejected = []
+
+    def reject(_id: int, tag: str, message: str) -> None:
+        dev.logi(tag, message, level="E", pid=LAUNCHER_PID)
+        rejected.append(_id)
+
+    for _id, title, intent, container, screen, x, y, item_type in rows:
+        match = re.search(r";component=([^;/]+)/([^;]+);", intent or "")
+        if item_type != ITEM_APPLICATION:
+            reject(_id, "LoaderTask", f"Item {_id} ({title}) has itemType {item_type}: the simulated launcher shows "
+                   "application icons only")
+            continue
+        if match is None:
+            reject(_id, "LoaderTask", f"Invalid intent removed: {intent}")
+            continue
+        package, activity = match.groups()
+        key = by_component.get((package, package + activity if activity.startswith(".") else activity))
+        if key is None:
+            reject(_id, "LoaderTask", f"Missing activity found in getShortcutInfo: ComponentName{{{package}/"
+                   f"{activity}}}")
+        elif container == HOTSEAT:
+            if not (isinstance(screen, int) and 0 <= screen < columns) or screen in hotseat:
+                reject(_id, "LoaderCursor", f"Error loading shortcut into hotseat {title} into position ({screen}:"
+                       f"{x},{y}) already occupied or outside the hotseat of {columns}")
+            else:
+                hotseat[screen] = key
+        elif container == DESKTOP:
+            cell = (y, x)
+            if screen != 0 or not (isinstance(x, int) and isinstance(y, int) and 0 <= x < columns
+                                   and 0 <= y < rows_n) or cell in workspace:
+                reject(_id, "LoaderCursor", f"Error loading shortcut {title} into cell ({screen}-{container}:{x},{y}) "
+                       f"occupied or out of screen bounds ( {columns}x{rows_n})")
+            else:
+                workspace[cell] = key
+        else:
+            reject(_id, "LoaderTask", f"Item {_id} ({title}) is in container {container}: the simulated launcher "
+                   "has no folders")
+    layout = (tuple(hotseat[i] for i in sorted(hotseat)),
+              tuple((key, r, c) for (r, c), key in sorted(workspace.items())))
+    return layout, rejected

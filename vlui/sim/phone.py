@@ -8,6 +8,7 @@ input advances the clock by ``step_ms``; nothing ever sleeps.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import zlib
@@ -58,6 +59,17 @@ def short_component(package: str, activity: str) -> str:
     return f"{package}/{activity[len(package):]}" if activity.startswith(package + ".") else f"{package}/{activity}"
 
 
+def app_uid(key: str) -> int:
+    """The Linux uid of app ``key``'s processes (Settings runs as the system user)."""
+    return 1000 if key == "settings" else 10050 + sorted(apps()).index(key)
+
+
+def uid_name(key: str) -> str:
+    """The uid as ActivityManager prints it: ``u0a57`` for an app, ``1000`` for the system."""
+    uid = app_uid(key)
+    return str(uid) if uid < 10000 else f"u0a{uid - 10000}"
+
+
 class SimDevice(Device):
     """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file)."""
 
@@ -76,11 +88,7 @@ class SimDevice(Device):
     # ------------------------------------------------------------------------------------------ configuration
     def load_snapshot(self, snapshot: str | Path | Snapshot) -> None:
         snap = load_snapshot(snapshot, self.envs_dir)
-        self.snapshot = snap
-        self.locale = get_locale(snap.locale)
-        self.profile = snap.profile
-        self.width, self.height = snap.size
-        self.tablet = self.profile["kind"] == "tablet"
+        self._configure(snap)
         key = repr(snap)
         if key not in self._initial:
             self._initial[key] = self._boot_state(snap)
@@ -88,6 +96,20 @@ class SimDevice(Device):
         self.log.clear()
         self._last_log_ms = 0
         self._rng = random.Random(f"{snap.id}:{snap.time}")
+        self._invalidate()
+
+    def reconfigure(self, **changes: Any) -> None:
+        """Change the configuration (density, font scale, locale, wallpaper, theme, home layout) of the running
+        phone, as settings and shell commands do on a device: apps and their state stay as they are."""
+        self._configure(dataclasses.replace(self.snapshot, **changes))
+
+    def _configure(self, snap: Snapshot) -> None:
+        """Take ``snap`` as the configuration and everything derived from it; the frame is rebuilt on next use."""
+        self.snapshot = snap
+        self.locale = get_locale(snap.locale)
+        self.profile = snap.profile
+        self.width, self.height = snap.size
+        self.tablet = self.profile["kind"] == "tablet"
         self._invalidate()
 
     def _boot_state(self, snap: Snapshot) -> DeviceState:
@@ -118,7 +140,12 @@ class SimDevice(Device):
         return self.snapshot.locale
 
     def screenshot(self) -> np.ndarray:
-        return self._renderer().render(self.frame()).copy()  # the renderer's cached frames are read-only
+        return self.screen().copy()
+
+    def screen(self) -> np.ndarray:
+        """The full-resolution screen ``(H, W, 3)`` without a copy: the renderer's cached frame, read-only. The same
+        drawing gives the same array object, so callers can cache what they derive from it by identity."""
+        return self._renderer().render(self.frame())
 
     def observation(self, height: int, width: int) -> np.ndarray:
         return self._renderer().render(self.frame(), width, height).copy()
@@ -257,9 +284,7 @@ class SimDevice(Device):
         st.running.append(key)
         st.pids[key] = st.next_pid
         st.next_pid += 17 + self._rng.randrange(60)
-        uid = 10050 + sorted(apps()).index(key) if key != "settings" else 1000
-        uid_s = str(uid) if uid < 10000 else f"u0a{uid - 10000}"
-        line = f"Start proc {st.pids[key]}:{info.package}/{uid_s} for activity {{{info.package}/{activity}}}"
+        line = f"Start proc {st.pids[key]}:{info.package}/{uid_name(key)} for activity {{{info.package}/{activity}}}"
         # Android 10 prints this from ActivityManager; B-MoCA's camera and contacts detectors read it under
         # ActivityTaskManager, so the launch record repeats it there.
         self.logi("ActivityManager", line, offset_ms=5)
@@ -267,9 +292,8 @@ class SimDevice(Device):
 
     def start_activity(self, key: str, screen: str, component: str, extras: bool = True, **params: Any) -> None:
         """Push a screen of ``key``'s app that Android implements as its own activity (logs the START line)."""
-        uid = 1000 if key == "settings" else 10000 + 50 + sorted(apps()).index(key)
         self.logi("ActivityTaskManager",
-                  f"START u0 {{cmp={component}{' (has extras)' if extras else ''}}} from uid {uid}")
+                  f"START u0 {{cmp={component}{' (has extras)' if extras else ''}}} from uid {app_uid(key)}")
         self.push(key, screen, **params)
 
     def push(self, key: str, screen: str, **params: Any) -> None:

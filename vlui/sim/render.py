@@ -60,13 +60,17 @@ def _freeze(value):
 
 
 class Renderer:
-    """Renders trees for one device configuration; keeps an LRU cache of recent frames."""
+    """Renders trees for one device configuration; keeps an LRU cache of recent frames, at most ``cache_size``
+    of them and ``cache_bytes`` in all (a served phone renders full-resolution frames of about 7 MB each)."""
 
-    def __init__(self, style: Style, screen: tuple[int, int], cache_size: int = 256) -> None:
+    def __init__(self, style: Style, screen: tuple[int, int], cache_size: int = 256,
+                 cache_bytes: int = 256 << 20) -> None:
         self.style = style
         self.screen = screen  # (width, height) in device pixels
         self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
+        self._cache_bytes = cache_bytes
+        self._cached_bytes = 0
 
     def render(self, root: Node, width: int | None = None, height: int | None = None) -> np.ndarray:
         """``root`` drawn as an ``(height, width, 3)`` uint8 array (default: the full screen)."""
@@ -86,8 +90,9 @@ class Renderer:
         frame = np.asarray(img)
         frame.setflags(write=False)
         self._cache[key] = frame
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        self._cached_bytes += frame.nbytes
+        while len(self._cache) > 1 and (len(self._cache) > self._cache_size or self._cached_bytes > self._cache_bytes):
+            self._cached_bytes -= self._cache.popitem(last=False)[1].nbytes
         return frame
 
     # ------------------------------------------------------------------------------------------------ drawing

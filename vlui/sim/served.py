@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vlui.errors import VluiError
+from vlui.sim import configure
 from vlui.sim.logcat import Entry
 from vlui.sim.phone import SimDevice
 from vlui.sim.snapshot import Snapshot, load_snapshot, snapshot_ids
@@ -50,6 +51,7 @@ class ServedPhone:
         self.settings: dict[str, dict[str, str]] = {"system": {}, "secure": {}, "global": {}}
         self.saved: dict[str, SavedSnapshot] = {}
         self.closed = threading.Event()  # set when the server shuts down: streams end
+        configure.on_boot(self)
 
     # ------------------------------------------------------------------------------------------ notifications
     def changed(self) -> None:
@@ -78,7 +80,7 @@ class ServedPhone:
             "ro.serialno": self.serial,
             "ro.kernel.qemu": "1",
             "ro.sf.lcd_density": str(snap.profile["dpi"]),
-            "persist.sys.locale": snap.locale,
+            "persist.sys.locale": configure.locale_prop(self.device),
             "ro.product.locale": "en-US",
             "sys.boot_completed": "1",
         }
@@ -108,6 +110,7 @@ class ServedPhone:
                 self.device.load_snapshot(name)
                 self.files, self.props = {}, {}
                 self.settings = {"system": {}, "secure": {}, "global": {}}
+            configure.on_boot(self)
             self.log_changed.notify_all()
 
     def save_snapshot(self, name: str) -> None:
@@ -123,3 +126,28 @@ class ServedPhone:
         with self.lock:
             if self.saved.pop(name, None) is None:
                 raise VluiError(f"snapshot '{name}' not found")
+
+    # ------------------------------------------------------------------------------------------ files
+    # Directories are implied: those every device has (below) and the parents of every path in ``files``. An empty
+    # directory made by ``mkdir`` is kept as the key ``DIR/``, an entry without a name that implies it like a file.
+    STANDARD_DIRS = ("/data/data", "/data/local/tmp", "/data/system/users/0", "/system/bin", *(
+        f"/sdcard/{d}" for d in ("Alarms", "DCIM", "Download", "Movies", "Music", "Notifications", "Pictures",
+                                 "Podcasts", "Ringtones")))
+
+    def is_dir(self, path: str) -> bool:
+        """Whether the absolute, normalised ``path`` is a directory. Take :attr:`lock` around it."""
+        prefix = path.rstrip("/") + "/"
+        return (any(p.startswith(prefix) for p in self.files)
+                or any((d + "/").startswith(prefix) for d in self.STANDARD_DIRS))
+
+    def list_dir(self, path: str) -> list[str]:
+        """The sorted names (files and directories) in directory ``path``. Take :attr:`lock` around it."""
+        prefix = path.rstrip("/") + "/"
+        names = {p[len(prefix):].split("/", 1)[0] for p in (*self.files, *self.STANDARD_DIRS) if p.startswith(prefix)}
+        names.discard("")
+        return sorted(names)
+
+    def make_dir(self, path: str) -> None:
+        """Make ``path`` a directory that stays one while it holds nothing (``mkdir``)."""
+        if not self.is_dir(path):
+            self.files[path.rstrip("/") + "/"] = b""

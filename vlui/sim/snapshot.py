@@ -41,7 +41,9 @@ class Snapshot:
     locale: str = "en-US"
     wallpaper: str = "000"
     dark_theme: bool = False
-    home_layout: str | int = "default"  # "default" (the Pixel's stock arrangement) or a seed for a random one
+    # "default" (the Pixel's stock arrangement), a seed for a random one, or explicit:
+    # {hotseat: [app, ...], workspace: [[app, row, column], ...]} (app keys as in vlui/sim/data/apps.yaml)
+    home_layout: str | int | dict[str, Any] = "default"
     clock_dial: str = "circle"  # the alarm time picker's dial: circle | rectangle
     time: str = DEFAULT_TIME  # the virtual clock at load, "YYYY-MM-DD HH:MM"
     split: str = "user"  # train | test for the B-MoCA environments
@@ -91,8 +93,17 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
     if not isinstance(data.get("dark_theme", False), bool):
         raise VluiError(f"{where}: dark_theme must be true or false, not {data['dark_theme']!r}")
     layout = data.get("home_layout", "default")
-    if layout != "default" and (not isinstance(layout, int) or isinstance(layout, bool)):
-        raise VluiError(f"{where}: home_layout must be 'default' or an integer seed, not {layout!r}")
+    if isinstance(layout, dict):
+        from vlui.sim.apps.launcher import check_layout, grid
+
+        profile = profiles[data.get("device", "Pixel 3")]
+        problem = check_layout(layout, *grid(profile["width"], data.get("dpi", Snapshot.dpi),
+                                             profile["kind"] == "tablet"))
+        if problem:
+            raise VluiError(f"{where}: {problem}")
+    elif layout != "default" and (not isinstance(layout, int) or isinstance(layout, bool)):
+        raise VluiError(f"{where}: home_layout must be 'default', an integer seed or a mapping "
+                        f"{{hotseat: [apps], workspace: [[app, row, column], ...]}}, not {layout!r}")
     try:
         datetime.strptime(str(data.get("time", DEFAULT_TIME)), "%Y-%m-%d %H:%M")
     except ValueError:

@@ -4,14 +4,16 @@ the Google search bar; swiping up opens the app drawer (all apps, alphabetical i
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, scroll_list, search_box, text
 
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
+    from vlui.sim.snapshot import Snapshot
 
 PKG = "com.google.android.apps.nexuslauncher"
 LAUNCHABLE = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gmail", "maps", "messages", "phone",
@@ -19,19 +21,40 @@ LAUNCHABLE = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gma
 DEFAULT_HOTSEAT = ("phone", "messages", "play_store", "chrome", "camera")
 DEFAULT_WORKSPACE = {("gmail", 4, 0), ("photos", 4, 1), ("youtube", 4, 2), ("maps", 4, 3)}  # (app, row, column)
 
+Layout = tuple[tuple[str, ...], tuple[tuple[str, int, int], ...]]  # (hotseat apps, workspace (app, row, column))
+
+
+def grid(width: int, dpi: int, tablet: bool) -> tuple[int, int]:
+    """(columns, rows) of the home grid: the launcher fits columns of at least 80dp, as Android 10's does."""
+    if tablet:
+        return 6, 4
+    return (5 if width * 160 / dpi >= 400 else 4), 5
+
 
 def grid_size(ctx: Ctx) -> tuple[int, int]:
-    """(columns, rows) of the home grid: the launcher fits columns of at least 80dp, as Android 10's does."""
-    width_dp = ctx.width * 160 / ctx.dpi
-    if ctx.tablet:
-        return 6, 4
-    return (5 if width_dp >= 400 else 4), 5
+    return grid(ctx.width, ctx.dpi, ctx.tablet)
+
+
+def snapshot_grid(snap: Snapshot) -> tuple[int, int]:
+    """(columns, rows) of the home grid of a snapshot's device at its density."""
+    return grid(snap.size[0], snap.dpi, snap.profile["kind"] == "tablet")
+
+
+def home_layout(layout: str | int | Mapping[str, Any], columns: int, rows: int) -> Layout:
+    """(hotseat apps, workspace (app, row, column)) for a snapshot's ``home_layout``: the stock arrangement, a
+    random one from a seed (a random subset of apps at random cells; the rest live in the drawer only), or an
+    explicit ``{hotseat: [apps], workspace: [[app, row, column], ...]}`` (what the launcher database holds).
+
+    Explicit icons outside the grid (after a density change) are not shown, as the hotseat beyond its columns."""
+    if isinstance(layout, Mapping):
+        cells = ((str(a), int(r), int(c)) for a, r, c in layout["workspace"])
+        return (tuple(layout["hotseat"][:columns]),
+                tuple(sorted(((a, r, c) for a, r, c in cells if r < rows and c < columns), key=lambda t: (t[1], t[2]))))
+    return _generated_layout(layout, columns, rows)
 
 
 @lru_cache(maxsize=256)
-def home_layout(layout: str | int, columns: int, rows: int) -> tuple[tuple[str, ...], tuple[tuple[str, int, int], ...]]:
-    """(hotseat apps, workspace (app, row, column)) for a snapshot's ``home_layout``: the stock arrangement or a
-    random one from a seed (a random subset of apps at random cells; the rest live in the drawer only)."""
+def _generated_layout(layout: str | int, columns: int, rows: int) -> Layout:
     if layout == "default":
         hotseat = DEFAULT_HOTSEAT[:columns]
         cells = {(a, r, c) for a, r, c in DEFAULT_WORKSPACE if c < columns and r < rows}
@@ -46,6 +69,42 @@ def home_layout(layout: str | int, columns: int, rows: int) -> tuple[tuple[str, 
     rng.shuffle(slots)
     workspace = tuple(sorted(((app, r, c) for app, (r, c) in zip(rest[:count], slots)), key=lambda t: (t[1], t[2])))
     return hotseat, workspace
+
+
+def explicit_layout(layout: Layout) -> dict[str, Any]:
+    """A layout as a snapshot's explicit ``home_layout`` mapping (plain lists, as YAML writes them)."""
+    hotseat, workspace = layout
+    return {"hotseat": list(hotseat), "workspace": [[a, r, c] for a, r, c in workspace]}
+
+
+def check_layout(layout: Any, columns: int, rows: int) -> str | None:
+    """Why an explicit ``home_layout`` mapping is invalid for a ``columns`` x ``rows`` grid, or None if it is valid."""
+    if set(layout) != {"hotseat", "workspace"}:
+        return f"home_layout must have exactly the keys hotseat and workspace, not {', '.join(map(str, layout))}"
+    hotseat, workspace = layout["hotseat"], layout["workspace"]
+    if not isinstance(hotseat, list) or len(hotseat) > columns:
+        return f"home_layout.hotseat must be a list of at most {columns} apps (the grid's columns)"
+    for app in hotseat:
+        if app not in LAUNCHABLE:
+            return f"home_layout.hotseat: unknown app {app!r}; choose from: {', '.join(LAUNCHABLE)}"
+    if not isinstance(workspace, list):
+        return "home_layout.workspace must be a list of [app, row, column]"
+    taken = set()
+    for i, item in enumerate(workspace):
+        where = f"home_layout.workspace[{i}]"
+        if not isinstance(item, list) or len(item) != 3:
+            return f"{where} must be [app, row, column], not {item!r}"
+        app, row, column = item
+        if app not in LAUNCHABLE:
+            return f"{where}: unknown app {app!r}; choose from: {', '.join(LAUNCHABLE)}"
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (row, column)):
+            return f"{where}: row and column must be integers, not {row!r}, {column!r}"
+        if not (0 <= row < rows and 0 <= column < columns):
+            return f"{where}: cell ({row}, {column}) is outside the {columns}x{rows} grid (columns x rows)"
+        if (row, column) in taken:
+            return f"{where}: cell ({row}, {column}) holds two apps"
+        taken.add((row, column))
+    return None
 
 
 def icon_cell(dev: SimDevice, ctx: Ctx, key: str, x1: int, y1: int, x2: int, y2: int, label_color,
