@@ -1,0 +1,53 @@
+"""Fixtures for the simulated phone served over ADB: one private adb server (the real, bundled adb binary) and one
+served phone per test module."""
+
+from __future__ import annotations
+
+import shlex
+import threading
+
+import numpy as np
+import pytest
+
+from vlui.sim.harness import PrivateAdb
+from vlui.sim.shell import Shell
+
+
+class ProbeShell:
+    """The phone's shell plus two commands that test the transport, whatever the shell can do yet:
+    ``blob N SEED`` writes N seeded random bytes in one write; ``ticks`` writes a line every 10 ms until the stream is
+    cancelled, then sets :attr:`ticks_ended`."""
+
+    ticks_ended = threading.Event()
+
+    def __init__(self, phone) -> None:
+        self.shell = Shell(phone)
+
+    def run(self, command: str, write, cancelled: threading.Event) -> int:
+        argv = shlex.split(command)
+        if argv[:1] == ["blob"]:
+            write(blob(int(argv[1]), int(argv[2])))
+            return 0
+        if argv == ["ticks"]:
+            try:
+                tick = 0
+                while not cancelled.wait(0.01):
+                    write(b"tick %d\n" % tick)
+                    tick += 1
+            finally:
+                ProbeShell.ticks_ended.set()
+            return 0
+        return self.shell.run(command, write, cancelled)
+
+
+def blob(size: int, seed: int) -> bytes:
+    return np.random.default_rng(seed).bytes(size)
+
+
+@pytest.fixture(scope="module")
+def private_adb():
+    """A served phone (threads of this process) registered as ``emulator-P`` with a private adb server; its
+    streams run :class:`ProbeShell`."""
+    with PrivateAdb("000", noise=False) as pa:
+        pa.daemon.shell = ProbeShell
+        yield pa

@@ -1,0 +1,653 @@
+"""The device side of the ADB protocol over TCP: what a real ``adb`` server (``adb connect 127.0.0.1:PORT``, or an
+emulator registered with ``host:emulator:PORT``) and adbutils talk to when they drive the simulated phone.
+
+The wire protocol is AOSP's ``adb/protocol.txt``: 24-byte little-endian headers (command, arg0, arg1, data length,
+data checksum, magic = command ^ 0xffffffff) followed by the data. The host connects with ``CNXN`` and we answer with
+our own ``CNXN`` (never ``AUTH`` or ``STLS``: the phone is served on loopback only). Each ``OPEN`` starts a stream
+that runs one service in its own thread:
+
+=================  ======================================================================================
+``shell:CMD``      one command line of :class:`~vlui.sim.shell.Shell`, output raw (the legacy protocol:
+``exec:CMD``       stdout and stderr together, no exit status; we do not advertise ``shell_v2``)
+``shell:``         an interactive shell: a prompt, the host's keystrokes echoed, ``exit`` ends it
+``sync:``          file transfer (version 1: ``STAT LIST SEND RECV QUIT``) on :attr:`ServedPhone.files`
+``root:``          "adbd is already running as root"
+=================  ======================================================================================
+
+Flow control is the classic one: after each ``WRTE`` we wait for the host's ``OKAY`` before the next. Output the
+service writes while a packet is in flight is queued and sent, coalesced up to the payload limit, by the thread that
+receives that ``OKAY``; a service that writes faster than the host reads waits once a megabyte is queued.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import posixpath
+import socket
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from vlui.errors import VluiError
+from vlui.sim.served import ServedPhone
+from vlui.sim.shell import Shell
+
+log = logging.getLogger(__name__)
+
+A_SYNC, A_CNXN, A_OPEN, A_OKAY = 0x434E5953, 0x4E584E43, 0x4E45504F, 0x59414B4F
+A_CLSE, A_WRTE, A_AUTH, A_STLS = 0x45534C43, 0x45545257, 0x48545541, 0x534C5453
+A_VERSION_MIN = 0x01000000
+A_VERSION = 0x01000001  # the first version that lets both sides leave the checksum 0
+MAX_PAYLOAD = 1 << 20
+MAX_INCOMING = 16 << 20  # a larger packet means a confused peer: drop the connection
+HEADER = struct.Struct("<6I")
+FEATURES = ("fixed_push_mkdir",)  # SEND creates the parent directories, so adb push needs no `mkdir -p`
+QUEUE_LIMIT = 1 << 20  # bytes a stream queues before its writer waits for the host
+
+SYNC_DATA_MAX = 64 << 10
+# Directories every Android device has, whether or not a file lives under them.
+BASE_DIRS = frozenset({"/", "/data", "/data/local", "/data/local/tmp", "/sdcard"} | {
+    f"/sdcard/{d}" for d in ("Alarms", "DCIM", "Download", "Movies", "Music", "Notifications", "Pictures", "Podcasts",
+                             "Ringtones")})
+MODE_FILE, MODE_DIR = 0o100644, 0o40755
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+class ShellLike(Protocol):
+    def run(self, command: str, write: Callable[[bytes], None], cancelled: threading.Event) -> int: ...
+
+
+def listen(host: str, port: int, what: str) -> socket.socket:
+    """A listening TCP socket on a loopback address (port 0: any free port). ``what`` names it in errors."""
+    if host not in LOOPBACK_HOSTS:
+        raise VluiError(f"the simulated phone's {what} only listens on loopback ({', '.join(LOOPBACK_HOSTS)}), "
+                        f"not {host!r}")
+    family = socket.AF_INET6 if host == "::1" else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(16)
+    except OSError as err:
+        sock.close()
+        raise VluiError(f"cannot listen on {host}:{port} for the {what}: {err.strerror or err}") from None
+    return sock
+
+
+def stop_listening(sock: socket.socket) -> None:
+    """Close a listening socket and wake the thread blocked in its ``accept`` (Linux wakes it on shutdown)."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sock.close()
+
+
+def register_emulator(adb_port: int, server_port: int = 5037, attempts: int = 5, delay: float = 0.3) -> None:
+    """Ask the adb server on ``127.0.0.1:server_port`` to connect to our transport on ``adb_port`` as the emulator
+    ``emulator-<adb_port - 1>`` (the request an emulator sends at boot). Retried while the server is not up."""
+    request = f"host:emulator:{adb_port}".encode()
+    last: OSError | None = None
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(delay)
+        try:
+            with socket.create_connection(("127.0.0.1", server_port), timeout=5) as sock:
+                sock.sendall(b"%04x%s" % (len(request), request))
+                sock.recv(64)  # the server answers nothing: it connects to us, then closes this socket
+            return
+        except OSError as err:
+            last = err
+    raise VluiError(f"could not register with the adb server on 127.0.0.1:{server_port}: "
+                    f"{last.strerror or last if last else 'no answer'}")
+
+
+def _checksum(data: bytes | memoryview) -> int:
+    return int(np.frombuffer(data, np.uint8).sum(dtype=np.uint64)) & 0xFFFFFFFF
+
+
+class AdbDaemon:
+    """Serves ``phone`` to adb hosts on ``host:port`` (port 0 picks a free one; see :attr:`port`).
+
+    ``shell`` makes the shell a ``shell:``/``exec:`` stream runs (one per stream; an interactive ``shell:`` keeps
+    its own for the session)."""
+
+    def __init__(self, phone: ServedPhone, port: int = 0, host: str = "127.0.0.1",
+                 shell: Callable[[ServedPhone], ShellLike] = Shell) -> None:
+        self.phone = phone
+        self.shell = shell
+        self._listener = listen(host, port, "adb transport")
+        self.host = host
+        self.port: int = self._listener.getsockname()[1]
+        self._connections: set[_Connection] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._thread = threading.Thread(target=self._accept, name=f"adbd:{self.port}", daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                return
+            sock.settimeout(None)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                if self._closed:
+                    sock.close()
+                    return
+                conn = _Connection(self, sock)
+                self._connections.add(conn)
+            conn.start()
+
+    def _forget(self, conn: _Connection) -> None:
+        with self._lock:
+            self._connections.discard(conn)
+
+    @property
+    def connections(self) -> int:
+        """Hosts connected now."""
+        with self._lock:
+            return len(self._connections)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop listening, drop every connection and cancel its streams; wait up to ``timeout`` s for the threads."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            conns = list(self._connections)
+        stop_listening(self._listener)
+        for conn in conns:
+            conn.drop()
+        deadline = time.monotonic() + timeout
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+        for conn in conns:
+            conn.join(max(0.0, deadline - time.monotonic()))
+
+    def __enter__(self) -> AdbDaemon:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _Connection:
+    """One host: a reader thread that dispatches its packets, and the streams it opened."""
+
+    def __init__(self, daemon: AdbDaemon, sock: socket.socket) -> None:
+        self.daemon = daemon
+        self.phone = daemon.phone
+        self.sock = sock
+        self.rfile = sock.makefile("rb", buffering=256 << 10)
+        self.wlock = threading.Lock()
+        self.streams: dict[int, _Stream] = {}
+        self.slock = threading.Lock()
+        self.ids = itertools.count(1)
+        self.version = A_VERSION
+        self.max_send = MAX_PAYLOAD
+        self.online = False
+        self.dropped = False
+        self.threads: list[threading.Thread] = []
+        self.reader = threading.Thread(target=self._read, name="adbd-connection", daemon=True)
+
+    def start(self) -> None:
+        self.reader.start()
+
+    def join(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        self.reader.join(timeout)
+        for thread in list(self.threads):
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    # ------------------------------------------------------------------------------------------ packets
+    def send(self, command: int, arg0: int, arg1: int, data: bytes | memoryview = b"") -> None:
+        check = _checksum(data) if self.version < A_VERSION and len(data) else 0
+        header = HEADER.pack(command, arg0, arg1, len(data), check, command ^ 0xFFFFFFFF)
+        with self.wlock:
+            if len(data) <= 4096:
+                self.sock.sendall(header + bytes(data))
+            else:  # no copy of a big payload just to prepend 24 bytes
+                self.sock.sendall(header)
+                self.sock.sendall(data)
+
+    def _recv(self, n: int) -> bytes:
+        data = self.rfile.read(n)
+        if data is None or len(data) < n:
+            raise EOFError
+        return data
+
+    def _read(self) -> None:
+        try:
+            while True:
+                command, arg0, arg1, length, _, magic = HEADER.unpack(self._recv(HEADER.size))
+                if magic != command ^ 0xFFFFFFFF or length > MAX_INCOMING:
+                    log.warning("adbd: bad packet header from the host, dropping the connection")
+                    return
+                data = self._recv(length) if length else b""
+                self._dispatch(command, arg0, arg1, data)
+        except (OSError, EOFError, ValueError):
+            pass
+        finally:
+            self.drop()
+
+    def _dispatch(self, command: int, arg0: int, arg1: int, data: bytes) -> None:
+        if command == A_CNXN:
+            self._connect(arg0, arg1)
+        elif not self.online:
+            return  # a host speaks only after CNXN; adbd ignores anything else, and so do we
+        elif command == A_OPEN:
+            self._open(arg0, data.split(b"\0", 1)[0].decode("utf-8", "replace"))
+        elif command == A_OKAY:
+            stream = self._stream(arg1)
+            if stream is not None:
+                stream.on_okay()
+        elif command == A_WRTE:
+            stream = self._stream(arg1)
+            if stream is not None:
+                stream.on_write(data)
+                self.send(A_OKAY, stream.local_id, stream.remote_id)
+        elif command == A_CLSE:
+            stream = self._stream(arg1)
+            if stream is not None:
+                stream.on_host_close()
+        # AUTH, STLS and SYNC answer requests we never make: ignored
+
+    def _stream(self, local_id: int) -> _Stream | None:
+        with self.slock:
+            return self.streams.get(local_id)
+
+    def _connect(self, version: int, max_data: int) -> None:
+        if self.online:  # a host that reconnects starts afresh, as with adbd
+            self._cancel_streams()
+        self.version = max(A_VERSION_MIN, min(version, A_VERSION))
+        self.max_send = max(256, min(max_data, MAX_PAYLOAD))
+        self.online = True
+        prop = self.phone.prop
+        banner = (f"device::ro.product.name={prop('ro.product.name')};ro.product.model={prop('ro.product.model')};"
+                  f"ro.product.device={prop('ro.product.device')};features={','.join(FEATURES)}")
+        self.send(A_CNXN, self.version, self.max_send, banner.encode())
+
+    def _open(self, remote_id: int, service: str) -> None:
+        run = _service(service)
+        if run is None:
+            log.info("adbd: refused unknown service %r", service)
+            self.send(A_CLSE, 0, remote_id)
+            return
+        stream = _Stream(self, next(self.ids), remote_id)
+        with self.slock:
+            self.streams[stream.local_id] = stream
+        self.send(A_OKAY, stream.local_id, remote_id)
+        thread = threading.Thread(target=stream.serve, args=(run,), name=f"adbd-stream:{service[:40]}", daemon=True)
+        self.threads = [t for t in self.threads if t.is_alive()] + [thread]
+        thread.start()
+
+    def forget(self, stream: _Stream) -> None:
+        with self.slock:
+            self.streams.pop(stream.local_id, None)
+
+    def _cancel_streams(self) -> None:
+        with self.slock:
+            streams = list(self.streams.values())
+            self.streams.clear()
+        for stream in streams:
+            stream.on_drop()
+
+    def drop(self) -> None:
+        """The connection is gone (or the server closes): cancel every stream and close the socket."""
+        if self.dropped:
+            return
+        self.dropped = True
+        self._cancel_streams()
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        self.daemon._forget(self)
+
+
+class _Stream:
+    """One service on one connection. :meth:`write` is what the service writes with; :meth:`read` reads what the
+    host sent. Locking: the stream's condition, then the connection's write lock, never the other way round."""
+
+    def __init__(self, conn: _Connection, local_id: int, remote_id: int) -> None:
+        self.conn = conn
+        self.phone = conn.phone
+        self.local_id = local_id
+        self.remote_id = remote_id
+        self.cond = threading.Condition()
+        self.cancelled = threading.Event()  # set when the host closes the stream or the connection drops
+        self.out: deque[memoryview] = deque()
+        self.out_size = 0
+        self.in_flight = False
+        self.finishing = False
+        self.closed = False
+        self.inbox = bytearray()
+
+    def serve(self, run: Callable[[_Stream], None]) -> None:
+        try:
+            run(self)
+        except (BrokenPipeError, EOFError):
+            pass  # the host went away mid-service
+        except Exception:
+            log.exception("adbd: a service failed")
+        finally:
+            self.finish()
+
+    # ------------------------------------------------------------------------------------------ output
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        """Send ``data`` to the host. Raises BrokenPipeError once the host has closed the stream."""
+        view = memoryview(data).cast("B")
+        if not view.readonly:  # the caller may reuse its buffer after we return
+            view = memoryview(bytes(view))
+        if not len(view):
+            return
+        with self.cond:
+            while not self.closed and self.out_size >= QUEUE_LIMIT:
+                self.cond.wait()
+            if self.closed:
+                raise BrokenPipeError("the host closed the stream")
+            self.out.append(view)
+            self.out_size += len(view)
+            if not self.in_flight:
+                self._send_next()
+
+    def _send_next(self) -> None:
+        """Send the next packet of queued output (the caller holds :attr:`cond`)."""
+        limit = self.conn.max_send
+        first = self.out[0]
+        if len(first) >= limit:
+            chunk: bytes | memoryview = first[:limit]
+            if len(first) == limit:
+                self.out.popleft()
+            else:
+                self.out[0] = first[limit:]
+        else:
+            parts, size = [], 0
+            while self.out and size < limit:
+                part = self.out[0]
+                if size + len(part) <= limit:
+                    self.out.popleft()
+                else:
+                    part, self.out[0] = part[:limit - size], part[limit - size:]
+                parts.append(part)
+                size += len(part)
+            chunk = parts[0] if len(parts) == 1 else b"".join(parts)
+        self.out_size -= len(chunk)
+        self.in_flight = True
+        try:
+            self.conn.send(A_WRTE, self.local_id, self.remote_id, chunk)
+        except OSError:
+            self._close(send=False)
+
+    def on_okay(self) -> None:
+        with self.cond:
+            self.in_flight = False
+            if self.closed:
+                return
+            if self.out:
+                self._send_next()
+            elif self.finishing:
+                self._close(send=True)
+            self.cond.notify_all()
+
+    def finish(self) -> None:
+        """The service is done: close the stream once the queued output has been sent."""
+        with self.cond:
+            self.finishing = True
+            if not self.closed and not self.out and not self.in_flight:
+                self._close(send=True)
+
+    def _close(self, send: bool) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.cancelled.set()
+        self.out.clear()
+        self.out_size = 0
+        self.conn.forget(self)
+        if send:
+            try:
+                self.conn.send(A_CLSE, self.local_id, self.remote_id)
+            except OSError:
+                pass
+        self.cond.notify_all()
+
+    def on_host_close(self) -> None:
+        with self.cond:
+            self._close(send=True)
+
+    def on_drop(self) -> None:
+        with self.cond:
+            self._close(send=False)
+
+    # ------------------------------------------------------------------------------------------ input
+    def on_write(self, data: bytes) -> None:
+        with self.cond:
+            self.inbox += data
+            self.cond.notify_all()
+
+    def read(self, n: int) -> bytes:
+        """Exactly ``n`` bytes from the host; EOFError if the stream closes first."""
+        with self.cond:
+            while len(self.inbox) < n and not self.closed:
+                self.cond.wait()
+            if len(self.inbox) < n:
+                raise EOFError
+            data = bytes(self.inbox[:n])
+            del self.inbox[:n]
+            return data
+
+    def read_some(self) -> bytes:
+        """Whatever the host has sent (at least a byte), or b"" once the stream is closed."""
+        with self.cond:
+            while not self.inbox and not self.closed:
+                self.cond.wait()
+            data = bytes(self.inbox)
+            self.inbox.clear()
+            return data
+
+
+# ---------------------------------------------------------------------------------------------- services
+def _service(name: str) -> Callable[[_Stream], None] | None:
+    """The function that runs service ``name`` on a stream, or None for a service we do not offer."""
+    kind, _, arg = name.partition(":")
+    if kind in ("shell", "exec") and arg.strip():
+        return lambda stream: _run_command(stream, arg)
+    if kind == "shell":  # "shell:" (and "shell,raw:"-style option lists, which only shell_v2 hosts send)
+        return _interactive
+    if name == "sync:":
+        return _sync
+    if name == "root:":
+        return lambda stream: stream.write(b"adbd is already running as root\n")
+    return None
+
+
+def _run_command(stream: _Stream, command: str) -> None:
+    phone = stream.phone
+    try:
+        stream.conn.daemon.shell(phone).run(command, stream.write, stream.cancelled)
+    finally:
+        phone.changed()
+
+
+def _interactive(stream: _Stream) -> None:
+    """A pseudo-terminal session: echo what the host types, run each line, ``exit`` (or ^D on an empty line) ends
+    it. Output goes through the terminal's line discipline, so ``\\n`` becomes ``\\r\\n``."""
+    phone = stream.phone
+    shell = stream.conn.daemon.shell(phone)
+    prompt = f"{phone.prop('ro.product.device')}:/ # ".encode()
+
+    def tty_write(data: bytes) -> None:
+        stream.write(bytes(data).replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+
+    stream.write(prompt)
+    line = bytearray()
+    previous = 0
+    while True:
+        data = stream.read_some()
+        if not data:
+            return
+        for byte in data:
+            if byte == 0x0A and previous == 0x0D:  # \r\n from a pipe: one line, not two
+                previous = byte
+                continue
+            previous = byte
+            if byte in (0x0D, 0x0A):
+                stream.write(b"\r\n")
+                command = line.decode("utf-8", "replace").strip()
+                line.clear()
+                if command in ("exit", "logout"):
+                    return
+                if command:
+                    try:
+                        shell.run(command, tty_write, stream.cancelled)
+                    finally:
+                        phone.changed()
+                stream.write(prompt)
+            elif byte == 0x04 and not line:  # ^D
+                return
+            elif byte == 0x03:  # ^C
+                line.clear()
+                stream.write(b"^C\r\n" + prompt)
+            elif byte in (0x7F, 0x08):
+                if line:
+                    del line[-1]
+                    stream.write(b"\b \b")
+            else:
+                line.append(byte)
+                stream.write(bytes([byte]))
+
+
+# ---------------------------------------------------------------------------------------------- file sync
+def _sync(stream: _Stream) -> None:
+    """File sync, version 1 (AOSP ``adb/SYNC.TXT``): requests are an id and a little-endian length-prefixed path."""
+    phone = stream.phone
+    while True:
+        header = stream.read(8)
+        ident, length = header[:4], int.from_bytes(header[4:], "little")
+        if ident == b"QUIT":
+            return
+        if length > 1024:
+            return _fail(stream, "path too long")
+        path = stream.read(length).decode("utf-8", "surrogateescape")
+        if ident == b"STAT":
+            with phone.lock:
+                mode, size = _stat(phone, _normpath(path))
+            stream.write(b"STAT" + struct.pack("<3I", mode, size, _mtime(phone) if mode else 0))
+        elif ident == b"LIST":
+            stream.write(_list(phone, _normpath(path)))
+        elif ident == b"SEND":
+            if not _send(stream, path):
+                return
+        elif ident == b"RECV":
+            if not _recv(stream, _normpath(path)):
+                return
+        else:
+            return _fail(stream, f"unknown sync command {ident!r}")
+
+
+def _normpath(path: str) -> str:
+    return posixpath.normpath("/" + path.lstrip("/")) if path else "/"
+
+
+def _mtime(phone: ServedPhone) -> int:
+    """Files carry no times of their own: they report the phone's (virtual) clock."""
+    with phone.lock:
+        return max(0, phone.device.state.time_ms // 1000)
+
+
+def _is_dir(phone: ServedPhone, path: str) -> bool:
+    if path in BASE_DIRS:
+        return True
+    prefix = path.rstrip("/") + "/"
+    return any(f.startswith(prefix) for f in phone.files) or any(d.startswith(prefix) for d in BASE_DIRS)
+
+
+def _stat(phone: ServedPhone, path: str) -> tuple[int, int]:
+    """(mode, size); (0, 0) for a path that does not exist. The caller holds the phone's lock."""
+    data = phone.files.get(path)
+    if data is not None:
+        return MODE_FILE, len(data)
+    return (MODE_DIR, 4096) if _is_dir(phone, path) else (0, 0)
+
+
+def _list(phone: ServedPhone, path: str) -> bytes:
+    mtime = _mtime(phone)
+    out = bytearray()
+    with phone.lock:
+        if _is_dir(phone, path):
+            prefix = path.rstrip("/") + "/"
+            entries: dict[str, tuple[int, int]] = {}
+            for name in [*phone.files, *BASE_DIRS]:
+                if name.startswith(prefix) and name != prefix:
+                    child, sep, _ = name[len(prefix):].partition("/")
+                    if sep or name in BASE_DIRS:
+                        entries[child] = (MODE_DIR, 4096)
+                    else:
+                        entries.setdefault(child, (MODE_FILE, len(phone.files[name])))
+            for child, (mode, size) in sorted(entries.items()):
+                raw = child.encode("utf-8", "surrogateescape")
+                out += b"DENT" + struct.pack("<4I", mode, size, mtime, len(raw)) + raw
+    return bytes(out + b"DONE" + bytes(16))
+
+
+def _fail(stream: _Stream, message: str) -> bool:
+    raw = message.encode()
+    stream.write(b"FAIL" + struct.pack("<I", len(raw)) + raw)
+    return False
+
+
+def _send(stream: _Stream, spec: str) -> bool:
+    """SEND "path,mode": DATA chunks then DONE(mtime); answered OKAY or FAIL."""
+    raw_path = spec.rpartition(",")[0] if "," in spec else spec
+    path = _normpath(raw_path)
+    chunks = []
+    while True:
+        header = stream.read(8)
+        ident, length = header[:4], int.from_bytes(header[4:], "little")
+        if ident == b"DATA":
+            if length > SYNC_DATA_MAX:
+                return _fail(stream, "data chunk too large")
+            chunks.append(stream.read(length))
+        elif ident == b"DONE":
+            break
+        else:
+            return _fail(stream, f"invalid data message {ident!r}")
+    phone = stream.phone
+    with phone.lock:
+        parents = [posixpath.dirname(path)]
+        while parents[-1] != "/":
+            parents.append(posixpath.dirname(parents[-1]))
+        if _is_dir(phone, path) or raw_path.endswith("/"):
+            return _fail(stream, f"couldn't create file {raw_path}: Is a directory")
+        if any(p in phone.files for p in parents):
+            return _fail(stream, f"couldn't create file {path}: Not a directory")
+        phone.files[path] = b"".join(chunks)
+    stream.write(b"OKAY" + bytes(4))
+    return True
+
+
+def _recv(stream: _Stream, path: str) -> bool:
+    phone = stream.phone
+    with phone.lock:
+        data = phone.files.get(path)
+        is_dir = data is None and _is_dir(phone, path)
+    if data is None:
+        return _fail(stream, "open failed: Is a directory" if is_dir else "open failed: No such file or directory")
+    view = memoryview(data)
+    for start in range(0, len(view), SYNC_DATA_MAX):
+        chunk = view[start:start + SYNC_DATA_MAX]
+        stream.write(b"DATA" + struct.pack("<I", len(chunk)))
+        stream.write(chunk)
+    stream.write(b"DONE" + bytes(4))
+    return True

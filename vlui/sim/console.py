@@ -1,0 +1,247 @@
+"""The emulator console of the simulated phone: the line-based TCP service an Android emulator offers on its
+console port (by convention the adb port − 1), which ``adb -s emulator-PORT emu ...`` and ``telnet`` talk to.
+
+It speaks as the emulator does: lines end in ``\\r\\n``, every answer ends in ``OK`` or ``KO: reason``, and until the
+client sends ``auth <token>`` (the token in ``~/.emulator_console_auth_token``, created at random when missing; an
+empty file turns authentication off) only ``help``, ``auth`` and ``quit`` work. The commands are the ones agents and
+benchmarks use: ``avd name|status``, ``avd snapshot list|save|load|delete NAME``, ``ping``, ``kill``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import threading
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+from vlui.errors import VluiError
+from vlui.sim.adbd import listen, stop_listening
+from vlui.sim.logcat import EPOCH
+from vlui.sim.served import SDK, ServedPhone
+
+TOKEN_FILE = ".emulator_console_auth_token"
+
+HELP = """Android console commands:
+
+    help|h|?         print a list of commands
+    kill             kill the emulator instance
+    quit|exit        quit control session
+    ping             check if the emulator is alive
+    avd              control virtual device execution
+
+try 'help <command>' for command-specific help"""
+
+HELP_UNAUTHENTICATED = """Android console command help:
+
+    help|h|?         print a list of commands
+    auth             user authentication for the emulator console
+    quit|exit        quit control session
+
+try 'help <command>' for command-specific help"""
+
+HELP_AVD = """allows you to control (e.g. start/stop) the execution of the virtual device
+
+available sub-commands:
+    avd status             query virtual device status
+    avd name               query virtual device name
+    avd snapshot           state snapshot commands"""
+
+HELP_SNAPSHOT = """allows you to save and restore the virtual device state in snapshots
+
+available sub-commands:
+    avd snapshot list             list available state snapshots
+    avd snapshot save             save state snapshot
+    avd snapshot load             load state snapshot
+    avd snapshot delete           delete state snapshot"""
+
+
+def ensure_token(path: str | Path) -> str:
+    """The console's auth token from ``path``, created (random, mode 0600) when missing, as the emulator does.
+    An empty string means authentication is off."""
+    path = Path(path)
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    except OSError as err:
+        raise VluiError(f"cannot read the console auth token {path}: {err.strerror}") from None
+    token = secrets.token_urlsafe(12)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it meanwhile: use theirs
+        return path.read_text().strip()
+    except OSError as err:
+        raise VluiError(f"cannot create the console auth token {path}: {err.strerror}") from None
+    with os.fdopen(fd, "w") as f:
+        f.write(token)
+    return token
+
+
+class EmulatorConsole:
+    """Serves the emulator console for ``phone`` on ``host:port`` (port 0 picks a free one; see :attr:`port`).
+
+    ``token_path`` defaults to ``$HOME/.emulator_console_auth_token`` of this process. ``kill`` answers, closes the
+    console and calls ``on_kill`` (the owner stops the rest of the emulator there)."""
+
+    def __init__(self, phone: ServedPhone, port: int = 0, host: str = "127.0.0.1",
+                 token_path: str | Path | None = None, avd_name: str | None = None,
+                 on_kill: Callable[[], None] | None = None) -> None:
+        self.phone = phone
+        self.token_path = Path(token_path) if token_path else Path.home() / TOKEN_FILE
+        self.token = ensure_token(self.token_path)
+        self.avd_name = avd_name or f"{phone.prop('ro.product.model').replace(' ', '_')}_API_{SDK}"
+        self.on_kill = on_kill
+        self._listener = listen(host, port, "emulator console")
+        self.host = host
+        self.port: int = self._listener.getsockname()[1]
+        self._clients: set[socket.socket] = set()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self._thread = threading.Thread(target=self._accept, name=f"console:{self.port}", daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                return
+            sock.settimeout(None)
+            with self._lock:
+                if self._closed:
+                    sock.close()
+                    return
+                self._clients.add(sock)
+                thread = threading.Thread(target=self._serve, args=(sock,), name="console-client", daemon=True)
+                self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+            thread.start()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop listening and disconnect every client."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            clients, threads = list(self._clients), list(self._threads)
+        stop_listening(self._listener)
+        for sock in clients:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        me = threading.current_thread()
+        for thread in [self._thread, *threads]:
+            if thread is not me:
+                thread.join(timeout)
+
+    def __enter__(self) -> EmulatorConsole:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------------------------ one client
+    def _serve(self, sock: socket.socket) -> None:
+        killed = False
+        try:
+            rfile = sock.makefile("rb")
+
+            def say(*lines: str) -> None:
+                sock.sendall("".join(line + "\r\n" for line in lines).encode())
+
+            authenticated = not self.token
+            if authenticated:
+                say("Android Console: type 'help' for a list of commands", "OK")
+            else:
+                say("Android Console: Authentication required",
+                    "Android Console: type 'auth <auth_token>' to authenticate",
+                    "Android Console: you can find your <auth_token> in ", f"'{self.token_path}'", "OK")
+            for raw in rfile:
+                words = raw.decode("utf-8", "replace").split()
+                if not words:
+                    continue
+                command, args = words[0], words[1:]
+                if command in ("quit", "exit"):
+                    return
+                if command == "auth":
+                    if self.token and args == [self.token]:
+                        authenticated = True
+                        say("Android Console: type 'help' for a list of commands", "OK")
+                    else:
+                        say(f"KO: authentication token does not match ~/{TOKEN_FILE}")
+                elif command in ("help", "h", "?"):
+                    say(*self._help(args, authenticated).split("\n"), "OK")
+                elif not authenticated:
+                    say("KO: unknown command, try 'help'")
+                elif command == "kill":
+                    say("OK: killing emulator, bye bye")
+                    killed = True
+                    return
+                else:
+                    say(*self._command(command, args))
+        except OSError:
+            pass
+        finally:
+            sock.close()
+            with self._lock:
+                self._clients.discard(sock)
+            if killed:
+                self.close()
+                if self.on_kill is not None:
+                    self.on_kill()
+
+    def _help(self, args: list[str], authenticated: bool) -> str:
+        if not authenticated:
+            return HELP_UNAUTHENTICATED
+        if args[:2] == ["avd", "snapshot"]:
+            return HELP_SNAPSHOT
+        if args[:1] == ["avd"]:
+            return HELP_AVD
+        return HELP
+
+    def _command(self, command: str, args: list[str]) -> list[str]:
+        """The answer's lines, ending in ``OK`` or ``KO: ...``."""
+        if command == "ping":
+            return ["I am alive!", "OK"]
+        if command != "avd" or not args:
+            return ["KO: unknown command, try 'help'"]
+        sub, rest = args[0], args[1:]
+        if sub == "name":
+            return [self.avd_name, "OK"]
+        if sub == "status":
+            return ["virtual device is running", "OK"]
+        if sub != "snapshot" or not rest:
+            return ["KO: unknown command, try 'help'"]
+        action, names = rest[0], rest[1:]
+        if action == "list":
+            return self._snapshot_table() + ["OK"]
+        if action not in ("save", "load", "delete"):
+            return ["KO: unknown command, try 'help'"]
+        if len(names) != 1:
+            return [f"KO: 'avd snapshot {action}' takes one snapshot name"]
+        method = {"save": self.phone.save_snapshot, "load": self.phone.load_snapshot,
+                  "delete": self.phone.delete_snapshot}[action]
+        try:
+            method(names[0])
+        except VluiError as err:
+            return [f"KO: {err}"]
+        return ["OK"]
+
+    def _snapshot_table(self) -> list[str]:
+        """``avd snapshot list`` as the emulator prints it (QEMU's ``info snapshots`` layout)."""
+        from vlui.sim.snapshot import load_snapshot
+
+        rows = ["List of snapshots present on all disks:",
+                f"{'ID':<10}{'TAG':<20}{'VM SIZE':>7}{'DATE':>20}{'VM CLOCK':>15}"]
+        phone = self.phone
+        with phone.lock:
+            saved = {name: EPOCH + timedelta(milliseconds=s.state.time_ms) for name, s in phone.saved.items()}
+            names = phone.snapshot_names()
+        for name in names:
+            date = saved.get(name) or load_snapshot(name, phone.envs_dir).start_time
+            rows.append(f"{'--':<10}{name:<20}{'0':>7}{f'{date:%Y-%m-%d %H:%M:%S}':>20}{'00:00:00.000':>15}")
+        return rows
