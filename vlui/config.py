@@ -127,9 +127,17 @@ class EnvConfig:
 
     backend: str = "sim"  # "sim" | "adb"
     snapshots: Any = "train"  # "train" | "test" | "all" | a list of ids | a list of snapshot files
-    serial: Optional[str] = None  # adb backend: device serial (e.g. emulator-5554 or 127.0.0.1:5555)
+    # adb backend (docs/adb.md)
+    serial: Any = None  # a device serial (emulator-5554, 127.0.0.1:5555) or a list: one per parallel environment
     adb_host: str = "127.0.0.1"
     adb_port: int = 5037
+    console_port: Optional[int] = None  # the emulator console; default: from the serial (emulator-5554 -> 5554)
+    console_token_file: str = "~/.emulator_console_auth_token"
+    snapshot_reset: str = "console"  # "console": avd snapshot load <id> | "none": a phone, episodes start as it is
+    screencap: str = "auto"  # "raw" | "png" | "auto": time both once, keep the faster
+    log_tags: Any = "tasks"  # logcat tags streamed: "tasks" (those the task detectors read) | "all" | a list
+    command_timeout_s: float = 30.0  # a device command that takes longer is an error (a hung device)
+    connect_timeout_s: float = 30.0  # how long to wait for a device to come (back) online
     observation_height: int = 256
     observation_width: int = 128
     include_xml: bool = False

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from vlui.device import Device
-from vlui.errors import NotBuiltError, VluiError
+from vlui.errors import VluiError
 from vlui.sim.snapshot import SPLITS, load_snapshot, snapshot_ids
 
 
@@ -31,5 +31,52 @@ def make_device(env_cfg: dict, snapshot: str) -> Device:
 
         return SimDevice(snapshot)
     if backend == "adb":
-        raise NotBuiltError("the ADB backend (real emulators and phones) is not available in this version of vlui")
+        return make_adb_device(env_cfg)
     raise VluiError(f"unknown env.backend {backend!r}; choose from: sim, adb")
+
+
+def adb_serials(env_cfg: dict) -> list[str]:
+    """The device serials of an ``env=adb`` config (one string, a comma-separated string or a list)."""
+    serials = env_cfg.get("serial")
+    if isinstance(serials, str):
+        serials = [s.strip() for s in serials.split(",") if s.strip()]
+    if not serials:
+        raise VluiError("env=adb needs the device: env.serial=emulator-5554 (see `adb devices`), or a list "
+                        "env.serial=[emulator-5554,emulator-5556] for parallel environments")
+    return [str(s) for s in serials]
+
+
+def max_parallel(env_cfg: dict, wanted: int) -> int:
+    """How many environments can run side by side: ``wanted``, but one per device on the ADB backend."""
+    if env_cfg.get("backend", "sim") == "adb":
+        return max(1, min(wanted, len(adb_serials(env_cfg))))
+    return wanted
+
+
+def make_adb_device(env_cfg: dict) -> Device:
+    """An :class:`~vlui.adb.device.AdbDevice` for the ``env=adb`` config: the first free device of ``serial``."""
+    from vlui.adb.device import AdbDevice, claim
+
+    serials = adb_serials(env_cfg)
+    tags = env_cfg.get("log_tags", "tasks")
+    if tags == "tasks":
+        from vlui.tasks.catalog import tasks
+
+        tags = sorted({t.log_tag for t in tasks().values()})
+    elif tags == "all":
+        tags = None
+    elif isinstance(tags, str):
+        raise VluiError(f"env.log_tags must be 'tasks', 'all' or a list of tags, not {tags!r}")
+    host, port = env_cfg.get("adb_host", "127.0.0.1"), int(env_cfg.get("adb_port", 5037))
+    serial, release = claim(serials, host, port)
+    try:
+        return AdbDevice(serial, host, port, env_cfg.get("console_port"),
+                         command_timeout_s=env_cfg.get("command_timeout_s", 30.0),
+                         connect_timeout_s=env_cfg.get("connect_timeout_s", 30.0), log_tags=tags,
+                         screencap=env_cfg.get("screencap", "auto"),
+                         snapshot_reset=env_cfg.get("snapshot_reset", "console"),
+                         console_token_file=env_cfg.get("console_token_file", "~/.emulator_console_auth_token"),
+                         release=release)
+    except BaseException:
+        release()
+        raise

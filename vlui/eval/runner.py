@@ -19,6 +19,7 @@ import numpy as np
 from vlui.env.actions import ActionError
 from vlui.env.env import PhoneEnv
 from vlui.env.text import Element, parse_xml
+from vlui.errors import VluiError
 
 
 @dataclass
@@ -104,7 +105,14 @@ def run_jobs(jobs: list[Job], make_env: Callable[[], PhoneEnv], make_agent: Call
             slot.env.close()
         except Exception:  # noqa: BLE001
             pass
-        slot.env = make_env()
+        try:
+            slot.env = make_env()
+        except Exception as err:  # noqa: BLE001 - e.g. a device that is gone for good: save this episode, stop
+            slot.actions, slot.tokens = [], []
+            finish(slot, False, infra=error.strip().splitlines()[-1])
+            raise VluiError(f"the environment could not be rebuilt ({str(err).strip().splitlines()[-1]}); the "
+                            "finished episodes are saved: fix the device and run the same command to resume") \
+                from None
         if not slot.retried:
             slot.retried = True
             queue.appendleft(slot.job)

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
 from vlui.data.format import DatasetWriter
-from vlui.devices import resolve_snapshots
+from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.rollout import run_episode
@@ -82,7 +82,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
           + ("; all already collected" if done and not todo else f"; {len(done)} already there, resuming" if done else ""))
     include_xml = needs_xml(agent_cfg) or cfg.save_xml
     options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
-    workers = max(1, min(cfg.env.num_envs, len(todo)))
+    workers = max(1, min(max_parallel(env_cfg, cfg.env.num_envs), len(todo)))
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     try:
         if workers == 1:

@@ -16,7 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
-from vlui.devices import resolve_snapshots
+from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.eval import report
@@ -52,7 +52,7 @@ def references(tasks: list[str], snaps: list[str], env_cfg: dict) -> dict[tuple[
 
     jobs = [Job(0, t, s, 0, 0) for t in tasks for s in snaps]
     run_jobs(jobs, lambda: make_env(env_cfg, tasks, include_xml=True), lambda: make_agent({"name": "expert"}),
-             slots=8, on_done=keep)
+             slots=max_parallel(env_cfg, 8), on_done=keep)
     return refs
 
 
@@ -99,7 +99,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         try:
             run_jobs(todo, lambda: make_env(env_cfg, tasks, include_xml=include_xml),
                      lambda: next(agents, None) or make_agent(agent_cfg),
-                     slots=cfg.parallel_envs, on_done=save, record_frames=cfg.video != "none")
+                     slots=max_parallel(env_cfg, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
         except KeyboardInterrupt:
             bar.close()
             raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {log}; run the same "

@@ -1,0 +1,175 @@
+"""The ADB backend against the simulated phone served over the ADB protocol, through a real adb server (a private
+one on a free port, never the user's 5037) and adbutils: the same episodes as in process, step for step."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from vlui.adb.device import AdbDevice
+from vlui.adb.errors import DeviceError
+from vlui.agents import make_agent
+from vlui.devices import make_device
+from vlui.env.env import make_env
+from vlui.sim.harness import PrivateAdb
+from vlui.sim.phone import SimDevice
+from vlui.tasks.catalog import task_set
+
+SNAPSHOTS = ["000", "030", "105", "109"]  # stock Pixel 3; Arabic (right to left); Korean, dark; the tablet
+
+
+@pytest.fixture(scope="module")
+def adb():
+    with PrivateAdb("000") as server:
+        yield server
+
+
+def adb_env(adb: PrivateAdb, **extra) -> dict:
+    return {"backend": "adb", "serial": adb.serial, "adb_port": adb.adb_port, "observation_wait_s": 0.0,
+            "console_token_file": str(adb.home / ".emulator_console_auth_token"), "snapshots": SNAPSHOTS,
+            "log_tags": "all", "command_timeout_s": 20.0, **extra}
+
+
+def episode(env, task: str, snapshot: str) -> dict:
+    agent = make_agent({"name": "expert"})
+    obs, info = env.reset(seed=0, options={"task": task, "snapshot": snapshot})
+    agent.reset(env.task, info, seed=0)
+    steps, done, reward = [], False, 0.0
+    while not done:
+        action = agent.act(obs, info)
+        obs, reward, terminated, truncated, info = env.step(action)
+        steps.append((info["parsed_action"]["kind"], info["success_line"]))
+        done = terminated or truncated
+    return {"success": reward == 1.0, "steps": steps, "log": env.device.log_lines(0), "xml": obs["xml"]}
+
+
+def test_representative_tasks_over_adb_match_the_in_process_phone_step_for_step(adb):
+    over_adb = make_env(adb_env(adb), "representative", include_xml=True)
+    in_process = make_env({"backend": "sim", "snapshots": SNAPSHOTS}, "representative", include_xml=True)
+    try:
+        assert isinstance(over_adb.device, AdbDevice)
+        for snapshot in SNAPSHOTS:
+            for task in task_set("representative"):
+                a, b = episode(over_adb, task, snapshot), episode(in_process, task, snapshot)
+                assert a["success"] and b["success"], (task, snapshot)
+                assert a["steps"] == b["steps"], (task, snapshot)
+                assert a["log"] == b["log"], (task, snapshot)  # every line, timestamps included
+                assert a["xml"] == b["xml"], (task, snapshot)
+    finally:
+        over_adb.close()
+        in_process.close()
+
+
+def test_screen_size_density_locale_and_pixels_come_from_the_device(adb):
+    dev = make_device(adb_env(adb), "000")
+    try:
+        for snapshot in ("105", "109"):
+            dev.load_snapshot(snapshot)
+            sim = SimDevice(snapshot)
+            assert dev.size == sim.size and dev.density == sim.density and dev.locale_id() == sim.locale_id()
+            np.testing.assert_array_equal(dev.screenshot(), sim.screenshot())
+            assert dev.observation(256, 128).shape == (256, 128, 3)
+        assert dev.screencap_mode in ("raw", "png")
+    finally:
+        dev.close()
+
+
+def test_typed_text_arrives_literally(adb):
+    dev = make_device(adb_env(adb), "000")
+    try:
+        dev.load_snapshot("000")
+        with adb.phone.lock:
+            adb.phone.device.launch("chrome")
+            adb.phone.device.focus_field("chrome", "url")
+        text = "it's 100%s; $(reboot) `id` \"ok\" & done > /sdcard/x"
+        dev.text(text)
+        with adb.phone.lock:
+            assert adb.phone.device.state.fields["chrome.url"] == text
+            assert "/sdcard/x" not in adb.phone.files
+    finally:
+        dev.close()
+
+
+def test_a_hung_command_times_out_with_the_serial_in_the_message(adb):
+    dev = AdbDevice(adb.serial, adb_port=adb.adb_port, command_timeout_s=1.0, log_tags=None,
+                    console_token_file=str(adb.home / ".emulator_console_auth_token"))
+    try:
+        start = time.monotonic()
+        with pytest.raises(DeviceError, match=f"device {adb.serial}: .*did not finish within 1 s"):
+            dev.shell("sleep 30")
+        assert time.monotonic() - start < 10
+        assert dev.shell("echo still here").strip() == "still here"  # the device itself is fine
+    finally:
+        dev.close()
+
+
+def test_a_device_that_goes_away_is_a_clear_error_and_one_that_returns_is_reconnected(tmp_path):
+    with PrivateAdb("000", register="connect") as server:
+        dev = AdbDevice(server.serial, adb_port=server.adb_port, connect_timeout_s=3.0, command_timeout_s=5.0,
+                        console_port=server.console_port, log_tags=None,
+                        console_token_file=str(server.home / ".emulator_console_auth_token"))
+        try:
+            dev.key("HOME")
+            assert dev.log_lines(0)
+            server.daemon.close()  # the phone vanishes: adb reports it offline, then forgets it
+            start = time.monotonic()
+            with pytest.raises(DeviceError, match=f"{server.serial}"):
+                dev.key("HOME")
+                dev.log_lines(0)
+            assert time.monotonic() - start < 30
+        finally:
+            dev.close()
+
+
+def test_unknown_device_and_missing_serial_are_one_line_errors(adb):
+    with pytest.raises(DeviceError, match="emulator-9998 is not connected.*lists: emulator-"):
+        AdbDevice("emulator-9998", adb_port=adb.adb_port, connect_timeout_s=0.5)
+    with pytest.raises(Exception, match="env=adb needs the device"):
+        make_device({"backend": "adb", "serial": None}, "000")
+
+
+def run_cli(script: str, *args: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, script, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_collect_and_evaluate_run_over_adb_as_on_the_simulated_phone(adb, tmp_path):
+    from vlui.sim.snapshot import ROOT
+
+    common = ["env=adb", f"env.serial={adb.serial}", f"env.adb_port={adb.adb_port}", "env.observation_wait_s=0",
+              f"env.console_token_file={adb.home / '.emulator_console_auth_token'}", "env.snapshots=[000,109]",
+              "tasks=[airplane_on,open_clock]"]
+    out = run_cli(str(ROOT / "evaluate.py"), *common, "agent=expert", "name=adb", f"hydra.run.dir={tmp_path}/ev",
+                  f"paths.output_dir={tmp_path}/ev", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = json.loads(next((tmp_path / "ev").rglob("results.json")).read_text())
+    assert results["overall"]["success_rate"] == 1.0
+    out = run_cli(str(ROOT / "collect.py"), *common, "agent=expert", f"paths.data_dir={tmp_path}/data",
+                  "dataset=adb", f"hydra.run.dir={tmp_path}/col", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert (tmp_path / "data" / "adb").exists()
+
+
+def test_a_broken_log_stream_is_reopened_without_losing_or_repeating_lines(adb):
+    import socket
+
+    dev = make_device(adb_env(adb), "000")
+    try:
+        dev.load_snapshot("000")
+        dev.clear_log()
+        dev.key("APP_SWITCH")
+        before = dev.log_lines(0)
+        dev.reader._stream.shutdown(socket.SHUT_RDWR)  # the stream dies under the reader
+        dev.key("HOME")
+        after = dev.log_lines(0)
+        with adb.phone.lock:
+            truth = [ln for ln in adb.phone.device.log_lines(0) if " VluiSync: " not in ln]
+        assert after[:len(before)] == before
+        assert after == truth  # everything the phone logged, once
+        assert any("category.HOME" in ln for ln in after[len(before):])
+    finally:
+        dev.close()
