@@ -1,0 +1,93 @@
+"""``python -m vlui.adb``: work with real Android emulators.
+
+  build-snapshots [IDS...] [--split train|test|all]   give a running Android 10 emulator each snapshot's
+                  --serial SERIAL [--adb-port 5037]   configuration and save it as an emulator snapshot named
+                  [--console-port N]                  by its id (see docs/adb.md, "Building snapshots on an
+                                                      emulator")
+  build-snapshots [IDS...] --print [--files DIR]      print the adb commands instead, without a device; --files
+                                                      writes the files they push into DIR
+
+IDS are snapshot ids of envs/ or snapshot files. Without IDS, every snapshot of --split (default all) whose
+device has the emulator's screen size is built; the others are skipped with a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from vlui.errors import VluiError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vlui.adb", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("build-snapshots", help="build snapshots of envs/ on a running Android 10 emulator")
+    p.add_argument("ids", nargs="*", metavar="IDS", help="snapshot ids or files (default: every one of --split)")
+    p.add_argument("--split", choices=("train", "test", "all"), help="which snapshots, without IDS (default all)")
+    p.add_argument("--serial", help="the emulator's adb serial, e.g. emulator-5554 (required unless --print)")
+    p.add_argument("--adb-port", type=int, default=5037, help="the adb server's port (default 5037)")
+    p.add_argument("--console-port", type=int, help="the emulator console's port (default: from the serial)")
+    p.add_argument("--print", action="store_true", help="print the adb commands; no device is used")
+    p.add_argument("--files", help="with --print: write the files the commands push into this directory")
+    p.add_argument("--envs", help="directory of snapshot files (default: envs/)")
+    args = parser.parse_args(argv)
+    try:
+        return build_snapshots(args)
+    except VluiError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+def build_snapshots(args: argparse.Namespace) -> int:
+    from vlui.adb.build import build_steps, run_steps, transcript, write_files
+    from vlui.sim.snapshot import load_snapshot, snapshot_ids
+
+    if args.ids and args.split:
+        raise VluiError("give snapshot ids or --split, not both")
+    if args.files and not args.print:
+        raise VluiError("--files goes with --print (a build pushes its files itself)")
+    if not args.print and not args.serial:
+        raise VluiError("--serial is required to build on a device (or --print the commands without one)")
+    snaps = [load_snapshot(ref, args.envs) for ref in (args.ids or snapshot_ids(args.split or "all", args.envs))]
+
+    if args.print:
+        for snap in snaps:
+            steps = build_steps(snap)
+            print(f"# ---- snapshot {snap.id} ({snap.device}, {snap.size[0]}x{snap.size[1]}) -> emulator snapshot "
+                  f"{snap.id}")
+            print(transcript(steps, args.serial or "emulator-5554"))
+            if args.files:
+                write_files(steps, args.files)
+        if not args.files:
+            print("note: the pushed wallpaper files are not written; add --files DIR to write them", file=sys.stderr)
+        return 0
+
+    from vlui.adb.device import AdbDevice
+
+    device = AdbDevice(args.serial, adb_host="127.0.0.1", adb_port=args.adb_port, console_port=args.console_port)
+    try:
+        if not args.ids:  # a whole split: build those made for this emulator's screen
+            fits = [s for s in snaps if s.size == device.size]
+            for snap in snaps:
+                if snap not in fits:
+                    print(f"skip {snap.id}: its {snap.device} screen is {snap.size[0]}x{snap.size[1]}, the "
+                          f"emulator's {device.size[0]}x{device.size[1]}", file=sys.stderr)
+            if not fits:
+                raise VluiError(f"no snapshot of split {args.split or 'all'} has the emulator's screen size "
+                                f"{device.size[0]}x{device.size[1]}")
+            snaps = fits
+        for snap in snaps:
+            def progress(number, total, step, sid=snap.id):
+                print(f"{sid} [{number}/{total}] {step.why}: {step.command.splitlines()[0]}", flush=True)
+
+            run_steps(build_steps(snap), device, progress)
+            print(f"saved emulator snapshot {snap.id}", flush=True)
+    finally:
+        device.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
