@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from vlui.adb.console import console_port
-from vlui.adb.device import _wm_value, claim, locale_id_of, parse_screencap, text_commands
+from vlui.adb.device import _wm_value, claim, locale_id_of, parse_screencap, resize, text_commands
 from vlui.adb.errors import DeviceError
 from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
 
@@ -56,9 +56,11 @@ def rgba(w: int, h: int) -> np.ndarray:
                          ids=["android10", "android12"])
 def test_raw_screencap_is_decoded_for_both_header_sizes(header):
     pixels = rgba(6, 4)
-    rgb = np.asarray(parse_screencap(header + pixels.tobytes(), "device x"))
-    assert rgb.shape == (4, 6, 3)
-    np.testing.assert_array_equal(rgb, pixels[:, :, :3])
+    frame = parse_screencap(header + pixels.tobytes(), "device x")
+    np.testing.assert_array_equal(frame, pixels)
+    small = resize(frame, 2, 3)
+    assert small.shape == (2, 3, 3)
+    np.testing.assert_array_equal(small, resize(np.ascontiguousarray(pixels[:, :, :3]), 2, 3))
 
 
 def test_a_truncated_or_unknown_screencap_is_an_error_not_garbage():

@@ -135,8 +135,9 @@ def text_commands(value: str) -> list[str]:
     return [f"input text {shlex.quote(chunk.replace(' ', '%s'))}" for chunk in chunks]
 
 
-def parse_screencap(data: bytes | bytearray, where: str) -> Image.Image:
-    """A raw ``screencap`` (header width, height, format[, colour space], then RGBA/RGBX pixels) as an RGB image."""
+def parse_screencap(data: bytes | bytearray, where: str) -> np.ndarray:
+    """A raw ``screencap`` (header width, height, format[, colour space], then RGBA/RGBX pixels) as an ``(H, W, 4)``
+    view of ``data``, without a copy (a frame is 9 MB: copies and fresh allocations are most of a step's time)."""
     if len(data) < 12:
         raise DeviceError(f"{where}: screencap returned {len(data)} bytes ({bytes(data[:80])!r})")
     w, h, fmt = struct.unpack_from("<III", data)
@@ -144,7 +145,18 @@ def parse_screencap(data: bytes | bytearray, where: str) -> Image.Image:
     if header not in (12, 16) or fmt not in (1, 2):  # RGBA_8888, RGBX_8888; Android 12+ adds a colour space
         raise DeviceError(f"{where}: unexpected screencap format (width {w}, height {h}, format {fmt}, "
                           f"{len(data)} bytes); use env.screencap=png")
-    return Image.frombytes("RGB", (w, h), memoryview(data)[header:], "raw", "RGBX")
+    return np.frombuffer(data, np.uint8, w * h * 4, header).reshape(h, w, 4)
+
+
+def resize(pixels: np.ndarray, height: int, width: int) -> np.ndarray:
+    """An ``(H, W, 3|4)`` frame resized to ``(height, width, 3)`` (bilinear, after a box reduction), reading a
+    4-channel frame in place."""
+    if pixels.shape[2] == 4 and pixels.flags.c_contiguous:
+        h, w = pixels.shape[:2]
+        img = Image.frombuffer("RGBX", (w, h), pixels, "raw", "RGBX", 0, 1)
+    else:
+        img = Image.fromarray(np.ascontiguousarray(pixels[:, :, :3]))
+    return np.asarray(img.resize((width, height), Image.BILINEAR, reducing_gap=2.0).convert("RGB"))
 
 
 class AdbDevice(Device):
@@ -199,10 +211,10 @@ class AdbDevice(Device):
         return self._locale
 
     def screenshot(self) -> np.ndarray:
-        return np.asarray(self._grab())
+        return self._grab()[:, :, :3]
 
     def observation(self, height: int, width: int) -> np.ndarray:
-        return np.asarray(self._grab().resize((width, height), Image.BILINEAR, reducing_gap=2.0))
+        return resize(self._grab(), height, width)
 
     def ui_xml(self) -> str:
         for attempt in range(2):  # uiautomator sometimes fails while the screen is changing; once more then
@@ -351,20 +363,21 @@ class AdbDevice(Device):
         if self.reader.wait_marker(token, self.command_timeout_s) is None:
             raise DeviceError(f"device {self.serial}: the log stream stopped ({reason}) and did not recover")
 
-    def _grab(self) -> Image.Image:
+    def _grab(self) -> np.ndarray:
+        """The screen as ``(H, W, 4)`` (raw) or ``(H, W, 3)`` (PNG) uint8."""
         if self.screencap_mode == "auto":
             self.screencap_mode = self._pick_screencap()
-        img = self._screencap(self.screencap_mode)
-        self._size = img.size  # follows a rotation
-        return img
+        pixels = self._screencap(self.screencap_mode)
+        self._size = (pixels.shape[1], pixels.shape[0])  # follows a rotation
+        return pixels
 
-    def _screencap(self, mode: str) -> Image.Image:
+    def _screencap(self, mode: str) -> np.ndarray:
         if mode == "raw":
             data = self._call("exec:screencap", _read_screencap, None)
             return parse_screencap(data, f"device {self.serial}")
         data = self.exec("screencap -p")
         try:
-            return Image.open(io.BytesIO(data)).convert("RGB")
+            return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
         except OSError:
             raise DeviceError(f"device {self.serial}: screencap -p did not return a PNG ({data[:80]!r})") from None
 

@@ -31,6 +31,7 @@ import threading
 import time
 import weakref
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -607,19 +608,21 @@ FILTERS: dict[str, type[_Filter]] = {f.name: f for f in (_Cat, _Grep, _Head, _Ta
 # ================================================================================================== screencap
 @dataclass
 class _Screencap:
-    """The latest frame in screencap's formats: converted once, so screencaps of an unchanged screen are free."""
+    """A frame in screencap's formats: converted once, so screencaps of a screen seen before are almost free."""
 
-    frame: np.ndarray | None = None
-    raw: bytes = b""
+    frame: np.ndarray
+    raw: bytes | memoryview
     png: bytes | None = None
 
 
-# One per served phone, dropped with it. Frames are the renderer's read-only arrays: the same array is the same
-# picture, so the identity of the frame is the cache key.
-_SCREENCAPS: weakref.WeakKeyDictionary[ServedPhone, _Screencap] = weakref.WeakKeyDictionary()
+SCREENCAP_CACHE = 8  # frames kept converted per phone (9 MB each at 1080x2160): an episode's screens recur
+
+# One cache per served phone, dropped with it, most recent last. Frames are the renderer's read-only arrays: the same
+# array is the same picture, so the identity of the frame is the key (the entry holds the frame, so it stays unique).
+_SCREENCAPS: weakref.WeakKeyDictionary[ServedPhone, OrderedDict[int, _Screencap]] = weakref.WeakKeyDictionary()
 
 
-def rgba8888(frame: np.ndarray) -> bytes:
+def rgba8888(frame: np.ndarray) -> memoryview:
     """``(H, W, 3)`` uint8 RGB as ``screencap`` writes it raw on Android 10: width, height, format (1: RGBA_8888) and
     colour space (1: sRGB) as little-endian uint32, then the rows as RGBA with alpha 255."""
     h, w, _ = frame.shape
@@ -633,10 +636,11 @@ def rgba8888(frame: np.ndarray) -> bytes:
     np.bitwise_or(pixels, 0xFF000000, out=out[4:-1])
     r, g, b = (int(v) for v in flat[-3:])
     out[-1] = r | g << 8 | b << 16 | 0xFF000000
-    return out.tobytes()
+    out.setflags(write=False)  # read-only: the transport sends it without a copy
+    return memoryview(out).cast("B")
 
 
-def _png(raw: bytes, width: int, height: int) -> bytes:
+def _png(raw: bytes | memoryview, width: int, height: int) -> bytes:
     img = Image.frombuffer("RGBA", (width, height), memoryview(raw)[16:], "raw", "RGBA", 0, 1)
     buf = _io.BytesIO()
     img.save(buf, format="PNG", compress_level=PNG_LEVEL)
@@ -1671,27 +1675,33 @@ class Shell:
         with self.phone.lock:
             problem = self._unwritable(path)
             if not problem:
-                self.phone.files[path] = data
+                self.phone.files[path] = bytes(data)
         if problem:
             io.complain(f"Error opening file: {operands[0]} ({problem})\n")
             return 1
         return 0
 
-    def _screen(self, png: bool) -> bytes:
+    def _screen(self, png: bool) -> bytes | memoryview:
         """The current frame as screencap writes it; converted once per frame (the conversions run unlocked:
         frames are immutable)."""
         with self.phone.lock:
             frame = self.phone.device.screen()
-            cap = _SCREENCAPS.setdefault(self.phone, _Screencap())
-            raw = cap.raw if cap.frame is frame else None
-            encoded = cap.png if cap.frame is frame else None
+            caps = _SCREENCAPS.setdefault(self.phone, OrderedDict())
+            cap = caps.get(id(frame))
+            if cap is not None:
+                caps.move_to_end(id(frame))
+            raw = cap.raw if cap is not None else None
+            encoded = cap.png if cap is not None else None
         if raw is None:
             raw = rgba8888(frame)
         if png and encoded is None:
             encoded = _png(raw, frame.shape[1], frame.shape[0])
         with self.phone.lock:
-            if cap.frame is not frame:
-                cap.frame, cap.raw, cap.png = frame, raw, None
+            cap = caps.get(id(frame))
+            if cap is None:
+                cap = caps[id(frame)] = _Screencap(frame, raw)
+                while len(caps) > SCREENCAP_CACHE:
+                    caps.popitem(last=False)
             if encoded is not None:
                 cap.png = encoded
         return encoded if png else raw
