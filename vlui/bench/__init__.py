@@ -49,9 +49,10 @@ def record(name: str, value: float, unit: str, baseline: float | None = None, **
 
 def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
     """The one explicit map of benchmark names to functions."""
-    from vlui.bench import evaluate, frames, sim, train
+    from vlui.bench import adb, evaluate, frames, sim, train
 
     return {
+        "adb": adb.bench_adb,
         "eval": evaluate.bench_evaluate,
         "frame_decode": frames.bench_frame_decode,
         "sim": sim.bench_sim,

@@ -1,0 +1,80 @@
+"""Steps per second through the ADB path: the simulated phone served over the ADB protocol, a private adb server
+(adbutils' bundled binary) and the ADB backend, each step a gesture, the log read up to that gesture, and a
+full-resolution screenshot resized to the 256x128 observation.
+
+Baseline: the same gestures on the simulated phone in process (what ``env=sim`` does). The main figure is taken after
+one untimed pass, with the screens already drawn once on both sides, as over the many episodes of a collection or an
+evaluation; the first pass is reported too. Also reported: raw against PNG ``screencap`` (the backend's
+``screencap=auto`` keeps the faster), both through the same server.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterator
+
+from vlui.bench import BenchOptions, Record, median_seconds, record
+from vlui.bench.sim import record_gestures
+from vlui.device import Device
+from vlui.sim.phone import SimDevice
+from vlui.sim.scripts import REPRESENTATIVE
+
+
+def replay(dev: Device, snapshot: str, gestures: list[tuple]) -> tuple[int, float]:
+    """Reset to ``snapshot`` as an environment does, then time ``gestures`` as environment steps: (steps, seconds)."""
+    dev.load_snapshot(snapshot)
+    dev.key("HOME")
+    dev.clear_log()
+    mark = dev.log_mark()
+    start = time.perf_counter()
+    for g in gestures:
+        getattr(dev, g[0])(*g[1:])
+        dev.log_lines(mark)
+        mark = dev.log_mark()
+        dev.observation(256, 128)
+    return len(gestures), time.perf_counter() - start
+
+
+def steps_per_second(dev: Device, trajectories: list[tuple[str, list[tuple]]], repeats: int) -> float:
+    rates = []
+    for _ in range(repeats):
+        steps, seconds = zip(*(replay(dev, s, g) for s, g in trajectories))
+        rates.append(sum(steps) / sum(seconds))
+    return statistics.median(rates)
+
+
+def bench_adb(opts: BenchOptions) -> Iterator[Record]:
+    from vlui.adb.device import AdbDevice
+    from vlui.sim.harness import PrivateAdb
+
+    snapshot = "000"  # a Pixel 3: 1080x2160, the size of most B-MoCA snapshots
+    sim = SimDevice(snapshot)
+    flows = list(REPRESENTATIVE.values())[: 2 if opts.quick else None]
+    trajectories = [(snapshot, record_gestures(sim, snapshot, flow)) for flow in flows]
+    repeats = 1 if opts.quick else max(1, opts.repeats // 2)
+    with PrivateAdb(snapshot, mode="process", noise=True) as server:
+        dev = AdbDevice(server.serial, adb_port=server.adb_port, log_tags=None, screencap="raw",
+                        console_token_file=str(server.home / ".emulator_console_auth_token"))
+        try:
+            cold = steps_per_second(dev, trajectories, 1)  # first pass: every screen is drawn for the first time
+            over_adb = steps_per_second(dev, trajectories, repeats)
+            raw = median_seconds(lambda: dev._screencap("raw"), opts.repeats)
+            png = median_seconds(lambda: dev._screencap("png"), opts.repeats)
+        finally:
+            dev.close()
+    sim = SimDevice(snapshot)
+    sim_cold = steps_per_second(sim, trajectories, 1)
+    in_process = steps_per_second(sim, trajectories, repeats)
+    n = sum(len(g) for _, g in trajectories)
+    method = (f"ADB backend -> private adb server -> simulated phone served in a subprocess; {n} steps of "
+              f"{len(trajectories)} representative tasks on snapshot {snapshot} (1080x2160), each a gesture, the log "
+              "read up to it and a raw screencap resized to 256x128")
+    yield record("adb_env_steps", over_adb, "steps/s", baseline=in_process, target=50,
+                 method=method + "; screens seen before (frame caches warm, as over many episodes)",
+                 baseline_method="the same gestures on the simulated phone in process (env=sim)")
+    yield record("adb_env_steps_first_pass", cold, "steps/s", baseline=sim_cold,
+                 method=method + "; every screen drawn for the first time",
+                 baseline_method="the same on the simulated phone in process, also a first pass")
+    yield record("adb_screencap_raw", 1 / raw, "screenshots/s", baseline=1 / png,
+                 method="exec:screencap, 1080x2160 RGBA, decoded", baseline_method="exec:screencap -p, PNG decoded")
