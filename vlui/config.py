@@ -145,7 +145,9 @@ class EnvConfig:
     tap_threshold: float = 0.14  # B-MoCA App. A.1: touch-to-lift distance under which a gesture is a tap
     y_distance_scale: float = 2.0  # the paper's code doubles the y difference for the 2:1 screen
     clip_actions: bool = False  # clip out-of-range actions instead of raising
-    observation_wait_s: float = 0.0  # wait before each observation (B-MoCA runs emulators at 1/3 Hz: 3.0)
+    # wait before each observation; null: the device's own (3.0 s on emulators and phones: B-MoCA's 1/3 Hz; 0 on the
+    # simulated phone, also when it is served over ADB)
+    observation_wait_s: Optional[float] = 0.0
     num_envs: int = 1  # parallel environments (subprocess workers when > 1)
 
 

@@ -17,6 +17,11 @@ KEYS = ("BACK", "HOME", "APP_SWITCH")  # the navigation keys; Android keycodes 4
 class Device(ABC):
     """A phone or tablet that can be looked at, touched, and reset to a snapshot."""
 
+    #: Seconds to wait between an action and the next observation when the config leaves it to the device: the
+    #: screen and the log settle in that time on a real device (B-MoCA acts at 1/3 Hz); the simulated phone is
+    #: settled at once.
+    observation_wait_s: float = 0.0
+
     @property
     @abstractmethod
     def size(self) -> tuple[int, int]:

@@ -30,7 +30,7 @@ def adb():
 
 
 def adb_env(adb: PrivateAdb, **extra) -> dict:
-    return {"backend": "adb", "serial": adb.serial, "adb_port": adb.adb_port, "observation_wait_s": 0.0,
+    return {"backend": "adb", "serial": adb.serial, "adb_port": adb.adb_port, "observation_wait_s": None,
             "console_token_file": str(adb.home / ".emulator_console_auth_token"), "snapshots": SNAPSHOTS,
             "log_tags": "all", "command_timeout_s": 20.0, **extra}
 
@@ -53,6 +53,7 @@ def test_representative_tasks_over_adb_match_the_in_process_phone_step_for_step(
     in_process = make_env({"backend": "sim", "snapshots": SNAPSHOTS}, "representative", include_xml=True)
     try:
         assert isinstance(over_adb.device, AdbDevice)
+        assert over_adb.observation_wait_s == 0.0  # the simulated phone needs no time to settle, unlike a real one
         for snapshot in SNAPSHOTS:
             for task in task_set("representative"):
                 a, b = episode(over_adb, task, snapshot), episode(in_process, task, snapshot)
@@ -140,7 +141,7 @@ def run_cli(script: str, *args: str, cwd) -> subprocess.CompletedProcess:
 def test_collect_and_evaluate_run_over_adb_as_on_the_simulated_phone(adb, tmp_path):
     from vlui.sim.snapshot import ROOT
 
-    common = ["env=adb", f"env.serial={adb.serial}", f"env.adb_port={adb.adb_port}", "env.observation_wait_s=0",
+    common = ["env=adb", f"env.serial={adb.serial}", f"env.adb_port={adb.adb_port}",
               f"env.console_token_file={adb.home / '.emulator_console_auth_token'}", "env.snapshots=[000,109]",
               "tasks=[airplane_on,open_clock]"]
     out = run_cli(str(ROOT / "evaluate.py"), *common, "agent=expert", "name=adb", f"hydra.run.dir={tmp_path}/ev",
@@ -173,3 +174,27 @@ def test_a_broken_log_stream_is_reopened_without_losing_or_repeating_lines(adb):
         assert any("category.HOME" in ln for ln in after[len(before):])
     finally:
         dev.close()
+
+
+def test_evaluation_records_a_vanished_device_as_an_infrastructure_failure_and_stops_resumably():
+    from vlui.errors import VluiError
+    from vlui.eval.runner import Job, run_jobs
+
+    with PrivateAdb("000", register="connect") as server:
+        cfg = {"backend": "adb", "serial": server.serial, "adb_port": server.adb_port, "snapshots": ["000"],
+               "console_port": server.console_port, "observation_wait_s": None, "connect_timeout_s": 2.0,
+               "command_timeout_s": 5.0, "console_token_file": str(server.home / ".emulator_console_auth_token")}
+        records = []
+
+        def on_done(record):
+            records.append(record)
+            if len(records) == 1:
+                server.daemon.close()  # the phone goes away after the first episode
+
+        jobs = [Job(0, "open_clock", "000", i, i) for i in range(3)]
+        with pytest.raises(VluiError, match="could not be rebuilt.*run the same command to resume"):
+            run_jobs(jobs, lambda: make_env(cfg, ["open_clock"], include_xml=True),
+                     lambda: make_agent({"name": "expert"}), slots=1, on_done=on_done)
+        assert records[0]["success"] and not records[0]["infra_failure"]
+        assert len(records) == 2 and not records[1]["success"]
+        assert server.serial in records[1]["infra_failure"]  # the episode in flight is not counted against the agent

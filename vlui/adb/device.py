@@ -184,6 +184,7 @@ class AdbDevice(Device):
         self._size: tuple[int, int] | None = None
         self._density: int | None = None
         self._locale: str | None = None
+        self._wait: float | None = None
         self._warned_reset = False
         self._start_server()
         self._ensure_device()
@@ -203,6 +204,13 @@ class AdbDevice(Device):
         if self._density is None:
             self._density = _wm_value(self.shell("wm density"), "density", self.serial)
         return self._density
+
+    @property
+    def observation_wait_s(self) -> float:
+        """3 s (B-MoCA's 1/3 Hz) on emulators and phones; 0 on the simulated phone, which says so in a property."""
+        if self._wait is None:
+            self._wait = 0.0 if self.shell("getprop ro.vlui.simulated").strip() == "1" else 3.0
+        return self._wait
 
     def locale_id(self) -> str:
         if self._locale is None:

@@ -184,12 +184,15 @@ def make_env(env_cfg: dict, tasks: Any, include_xml: bool | None = None) -> Phon
     task_list = resolve_tasks(tasks, backend=backend)
     snapshots = resolve_snapshots(env_cfg.get("snapshots", "train"))
     device = make_device(env_cfg, snapshots[0])
+    wait = env_cfg.get("observation_wait_s", 0.0)
+    if wait is None:
+        wait = device.observation_wait_s
     parser = ActionParser(threshold=env_cfg.get("tap_threshold", 0.14), y_scale=env_cfg.get("y_distance_scale", 2.0),
                           clip=env_cfg.get("clip_actions", False))
     return PhoneEnv(device, task_list, snapshots,
                     obs_size=(env_cfg.get("observation_height", 256), env_cfg.get("observation_width", 128)),
                     include_xml=env_cfg.get("include_xml", False) if include_xml is None else include_xml,
-                    parser=parser, observation_wait_s=env_cfg.get("observation_wait_s", 0.0), backend=backend)
+                    parser=parser, observation_wait_s=wait, backend=backend)
 
 
 def make_vector_env(env_cfg: dict, tasks: Any, num_envs: int, include_xml: bool = False) -> gym.vector.VectorEnv:

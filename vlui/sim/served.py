@@ -83,6 +83,7 @@ class ServedPhone:
             "persist.sys.locale": configure.locale_prop(self.device),
             "ro.product.locale": "en-US",
             "sys.boot_completed": "1",
+            "ro.vlui.simulated": "1",  # lets the ADB backend skip the wait a real device needs to settle
         }
         return {**derived, **self.props}
 
