@@ -90,6 +90,46 @@ def stop_listening(sock: socket.socket) -> None:
     sock.close()
 
 
+class LoopbackServer:
+    """A TCP server on a loopback address with a thread that accepts clients: :meth:`_accepted` takes each new
+    socket (under :attr:`_lock`, before :meth:`close` can run) and returns what starts serving it."""
+
+    def __init__(self, host: str, port: int, what: str) -> None:
+        self._listener = listen(host, port, what)
+        self.host = host
+        self.port: int = self._listener.getsockname()[1]
+        self._lock = threading.Lock()
+        self._closed = False
+        self._thread = threading.Thread(target=self._accept, name=f"{what}:{self.port}", daemon=True)
+        self._thread.start()
+
+    def _accepted(self, sock: socket.socket) -> Callable[[], None]:
+        raise NotImplementedError
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                return
+            sock.settimeout(None)
+            with self._lock:
+                if self._closed:
+                    sock.close()
+                    return
+                start = self._accepted(sock)
+            start()
+
+    def _stop(self) -> bool:
+        """Stop accepting; False if the server was already closed."""
+        with self._lock:
+            if self._closed:
+                return False
+            self._closed = True
+        stop_listening(self._listener)
+        return True
+
+
 def register_emulator(adb_port: int, server_port: int = 5037, attempts: int = 5, delay: float = 0.3) -> None:
     """Ask the adb server on ``127.0.0.1:server_port`` to connect to our transport on ``adb_port`` as the emulator
     ``emulator-<adb_port - 1>`` (the request an emulator sends at boot). Retried while the server is not up."""
@@ -113,7 +153,7 @@ def _checksum(data: bytes | memoryview) -> int:
     return int(np.frombuffer(data, np.uint8).sum(dtype=np.uint64)) & 0xFFFFFFFF
 
 
-class AdbDaemon:
+class AdbDaemon(LoopbackServer):
     """Serves ``phone`` to adb hosts on ``host:port`` (port 0 picks a free one; see :attr:`port`).
 
     ``shell`` makes the shell a ``shell:``/``exec:`` stream runs (one per stream; an interactive ``shell:`` keeps
@@ -123,30 +163,14 @@ class AdbDaemon:
                  shell: Callable[[ServedPhone], ShellLike] = Shell) -> None:
         self.phone = phone
         self.shell = shell
-        self._listener = listen(host, port, "adb transport")
-        self.host = host
-        self.port: int = self._listener.getsockname()[1]
         self._connections: set[_Connection] = set()
-        self._lock = threading.Lock()
-        self._closed = False
-        self._thread = threading.Thread(target=self._accept, name=f"adbd:{self.port}", daemon=True)
-        self._thread.start()
+        super().__init__(host, port, "adb transport")
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                sock, _ = self._listener.accept()
-            except OSError:
-                return
-            sock.settimeout(None)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            with self._lock:
-                if self._closed:
-                    sock.close()
-                    return
-                conn = _Connection(self, sock)
-                self._connections.add(conn)
-            conn.start()
+    def _accepted(self, sock: socket.socket) -> Callable[[], None]:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn = _Connection(self, sock)
+        self._connections.add(conn)
+        return conn.start
 
     def _forget(self, conn: _Connection) -> None:
         with self._lock:
@@ -160,12 +184,10 @@ class AdbDaemon:
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop listening, drop every connection and cancel its streams; wait up to ``timeout`` s for the threads."""
+        if not self._stop():
+            return
         with self._lock:
-            if self._closed:
-                return
-            self._closed = True
             conns = list(self._connections)
-        stop_listening(self._listener)
         for conn in conns:
             conn.drop()
         deadline = time.monotonic() + timeout

@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from vlui.errors import VluiError
-from vlui.sim.adbd import listen, stop_listening
+from vlui.sim.adbd import LoopbackServer
 from vlui.sim.logcat import EPOCH
 from vlui.sim.served import SDK, ServedPhone
 
@@ -80,7 +80,7 @@ def ensure_token(path: str | Path) -> str:
     return token
 
 
-class EmulatorConsole:
+class EmulatorConsole(LoopbackServer):
     """Serves the emulator console for ``phone`` on ``host:port`` (port 0 picks a free one; see :attr:`port`).
 
     ``token_path`` defaults to ``$HOME/.emulator_console_auth_token`` of this process. ``kill`` answers, closes the
@@ -94,40 +94,22 @@ class EmulatorConsole:
         self.token = ensure_token(self.token_path)
         self.avd_name = avd_name or f"{phone.prop('ro.product.model').replace(' ', '_')}_API_{SDK}"
         self.on_kill = on_kill
-        self._listener = listen(host, port, "emulator console")
-        self.host = host
-        self.port: int = self._listener.getsockname()[1]
         self._clients: set[socket.socket] = set()
         self._threads: list[threading.Thread] = []
-        self._lock = threading.Lock()
-        self._closed = False
-        self._thread = threading.Thread(target=self._accept, name=f"console:{self.port}", daemon=True)
-        self._thread.start()
+        super().__init__(host, port, "emulator console")
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                sock, _ = self._listener.accept()
-            except OSError:
-                return
-            sock.settimeout(None)
-            with self._lock:
-                if self._closed:
-                    sock.close()
-                    return
-                self._clients.add(sock)
-                thread = threading.Thread(target=self._serve, args=(sock,), name="console-client", daemon=True)
-                self._threads = [t for t in self._threads if t.is_alive()] + [thread]
-            thread.start()
+    def _accepted(self, sock: socket.socket) -> Callable[[], None]:
+        self._clients.add(sock)
+        thread = threading.Thread(target=self._serve, args=(sock,), name="console-client", daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        return thread.start
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop listening and disconnect every client."""
+        if not self._stop():
+            return
         with self._lock:
-            if self._closed:
-                return
-            self._closed = True
             clients, threads = list(self._clients), list(self._threads)
-        stop_listening(self._listener)
         for sock in clients:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
