@@ -83,5 +83,12 @@ class Device(ABC):
     def load_snapshot(self, snapshot: str) -> None:
         """Restore the device to a snapshot (its configuration and app state), at the home screen."""
 
+    def set_state(self, fields: dict) -> None:
+        """Put the device in a task's starting state (``{airplane_mode: true}``, a call in progress, ...), on top of
+        the loaded snapshot. Backends that cannot say so with a clear error."""
+        from vlui.errors import VluiError
+
+        raise VluiError(f"{type(self).__name__} cannot set a task's starting state ({', '.join(fields)})")
+
     def close(self) -> None:  # noqa: B027 - optional for backends that hold nothing
         """Release the device's resources."""

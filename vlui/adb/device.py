@@ -288,6 +288,10 @@ class AdbDevice(Device):
         self.reader.start()
         self._pending = None
 
+    def set_state(self, fields: dict) -> None:
+        raise DeviceError(f"device {self.serial}: the ADB backend cannot set a task's starting state "
+                          f"({', '.join(fields)}) yet; put it in the emulator snapshot the task starts from")
+
     def close(self) -> None:
         self.reader.stop()
         if self._console is not None:

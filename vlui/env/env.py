@@ -6,7 +6,8 @@ The environment talks to a :class:`~vlui.device.Device` and never knows which ba
 - Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
   ``"screen_full"`` (full resolution) when asked for.
 - Reward 1 and ``terminated`` when the task's detector fires; ``truncated`` at the task's step limit.
-- ``reset(seed, options={"snapshot": id, "task": id})`` loads the snapshot, goes home and clears the log; without
+- ``reset(seed, options={"snapshot": id, "task": id})`` loads the snapshot, goes home, sets the task's starting
+  state (a call in progress, airplane mode already on, ...) and clears the log; without
   options, the task and snapshot are drawn from the configured lists with the environment's seeded generator.
 """
 
@@ -86,6 +87,8 @@ class PhoneEnv(gym.Env):
         self._detector = Detector(self.task)
         self.device.load_snapshot(self.snapshot)
         self.device.key("HOME")
+        if self.task.state:
+            self.device.set_state(self.task.state)
         self.device.clear_log()
         self._mark = self.device.log_mark()
         self._steps = 0

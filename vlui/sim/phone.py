@@ -8,6 +8,7 @@ input advances the clock by ``step_ms``; nothing ever sleeps.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import random
@@ -70,6 +71,22 @@ def uid_name(key: str) -> str:
     return str(uid) if uid < 10000 else f"u0a{uid - 10000}"
 
 
+def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None:
+    """Set ``fields`` of ``state`` (a snapshot's or a task's starting state)."""
+    for name, value in fields.items():
+        if not hasattr(state, name):
+            raise VluiError(f"{where}: unknown state field {name!r}")
+        setattr(state, name, copy.deepcopy(value))
+    if fields.get("call") is not None:  # a call in progress: the dialer's in-call screen is in front
+        state.tasks["phone"] = [{"screen": "incall"}]
+        state.top = "phone"
+        if "phone" in state.recents:
+            state.recents.remove("phone")
+        state.recents.insert(0, "phone")
+        if "phone" not in state.running:
+            state.running.append("phone")
+
+
 class SimDevice(Device):
     """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file)."""
 
@@ -116,16 +133,13 @@ class SimDevice(Device):
         start = snap.start_time
         state = DeviceState(time_ms=int((start - EPOCH).total_seconds() * 1000), dark_theme=snap.dark_theme,
                             languages=[snap.locale])
-        for name, value in snap.state.items():
-            if not hasattr(state, name):
-                raise VluiError(f"{snap.source or snap.id}: unknown state field {name!r} in 'state'")
-            setattr(state, name, value)
-        if state.call is not None:  # a call in progress: the dialer's in-call screen is in front
-            state.tasks["phone"] = [{"screen": "incall"}]
-            state.top = "phone"
-            state.recents = ["phone"]
-            state.running = ["phone"]
+        _apply_state(state, snap.state, f"{snap.source or snap.id}: 'state'")
         return state
+
+    def set_state(self, fields: dict[str, Any]) -> None:
+        self.state = self.state.copy()
+        _apply_state(self.state, fields, "the task's starting state")
+        self._invalidate()
 
     # ------------------------------------------------------------------------------------------ Device API
     @property

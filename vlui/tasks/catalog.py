@@ -33,6 +33,7 @@ class Task:
     sim: bool = False  # supported by the simulated phone
     representative: str = ""  # the paper's short name for its six representative tasks
     regex_note: str = ""
+    state: dict = field(default_factory=dict, compare=False)  # the device's starting state, set at reset
     pattern: re.Pattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
