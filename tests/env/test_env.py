@@ -95,7 +95,7 @@ def test_unknown_and_unsupported_tasks_and_snapshots_are_refused(env) -> None:
     with pytest.raises(VluiError, match="unknown task id"):
         env.reset(options={"task": "fly_to_the_moon"})
     with pytest.raises(VluiError, match="does not support task"):
-        env.reset(options={"task": "wifi_off"})
+        env.reset(options={"task": "files_audio"})
     with pytest.raises(VluiError, match="unknown snapshot '404'"):
         env.reset(options={"task": "airplane_on", "snapshot": "404"})
 

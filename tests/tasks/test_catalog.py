@@ -316,6 +316,7 @@ def device() -> SimDevice:
 
 def run_flow(dev: SimDevice, task_id: str) -> list[str]:
     dev.load_snapshot("000")
+    dev.set_state(tasks()[task_id].state)  # as the environment's reset does
     mark = dev.log_mark()
     FLOWS[task_id](Driver(dev))
     return dev.log_lines(mark)

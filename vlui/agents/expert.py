@@ -290,6 +290,56 @@ def _alarm_on(hour: int, minute: int):
     return recipe
 
 
+def _delete_alarm(hour: int, minute: int):
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        g = ex.clock_tab(s, "alarm")
+        if g is not None:
+            return g
+        label = s.loc.time(hour, minute)
+        cards = s.labelled(label, where=lambda e: e.resource_id.endswith(":id/digital_clock"))
+        if not cards:
+            return ex.scroll(s, "alarms")
+        card = cards[0]
+        # the card's Delete button sits below its time, inside the same card
+        buttons = [e for e in s.by_id(":id/delete") if e.bounds[1] >= card.bounds[1]]
+        if not buttons:
+            raise Stuck(f"{ex.task.id}: the {label} alarm has no Delete button")
+        return Gesture("tap", min(buttons, key=lambda e: e.bounds[1]))
+    return recipe
+
+
+def _show_tab(tab: str):
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != CLOCK:
+            return ex.open_app(s, "clock")
+        if s.one(":id/time_picker") is not None:
+            return Gesture("key", key="BACK")
+        tabs = s.by_id(":id/tab_menu_item")
+        want = [e for e in tabs if e.content_desc == s.loc.t(f"clock.{tab}")]
+        if not want:
+            raise Stuck(f"{ex.task.id}: no {tab} tab")
+        if want[0].selected:  # tapping the shown tab again does nothing: go to another one first
+            return Gesture("tap", next(e for e in tabs if e is not want[0]))
+        return Gesture("tap", want[0])
+    return recipe
+
+
+def _stopwatch(action: str):
+    """Press the stopwatch's ``start``, ``pause`` or ``reset`` button, pausing first where reset needs it."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        g = ex.clock_tab(s, "stopwatch")
+        if g is not None:
+            return g
+        fab = s.one(f"{CLOCK}:id/fab")
+        running = fab.content_desc == s.loc.t("clock.pause")
+        if action == "reset" and not running:
+            reset = s.one(f"{CLOCK}:id/left_button")
+            if reset is not None:
+                return Gesture("tap", reset)
+        return Gesture("tap", fab)  # start, pause, or toggle towards the state the action needs
+    return recipe
+
+
 def _create_alarm(hour: int, minute: int):
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
         if s.package == CLOCK and s.one(":id/time_picker") is not None:
@@ -350,6 +400,54 @@ def _call(number: str):
     return recipe
 
 
+def _settings_row(pages: list[str], final: str):
+    """Go down ``pages`` and tap the row titled ``final`` (a switch or a page)."""
+    return lambda ex, s: ex.settings_path(s, pages, final)
+
+
+def _volume_up(stream: str):
+    """On Sound, tap the ``stream`` slider near its high end: a level above the starting one."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package == SETTINGS and ex._settings_level(s, ["sound"]) == 1:
+            label = s.loc.t(f"settings.{stream}_volume")
+            titles = s.labelled(label, where=lambda e: e.resource_id == "android:id/title")
+            bars = [e for e in s.by_id("android:id/seekbar") for t in titles
+                    if 0 <= e.bounds[1] - t.bounds[3] < e.bounds[3] - e.bounds[1] and ex._tappable(s, e)]
+            if not bars:
+                return ex.scroll(s, f"sound:{stream}")
+            x1, y1, x2, y2 = bars[0].bounds
+            frac = 0.1 if s.loc.rtl else 0.9
+            return Gesture("tap", point=((y1 + y2) / 2 / s.height, (x1 + (x2 - x1) * frac) / s.width))
+        return ex.settings_path(s, [], "sound")
+    return recipe
+
+
+def _app_info_list(ex: ExpertAgent, s: Screen) -> Gesture:
+    if s.package == SETTINGS and ex._settings_level(s, ["apps"]) == 1:
+        label = s.loc.t("settings.see_all_apps", count=len(APPS) + 1)  # the launcher's apps and Google
+        rows = s.labelled(label, where=lambda e: e.resource_id == "android:id/title" and ex._tappable(s, e))
+        return Gesture("tap", rows[0]) if rows else ex.scroll(s, "apps")
+    return ex.settings_path(s, [], "apps")
+
+
+def _dial_and_call(ex: ExpertAgent, s: Screen) -> Gesture:
+    """Type one digit (the call button places nothing with an empty number), then press call."""
+    if s.package == DIALER:
+        digits = s.one(f"{DIALER}:id/digits")
+        if digits is not None and digits.text:
+            return Gesture("tap", s.one(":id/dialpad_floating_action_button"))
+    return _call("1")(ex, s)
+
+
+def _end_call(ex: ExpertAgent, s: Screen) -> Gesture:
+    if s.package != DIALER:
+        return ex.open_app(s, "phone")  # the phone's task is the call in progress: its in-call screen comes back
+    end = s.one(":id/incall_end_call")
+    if end is None:
+        raise Stuck(f"{ex.task.id}: no call in progress")
+    return Gesture("tap", end)
+
+
 PLANS = {
     **{f"open_{app}": _open(app) for app in APPS if app != "play_store"},
     "airplane_on": _airplane_on,
@@ -357,5 +455,19 @@ PLANS = {
     "brightness_down": _brightness_down,
     "alarm_9am_on": _alarm_on(9, 0),
     "alarm_1030": _create_alarm(10, 30),
+    **{f"alarm_{h:02d}{m:02d}": _create_alarm(h, m) for h, m in ((6, 30), (13, 30), (17, 30), (20, 30), (23, 30))},
+    "alarm_9am_delete": _delete_alarm(9, 0),
+    **{f"clock_{tab}_tab": _show_tab(tab) for tab in ("alarm", "stopwatch", "timer")},
+    **{f"stopwatch_{action}": _stopwatch(action) for action in ("start", "pause", "reset")},
     "call_911": _call("911"),
+    "airplane_off": _airplane_on,  # the same switch: the task starts with airplane mode on
+    "wifi_on": _settings_row(["network"], "wifi"),
+    "wifi_off": _settings_row(["network"], "wifi"),
+    **{f"volume_{stream}_up": _volume_up(stream) for stream in ("media", "call", "ring", "alarm")},
+    "dark_theme_toggle": _settings_row(["display"], "dark_theme"),
+    "vibrate_calls_toggle": _settings_row(["sound"], "vibrate_for_calls"),
+    "app_info_list": _app_info_list,
+    "bluetooth_settings": _settings_row(["connected", "connection_preferences"], "bluetooth"),
+    "dial_call_button": _dial_and_call,
+    "end_call": _end_call,
 }

@@ -1,8 +1,9 @@
 """Scripted users of the simulated phone: they find widgets in the frame's tree and touch them.
 
-They complete the six representative and the 14 open-app B-MoCA tasks, so the tests and benchmarks can drive the
-phone through realistic trajectories. They look inside the simulator (the widget tree and the locale's strings);
-agents only ever see what a real device shows (screens, uiautomator XML).
+They complete the six representative, the 14 open-app and the Clock B-MoCA tasks (each from its task's starting
+state), so the tests and benchmarks can drive the phone through realistic trajectories. They look inside the
+simulator (the widget tree and the locale's strings); agents only ever see what a real device shows (screens,
+uiautomator XML).
 """
 
 from __future__ import annotations
@@ -115,6 +116,42 @@ def alarm_1030(d: Driver) -> None:
     create_alarm(d, 10, 30)
 
 
+def alarm_9am_delete(d: Driver) -> None:
+    d.open_app("clock")
+    nine = d.dev.locale.time(9, 0)
+    card = d.need(lambda n: n.rid.endswith(":id/digital_clock") and n.text == nine, "9:00 alarm")
+    d.tap(d.need(lambda n: n.rid.endswith(":id/delete") and n.bounds[1] >= card.bounds[1], "the 9:00 alarm's Delete"))
+
+
+def clock_tab(d: Driver, tab: str) -> None:
+    """Open Clock and select ``tab``; when Clock opens on it, through another tab (a reselect logs nothing)."""
+    d.open_app("clock")
+    if d.dev.state.clock_tab == tab:
+        d.tap(d.need(lambda n: n.desc == d.label("clock.clock") and n.on_tap is not None, "clock tab"))
+    d.tap(d.need(lambda n: n.desc == d.label(f"clock.{tab}") and n.on_tap is not None, f"{tab} tab"))
+
+
+def stopwatch(d: Driver, action: str) -> None:
+    """Press the stopwatch's start, pause or reset. From the tasks' starting states one tap in Clock does it; from
+    any other state the flow gets there (the stopwatch tab, then start or pause first)."""
+    d.open_app("clock")
+    st = d.dev.state
+    if st.clock_tab != "stopwatch":
+        d.tap(d.need(lambda n: n.desc == d.label("clock.stopwatch") and n.on_tap is not None, "stopwatch tab"))
+    fab = "com.google.android.deskclock:id/fab"
+    if action == "reset":
+        if st.stopwatch_running:
+            d.tap_rid(fab)
+        elif not st.stopwatch_elapsed_ms:
+            d.tap_rid(fab)
+            d.tap_rid(fab)
+        d.tap_rid("com.google.android.deskclock:id/left_button")
+        return
+    if st.stopwatch_running == (action == "start"):
+        d.tap_rid(fab)
+    d.tap_rid(fab)
+
+
 def brightness_down(d: Driver) -> None:
     d.open_app("settings")
     d.tap_title("settings.display")
@@ -142,12 +179,71 @@ def add_language(d: Driver) -> None:
     d.tap_title("settings.add_language")
 
 
+def settings_row(*keys: str) -> Callable[[Driver], None]:
+    """Open Settings and tap the rows titled with string ``keys`` in turn."""
+    def flow(d: Driver) -> None:
+        d.open_app("settings")
+        for key in keys:
+            d.tap_title(key)
+    return flow
+
+
+def volume_up(stream: str) -> Callable[[Driver], None]:
+    """Tap the Sound page's ``stream`` slider near its high end."""
+    def flow(d: Driver) -> None:
+        d.open_app("settings")
+        d.tap_title("settings.sound")
+        label = d.label(f"settings.{stream}_volume")
+        title = d.scroll_to(lambda n: n.rid == "android:id/title" and n.text == label, label)
+        bar = d.need(lambda n: n.rid == "android:id/seekbar" and n.bounds[1] >= title.bounds[3], f"{stream} slider")
+        x1, y1, x2, y2 = bar.bounds
+        d.dev.tap(x1 + (x2 - x1) * (0.1 if d.dev.locale.rtl else 0.9), (y1 + y2) / 2)
+        d.steps += 1
+    return flow
+
+
+def app_info_list(d: Driver) -> None:
+    from vlui.sim.apps.launcher import LAUNCHABLE
+
+    d.open_app("settings")
+    d.tap_title("settings.apps")
+    label = d.dev.locale.t("settings.see_all_apps", count=len(LAUNCHABLE) + 1)
+    d.tap(d.scroll_to(lambda n: n.text == label and n.rid == "android:id/title", label))
+
+
+def dial_call_button(d: Driver) -> None:
+    d.open_app("phone")
+    d.tap_rid("com.google.android.dialer:id/fab")
+    d.tap_rid("com.google.android.dialer:id/one")  # the call button places nothing with an empty number
+    d.tap_rid("com.google.android.dialer:id/dialpad_floating_action_button")
+
+
+def end_call(d: Driver) -> None:
+    d.tap_rid("com.google.android.dialer:id/incall_end_call")  # the task starts on the in-call screen
+
+
+SETTINGS_PHONE = {
+    "airplane_off": airplane_on, "wifi_on": settings_row("settings.network", "settings.wifi"),
+    "wifi_off": settings_row("settings.network", "settings.wifi"),
+    **{f"volume_{stream}_up": volume_up(stream) for stream in ("media", "call", "ring", "alarm")},
+    "dark_theme_toggle": settings_row("settings.display", "settings.dark_theme"),
+    "vibrate_calls_toggle": settings_row("settings.sound", "settings.vibrate_for_calls"),
+    "app_info_list": app_info_list,
+    "bluetooth_settings": settings_row("settings.connected", "settings.connection_preferences", "settings.bluetooth"),
+    "dial_call_button": dial_call_button, "end_call": end_call,
+}
 REPRESENTATIVE = {"airplane_on": airplane_on, "alarm_9am_on": alarm_9am_on, "alarm_1030": alarm_1030,
                   "brightness_down": brightness_down, "call_911": call_911, "add_language": add_language}
 OPEN_APPS = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gmail", "maps", "messages", "phone",
              "photos", "play_music", "settings", "youtube")
+CLOCK = {
+    "alarm_9am_delete": alarm_9am_delete,
+    **{f"clock_{tab}_tab": (lambda d, tab=tab: clock_tab(d, tab)) for tab in ("alarm", "stopwatch", "timer")},
+    **{f"stopwatch_{action}": (lambda d, action=action: stopwatch(d, action)) for action in ("start", "pause", "reset")},
+    **{f"alarm_{h:02d}30": (lambda d, h=h: create_alarm(d, h, 30)) for h in (6, 13, 17, 20, 23)}}
 FLOWS: dict[str, Callable[[Driver], None]] = {
-    **REPRESENTATIVE, **{f"open_{app}": (lambda d, app=app: d.open_app(app)) for app in OPEN_APPS}}
+    **REPRESENTATIVE, **{f"open_{app}": (lambda d, app=app: d.open_app(app)) for app in OPEN_APPS}, **CLOCK,
+    **SETTINGS_PHONE}
 
 
 def record_screens(snapshot: str, flow: Callable[[Driver], None]) -> list:

@@ -3,7 +3,9 @@
 The time picker's dial is a circle (Material) or a rectangle, chosen by the snapshot; both select hours then
 minutes by the angle of the touch around the dial's centre, as Android's RadialTimePickerView does. Switching an
 existing alarm on logs ``AlarmClock: Created new alarm instance``; any change of the next alarm logs the schedule
-condition provider's ``nextUserAlarmTime`` with its time of day.
+condition provider's ``nextUserAlarmTime`` with its time of day. Selecting another tab logs ``Events: [<Tab>] [Show Tab]
+[Tap]``, the stopwatch's buttons ``Events: [Stopwatch] [Start|Pause|Reset] [Tap]``, a deleted alarm ``Removed alarm``.
+No other ``AlarmClock`` line holds the words Start, Pause or Reset: B-MoCA's stopwatch detectors match them anywhere.
 
 Deviation from DeskClock, on purpose: a real device prints "Created new alarm instance" also when a *new* alarm is
 saved, which makes B-MoCA's "turn on alarm at 9 am" detector fire on every "create alarm at ..." trajectory. Here a
@@ -112,8 +114,9 @@ def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
     items = []
     for tab, glyph_name, category in TABS:
         def select(x, y, tab=tab, category=category):
-            st.clock_tab = tab
-            event(dev, category, "Show Tab")
+            if st.clock_tab != tab:  # as DeskClock: a tab's Show Tab event on a change of tab, not on a reselect
+                st.clock_tab = tab
+                event(dev, category, "Show Tab")
         items.append((ctx.t(f"clock.{tab}"), glyph_name, st.clock_tab == tab, select))
     root.add(tabs(ctx, PKG, ctx.top, items, h_dp=64, rid=f"{PKG}:id/tab_menu_item"))
     body_top = ctx.top + ctx.dp(64)
@@ -367,8 +370,9 @@ def time_picker(dev: SimDevice, ctx: Ctx) -> Node:
         if mode == "hour":
             if hour12:
                 p["hour"] = idx + (12 if p["hour"] >= 12 else 0)
-            else:
-                p["hour"] = idx + (0 if math.hypot(x - cx, y - cy) > (radius + inner) / 2 else 12)
+            else:  # the ring whose label at that angle is nearer (on a rectangle the rings are not circles)
+                (ox, oy), (ix, iy) = positions[idx], positions[12 + idx]
+                p["hour"] = idx + (0 if math.hypot(x - ox, y - oy) < math.hypot(x - ix, y - iy) else 12)
             p["mode"] = "minute"
         else:
             p["minute"] = round(angle_of(cx, cy, x, y) / 6) % 60

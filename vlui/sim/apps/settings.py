@@ -234,7 +234,11 @@ def display(dev: SimDevice, ctx: Ctx):
     ]
 
 
-STREAMS = {"media": "STREAM_MEDIA", "call": "STREAM_VOICE_CALL", "ring": "STREAM_RING", "alarm": "STREAM_ALARM"}
+# The stream name SystemUI's vol.Events writes when a slider changes a level (``writeEvent level_changed <stream>
+# <level>``, Android 10's wording). Call and alarm are Android's names. Deviation: B-MoCA's detectors want MEDIA for
+# the media slider and MUSIC for the ring slider, where Android writes STREAM_MUSIC and STREAM_RING; we follow the
+# detectors so that each volume task's detector fires only on its own slider (docs/simulator.md).
+STREAMS = {"media": "STREAM_MEDIA", "call": "STREAM_VOICE_CALL", "ring": "STREAM_RING_MUSIC", "alarm": "STREAM_ALARM"}
 
 
 def sound(dev: SimDevice, ctx: Ctx):

@@ -1,0 +1,62 @@
+"""The Settings and Phone tasks' detectors, both ways, over the expert's trajectories: each fires on its own task's
+trajectory and stays silent on every other supported task's, and the other tasks' detectors stay silent on its.
+
+Snapshots: 000 (Pixel 3, en-US), 030 (Arabic, right to left), 105 (Korean, dark theme), 109 (WXGA tablet) and 003.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from vlui.agents.expert import ExpertAgent
+from vlui.env.env import make_env
+from vlui.tasks.catalog import Detector, task_set, tasks
+
+SNAPSHOTS = ("000", "030", "105", "109", "003")
+SETTINGS_PHONE = ("airplane_off", "wifi_on", "wifi_off", "volume_media_up", "volume_call_up", "volume_ring_up",
+                  "volume_alarm_up", "dark_theme_toggle", "vibrate_calls_toggle", "app_info_list",
+                  "bluetooth_settings", "dial_call_button", "end_call")
+# (trajectory's task, detector that fires on it too), inherent to the paper's regexes: calling 911 presses the dial
+# pad's call button, and Telecom logs "EventRecord added as Call" for every call placed, emergency or not.
+INHERENT_OVERLAPS = {("call_911", "dial_call_button")}
+
+
+@pytest.fixture(scope="module")
+def fired() -> dict[tuple[str, str], set[str]]:
+    """(task, snapshot) -> the supported tasks whose detector matched the expert's whole trajectory."""
+    env = make_env({"backend": "sim", "snapshots": list(SNAPSHOTS)}, "supported", include_xml=True)
+    detectors = {t: Detector(tasks()[t]) for t in task_set("supported")}
+    out = {}
+    for task in task_set("supported"):
+        for snap in SNAPSHOTS:
+            obs, info = env.reset(seed=0, options={"task": task, "snapshot": snap})
+            mark = env.device.log_mark()
+            agent = ExpertAgent()
+            agent.reset(env.task, info, seed=0)
+            done = False
+            while not done:
+                obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+                done = terminated or truncated
+            assert terminated, f"{task} on {snap}: the expert failed"
+            lines = env.device.log_lines(mark)
+            opened = {f"open_{app}" for app in env.device.state.recents}  # opening an app is part of the task
+            out[task, snap] = {t for t, d in detectors.items() if d.match(lines) is not None} - (opened - {task})
+    env.close()
+    return out
+
+
+def test_settings_and_phone_tasks_are_supported() -> None:
+    assert set(SETTINGS_PHONE) <= set(task_set("supported"))
+
+
+@pytest.mark.parametrize("task", SETTINGS_PHONE)
+def test_detector_fires_exactly_on_its_own_task(fired, task: str) -> None:
+    for (traj, snap), hits in fired.items():
+        expected = traj == task or (traj, task) in INHERENT_OVERLAPS
+        assert (task in hits) == expected, f"{task}'s detector on the {traj} trajectory ({snap}): {sorted(hits)}"
+
+
+@pytest.mark.parametrize("task", SETTINGS_PHONE)
+def test_only_its_own_detector_fires_on_its_trajectory(fired, task: str) -> None:
+    for snap in SNAPSHOTS:
+        assert fired[task, snap] == {task}, f"{task} on {snap}: {sorted(fired[task, snap])}"
