@@ -87,6 +87,25 @@ def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None
             state.running.append("phone")
 
 
+# Values a task's state_check may read that the state holds in another form: what Settings shows the user.
+STATE_VIEWS = {"brightness_percent": lambda st: round(st.brightness / 255 * 100)}
+
+
+def _state_value(state: DeviceState, path: str) -> Any:
+    """A ``state_check`` key's value: a view (``brightness_percent``) or a dotted path (``volume.media``)."""
+    if path in STATE_VIEWS:
+        return STATE_VIEWS[path](state)
+    name, *keys = path.split(".")
+    if not hasattr(state, name):
+        raise VluiError(f"state_check: unknown state field {name!r} (or a view: {', '.join(STATE_VIEWS)})")
+    value = getattr(state, name)
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            raise VluiError(f"state_check: {path!r} names nothing in the device state")
+        value = value[key]
+    return value
+
+
 class SimDevice(Device):
     """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file)."""
 
@@ -140,6 +159,16 @@ class SimDevice(Device):
         self.state = self.state.copy()
         _apply_state(self.state, fields, "the task's starting state")
         self._invalidate()
+
+    def check_state(self, spec: dict[str, Any]) -> bool:
+        for path, want in spec.items():
+            have = _state_value(self.state, path)
+            if isinstance(want, dict):
+                if abs(have - want["value"]) > want.get("tolerance", 0):
+                    return False
+            elif have != want:
+                return False
+        return True
 
     # ------------------------------------------------------------------------------------------ Device API
     @property
@@ -304,10 +333,12 @@ class SimDevice(Device):
         self.logi("ActivityManager", line, offset_ms=5)
         self.logi("ActivityTaskManager", line, offset_ms=6)
 
-    def start_activity(self, key: str, screen: str, component: str, extras: bool = True, **params: Any) -> None:
-        """Push a screen of ``key``'s app that Android implements as its own activity (logs the START line)."""
-        self.logi("ActivityTaskManager",
-                  f"START u0 {{cmp={component}{' (has extras)' if extras else ''}}} from uid {app_uid(key)}")
+    def start_activity(self, key: str, screen: str, component: str, extras: bool = True, intent: str = "",
+                       **params: Any) -> None:
+        """Push a screen of ``key``'s app that Android implements as its own activity (logs the START line).
+        ``intent``: what the intent holds before its component (``act=... dat=...``)."""
+        self.logi("ActivityTaskManager", f"START u0 {{{intent + ' ' if intent else ''}cmp={component}"
+                  f"{' (has extras)' if extras else ''}}} from uid {app_uid(key)}")
         self.push(key, screen, **params)
 
     def push(self, key: str, screen: str, **params: Any) -> None:

@@ -138,7 +138,8 @@ def seek_bar(ctx: Ctx, pkg: str, bounds, value: float, on_set: Callable[[float],
     rtl = ctx.locale.rtl
 
     def fraction(x: int) -> float:
-        f = min(1.0, max(0.0, (x - x1 - pad) / max(1, x2 - x1 - 2 * pad)))
+        left, _, right, _ = node.bounds  # where it is drawn: right-to-left layouts mirror the bounds after building
+        f = min(1.0, max(0.0, (x - left - pad) / max(1, right - left - 2 * pad)))
         return 1.0 - f if rtl else f
 
     def tap(x: int, y: int) -> None:
@@ -148,8 +149,9 @@ def seek_bar(ctx: Ctx, pkg: str, bounds, value: float, on_set: Callable[[float],
         on_set(fraction(xb))
         return True
 
-    return Node(cls="android.widget.SeekBar", bounds=bounds, package=pkg, rid=rid, kind="slider", value=value,
+    node = Node(cls="android.widget.SeekBar", bounds=bounds, package=pkg, rid=rid, kind="slider", value=value,
                 focusable=True, on_tap=tap, on_swipe=drag, text="")
+    return node
 
 
 def tabs(ctx: Ctx, pkg: str, y: int, items: list[tuple[str, str, bool, Tap]], h_dp: int = 48,

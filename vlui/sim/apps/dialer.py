@@ -1,5 +1,6 @@
 """Phone (the Google dialer on Android 10): favourites, the dial pad, outgoing and emergency calls, the in-call
-screen. Telecom logs what a real device logs when a call is placed (``EventRecord added as Call``), when the number
+screen. Telecom logs what a real device logs when a call is placed (``EventRecord added as Call`` and
+``processOutgoingCallIntent`` with the number), when the number
 is an emergency number (``Emergency number detected``) and when the call is removed (``onCallRemoved``)."""
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def place_call(dev: SimDevice) -> None:
         return
     call_id = f"TC@{st.next_pid % 97 + 1}"
     dev.logi("Telecom", f"LogUtils: EventRecord added as Call: {call_id}", app=None)
+    dev.logi("Telecom", f"UserCallIntentProcessor: processOutgoingCallIntent: handle=tel:{number}", offset_ms=4)
     emergency = number in EMERGENCY_NUMBERS
     if emergency:
         dev.logi("Telecom", f"NewOutgoingCallIntentBroadcaster: processIntent: Emergency number detected: "

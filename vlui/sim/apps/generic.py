@@ -10,7 +10,7 @@ import yaml
 
 from vlui.sim.snapshot import DATA_DIR
 from vlui.sim.ui import Node
-from vlui.sim.widgets import Ctx, app_bar, fab, search_box, tabs, text
+from vlui.sim.widgets import Ctx, app_bar, fab, list_row, search_box, tabs, text
 
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
@@ -25,52 +25,162 @@ def _label(ctx: Ctx, value: str) -> str:
     return ctx.t(value[1:]) if value.startswith("@") else value
 
 
+def _title(ctx: Ctx, page: dict[str, Any], screen: dict[str, Any]) -> str:
+    return screen.get("item", "") if page["title"] == "$item" else ctx.t(page["title"])
+
+
+def page_spec(key: str, screen: dict[str, Any]) -> dict[str, Any]:
+    """The spec of ``key``'s screen: the main one, a page from ``pages``, with the selected tab's content."""
+    spec = screens()[key]
+    name = screen.get("screen", "main")
+    page = spec if name == "main" else spec["pages"][name]
+    tab = screen.get("tab", 0)
+    if name == "main" and tab and len(spec["tabs"][tab]) > 2:  # a tab with content of its own
+        content = spec["pages"][spec["tabs"][tab][2]]
+        page = {k: v for k, v in spec.items() if k not in ("canvas", "rows", "fab")} | content
+    return page
+
+
+def open_target(dev: SimDevice, key: str, tap: dict[str, Any], item: str = "") -> None:
+    """Do what a row, button or tab's ``tap`` spec says: start an activity or show a page, and log its lines."""
+    if "activity" in tap:
+        dev.start_activity(key, tap["page"], tap["activity"], extras=tap.get("extras", True),
+                           intent=tap.get("intent", ""), item=item)
+    else:
+        dev.push(key, tap["page"], item=item)
+    for tag, message in tap.get("log", []):
+        dev.logi(tag, message, app=key, offset_ms=30)
+
+
 def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
     from vlui.sim.phone import apps
 
     key = dev.state.top
     spec = screens()[key]
-    pkg = apps()[key].package
+    page = page_spec(key, screen)
+    if page.get("popup"):  # a menu over the screen it was opened from
+        stack = dev.state.tasks[key]
+        root = build(dev, ctx, stack[-2])
+        root.add(_popup(dev, ctx, key, apps()[key].package, page, screen))
+        return root
+    return _screen(dev, ctx, key, apps()[key].package, spec, page, screen)
+
+
+def _screen(dev: SimDevice, ctx: Ctx, key: str, pkg: str, spec: dict[str, Any], page: dict[str, Any],
+            screen: dict[str, Any]) -> Node:
     color = tuple(spec["color"])
+    canvas = page.get("canvas")
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=pkg,
-                bg=(0, 0, 0) if spec.get("canvas") == "viewfinder" else ctx.theme.background)
+                bg=(0, 0, 0) if canvas == "viewfinder" else ctx.theme.background)
     y = ctx.top
-    if "search" in spec:
+    actions = [(a["glyph"], ctx.t(a["desc"]), _tapper(dev, key, a["tap"])) for a in page.get("actions", [])]
+    if "search" in page:
         focused = dev.state.focus == (key, "search")
         value = dev.state.fields.get(f"{key}.search", "")
-        root.add(search_box(ctx, pkg, y + ctx.dp(12), ctx.t(spec["search"]),
-                            lambda x, yy: dev.focus_field(key, "search"), rid=f"{pkg}:id/search_box", value=value,
-                            focused=focused))
+        box = search_box(ctx, pkg, y + ctx.dp(12), ctx.t(page["search"]), lambda x, yy: dev.focus_field(key, "search"),
+                         rid=f"{pkg}:id/search_box", value=value, focused=focused)
+        root.add(box)
+        right = ctx.content_right - ctx.dp(4)
+        if actions:  # icon buttons at the end of the search bar
+            x1, y1, x2, y2 = box.bounds
+            box.bounds = (x1, y1, x2 - ctx.dp(48) * len(actions), y2)
+        for (glyph_name, desc, tap), a in reversed(list(zip(actions, page.get("actions", [])))):
+            root.add(Node(cls="android.widget.ImageButton", bounds=(right - ctx.dp(48), y + ctx.dp(12), right,
+                          y + ctx.dp(60)), package=pkg, rid=a.get("rid", ""), desc=desc, icon=f"glyph:{glyph_name}",
+                          icon_color=ctx.theme.icon, on_tap=tap))
+            right -= ctx.dp(48)
         y += ctx.dp(72)
-    elif "title" in spec:
-        root.add(app_bar(ctx, pkg, ctx.t(spec["title"])))
+    elif "title" in page:
+        up = None if screen.get("screen", "main") == "main" else (lambda x, yy: dev.press_back())
+        bar = app_bar(ctx, pkg, _title(ctx, page, screen), up=up, actions=actions)
+        rids = {ctx.t(a["desc"]): a.get("rid", "") for a in page.get("actions", [])}
+        for node in bar.children:
+            if node.cls == "android.widget.ImageButton" and node.desc in rids:
+                node.rid = rids[node.desc]
+        root.add(bar)
         y += ctx.dp(56)
-    tab_h = ctx.dp(56) if spec.get("tabs") else 0
-    canvas = spec.get("canvas")
+    tab_h = ctx.dp(56) if spec.get("tabs") and screen.get("screen", "main") == "main" else 0
     if canvas:
-        y2 = ctx.bottom - tab_h - (ctx.dp(160) if spec.get("rows") else 0)
+        y2 = ctx.bottom - tab_h - (ctx.dp(160) if page.get("rows") else 0)
         root.add(_canvas(ctx, pkg, canvas, color, (0, y, ctx.width, y2)))
         y = y2
-    for row in spec.get("rows", []):
+    for row in page.get("rows", []):
         h = ctx.dp(56)
         if y + h > ctx.bottom - tab_h:
             break
-        root.add(text(ctx, (ctx.content_left + ctx.dp(24), y, ctx.content_right - ctx.dp(16), y + h), _label(ctx, row),
-                      16, pkg=pkg, on_tap=lambda x, yy: None))
+        if isinstance(row, str):
+            root.add(text(ctx, (ctx.content_left + ctx.dp(24), y, ctx.content_right - ctx.dp(16), y + h),
+                          _label(ctx, row), 16, pkg=pkg, on_tap=lambda x, yy: None))
+        else:
+            label = _label(ctx, row["label"])
+            node = list_row(ctx, pkg, y, label, icon=f"glyph:{row['icon']}" if "icon" in row else "",
+                            on_tap=_tapper(dev, key, row["tap"], label) if "tap" in row else (lambda x, yy: None),
+                            rid_title=row.get("rid", "android:id/title"), desc=label)
+            h = node.bounds[3] - node.bounds[1]
+            root.add(node)
         y += h
-    if spec.get("tabs"):
-        items = [(ctx.t(label), glyph_name, i == 0, lambda x, yy: None)
-                 for i, (label, glyph_name) in enumerate(spec["tabs"])]
+    if tab_h:
+        current = screen.get("tab", 0)
+        items = [(ctx.t(t[0]), t[1], i == current, _tab_tapper(dev, key, i)) for i, t in enumerate(spec["tabs"])]
         root.add(tabs(ctx, pkg, ctx.bottom - tab_h, items, h_dp=56, rid=f"{pkg}:id/bottom_navigation"))
-    if "fab" in spec:
-        glyph_name, desc = spec["fab"]
+    if "fab" in page:
+        glyph_name, desc = page["fab"][:2]
+        tap = _tapper(dev, key, page["fab"][2]) if len(page["fab"]) > 2 else (lambda x, yy: None)
         if canvas == "viewfinder":
             cx, cy, size = ctx.width // 2, ctx.bottom - tab_h - ctx.dp(64), 72
         else:
             cx, cy, size = ctx.content_right - ctx.dp(44), ctx.bottom - tab_h - ctx.dp(44), 56
-        root.add(fab(ctx, pkg, cx, cy, glyph_name, ctx.t(desc), lambda x, yy: None, rid=f"{pkg}:id/fab",
+        root.add(fab(ctx, pkg, cx, cy, glyph_name, ctx.t(desc), tap, rid=f"{pkg}:id/fab",
                      size_dp=size, color=color if canvas != "viewfinder" else (255, 255, 255)))
     return root
+
+
+def _popup(dev: SimDevice, ctx: Ctx, key: str, pkg: str, page: dict[str, Any], screen: dict[str, Any]) -> Node:
+    """A menu card at the top end of the screen (a titled one is a dialog, over a scrim); tapping outside it
+    closes it."""
+    scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=pkg,
+                 on_tap=lambda x, yy: dev.press_back(), bg=ctx.theme.scrim if "title" in page else None)
+    rows = page["rows"]
+    w = min(ctx.width - ctx.dp(16), ctx.dp(240))
+    h = ctx.dp(48)
+    head = ctx.dp(48) if "title" in page else 0
+    if head:  # a dialog: in the middle of the screen
+        x2, y = (ctx.width + w) // 2, (ctx.top + ctx.bottom - head - h * len(rows)) // 2
+    else:
+        x2, y = ctx.content_right - ctx.dp(8), ctx.top + ctx.dp(8)
+    card = Node(cls="android.widget.ListView", bounds=(x2 - w, y, x2, y + head + h * len(rows) + ctx.dp(16)),
+                package=pkg, rid=page.get("rid", ""), bg=ctx.theme.surface, radius=ctx.dp(4))
+    if head:
+        card.add(text(ctx, (x2 - w + ctx.dp(16), y + ctx.dp(8), x2 - ctx.dp(8), y + ctx.dp(8) + head),
+                      _title(ctx, page, screen), 18, pkg=pkg, bold=True, rid="android:id/alertTitle"))
+    y += ctx.dp(8) + head
+    for row in rows:
+        label = _label(ctx, row["label"])
+        item = Node(cls="android.widget.LinearLayout", bounds=(x2 - w, y, x2, y + h), package=pkg, desc=label,
+                    on_tap=_tapper(dev, key, row["tap"], label) if "tap" in row else (lambda x, yy: None))
+        item.add(text(ctx, (x2 - w + ctx.dp(16), y, x2 - ctx.dp(8), y + h), label, 16, pkg=pkg,
+                      rid=row.get("rid", "android:id/title")))
+        card.add(item)
+        y += h
+    x1, y1, x2, y2 = card.bounds
+    scrim.add(Node(bounds=(x1 - 1, y1 - 1, x2 + 1, y2 + ctx.dp(2)), bg=ctx.theme.divider, radius=ctx.dp(4),
+                   visual=True))  # the card's edge and shadow
+    return scrim.add(card)
+
+
+def _tapper(dev: SimDevice, key: str, tap: dict[str, Any], item: str = ""):
+    def on_tap(x: int, y: int) -> None:
+        if dev.state.tasks[key][-1].get("screen", "main") != "main" and screens()[key]["pages"].get(
+                dev.state.tasks[key][-1]["screen"], {}).get("popup"):
+            dev.state.tasks[key].pop()  # choosing from a menu closes it
+        open_target(dev, key, tap, item)
+    return on_tap
+
+
+def _tab_tapper(dev: SimDevice, key: str, i: int):
+    def on_tap(x: int, y: int) -> None:
+        dev.state.tasks[key][-1]["tab"] = i
+    return on_tap
 
 
 def _canvas(ctx: Ctx, pkg: str, kind: str, color, bounds) -> Node:
@@ -107,3 +217,12 @@ def _canvas(ctx: Ctx, pkg: str, kind: str, color, bounds) -> Node:
                 i += 1
             yy += cell_h + (ctx.dp(48) if kind == "videos" else 0)
     return area
+
+
+def on_back(dev: SimDevice, key: str) -> bool:
+    """BACK on a tab other than the first goes to the first tab, as the apps with bottom navigation do."""
+    screen = dev.top_screen()
+    if screen and screen.get("screen", "main") == "main" and screen.get("tab", 0):
+        screen["tab"] = 0
+        return True
+    return False
