@@ -223,7 +223,10 @@ class CollectJobConfig:
     task_name: str = "collect"
     seed: int = 0
     dataset: str = "bmoca_representative"  # written to data/<dataset>/
-    tasks: Any = "representative"  # a named set or a list of task ids
+    tasks: Any = "representative"  # a named set, a list of task ids, or template:<name> entries (below)
+    task_seed: int = 0  # template:<name> entries: the seed that draws their instances (vlui/tasks/templates.py)
+    task_count: int = 10  # instances drawn per template
+    task_split: str = "train"  # train | test | all: the parameter values they are drawn from
     episodes_per_pair: int = 1  # episodes per (task, snapshot)
     resume: bool = True
     save_xml: bool = False
@@ -238,7 +241,10 @@ class EvaluateJobConfig:
     task_name: str = "evaluate"
     seed: int = 0
     checkpoint: Optional[str] = None
-    tasks: Any = "representative"
+    tasks: Any = "representative"  # a named set, a list of task ids, or template:<name> entries (below)
+    task_seed: int = 0  # template:<name> entries: the seed that draws their instances (vlui/tasks/templates.py)
+    task_count: int = 10  # instances drawn per template
+    task_split: str = "test"  # train | test | all: the parameter values they are drawn from
     runs: int = 3  # independent runs with different seeds (the paper reports mean ± stderr over 3)
     episodes_per_pair: int = 1  # episodes per (task, snapshot) in each run
     video: str = "none"  # "none" | "failures" | "all"

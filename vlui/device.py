@@ -90,5 +90,14 @@ class Device(ABC):
 
         raise VluiError(f"{type(self).__name__} cannot set a task's starting state ({', '.join(fields)})")
 
+    def check_state(self, spec: dict) -> bool:
+        """Whether the device's state meets a task's ``state_check``: ``{"volume.media": 7}`` (equal) or
+        ``{"brightness_percent": {"value": 40, "tolerance": 2}}`` (within). Backends that cannot read their state
+        say so with a clear error."""
+        from vlui.errors import VluiError
+
+        raise VluiError(f"{type(self).__name__} cannot check a task's device state ({', '.join(spec)}); "
+                        "run the task on the simulated phone (env=sim)")
+
     def close(self) -> None:  # noqa: B027 - optional for backends that hold nothing
         """Release the device's resources."""

@@ -60,9 +60,10 @@ def make_adb_device(env_cfg: dict) -> Device:
     serials = adb_serials(env_cfg)
     tags = env_cfg.get("log_tags", "tasks")
     if tags == "tasks":
+        from vlui.tasks import templates
         from vlui.tasks.catalog import tasks
 
-        tags = sorted({t.log_tag for t in tasks().values()})
+        tags = sorted({t.log_tag for t in tasks().values()} | templates.log_tags())
     elif tags == "all":
         tags = None
     elif isinstance(tags, str):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -10,6 +12,7 @@ from vlui.env.actions import ActionError, key_action, normalised_to_action
 from vlui.env.env import make_env, make_vector_env
 from vlui.env.text_env import TextActions
 from vlui.errors import VluiError
+from vlui.tasks.catalog import tasks
 
 SIM = {"backend": "sim", "snapshots": ["000", "030", "109"]}
 
@@ -91,9 +94,12 @@ def test_clipping_can_be_configured() -> None:
     assert info["parsed_action"]["lift"][1] == 1.0
 
 
-def test_unknown_and_unsupported_tasks_and_snapshots_are_refused(env) -> None:
+def test_unknown_and_unsupported_tasks_and_snapshots_are_refused(env, monkeypatch) -> None:
     with pytest.raises(VluiError, match="unknown task id"):
         env.reset(options={"task": "fly_to_the_moon"})
+    # every B-MoCA task runs on the simulated phone now: mark one as not supported
+    monkeypatch.setitem(tasks(), "files_audio", dataclasses.replace(tasks()["files_audio"], sim=False))
+    env.tasks.pop("files_audio", None)
     with pytest.raises(VluiError, match="does not support task"):
         env.reset(options={"task": "files_audio"})
     with pytest.raises(VluiError, match="unknown snapshot '404'"):

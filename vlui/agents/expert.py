@@ -25,6 +25,7 @@ from vlui.sim.apps.dialer import KEY_IDS
 from vlui.sim.apps.launcher import LAUNCHABLE
 from vlui.sim.apps.settings import TOP
 from vlui.sim.i18n import Locale, get_locale
+from vlui.sim.phone import apps as sim_apps
 from vlui.tasks.catalog import Task
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"
@@ -93,14 +94,14 @@ class ExpertAgent:
     seed: int = 0
     rng: np.random.Generator = field(init=False)
     task: Task | None = field(init=False, default=None)
+    _plan: Any = field(init=False, default=None)
     _memory: dict[str, Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
-        if task.id not in PLANS:
-            raise VluiError(f"the expert has no recipe for task {task.id!r} yet")
+        self._plan = plan_for(task)
         self.task = task
         self._memory = {}
         if seed is not None:
@@ -119,7 +120,7 @@ class ExpertAgent:
             clickable = [e for e in screen.els if e.clickable and _visible(e)]
             if clickable:
                 return self._to_action(Gesture("tap", clickable[self.rng.integers(len(clickable))]), screen)
-        return self._to_action(PLANS[self.task.id](self, screen), screen)
+        return self._to_action(self._plan(self, screen), screen)
 
     # ------------------------------------------------------------------------------------------------ gestures
     def _to_action(self, g: Gesture, s: Screen) -> np.ndarray:
@@ -448,6 +449,39 @@ def _end_call(ex: ExpertAgent, s: Screen) -> Gesture:
     return Gesture("tap", end)
 
 
+def _label_of(key: str):
+    """A finder: the clickable element labelled with string ``key`` (text or content description)."""
+    return lambda s: next(iter(s.labelled(s.loc.t(key), where=lambda e: e.clickable)), None)
+
+
+def _id_of(suffix: str):
+    return lambda s: s.one(suffix)
+
+
+def _in_app(app: str, *steps):
+    """Open ``app``, then tap what ``steps`` find, in order: each step taps the furthest one on screen, and a
+    screen of the app with none of them (a page off the path) is left with BACK."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != sim_apps()[app].package:
+            return ex.open_app(s, app)
+        for find in reversed(steps):
+            target = find(s)
+            if target is not None:
+                return Gesture("tap", target)
+        return Gesture("key", key="BACK")
+    return recipe
+
+
+def _search_google(ex: ExpertAgent, s: Screen) -> Gesture:
+    """The home screen's Google search bar opens the Google app with its search field focused."""
+    if s.package == sim_apps()["google"].package and s.one(":id/search_box") is not None:
+        return Gesture("tap", s.one(":id/search_box"))
+    bar = s.one(f"{LAUNCHER}:id/search_container_hotseat")
+    if bar is not None:
+        return Gesture("tap", bar)
+    return Gesture("key", key="HOME" if s.package != LAUNCHER else "BACK")
+
+
 PLANS = {
     **{f"open_{app}": _open(app) for app in APPS if app != "play_store"},
     "airplane_on": _airplane_on,
@@ -470,4 +504,68 @@ PLANS = {
     "bluetooth_settings": _settings_row(["connected", "connection_preferences"], "bluetooth"),
     "dial_call_button": _dial_and_call,
     "end_call": _end_call,
+    **{f"files_{root}": _in_app("files", _label_of(f"apps.files_{root}"))
+       for root in ("audio", "images", "videos", "downloads")},
+    "contacts_insert": _in_app("contacts", _id_of(":id/fab")),
+    "contacts_edit": _in_app("contacts", _id_of(":id/cliv_name_textview"), _id_of(":id/menu_edit")),
+    **{f"search_{app}": _in_app(app, _id_of(":id/search_box")) for app in ("chrome", "maps", "youtube", "messages")},
+    "search_google": _search_google,
+    "messages_start_chat": _in_app("messages", _id_of(":id/fab")),
+    "chrome_history": _in_app("chrome", _id_of(":id/menu_button"), _label_of("apps.chrome_history")),
+    "photos_trash": _in_app("photos", _label_of("apps.photos_library"), _label_of("apps.photos_trash")),
+    "youtube_pairing": _in_app("youtube", _id_of(":id/media_route_button"), _label_of("apps.youtube_link_tv")),
 }
+
+
+def _slider_point(s: Screen, bar: Element, fraction: float) -> tuple[float, float]:
+    """The normalised (y, x) where a tap sets a seek bar to ``fraction``: its track is inset by half its height."""
+    x1, y1, x2, y2 = bar.bounds
+    pad = (y2 - y1) // 2
+    f = 1.0 - fraction if s.loc.rtl else fraction
+    return (y1 + y2) / 2 / s.height, (x1 + pad + f * (x2 - x1 - 2 * pad)) / s.width
+
+
+def _set_volume(stream: str, level: int):
+    """On Sound, tap the ``stream`` slider where it sets ``level``."""
+    from vlui.sim.state import VOLUME_MAX
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package == SETTINGS and ex._settings_level(s, ["sound"]) == 1:
+            label = s.loc.t(f"settings.{stream}_volume")
+            titles = s.labelled(label, where=lambda e: e.resource_id == "android:id/title")
+            bars = [e for e in s.by_id("android:id/seekbar") for t in titles
+                    if 0 <= e.bounds[1] - t.bounds[3] < e.bounds[3] - e.bounds[1] and ex._tappable(s, e)]
+            if not bars:
+                return ex.scroll(s, f"sound:{stream}")
+            return Gesture("tap", point=_slider_point(s, bars[0], level / VOLUME_MAX[stream]))
+        return ex.settings_path(s, [], "sound")
+    return recipe
+
+
+def _set_brightness(percent: int):
+    def tap(screen: Screen) -> Gesture:
+        return Gesture("tap", point=_slider_point(screen, screen.one(f"{SYSTEMUI}:id/slider"), percent / 100))
+
+    return lambda ex, s: ex.settings_path(s, ["display"], "brightness", final_action=tap)
+
+
+_TOGGLES = {"airplane": (["network"], "airplane_mode"), "wifi": (["network"], "wifi"),
+            "bluetooth": (["connected", "connection_preferences", "bluetooth"], "bluetooth")}
+
+# Parameterized tasks (vlui/tasks/templates.py): template -> its recipe for an instance's parameters.
+TEMPLATE_PLANS = {
+    "create_alarm": lambda p: _create_alarm(*p["time"]),
+    "call_number": lambda p: _call(p["phone_number"]),
+    "toggle_setting": lambda p: _settings_row(*_TOGGLES[p["setting"]]),  # the switch flips either way
+    "set_volume": lambda p: _set_volume(p["stream"], p["level"]),
+    "set_brightness": lambda p: _set_brightness(p["level"]),
+}
+
+
+def plan_for(task: Task):
+    """The recipe for a task: its own, or its template's for its parameters."""
+    if task.id in PLANS:
+        return PLANS[task.id]
+    if task.template in TEMPLATE_PLANS:
+        return TEMPLATE_PLANS[task.template](task.params)
+    raise VluiError(f"the expert has no recipe for task {task.id!r} yet")

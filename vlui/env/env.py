@@ -5,7 +5,8 @@ The environment talks to a :class:`~vlui.device.Device` and never knows which ba
 - Action: ``Box(-1, 1, (4,), float32)`` = (touch_y, touch_x, lift_y, lift_x); see :mod:`vlui.env.actions`.
 - Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
   ``"screen_full"`` (full resolution) when asked for.
-- Reward 1 and ``terminated`` when the task's detector fires; ``truncated`` at the task's step limit.
+- Reward 1 and ``terminated`` when the task's detector fires, or its ``state_check`` holds on the device (tasks
+  judged by the device's state, e.g. ``set_volume@media-7``); ``truncated`` at the task's step limit.
 - ``reset(seed, options={"snapshot": id, "task": id})`` loads the snapshot, goes home, sets the task's starting
   state (a call in progress, airplane mode already on, ...) and clears the log; without
   options, the task and snapshot are drawn from the configured lists with the environment's seeded generator.
@@ -106,7 +107,9 @@ class PhoneEnv(gym.Env):
         lines = self.device.log_lines(self._mark)
         self._mark = self.device.log_mark()
         matched = self._detector.match(lines)
-        terminated = matched is not None
+        # a task judged by the device's state (a level, where the log cannot say it) succeeds when the state holds
+        check = self.task.state_check
+        terminated = matched is not None or bool(check and self.device.check_state(check))
         truncated = not terminated and self._steps >= self.task.step_limit
         self._done = terminated or truncated
         return self._observation(), float(terminated), terminated, truncated, self._info(parsed, matched)

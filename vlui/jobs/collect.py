@@ -21,6 +21,7 @@ from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.rollout import run_episode
+from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
 
 _worker: dict[str, Any] = {}
@@ -49,8 +50,9 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[tuple[int, str, st
     """(task ids, snapshots, jobs ``(episode_id, task, snapshot, seed)``) in a fixed order, so episode ids and seeds
     are the same every time the same recipe runs."""
     backend = cfg.env.backend
-    tasks = [t.id for t in resolve_tasks(OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks)
-                                         else cfg.tasks, backend=backend)]
+    spec = OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks) else cfg.tasks
+    spec = templates.expand(spec, cfg.task_seed, cfg.task_count, cfg.task_split)
+    tasks = [t.id for t in resolve_tasks(spec, backend=backend)]
     snaps = resolve_snapshots(OmegaConf.to_object(cfg.env.snapshots) if OmegaConf.is_config(cfg.env.snapshots)
                               else cfg.env.snapshots)
     if cfg.episodes_per_pair < 1:

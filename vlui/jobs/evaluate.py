@@ -23,6 +23,7 @@ from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
 from vlui.eval.runner import Job, run_jobs
 from vlui.sim.snapshot import load_snapshot
+from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
 
 
@@ -31,7 +32,8 @@ def _plain(value: Any) -> Any:
 
 
 def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
-    tasks = [t.id for t in resolve_tasks(_plain(cfg.tasks), backend=cfg.env.backend)]
+    spec = templates.expand(_plain(cfg.tasks), cfg.task_seed, cfg.task_count, cfg.task_split)
+    tasks = [t.id for t in resolve_tasks(spec, backend=cfg.env.backend)]
     snaps = resolve_snapshots(_plain(cfg.env.snapshots))
     if cfg.runs < 1 or cfg.episodes_per_pair < 1:
         raise VluiError("runs and episodes_per_pair must be at least 1")

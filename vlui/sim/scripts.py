@@ -241,9 +241,40 @@ CLOCK = {
     **{f"clock_{tab}_tab": (lambda d, tab=tab: clock_tab(d, tab)) for tab in ("alarm", "stopwatch", "timer")},
     **{f"stopwatch_{action}": (lambda d, action=action: stopwatch(d, action)) for action in ("start", "pause", "reset")},
     **{f"alarm_{h:02d}30": (lambda d, h=h: create_alarm(d, h, 30)) for h in (6, 13, 17, 20, 23)}}
+
+
+def in_app(app: str, *targets: str) -> Callable[[Driver], None]:
+    """Open ``app`` and tap ``targets`` in turn: ``@key`` the element labelled with string key, else a resource id
+    suffix."""
+    def flow(d: Driver) -> None:
+        d.open_app(app)
+        for t in targets:
+            if t.startswith("@"):
+                label = d.label(t[1:])
+                d.tap(d.need(lambda n: n.desc == label and n.on_tap is not None, label))
+            else:
+                d.tap(d.need(lambda n: n.rid.endswith(t), t))
+    return flow
+
+
+def search_google(d: Driver) -> None:
+    d.tap_rid("com.google.android.apps.nexuslauncher:id/search_container_hotseat")  # opens Google, field focused
+
+
+APP_SCREENS = {
+    **{f"files_{root}": in_app("files", f"@apps.files_{root}") for root in ("audio", "images", "videos", "downloads")},
+    "contacts_insert": in_app("contacts", ":id/fab"),
+    "contacts_edit": in_app("contacts", ":id/cliv_name_textview", ":id/menu_edit"),
+    **{f"search_{app}": in_app(app, ":id/search_box") for app in ("chrome", "maps", "youtube", "messages")},
+    "search_google": search_google,
+    "messages_start_chat": in_app("messages", ":id/fab"),
+    "chrome_history": in_app("chrome", ":id/menu_button", "@apps.chrome_history"),
+    "photos_trash": in_app("photos", "@apps.photos_library", "@apps.photos_trash"),
+    "youtube_pairing": in_app("youtube", ":id/media_route_button", "@apps.youtube_link_tv"),
+}
 FLOWS: dict[str, Callable[[Driver], None]] = {
     **REPRESENTATIVE, **{f"open_{app}": (lambda d, app=app: d.open_app(app)) for app in OPEN_APPS}, **CLOCK,
-    **SETTINGS_PHONE}
+    **SETTINGS_PHONE, **APP_SCREENS}
 
 
 def record_screens(snapshot: str, flow: Callable[[Driver], None]) -> list:

@@ -34,6 +34,10 @@ class Task:
     representative: str = ""  # the paper's short name for its six representative tasks
     regex_note: str = ""
     state: dict = field(default_factory=dict, compare=False)  # the device's starting state, set at reset
+    # success read from the device's state where the log cannot say it (``{"volume.media": 7}``); see templates.py
+    state_check: dict = field(default_factory=dict, compare=False)
+    template: str = ""  # the template a parameterized task was generated from (``create_alarm``), else ""
+    params: dict = field(default_factory=dict, compare=False)  # its parameters (``{"time": [6, 30]}``)
     pattern: re.Pattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -63,15 +67,19 @@ def task_set(name: str) -> list[str]:
 
 
 def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
-    """Tasks from a config value: a set name, one task id, or a list of ids. On the simulated phone, tasks it
-    does not support yet are refused with a message that lists them."""
+    """Tasks from a config value: a set name, one task id, or a list of ids. Ids may name parameterized
+    instances (``create_alarm@0630``, see :mod:`vlui.tasks.templates`). On the simulated phone, tasks it does not
+    support yet are refused with a message that lists them."""
+    from vlui.tasks.templates import instance_from_id
+
     if isinstance(spec, str):
         ids = task_set(spec) if spec in TASK_SETS else [spec]
     elif isinstance(spec, Iterable):
         ids = [str(s) for s in spec]
     else:
         raise VluiError(f"tasks must be a set name ({', '.join(TASK_SETS)}) or a list of task ids, not {spec!r}")
-    unknown = [i for i in ids if i not in tasks()]
+    templated = {i: instance_from_id(i) for i in ids if "@" in i}  # a malformed one fails here, in one line
+    unknown = [i for i in ids if i not in tasks() and i not in templated]
     if unknown:
         words = [w for w in unknown[0].lower().split("_") if len(w) >= 3]
         close = ", ".join(sorted(t for t in tasks() if any(w in t for w in words))[:6])
@@ -79,7 +87,7 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
                         + f"; sets: {', '.join(TASK_SETS)}; all ids: vlui/tasks/data/bmoca.yaml")
     if not ids:
         raise VluiError("the task list is empty")
-    chosen = [tasks()[i] for i in ids]
+    chosen = [templated[i] if i in templated else tasks()[i] for i in ids]
     if backend == "sim":
         missing = [t.id for t in chosen if not t.sim]
         if missing:
@@ -95,7 +103,10 @@ class Detector:
     task: Task
 
     def match(self, lines: Sequence[str]) -> str | None:
-        """The first line that signals success, or None. Lines that are not threadtime lines are ignored."""
+        """The first line that signals success, or None. Lines that are not threadtime lines are ignored. A task
+        without a ``log_tag`` (one judged by its ``state_check``) never matches."""
+        if not self.task.log_tag:
+            return None
         for line in lines:
             fields = parse_threadtime(line)
             if fields is None or fields["tag"] != self.task.log_tag:

@@ -1,0 +1,156 @@
+"""Parameterized tasks: a seeded generator over disjoint splits, ids that rebuild their tasks, detectors and state
+checks built from the parameters, and an expert that solves every instance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vlui.agents.expert import ExpertAgent
+from vlui.env.env import make_env
+from vlui.errors import VluiError
+from vlui.sim.phone import SimDevice
+from vlui.tasks.catalog import Detector, resolve_tasks
+from vlui.tasks.templates import expand, held_out, instance, instances, split_of, templates, values
+
+NAMES = list(templates())
+SNAPSHOTS = ("000", "030", "105", "109")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_generator_is_deterministic_per_seed_and_differs_across_seeds(name: str) -> None:
+    ids = [t.id for t in instances(name, 3, 5)]
+    assert ids == [t.id for t in instances(name, 3, 5)]
+    assert len(set(ids)) == len(ids) and all(i.startswith(f"{name}@") for i in ids)
+    if len(values(name, list(templates()[name]["params"])[-1], "train")) > 5:
+        assert ids != [t.id for t in instances(name, 4, 5)]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if held_out(n)])
+def test_train_and_test_draw_from_disjoint_parameter_values(name: str) -> None:
+    train = {t.id for t in instances(name, 0, 200, "train")}
+    test = {t.id for t in instances(name, 0, 200, "test")}
+    assert train and test and not train & test
+    assert {split_of(t) for t in resolve_tasks(sorted(train))} == {"train"}
+    assert {split_of(t) for t in resolve_tasks(sorted(test))} == {"test"}
+    for pname, p in templates()[name]["params"].items():
+        if "splits" in p and p["kind"] != "digits":
+            assert not set(map(str, values(name, pname, "train"))) & set(map(str, values(name, pname, "test")))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_generated_id_round_trips_through_resolve_tasks(name: str) -> None:
+    made = instances(name, 7, 30, "all")
+    back = resolve_tasks([t.id for t in made])
+    assert [(t.id, t.instruction, t.regex, t.log_tag, t.state, t.state_check) for t in back] == \
+        [(t.id, t.instruction, t.regex, t.log_tag, t.state, t.state_check) for t in made]
+
+
+def test_instances_read_like_bmoca_instructions() -> None:
+    assert instance("create_alarm", {"time": (6, 30)}).instruction == "create alarm at 06:30 am"  # as alarm_0630
+    assert instance("create_alarm", {"time": (13, 30)}).instruction == "create alarm at 13:30 pm"  # as alarm_1330
+    task = instance("call_number", {"phone_number": "5550123"})
+    assert (task.id, task.instruction, task.log_tag) == ("call_number@5550123", "call 5550123", "Telecom")
+    task = resolve_tasks(["toggle_setting@on-bluetooth"])[0]
+    assert task.instruction == "turn on bluetooth" and task.state == {"bluetooth": False}
+    assert resolve_tasks(["set_volume@media-7"])[0].state_check == {"volume.media": 7}
+    assert resolve_tasks(["set_brightness@40"])[0].state_check == {"brightness_percent": {"value": 40,
+                                                                                           "tolerance": 2}}
+
+
+def test_malformed_ids_templates_and_splits_fail_in_one_line() -> None:
+    with pytest.raises(VluiError, match="unknown task template 'make_coffee'; choose from: create_alarm"):
+        resolve_tasks(["make_coffee@0630"])
+    with pytest.raises(VluiError, match="'2561' is not a time value"):
+        resolve_tasks(["create_alarm@2561"])
+    with pytest.raises(VluiError, match="toggle_setting takes 2 parameter"):
+        resolve_tasks(["toggle_setting@on"])
+    with pytest.raises(VluiError, match="unknown task split 'val'; choose from: train, test, all"):
+        expand("template:create_alarm", split="val")
+    assert expand(["template:call_number", "call_911"], seed=1, count=2)[2] == "call_911"
+
+
+def _line(tag: str, message: str) -> str:
+    return f"11-23 08:00:12.060  1210  1247 D {tag}: {message}"
+
+
+def test_a_detector_built_from_parameters_fires_for_its_own_instance_only() -> None:
+    line = _line("ConditionProviders.SCP", "evaluateSubscriptionLocked cal=null, now=Mon Nov 23 08:00:12 GMT 2026 "
+                 "(1795420812000), nextUserAlarmTime=Mon Nov 23 06:30:00 GMT 2026 (1795460400000)")
+    assert Detector(resolve_tasks(["create_alarm@0630"])[0]).match([line]) == line
+    assert Detector(resolve_tasks(["create_alarm@0645"])[0]).match([line]) is None
+    call = _line("Telecom", "UserCallIntentProcessor: processOutgoingCallIntent: handle=tel:5550123")
+    assert Detector(resolve_tasks(["call_number@5550123"])[0]).match([call]) == call
+    assert Detector(resolve_tasks(["call_number@555012"])[0]).match([call]) is None
+    assert Detector(resolve_tasks(["call_number@5550124"])[0]).match([call]) is None
+
+
+def test_state_checks_read_the_simulated_phone() -> None:
+    dev = SimDevice("000")
+    dev.set_state({"volume": {"media": 7, "call": 4, "ring": 0, "alarm": 1}, "brightness": 102})  # 40 %
+    assert dev.check_state({"volume.media": 7}) and not dev.check_state({"volume.ring": 7})
+    assert dev.check_state({"brightness_percent": {"value": 41, "tolerance": 2}})
+    assert not dev.check_state({"brightness_percent": {"value": 45, "tolerance": 2}})
+    with pytest.raises(VluiError, match="unknown state field 'loudness'"):
+        dev.check_state({"loudness": 3})
+
+
+def _solve(env, agent: ExpertAgent, task_id: str, snapshot: str, seed: int) -> tuple[bool, int]:
+    obs, info = env.reset(seed=seed, options={"task": task_id, "snapshot": snapshot})
+    check = env.task.state_check
+    assert not (check and env.device.check_state(check)), f"{task_id} holds before the agent acts"
+    agent.reset(env.task, info, seed=seed)
+    while True:
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+        if terminated or truncated:
+            return terminated, info["step"]
+
+
+def _solve_all(per_template: int) -> None:
+    env = make_env({"backend": "sim", "snapshots": list(SNAPSHOTS)}, "supported", include_xml=True)
+    agent = ExpertAgent()
+    try:
+        for name in NAMES:
+            made = instances(name, 11, per_template, "all")
+            for i, task in enumerate(made):
+                snapshot = SNAPSHOTS[i % len(SNAPSHOTS)]
+                ok, steps = _solve(env, agent, task.id, snapshot, i)
+                assert ok, f"{task.id} ({task.instruction!r}) on {snapshot} failed after {steps} steps"
+    finally:
+        env.close()
+
+
+@pytest.mark.integration
+def test_the_expert_solves_sampled_instances_of_every_template() -> None:
+    _solve_all(30)
+
+
+@pytest.mark.slow
+def test_the_expert_solves_hundreds_of_instances_of_every_template() -> None:
+    _solve_all(200)  # fewer where a template has fewer values (toggle_setting: 6)
+
+
+@pytest.mark.integration
+def test_collect_with_a_template_writes_the_instances_instructions(tmp_path: Path) -> None:
+    from vlui.cli import compose
+    from vlui.jobs import collect
+
+    cfg = compose("collect", [f"paths.data_dir={tmp_path}", "dataset=t", "tasks=template:create_alarm",
+                              "task_seed=3", "task_count=2", "task_split=test", "env.snapshots=[000]"],
+                  output_dir=tmp_path / "run")
+    summary = collect.run(cfg)
+    assert (summary["episodes"], summary["successes"]) == (2, 2)
+    want = {t.id: t.instruction for t in instances("create_alarm", 3, 2, "test")}
+    df = pd.read_parquet(tmp_path / "t" / "episodes")
+    assert dict(zip(df.task_id, df.instruction)) == want
+
+
+def test_an_adb_log_reader_streams_every_tag_a_template_detector_reads():
+    from vlui.tasks import templates
+
+    names = templates.templates()
+    for name in names:
+        for task in templates.instances(name, seed=0, n=6, split="all"):
+            assert not task.log_tag or task.log_tag in templates.log_tags(), task.id
