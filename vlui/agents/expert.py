@@ -274,16 +274,23 @@ def _brightness_down(ex: ExpertAgent, s: Screen) -> Gesture:
     return ex.settings_path(s, ["display"], "brightness", final_action=lower)
 
 
+def _alarm_card(ex: ExpertAgent, s: Screen, hour: int, minute: int) -> tuple[Gesture | None, Element | None]:
+    """The card of the ``hour:minute`` alarm on Clock's alarm tab, or first the gesture that gets closer to it."""
+    g = ex.clock_tab(s, "alarm")
+    if g is not None:
+        return g, None
+    cards = s.labelled(s.loc.time(hour, minute), where=lambda e: e.resource_id.endswith(":id/digital_clock"))
+    if not cards:
+        return ex.scroll(s, "alarms"), None
+    return None, cards[0]
+
+
 def _alarm_on(hour: int, minute: int):
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        g = ex.clock_tab(s, "alarm")
+        g, card = _alarm_card(ex, s, hour, minute)
         if g is not None:
             return g
         label = s.loc.time(hour, minute)
-        cards = s.labelled(label, where=lambda e: e.resource_id.endswith(":id/digital_clock"))
-        if not cards:
-            return ex.scroll(s, "alarms")
-        card = cards[0]
         switches = [e for e in s.by_id(":id/onoff") if e.bounds[1] < card.bounds[3] and e.bounds[3] > card.bounds[1]]
         if not switches:
             raise Stuck(f"{ex.task.id}: the {label} alarm has no switch")
@@ -293,14 +300,10 @@ def _alarm_on(hour: int, minute: int):
 
 def _delete_alarm(hour: int, minute: int):
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        g = ex.clock_tab(s, "alarm")
+        g, card = _alarm_card(ex, s, hour, minute)
         if g is not None:
             return g
         label = s.loc.time(hour, minute)
-        cards = s.labelled(label, where=lambda e: e.resource_id.endswith(":id/digital_clock"))
-        if not cards:
-            return ex.scroll(s, "alarms")
-        card = cards[0]
         # the card's Delete button sits below its time, inside the same card
         buttons = [e for e in s.by_id(":id/delete") if e.bounds[1] >= card.bounds[1]]
         if not buttons:
