@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,55 @@ def tiny_dataset(tmp_path_factory) -> Path:
                   output_dir=data_dir / "run")
     collect.run(cfg)
     return data_dir / "tiny"
+
+
+@dataclass(frozen=True)
+class ExpertRun:
+    """One expert episode on the simulated phone: its log from the reset on, whether it succeeded, and the
+    ``open_<app>`` tasks of the apps it opened (opening an app is part of many tasks)."""
+
+    lines: list[str]
+    terminated: bool
+    opened: frozenset[str]
+
+
+@pytest.fixture(scope="session")
+def expert_runs() -> dict[tuple[str, str], ExpertRun]:
+    """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, about 30 s), run
+    once for all the detector tests."""
+    from vlui.agents.expert import ExpertAgent
+    from vlui.env.env import make_env
+    from vlui.sim.snapshot import snapshot_ids
+    from vlui.tasks.catalog import task_set
+
+    snapshots = snapshot_ids("all")
+    env = make_env({"backend": "sim", "snapshots": snapshots}, "all", include_xml=True)
+    out = {}
+    for task in task_set("all"):
+        for snap in snapshots:
+            obs, info = env.reset(seed=0, options={"task": task, "snapshot": snap})
+            mark = env.device.log_mark()
+            agent = ExpertAgent()
+            agent.reset(env.task, info, seed=0)
+            done = terminated = False
+            while not done:
+                obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+                done = terminated or truncated
+            out[task, snap] = ExpertRun(env.device.log_lines(mark), terminated,
+                                        frozenset(f"open_{app}" for app in env.device.state.recents))
+    env.close()
+    return out
+
+
+def detector_hits(runs: dict[tuple[str, str], ExpertRun], snapshots) -> dict[tuple[str, str], set[str]]:
+    """(task, snapshot) -> the tasks whose detector matched the expert's trajectory, not counting the ``open_<app>``
+    detectors of the apps the trajectory opened (unless that is its own task). Fails if the expert failed."""
+    from vlui.tasks.catalog import Detector, task_set, tasks
+
+    detectors = {t: Detector(tasks()[t]) for t in task_set("all")}
+    out = {}
+    for (task, snap), run in runs.items():
+        if snap in snapshots:
+            assert run.terminated, f"{task} on {snap}: the expert failed"
+            out[task, snap] = {t for t, d in detectors.items() if d.match(run.lines) is not None} - (run.opened - {task})
+    return out

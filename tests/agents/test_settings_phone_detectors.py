@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from vlui.agents.expert import ExpertAgent
-from vlui.env.env import make_env
-from vlui.tasks.catalog import Detector, task_set, tasks
+from tests.conftest import detector_hits
+from vlui.tasks.catalog import task_set
 
 SNAPSHOTS = ("000", "030", "105", "109", "003")
 SETTINGS_PHONE = ("airplane_off", "wifi_on", "wifi_off", "volume_media_up", "volume_call_up", "volume_ring_up",
@@ -22,27 +21,9 @@ INHERENT_OVERLAPS = {("call_911", "dial_call_button")}
 
 
 @pytest.fixture(scope="module")
-def fired() -> dict[tuple[str, str], set[str]]:
+def fired(expert_runs) -> dict[tuple[str, str], set[str]]:
     """(task, snapshot) -> the supported tasks whose detector matched the expert's whole trajectory."""
-    env = make_env({"backend": "sim", "snapshots": list(SNAPSHOTS)}, "supported", include_xml=True)
-    detectors = {t: Detector(tasks()[t]) for t in task_set("supported")}
-    out = {}
-    for task in task_set("supported"):
-        for snap in SNAPSHOTS:
-            obs, info = env.reset(seed=0, options={"task": task, "snapshot": snap})
-            mark = env.device.log_mark()
-            agent = ExpertAgent()
-            agent.reset(env.task, info, seed=0)
-            done = False
-            while not done:
-                obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
-                done = terminated or truncated
-            assert terminated, f"{task} on {snap}: the expert failed"
-            lines = env.device.log_lines(mark)
-            opened = {f"open_{app}" for app in env.device.state.recents}  # opening an app is part of the task
-            out[task, snap] = {t for t, d in detectors.items() if d.match(lines) is not None} - (opened - {task})
-    env.close()
-    return out
+    return detector_hits(expert_runs, SNAPSHOTS)
 
 
 def test_settings_and_phone_tasks_are_supported() -> None:

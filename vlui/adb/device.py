@@ -478,7 +478,7 @@ class AdbDevice(Device):
             deadline = time.monotonic() + self.connect_timeout_s
             while (state := self._state(client)) != "device":
                 if time.monotonic() > deadline:
-                    known = ", ".join(f"{d.serial} ({s})" for d, s in self._devices(client)) or "none"
+                    known = ", ".join(f"{serial} ({s})" for serial, s in self._devices(client).items()) or "none"
                     raise DeviceError(f"device {self.serial} is {state or 'not connected'} after "
                                       f"{self.connect_timeout_s:g} s (the adb server at {self.adb_host}:"
                                       f"{self.adb_port} lists: {known})")
@@ -486,15 +486,15 @@ class AdbDevice(Device):
         except (AdbError, OSError) as err:
             raise DeviceError(f"the adb server at {self.adb_host}:{self.adb_port} failed ({err})") from None
 
-    def _devices(self, client: adbutils.AdbClient) -> list[tuple[Any, str]]:
+    def _devices(self, client: adbutils.AdbClient) -> dict[str, str]:
+        """Serial -> state (``device``, ``offline``, ...) of every device the server lists."""
         with client.make_connection() as c:
             c.send_command("host:devices")
             c.check_okay()
-            rows = [ln.split("\t") for ln in c.read_string_block().splitlines() if "\t" in ln]
-        return [(client.device(serial=s), state) for s, state in rows]
+            return dict(ln.split("\t", 1) for ln in c.read_string_block().splitlines() if "\t" in ln)
 
     def _state(self, client: adbutils.AdbClient) -> str | None:
-        return next((state for d, state in self._devices(client) if d.serial == self.serial), None)
+        return self._devices(client).get(self.serial)
 
 
 def _wm_value(out: str, what: str, serial: str) -> Any:

@@ -13,6 +13,7 @@ clickable element instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -409,8 +410,8 @@ def _settings_row(pages: list[str], final: str):
     return lambda ex, s: ex.settings_path(s, pages, final)
 
 
-def _volume_up(stream: str):
-    """On Sound, tap the ``stream`` slider near its high end: a level above the starting one."""
+def _volume_slider(stream: str, place: Callable[[Screen, Element], tuple[float, float]]):
+    """On Sound, tap the ``stream`` slider at ``place(screen, slider)`` (a normalised (y, x))."""
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
         if s.package == SETTINGS and ex._settings_level(s, ["sound"]) == 1:
             label = s.loc.t(f"settings.{stream}_volume")
@@ -419,11 +420,18 @@ def _volume_up(stream: str):
                     if 0 <= e.bounds[1] - t.bounds[3] < e.bounds[3] - e.bounds[1] and ex._tappable(s, e)]
             if not bars:
                 return ex.scroll(s, f"sound:{stream}")
-            x1, y1, x2, y2 = bars[0].bounds
-            frac = 0.1 if s.loc.rtl else 0.9
-            return Gesture("tap", point=((y1 + y2) / 2 / s.height, (x1 + (x2 - x1) * frac) / s.width))
+            return Gesture("tap", point=place(s, bars[0]))
         return ex.settings_path(s, [], "sound")
     return recipe
+
+
+def _volume_up(stream: str):
+    """On Sound, tap the ``stream`` slider near its high end: a level above the starting one."""
+    def near_high_end(s: Screen, bar: Element) -> tuple[float, float]:
+        x1, y1, x2, y2 = bar.bounds
+        frac = 0.1 if s.loc.rtl else 0.9
+        return (y1 + y2) / 2 / s.height, (x1 + (x2 - x1) * frac) / s.width
+    return _volume_slider(stream, near_high_end)
 
 
 def _app_info_list(ex: ExpertAgent, s: Screen) -> Gesture:
@@ -532,17 +540,7 @@ def _set_volume(stream: str, level: int):
     """On Sound, tap the ``stream`` slider where it sets ``level``."""
     from vlui.sim.state import VOLUME_MAX
 
-    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        if s.package == SETTINGS and ex._settings_level(s, ["sound"]) == 1:
-            label = s.loc.t(f"settings.{stream}_volume")
-            titles = s.labelled(label, where=lambda e: e.resource_id == "android:id/title")
-            bars = [e for e in s.by_id("android:id/seekbar") for t in titles
-                    if 0 <= e.bounds[1] - t.bounds[3] < e.bounds[3] - e.bounds[1] and ex._tappable(s, e)]
-            if not bars:
-                return ex.scroll(s, f"sound:{stream}")
-            return Gesture("tap", point=_slider_point(s, bars[0], level / VOLUME_MAX[stream]))
-        return ex.settings_path(s, [], "sound")
-    return recipe
+    return _volume_slider(stream, lambda s, bar: _slider_point(s, bar, level / VOLUME_MAX[stream]))
 
 
 def _set_brightness(percent: int):

@@ -51,10 +51,6 @@ FEATURES = ("fixed_push_mkdir",)  # SEND creates the parent directories, so adb 
 QUEUE_LIMIT = 1 << 20  # bytes a stream queues before its writer waits for the host
 
 SYNC_DATA_MAX = 64 << 10
-# Directories every Android device has, whether or not a file lives under them.
-BASE_DIRS = frozenset({"/", "/data", "/data/local", "/data/local/tmp", "/sdcard"} | {
-    f"/sdcard/{d}" for d in ("Alarms", "DCIM", "Download", "Movies", "Music", "Notifications", "Pictures", "Podcasts",
-                             "Ringtones")})
 MODE_FILE, MODE_DIR = 0o100644, 0o40755
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -588,36 +584,23 @@ def _mtime(phone: ServedPhone) -> int:
         return max(0, phone.device.state.time_ms // 1000)
 
 
-def _is_dir(phone: ServedPhone, path: str) -> bool:
-    if path in BASE_DIRS:
-        return True
-    prefix = path.rstrip("/") + "/"
-    return any(f.startswith(prefix) for f in phone.files) or any(d.startswith(prefix) for d in BASE_DIRS)
-
-
 def _stat(phone: ServedPhone, path: str) -> tuple[int, int]:
     """(mode, size); (0, 0) for a path that does not exist. The caller holds the phone's lock."""
     data = phone.files.get(path)
     if data is not None:
         return MODE_FILE, len(data)
-    return (MODE_DIR, 4096) if _is_dir(phone, path) else (0, 0)
+    return (MODE_DIR, 4096) if phone.is_dir(path) else (0, 0)
 
 
 def _list(phone: ServedPhone, path: str) -> bytes:
     mtime = _mtime(phone)
     out = bytearray()
     with phone.lock:
-        if _is_dir(phone, path):
+        if phone.is_dir(path):
             prefix = path.rstrip("/") + "/"
-            entries: dict[str, tuple[int, int]] = {}
-            for name in [*phone.files, *BASE_DIRS]:
-                if name.startswith(prefix) and name != prefix:
-                    child, sep, _ = name[len(prefix):].partition("/")
-                    if sep or name in BASE_DIRS:
-                        entries[child] = (MODE_DIR, 4096)
-                    else:
-                        entries.setdefault(child, (MODE_FILE, len(phone.files[name])))
-            for child, (mode, size) in sorted(entries.items()):
+            for child in phone.list_dir(path):
+                data = phone.files.get(prefix + child)
+                mode, size = (MODE_DIR, 4096) if data is None else (MODE_FILE, len(data))
                 raw = child.encode("utf-8", "surrogateescape")
                 out += b"DENT" + struct.pack("<4I", mode, size, mtime, len(raw)) + raw
     return bytes(out + b"DONE" + bytes(16))
@@ -650,7 +633,7 @@ def _send(stream: _Stream, spec: str) -> bool:
         parents = [posixpath.dirname(path)]
         while parents[-1] != "/":
             parents.append(posixpath.dirname(parents[-1]))
-        if _is_dir(phone, path) or raw_path.endswith("/"):
+        if phone.is_dir(path) or raw_path.endswith("/"):
             return _fail(stream, f"couldn't create file {raw_path}: Is a directory")
         if any(p in phone.files for p in parents):
             return _fail(stream, f"couldn't create file {path}: Not a directory")
@@ -663,7 +646,7 @@ def _recv(stream: _Stream, path: str) -> bool:
     phone = stream.phone
     with phone.lock:
         data = phone.files.get(path)
-        is_dir = data is None and _is_dir(phone, path)
+        is_dir = data is None and phone.is_dir(path)
     if data is None:
         return _fail(stream, "open failed: Is a directory" if is_dir else "open failed: No such file or directory")
     view = memoryview(data)
