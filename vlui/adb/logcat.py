@@ -82,6 +82,8 @@ class LogcatReader:
         self._stop.set()
         if self._stream is not None:
             try:
+                if isinstance(self._stream, socket.socket):  # wakes the reader's recv at once; close() alone does not
+                    self._stream.shutdown(socket.SHUT_RDWR)
                 self._stream.close()
             except OSError:
                 pass
