@@ -7,7 +7,8 @@ the screen in its current orientation; images are ``(H, W, 3)`` uint8 RGB arrays
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -101,3 +102,16 @@ class Device(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional for backends that hold nothing
         """Release the device's resources."""
+
+
+def state_meets(spec: dict, value_of: Callable[[str], Any]) -> bool:
+    """Whether every ``path: want`` of a ``state_check`` holds, reading each path's value with ``value_of``: equal,
+    or within ``tolerance`` of ``{"value": v, "tolerance": t}``."""
+    for path, want in spec.items():
+        have = value_of(path)
+        if isinstance(want, dict):
+            if abs(have - want["value"]) > want.get("tolerance", 0):
+                return False
+        elif have != want:
+            return False
+    return True

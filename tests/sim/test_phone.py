@@ -9,6 +9,7 @@ from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
 from vlui.sim.scripts import Driver, airplane_on, call_911
 from vlui.sim.snapshot import snapshot_ids
+from vlui.sim.state import GAMMA_SPACE_MAX, brightness_percent, brightness_to_gamma, gamma_to_brightness
 from vlui.sim.ui import hit
 
 ALL = snapshot_ids("all")
@@ -281,3 +282,24 @@ def test_the_frame_cache_keeps_to_its_memory_budget_and_still_returns_the_same_p
     for key in ("HOME", "APP_SWITCH", "HOME"):
         fresh.key(key)
     np.testing.assert_array_equal(fresh.screenshot(), frames[2])  # evicted frames are drawn again, identically
+
+
+def test_brightness_is_on_android_10s_gamma_scale_in_the_slider_and_in_settings() -> None:
+    # the curve's fixed points (SettingsLib BrightnessUtils): the ends, and the knee where square root gives way to log
+    assert (brightness_to_gamma(10), brightness_to_gamma(255)) == (0, GAMMA_SPACE_MAX)
+    assert brightness_to_gamma(10 + 245 / 12) == round(0.5 * GAMMA_SPACE_MAX)
+    # from 10 % up, a slider position is shown back within 2 percent (the set_brightness template's tolerance); below,
+    # the setting's integer steps are coarse on the square-root part of the curve, as on a device (10 -> 0 %, 11 -> 11 %)
+    for percent in range(10, 101):
+        assert abs(brightness_percent(gamma_to_brightness(percent / 100 * GAMMA_SPACE_MAX)) - percent) <= 2
+    assert (brightness_percent(10), brightness_percent(11)) == (0, 11)
+    dev = SimDevice("000")
+    dev.set_state({"brightness": 23})
+    d = Driver(dev)
+    d.open_app("settings")
+    d.tap_title("settings.display")
+    assert any(n.text.endswith("40%") for n in dev.frame().walk())  # Settings' "Brightness level" summary
+    d.tap_title("settings.brightness")
+    x1, y1, x2, y2 = d.need(lambda n: n.rid == "com.android.systemui:id/slider", "brightness slider").bounds
+    dev.tap((x1 + x2) / 2, (y1 + y2) / 2)
+    assert dev.state.brightness == 30  # the slider's middle is a dim screen, as on a device

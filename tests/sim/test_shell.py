@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vlui.sim import configure
+from vlui.sim import configure, services
 from vlui.sim.logcat import parse_threadtime
 from vlui.sim.phone import SimDevice
 from vlui.sim.served import ServedPhone
@@ -229,6 +229,54 @@ def test_settings_night_mode_and_density_round_trip_through_configure(phone) -> 
     assert sh(phone, "wm density reset && wm density; wm size") == ("Physical density: 440\nPhysical size: 1080x2160\n", 0)
     assert sh(phone, "setprop persist.sys.test 7; getprop persist.sys.test; getprop nope.nope") == ("7\n\n", 0)
     assert sh(phone, "id") == ("uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n", 0)
+
+
+def test_airplane_mode_takes_the_setting_and_the_broadcast_as_on_android_10(phone) -> None:
+    st = phone.device.state
+    assert sh(phone, "settings put global airplane_mode_on 1; settings get global airplane_mode_on") == ("1\n", 0)
+    assert not st.airplane_mode  # writing the setting alone turns no radio off
+    out, status = sh(phone, "am broadcast -a android.intent.action.AIRPLANE_MODE")
+    assert status == 0 and out == ("Broadcasting: Intent { act=android.intent.action.AIRPLANE_MODE flg=0x400000 }\n"
+                                   "Broadcast completed: result=0\n")
+    assert st.airplane_mode and sh(phone, "settings get global wifi_on") == ("2\n", 0)  # Wi-Fi held off
+    assert phone.device.log_lines()[-1].endswith("D PhoneGlobals: Turning radio off - airplane is on")
+    sh(phone, "am broadcast -a android.intent.action.AIRPLANE_MODE --ez state false")
+    assert not st.airplane_mode and sh(phone, "settings get global airplane_mode_on") == ("0\n", 0)
+    # a value written but never broadcast gives way once the mode changes another way (Settings' switch)
+    sh(phone, "settings put global airplane_mode_on 1")
+    with phone.lock:
+        services.set_airplane_mode(phone.device, True)
+        services.set_airplane_mode(phone.device, False)
+    assert sh(phone, "settings get global airplane_mode_on") == ("0\n", 0)
+
+
+def test_radios_volumes_brightness_and_calls_from_the_shell_change_the_phone(phone) -> None:
+    st = phone.device.state
+    assert sh(phone, "svc wifi disable; settings get global wifi_on") == ("0\n", 0) and not st.wifi
+    assert sh(phone, "service call bluetooth_manager 6") == ("Result: Parcel(00000000 00000001   '........')\n", 0)
+    assert st.bluetooth and sh(phone, "settings get global bluetooth_on") == ("1\n", 0)
+    assert sh(phone, "media volume --stream 2 --set 3 --get") == (
+        "[V] will control stream=2 (STREAM_RING)\n[V] will set volume to index=3\n[V] will get volume\n"
+        "[V] Connecting to AudioService\n[V] volume is 3 in range [0..7]\n", 0)
+    assert st.volume["ring"] == 3
+    out, status = sh(phone, "media volume --stream 0 --set 0")
+    assert status == 1 and "Error: invalid volume index 0 for stream 0 (should be in [1..7])" in out
+    assert sh(phone, "settings put system screen_brightness 23; settings get system screen_brightness") == ("23\n", 0)
+    assert st.brightness == 23 and SimDevice.check_state(phone.device, {"brightness_percent": 40})
+    assert sh(phone, "settings put system vibrate_when_ringing 1") == ("", 0) and st.vibrate_for_calls
+    # changes from the shell name the shell, so B-MoCA's detectors (which name Settings) stay silent
+    shell_lines = "\n".join(phone.device.log_lines())
+    assert "package=com.android.shell uid=0 enable=false" in shell_lines and "com.android.settings" not in shell_lines
+    out, status = sh(phone, "am start -a android.intent.action.CALL -d tel:6505550123")
+    assert (out, status) == ("Starting: Intent { act=android.intent.action.CALL dat=tel:xxxxxxxxxx }\n", 0)
+    assert st.call["number"] == "6505550123" and st.top == "phone" and st.tasks["phone"][-1]["screen"] == "incall"
+
+
+def test_a_call_intent_for_an_emergency_number_only_opens_the_dial_pad(phone) -> None:
+    sh(phone, "am start -a android.intent.action.CALL -d tel:911")
+    st = phone.device.state
+    assert st.call is None and st.digits == "911" and st.tasks["phone"][-1]["screen"] == "keypad"
+    assert not any("Emergency number detected" in line for line in phone.device.log_lines())
 
 
 # ---------------------------------------------------------------------------------------------- files, sqlite

@@ -89,7 +89,8 @@ def test_a_detector_built_from_parameters_fires_for_its_own_instance_only() -> N
 
 def test_state_checks_read_the_simulated_phone() -> None:
     dev = SimDevice("000")
-    dev.set_state({"volume": {"media": 7, "call": 4, "ring": 0, "alarm": 1}, "brightness": 102})  # 40 %
+    # brightness 23 of 255 is 40 % on Settings' gamma scale (102, 40 % of the linear range, shows as 81 %)
+    dev.set_state({"volume": {"media": 7, "call": 4, "ring": 0, "alarm": 1}, "brightness": 23})
     assert dev.check_state({"volume.media": 7}) and not dev.check_state({"volume.ring": 7})
     assert dev.check_state({"brightness_percent": {"value": 41, "tolerance": 2}})
     assert not dev.check_state({"brightness_percent": {"value": 45, "tolerance": 2}})

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from PIL import Image, PngImagePlugin, UnidentifiedImageError
 
 from vlui.errors import VluiError
+from vlui.sim import services
 from vlui.sim.apps import launcher
 from vlui.sim.i18n import get_locale, locales
 from vlui.sim.logcat import EPOCH
@@ -105,31 +106,98 @@ def set_density(phone: ServedPhone, dpi: int | None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- settings
+def _flag(value: bool) -> str:
+    return "1" if value else "0"
+
+
+def _int_setting(key: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise VluiError(f"settings: {key} takes an integer on the simulated phone, not {value!r}") from None
+
+
+# Settings the device state holds, as Android 10 reports them: ``(namespace, key) -> (read, apply)``. ``apply`` is
+# what writing the setting does at once (its observer in the system server); None: writing it changes nothing until
+# something else acts on it (airplane mode takes the AIRPLANE_MODE broadcast; the radios, their own services; the
+# night mode, ``cmd uimode``), and until then ``settings get`` reports the written value.
+STATE_SETTINGS = {
+    ("global", "airplane_mode_on"): (lambda st: _flag(st.airplane_mode), None),
+    # Wi-Fi is 2 while airplane mode holds it off (WIFI_DISABLED_AIRPLANE_ON)
+    ("global", "wifi_on"): (lambda st: "0" if not st.wifi else "2" if st.airplane_mode else "1", None),
+    ("global", "bluetooth_on"): (lambda st: _flag(st.bluetooth), None),
+    ("secure", "ui_night_mode"): (lambda st: "2" if st.dark_theme else "1", None),
+    ("system", "screen_brightness"): (
+        lambda st: str(st.brightness),
+        lambda dev, v: services.set_brightness(dev, _int_setting("screen_brightness", v))),
+    ("system", "screen_brightness_mode"): (
+        lambda st: _flag(st.adaptive_brightness),
+        lambda dev, v: setattr(dev.state, "adaptive_brightness", _int_setting("screen_brightness_mode", v) == 1)),
+    ("system", "vibrate_when_ringing"): (
+        lambda st: _flag(st.vibrate_for_calls),
+        lambda dev, v: services.set_vibrate_for_calls(dev, _int_setting("vibrate_when_ringing", v) == 1)),
+}
+
+
 def get_setting(phone: ServedPhone, namespace: str, key: str) -> str | None:
     """``settings get NS KEY``: None where Android prints ``null``."""
     with phone.lock:
-        value = _table(phone, namespace).get(key)
+        table = _table(phone, namespace)
+        backed = STATE_SETTINGS.get((namespace, key))
+        if backed is not None:
+            st = phone.device.state
+            return st.unapplied_settings.get(f"{namespace}/{key}", backed[0](st))
+        value = table.get(key)
         if value is None and (namespace, key) == ("system", "font_scale"):
             return str(float(phone.device.snapshot.font_scale))
         return value if value is not None else DEFAULT_SETTINGS.get((namespace, key))
 
 
 def put_setting(phone: ServedPhone, namespace: str, key: str, value: str) -> None:
-    """``settings put NS KEY VALUE``. ``system font_scale`` resizes text at once, as on Android."""
+    """``settings put NS KEY VALUE``. ``system font_scale`` resizes text at once, as on Android; so do the
+    brightness settings and ``vibrate_when_ringing`` change the device (see :data:`STATE_SETTINGS`)."""
     with phone.lock:
         table = _table(phone, namespace)
         if (namespace, key) == ("system", "font_scale"):
             phone.device.reconfigure(font_scale=_font_scale(value))
+        backed = STATE_SETTINGS.get((namespace, key))
+        if backed is not None and backed[1] is not None:
+            backed[1](phone.device, value)
+            phone.device._invalidate()
+            return
+        if backed is not None:
+            phone.device.state.unapplied_settings[f"{namespace}/{key}"] = value
+            return
         table[key] = value
 
 
 def delete_setting(phone: ServedPhone, namespace: str, key: str) -> int:
-    """``settings delete NS KEY``: the number of rows deleted (0 or 1)."""
+    """``settings delete NS KEY``: the number of rows deleted (0 or 1). A setting the device state backs loses
+    only a written value not yet applied."""
     with phone.lock:
         deleted = _table(phone, namespace).pop(key, None) is not None
+        deleted |= phone.device.state.unapplied_settings.pop(f"{namespace}/{key}", None) is not None
         if deleted and (namespace, key) == ("system", "font_scale"):
             phone.device.reconfigure(font_scale=1.0)
         return int(deleted)
+
+
+def list_settings(phone: ServedPhone, namespace: str) -> dict[str, str]:
+    """``settings list NS``: every row, those the device state backs included."""
+    with phone.lock:
+        keys = set(_table(phone, namespace)) | {k for ns, k in STATE_SETTINGS if ns == namespace}
+        return {key: value for key in sorted(keys) if (value := get_setting(phone, namespace, key)) is not None}
+
+
+def apply_airplane_mode(phone: ServedPhone, on: bool | None) -> bool:
+    """The ``android.intent.action.AIRPLANE_MODE`` broadcast (root only on Android 10): the phone process turns the
+    radios off or on, to the ``state`` extra or else to the setting. Returns the mode applied."""
+    with phone.lock:
+        if on is None:
+            on = get_setting(phone, "global", "airplane_mode_on") not in (None, "0")
+        services.set_airplane_mode(phone.device, on, from_settings=False)
+        phone.device._invalidate()
+        return on
 
 
 def _table(phone: ServedPhone, namespace: str) -> dict[str, str]:
@@ -164,6 +232,7 @@ def set_night_mode(phone: ServedPhone, mode: str) -> None:
     with phone.lock:
         dev = phone.device
         dev.state.dark_theme = mode == "yes"
+        dev.state.unapplied_settings.pop("secure/ui_night_mode", None)
         dev.reconfigure(dark_theme=dev.state.dark_theme)
 
 

@@ -23,14 +23,14 @@ from typing import Any
 import numpy as np
 import yaml
 
-from vlui.device import KEYS, Device
+from vlui.device import KEYS, Device, state_meets
 from vlui.errors import VluiError
 from vlui.sim import uixml
 from vlui.sim.i18n import get_locale
 from vlui.sim.logcat import EPOCH, LogBuffer
 from vlui.sim.render import Renderer, Style
 from vlui.sim.snapshot import DATA_DIR, Snapshot, load_snapshot
-from vlui.sim.state import DeviceState
+from vlui.sim.state import DeviceState, brightness_percent
 from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
 from vlui.sim.widgets import Ctx
@@ -88,7 +88,7 @@ def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None
 
 
 # Values a task's state_check may read that the state holds in another form: what Settings shows the user.
-STATE_VIEWS = {"brightness_percent": lambda st: round(st.brightness / 255 * 100)}
+STATE_VIEWS = {"brightness_percent": lambda st: brightness_percent(st.brightness)}
 
 
 def _state_value(state: DeviceState, path: str) -> Any:
@@ -161,14 +161,7 @@ class SimDevice(Device):
         self._invalidate()
 
     def check_state(self, spec: dict[str, Any]) -> bool:
-        for path, want in spec.items():
-            have = _state_value(self.state, path)
-            if isinstance(want, dict):
-                if abs(have - want["value"]) > want.get("tolerance", 0):
-                    return False
-            elif have != want:
-                return False
-        return True
+        return state_meets(spec, lambda path: _state_value(self.state, path))
 
     # ------------------------------------------------------------------------------------------ Device API
     @property

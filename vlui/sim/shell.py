@@ -18,7 +18,7 @@ ADB leaves the same state and the same log. Where this shell differs from a devi
 
 Commands (:data:`COMMANDS`, :data:`FILTERS`): ``echo true false exit sleep cd pwd id whoami sh`` · ``getprop
 setprop start stop date`` · ``wm input screencap uiautomator`` · ``log logcat`` · ``am pm monkey settings cmd
-dumpsys`` · ``cat ls mkdir rm rmdir cp mv touch chmod chown sqlite3`` · ``grep head tail wc sort``.
+dumpsys svc service media`` · ``cat ls mkdir rm rmdir cp mv touch chmod chown sqlite3`` · ``grep head tail wc sort``.
 """
 
 from __future__ import annotations
@@ -41,10 +41,12 @@ import numpy as np
 from PIL import Image
 
 from vlui.errors import VluiError
-from vlui.sim import configure
+from vlui.sim import configure, services
+from vlui.sim.apps import dialer
 from vlui.sim.logcat import EPOCH, Entry
 from vlui.sim.phone import LAUNCHER_PKG, apps, short_component
 from vlui.sim.served import ServedPhone
+from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
 
 SH = "/system/bin/sh"
 SHELL_PID = 3987  # the shell's process, as ``log`` lines and ``$$`` show it (below the apps' pids, which start at 4120)
@@ -897,11 +899,19 @@ class _Intent:
         """``Intent.toShortString`` inside ``Intent { }``, as ``am`` prints it."""
         parts = [f"act={self.action}" if self.action else "",
                  f"cat=[{','.join(self.categories)}]" if self.categories else "",
-                 f"dat={self.data}" if self.data else "", f"typ={self.mime}" if self.mime else "",
+                 f"dat={_safe_uri(self.data)}" if self.data else "", f"typ={self.mime}" if self.mime else "",
                  f"flg=0x{self.flags:x}" if self.flags else "", f"pkg={self.package}" if self.package else "",
                  f"cmp={short_component(*self.component)}" if self.component else "",
                  "(has extras)" if self.extras else ""]
         return "Intent { " + " ".join(p for p in parts if p) + " }"
+
+
+def _safe_uri(uri: str) -> str:
+    """``Uri.toSafeString``: a phone number (``tel:``, ``sms:``, ...) is printed as one ``x`` per character."""
+    scheme, sep, rest = uri.partition(":")
+    if sep and scheme in ("tel", "sip", "sms", "smsto", "mailto", "nfc"):
+        return f"{scheme}:{'x' * len(rest)}"
+    return uri
 
 
 _AM_FLAGS = {"-W", "-S", "-D", "-N", "--streaming", "--track-allocation", "--grant-read-uri-permission",
@@ -912,6 +922,7 @@ _AM_VALUED = {"-a", "-d", "-t", "-c", "-n", "-f", "-p", "--user", "-R", "-P", "-
 _AM_EXTRAS = {"-e", "--es", "--ez", "--ei", "--el", "--ef", "--eu", "--ecn", "--eia", "--eial", "--ela", "--elal",
               "--efa", "--efal", "--esa", "--esal"}
 MAIN, LAUNCHER = "android.intent.action.MAIN", "android.intent.category.LAUNCHER"
+CALL, AIRPLANE_MODE = "android.intent.action.CALL", "android.intent.action.AIRPLANE_MODE"
 _SETTINGS_USAGE = """Settings provider (settings) commands:
   help
       Print this help text.
@@ -1809,6 +1820,8 @@ class Shell:
         sub = args[0] if args else None
         if sub in ("start", "start-activity"):
             return self._am_start(io, args[1:])
+        if sub == "broadcast":
+            return self._am_broadcast(io, args[1:])
         if sub == "force-stop":
             packages = _without_user(args[1:])
             if len(packages) != 1:
@@ -1824,14 +1837,16 @@ class Shell:
         io.complain(f"Error: am {sub} is not supported by the simulated phone\n")
         return 255
 
-    def _am_start(self, io: _Io, args: list[str]) -> int:
-        intent, wait, stop_first = _Intent(), False, False
+    def _parse_intent(self, io: _Io, args: list[str]) -> tuple[_Intent, set[str], dict[str, str]] | None:
+        """An intent as ``am`` reads it: the intent, the flags given (``-W``, ``-S``, ...) and the extras
+        (name -> value as typed). None after complaining about bad usage."""
+        intent, flags, extras = _Intent(), set(), {}
         args = list(args)
         try:
             while args:
                 arg = args.pop(0)
                 if arg in _AM_FLAGS or arg.startswith(("--activity-", "--receiver-")):
-                    wait, stop_first = wait or arg == "-W", stop_first or arg == "-S"
+                    flags.add(arg)
                 elif arg in _AM_VALUED:
                     value = args.pop(0)
                     if arg == "-a":
@@ -1853,19 +1868,33 @@ class Shell:
                 elif arg in _AM_EXTRAS:
                     if len(args) < 2:
                         raise IndexError(arg)
+                    extras[args[0]] = args[1]
                     del args[:2]
                     intent.extras = True
                 elif arg.startswith("-"):
                     io.complain(f"Error: Unknown option: {arg}\n")
-                    return 255
+                    return None
                 elif "/" in arg and ":" not in arg:
                     intent.component = self._component(arg)
                 else:
                     intent.data = arg
         except (IndexError, ValueError):
-            io.complain("Error: an option of am start lacks its value\n")
+            io.complain("Error: an option of am lacks its value\n")
+            return None
+        return intent, flags, extras
+
+    def _am_start(self, io: _Io, args: list[str]) -> int:
+        parsed = self._parse_intent(io, args)
+        if parsed is None:
             return 255
+        intent, flags, _ = parsed
+        wait, stop_first = "-W" in flags, "-S" in flags
         io.say(f"Starting: {intent}\n")
+        if intent.action == CALL and intent.component is None and (intent.data or "").startswith("tel:"):
+            with self.phone.lock:  # Telecom places the call, or shows the dial pad for an emergency number
+                dialer.call_intent(self.phone.device, intent.data[4:], caller_uid=0)
+                self.phone.device._invalidate()
+            return 0
         key = self._resolve(intent)
         if key is None:
             # Deviation: Android 10's am prints these and exits 0; the simulated phone exits 1.
@@ -1897,6 +1926,24 @@ class Shell:
             total = shown[-1] if shown else 0
             io.say(f"Status: ok\nLaunchState: {state}\nActivity: {short_component(info.package, info.activity)}\n"
                    f"TotalTime: {total}\nWaitTime: {total + 17}\nComplete\n")
+        return 0
+
+    def _am_broadcast(self, io: _Io, args: list[str]) -> int:
+        """``am broadcast``. The phone's receivers act on ``android.intent.action.AIRPLANE_MODE`` (a protected
+        broadcast: the shell sends it as root); others reach no receiver."""
+        parsed = self._parse_intent(io, args)
+        if parsed is None:
+            return 255
+        intent, _, extras = parsed
+        intent.flags |= 0x400000  # FLAG_RECEIVER_INCLUDE_BACKGROUND, which am adds
+        io.say(f"Broadcasting: {intent}\n")
+        if intent.action == AIRPLANE_MODE:
+            state = extras.get("state")
+            if state is not None and state.lower() not in ("true", "false"):
+                io.complain(f"Error: --ez state takes true or false, not {state!r}\n")
+                return 255
+            configure.apply_airplane_mode(self.phone, None if state is None else state.lower() == "true")
+        io.say("Broadcast completed: result=0\n")
         return 0
 
     def _component(self, text: str) -> tuple[str, str]:
@@ -1982,24 +2029,22 @@ class Shell:
         elif verb == "delete":
             io.say(f"Deleted {configure.delete_setting(self.phone, namespace, rest[1])} rows\n")
         else:
-            with self.phone.lock:
-                table = dict(self.phone.settings[namespace])
-            io.say("".join(f"{k}={v}\n" for k, v in sorted(table.items())))
+            io.say("".join(f"{k}={v}\n" for k, v in configure.list_settings(self.phone, namespace).items()))
         return 0
 
     def _cmd(self, s: _Session, io: _Io, args: list[str]) -> int:
-        services = {"activity": "am", "package": "pm", "settings": "settings", "uimode": None, "window": "wm"}
+        known = {"activity": "am", "package": "pm", "settings": "settings", "uimode": None, "window": "wm"}
         if not args:
-            io.complain("cmd: No service specified; use -l to list all services\n")
+            io.complain("cmd: No service specified; use -l to list all known\n")
             return 20
         if args[0] == "-l":
-            io.say("Currently running services:\n" + "".join(f"  {name}\n" for name in sorted(services)))
+            io.say("Currently running known:\n" + "".join(f"  {name}\n" for name in sorted(known)))
             return 0
-        if args[0] not in services:
+        if args[0] not in known:
             io.complain(f"cmd: Can't find service: {args[0]}\n")
             return 20
         if args[0] != "uimode":
-            return COMMANDS[services[args[0]]](self, s, io, args[1:])
+            return COMMANDS[known[args[0]]](self, s, io, args[1:])
         if args[1:2] != ["night"] or len(args) > 3:
             io.complain("Error: the simulated phone's uimode knows: night [yes|no]\n")
             return 255
@@ -2009,6 +2054,103 @@ class Shell:
                 return 255
             configure.set_night_mode(self.phone, args[2])
         io.say(f"Night mode: {configure.night_mode(self.phone)}\n")
+        return 0
+
+    def _svc(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``svc wifi enable|disable``: Wi-Fi through WifiManager, as the shell's package (Android 10's svc has no
+        Bluetooth command; ``service call bluetooth_manager`` is how a shell reaches it there)."""
+        if len(args) != 2 or args[0] != "wifi" or args[1] not in ("enable", "disable"):
+            io.say("Control the Wi-Fi manager\n\nusage: svc wifi [enable|disable]\n"
+                   "         Turn Wi-Fi on or off.\n\n")
+            return 0 if args[:1] in ([], ["help"], ["wifi"]) else 1
+        with self.phone.lock:
+            services.set_wifi(self.phone.device, args[1] == "enable", caller=(services.SHELL_CALLER[0], 0))
+            self.phone.device._invalidate()
+        return 0
+
+    def _service(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``service call bluetooth_manager 6|8``: IBluetoothManager's enable() and disable() (Android 10's
+        transaction numbers), which is how a shell switches Bluetooth before Android 12's ``svc bluetooth``.
+        ``service list`` and ``service check`` name the services the simulated phone has."""
+        names = ("activity", "audio", "bluetooth_manager", "connectivity", "display", "package", "settings",
+                 "telecom", "uimode", "wifi", "window")
+        if args[:1] == ["list"]:
+            io.say(f"Found {len(names)} services:\n" + "".join(f"{i}\t{n}: []\n" for i, n in enumerate(names)))
+            return 0
+        if args[:1] == ["check"] and len(args) == 2:
+            io.say(f"Service {args[1]}: {'found' if args[1] in names else 'not found'}\n")
+            return 0
+        if args[:2] == ["call", "bluetooth_manager"] and len(args) == 3 and args[2] in ("6", "8"):
+            with self.phone.lock:
+                services.set_bluetooth(self.phone.device, args[2] == "6", package=None)
+                self.phone.device._invalidate()
+            io.say("Result: Parcel(00000000 00000001   '........')\n")
+            return 0
+        if args[:1] == ["call"] and len(args) >= 3:
+            io.complain(f"service: the simulated phone answers no call {' '.join(args[1:3])} (it knows "
+                        "bluetooth_manager 6 and 8: enable and disable)\n")
+            return 255
+        io.say("Usage: service [-h|-?]\n       service list\n       service check SERVICE\n"
+               "       service call SERVICE CODE [i32 N | i64 N | f N | d N | s16 STR ] ...\n")
+        return 0 if args[:1] in ([], ["-h"], ["-?"]) else 1
+
+    def _media(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``media volume [--show] [--stream N] [--set INDEX|--adj raise|same|lower] [--get]``: AudioService's
+        stream volumes, printed as Android 10's VolumeCtrl prints them."""
+        if args[:1] != ["volume"]:
+            io.say("usage: media volume [--show] [--stream STREAM] [--set INDEX | --adj DIRECTION] [--get]\n")
+            return 0 if not args else 1
+        stream, index, adjust, get = 3, None, None, False
+        rest = list(args[1:])
+        out = []
+        try:
+            while rest:
+                option = rest.pop(0)
+                if option == "--show":
+                    continue
+                if option == "--get":
+                    get = True
+                    out.append("will get volume")
+                elif option == "--stream":
+                    stream = int(rest.pop(0), 0)
+                    name = services.AUDIO_STREAMS.get(stream, (None, "invalid stream"))[1]
+                    out.append(f"will control stream={stream} ({name})")
+                elif option == "--set":
+                    index = int(rest.pop(0), 0)
+                    out.append(f"will set volume to index={index}")
+                elif option == "--adj":
+                    adjust = rest.pop(0)
+                    out.append("will adjust volume")
+                else:
+                    io.say("".join(f"[V] {line}\n" for line in out))
+                    io.complain(f"Error: Unknown argument {option}\n")
+                    return 1
+        except (IndexError, ValueError):
+            io.complain("Error: an option of media volume lacks its (integer) value\n")
+            return 1
+        io.say("".join(f"[V] {line}\n" for line in out) + "[V] Connecting to AudioService\n")
+        if adjust is not None and adjust not in ("raise", "same", "lower"):
+            io.complain(f"Error: no valid volume adjustment, was {adjust}, expected lower|same|raise\n")
+            return 1
+        if stream not in services.AUDIO_STREAMS:  # deviation: a device has streams 0-10; the phone models four
+            io.complain(f"Error: the simulated phone models streams {sorted(services.AUDIO_STREAMS)}, not {stream}\n")
+            return 1
+        key = services.AUDIO_STREAMS[stream][0]
+        lo, hi = VOLUME_MIN[key], VOLUME_MAX[key]
+        with self.phone.lock:
+            dev = self.phone.device
+            if index is not None:
+                if not lo <= index <= hi:
+                    io.complain(f"Error: invalid volume index {index} for stream {stream} (should be in "
+                                f"[{lo}..{hi}])\n")
+                    return 1
+                services.set_volume(dev, key, index, from_slider=False)
+            elif adjust is not None:
+                step = {"raise": 1, "same": 0, "lower": -1}[adjust]
+                services.set_volume(dev, key, min(hi, max(lo, dev.state.volume[key] + step)), from_slider=False)
+            dev._invalidate()
+            if get:
+                io.say(f"[V] volume is {dev.state.volume[key]} in range [{lo}..{hi}]\n")
         return 0
 
     def _dumpsys(self, s: _Session, io: _Io, args: list[str]) -> int:
@@ -2140,7 +2282,8 @@ COMMANDS: dict[str, Callable[[Shell, _Session, _Io, list[str]], int]] = {
     "am": Shell._am, "cd": Shell._cd, "chmod": Shell._chmod, "chown": Shell._chown, "cmd": Shell._cmd,
     "cp": Shell._cp, "date": Shell._date, "dumpsys": Shell._dumpsys, "echo": Shell._echo, "exit": Shell._exit,
     "false": Shell._false, "getprop": Shell._getprop, "id": Shell._id, "input": Shell._input, "log": Shell._log,
-    "logcat": Shell._logcat, "ls": Shell._ls, "mkdir": Shell._mkdir, "monkey": Shell._monkey, "mv": Shell._mv,
+    "logcat": Shell._logcat, "ls": Shell._ls, "media": Shell._media, "mkdir": Shell._mkdir,
+    "monkey": Shell._monkey, "mv": Shell._mv, "service": Shell._service, "svc": Shell._svc,
     "pm": Shell._pm, "pwd": Shell._pwd, "rm": Shell._rm, "rmdir": Shell._rmdir, "screencap": Shell._screencap,
     "setprop": Shell._setprop, "settings": Shell._settings, "sh": Shell._sh, "sleep": Shell._sleep,
     "sqlite3": Shell._sqlite3, "start": Shell._start, "stop": Shell._stop, "touch": Shell._touch,

@@ -7,12 +7,39 @@ exactly when the phone would behave the same.
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 # Android 10 stream volume ranges (AudioService defaults on Pixel phones).
 VOLUME_MAX = {"media": 25, "call": 7, "ring": 7, "alarm": 7}
 VOLUME_MIN = {"media": 0, "call": 1, "ring": 0, "alarm": 1}
+
+# Screen brightness: the setting (``system screen_brightness``) is linear, 10..255 by hand on a Pixel; the slider
+# and Settings' "Brightness level" percent are in Android 10's gamma space (SettingsLib BrightnessUtils, 0..1023),
+# so the slider's middle is a dim screen. "Percent" in vlui means what Settings shows.
+BRIGHTNESS_MIN, BRIGHTNESS_MAX = 10, 255
+GAMMA_SPACE_MAX = 1023
+_R, _A, _B, _C = 0.5, 0.17883277, 0.28466892, 0.55991073  # the hybrid log-gamma curve's constants
+
+
+def brightness_to_gamma(level: int) -> int:
+    """The slider position (0..1023) of brightness ``level`` (the linear setting)."""
+    x = 12 * (min(max(level, BRIGHTNESS_MIN), BRIGHTNESS_MAX) - BRIGHTNESS_MIN) / (BRIGHTNESS_MAX - BRIGHTNESS_MIN)
+    g = _R * math.sqrt(x) if x <= 1 else _A * math.log(x - _B) + _C
+    return round(g * GAMMA_SPACE_MAX)
+
+
+def gamma_to_brightness(position: float) -> int:
+    """The linear brightness a slider position (0..1023) sets."""
+    g = min(max(position, 0), GAMMA_SPACE_MAX) / GAMMA_SPACE_MAX
+    x = (g / _R) ** 2 if g <= _R else math.exp((g - _C) / _A) + _B
+    return round(BRIGHTNESS_MIN + (BRIGHTNESS_MAX - BRIGHTNESS_MIN) * x / 12)
+
+
+def brightness_percent(level: int) -> int:
+    """What Settings shows as the brightness level, in percent."""
+    return round(brightness_to_gamma(level) * 100 / GAMMA_SPACE_MAX)
 
 
 @dataclass
@@ -66,6 +93,9 @@ class DeviceState:
     focus: tuple[str, str] | None = None
     fields: dict[str, str] = field(default_factory=dict)
     dialog: str | None = None  # a system dialog over the app: "brightness"
+    # settings written (``settings put``) that nothing has acted on yet: "namespace/key" -> value. The service that
+    # owns one (airplane mode, the radios, the night mode) writes it when it acts, which drops the entry here.
+    unapplied_settings: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> DeviceState:
         return copy.deepcopy(self)

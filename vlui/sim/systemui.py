@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from vlui.sim import services
+from vlui.sim.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, button, seek_bar, text
 
@@ -129,17 +131,12 @@ def brightness_dialog(dev: SimDevice, ctx: Ctx) -> Node:
                  package=SYSTEMUI, rid=f"{SYSTEMUI}:id/brightness_mirror", bg=ctx.theme.surface, radius=ctx.dp(8))
 
     def set_level(fraction: float) -> None:
-        level = int(round(fraction * 255))
-        if level != st.brightness:
-            old = st.brightness
-            st.brightness = level
-            dev.logi("DisplayPowerController", f"Brightness [{level}] reason changing to: 'manual', previous reason: "
-                     f"'manual{' [ dim ]' if level < old else ''}'.")
+        services.set_brightness(dev, gamma_to_brightness(fraction * GAMMA_SPACE_MAX))
 
     panel.add(Node(cls="android.widget.ImageView", bounds=(ctx.dp(20), y1 + ctx.dp(24), ctx.dp(44), y1 + ctx.dp(48)),
                    package=SYSTEMUI, icon="glyph:brightness", icon_color=ctx.theme.icon))
     panel.add(seek_bar(ctx, SYSTEMUI, (ctx.dp(52), y1 + ctx.dp(16), ctx.width - ctx.dp(20), y1 + ctx.dp(56)),
-                       st.brightness / 255, set_level, rid=f"{SYSTEMUI}:id/slider"))
+                       brightness_to_gamma(st.brightness) / GAMMA_SPACE_MAX, set_level, rid=f"{SYSTEMUI}:id/slider"))
     return panel
 
 

@@ -36,10 +36,44 @@ def on_back(dev: SimDevice, key: str) -> bool:
 
 
 def place_call(dev: SimDevice) -> None:
+    """The dial pad's call button: Telecom places a call to the typed number and the in-call screen opens."""
     st = dev.state
     number = st.digits
     if not number:
         return
+    _outgoing_call(dev, number)
+
+
+def call_intent(dev: SimDevice, number: str, caller_uid: int) -> str:
+    """An ``android.intent.action.CALL`` intent for ``tel:number`` from a process other than the dialer (``am start``
+    from the shell): Telecom's UserCallActivity places the call and the in-call screen comes to the front. An
+    emergency number is not called: Telecom opens the dial pad with the number typed, for the user to confirm.
+    Returns "call" or "dial"."""
+    st = dev.state
+    dev.logi("ActivityTaskManager", f"START u0 {{act=android.intent.action.CALL dat=tel:xxxxxxxxxx flg=0x10000000 "
+             f"cmp=com.android.server.telecom/.components.UserCallActivity}} from uid {caller_uid}")
+    from vlui.sim.phone import apps
+
+    dev._ensure_process("phone", apps()["phone"], apps()["phone"].activity)
+    stack = st.tasks.setdefault("phone", [])
+    dev._to_front("phone")
+    if number in EMERGENCY_NUMBERS:
+        dev.logi("Telecom", f"NewOutgoingCallIntentBroadcaster: Cannot call potential emergency number {number} "
+                 "with CALL Intent Intent { act=android.intent.action.CALL dat=tel:xxx } unless caller is system or "
+                 "default dialer.", level="W", offset_ms=4)
+        while stack and stack[-1]["screen"] != "main":
+            stack.pop()
+        if not stack:
+            stack.append({"screen": "main"})
+        stack.append({"screen": "keypad"})
+        st.digits = number
+        return "dial"
+    _outgoing_call(dev, number)
+    return "call"
+
+
+def _outgoing_call(dev: SimDevice, number: str) -> None:
+    st = dev.state
     call_id = f"TC@{st.next_pid % 97 + 1}"
     dev.logi("Telecom", f"LogUtils: EventRecord added as Call: {call_id}", app=None)
     dev.logi("Telecom", f"UserCallIntentProcessor: processOutgoingCallIntent: handle=tel:{number}", offset_ms=4)

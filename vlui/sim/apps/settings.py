@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
+from vlui.sim import services
+from vlui.sim.state import VOLUME_MAX, VOLUME_MIN, brightness_percent
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, header, list_row, scroll_list, search_box, slider_row
 
@@ -131,16 +132,10 @@ def network(dev: SimDevice, ctx: Ctx):
     st = dev.state
 
     def toggle_wifi():
-        st.wifi = not st.wifi
-        dev.logi("WifiService", f"setWifiEnabled package=com.android.settings uid=1000 enable={str(st.wifi).lower()}",
-                 app=None)
+        services.set_wifi(dev, not st.wifi)
 
     def toggle_airplane():
-        st.airplane_mode = not st.airplane_mode
-        on = st.airplane_mode
-        dev.logi("ConnectivityService", f"setAirplaneMode({str(on).lower()})", level="D")
-        dev.logi("PhoneGlobals", f"Turning radio {'off' if on else 'on'} - airplane is {'on' if on else 'off'}",
-                 level="D", offset_ms=15)
+        services.set_airplane_mode(dev, not st.airplane_mode)
 
     wifi_summary = ctx.t("settings.wifi_summary_on" if st.wifi and not st.airplane_mode else "settings.wifi_summary_off")
     return [
@@ -173,10 +168,7 @@ def bluetooth(dev: SimDevice, ctx: Ctx):
     st = dev.state
 
     def toggle():
-        st.bluetooth = not st.bluetooth
-        dev.logi("BluetoothManagerService", f"{'enable' if st.bluetooth else 'disable'}(com.android.settings): "
-                 f"mBluetooth = {'null' if st.bluetooth else 'android.bluetooth.IBluetooth$Stub$Proxy@5d1e3b2'}",
-                 level="D")
+        services.set_bluetooth(dev, not st.bluetooth)
 
     return [
         (_h(ctx, False), _row(dev, ctx, ctx.t("settings.bluetooth"), "", "", action=toggle, switch=st.bluetooth)),
@@ -212,14 +204,11 @@ def display(dev: SimDevice, ctx: Ctx):
         st.dialog = "brightness"
 
     def toggle_dark():
-        st.dark_theme = not st.dark_theme
-        dev.logi("SettingsProvider", f"Notify content://settings/secure/ui_night_mode: dark mode "
-                 f"{'yes' if st.dark_theme else 'no'}", level="D")
-        dev.logi("UiModeManager", f"Setting night mode to {2 if st.dark_theme else 1}", level="D", offset_ms=3)
+        services.set_dark_theme(dev, not st.dark_theme)
 
     return [
         (_h(ctx), _row(dev, ctx, ctx.t("settings.brightness"),
-                       ctx.t("settings.brightness_summary", percent=round(st.brightness / 255 * 100)),
+                       ctx.t("settings.brightness_summary", percent=brightness_percent(st.brightness)),
                        "glyph:brightness", action=brightness_dialog)),
         (_h(ctx, False), _row(dev, ctx, ctx.t("settings.dark_theme"), "", "glyph:dark_theme", action=toggle_dark,
                               switch=st.dark_theme)),
@@ -234,13 +223,6 @@ def display(dev: SimDevice, ctx: Ctx):
     ]
 
 
-# The stream name SystemUI's vol.Events writes when a slider changes a level (``writeEvent level_changed <stream>
-# <level>``, Android 10's wording). Call and alarm are Android's names. Deviation: B-MoCA's detectors want MEDIA for
-# the media slider and MUSIC for the ring slider, where Android writes STREAM_MUSIC and STREAM_RING; we follow the
-# detectors so that each volume task's detector fires only on its own slider (docs/simulator.md).
-STREAMS = {"media": "STREAM_MEDIA", "call": "STREAM_VOICE_CALL", "ring": "STREAM_RING_MUSIC", "alarm": "STREAM_ALARM"}
-
-
 def sound(dev: SimDevice, ctx: Ctx):
     st = dev.state
     rows = []
@@ -248,10 +230,7 @@ def sound(dev: SimDevice, ctx: Ctx):
         lo, hi = VOLUME_MIN[stream], VOLUME_MAX[stream]
 
         def set_volume(fraction: float, stream=stream, lo=lo, hi=hi) -> None:
-            level = max(lo, int(round(fraction * hi)))
-            if level != st.volume[stream]:
-                st.volume[stream] = level
-                dev.logi("vol.Events", f"writeEvent level_changed {STREAMS[stream]} {level}", app=None)
+            services.set_volume(dev, stream, max(lo, int(round(fraction * hi))))
 
         def build_slider(y, stream=stream, glyph_name=glyph_name, hi=hi, set_volume=set_volume):
             node, _ = slider_row(ctx, PKG, y, ctx.t(f"settings.{stream}_volume"), st.volume[stream] / hi, set_volume,
@@ -261,9 +240,7 @@ def sound(dev: SimDevice, ctx: Ctx):
         rows.append((ctx.dp(88), build_slider))
 
     def toggle_vibrate():
-        st.vibrate_for_calls = not st.vibrate_for_calls
-        dev.logi("SettingsProvider", f"Notify content://settings/system/vibrate_when_ringing: "
-                 f"{int(st.vibrate_for_calls)}", level="D")
+        services.set_vibrate_for_calls(dev, not st.vibrate_for_calls)
 
     rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.vibrate_for_calls"), "", "glyph:vibrate",
                                       action=toggle_vibrate, switch=st.vibrate_for_calls)))

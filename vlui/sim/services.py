@@ -1,0 +1,104 @@
+"""The platform services behind the simulated phone's settings: radios, volumes, brightness, calls.
+
+Each function changes the device state as the Android 10 service does and logs what that service logs, with the
+caller as Android names it: Settings' switches and sliders call these (package ``com.android.settings``, uid 1000),
+and so do the shell's ``svc``, ``media volume``, ``settings put``, ``am broadcast`` and ``am start`` (package
+``com.android.shell``, uid 2000, or root), so the two paths cannot drift apart. B-MoCA's detectors name the Settings
+package, so a change made from the shell never counts as the agent's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vlui.errors import VluiError
+from vlui.sim.state import BRIGHTNESS_MAX, BRIGHTNESS_MIN, VOLUME_MAX, VOLUME_MIN
+
+if TYPE_CHECKING:
+    from vlui.sim.phone import SimDevice
+
+SETTINGS_CALLER = ("com.android.settings", 1000)
+SHELL_CALLER = ("com.android.shell", 2000)
+
+# The stream name SystemUI's vol.Events writes when a slider changes a level (``writeEvent level_changed <stream>
+# <level>``, Android 10's wording). Call and alarm are Android's names. Deviation: B-MoCA's detectors want MEDIA for
+# the media slider and MUSIC for the ring slider, where Android writes STREAM_MUSIC and STREAM_RING; we follow the
+# detectors so that each volume task's detector fires only on its own slider (docs/simulator.md).
+SLIDER_EVENT_STREAMS = {"media": "STREAM_MEDIA", "call": "STREAM_VOICE_CALL", "ring": "STREAM_RING_MUSIC",
+                        "alarm": "STREAM_ALARM"}
+# AudioManager's stream numbers and names, as ``media volume --stream N`` takes and prints them.
+AUDIO_STREAMS = {0: ("call", "STREAM_VOICE_CALL"), 2: ("ring", "STREAM_RING"), 3: ("media", "STREAM_MUSIC"),
+                 4: ("alarm", "STREAM_ALARM")}
+
+
+def set_airplane_mode(dev: SimDevice, on: bool, from_settings: bool = True) -> None:
+    """Airplane mode on or off. Settings goes through ConnectivityService, which logs the request; the
+    ``AIRPLANE_MODE`` broadcast that root sends reaches the phone process directly."""
+    st = dev.state
+    st.unapplied_settings.pop("global/airplane_mode_on", None)  # the service writes the setting
+    if st.airplane_mode == on:
+        return
+    st.airplane_mode = on
+    if from_settings:
+        dev.logi("ConnectivityService", f"setAirplaneMode({str(on).lower()})", level="D")
+    dev.logi("PhoneGlobals", f"Turning radio {'off' if on else 'on'} - airplane is {'on' if on else 'off'}",
+             level="D", offset_ms=15)
+
+
+def set_wifi(dev: SimDevice, on: bool, caller: tuple[str, int] = SETTINGS_CALLER) -> None:
+    """``WifiManager.setWifiEnabled`` from ``caller`` (package, uid); WifiService logs every request."""
+    dev.state.wifi = on
+    dev.state.unapplied_settings.pop("global/wifi_on", None)
+    dev.logi("WifiService", f"setWifiEnabled package={caller[0]} uid={caller[1]} enable={str(on).lower()}")
+
+
+def set_bluetooth(dev: SimDevice, on: bool, package: str | None = SETTINGS_CALLER[0]) -> None:
+    """``BluetoothManagerService.enable|disable`` from ``package`` (None: a binder call that names none)."""
+    st = dev.state
+    was = st.bluetooth
+    st.bluetooth = on
+    st.unapplied_settings.pop("global/bluetooth_on", None)
+    # the adapter's proxy is null while Bluetooth is off, as the service prints it
+    proxy = "android.bluetooth.IBluetooth$Stub$Proxy@5d1e3b2" if was else "null"
+    dev.logi("BluetoothManagerService", f"{'enable' if on else 'disable'}({package or 'null'}): mBluetooth = {proxy}",
+             level="D")
+
+
+def set_volume(dev: SimDevice, stream: str, level: int, from_slider: bool = True) -> None:
+    """Set a stream's volume index. SystemUI's volume events record a level changed by a slider."""
+    lo, hi = VOLUME_MIN[stream], VOLUME_MAX[stream]
+    if not lo <= level <= hi:
+        raise VluiError(f"the {stream} volume goes from {lo} to {hi}, not {level}")
+    if level == dev.state.volume[stream]:
+        return
+    dev.state.volume[stream] = level
+    if from_slider:
+        dev.logi("vol.Events", f"writeEvent level_changed {SLIDER_EVENT_STREAMS[stream]} {level}", app=None)
+
+
+def set_brightness(dev: SimDevice, level: int) -> None:
+    """The manual screen brightness (the linear setting, clamped to what the slider can set), as
+    DisplayPowerController applies it."""
+    st = dev.state
+    level = min(max(level, BRIGHTNESS_MIN), BRIGHTNESS_MAX)
+    if level == st.brightness:
+        return
+    old, st.brightness = st.brightness, level
+    dev.logi("DisplayPowerController", f"Brightness [{level}] reason changing to: 'manual', previous reason: "
+             f"'manual{' [ dim ]' if level < old else ''}'.")
+
+
+def set_dark_theme(dev: SimDevice, on: bool) -> None:
+    """The dark theme switch: the secure setting changes and UiModeManager switches the night mode."""
+    st = dev.state
+    st.dark_theme = on
+    st.unapplied_settings.pop("secure/ui_night_mode", None)
+    dev.logi("SettingsProvider", f"Notify content://settings/secure/ui_night_mode: dark mode {'yes' if on else 'no'}",
+             level="D")
+    dev.logi("UiModeManager", f"Setting night mode to {2 if on else 1}", level="D", offset_ms=3)
+
+
+def set_vibrate_for_calls(dev: SimDevice, on: bool) -> None:
+    """``system vibrate_when_ringing``: Settings' switch writes it and the provider notifies its observers."""
+    dev.state.vibrate_for_calls = on
+    dev.logi("SettingsProvider", f"Notify content://settings/system/vibrate_when_ringing: {int(on)}", level="D")
