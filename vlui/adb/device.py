@@ -39,6 +39,7 @@ import numpy as np
 from adbutils import AdbConnection, AdbError
 from PIL import Image
 
+from vlui.adb import state as task_state
 from vlui.adb.console import TOKEN_FILE, EmulatorConsole
 from vlui.adb.console import console_port as emulator_console_port
 from vlui.adb.errors import DeviceError
@@ -184,6 +185,7 @@ class AdbDevice(Device):
         self._size: tuple[int, int] | None = None
         self._density: int | None = None
         self._locale: str | None = None
+        self._sdk: int | None = None
         self._wait: float | None = None
         self._warned_reset = False
         self._start_server()
@@ -289,8 +291,22 @@ class AdbDevice(Device):
         self._pending = None
 
     def set_state(self, fields: dict) -> None:
-        raise DeviceError(f"device {self.serial}: the ADB backend cannot set a task's starting state "
-                          f"({', '.join(fields)}) yet; put it in the emulator snapshot the task starts from")
+        """A task's starting state through shell commands (:mod:`vlui.adb.state`: radios, volumes, brightness,
+        dark theme, a call); state inside apps is refused by name."""
+        task_state.set_state(self, fields)
+
+    def check_state(self, spec: dict) -> bool:
+        return task_state.check_state(self, spec)
+
+    @property
+    def sdk(self) -> int:
+        """The device's Android API level (``ro.build.version.sdk``)."""
+        if self._sdk is None:
+            value = self.shell("getprop ro.build.version.sdk").strip()
+            if not value.isdigit():
+                raise DeviceError(f"device {self.serial}: getprop ro.build.version.sdk printed {value!r}")
+            self._sdk = int(value)
+        return self._sdk
 
     def close(self) -> None:
         self.reader.stop()

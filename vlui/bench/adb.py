@@ -4,8 +4,8 @@ full-resolution screenshot resized to the 256x128 observation.
 
 Baseline: the same gestures on the simulated phone in process (what ``env=sim`` does). The main figure is taken after
 one untimed pass, with the screens already drawn once on both sides, as over the many episodes of a collection or an
-evaluation; the first pass is reported too. Also reported: raw against PNG ``screencap`` (the backend's
-``screencap=auto`` keeps the faster), both through the same server.
+evaluation; the first pass is reported too. Also reported: resets with a task's starting state, and raw against PNG
+``screencap`` (the backend's ``screencap=auto`` keeps the faster), both through the same server.
 """
 
 from __future__ import annotations
@@ -44,6 +44,23 @@ def steps_per_second(dev: Device, trajectories: list[tuple[str, list[tuple]]], r
     return statistics.median(rates)
 
 
+# a reset as an environment does it for a task with a starting state: the airplane-mode template's, plus volumes
+RESET_STATE = {"airplane_mode": True, "wifi": True, "volume": {"media": 12, "call": 4, "ring": 0, "alarm": 1}}
+
+
+def reset_seconds(dev: Device, snapshot: str, repeats: int) -> float:
+    """The median time of an environment's reset: load the snapshot, apply :data:`RESET_STATE`, clear the log and
+    take the first observation."""
+    def reset() -> None:
+        dev.load_snapshot(snapshot)
+        dev.set_state(RESET_STATE)
+        dev.clear_log()
+        dev.log_mark()
+        dev.observation(256, 128)
+
+    return median_seconds(reset, repeats)
+
+
 def bench_adb(opts: BenchOptions) -> Iterator[Record]:
     from vlui.adb.device import AdbDevice
     from vlui.sim.harness import PrivateAdb
@@ -59,6 +76,7 @@ def bench_adb(opts: BenchOptions) -> Iterator[Record]:
         try:
             cold = steps_per_second(dev, trajectories, 1)  # first pass: every screen is drawn for the first time
             over_adb = steps_per_second(dev, trajectories, repeats)
+            resets = 1 / reset_seconds(dev, snapshot, opts.repeats)
             raw = median_seconds(lambda: dev._screencap("raw"), opts.repeats)
             png = median_seconds(lambda: dev._screencap("png"), opts.repeats)
         finally:
@@ -66,6 +84,7 @@ def bench_adb(opts: BenchOptions) -> Iterator[Record]:
     sim = SimDevice(snapshot)
     sim_cold = steps_per_second(sim, trajectories, 1)
     in_process = steps_per_second(sim, trajectories, repeats)
+    sim_resets = 1 / reset_seconds(sim, snapshot, opts.repeats)
     n = sum(len(g) for _, g in trajectories)
     method = (f"ADB backend -> private adb server -> simulated phone served in a subprocess; {n} steps of "
               f"{len(trajectories)} representative tasks on snapshot {snapshot} (1080x2160), each a gesture, the log "
@@ -76,5 +95,10 @@ def bench_adb(opts: BenchOptions) -> Iterator[Record]:
     yield record("adb_env_steps_first_pass", cold, "steps/s", baseline=sim_cold,
                  method=method + "; every screen drawn for the first time",
                  baseline_method="the same on the simulated phone in process, also a first pass")
+    yield record("adb_env_resets", resets, "resets/s", baseline=sim_resets,
+                 method=f"ADB backend, as above: snapshot {snapshot} loaded through the emulator console, a starting "
+                        "state (airplane mode on, Wi-Fi on, four volumes) set with shell commands and read back, the "
+                        "log cleared, the first observation",
+                 baseline_method="the same reset of the simulated phone in process")
     yield record("adb_screencap_raw", 1 / raw, "screenshots/s", baseline=1 / png,
                  method="exec:screencap, 1080x2160 RGBA, decoded", baseline_method="exec:screencap -p, PNG decoded")

@@ -69,7 +69,8 @@ def task_set(name: str) -> list[str]:
 def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
     """Tasks from a config value: a set name, one task id, or a list of ids. Ids may name parameterized
     instances (``create_alarm@0630``, see :mod:`vlui.tasks.templates`). On the simulated phone, tasks it does not
-    support yet are refused with a message that lists them."""
+    support yet are refused with a message that lists them; over ADB, so are tasks whose starting state or state
+    check no shell command reaches (:mod:`vlui.adb.state`)."""
     from vlui.tasks.templates import instance_from_id
 
     if isinstance(spec, str):
@@ -93,6 +94,17 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
         if missing:
             raise VluiError(f"the simulated phone does not support task(s) {', '.join(missing)} yet; "
                             f"use tasks=supported, or env=adb with a real device")
+    elif backend == "adb":
+        from vlui.adb.state import READERS, SETTERS
+
+        out_of_reach = {t.id: sorted(set(t.state) - set(SETTERS)) + sorted(set(t.state_check) - set(READERS))
+                        for t in chosen}
+        out_of_reach = {task: fields for task, fields in out_of_reach.items() if fields}
+        if out_of_reach:
+            listed = ", ".join(f"{task} ({', '.join(fields)})" for task, fields in out_of_reach.items())
+            raise VluiError(f"over ADB, no shell command reaches the state these tasks start from or are judged "
+                            f"by: {listed}. It lives inside an app; leave those tasks out, or run them on the "
+                            "simulated phone (env=sim)")
     return chosen
 
 

@@ -1,0 +1,113 @@
+"""Task starting states and state checks over ADB (``vlui/adb/state.py``), against the simulated phone served over
+the ADB protocol through a real adb server: the shell commands reach the same state that the in-process phone sets
+directly, the checks read what the in-process phone reads, and the tasks that need them succeed over ADB."""
+
+from __future__ import annotations
+
+import pytest
+
+from vlui.adb.device import AdbDevice
+from vlui.adb.errors import DeviceError
+from vlui.adb.state import READERS, SETTERS
+from vlui.devices import make_device
+from vlui.env.env import make_env
+from vlui.errors import VluiError
+from vlui.sim.harness import PrivateAdb
+from vlui.sim.phone import SimDevice
+from vlui.tasks.catalog import resolve_tasks, tasks
+
+from .test_device import adb_env, episode
+
+TEMPLATE_INSTANCES = ["toggle_setting@on-airplane", "toggle_setting@off-airplane", "toggle_setting@on-wifi",
+                      "toggle_setting@off-wifi", "toggle_setting@on-bluetooth", "toggle_setting@off-bluetooth",
+                      "set_volume@ring-4", "set_brightness@40"]
+SNAPSHOTS = ["000", "109"]  # a phone and the tablet
+
+
+@pytest.fixture(scope="module")
+def adb():
+    with PrivateAdb("000") as server:
+        yield server
+
+
+@pytest.fixture
+def dev(adb):
+    device = make_device(adb_env(adb), "000")
+    assert isinstance(device, AdbDevice)
+    yield device
+    device.close()
+
+
+def settable_tasks() -> list:
+    """Every catalog task and template instance with a starting state that ADB can set."""
+    chosen = [t for t in tasks().values() if t.state] + resolve_tasks(TEMPLATE_INSTANCES)
+    return [t for t in chosen if set(t.state) <= set(SETTERS)]
+
+
+def test_every_starting_state_adb_can_set_matches_the_in_process_phone(adb, dev) -> None:
+    chosen = settable_tasks()
+    assert {"airplane_off", "wifi_on", "end_call", "toggle_setting@off-bluetooth"} <= {t.id for t in chosen}
+    for task in chosen:
+        for snapshot in SNAPSHOTS:
+            dev.load_snapshot(snapshot)
+            dev.set_state(task.state)
+            local = SimDevice(snapshot)
+            local.set_state(task.state)
+            with adb.phone.lock:
+                served = adb.phone.device.state.copy()
+            for field in task.state:
+                if field == "call":  # a call placed over ADB starts now; the number and the screen are the same
+                    assert served.call["number"] == local.state.call["number"], task.id
+                    assert served.top == local.state.top == "phone", task.id
+                    assert served.tasks["phone"][-1] == local.state.tasks["phone"][-1] == {"screen": "incall"}
+                else:
+                    assert getattr(served, field) == getattr(local.state, field), (task.id, snapshot, field)
+
+
+def test_state_checks_over_adb_read_what_the_in_process_phone_reads(adb, dev) -> None:
+    states = [{"volume": {"media": 7, "call": 2, "ring": 0, "alarm": 6}, "brightness": 23, "airplane_mode": True},
+              {"volume": {"media": 25, "call": 7, "ring": 4, "alarm": 1}, "brightness": 153, "wifi": False,
+               "bluetooth": True, "dark_theme": True, "vibrate_for_calls": True, "adaptive_brightness": True}]
+    specs = [{"volume.media": 7}, {"volume.call": 2}, {"volume.ring": 4}, {"volume.alarm": 1}, {"airplane_mode": True},
+             {"wifi": True}, {"bluetooth": True}, {"dark_theme": False}, {"vibrate_for_calls": True},
+             {"adaptive_brightness": True}, {"brightness": 153},
+             {"brightness_percent": {"value": 40, "tolerance": 2}}, {"brightness_percent": {"value": 87, "tolerance": 2}},
+             {"brightness_percent": {"value": 90, "tolerance": 0}}, {"volume.media": 25, "wifi": False}]
+    for fields in states:
+        dev.load_snapshot("000")
+        dev.set_state(fields)
+        local = SimDevice("000")
+        local.set_state(fields)
+        answers = [dev.check_state(spec) for spec in specs]
+        assert answers == [local.check_state(spec) for spec in specs], fields
+        assert True in answers and False in answers
+    assert set(READERS) >= {"volume.media", "brightness_percent", "airplane_mode", "wifi", "bluetooth"}
+
+
+def test_tasks_with_starting_states_and_state_checks_succeed_over_adb_as_in_process(adb) -> None:
+    ids = ["end_call", "airplane_off", "wifi_on", "wifi_off", "toggle_setting@on-bluetooth",
+           "toggle_setting@off-airplane", "set_volume@alarm-6", "set_brightness@15", "set_brightness@85"]
+    over_adb = make_env(adb_env(adb, snapshots=SNAPSHOTS), ids, include_xml=True)
+    in_process = make_env({"backend": "sim", "snapshots": SNAPSHOTS}, ids, include_xml=True)
+    try:
+        for task in ids:
+            for snapshot in SNAPSHOTS:
+                a, b = episode(over_adb, task, snapshot), episode(in_process, task, snapshot)
+                assert a["success"] and b["success"], (task, snapshot)
+                assert [kind for kind, _ in a["steps"]] == [kind for kind, _ in b["steps"]], (task, snapshot)
+    finally:
+        over_adb.close()
+        in_process.close()
+
+
+def test_state_no_shell_command_reaches_is_refused_by_name(dev) -> None:
+    with pytest.raises(VluiError, match=r"stopwatch_pause \(clock_tab, stopwatch_running"):
+        resolve_tasks(["open_clock", "stopwatch_pause"], backend="adb")
+    with pytest.raises(DeviceError, match="cannot set alarms .*It can set: airplane_mode, wifi"):
+        dev.set_state({"alarms": [], "wifi": True})
+    with pytest.raises(DeviceError, match="wifi must be true or false, not 'yes'"):
+        dev.set_state({"wifi": "yes"})
+    with pytest.raises(DeviceError, match="setting the media volume to 40 failed"):
+        dev.set_state({"volume": {"media": 40}})
+    with pytest.raises(DeviceError, match="cannot read stopwatch_running"):
+        dev.check_state({"stopwatch_running": True})

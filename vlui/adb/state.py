@@ -1,0 +1,223 @@
+"""A task's starting state and state check on a device over ADB, through the commands an Android 10 shell has.
+
+=====================  ==================================================  ======================================
+field                  set with                                            read back with
+=====================  ==================================================  ======================================
+``airplane_mode``      ``settings put global airplane_mode_on`` and the    ``settings get global airplane_mode_on``
+                       ``AIRPLANE_MODE`` broadcast (root)
+``wifi``               ``svc wifi enable|disable``                         ``settings get global wifi_on``
+``bluetooth``          ``svc bluetooth`` (Android 12+), else ``service     ``settings get global bluetooth_on``
+                       call bluetooth_manager 6|8``
+``volume``             ``media volume --stream N --set I``                 ``media volume --stream N --get``
+``brightness``         ``settings put system screen_brightness``           ``settings get system screen_brightness``
+``adaptive_brightness``  ``settings put system screen_brightness_mode``    the same setting
+``dark_theme``         ``cmd uimode night yes|no``                         ``cmd uimode night``
+``vibrate_for_calls``  ``settings put system vibrate_when_ringing``        the same setting
+``call``               ``am start -a android.intent.action.CALL -d tel:N`` (not read)
+=====================  ==================================================  ======================================
+
+``brightness_percent`` reads the brightness as Settings shows it (:func:`vlui.sim.state.brightness_percent`).
+Everything else a task's state may hold is app state inside an app (Clock's tab, the stopwatch, alarms): a shell
+cannot set it, so :func:`set_state` refuses it by name, and the task's emulator snapshot has to hold it.
+Every value set is read back, waiting for the radios, so a device that ignored a command is an error at reset,
+not a task that silently starts from the wrong state.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from vlui.adb.errors import DeviceError
+from vlui.device import state_meets
+from vlui.sim.state import brightness_percent
+
+if TYPE_CHECKING:
+    from vlui.adb.device import AdbDevice
+
+STREAMS = {"call": 0, "ring": 2, "media": 3, "alarm": 4}  # AudioManager.STREAM_*
+RADIO_WAIT_S = 10.0  # how long a radio may take to report the state it was switched to
+_VOLUME = re.compile(r"volume is (\d+) in range \[(\d+)\.\.(\d+)\]", re.IGNORECASE)
+
+
+def _setting(dev: AdbDevice, namespace: str, key: str) -> str:
+    return dev.shell(f"settings get {namespace} {key}").strip()
+
+
+def _flag(dev: AdbDevice, namespace: str, key: str) -> bool:
+    value = _setting(dev, namespace, key)
+    if value in ("null", ""):
+        return False
+    if not value.isdigit():
+        raise DeviceError(f"device {dev.serial}: settings get {namespace} {key} printed {value!r}")
+    return value != "0"
+
+
+def _volume(dev: AdbDevice, stream: str) -> int:
+    out = dev.shell(f"media volume --stream {STREAMS[stream]} --get")
+    m = _VOLUME.search(out)
+    if m is None:
+        raise DeviceError(f"device {dev.serial}: cannot read the {stream} volume ({out.strip()[-200:]!r})")
+    return int(m.group(1))
+
+
+def _night(dev: AdbDevice) -> bool:
+    out = dev.shell("cmd uimode night").strip()
+    if not out.startswith("Night mode:"):
+        raise DeviceError(f"device {dev.serial}: cannot read the night mode ({out[-200:]!r})")
+    return out.split(":", 1)[1].strip() == "yes"
+
+
+def _int_setting(dev: AdbDevice, namespace: str, key: str) -> int:
+    value = _setting(dev, namespace, key)
+    if not value.lstrip("-").isdigit():
+        raise DeviceError(f"device {dev.serial}: settings get {namespace} {key} printed {value!r}")
+    return int(value)
+
+
+# state_check paths -> how to read them from the device
+READERS: dict[str, Callable[[AdbDevice], Any]] = {
+    "airplane_mode": lambda d: _flag(d, "global", "airplane_mode_on"),
+    # Wi-Fi's switch: 1 on, 2 on but held off by airplane mode, 3 kept on in airplane mode, 0 off
+    "wifi": lambda d: _flag(d, "global", "wifi_on"),
+    "bluetooth": lambda d: _flag(d, "global", "bluetooth_on"),
+    "brightness": lambda d: _int_setting(d, "system", "screen_brightness"),
+    "brightness_percent": lambda d: brightness_percent(_int_setting(d, "system", "screen_brightness")),
+    "adaptive_brightness": lambda d: _flag(d, "system", "screen_brightness_mode"),
+    "dark_theme": _night,
+    "vibrate_for_calls": lambda d: _flag(d, "system", "vibrate_when_ringing"),
+    **{f"volume.{stream}": (lambda d, s=stream: _volume(d, s)) for stream in STREAMS},
+}
+
+
+def _checked(dev: AdbDevice, command: str, ok: Callable[[str], bool], what: str) -> str:
+    out = dev.shell(command)
+    if "Permission Denial" in out or "SecurityException" in out:
+        raise DeviceError(f"device {dev.serial}: {what} needs root: run `adb -s {dev.serial} root` first (an "
+                          "emulator with a Google APIs image allows it), or start the task from a snapshot that "
+                          "has this state")
+    if not ok(out):
+        raise DeviceError(f"device {dev.serial}: {what} failed: {command!r} printed {out.strip()[-200:]!r}")
+    return out
+
+
+def _bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise DeviceError(f"a task's starting state: {name} must be true or false, not {value!r}")
+    return value
+
+
+def _set_airplane(dev: AdbDevice, on: Any) -> None:
+    on = _bool("airplane_mode", on)
+    dev.shell(f"settings put global airplane_mode_on {int(on)}")
+    _checked(dev, f"am broadcast -a android.intent.action.AIRPLANE_MODE --ez state {str(on).lower()}",
+             lambda out: "Broadcast completed" in out, "switching airplane mode")
+
+
+def _set_wifi(dev: AdbDevice, on: Any) -> None:
+    _checked(dev, f"svc wifi {'enable' if _bool('wifi', on) else 'disable'}", lambda out: "usage" not in out.lower(),
+             "switching Wi-Fi")
+
+
+def _set_bluetooth(dev: AdbDevice, on: Any) -> None:
+    on = _bool("bluetooth", on)
+    if dev.sdk >= 31:  # Android 12 gave svc a Bluetooth command
+        _checked(dev, f"svc bluetooth {'enable' if on else 'disable'}", lambda out: "usage" not in out.lower(),
+                 "switching Bluetooth")
+    else:  # IBluetoothManager.enable() and disable() (transactions 6 and 8 on Android 10 and 11)
+        _checked(dev, f"service call bluetooth_manager {6 if on else 8}", lambda out: out.startswith("Result: Parcel"),
+                 "switching Bluetooth")
+
+
+def _set_volume(dev: AdbDevice, levels: Any) -> None:
+    if not isinstance(levels, dict) or not set(levels) <= set(STREAMS):
+        raise DeviceError(f"a task's starting state: volume must map streams ({', '.join(STREAMS)}) to levels, "
+                          f"not {levels!r}")
+    for stream, level in levels.items():
+        if isinstance(level, bool) or not isinstance(level, int):
+            raise DeviceError(f"a task's starting state: the {stream} volume must be an integer, not {level!r}")
+        _checked(dev, f"media volume --stream {STREAMS[stream]} --set {level}",
+                 lambda out: "error" not in out.lower(), f"setting the {stream} volume to {level}")
+
+
+def _set_int_setting(namespace: str, key: str, name: str) -> Callable[[AdbDevice, Any], None]:
+    def apply(dev: AdbDevice, value: Any) -> None:
+        if isinstance(value, bool):
+            value = int(value)
+        if not isinstance(value, int):
+            raise DeviceError(f"a task's starting state: {name} must be an integer, not {value!r}")
+        dev.shell(f"settings put {namespace} {key} {value}")
+
+    return apply
+
+
+def _set_dark_theme(dev: AdbDevice, on: Any) -> None:
+    _checked(dev, f"cmd uimode night {'yes' if _bool('dark_theme', on) else 'no'}",
+             lambda out: out.startswith("Night mode:"), "switching the dark theme")
+
+
+def _place_call(dev: AdbDevice, call: Any) -> None:
+    number = str(call.get("number", "")) if isinstance(call, dict) else ""
+    if not re.fullmatch(r"\+?[0-9*#]+", number):
+        raise DeviceError(f"a task's starting state: call must give a phone number, not {call!r}")
+    _checked(dev, f"am start -a android.intent.action.CALL -d {shlex.quote('tel:' + number)}",
+             lambda out: "Error" not in out, f"calling {number}")
+
+
+# field -> how to set it, in the order they are applied (airplane mode first: it switches the radios)
+SETTERS: dict[str, Callable[[AdbDevice, Any], None]] = {
+    "airplane_mode": _set_airplane,
+    "wifi": _set_wifi,
+    "bluetooth": _set_bluetooth,
+    "volume": _set_volume,
+    "brightness": _set_int_setting("system", "screen_brightness", "brightness"),
+    "adaptive_brightness": _set_int_setting("system", "screen_brightness_mode", "adaptive_brightness"),
+    "dark_theme": _set_dark_theme,
+    "vibrate_for_calls": _set_int_setting("system", "vibrate_when_ringing", "vibrate_for_calls"),
+    "call": _place_call,
+}
+
+
+def set_state(dev: AdbDevice, fields: dict[str, Any]) -> None:
+    """Put the device in a task's starting state, then read back what was set."""
+    unknown = [name for name in fields if name not in SETTERS]
+    if unknown:
+        raise DeviceError(f"device {dev.serial}: the ADB backend cannot set {', '.join(unknown)} (state inside an "
+                          "app, which no shell command reaches); start the task from an emulator snapshot that "
+                          f"holds it, or run it on the simulated phone (env=sim). It can set: {', '.join(SETTERS)}")
+    for name, apply in SETTERS.items():
+        if name in fields:
+            apply(dev, fields[name])
+    expect = {}
+    for name, value in fields.items():
+        if name == "volume":
+            expect.update({f"volume.{stream}": level for stream, level in value.items()})
+        elif name in READERS:
+            expect[name] = bool(value) if isinstance(value, bool) else value
+    _wait_for(dev, expect)
+
+
+def _wait_for(dev: AdbDevice, expect: dict[str, Any]) -> None:
+    """Read ``expect`` back until it holds (radios switch asynchronously on a device) or :data:`RADIO_WAIT_S`."""
+    deadline = time.monotonic() + RADIO_WAIT_S
+    while True:
+        have = {path: READERS[path](dev) for path in expect}
+        wrong = {path: (have[path], want) for path, want in expect.items() if have[path] != want}
+        if not wrong:
+            return
+        if time.monotonic() > deadline:
+            detail = ", ".join(f"{path} is {got!r}, not {want!r}" for path, (got, want) in wrong.items())
+            raise DeviceError(f"device {dev.serial}: the task's starting state did not take: {detail}")
+        time.sleep(0.2)
+
+
+def check_state(dev: AdbDevice, spec: dict[str, Any]) -> bool:
+    """Whether the device meets a task's ``state_check`` (see :meth:`vlui.device.Device.check_state`)."""
+    unknown = [path for path in spec if path not in READERS]
+    if unknown:
+        raise DeviceError(f"device {dev.serial}: the ADB backend cannot read {', '.join(unknown)}; it reads "
+                          f"{', '.join(READERS)}")
+    return state_meets(spec, lambda path: READERS[path](dev))
