@@ -111,3 +111,15 @@ def test_state_no_shell_command_reaches_is_refused_by_name(dev) -> None:
         dev.set_state({"volume": {"media": 40}})
     with pytest.raises(DeviceError, match="cannot read stopwatch_running"):
         dev.check_state({"stopwatch_running": True})
+
+
+@pytest.mark.slow
+def test_every_task_whose_state_a_shell_reaches_succeeds_over_adb(adb) -> None:
+    reachable = [t.id for t in tasks().values() if set(t.state) <= set(SETTERS)]
+    env = make_env(adb_env(adb, snapshots=SNAPSHOTS), reachable, include_xml=True)
+    try:
+        failed = [(task, snapshot) for task in reachable for snapshot in SNAPSHOTS
+                  if not episode(env, task, snapshot)["success"]]
+    finally:
+        env.close()
+    assert len(reachable) == 56 and not failed
