@@ -473,6 +473,12 @@ def _g_play(p: _Pen) -> None:
     p.poly([(8.5, 5.5), (8.5, 18.5), (18.5, 12)], rounded=1.2)
 
 
+def _g_edit(p: _Pen) -> None:
+    # a pencil pointing down-left: the body along the diagonal, its tip, and the eraser cap apart from it
+    p.poly([(3, 17.25), (14.06, 6.19), (17.81, 9.94), (6.75, 21), (3, 21)])
+    p.poly([(15.2, 5.05), (16.95, 3.3), (20.7, 7.05), (18.95, 8.8)], rounded=0.6)
+
+
 def _g_close(p: _Pen) -> None:
     p.line([(6, 6), (18, 18)], 2.2)
     p.line([(18, 6), (6, 18)], 2.2)
