@@ -40,6 +40,21 @@ def test_expert_scores_100_percent_and_the_results_are_complete(tmp_path: Path) 
     assert (tmp_path / "out" / "success_per_task.png").exists() and (tmp_path / "out" / "train_vs_test.png").exists()
 
 
+def test_template_instances_are_reported_per_instance_in_json_and_pooled_per_template_in_tables(tmp_path) -> None:
+    result = evaluate.run(cfg(tmp_path, "agent=expert", "tasks=[template:set_volume,template:call_number,call_911]",
+                              "task_count=4", "task_split=all", "env.snapshots=[000,100]", "runs=1"))
+    assert result["success_rate"] == 1.0 and result["episodes"] == 9 * 2
+    out = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert len(out["per_task"]) == 9 and all("@" in t for t in out["per_task"] if t != "call_911")
+    assert out["per_family"]["set_volume"]["instances"] == 4 and out["per_family"]["set_volume"]["episodes"] == 8
+    assert "instances" not in out["per_family"]["call_911"]
+    assert out["per_split_family"]["test"]["call_number"]["episodes"] == 4
+    assert out["overall"]["adaptive"]["tcr"] == 1.0  # the expert's own episodes are its reference
+    md = (tmp_path / "out" / "results.md").read_text()
+    assert "| set_volume (4 instances) | 100.0% ± 0.0 |" in md and "| call_911 | 100.0% ± 0.0 |" in md
+    assert "| task | test | train |" in md and "| call_number | 100% | 100% |" in md
+
+
 def test_random_agent_reports_its_low_rate_and_gifs_of_failures(tmp_path: Path) -> None:
     result = evaluate.run(cfg(tmp_path, "agent=random", "env.snapshots=[100,101]", "runs=1", "video=failures",
                               "adaptive_metrics=false"))

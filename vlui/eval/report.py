@@ -33,22 +33,40 @@ def _rate(records: list[dict[str, Any]], runs: list[int]) -> dict[str, Any]:
     return out
 
 
+def family(task: str) -> str:
+    """What a task is reported under: its template for a parameterized instance (``create_alarm@0630`` ->
+    ``create_alarm``), else itself."""
+    return task.split("@", 1)[0]
+
+
 def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[str, Any]) -> dict[str, Any]:
+    """Success per task, per template, per snapshot, per split and per split and task (or template).
+
+    ``per_family`` is the unit of the tables and plots: B-MoCA tasks one by one, template instances pooled per
+    template, so an evaluation over hundreds of sampled instances stays readable."""
     runs = sorted({r["run"] for r in records})
-    by_task, by_snap, by_split = defaultdict(list), defaultdict(list), defaultdict(list)
+    by_task, by_family, by_snap, by_split = defaultdict(list), defaultdict(list), defaultdict(list), defaultdict(list)
+    by_split_task, by_split_family = defaultdict(list), defaultdict(list)
     for r in records:
+        split = splits.get(r["snapshot"], "user")
         by_task[r["task"]].append(r)
+        by_family[family(r["task"])].append(r)
         by_snap[r["snapshot"]].append(r)
-        by_split[splits.get(r["snapshot"], "user")].append(r)
+        by_split[split].append(r)
+        by_split_task[split, r["task"]].append(r)
+        by_split_family[split, family(r["task"])].append(r)
     overall = _rate(records, runs)
     result = {
         "success_rate": overall["success_rate"],
         "overall": overall,
         "per_task": {t: _rate(rs, runs) for t, rs in by_task.items()},
+        "per_family": {f: {**_rate(rs, runs), **({"instances": len({r["task"] for r in rs})}
+                                                 if any("@" in r["task"] for r in rs) else {})}
+                       for f, rs in by_family.items()},
         "per_snapshot": {s: _rate(rs, runs) for s, rs in sorted(by_snap.items())},
         "per_split": {s: _rate(rs, runs) for s, rs in sorted(by_split.items())},
-        "per_split_task": {s: {t: _rate([r for r in rs if r["task"] == t], runs) for t in by_task}
-                           for s, rs in sorted(by_split.items())},
+        "per_split_task": {s: {t: _rate(by_split_task[s, t], runs) for t in by_task} for s in sorted(by_split)},
+        "per_split_family": {s: {f: _rate(by_split_family[s, f], runs) for f in by_family} for s in sorted(by_split)},
         "episodes": len(records),
         "runs": len(runs),
         **meta,
@@ -57,9 +75,21 @@ def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[
     return result
 
 
+def _families(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``per_family`` (results written before it existed: ``per_task``)."""
+    return result.get("per_family") or result["per_task"]
+
+
+def _label(name: str, r: dict[str, Any]) -> str:
+    """A table label: a template's name with its number of instances."""
+    return f"{name} ({r['instances']} instances)" if "instances" in r else name
+
+
 def table(result: dict[str, Any]) -> str:
-    """A Markdown table of success per task (and per split when there are several)."""
+    """Markdown tables of success per task (template instances pooled per template), and per task and split when
+    there are several splits: a row per task, a column per split."""
     splits = list(result["per_split"])
+    families = _families(result)
     head = "| task | success (mean ± s.e. over runs) | 95% Wilson | episodes | mean steps (successes) |"
     lines = [head, "| --- | --- | --- | --- | --- |"]
 
@@ -68,15 +98,17 @@ def table(result: dict[str, Any]) -> str:
         return (f"| {name} | {100 * r['mean_over_runs']:.1f}% ± {100 * r['stderr']:.1f} | "
                 f"[{100 * r['wilson95'][0]:.0f}, {100 * r['wilson95'][1]:.0f}] | {r['episodes']} | {steps} |")
 
-    for task, r in result["per_task"].items():
-        lines.append(row(task, r))
+    for name, r in families.items():
+        lines.append(row(_label(name, r), r))
     lines.append(row("**all**", result["overall"]))
     if len(splits) > 1:
-        lines += ["", "| split | " + " | ".join(result["per_task"]) + " | all |",
-                  "| --- " * (len(result["per_task"]) + 2) + "|"]
-        for s in splits:
-            cells = [f"{100 * result['per_split_task'][s][t]['success_rate']:.0f}%" for t in result["per_task"]]
-            lines.append(f"| {s} | " + " | ".join(cells) + f" | {100 * result['per_split'][s]['success_rate']:.0f}% |")
+        by_split = result.get("per_split_family") or result["per_split_task"]
+        lines += ["", "| task | " + " | ".join(splits) + " |", "| --- " * (len(splits) + 1) + "|"]
+        for name in families:
+            lines.append(f"| {name} | " + " | ".join(f"{100 * by_split[s][name]['success_rate']:.0f}%" for s in splits)
+                         + " |")
+        lines.append("| **all** | " + " | ".join(f"{100 * result['per_split'][s]['success_rate']:.0f}%" for s in splits)
+                     + " |")
     return "\n".join(lines)
 
 
@@ -88,7 +120,8 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
     o = result["overall"]
     md = [f"# Evaluation: agent={result['agent']}" + (f", checkpoint {result['checkpoint']}" if result.get(
         "checkpoint") else ""),
-          "", f"{result['episodes']} episodes: tasks {', '.join(result['per_task'])}; {len(result['per_snapshot'])} "
+          "", f"{result['episodes']} episodes: tasks {', '.join(_label(n, r) for n, r in _families(result).items())}; "
+          f"{len(result['per_snapshot'])} "
           f"snapshots; {result['runs']} run(s). Overall success {100 * o['success_rate']:.1f}% (95% Wilson "
           f"[{100 * o['wilson95'][0]:.1f}, {100 * o['wilson95'][1]:.1f}]).", "", table(result)]
     if o.get("adaptive"):
@@ -104,6 +137,9 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
     return paths
 
 
+MAX_PLOT_INCHES = 80  # the widest plot: 80 B-MoCA tasks' bars (wider images take gigabytes to draw)
+
+
 def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
     import matplotlib
 
@@ -111,10 +147,12 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
     import matplotlib.pyplot as plt
 
     made = {}
-    tasks = list(result["per_task"])
-    fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(tasks)), 3.2))
-    means = [100 * result["per_task"][t]["mean_over_runs"] for t in tasks]
-    errs = [100 * result["per_task"][t]["stderr"] for t in tasks]
+    families = _families(result)
+    tasks = list(families)
+    width = min(MAX_PLOT_INCHES, max(4, 1.1 * len(tasks)))
+    fig, ax = plt.subplots(figsize=(width, 3.2))
+    means = [100 * families[t]["mean_over_runs"] for t in tasks]
+    errs = [100 * families[t]["stderr"] for t in tasks]
     ax.bar(range(len(tasks)), means, yerr=errs, capsize=4, color="#1a73e8")
     ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right")
     ax.set_ylabel("success rate (%)")
@@ -126,10 +164,11 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
     plt.close(fig)
     splits = [s for s in ("train", "test") if s in result["per_split"]]
     if len(splits) == 2:
-        fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(tasks)), 3.2))
+        by_split = result.get("per_split_family") or result["per_split_task"]
+        fig, ax = plt.subplots(figsize=(min(MAX_PLOT_INCHES, max(4, 1.3 * len(tasks))), 3.2))
         width = 0.4
         for k, s in enumerate(splits):
-            vals = [100 * result["per_split_task"][s][t]["success_rate"] for t in tasks]
+            vals = [100 * by_split[s][t]["success_rate"] for t in tasks]
             ax.bar([i + (k - 0.5) * width for i in range(len(tasks))], vals, width, label=s,
                    color="#9aa0a6" if s == "train" else "#1a73e8")
         ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right")

@@ -109,7 +109,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     bar.close()
     records = [done[j.key] for j in jobs if j.key in done]
     if cfg.adaptive_metrics and records:
-        refs = references(tasks, snaps, env_cfg)
+        if agent_cfg["name"] == "expert":  # its own successful episodes are the reference: no second pass
+            refs = {(r["task"], r["snapshot"]): r["tokens"] for r in reversed(records) if r["success"]}
+        else:
+            refs = references(tasks, snaps, env_cfg)
         for r in records:
             ref = refs.get((r["task"], r["snapshot"]))
             if ref and r["tokens"]:
