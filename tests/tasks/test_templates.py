@@ -155,3 +155,11 @@ def test_an_adb_log_reader_streams_every_tag_a_template_detector_reads():
     for name in names:
         for task in templates.instances(name, seed=0, n=6, split="all"):
             assert not task.log_tag or task.log_tag in templates.log_tags(), task.id
+
+
+def test_a_starting_state_may_set_some_volume_streams_and_names_an_unknown_one() -> None:
+    dev = SimDevice("000")
+    dev.set_state({"volume": {"ring": 2}})
+    assert dev.state.volume == {"media": 15, "call": 4, "ring": 2, "alarm": 5}
+    with pytest.raises(VluiError, match="unknown volume stream.* loud; streams: media, call, ring, alarm"):
+        dev.set_state({"volume": {"loud": 3}})

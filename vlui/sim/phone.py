@@ -76,6 +76,13 @@ def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None
     for name, value in fields.items():
         if not hasattr(state, name):
             raise VluiError(f"{where}: unknown state field {name!r}")
+        current = getattr(state, name)
+        if name == "volume" and isinstance(value, dict):  # the streams named change; the others keep their level
+            unknown = sorted(set(value) - set(current))
+            if unknown:
+                raise VluiError(f"{where}: unknown volume stream(s) {', '.join(unknown)}; streams: "
+                                f"{', '.join(current)}")
+            value = {**current, **value}
         setattr(state, name, copy.deepcopy(value))
     if fields.get("call") is not None:  # a call in progress: the dialer's in-call screen is in front
         state.tasks["phone"] = [{"screen": "incall"}]
