@@ -43,17 +43,18 @@ RADIO_WAIT_S = 10.0  # how long a radio may take to report the state it was swit
 _VOLUME = re.compile(r"volume is (\d+) in range \[(\d+)\.\.(\d+)\]", re.IGNORECASE)
 
 
-def _setting(dev: AdbDevice, namespace: str, key: str) -> str:
-    return dev.shell(f"settings get {namespace} {key}").strip()
+def _int_setting(dev: AdbDevice, namespace: str, key: str, unset: int | None = None) -> int:
+    """An integer setting; ``unset`` where the device has none (``null``), else that is an error."""
+    value = dev.shell(f"settings get {namespace} {key}").strip()
+    if value in ("null", "") and unset is not None:
+        return unset
+    if not value.lstrip("-").isdigit():
+        raise DeviceError(f"device {dev.serial}: settings get {namespace} {key} printed {value!r}")
+    return int(value)
 
 
 def _flag(dev: AdbDevice, namespace: str, key: str) -> bool:
-    value = _setting(dev, namespace, key)
-    if value in ("null", ""):
-        return False
-    if not value.isdigit():
-        raise DeviceError(f"device {dev.serial}: settings get {namespace} {key} printed {value!r}")
-    return value != "0"
+    return _int_setting(dev, namespace, key, unset=0) != 0
 
 
 def _volume(dev: AdbDevice, stream: str) -> int:
@@ -69,13 +70,6 @@ def _night(dev: AdbDevice) -> bool:
     if not out.startswith("Night mode:"):
         raise DeviceError(f"device {dev.serial}: cannot read the night mode ({out[-200:]!r})")
     return out.split(":", 1)[1].strip() == "yes"
-
-
-def _int_setting(dev: AdbDevice, namespace: str, key: str) -> int:
-    value = _setting(dev, namespace, key)
-    if not value.lstrip("-").isdigit():
-        raise DeviceError(f"device {dev.serial}: settings get {namespace} {key} printed {value!r}")
-    return int(value)
 
 
 # state_check paths -> how to read them from the device
@@ -191,12 +185,8 @@ def set_state(dev: AdbDevice, fields: dict[str, Any]) -> None:
     for name, apply in SETTERS.items():
         if name in fields:
             apply(dev, fields[name])
-    expect = {}
-    for name, value in fields.items():
-        if name == "volume":
-            expect.update({f"volume.{stream}": level for stream, level in value.items()})
-        elif name in READERS:
-            expect[name] = bool(value) if isinstance(value, bool) else value
+    expect = {name: value for name, value in fields.items() if name in READERS}
+    expect.update({f"volume.{stream}": level for stream, level in fields.get("volume", {}).items()})
     _wait_for(dev, expect)
 
 

@@ -75,11 +75,6 @@ def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[
     return result
 
 
-def _families(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """``per_family`` (results written before it existed: ``per_task``)."""
-    return result.get("per_family") or result["per_task"]
-
-
 def _label(name: str, r: dict[str, Any]) -> str:
     """A table label: a template's name with its number of instances."""
     return f"{name} ({r['instances']} instances)" if "instances" in r else name
@@ -89,7 +84,7 @@ def table(result: dict[str, Any]) -> str:
     """Markdown tables of success per task (template instances pooled per template), and per task and split when
     there are several splits: a row per task, a column per split."""
     splits = list(result["per_split"])
-    families = _families(result)
+    families = result["per_family"]
     head = "| task | success (mean ± s.e. over runs) | 95% Wilson | episodes | mean steps (successes) |"
     lines = [head, "| --- | --- | --- | --- | --- |"]
 
@@ -102,7 +97,7 @@ def table(result: dict[str, Any]) -> str:
         lines.append(row(_label(name, r), r))
     lines.append(row("**all**", result["overall"]))
     if len(splits) > 1:
-        by_split = result.get("per_split_family") or result["per_split_task"]
+        by_split = result["per_split_family"]
         lines += ["", "| task | " + " | ".join(splits) + " |", "| --- " * (len(splits) + 1) + "|"]
         for name in families:
             lines.append(f"| {name} | " + " | ".join(f"{100 * by_split[s][name]['success_rate']:.0f}%" for s in splits)
@@ -118,11 +113,11 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
     paths = {"json": out / "results.json", "md": out / "results.md"}
     paths["json"].write_text(json.dumps(result, indent=2))
     o = result["overall"]
+    tasks = ", ".join(_label(name, r) for name, r in result["per_family"].items())
     md = [f"# Evaluation: agent={result['agent']}" + (f", checkpoint {result['checkpoint']}" if result.get(
         "checkpoint") else ""),
-          "", f"{result['episodes']} episodes: tasks {', '.join(_label(n, r) for n, r in _families(result).items())}; "
-          f"{len(result['per_snapshot'])} "
-          f"snapshots; {result['runs']} run(s). Overall success {100 * o['success_rate']:.1f}% (95% Wilson "
+          "", f"{result['episodes']} episodes: tasks {tasks}; {len(result['per_snapshot'])} snapshots; "
+          f"{result['runs']} run(s). Overall success {100 * o['success_rate']:.1f}% (95% Wilson "
           f"[{100 * o['wilson95'][0]:.1f}, {100 * o['wilson95'][1]:.1f}]).", "", table(result)]
     if o.get("adaptive"):
         a = o["adaptive"]
@@ -147,7 +142,7 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
     import matplotlib.pyplot as plt
 
     made = {}
-    families = _families(result)
+    families = result["per_family"]
     tasks = list(families)
     width = min(MAX_PLOT_INCHES, max(4, 1.1 * len(tasks)))
     fig, ax = plt.subplots(figsize=(width, 3.2))
@@ -164,7 +159,7 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
     plt.close(fig)
     splits = [s for s in ("train", "test") if s in result["per_split"]]
     if len(splits) == 2:
-        by_split = result.get("per_split_family") or result["per_split_task"]
+        by_split = result["per_split_family"]
         fig, ax = plt.subplots(figsize=(min(MAX_PLOT_INCHES, max(4, 1.3 * len(tasks))), 3.2))
         width = 0.4
         for k, s in enumerate(splits):

@@ -189,15 +189,14 @@ def list_settings(phone: ServedPhone, namespace: str) -> dict[str, str]:
         return {key: value for key in sorted(keys) if (value := get_setting(phone, namespace, key)) is not None}
 
 
-def apply_airplane_mode(phone: ServedPhone, on: bool | None) -> bool:
+def apply_airplane_mode(phone: ServedPhone, on: bool | None) -> None:
     """The ``android.intent.action.AIRPLANE_MODE`` broadcast (root only on Android 10): the phone process turns the
-    radios off or on, to the ``state`` extra or else to the setting. Returns the mode applied."""
+    radios off or on, to the ``state`` extra or else to the setting."""
     with phone.lock:
         if on is None:
             on = get_setting(phone, "global", "airplane_mode_on") not in (None, "0")
         services.set_airplane_mode(phone.device, on, from_settings=False)
         phone.device._invalidate()
-        return on
 
 
 def _table(phone: ServedPhone, namespace: str) -> dict[str, str]:

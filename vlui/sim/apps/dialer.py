@@ -44,11 +44,10 @@ def place_call(dev: SimDevice) -> None:
     _outgoing_call(dev, number)
 
 
-def call_intent(dev: SimDevice, number: str, caller_uid: int) -> str:
+def call_intent(dev: SimDevice, number: str, caller_uid: int) -> None:
     """An ``android.intent.action.CALL`` intent for ``tel:number`` from a process other than the dialer (``am start``
     from the shell): Telecom's UserCallActivity places the call and the in-call screen comes to the front. An
-    emergency number is not called: Telecom opens the dial pad with the number typed, for the user to confirm.
-    Returns "call" or "dial"."""
+    emergency number is not called: Telecom opens the dial pad with the number typed, for the user to confirm."""
     st = dev.state
     dev.logi("ActivityTaskManager", f"START u0 {{act=android.intent.action.CALL dat=tel:xxxxxxxxxx flg=0x10000000 "
              f"cmp=com.android.server.telecom/.components.UserCallActivity}} from uid {caller_uid}")
@@ -67,9 +66,8 @@ def call_intent(dev: SimDevice, number: str, caller_uid: int) -> str:
             stack.append({"screen": "main"})
         stack.append({"screen": "keypad"})
         st.digits = number
-        return "dial"
+        return
     _outgoing_call(dev, number)
-    return "call"
 
 
 def _outgoing_call(dev: SimDevice, number: str) -> None:
