@@ -11,9 +11,11 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from vlui.errors import VluiError
+from vlui.sim.served import ServeLimits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,6 +47,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="register with the adb server on 127.0.0.1:P, which names the phone emulator-<port - 1>")
     p.add_argument("--envs", default=None, help="directory of snapshot files (default: envs/)")
     p.add_argument("--no-noise", action="store_true", help="no background log noise")
+    limits = ServeLimits()
+    p.add_argument("--storage-mib", type=int, default=limits.storage_bytes >> 20,
+                   help=f"MiB of files the phone holds (pushes, dumps, databases; default {limits.storage_bytes >> 20})")
+    p.add_argument("--sql-timeout", type=float, default=limits.sql_timeout_s,
+                   help=f"seconds one sqlite3 statement may run (default {limits.sql_timeout_s:g})")
+    p.add_argument("--max-connections", type=int, default=limits.max_connections,
+                   help=f"clients at once on each port (default {limits.max_connections})")
+    p.add_argument("--idle-timeout", type=float, default=None,
+                   help="drop a connection silent this many seconds with nothing running (default: never, as adbd)")
     args = parser.parse_args(argv)
     try:
         return run(args)
@@ -107,7 +118,12 @@ def serve(args: argparse.Namespace) -> int:
             raise VluiError(f"{name} {port} is not a TCP port (1-65535)")
     if console_port == args.port:
         raise VluiError(f"--console-port and --port are both {args.port}; give them different ports")
-    phone = ServedPhone(args.snapshot, args.envs, noise=not args.no_noise)
+    limits = ServeLimits(storage_bytes=args.storage_mib << 20 if args.storage_mib >= 0 else args.storage_mib,
+                         sql_timeout_s=args.sql_timeout, max_connections=args.max_connections,
+                         idle_timeout_s=args.idle_timeout)
+    # one line per refused or dropped client, on stderr
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    phone = ServedPhone(args.snapshot, args.envs, noise=not args.no_noise, limits=limits)
     stop = threading.Event()
     daemon = console = None
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}

@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import logging
 import posixpath
+import select
 import socket
 import struct
 import threading
@@ -37,6 +38,7 @@ import numpy as np
 from vlui.errors import VluiError
 from vlui.sim.served import ServedPhone
 from vlui.sim.shell import Shell
+from vlui.sim.storage import StorageError, read_only
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +46,7 @@ A_SYNC, A_CNXN, A_OPEN, A_OKAY = 0x434E5953, 0x4E584E43, 0x4E45504F, 0x59414B4F
 A_CLSE, A_WRTE, A_AUTH, A_STLS = 0x45534C43, 0x45545257, 0x48545541, 0x534C5453
 A_VERSION_MIN = 0x01000000
 A_VERSION = 0x01000001  # the first version that lets both sides leave the checksum 0
-MAX_PAYLOAD = 1 << 20
-MAX_INCOMING = 16 << 20  # a larger packet means a confused peer: drop the connection
+MAX_PAYLOAD = 1 << 20  # what we accept and send in one packet; a larger packet means a confused peer: dropped
 HEADER = struct.Struct("<6I")
 FEATURES = ("fixed_push_mkdir",)  # SEND creates the parent directories, so adb push needs no `mkdir -p`
 QUEUE_LIMIT = 1 << 20  # bytes a stream queues before its writer waits for the host
@@ -92,6 +93,7 @@ class LoopbackServer:
 
     def __init__(self, host: str, port: int, what: str) -> None:
         self._listener = listen(host, port, what)
+        self.what = what
         self.host = host
         self.port: int = self._listener.getsockname()[1]
         self._lock = threading.Lock()
@@ -99,22 +101,39 @@ class LoopbackServer:
         self._thread = threading.Thread(target=self._accept, name=f"{what}:{self.port}", daemon=True)
         self._thread.start()
 
-    def _accepted(self, sock: socket.socket) -> Callable[[], None]:
+    def _accepted(self, sock: socket.socket, peer: str) -> Callable[[], None]:
         raise NotImplementedError
 
     def _accept(self) -> None:
         while True:
             try:
-                sock, _ = self._listener.accept()
+                sock, address = self._listener.accept()
             except OSError:
                 return
             sock.settimeout(None)
+            peer = _peer_name(address)
             with self._lock:
                 if self._closed:
                     sock.close()
                     return
-                start = self._accepted(sock)
+                full = self._client_count() >= self.max_connections
+                start = None if full else self._accepted(sock, peer)
+            if start is None:
+                log.warning("%s: refused a connection from %s: %d connections already (the limit)", self.what,
+                            peer, self.max_connections)
+                self._refuse(sock)
+                continue
             start()
+
+    max_connections = 64
+
+    def _client_count(self) -> int:
+        """Clients connected now (the caller holds :attr:`_lock`)."""
+        raise NotImplementedError
+
+    def _refuse(self, sock: socket.socket) -> None:
+        """Turn away a client over the connection limit."""
+        sock.close()
 
     def _stop(self) -> bool:
         """Stop accepting; False if the server was already closed."""
@@ -145,6 +164,17 @@ def register_emulator(adb_port: int, server_port: int = 5037, attempts: int = 5,
                     f"{last.strerror or last if last else 'no answer'}")
 
 
+def _readable(sock: socket.socket, timeout: float | None) -> bool:
+    """Wait until ``sock`` has data (or has been hung up); False after ``timeout`` s (None: no limit)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN | select.POLLPRI | select.POLLHUP | select.POLLERR)
+    return bool(poller.poll(None if timeout is None else int(timeout * 1000)))
+
+
+def _peer_name(address) -> str:
+    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) and len(address) >= 2 else str(address)
+
+
 def _checksum(data: bytes | memoryview) -> int:
     return int(np.frombuffer(data, np.uint8).sum(dtype=np.uint64)) & 0xFFFFFFFF
 
@@ -159,14 +189,38 @@ class AdbDaemon(LoopbackServer):
                  shell: Callable[[ServedPhone], ShellLike] = Shell) -> None:
         self.phone = phone
         self.shell = shell
+        self.limits = phone.limits
+        self.max_connections = phone.limits.max_connections
         self._connections: set[_Connection] = set()
+        self._open_streams = 0
         super().__init__(host, port, "adb transport")
 
-    def _accepted(self, sock: socket.socket) -> Callable[[], None]:
+    def _accepted(self, sock: socket.socket, peer: str) -> Callable[[], None]:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn = _Connection(self, sock)
+        conn = _Connection(self, sock, peer)
         self._connections.add(conn)
         return conn.start
+
+    def _client_count(self) -> int:
+        return len(self._connections)
+
+    def _stream_opened(self) -> bool:
+        """Count a new stream; False when :attr:`ServeLimits.max_streams` are open already."""
+        with self._lock:
+            if self._open_streams >= self.limits.max_streams:
+                return False
+            self._open_streams += 1
+            return True
+
+    def _stream_closed(self) -> None:
+        with self._lock:
+            self._open_streams -= 1
+
+    @property
+    def streams(self) -> int:
+        """Streams open now, on every connection."""
+        with self._lock:
+            return self._open_streams
 
     def _forget(self, conn: _Connection) -> None:
         with self._lock:
@@ -198,14 +252,19 @@ class AdbDaemon(LoopbackServer):
         self.close()
 
 
+class _Rejected(Exception):
+    """Why a connection is dropped (logged in one line with the peer's address)."""
+
+
 class _Connection:
     """One host: a reader thread that dispatches its packets, and the streams it opened."""
 
-    def __init__(self, daemon: AdbDaemon, sock: socket.socket) -> None:
+    def __init__(self, daemon: AdbDaemon, sock: socket.socket, peer: str) -> None:
         self.daemon = daemon
         self.phone = daemon.phone
         self.sock = sock
-        self.rfile = sock.makefile("rb", buffering=256 << 10)
+        self.peer = peer
+        self.inbuf = bytearray()
         self.wlock = threading.Lock()
         self.streams: dict[int, _Stream] = {}
         self.slock = threading.Lock()
@@ -237,21 +296,45 @@ class _Connection:
                 self.sock.sendall(header)
                 self.sock.sendall(data)
 
-    def _recv(self, n: int) -> bytes:
-        data = self.rfile.read(n)
-        if data is None or len(data) < n:
-            raise EOFError
+    def _recv(self, n: int, starting: bool = False) -> bytes:
+        """Exactly ``n`` bytes from the host. Raises EOFError when it hangs up, and :class:`_Rejected` when it
+        stalls: before its CNXN or inside a packet for :attr:`ServeLimits.handshake_timeout_s`, or, with no stream
+        open, between packets for :attr:`ServeLimits.idle_timeout_s` (``starting``: waiting for a new packet)."""
+        limits = self.daemon.limits
+        while len(self.inbuf) < n:
+            if self.inbuf or not starting or not self.online:
+                timeout, why = limits.handshake_timeout_s, ("a truncated packet" if self.online or self.inbuf
+                                                            else "no CNXN")
+            else:
+                timeout, why = limits.idle_timeout_s, "idle"
+            if not _readable(self.sock, timeout):
+                if why == "idle" and self.streams:
+                    continue  # a command that runs long and quietly: the host is waiting for it, not idle
+                raise _Rejected(f"{why} for {timeout:g} s")
+            chunk = self.sock.recv(max(256 << 10, n - len(self.inbuf)))
+            if not chunk:
+                raise EOFError
+            self.inbuf += chunk
+        data = bytes(self.inbuf[:n])
+        del self.inbuf[:n]
         return data
 
     def _read(self) -> None:
         try:
             while True:
-                command, arg0, arg1, length, _, magic = HEADER.unpack(self._recv(HEADER.size))
-                if magic != command ^ 0xFFFFFFFF or length > MAX_INCOMING:
-                    log.warning("adbd: bad packet header from the host, dropping the connection")
-                    return
+                command, arg0, arg1, length, check, magic = HEADER.unpack(self._recv(HEADER.size, starting=True))
+                if magic != command ^ 0xFFFFFFFF:
+                    raise _Rejected("a packet with a bad magic")
+                if length > MAX_PAYLOAD:
+                    raise _Rejected(f"a {length}-byte packet (the most is {MAX_PAYLOAD})")
                 data = self._recv(length) if length else b""
+                version = arg0 if command == A_CNXN else self.version
+                if version < A_VERSION and length and check != _checksum(data):
+                    raise _Rejected("a packet with a wrong checksum")
                 self._dispatch(command, arg0, arg1, data)
+        except _Rejected as why:
+            if not self.dropped:
+                log.warning("adb transport: dropped the connection from %s: %s", self.peer, why)
         except (OSError, EOFError, ValueError):
             pass
         finally:
@@ -300,6 +383,11 @@ class _Connection:
             log.info("adbd: refused unknown service %r", service)
             self.send(A_CLSE, 0, remote_id)
             return
+        if not self.daemon._stream_opened():
+            log.warning("adb transport: refused service %r from %s: %d streams open already (the limit)",
+                        service[:40], self.peer, self.daemon.limits.max_streams)
+            self.send(A_CLSE, 0, remote_id)
+            return
         stream = _Stream(self, next(self.ids), remote_id)
         with self.slock:
             self.streams[stream.local_id] = stream
@@ -311,6 +399,7 @@ class _Connection:
     def forget(self, stream: _Stream) -> None:
         with self.slock:
             self.streams.pop(stream.local_id, None)
+        self.daemon._stream_closed()
 
     def _cancel_streams(self) -> None:
         with self.slock:
@@ -616,19 +705,24 @@ def _send(stream: _Stream, spec: str) -> bool:
     """SEND "path,mode": DATA chunks then DONE(mtime); answered OKAY or FAIL."""
     raw_path = spec.rpartition(",")[0] if "," in spec else spec
     path = _normpath(raw_path)
-    chunks = []
+    phone = stream.phone
+    if read_only(path):
+        return _fail(stream, "couldn't create file: Read-only file system")
+    chunks, size = [], 0
     while True:
         header = stream.read(8)
         ident, length = header[:4], int.from_bytes(header[4:], "little")
         if ident == b"DATA":
             if length > SYNC_DATA_MAX:
                 return _fail(stream, "data chunk too large")
+            size += length
+            if size > phone.files.room(replacing=path):  # refused as it arrives: never held in memory
+                return _fail(stream, "write failed: No space left on device")
             chunks.append(stream.read(length))
         elif ident == b"DONE":
             break
         else:
             return _fail(stream, f"invalid data message {ident!r}")
-    phone = stream.phone
     with phone.lock:
         parents = [posixpath.dirname(path)]
         while parents[-1] != "/":
@@ -637,7 +731,10 @@ def _send(stream: _Stream, spec: str) -> bool:
             return _fail(stream, f"couldn't create file {raw_path}: Is a directory")
         if any(p in phone.files for p in parents):
             return _fail(stream, f"couldn't create file {path}: Not a directory")
-        phone.files[path] = b"".join(chunks)
+        try:
+            phone.files[path] = b"".join(chunks)
+        except StorageError as err:  # others filled the storage meanwhile
+            return _fail(stream, f"write failed: {err.strerror}")
     stream.write(b"OKAY" + bytes(4))
     return True
 

@@ -9,11 +9,12 @@ benchmarks use: ``avd name|status``, ``avd snapshot list|save|load|delete NAME``
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -23,6 +24,9 @@ from vlui.sim.logcat import EPOCH
 from vlui.sim.served import SDK, ServedPhone
 
 TOKEN_FILE = ".emulator_console_auth_token"
+MAX_LINE = 4096  # bytes in one command line; the emulator's own commands are far shorter
+
+log = logging.getLogger(__name__)
 
 HELP = """Android console commands:
 
@@ -94,15 +98,27 @@ class EmulatorConsole(LoopbackServer):
         self.token = ensure_token(self.token_path)
         self.avd_name = avd_name or f"{phone.prop('ro.product.model').replace(' ', '_')}_API_{SDK}"
         self.on_kill = on_kill
+        self.limits = phone.limits
+        self.max_connections = phone.limits.max_connections
         self._clients: set[socket.socket] = set()
         self._threads: list[threading.Thread] = []
         super().__init__(host, port, "emulator console")
 
-    def _accepted(self, sock: socket.socket) -> Callable[[], None]:
+    def _accepted(self, sock: socket.socket, peer: str) -> Callable[[], None]:
         self._clients.add(sock)
-        thread = threading.Thread(target=self._serve, args=(sock,), name="console-client", daemon=True)
+        thread = threading.Thread(target=self._serve, args=(sock, peer), name="console-client", daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         return thread.start
+
+    def _client_count(self) -> int:
+        return len(self._clients)
+
+    def _refuse(self, sock: socket.socket) -> None:
+        try:
+            sock.sendall(b"KO: too many console connections\r\n")
+        except OSError:
+            pass
+        sock.close()
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop listening and disconnect every client."""
@@ -127,13 +143,33 @@ class EmulatorConsole(LoopbackServer):
         self.close()
 
     # ------------------------------------------------------------------------------------------ one client
-    def _serve(self, sock: socket.socket) -> None:
+    def _serve(self, sock: socket.socket, peer: str) -> None:
         killed = False
         try:
             rfile = sock.makefile("rb")
 
             def say(*lines: str) -> None:
                 sock.sendall("".join(line + "\r\n" for line in lines).encode())
+
+            def lines() -> Iterator[bytes]:
+                """The client's lines; it is dropped (one log line) when it stalls or sends a line too long."""
+                while True:
+                    sock.settimeout(self.limits.idle_timeout_s if authenticated else self.limits.auth_timeout_s)
+                    try:
+                        raw = rfile.readline(MAX_LINE + 1)
+                    except TimeoutError:
+                        stalled = "authenticated" if authenticated else "not authenticated"
+                        log.warning("emulator console: dropped the connection from %s: %s and silent for %g s",
+                                    peer, stalled, sock.gettimeout())
+                        return
+                    if not raw:
+                        return
+                    if len(raw) > MAX_LINE:
+                        say(f"KO: line longer than {MAX_LINE} bytes")
+                        log.warning("emulator console: dropped the connection from %s: a line longer than %d "
+                                    "bytes", peer, MAX_LINE)
+                        return
+                    yield raw
 
             authenticated = not self.token
             if authenticated:
@@ -142,7 +178,7 @@ class EmulatorConsole(LoopbackServer):
                 say("Android Console: Authentication required",
                     "Android Console: type 'auth <auth_token>' to authenticate",
                     "Android Console: you can find your <auth_token> in ", f"'{self.token_path}'", "OK")
-            for raw in rfile:
+            for raw in lines():
                 words = raw.decode("utf-8", "replace").split()
                 if not words:
                     continue

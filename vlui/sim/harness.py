@@ -25,7 +25,7 @@ import adbutils
 from vlui.errors import VluiError
 from vlui.sim.adbd import AdbDaemon, register_emulator
 from vlui.sim.console import TOKEN_FILE, EmulatorConsole
-from vlui.sim.served import ServedPhone
+from vlui.sim.served import ServedPhone, ServeLimits
 
 # Even console ports come from here: far from adb's 5037, the emulators' 5554-5585 and the kernel's ephemeral ports.
 PORT_RANGE = (20000, 32000)
@@ -65,12 +65,12 @@ class PrivateAdb:
 
     def __init__(self, snapshot: str = "000", *, mode: str = "thread", register: str = "emulator",
                  home: str | Path | None = None, envs_dir: str | Path | None = None, noise: bool = True,
-                 timeout: float = 20.0) -> None:
+                 timeout: float = 20.0, limits: ServeLimits = ServeLimits()) -> None:
         if mode not in ("thread", "process"):
             raise VluiError(f"unknown PrivateAdb mode {mode!r}; choose from: thread, process")
         if register not in ("emulator", "connect"):
             raise VluiError(f"unknown PrivateAdb register {register!r}; choose from: emulator, connect")
-        self.mode, self.timeout = mode, timeout
+        self.mode, self.timeout, self.limits = mode, timeout, limits
         self._own_home = home is None
         self.home = Path(tempfile.mkdtemp(prefix="vlui-adb-") if home is None else home)
         self.adb_path = adbutils.adb_path()
@@ -125,7 +125,7 @@ class PrivateAdb:
         raise VluiError(f"the private adb server did not start: {self._log_tail('adb-server.log')}")
 
     def _serve_in_thread(self, snapshot: str, envs_dir: str | Path | None, noise: bool, register: str) -> None:
-        self.phone = ServedPhone(snapshot, envs_dir, noise=noise)
+        self.phone = ServedPhone(snapshot, envs_dir, noise=noise, limits=self.limits)
         for _ in range(50):
             port = _random_console_port()
             try:
@@ -162,6 +162,10 @@ class PrivateAdb:
             cmd += ["--adb-server-port", str(self.adb_port)] if register == "emulator" else []
             cmd += ["--envs", str(envs_dir)] if envs_dir else []
             cmd += [] if noise else ["--no-noise"]
+            lim = self.limits
+            cmd += ["--storage-mib", str(lim.storage_bytes >> 20), "--sql-timeout", str(lim.sql_timeout_s),
+                    "--max-connections", str(lim.max_connections)]
+            cmd += [] if lim.idle_timeout_s is None else ["--idle-timeout", str(lim.idle_timeout_s)]
             with open(self.home / "serve.log", "w") as log:  # its stderr: read when it fails
                 self.process = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                                 stderr=log, text=True)

@@ -9,6 +9,7 @@ readers wake up.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +20,38 @@ from vlui.sim.logcat import Entry
 from vlui.sim.phone import SimDevice
 from vlui.sim.snapshot import Snapshot, load_snapshot, snapshot_ids
 from vlui.sim.state import DeviceState
+from vlui.sim.storage import DEFAULT_BUDGET, PhoneFiles, unique_bytes
 
 SDK = 29  # Android 10, as B-MoCA's emulators
 RELEASE = "10"
+
+
+@dataclass(frozen=True)
+class ServeLimits:
+    """What one client of the served phone may use, so that no client can starve the others or the host
+    (``docs/security.md``). ``None`` turns a timeout off."""
+
+    storage_bytes: int = DEFAULT_BUDGET  # the phone's files; the console's saved snapshots get as much again
+    sql_timeout_s: float = 5.0  # one sqlite3 invocation
+    max_connections: int = 64  # per server (the adb transport, the console)
+    max_streams: int = 256  # open adb streams (services running) across every connection
+    handshake_timeout_s: float = 10.0  # to send CNXN (adb), and to finish a packet begun
+    auth_timeout_s: float = 60.0  # to authenticate on the console (time enough to paste the token by hand)
+    idle_timeout_s: float | None = None  # a connection that sends nothing this long; None: kept, as adbd does
+
+    def __post_init__(self) -> None:
+        for name in ("storage_bytes", "max_connections", "max_streams"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "storage_bytes" else 1):
+                raise VluiError(f"serve limit {name} must be an integer >= {0 if name == 'storage_bytes' else 1}, "
+                                f"not {value!r}")
+        for name in ("sql_timeout_s", "handshake_timeout_s", "auth_timeout_s", "idle_timeout_s"):
+            value = getattr(self, name)
+            if value is None and name == "idle_timeout_s":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value <= 0:
+                raise VluiError(f"serve limit {name} must be a number of seconds > 0, not {value!r}")
 
 
 @dataclass
@@ -40,13 +70,16 @@ class ServedPhone:
     """The shared phone. Take :attr:`lock` around every use of :attr:`device`."""
 
     def __init__(self, snapshot: str | Path | Snapshot = "000", envs_dir: str | Path | None = None,
-                 step_ms: int = 3000, noise: bool = True, serial: str = "EMULATOR29X0X0X0") -> None:
+                 step_ms: int = 3000, noise: bool = True, serial: str = "EMULATOR29X0X0X0",
+                 limits: ServeLimits = ServeLimits()) -> None:
         self.device = SimDevice(snapshot, envs_dir, step_ms=step_ms, noise=noise)
         self.envs_dir = envs_dir
         self.serial = serial
+        self.limits = limits
         self.lock = threading.RLock()
         self.log_changed = threading.Condition(self.lock)  # notified after anything that may have logged
-        self.files: dict[str, bytes] = {}  # absolute path -> content; directories are implied by their files
+        # absolute path -> content; directories are implied by their files
+        self.files = PhoneFiles(budget=limits.storage_bytes)
         self.props: dict[str, str] = {}  # set with setprop; overrides the derived ones (see prop())
         self.settings: dict[str, dict[str, str]] = {"system": {}, "secure": {}, "global": {}}
         self.saved: dict[str, SavedSnapshot] = {}
@@ -102,14 +135,14 @@ class ServedPhone:
                 dev.state = saved.state.copy()
                 dev.log.restore_state((list(saved.log[0]), saved.log[1]))
                 dev._invalidate()
-                self.files, self.props = dict(saved.files), dict(saved.props)
+                self.files, self.props = PhoneFiles(saved.files, self.limits.storage_bytes), dict(saved.props)
                 self.settings = {k: dict(v) for k, v in saved.settings.items()}
             else:
                 if "/" in name or name.endswith((".yaml", ".yml")):
                     raise VluiError(f"snapshot '{name}' not found")
                 load_snapshot(name, self.envs_dir)  # raises VluiError for an unknown name
                 self.device.load_snapshot(name)
-                self.files, self.props = {}, {}
+                self.files, self.props = PhoneFiles(budget=self.limits.storage_bytes), {}
                 self.settings = {"system": {}, "secure": {}, "global": {}}
             configure.on_boot(self)
             self.log_changed.notify_all()
@@ -120,7 +153,12 @@ class ServedPhone:
             raise VluiError(f"invalid snapshot name {name!r}")
         with self.lock:
             dev = self.device
-            self.saved[name] = SavedSnapshot(dev.snapshot, dev.state.copy(), dev.log.copy_state(), dict(self.files),
+            files = self.files.snapshot()
+            others = [s.files for n, s in self.saved.items() if n != name]
+            if unique_bytes(files, *others) > self.limits.storage_bytes:
+                raise VluiError(f"not enough space to save snapshot '{name}': saved snapshots may hold "
+                                f"{self.limits.storage_bytes >> 20} MiB of files; delete one first")
+            self.saved[name] = SavedSnapshot(dev.snapshot, dev.state.copy(), dev.log.copy_state(), files,
                                              dict(self.props), {k: dict(v) for k, v in self.settings.items()})
 
     def delete_snapshot(self, name: str) -> None:

@@ -23,6 +23,7 @@ dumpsys svc service media`` · ``cat ls mkdir rm rmdir cp mv touch chmod chown s
 
 from __future__ import annotations
 
+import errno
 import io as _io
 import posixpath
 import re
@@ -45,8 +46,10 @@ from vlui.sim import configure, services
 from vlui.sim.apps import dialer
 from vlui.sim.logcat import EPOCH, Entry
 from vlui.sim.phone import LAUNCHER_PKG, apps, short_component
+from vlui.sim.phone_sql import ConfinedDb
 from vlui.sim.served import ServedPhone
 from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
+from vlui.sim.storage import StorageError, read_only
 
 SH = "/system/bin/sh"
 SHELL_PID = 3987  # the shell's process, as ``log`` lines and ``$$`` show it (below the apps' pids, which start at 4120)
@@ -1112,7 +1115,7 @@ class Shell:
                         self.phone.files.setdefault(path, b"")
                 buf = bytearray()
                 files.append((path, buf, r.op == ">>"))
-                stream = buf.extend
+                stream = self._bounded_writer(path, buf, r.op == ">>")
             if r.fd == 1:
                 out = stream
             else:
@@ -1123,7 +1126,23 @@ class Shell:
             if files:
                 with self.phone.lock:
                     for path, buf, append in files:
-                        self.phone.files[path] = (self.phone.files.get(path, b"") if append else b"") + bytes(buf)
+                        content = (self.phone.files.get(path, b"") if append else b"") + bytes(buf)
+                        # what others wrote meanwhile may have taken the room: keep what fits, as a full disk does
+                        self.phone.files[path] = content[:max(0, self.phone.files.room(replacing=path))]
+
+    def _bounded_writer(self, path: str, buf: bytearray, append: bool) -> Callable[[bytes], None]:
+        """What a command writes into a redirected file: gathered in ``buf`` until the phone's storage is full; the
+        write that does not fit stores what fits and raises ``StorageError`` (``No space left on device``)."""
+        files = self.phone.files
+
+        def write(data: bytes) -> None:
+            kept = len(files.get(path, b"")) if append else 0
+            room = files.room(replacing=path) - kept - len(buf)
+            if len(data) > room:
+                buf.extend(data[:max(0, room)])
+                raise StorageError(errno.ENOSPC, path)
+            buf.extend(data)
+        return write
 
     def _expand(self, s: _Session, words: list[_Word], glob: bool = True) -> list[str]:
         """The arguments that ``words`` become: variables expanded, unquoted empty expansions dropped, unquoted
@@ -1187,6 +1206,9 @@ class Shell:
         except (VluiError, _UsageError) as err:  # bad usage, or a value the simulated phone refuses: say why
             io.complain(f"{name}: {err}\n")
             return 1
+        except StorageError as err:  # a full disk or a read-only partition, met while writing
+            io.complain(f"{name}: {err.filename}: {err.strerror}\n")
+            return 1
         finally:
             self.phone.changed()  # any command may have logged: streaming readers look
 
@@ -1235,7 +1257,9 @@ class Shell:
             parent = posixpath.dirname(parent)
         if parent != "/":
             return "Not a directory"
-        return "" if self.phone.is_dir(posixpath.dirname(path)) else "No such file or directory"
+        if not self.phone.is_dir(posixpath.dirname(path)):
+            return "No such file or directory"
+        return "Read-only file system" if read_only(path) else ""
 
     def _exists(self, path: str) -> bool:
         return path in self.phone.files or self.phone.is_dir(path)
@@ -1321,6 +1345,9 @@ class Shell:
         with self.phone.lock:
             for arg in operands:
                 path = self._path(s, arg)
+                if read_only(path) and self._exists(path):
+                    errors.append(f"rm: {arg}: Read-only file system\n")
+                    continue
                 if path in self.phone.files:
                     del self.phone.files[path]
                 elif not self.phone.is_dir(path):
@@ -1347,6 +1374,8 @@ class Shell:
                     errors.append(f"rmdir: '{arg}': {why}\n")
                 elif self.phone.list_dir(path):
                     errors.append(f"rmdir: '{arg}': Directory not empty\n")
+                elif read_only(path):
+                    errors.append(f"rmdir: '{arg}': Read-only file system\n")
                 else:
                     self.phone.files.pop(path.rstrip("/") + "/", None)
         io.complain("".join(errors))
@@ -1380,6 +1409,9 @@ class Shell:
                     errors.append(f"{name}: '{arg}' and '{dest_arg}' are the same or nested\n")
                     continue
                 is_file = src in self.phone.files
+                if name == "mv" and read_only(src):
+                    errors.append(f"mv: '{arg}': Read-only file system\n")
+                    continue
                 if not (is_file or recursive):
                     errors.append(f"cp: Skipped dir '{arg}'\n")
                     continue
@@ -2203,41 +2235,42 @@ class Shell:
             return 1
         db, sql = args[0], args[1:]
         path = self._path(s, db)
-        with self.phone.lock:
+        with self.phone.lock:  # a copy of the file; the SQL runs unlocked, so a slow query stalls no other client
             original = self.phone.files.get(path)
             problem = "" if original is not None else self._unwritable(path)
-            if problem:
-                io.complain(f"Error: unable to open database \"{db}\": unable to open database file\n")
-                return 1
-            out: list[bytes] = []
-            status = 0
-            con = None
-            try:
-                con = configure.open_db(original) if original else sqlite3.connect(":memory:")
-                con.isolation_level = None  # autocommit, as the sqlite3 tool
-                for text in sql:
-                    for statement in _sql_statements(text):
+            room = self.phone.files.room(replacing=path)
+        if problem:
+            io.complain(f"Error: unable to open database \"{db}\": unable to open database file\n")
+            return 1
+        status, data = 0, original or b""
+        try:
+            with ConfinedDb(data, room, self.phone.limits.sql_timeout_s) as con:
+                try:
+                    for statement in (st for text in sql for st in _sql_statements(text)):
+                        if self._stopped(s):
+                            status = 1
+                            break
                         if statement.lstrip().startswith("."):
-                            out.append(self._sqlite_dot(con, statement.strip()))
+                            io.out(self._sqlite_dot(con, statement.strip()))
                             continue
                         cur = con.execute(statement)
-                        rows = cur.fetchall()
-                        if header and cur.description and rows:
-                            out.append(separator.join(c[0].encode() for c in cur.description) + b"\n")
-                        out += [separator.join(_sqlite_value(v) for v in row) + b"\n" for row in rows]
-                data = configure.db_bytes(con)
-                if data != (original or b""):
-                    self.phone.files[path] = data
-            except (sqlite3.Error, _UsageError) as err:
-                out.append(f"Error: {err}\n".encode())
-                status = 1
-            finally:
-                if con is not None:
-                    con.close()
-        io.out(b"".join(out))
+                        first = True
+                        while rows := con.fetch(cur):
+                            if header and first and cur.description:
+                                io.out(separator.join(c[0].encode() for c in cur.description) + b"\n")
+                            first = False
+                            io.out(b"".join(separator.join(_sqlite_value(v) for v in row) + b"\n" for row in rows))
+                finally:  # statements that ran before an error stay done (autocommit), as on a device
+                    data = con.data()
+        except (sqlite3.Error, _UsageError) as err:
+            io.complain(f"Error: {err}\n")
+            status = 1
+        if data != (original or b""):
+            with self.phone.lock:  # the last writer's file wins, as with two sqlite3 processes on a device
+                self.phone.files[path] = data
         return status
 
-    def _sqlite_dot(self, con: sqlite3.Connection, command: str) -> bytes:
+    def _sqlite_dot(self, con: ConfinedDb, command: str) -> bytes:
         name, *rest = command.split()
         if name == ".tables":
             tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
