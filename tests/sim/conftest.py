@@ -23,7 +23,11 @@ class ProbeShell:
     def __init__(self, phone) -> None:
         self.shell = Shell(phone)
 
-    def run(self, command: str, write, cancelled: threading.Event) -> int:
+    @property
+    def exited(self) -> bool:
+        return self.shell.exited
+
+    def run(self, command: str, write, cancelled: threading.Event, err=None) -> int:
         argv = shlex.split(command)
         if argv[:1] == ["blob"]:
             write(blob(int(argv[1]), int(argv[2])))
@@ -37,7 +41,7 @@ class ProbeShell:
             finally:
                 ProbeShell.ticks_ended.set()
             return 0
-        return self.shell.run(command, write, cancelled)
+        return self.shell.run(command, write, cancelled, err)
 
 
 def blob(size: int, seed: int) -> bytes:

@@ -83,7 +83,7 @@ def test_handshake_banner_and_a_command_for_an_old_host(daemon):
         fields = dict(item.split("=", 1) for item in props.split(";"))
         assert kind == "device"
         assert fields["ro.product.model"] == "Pixel 3" and fields["ro.product.device"] == "generic_x86"
-        assert "shell_v2" not in fields["features"].split(",")  # clients must use the legacy shell: service
+        assert fields["features"].split(",") == ["shell_v2", "fixed_push_mkdir"]  # the legacy shell: works too
 
         host.send(A_OPEN, 7, 0, b"shell:echo hi\0")
         command, local, remote, _ = host.recv()
@@ -162,7 +162,7 @@ def test_adb_connect_then_shell(private_adb):
 
 def test_root_and_features(private_adb):
     assert adb_ok(private_adb, "-s", private_adb.serial, "root").stdout == "adbd is already running as root\n"
-    assert "shell_v2" not in adb_ok(private_adb, "-s", private_adb.serial, "features").stdout
+    assert adb_ok(private_adb, "-s", private_adb.serial, "features").stdout.split() == ["shell_v2", "fixed_push_mkdir"]
 
 
 def test_adbutils_shell(private_adb):
@@ -182,7 +182,8 @@ def test_adbutils_shell2_exit_status(private_adb):
 
 
 def test_interactive_shell(private_adb):
-    out = adb_ok(private_adb, "-s", private_adb.serial, "shell", input=b"echo inter\nexit\n", text=False).stdout
+    # -tt: a terminal although stdin is a pipe (without it, the shell reads the pipe as a script: no prompt, no echo)
+    out = adb_ok(private_adb, "-s", private_adb.serial, "shell", "-tt", input=b"echo inter\nexit\n", text=False).stdout
     assert out.startswith(b"generic_x86:/ # ")
     assert b"inter\r\n" in out  # through a terminal: \n becomes \r\n
 

@@ -89,10 +89,11 @@ def test_a_query_that_runs_too_long_stops_and_others_are_served_meanwhile(pa):
     thread = threading.Thread(target=other_client)
     thread.start()
     start = time.monotonic()
-    out = shell(pa, f"sqlite3 /data/local/tmp/q.db '{forever}'; echo status=$?")
+    out = pa.adb("-s", pa.serial, "shell", f"sqlite3 /data/local/tmp/q.db '{forever}'")
     elapsed = time.monotonic() - start
     thread.join()
-    assert out == "Error: interrupted: the simulated phone stops an SQL statement after 0.5 s\nstatus=1\n"
+    assert (out.returncode, out.stderr) == (1, "Error: interrupted: the simulated phone stops an SQL statement "
+                                               "after 0.5 s\n")
     assert elapsed < 5
     assert answers["latency"] < LIMITS.sql_timeout_s  # the phone was not locked while the query ran
 
@@ -120,10 +121,9 @@ def test_pushes_past_the_storage_budget_fail_and_keep_what_was_there(pa, tmp_pat
 
 def test_a_command_writing_past_the_budget_stops_with_a_full_disk(pa):
     # a raw screenshot of this phone is 8 MiB, four times the budget
-    assert shell(pa, "screencap /sdcard/s.raw; echo status=$?") == (
-        "screencap: /sdcard/s.raw: No space left on device\nstatus=1\n")
-    assert shell(pa, "screencap > /sdcard/s.raw; echo status=$?") == (
-        "screencap: /sdcard/s.raw: No space left on device\nstatus=1\n")
+    for command in ("screencap /sdcard/s.raw", "screencap > /sdcard/s.raw"):
+        out = pa.adb("-s", pa.serial, "shell", command)
+        assert (out.returncode, out.stderr) == (1, "screencap: /sdcard/s.raw: No space left on device\n")
     assert pa.phone.files.used <= STORAGE
     shell(pa, "rm -f /sdcard/s.raw")
 

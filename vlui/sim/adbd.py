@@ -48,7 +48,8 @@ A_VERSION_MIN = 0x01000000
 A_VERSION = 0x01000001  # the first version that lets both sides leave the checksum 0
 MAX_PAYLOAD = 1 << 20  # what we accept and send in one packet; a larger packet means a confused peer: dropped
 HEADER = struct.Struct("<6I")
-FEATURES = ("fixed_push_mkdir",)  # SEND creates the parent directories, so adb push needs no `mkdir -p`
+# shell_v2: exit statuses and stderr of their own; fixed_push_mkdir: SEND creates the parent directories
+FEATURES = ("shell_v2", "fixed_push_mkdir")
 QUEUE_LIMIT = 1 << 20  # bytes a stream queues before its writer waits for the host
 
 SYNC_DATA_MAX = 64 << 10
@@ -58,7 +59,10 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class ShellLike(Protocol):
-    def run(self, command: str, write: Callable[[bytes], None], cancelled: threading.Event) -> int: ...
+    exited: bool
+
+    def run(self, command: str, write: Callable[[bytes], None], cancelled: threading.Event,
+            err: Callable[[bytes], None] | None = None) -> int: ...
 
 
 def listen(host: str, port: int, what: str) -> socket.socket:
@@ -353,8 +357,7 @@ class _Connection:
                 stream.on_okay()
         elif command == A_WRTE:
             stream = self._stream(arg1)
-            if stream is not None:
-                stream.on_write(data)
+            if stream is not None and stream.on_write(data):
                 self.send(A_OKAY, stream.local_id, stream.remote_id)
         elif command == A_CLSE:
             stream = self._stream(arg1)
@@ -439,6 +442,7 @@ class _Stream:
         self.finishing = False
         self.closed = False
         self.inbox = bytearray()
+        self.owe_okay = False
 
     def serve(self, run: Callable[[_Stream], None]) -> None:
         try:
@@ -538,10 +542,26 @@ class _Stream:
             self._close(send=False)
 
     # ------------------------------------------------------------------------------------------ input
-    def on_write(self, data: bytes) -> None:
+    def on_write(self, data: bytes) -> bool:
+        """Take the host's data; whether to answer ``OKAY`` now. A service that does not read what the host sends
+        gets at most :data:`QUEUE_LIMIT` bytes queued: the ``OKAY`` then waits until it reads, and the host waits
+        for the ``OKAY``, as adbd makes a host wait for a process that does not read its standard input."""
         with self.cond:
             self.inbox += data
             self.cond.notify_all()
+            if len(self.inbox) <= QUEUE_LIMIT:
+                return True
+            self.owe_okay = True
+            return False
+
+    def _taken(self) -> None:
+        """After a read (the caller holds :attr:`cond`): send the ``OKAY`` held back for a full inbox."""
+        if self.owe_okay and len(self.inbox) <= QUEUE_LIMIT and not self.closed:
+            self.owe_okay = False
+            try:
+                self.conn.send(A_OKAY, self.local_id, self.remote_id)
+            except OSError:
+                pass
 
     def read(self, n: int) -> bytes:
         """Exactly ``n`` bytes from the host; EOFError if the stream closes first."""
@@ -552,6 +572,7 @@ class _Stream:
                 raise EOFError
             data = bytes(self.inbox[:n])
             del self.inbox[:n]
+            self._taken()
             return data
 
     def read_some(self) -> bytes:
@@ -561,6 +582,7 @@ class _Stream:
                 self.cond.wait()
             data = bytes(self.inbox)
             self.inbox.clear()
+            self._taken()
             return data
 
 
@@ -568,9 +590,13 @@ class _Stream:
 def _service(name: str) -> Callable[[_Stream], None] | None:
     """The function that runs service ``name`` on a stream, or None for a service we do not offer."""
     kind, _, arg = name.partition(":")
-    if kind in ("shell", "exec") and arg.strip():
+    base, *options = kind.split(",")
+    if base == "shell" and "v2" in options:  # shell,v2[,raw|,pty][,TERM=...]:[COMMAND]
+        pty = "pty" in options or ("raw" not in options and not arg.strip())
+        return lambda stream: _shell_v2(stream, arg, pty)
+    if base in ("shell", "exec") and arg.strip():
         return lambda stream: _run_command(stream, arg)
-    if kind == "shell":  # "shell:" (and "shell,raw:"-style option lists, which only shell_v2 hosts send)
+    if base == "shell":
         return _interactive
     if name == "sync:":
         return _sync
@@ -587,52 +613,117 @@ def _run_command(stream: _Stream, command: str) -> None:
         phone.changed()
 
 
+def _tty(write: Callable[[bytes], None]) -> Callable[[bytes], None]:
+    """``write`` through a terminal's line discipline: ``\\n`` becomes ``\\r\\n``."""
+    return lambda data: write(bytes(data).replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+
+
 def _interactive(stream: _Stream) -> None:
-    """A pseudo-terminal session: echo what the host types, run each line, ``exit`` (or ^D on an empty line) ends
-    it. Output goes through the terminal's line discipline, so ``\\n`` becomes ``\\r\\n``."""
+    """The legacy ``shell:`` with no command: a terminal session on the stream's raw bytes."""
+    _terminal(stream, stream.read_some, stream.write)
+
+
+def _terminal(stream: _Stream, read: Callable[[], bytes], write: Callable[[bytes], None]) -> int:
+    """A pseudo-terminal session: echo what the host types (``read`` gives it, b"" at its end), run each line,
+    ``exit`` (or ^D on an empty line) ends it; the status of the last command. Output goes through the terminal's
+    line discipline."""
     phone = stream.phone
     shell = stream.conn.daemon.shell(phone)
     prompt = f"{phone.prop('ro.product.device')}:/ # ".encode()
-
-    def tty_write(data: bytes) -> None:
-        stream.write(bytes(data).replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
-
-    stream.write(prompt)
+    tty_write = _tty(write)
+    status = 0
+    write(prompt)
     line = bytearray()
     previous = 0
     while True:
-        data = stream.read_some()
+        data = read()
         if not data:
-            return
+            return status
         for byte in data:
             if byte == 0x0A and previous == 0x0D:  # \r\n from a pipe: one line, not two
                 previous = byte
                 continue
             previous = byte
             if byte in (0x0D, 0x0A):
-                stream.write(b"\r\n")
+                write(b"\r\n")
                 command = line.decode("utf-8", "replace").strip()
                 line.clear()
-                if command in ("exit", "logout"):
-                    return
+                if command == "logout":
+                    return status
                 if command:
                     try:
-                        shell.run(command, tty_write, stream.cancelled)
+                        status = shell.run(command, tty_write, stream.cancelled)
                     finally:
                         phone.changed()
-                stream.write(prompt)
+                    if shell.exited:
+                        return status
+                write(prompt)
             elif byte == 0x04 and not line:  # ^D
-                return
+                return status
             elif byte == 0x03:  # ^C
                 line.clear()
-                stream.write(b"^C\r\n" + prompt)
+                write(b"^C\r\n" + prompt)
             elif byte in (0x7F, 0x08):
                 if line:
                     del line[-1]
-                    stream.write(b"\b \b")
+                    write(b"\b \b")
             else:
                 line.append(byte)
-                stream.write(bytes([byte]))
+                write(bytes([byte]))
+
+
+# ---------------------------------------------------------------------------------------------- shell v2
+# The shell protocol (AOSP adb/shell_protocol.h): both ways, packets of an id byte, a little-endian 32-bit length
+# and the data.
+V2_STDIN, V2_STDOUT, V2_STDERR, V2_EXIT, V2_CLOSE_STDIN, V2_WINDOW_SIZE = range(6)
+V2_HEADER = struct.Struct("<BI")
+
+
+def _shell_v2(stream: _Stream, command: str, pty: bool) -> None:
+    """``shell,v2``: standard output and error in their own packets, then the exit status, so that ``adb shell
+    false`` exits 1. With a command, it runs (``pty``: through a terminal, both outputs as one); without one,
+    ``pty`` is an interactive session and ``raw`` runs the lines the host sends on standard input, as ``sh``
+    reading a pipe does, until the host closes it."""
+    phone = stream.phone
+
+    def packet(kind: int) -> Callable[[bytes], None]:
+        return lambda data: stream.write(V2_HEADER.pack(kind, len(data)) + bytes(data)) if len(data) else None
+
+    def stdin() -> bytes:
+        """The host's next standard-input bytes; b"" once it closes them (or the stream)."""
+        while True:
+            try:
+                kind, length = V2_HEADER.unpack(stream.read(V2_HEADER.size))
+                data = stream.read(length) if length else b""
+            except EOFError:
+                return b""
+            if kind == V2_CLOSE_STDIN:
+                return b""
+            if kind == V2_STDIN and data:
+                return data  # window-size changes and empty packets change nothing here
+
+    out, err = packet(V2_STDOUT), packet(V2_STDERR)
+    shell = stream.conn.daemon.shell(phone)
+    status = 0
+    try:
+        if command.strip():
+            status = shell.run(command, _tty(out) if pty else out, stream.cancelled, _tty(out) if pty else err)
+        elif pty:
+            status = _terminal(stream, stdin, out)
+        else:
+            pending = b""
+            while not shell.exited:
+                data = stdin()
+                pending += data
+                *lines, pending = pending.split(b"\n") if data else [*pending.split(b"\n"), b""]
+                for line in lines:
+                    if line.strip() and not shell.exited:
+                        status = shell.run(line.decode("utf-8", "replace"), out, stream.cancelled, err)
+                if not data:
+                    break
+    finally:
+        phone.changed()
+    stream.write(V2_HEADER.pack(V2_EXIT, 1) + bytes([status & 0xFF]))
 
 
 # ---------------------------------------------------------------------------------------------- file sync

@@ -208,11 +208,12 @@ class PrivateAdb:
             return "(no log)"
 
     # ------------------------------------------------------------------------------------------ use
-    def adb(self, *args: str, timeout: float = 60.0, text: bool = True,
-            input: str | bytes | None = None) -> subprocess.CompletedProcess:
-        """Run ``adb -P <our port> ARGS`` with our environment; output captured (bytes if ``text=False``)."""
-        return subprocess.run([self.adb_path, "-P", str(self.adb_port), *args], env=self.env, capture_output=True,
-                              text=text, timeout=timeout, input=input)
+    def adb(self, *args: str, timeout: float = 60.0, text: bool = True, input: str | bytes | None = None,
+            env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        """Run ``adb -P <our port> ARGS`` with our environment (plus ``env_extra``); output captured (bytes if
+        ``text=False``)."""
+        return subprocess.run([self.adb_path, "-P", str(self.adb_port), *args], env={**self.env, **(env_extra or {})},
+                              capture_output=True, text=text, timeout=timeout, input=input)
 
     def client(self) -> adbutils.AdbClient:
         return adbutils.AdbClient(host="127.0.0.1", port=self.adb_port)

@@ -24,6 +24,62 @@ from vlui.sim.storage import DEFAULT_BUDGET, PhoneFiles, unique_bytes
 
 SDK = 29  # Android 10, as B-MoCA's emulators
 RELEASE = "10"
+# The build of the Android 10 (API 29) Google APIs emulator image (sdk_gphone_x86, userdebug, which allows
+# `adb root`); PRODUCT is sdk_gphone_x86 for phones and sdk_gtablet_x86 for tablets.
+BUILD_ID, BUILD_INCREMENTAL, SECURITY_PATCH = "QSR1.210802.001", "7603624", "2021-08-05"
+
+
+def build_props(product: str) -> dict[str, str]:
+    """The ``ro.build.*`` and related properties a device's build sets: what tools read to tell the image."""
+    fingerprint = f"google/{product}/generic_x86:{RELEASE}/{BUILD_ID}/{BUILD_INCREMENTAL}:userdebug/dev-keys"
+    props = {
+        "ro.build.fingerprint": fingerprint,
+        "ro.build.id": BUILD_ID,
+        "ro.build.display.id": f"{product}-userdebug {RELEASE} {BUILD_ID} {BUILD_INCREMENTAL} dev-keys",
+        "ro.build.description": f"{product}-userdebug {RELEASE} {BUILD_ID} {BUILD_INCREMENTAL} dev-keys",
+        "ro.build.flavor": f"{product}-userdebug",
+        "ro.build.product": "generic_x86",
+        "ro.build.type": "userdebug",
+        "ro.build.tags": "dev-keys",
+        "ro.build.user": "android-build",
+        "ro.build.version.incremental": BUILD_INCREMENTAL,
+        "ro.build.version.codename": "REL",
+        "ro.build.version.all_codenames": "REL",
+        "ro.build.version.preview_sdk": "0",
+        "ro.build.version.security_patch": SECURITY_PATCH,
+        "ro.build.version.base_os": "",
+        "ro.build.characteristics": "emulator",
+        "ro.bootimage.build.fingerprint": fingerprint,
+        "ro.vendor.build.fingerprint": fingerprint,
+        "ro.product.board": "goldfish_x86",
+        "ro.product.cpu.abi": "x86",
+        "ro.product.cpu.abilist": "x86",
+        "ro.product.cpu.abilist32": "x86",
+        "ro.product.cpu.abilist64": "",
+        "ro.hardware": "ranchu",
+        "ro.boot.hardware": "ranchu",
+        "ro.boot.qemu": "1",
+        "ro.debuggable": "1",
+        "ro.secure": "1",
+        "ro.zygote": "zygote32",
+        "ro.treble.enabled": "true",
+        "ro.opengles.version": "196609",
+        "ro.carrier": "unknown",
+        "ro.crypto.state": "encrypted",
+        "ro.boot.bootreason": "reboot",
+        "persist.sys.timezone": "GMT",
+        "gsm.operator.alpha": "Android",
+        "gsm.sim.operator.alpha": "Android",
+        "gsm.operator.numeric": "310260",
+        "gsm.sim.operator.numeric": "310260",
+        "gsm.sim.state": "READY",
+        "gsm.network.type": "LTE",
+        "init.svc.adbd": "running",
+        "init.svc.zygote": "running",
+        "service.bootanim.exit": "1",
+        "dev.bootcomplete": "1",
+    }
+    return props
 
 
 @dataclass(frozen=True)
@@ -102,6 +158,7 @@ class ServedPhone:
         model = snap.profile["model"]
         product = "sdk_gphone_x86" if snap.profile["kind"] == "phone" else "sdk_gtablet_x86"
         derived = {
+            **build_props(product),
             "ro.build.version.sdk": str(SDK),
             "ro.build.version.release": RELEASE,
             "ro.build.characteristics": "emulator" if snap.profile["kind"] == "phone" else "tablet,emulator",
@@ -111,6 +168,7 @@ class ServedPhone:
             "ro.product.name": product,
             "ro.product.device": "generic_x86",
             "ro.serialno": self.serial,
+            "ro.boot.serialno": self.serial,
             "ro.kernel.qemu": "1",
             "ro.sf.lcd_density": str(snap.profile["dpi"]),
             "persist.sys.locale": configure.locale_prop(self.device),

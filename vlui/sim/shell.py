@@ -37,17 +37,19 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import numpy as np
+import yaml
 from PIL import Image
 
 from vlui.errors import VluiError
 from vlui.sim import configure, services
 from vlui.sim.apps import dialer
 from vlui.sim.logcat import EPOCH, Entry
-from vlui.sim.phone import LAUNCHER_PKG, apps, short_component
+from vlui.sim.phone import LAUNCHER_PKG, app_uid, apps, short_component
 from vlui.sim.phone_sql import ConfinedDb
-from vlui.sim.served import ServedPhone
+from vlui.sim.served import SDK, ServedPhone
 from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
 from vlui.sim.storage import StorageError, read_only
 
@@ -62,6 +64,9 @@ DUMP_PATH = "/sdcard/window_dump.xml"
 POLL_S = 0.1  # how often waits look at ``cancelled`` and ``phone.closed``
 RGBA_8888, COLORSPACE_SRGB = 1, 1  # screencap's raw header: format and (Android 9 and later) colour space
 PNG_LEVEL = 1  # zlib level of ``screencap -p``: a device's encoder compresses harder, and takes ~100 ms longer
+BATTERY_LEVEL = 100  # an emulator's battery: full, on AC power
+with open(Path(__file__).parent / "data" / "packages.yaml", encoding="utf-8") as _f:
+    PACKAGES: dict[str, dict] = yaml.safe_load(_f)
 SYSTEM_PACKAGES = ("android", "com.android.phone", "com.android.providers.settings", "com.android.shell",
                    "com.android.systemui", "com.google.android.inputmethod.latin", LAUNCHER_PKG)
 _PRIORITY = {"V": 2, "D": 3, "I": 4, "W": 5, "E": 6, "F": 7, "A": 7, "S": 8}  # android_LogPriority
@@ -332,6 +337,8 @@ class _Session:
     cancelled: threading.Event
     cwd: str = "/"
     status: int = 0  # $?
+    env: dict[str, str] = field(default_factory=lambda: dict(ENV))
+    exited: bool = False  # ``exit`` (or ``exec``) ended the shell
 
 
 def _getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[str, str]], list[str]]:
@@ -658,6 +665,7 @@ class _LogQuery:
     """What one ``logcat`` prints: its options and filter specs."""
 
     fmt: str = "threadtime"
+    modifiers: frozenset[str] = frozenset()  # -v epoch, -v year, ...: how the time is written
     dump: bool = False
     clear: bool = False
     sizes: bool = False
@@ -683,12 +691,20 @@ class _LogQuery:
 
 
 _LOG_FORMATS = ("threadtime", "brief", "time", "tag", "process", "thread", "raw", "long")
+# -v modifiers: epoch, year and usec change the time as on a device; the others (colours, uid, monotonic, ...) are
+# accepted and print as without them
+_LOG_MODIFIERS = ("epoch", "year", "usec", "monotonic", "UTC", "zone", "color", "colour", "descriptive",
+                  "printable", "uid")
 
 
-def _format_entry(fmt: str, e: Entry) -> str:
+def _format_entry(fmt: str, e: Entry, modifiers: frozenset[str] = frozenset()) -> str:
     """``e`` as ``logcat -v FMT`` prints it; a message of several lines gets the header on each, as logcat does."""
     t = EPOCH + timedelta(milliseconds=e.time_ms)
-    stamp = f"{t:%m-%d %H:%M:%S}.{t.microsecond // 1000:03d}"
+    frac = f"{t.microsecond:06d}" if "usec" in modifiers else f"{t.microsecond // 1000:03d}"
+    if "epoch" in modifiers:  # the log's times are ms since the Unix epoch
+        stamp = f"{e.time_ms // 1000:>5d}.{frac}"
+    else:
+        stamp = f"{t:%Y-%m-%d %H:%M:%S}.{frac}" if "year" in modifiers else f"{t:%m-%d %H:%M:%S}.{frac}"
     if fmt == "long":
         return f"[ {stamp} {e.pid:5d}:{e.tid:5d} {e.level}/{e.tag:<8} ]\n{e.message}\n\n"
     prefix = {"threadtime": f"{stamp} {e.pid:5d} {e.tid:5d} {e.level} {e.tag:<8}: ",
@@ -715,7 +731,9 @@ def _log_time(value: str, year: int) -> int:
     raise _UsageError(f"-t/-T \"{value}\" is neither a count nor a time like 'MM-DD hh:mm:ss.mmm'")
 
 
-def _logcat_query(args: list[str], year: int) -> _LogQuery:
+def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _LogQuery:
+    """The query of ``logcat ARGS``. ``env_tags``: ``$ANDROID_LOG_TAGS``, the filter specs used when ARGS give
+    none (``adb logcat`` exports the host's, ``''`` when unset)."""
     q = _LogQuery()
     long_options = {"--pid": "pid", "--regex": "-e", "--max-count": "-m", "--format": "-v", "--buffer": "-b",
                     "--clear": "-c", "--dump": "-d"}
@@ -754,10 +772,14 @@ def _logcat_query(args: list[str], year: int) -> _LogQuery:
         elif opt == "g":
             q.sizes = True
         elif opt == "v":
-            if value not in _LOG_FORMATS:
-                raise _UsageError(f"Invalid parameter \"{value}\" to -v; the simulated phone prints "
-                                  f"{', '.join(_LOG_FORMATS)}")
-            q.fmt = value
+            for word in value.replace(",", " ").split():
+                if word in _LOG_FORMATS:
+                    q.fmt = word
+                elif word in _LOG_MODIFIERS:
+                    q.modifiers |= {word}
+                else:
+                    raise _UsageError(f"Invalid parameter \"{word}\" to -v; the simulated phone prints "
+                                      f"{', '.join(_LOG_FORMATS)} (with {', '.join(_LOG_MODIFIERS)})")
         elif opt in "tT":
             q.dump = q.dump or opt == "t"
             if value.isdigit():
@@ -779,10 +801,13 @@ def _logcat_query(args: list[str], year: int) -> _LogQuery:
             raise _UsageError(f"-{opt} (log files) is not supported by the simulated phone")
     if buffers:
         q.buffers = tuple(buffers)
-    for spec in specs:
+    from_env = not specs and env_tags is not None
+    for spec in specs or (env_tags or "").split():
         tag, _, level = spec.rpartition(":") if ":" in spec else (spec, "", "V")
         level = level.upper()
         if not tag or level not in _PRIORITY or level == "A":
+            if from_env:
+                raise _UsageError(f"Invalid filter expression '{spec}' in ANDROID_LOG_TAGS")
             raise _UsageError(f"Invalid filter expression '{spec}'")
         if tag == "*":
             q.default = level
@@ -810,7 +835,7 @@ class _LogPrinter:
         done = False
         for e in entries:
             if self.q.wants(e):
-                chunks.append(_format_entry(self.q.fmt, e))
+                chunks.append(_format_entry(self.q.fmt, e, self.q.modifiers))
                 self.printed += 1
                 if self.q.max_count is not None and self.printed >= self.q.max_count:
                     done = True
@@ -1013,10 +1038,23 @@ class Shell:
 
     def __init__(self, phone: ServedPhone) -> None:
         self.phone = phone
+        self._session: _Session | None = None
 
-    def run(self, command: str, write: Callable[[bytes], None], cancelled: threading.Event) -> int:
-        """Run ``command``; its output through ``write`` (stdout and stderr together); the exit status."""
-        return self._run_line(command, _Io(write, write), _Session(cancelled))
+    def run(self, command: str, write: Callable[[bytes], None], cancelled: threading.Event,
+            err: Callable[[bytes], None] | None = None) -> int:
+        """Run ``command``; its standard output through ``write``, its standard error through ``err`` (with
+        ``write`` when None, as adb's legacy shell protocol mixes them); the exit status. Lines run by one Shell
+        share a session, as lines typed at one prompt do: the working directory, exported variables and ``$?``."""
+        if self._session is None:
+            self._session = _Session(cancelled)
+        s = self._session
+        s.cancelled = cancelled
+        return self._run_line(command, _Io(write, err or write), s)
+
+    @property
+    def exited(self) -> bool:
+        """Whether ``exit`` or ``exec`` ended this shell (an interactive session then ends)."""
+        return self._session is not None and self._session.exited
 
     def _run_line(self, command: str, io: _Io, s: _Session) -> int:
         try:
@@ -1033,6 +1071,7 @@ class Shell:
                 s.status = self._run_pipeline(s, io, pipeline)
         except _Exit as done:
             s.status = done.status
+            s.exited = True
         return s.status
 
     def _stopped(self, s: _Session) -> bool:
@@ -1167,7 +1206,7 @@ class Shell:
 
     def _variable(self, s: _Session, name: str) -> str:
         special = {"?": str(s.status), "$": str(SHELL_PID), "#": "0", "0": SH}
-        return special.get(name, ENV.get(name, ""))
+        return special.get(name, s.env.get(name, ""))
 
     def _glob(self, s: _Session, pattern: str) -> list[str]:
         absolute = self._path(s, pattern)
@@ -1505,7 +1544,7 @@ class Shell:
         return 0
 
     def _cd(self, s: _Session, io: _Io, args: list[str]) -> int:
-        path = self._path(s, args[0] if args else ENV["HOME"])
+        path = self._path(s, args[0] if args else s.env.get("HOME", "/"))
         with self.phone.lock:
             ok = self.phone.is_dir(path)
         if not ok:
@@ -1531,7 +1570,33 @@ class Shell:
         if len(args) < 2 or args[0] != "-c":
             io.complain(f"{SH}: only 'sh -c COMMAND' is supported by the simulated phone\n")
             return 2
-        return self._run_line(args[1], io, _Session(s.cancelled, s.cwd))
+        return self._run_line(args[1], io, _Session(s.cancelled, s.cwd, env=dict(s.env)))
+
+    def _export(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``export NAME=VALUE ...`` (or ``export NAME``, which keeps NAME's value). Every variable of the simulated
+        shell reaches the commands it runs, so exported and set are the same here."""
+        status = 0
+        for arg in args:
+            name, eq, value = arg.partition("=")
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                io.complain(f"{SH}: export: {arg}: bad variable name\n")
+                status = 1
+            elif eq:
+                s.env[name] = value
+            else:
+                s.env.setdefault(name, "")
+        return status
+
+    def _unset(self, s: _Session, io: _Io, args: list[str]) -> int:
+        for name in args:
+            s.env.pop(name, None)
+        return 0
+
+    def _exec(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``exec CMD ARGS``: CMD replaces the shell, so nothing after it on the line runs."""
+        if not args:
+            return 0
+        raise _Exit(self._call(s, io, args))
 
     # ---------------------------------------------------------------------------------------------- system
     def _getprop(self, s: _Session, io: _Io, args: list[str]) -> int:
@@ -1809,7 +1874,7 @@ class Shell:
         with self.phone.lock:
             year = self.phone.device.now().year
         try:
-            q = _logcat_query(args, year)
+            q = _logcat_query(args, year, s.env.get("ANDROID_LOG_TAGS"))
         except _UsageError as err:
             io.complain(f"logcat: {err}\n")
             return 1
@@ -2186,11 +2251,20 @@ class Shell:
         return 0
 
     def _dumpsys(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """The focus lines of ``dumpsys window`` and ``dumpsys activity``, which tools grep for the app in front."""
+        """The parts of ``dumpsys SERVICE`` that tools read (adbutils, uiautomator2, AndroidEnv): the app in front
+        (``window``, ``activity``), the display's size and rotation, the screen's power state, the keyboard, the
+        battery, and a package's version."""
         service = args[0] if args else None
+        dumps = {"display": self._dump_display, "power": self._dump_power, "input_method": self._dump_input_method,
+                 "battery": self._dump_battery, "package": self._dump_package}
+        if service in dumps:
+            with self.phone.lock:
+                io.say(dumps[service](args[1:]))
+            return 0
         if service not in ("window", "activity"):
             io.complain(f"Can't find service: {service}\n" if service else
-                        "dumpsys: the simulated phone dumps the window and activity services only\n")
+                        "dumpsys: the simulated phone dumps the services " + ", ".join(
+                            sorted([*dumps, "window", "activity"])) + "\n")
             return 0 if service else 1
         with self.phone.lock:
             st = self.phone.device.state
@@ -2213,6 +2287,81 @@ class Shell:
             io.say(f"ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to "
                    f"bottom):\n    mResumedActivity: {record}\n  ResumedActivity: {record}\n")
         return 0
+
+    # Each dump is Android 10's layout for the lines it has (the services print many more); the caller holds the lock.
+    def _dump_display(self, args: list[str]) -> str:
+        dev = self.phone.device
+        (width, height), dpi = dev.size, configure.density(self.phone)
+        dpi = dpi[1] or dpi[0]
+        info = (f'DisplayInfo{{"Built-in Screen", uniqueId "local:0", app {width} x {height}, real {width} x '
+                f"{height}, largest app {width} x {height}, smallest app {width} x {height}, mode 1, defaultModeId "
+                f"1, modes [{{id=1, width={width}, height={height}, fps=60.0}}], rotation 0, density {dpi} "
+                f"({dpi}.0 x {dpi}.0) dpi, layerStack 0, type INTERNAL, state {'ON' if self._awake() else 'OFF'}, "
+                "FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS}")
+        frame = f"Rect(0, 0 - {width}, {height})"
+        return (f"DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n"
+                f"  mPendingTraversal=false\n  mGlobalDisplayState={'ON' if self._awake() else 'OFF'}\n"
+                f"  mNextNonDefaultDisplayId=1\n  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, "
+                f"isActive=true, displayId=0, uniqueId='local:0', physicalPort=0, orientation=0, logicalFrame="
+                f"{frame}, physicalFrame={frame}, deviceWidth={width}, deviceHeight={height}}}]\n"
+                f"  mDefaultDisplayDefaultColorMode=0\n\nDisplay Adapters: size=1\n  LocalDisplayAdapter\n\n"
+                f"Logical Displays: size=1\n  Display 0:\n    mDisplayId=0\n    mLayerStack=0\n"
+                f"    mHasContent=true\n    mRequestedColorMode=0\n    mDisplayOffset=(0, 0)\n"
+                f"    mPrimaryDisplayDevice=Built-in Screen\n    mBaseDisplayInfo={info}\n"
+                f"    mOverrideDisplayInfo={info}\n")
+
+    def _awake(self) -> bool:
+        return True
+
+    def _dump_power(self, args: list[str]) -> str:
+        awake = self._awake()
+        return (f"POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n"
+                f"  mWakefulness={'Awake' if awake else 'Asleep'}\n  mWakefulnessChanging=false\n"
+                f"  mIsPowered=true\n  mPlugType=1\n  mBatteryLevel={BATTERY_LEVEL}\n"
+                f"  mBatteryLevelWhenDreamStarted=0\n  mDockState=0\n  mStayOn=false\n  mProximityPositive=false\n"
+                f"  mBootCompleted=true\n  mSystemReady=true\n  mHoldingWakeLockSuspendBlocker=false\n"
+                f"  mHoldingDisplaySuspendBlocker={'true' if awake else 'false'}\n"
+                f"  mDisplayReady=true\n  mScreenBrightnessSetting={self.phone.device.state.brightness}\n\n"
+                f"Display Power: state={'ON' if awake else 'OFF'}\n")
+
+    def _dump_input_method(self, args: list[str]) -> str:
+        st = self.phone.device.state
+        shown = st.focus is not None
+        ime = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
+        client = apps()[st.focus[0]].package if shown and st.focus[0] in apps() else LAUNCHER_PKG
+        return (f"Current Input Method Manager state:\n  mCurMethodId={ime}\n  mCurrentSubtype=null\n"
+                f"  mCurFocusedWindowClient={'ClientState{' + client + '}' if shown else 'null'}\n"
+                f"  mCurId={ime} mHaveConnection={'true' if shown else 'false'} mBoundToMethod=true "
+                f"mVisibleBound={'true' if shown else 'false'}\n  mShowRequested={'true' if shown else 'false'} "
+                f"mShowExplicitlyRequested=false mShowForced=false mInputShown={'true' if shown else 'false'}\n"
+                f"  mInFullscreenMode=false\n  mSystemReady=true mInteractive={'true' if self._awake() else 'false'}\n")
+
+    def _dump_battery(self, args: list[str]) -> str:
+        return ("Current Battery Service state:\n  AC powered: true\n  USB powered: false\n"
+                "  Wireless powered: false\n  Max charging current: 0\n  Max charging voltage: 0\n"
+                "  Charge counter: 10000\n  status: 2\n  health: 2\n  present: true\n"
+                f"  level: {BATTERY_LEVEL}\n  scale: 100\n  voltage: 5000\n  temperature: 250\n"
+                "  technology: Li-ion\n")
+
+    def _dump_package(self, args: list[str]) -> str:
+        """``dumpsys package NAME``: the package's record; for a package the phone does not have, nothing, as on
+        Android (which then prints only the headers of its tables)."""
+        names = [a for a in args if not a.startswith("-")]
+        if not names or names[0] not in PACKAGES:
+            return ""
+        name, info = names[0], PACKAGES[names[0]]
+        key = next((k for k, a in apps().items() if a.package == name), None)
+        uid = app_uid(key) if key is not None else info["uid"]
+        stamp = "2008-12-31 16:00:00"  # system apps keep the build's fixed install time
+        return (f"Packages:\n  Package [{name}] ({zlib.crc32(name.encode()) & 0xFFFFFFF:x}):\n    userId={uid}\n"
+                f"    pkg=Package{{{zlib.crc32(b'p' + name.encode()) & 0xFFFFFFF:x} {name}}}\n"
+                f"    codePath={info['codePath']}\n    resourcePath={info['codePath']}\n"
+                f"    versionCode={info['versionCode']} minSdk={SDK} targetSdk={SDK}\n"
+                f"    versionName={info['versionName']}\n    splits=[base]\n    apkSigningVersion=3\n"
+                f"    flags=[ SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n    timeStamp={stamp}\n"
+                f"    firstInstallTime={stamp}\n    lastUpdateTime={stamp}\n    installerPackageName=null\n"
+                f"    User 0: ceDataInode=0 installed=true hidden=false suspended=false stopped=false "
+                f"notLaunched=false enabled=0 instant=false virtual=false\n")
 
     # ---------------------------------------------------------------------------------------------- sqlite3
     def _sqlite3(self, s: _Session, io: _Io, args: list[str]) -> int:
@@ -2313,7 +2462,8 @@ def _glob_regex(component: str) -> str:
 # The commands, by name (an executable's path under /system/bin and the like finds the same one).
 COMMANDS: dict[str, Callable[[Shell, _Session, _Io, list[str]], int]] = {
     "am": Shell._am, "cd": Shell._cd, "chmod": Shell._chmod, "chown": Shell._chown, "cmd": Shell._cmd,
-    "cp": Shell._cp, "date": Shell._date, "dumpsys": Shell._dumpsys, "echo": Shell._echo, "exit": Shell._exit,
+    "cp": Shell._cp, "date": Shell._date, "dumpsys": Shell._dumpsys, "echo": Shell._echo, "exec": Shell._exec,
+    "exit": Shell._exit, "export": Shell._export, "unset": Shell._unset,
     "false": Shell._false, "getprop": Shell._getprop, "id": Shell._id, "input": Shell._input, "log": Shell._log,
     "logcat": Shell._logcat, "ls": Shell._ls, "media": Shell._media, "mkdir": Shell._mkdir,
     "monkey": Shell._monkey, "mv": Shell._mv, "service": Shell._service, "svc": Shell._svc,
