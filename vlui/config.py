@@ -195,6 +195,9 @@ class AgentConfig:
     model: Optional[str] = None
     api_key_env: str = "OPENAI_API_KEY"
     timeout_s: float = 60.0
+    max_retries: int = 5  # a request answered 429, 408 or 5xx, or not answered, is sent again up to this many times
+    retry_delay_s: float = 1.0  # the first wait before sending it again, doubled each time (or the Retry-After)
+    retry_max_delay_s: float = 60.0  # the longest wait; a Retry-After asking for more fails the request at once
 
 
 # --------------------------------------------------------------------------------------------------------- jobs

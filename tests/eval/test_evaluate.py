@@ -118,6 +118,14 @@ class _StandIn(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def do_GET(self) -> None:  # noqa: N802 - the model list, which the agent checks before the run
+        data = json.dumps({"object": "list", "data": [{"id": "stand-in", "object": "model"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def log_message(self, *args) -> None:
         pass
 

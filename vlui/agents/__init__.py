@@ -28,8 +28,9 @@ def make_agent(cfg: dict[str, Any], seed: int = 0):
     if name == "text":
         from vlui.agents.text_agent import TextAgent
 
+        retries = {k: cfg[k] for k in ("max_retries", "retry_delay_s", "retry_max_delay_s") if k in cfg}
         return TextAgent(cfg.get("url"), cfg.get("model"), cfg.get("api_key_env", "OPENAI_API_KEY"),
-                         cfg.get("timeout_s", 60.0))
+                         cfg.get("timeout_s", 60.0), **retries)
     raise VluiError(f"unknown agent {name!r}; choose from: {', '.join(AGENTS)}")
 
 

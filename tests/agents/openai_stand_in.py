@@ -1,0 +1,119 @@
+"""A local stand-in for an OpenAI-compatible LLM endpoint, on 127.0.0.1 in a thread: it can want an API key, serve a
+model list or none, fail with any status (429 and 503 with Retry-After, 401, ...) and answer B-MoCA text actions.
+Nothing in the tests reaches the internet."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Failure:
+    """An error answer: a status, its headers (e.g. ``{"Retry-After": "0"}``) and an OpenAI-style message."""
+
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "stand-in failure"
+
+
+def open_app(prompt: str) -> str:
+    """A competent LLM for the ``open_<app>`` tasks: taps the app's icon when the screen shows it, else opens the
+    app drawer."""
+    instruction = prompt.split("\n", 1)[0].lower()
+    for line in prompt.splitlines():
+        if line.startswith("[") and "TextView " in line:
+            label = line.split("TextView ", 1)[1].split(" ")[0].lower()
+            if label and f"the {label} app" in instruction.replace("setting app", "settings app"):
+                return f"tap({line[1:line.index(']')]})"
+    return 'swipe("up")'
+
+
+class StandIn:
+    """``with StandIn() as llm:`` serves ``llm.url`` (``http://127.0.0.1:<port>/v1``) until the block ends.
+
+    ``key``: the API key it wants (None: any). ``models``: the models it serves, which ``GET /v1/models`` lists
+    unless ``list_models`` is false (that route is then a 404, as on some servers). ``failures``: answers to the next requests, used up in order. ``fail``: called on every chat request
+    with its user prompt; a :class:`Failure` it returns is the answer (an endpoint that is down, or down for some
+    prompts). ``answer``: the action text of a successful chat answer. ``requests``: ``(method, path, headers,
+    body)`` of every request received."""
+
+    def __init__(self, key: str | None = None, models: tuple[str, ...] = ("stand-in",), list_models: bool = True,
+                 answer: Callable[[str], str] = open_app) -> None:
+        self.key, self.models, self.list_models, self.answer = key, list(models), list_models, answer
+        self.failures: list[Failure] = []
+        self.fail: Callable[[str], Failure | None] = lambda prompt: None
+        self.requests: list[tuple[str, str, dict[str, str], Any]] = []
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
+
+    def chat_requests(self) -> list[Any]:
+        return [body for method, path, _, body in self.requests if method == "POST"]
+
+    def __enter__(self) -> StandIn:
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _reply(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+                raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def _error(self, failure: Failure) -> None:
+                self._reply(failure.status, {"error": {"message": failure.message, "type": "stand_in"}},
+                            failure.headers)
+
+            def _authorised(self) -> bool:
+                if stand_in.key is None or self.headers.get("Authorization") == f"Bearer {stand_in.key}":
+                    return True
+                self._error(Failure(401, message="Incorrect API key provided"))
+                return False
+
+            def do_GET(self) -> None:  # noqa: N802 - the http.server API
+                stand_in.requests.append(("GET", self.path, dict(self.headers), None))
+                if stand_in.failures:
+                    self._error(stand_in.failures.pop(0))
+                elif self.path != "/v1/models" or not stand_in.list_models:
+                    self._error(Failure(404, message=f"no route {self.path}"))
+                elif self._authorised():
+                    self._reply(200, {"object": "list", "data": [{"id": m, "object": "model"}
+                                                                 for m in stand_in.models]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stand_in.requests.append(("POST", self.path, dict(self.headers), body))
+                if self.path != "/v1/chat/completions":
+                    return self._error(Failure(404, message=f"no route {self.path}"))
+                if not self._authorised():
+                    return None
+                if body.get("model") not in stand_in.models:
+                    return self._error(Failure(404, message=f"The model `{body.get('model')}` does not exist."))
+                prompt = body["messages"][-1]["content"]
+                failure = stand_in.failures.pop(0) if stand_in.failures else stand_in.fail(prompt)
+                if failure is not None:
+                    return self._error(failure)
+                return self._reply(200, {"object": "chat.completion", "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": stand_in.answer(prompt)}}]})
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
