@@ -89,6 +89,8 @@ def table(result: dict[str, Any]) -> str:
     lines = [head, "| --- | --- | --- | --- | --- |"]
 
     def row(name: str, r: dict[str, Any]) -> str:
+        if not r["episodes"]:  # every episode failed for infrastructure reasons: no rate to show
+            return f"| {name} | – ({r['infra_failures']} failed for infrastructure reasons) | – | 0 | – |"
         steps = f"{r['mean_steps_successful']:.1f}" if r["mean_steps_successful"] is not None else "–"
         return (f"| {name} | {100 * r['mean_over_runs']:.1f}% ± {100 * r['stderr']:.1f} | "
                 f"[{100 * r['wilson95'][0]:.0f}, {100 * r['wilson95'][1]:.0f}] | {r['episodes']} | {steps} |")
@@ -100,11 +102,14 @@ def table(result: dict[str, Any]) -> str:
         by_split = result["per_split_family"]
         lines += ["", "| task | " + " | ".join(splits) + " |", "| --- " * (len(splits) + 1) + "|"]
         for name in families:
-            lines.append(f"| {name} | " + " | ".join(f"{100 * by_split[s][name]['success_rate']:.0f}%" for s in splits)
-                         + " |")
-        lines.append("| **all** | " + " | ".join(f"{100 * result['per_split'][s]['success_rate']:.0f}%" for s in splits)
-                     + " |")
+            lines.append(f"| {name} | " + " | ".join(_percent(by_split[s][name]) for s in splits) + " |")
+        lines.append("| **all** | " + " | ".join(_percent(result["per_split"][s]) for s in splits) + " |")
     return "\n".join(lines)
+
+
+def _percent(r: dict[str, Any]) -> str:
+    """A success rate as a table cell; a dash where no episode counted."""
+    return f"{100 * r['success_rate']:.0f}%" if r["episodes"] else "–"
 
 
 def write(result: dict[str, Any], out: Path) -> dict[str, Path]:

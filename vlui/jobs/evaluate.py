@@ -66,11 +66,14 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         agent_cfg["checkpoint"] = agent_cfg.get("checkpoint") or cfg.checkpoint
     out = Path(cfg.paths.output_dir)
     out.mkdir(parents=True, exist_ok=True)
+    measured = {k: v for k, v in agent_cfg.items() if k not in CONNECTION}  # a resume may change how to connect
     recipe = {"tasks": tasks, "snapshots": snaps, "runs": cfg.runs, "episodes_per_pair": cfg.episodes_per_pair,
-              "seed": cfg.seed, "agent": agent_cfg, "env": {k: env_cfg.get(k) for k in (
+              "seed": cfg.seed, "agent": measured, "env": {k: env_cfg.get(k) for k in (
                   "backend", "observation_height", "observation_width", "tap_threshold", "y_distance_scale")}}
     log = out / "episodes.jsonl"
     done = _resume(out, recipe)
+    retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
+    done = {k: r for k, r in done.items() if k not in retry}
     todo = [j for j in jobs if j.key not in done]
     agent = make_agent(agent_cfg)  # a missing or incompatible checkpoint fails here, in one line, before anything runs
     if agent_cfg["name"] == "policy":
@@ -79,10 +82,13 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         if want != have:
             raise VluiError(f"the policy takes {want[0]}x{want[1]} screens but the environment gives {have[0]}x"
                             f"{have[1]}: add env.observation_height={want[0]} env.observation_width={want[1]}")
+    if agent_cfg["name"] == "text" and todo:
+        agent.check()  # the endpoint, the API key and the model, in one line, before anything runs
     agents = iter([agent])
     print(f"evaluate: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair} x "
           f"{cfg.runs} runs) with agent={agent_cfg['name']} -> {out}"
-          + (f"; {len(done)} already done, resuming" if done else ""))
+          + (f"; {len(done)} already done, resuming" if done else "")
+          + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
     include_xml = needs_xml(agent_cfg) or cfg.adaptive_metrics
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = out / "videos"
@@ -108,6 +114,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                             "command again to finish") from None
     bar.close()
     records = [done[j.key] for j in jobs if j.key in done]
+    failed = [r for r in records if r.get("infra_failure")]
+    if failed and len(failed) == len(records):  # nothing was measured: no rates, no report
+        raise VluiError(f"all {len(records)} episodes failed for infrastructure reasons, the last with: "
+                        f"{failed[-1]['infra_failure']}; fix that and run the same command again to retry them")
     if cfg.adaptive_metrics and records:
         if agent_cfg["name"] == "expert":  # its own successful episodes are the reference: no second pass
             refs = {(r["task"], r["snapshot"]): r["tokens"] for r in reversed(records) if r["success"]}
@@ -125,9 +135,16 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         "config": OmegaConf.to_container(cfg, resolve=True)})
     paths = report.write(result, out)
     print(report.table(result))
+    if failed:
+        print(f"\nevaluate: {len(failed)} of {len(records)} episodes failed for infrastructure reasons and are not "
+              f"counted (the last with: {failed[-1]['infra_failure']}); run the same command again to retry them")
     print(f"\nevaluate: results in {paths['json']} and {paths['md']}" + (f"; GIFs in {videos}" if videos.exists()
                                                                          else ""))
     return {k: result[k] for k in ("success_rate", "episodes")} | {"results": str(paths["json"])}
+
+
+# how the text agent reaches its model, which a resume may change (the model itself, agent.model, it may not)
+CONNECTION = ("url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s")
 
 
 def _resume(out: Path, recipe: dict[str, Any]) -> dict[str, dict[str, Any]]:
