@@ -15,6 +15,7 @@ from tests.sim.conftest import blob
 from vlui.errors import VluiError
 from vlui.sim.harness import PrivateAdb
 from vlui.sim.served import ServedPhone, ServeLimits
+from vlui.sim.shell import Shell
 from vlui.sim.storage import PhoneFiles, StorageError
 
 STORAGE = 2 << 20
@@ -177,3 +178,27 @@ def test_saved_snapshots_share_a_bounded_store():
 def test_serve_limits_are_checked(field, value):
     with pytest.raises(VluiError, match=field):
         ServeLimits(**{field: value})
+
+
+def test_what_a_client_writes_elsewhere_is_bounded_too():
+    """The log, system properties and settings: each bounded as on a device, so no loop of writes grows the host's
+    memory without end."""
+    phone = ServedPhone("000", noise=False)
+
+    def run(command: str) -> tuple[int, str]:
+        out: list[bytes] = []
+        status = Shell(phone).run(command, out.append, threading.Event())
+        return status, b"".join(out).decode()
+
+    run(f"log -t Big {'x' * 100_000}")
+    entry = phone.device.log.entries()[-1]
+    assert (entry.tag, len(entry.message)) == ("Big", 4068 - 3 - 3)  # liblog's payload: prio, tag, NULs, message
+    assert run(f"setprop debug.long {'v' * 92}")[0] == 1 and run(f"setprop debug.ok {'v' * 91}")[0] == 0
+    for i in range(1, 1024):
+        assert run(f"setprop debug.p{i} 1")[0] == 0
+    status, out = run("setprop debug.one_too_many 1")
+    assert status == 1 and "failed to set property" in out
+    assert run("setprop debug.p1 2")[0] == 0  # changing a property takes no room
+    status, out = run(f"settings put system a {'v' * 19_000}; settings put system b {'v' * 2_000}")
+    assert status == 1 and "You are adding too many system settings" in out
+    assert phone.settings["system"].get("b") is None and len(phone.settings["system"]["a"]) == 19_000

@@ -168,6 +168,10 @@ def put_setting(phone: ServedPhone, namespace: str, key: str, value: str) -> Non
         if backed is not None:
             phone.device.state.unapplied_settings[f"{namespace}/{key}"] = value
             return
+        size = sum(len(k) + len(v) for k, v in table.items()) - len(table.get(key, "")) + len(value) + \
+            (0 if key in table else len(key))
+        if size > SETTINGS_BYTES[namespace]:
+            raise VluiError(SETTINGS_FULL[namespace])
         table[key] = value
 
 
@@ -197,6 +201,18 @@ def apply_airplane_mode(phone: ServedPhone, on: bool | None) -> None:
             on = get_setting(phone, "global", "airplane_mode_on") not in (None, "0")
         services.set_airplane_mode(phone.device, on, from_settings=False)
         phone.device._invalidate()
+
+
+# What the settings a client writes may hold, as characters of keys and values. The system table's bound and message
+# are SettingsProvider's for a package other than the system (the shell's writes count against com.android.shell);
+# the others have none on a device, and get one here so that no client fills the host's memory.
+SETTINGS_BYTES = {"system": 20000, "secure": 1 << 20, "global": 1 << 20}
+SETTINGS_FULL = {
+    "system": "You are adding too many system settings. You should stop using system settings for app specific data "
+              "package: com.android.shell",
+    "secure": "the simulated phone's secure settings are full (1 MiB); delete some first",
+    "global": "the simulated phone's global settings are full (1 MiB); delete some first",
+}
 
 
 def _table(phone: ServedPhone, namespace: str) -> dict[str, str]:

@@ -64,6 +64,8 @@ DUMP_PATH = "/sdcard/window_dump.xml"
 POLL_S = 0.1  # how often waits look at ``cancelled`` and ``phone.closed``
 RGBA_8888, COLORSPACE_SRGB = 1, 1  # screencap's raw header: format and (Android 9 and later) colour space
 PNG_LEVEL = 1  # zlib level of ``screencap -p``: a device's encoder compresses harder, and takes ~100 ms longer
+PROP_VALUE_MAX = 91  # bytes of a property's value (bionic's PROP_VALUE_MAX, less its NUL); ro. ones may be longer
+MAX_SET_PROPS = 1024  # properties a client may add: the property area of a device is a few hundred KiB
 BATTERY_LEVEL = 100  # an emulator's battery: full, on AC power
 with open(Path(__file__).parent / "data" / "packages.yaml", encoding="utf-8") as _f:
     PACKAGES: dict[str, dict] = yaml.safe_load(_f)
@@ -870,6 +872,16 @@ _KEY_NAMES = {code: name for name, code in _KEYCODES.items()}
 _JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)")
 
 
+LOG_MAX_PAYLOAD = 4068  # liblog's LOGGER_ENTRY_MAX_PAYLOAD: priority, tag, NUL, message, NUL
+
+
+def _log_payload(tag: str, message: str) -> str:
+    """``message`` as liblog stores it: cut so that the entry's payload fits :data:`LOG_MAX_PAYLOAD` bytes."""
+    room = max(0, LOG_MAX_PAYLOAD - 3 - len(tag.encode("utf-8", "surrogateescape")))
+    raw = message.encode("utf-8", "surrogateescape")
+    return message if len(raw) <= room else raw[:room].decode("utf-8", "ignore")
+
+
 def _java_float(text: str) -> float:
     """``Float.parseFloat``'s syntax (``1.5``, ``2e3``, ``7f``, ``NaN``). The value is Python's float, not Java's
     32-bit one, so that ``input tap 540.1 ...`` reaches the phone as the 540.1 an in-process caller passes."""
@@ -1618,10 +1630,12 @@ class Shell:
                 configure.restart_framework(self.phone)
             return 0
         with self.phone.lock:
-            read_only = name.startswith("ro.") and name in self.phone.all_props()  # ro. properties are set once
-            if not read_only:
+            refused = ((name.startswith("ro.") and name in self.phone.all_props())  # ro. properties are set once
+                       or (len(value.encode()) > PROP_VALUE_MAX and not name.startswith("ro."))
+                       or (name not in self.phone.props and len(self.phone.props) >= MAX_SET_PROPS))
+            if not refused:
                 self.phone.props[name] = value
-        if read_only:
+        if refused:
             io.complain(f"setprop: failed to set property '{name}' to '{value}'\n")
             return 1
         return 0
@@ -1863,11 +1877,12 @@ class Shell:
         if not words:
             io.complain("log: Needs 1 argument\n")
             return 1
+        message = _log_payload(tag, " ".join(words))
         with self.phone.lock:
             dev = self.phone.device
             # Stamped with the latest line's time, which it does not advance: an ADB backend logs a marker after
             # every input, and markers must not move the lines after them, so the log stays the in-process one.
-            dev.log.write(dev._last_log_ms or dev.state.time_ms, SHELL_PID, SHELL_PID, level, tag, " ".join(words))
+            dev.log.write(dev._last_log_ms or dev.state.time_ms, SHELL_PID, SHELL_PID, level, tag, message)
         return 0
 
     def _logcat(self, s: _Session, io: _Io, args: list[str]) -> int:
