@@ -6,6 +6,7 @@ The entry points stay one line long; the jobs are plain functions of a composed 
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -52,13 +53,26 @@ def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[
     @hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name=config_name)
     def main(cfg: DictConfig) -> Any:
         try:
-            check_complete(cfg)
-            return job(cfg)
+            return run_job(job, cfg)
         except VluiError as err:
             print(f"error: {err}", file=sys.stderr)
             sys.exit(err.exit_code)
 
     return main
+
+
+def run_job(job: Callable[[DictConfig], Any], cfg: DictConfig) -> Any:
+    """Run ``job`` on ``cfg`` as the entry points do: a disk that filled up anywhere becomes a :class:`VluiError`
+    (the jobs say what they kept where they write; this catches the writes they do not own, such as logs)."""
+    check_complete(cfg)
+    try:
+        return job(cfg)
+    except OSError as err:
+        if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = f" writing {err.filename}" if err.filename else ""
+        raise VluiError(f"no space left on the device{where}: free some space and run the same command again "
+                        "(what was already written is kept)") from None
 
 
 def check_complete(cfg: DictConfig) -> None:

@@ -10,11 +10,52 @@ anything; nothing is registered as a side effect of importing this module.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING
+from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
+
+from vlui.errors import VluiError
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric setting may take: ``lo <= x`` (or ``lo < x`` when ``open_lo``), likewise for ``hi``.
+    ``None`` passes when ``optional``. Schemas list theirs in ``LIMITS``, checked by :func:`check_settings`."""
+
+    lo: float | None = None
+    hi: float | None = None
+    open_lo: bool = False
+    open_hi: bool = False
+    optional: bool = False
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` is not allowed, or None."""
+        if value is None and self.optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return f"must be {self.describe()}"
+        low = self.lo is not None and (value <= self.lo if self.open_lo else value < self.lo)
+        high = self.hi is not None and (value >= self.hi if self.open_hi else value > self.hi)
+        return f"must be {self.describe()}" if low or high else None
+
+    def describe(self) -> str:
+        if self.lo is not None and self.hi is not None:
+            return (f"{'greater than' if self.open_lo else 'at least'} {self.lo:g} and "
+                    f"{'less than' if self.open_hi else 'at most'} {self.hi:g}")
+        if self.lo is not None:
+            return f"{'greater than' if self.open_lo else 'at least'} {self.lo:g}"
+        return f"{'less than' if self.open_hi else 'at most'} {self.hi:g}"
+
+
+POSITIVE = Range(0, open_lo=True)
+AT_LEAST_1 = Range(1)
+NON_NEGATIVE = Range(0)
+FRACTION = Range(0, 1)
+PORT = Range(1, 65535)
+SEED = Range(0, 2**32 - 1)
 
 
 # --------------------------------------------------------------------------------------------------------- paths
@@ -40,6 +81,10 @@ class OptimConfig:
     scheduler: str = "cosine"  # "cosine" | "constant"
     warmup_steps: int = 0
 
+    LIMITS: ClassVar[dict[str, Range]] = {"lr": POSITIVE, "weight_decay": NON_NEGATIVE, "betas": Range(0, 1, open_hi=True),
+                                          "warmup_steps": NON_NEGATIVE}
+    CHOICES: ClassVar[dict[str, tuple]] = {"scheduler": ("cosine", "constant")}
+
 
 @dataclass
 class BCConfig:
@@ -62,6 +107,10 @@ class IQLConfig:
     polyak: float = 0.005  # target-network update rate
     share_encoders: bool = True  # critics reuse the actor's encoders (frozen for the critic loss) or own copies
 
+    LIMITS: ClassVar[dict[str, Range]] = {"discount": FRACTION, "expectile": Range(0, 1, open_lo=True, open_hi=True),
+                                          "beta": NON_NEGATIVE, "max_weight": POSITIVE,
+                                          "polyak": Range(0, 1, open_lo=True)}
+
 
 # --------------------------------------------------------------------------------------------------------- model
 @dataclass
@@ -83,6 +132,9 @@ class TextConfig:
     max_length: int = 64
     untrained: bool = False  # set by configs that build the encoder from scratch, so it is labelled as such
 
+    LIMITS: ClassVar[dict[str, Range]] = {"max_length": AT_LEAST_1}
+    CHOICES: ClassVar[dict[str, tuple]] = {"kind": ("t5", "minilm")}
+
 
 @dataclass
 class ModelConfig:
@@ -95,12 +147,17 @@ class ModelConfig:
     head_dims: list[int] = field(default_factory=lambda: [1024, 1024])  # then 4 outputs and tanh
     dropout: float = 0.0
 
+    LIMITS: ClassVar[dict[str, Range]] = {"hidden_dim": AT_LEAST_1, "num_heads": AT_LEAST_1, "head_dims": AT_LEAST_1,
+                                          "dropout": Range(0, 1, open_hi=True)}
+
 
 # --------------------------------------------------------------------------------------------------------- data
 @dataclass
 class AugmentConfig:
     random_shift: int = 4  # pixels of random shift (pad and crop), 0 disables
     color_jitter: float = 0.0  # strength of brightness/contrast jitter, 0 disables
+
+    LIMITS: ClassVar[dict[str, Range]] = {"random_shift": NON_NEGATIVE, "color_jitter": FRACTION}
 
 
 @dataclass
@@ -117,7 +174,12 @@ class DataConfig:
     on_device: bool = True  # keep decoded frames on the accelerator when they fit
     steps_per_epoch: int = 500  # an epoch is this many steps; checkpoints and validation happen at epoch ends
     collect_if_missing: bool = False
+    allow_incomplete: bool = False  # train on a dataset whose collection stopped before the end (otherwise refused)
     augment: AugmentConfig = field(default_factory=AugmentConfig)
+
+    LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,
+                                          "num_workers": NON_NEGATIVE, "image_height": Range(8),
+                                          "image_width": Range(8), "steps_per_epoch": AT_LEAST_1}
 
 
 # --------------------------------------------------------------------------------------------------------- env
@@ -150,6 +212,14 @@ class EnvConfig:
     observation_wait_s: Optional[float] = 0.0
     num_envs: int = 1  # parallel environments (subprocess workers when > 1)
 
+    LIMITS: ClassVar[dict[str, Range]] = {
+        "adb_port": PORT, "console_port": Range(1, 65535, optional=True), "command_timeout_s": POSITIVE,
+        "connect_timeout_s": POSITIVE, "observation_height": Range(8), "observation_width": Range(8),
+        "tap_threshold": NON_NEGATIVE, "y_distance_scale": POSITIVE, "observation_wait_s": Range(0, optional=True),
+        "num_envs": AT_LEAST_1}
+    CHOICES: ClassVar[dict[str, tuple]] = {"backend": ("sim", "adb"), "snapshot_reset": ("console", "none"),
+                                           "screencap": ("raw", "png", "auto")}
+
 
 # --------------------------------------------------------------------------------------------------------- trainer
 @dataclass
@@ -176,6 +246,11 @@ class TrainerConfig:
     enable_progress_bar: bool = True
     default_root_dir: str = "${paths.output_dir}"
 
+    LIMITS: ClassVar[dict[str, Range]] = {"max_steps": AT_LEAST_1, "num_nodes": AT_LEAST_1,
+                                          "log_every_n_steps": AT_LEAST_1, "check_val_every_n_epoch": Range(
+                                              1, optional=True), "num_sanity_val_steps": Range(-1),
+                                          "gradient_clip_val": Range(0, optional=True)}
+
 
 # --------------------------------------------------------------------------------------------------------- agent
 @dataclass
@@ -199,6 +274,10 @@ class AgentConfig:
     retry_delay_s: float = 1.0  # the first wait before sending it again, doubled each time (or the Retry-After)
     retry_max_delay_s: float = 60.0  # the longest wait; a Retry-After asking for more fails the request at once
 
+    # the expert's noise settings are probabilities and a fraction of a target's size
+    LIMITS: ClassVar[dict[str, Range]] = {"tap_jitter": FRACTION, "random_action_prob": FRACTION,
+                                          "wrong_action_prob": FRACTION, "timeout_s": POSITIVE}
+
 
 # --------------------------------------------------------------------------------------------------------- jobs
 @dataclass
@@ -220,6 +299,8 @@ class TrainJobConfig:
     logger: Any = None
     callbacks: Any = None
 
+    LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED}
+
 
 @dataclass
 class CollectJobConfig:
@@ -237,6 +318,10 @@ class CollectJobConfig:
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+
+    LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED, "task_seed": SEED, "task_count": AT_LEAST_1,
+                                          "episodes_per_pair": AT_LEAST_1}
+    CHOICES: ClassVar[dict[str, tuple]] = {"task_split": ("train", "test", "all")}
 
 
 @dataclass
@@ -259,6 +344,12 @@ class EvaluateJobConfig:
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+
+    LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED, "task_seed": SEED, "task_count": AT_LEAST_1, "runs": AT_LEAST_1,
+                                          "episodes_per_pair": AT_LEAST_1, "parallel_envs": AT_LEAST_1,
+                                          "gamma": Range(0, 1, open_lo=True)}
+    CHOICES: ClassVar[dict[str, tuple]] = {"task_split": ("train", "test", "all"),
+                                           "video": ("none", "failures", "all")}
 
 
 # The one explicit map from schema names to dataclasses (STYLE.md: no registries filled by import side effects).
@@ -285,3 +376,33 @@ def register_configs() -> None:
     for path, node in SCHEMAS.items():
         group, _, name = path.rpartition("/")
         cs.store(group=group or None, name=name, node=node)
+
+
+def check_settings(cfg: DictConfig) -> None:
+    """Check every setting a schema bounds (its ``LIMITS`` and ``CHOICES``) before any work starts, so that e.g.
+    ``data.batch_size=0`` or ``parallel_envs=0`` is one line naming the key, not a traceback or a NaN much later."""
+    for key, schema, node in _schema_nodes(cfg, ""):
+        for name, allowed in getattr(schema, "CHOICES", {}).items():
+            if name in node and node[name] not in allowed:
+                raise VluiError(f"{key}{name} must be one of {', '.join(allowed)}, not {node[name]!r}")
+        for name, limit in getattr(schema, "LIMITS", {}).items():
+            if name not in node:
+                continue
+            value = node[name]
+            if isinstance(value, ListConfig):  # a list setting (head_dims, betas): every item within the limits
+                value = OmegaConf.to_container(value)
+            for v in value if isinstance(value, list) else [value]:
+                problem = limit.problem(v)
+                if problem:
+                    raise VluiError(f"{key}{name} {problem}, not {value!r}")
+
+
+def _schema_nodes(node: DictConfig, prefix: str):
+    """(dotted key prefix, schema dataclass, node) for ``node`` and every config below it that has a schema."""
+    schema = OmegaConf.get_type(node)
+    if schema is not None and schema is not dict:
+        yield prefix, schema, node
+    for name in node:
+        child = node._get_node(name)
+        if isinstance(child, DictConfig) and not OmegaConf.is_missing(node, name) and child._is_none() is False:
+            yield from _schema_nodes(child, f"{prefix}{name}.")

@@ -99,6 +99,13 @@ class ExpertAgent:
     _memory: dict[str, Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
+        for name in ("tap_jitter", "random_action_prob", "wrong_action_prob"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise VluiError(f"agent.{name} must be between 0 and 1, not {value!r}")
+        if self.random_action_prob + self.wrong_action_prob > 1.0:
+            raise VluiError(f"agent.random_action_prob + agent.wrong_action_prob must be at most 1 (they share one "
+                            f"roll per step), not {self.random_action_prob + self.wrong_action_prob:g}")
         self.rng = np.random.default_rng(self.seed)
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:

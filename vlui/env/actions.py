@@ -49,6 +49,7 @@ class ActionParser:
     nav_points: tuple[tuple[str, tuple[float, float]], ...] = tuple(NAV_POINTS.items())
 
     def parse(self, action) -> ParsedAction:
+        _check_real(action)
         try:
             a = np.asarray(action, dtype=np.float64)
         except (TypeError, ValueError) as e:
@@ -74,6 +75,22 @@ class ActionParser:
 
     def distance(self, p: tuple[float, float], q: tuple[float, float]) -> float:
         return math.hypot(self.y_scale * (q[0] - p[0]), q[1] - p[1])
+
+
+def _check_real(action) -> None:
+    """Refuse booleans, complex numbers and strings, which ``np.asarray(..., float64)`` would quietly turn into 0/1,
+    drop the imaginary part of, or parse: an agent that outputs them is broken, and its episode must not count."""
+    if isinstance(action, np.ndarray) and action.dtype.kind != "O":
+        bad = action.dtype.kind not in "iuf"
+    else:
+        try:
+            values = list(np.ravel(np.asarray(action, dtype=object)))
+        except (TypeError, ValueError):
+            return  # not a sequence: the shape check says so
+        bad = any(isinstance(v, (bool, np.bool_, complex, np.complexfloating, str, bytes)) for v in values)
+    if bad:
+        raise ActionError(f"a dual-gesture action has 4 real numbers (touch_y, touch_x, lift_y, lift_x); got "
+                          f"{action!r}")
 
 
 def normalised_to_action(touch: tuple[float, float], lift: tuple[float, float] | None = None) -> np.ndarray:
