@@ -67,6 +67,7 @@ def test_files_written_before_a_kill_are_indexed_and_temp_files_removed(tmp_path
     pq.write_table(pa.Table.from_pylist(rows(1), schema=SCHEMA), path)
     tmp = episode_path(tmp_path, 2).with_name(".episode_000002.parquet.tmp")
     tmp.write_bytes(b"half a file")
+    w.close()  # the kill drops the writer's lock
     w2 = writer(tmp_path)
     assert sorted(w2.done()) == [0, 1] and not tmp.exists()
     assert read_dataset(tmp_path)[1].num_rows == 6

@@ -22,7 +22,7 @@ import torch
 from PIL import Image
 from torch.utils.data import DataLoader, Sampler
 
-from vlui.data.format import decode_png, read_dataset
+from vlui.data.format import decode_png, episode_path, read_dataset
 from vlui.errors import VluiError
 
 
@@ -92,14 +92,14 @@ class DemoDataModule(L.LightningDataModule):
         h, w = self.image_size
         stored = (info["image"]["height"], info["image"]["width"])
 
-        def decode(data: bytes) -> np.ndarray:
-            img = decode_png(data)
+        def decode(row: int, data: bytes | None) -> np.ndarray:
+            img = _screen(data, stored, self.path, table, row)
             if stored != (h, w):
                 img = np.asarray(Image.fromarray(img).resize((w, h), Image.BILINEAR))
             return img
 
         with ThreadPoolExecutor(max_workers=4) as pool:  # PNG decoding releases the GIL
-            frames = list(pool.map(decode, table.column("screen").to_pylist()))
+            frames = list(pool.map(decode, range(table.num_rows), table.column("screen").to_pylist()))
         self.frames = torch.from_numpy(np.stack(frames))
         episode = table.column("episode_id").to_numpy()
         is_last = table.column("is_last").to_numpy(zero_copy_only=False)
@@ -157,6 +157,26 @@ class DemoDataModule(L.LightningDataModule):
         chunks = [list(range(i, min(i + self.batch_size, n))) for i in range(0, n, self.batch_size)]
         return DataLoader(chunks[: self.val_batches], batch_size=None,
                           collate_fn=lambda idx: self.batch(self.val_set, torch.tensor(idx)))
+
+
+def _screen(data: bytes | None, size: tuple[int, int], root: Path, table, row: int) -> np.ndarray:
+    """Row ``row``'s screen as ``(H, W, 3)`` uint8, checked against the dataset's image size; a damaged one is a
+    one-line error naming its episode, step and file, which collect.py writes again once deleted."""
+    problem = None
+    try:
+        img = decode_png(data) if data else None
+        if img is None:
+            problem = "is missing"
+        elif img.shape[:2] != size:
+            problem = f"is {img.shape[0]}x{img.shape[1]}, the dataset's screens are {size[0]}x{size[1]}"
+    except Exception as err:  # noqa: BLE001 - PIL raises many types for a damaged PNG
+        problem = f"is not a readable PNG ({type(err).__name__})"
+    if problem is None:
+        return img
+    eid, step = table.column("episode_id")[row].as_py(), table.column("step")[row].as_py()
+    raise VluiError(f"{root}: the screen of episode {eid} step {step} {problem}: delete "
+                    f"{episode_path(root, eid).relative_to(root)} and run the same collect.py command again to "
+                    "collect that episode again")
 
 
 def _actions(table) -> np.ndarray:

@@ -11,14 +11,23 @@ Parquet, one row per step: the observation at that step and the action taken fro
 more row holding the final observation (``is_last``, no action). Readable with pandas or pyarrow alone:
 ``pandas.read_parquet("data/<name>/episodes")``. Episode files are written to a hidden temporary name and renamed
 into place, so readers never see half a file and a killed collection resumes where it stopped. No pickle anywhere.
+
+A collection holds an exclusive lock on ``meta/.writer.lock`` while it writes (the kernel drops it when the process
+dies, however it dies), so training can tell a dataset that is still being written from one whose writer is gone,
+and two collections never write the same dataset. A dataset is complete when every episode its recipe plans
+(tasks x snapshots x episodes_per_pair) is on disk.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import io
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +80,9 @@ def episode_path(root: Path, episode_id: int) -> Path:
     return root / "episodes" / f"chunk-{episode_id // EPISODES_PER_CHUNK:03d}" / f"episode_{episode_id:06d}.parquet"
 
 
+Plan = dict[int, tuple[str, str, int]]  # episode id -> (task, snapshot, seed) that a recipe collects
+
+
 @dataclass
 class DatasetWriter:
     """Writes episodes atomically and keeps the episode index; ``done()`` tells which episodes already exist."""
@@ -78,8 +90,11 @@ class DatasetWriter:
     root: Path
     recipe: dict[str, Any]
     image_size: tuple[int, int]
+    _lock: Any = field(default=None, init=False, repr=False)
 
-    def open(self, resume: bool) -> None:
+    def open(self, resume: bool, plan: Plan | None = None) -> None:
+        """Create the dataset or continue it. ``plan`` (the episodes this recipe collects) lets a dataset whose
+        ``meta/info.json`` was lost be checked episode by episode before its info is written again."""
         meta = self.root / "meta" / "info.json"
         if meta.exists():
             info = read_info(self.root)
@@ -91,8 +106,14 @@ class DatasetWriter:
                                  if info["recipe"].get(k) != self.recipe.get(k))
                 raise VluiError(f"{self.root} was collected with a different recipe (differs in: {', '.join(changed)}); "
                                 "use another dataset name to collect this one")
-        else:
-            (self.root / "meta").mkdir(parents=True, exist_ok=True)
+        (self.root / "meta").mkdir(parents=True, exist_ok=True)
+        self._lock = _acquire(self.root)
+        self._index = self.root / "meta" / "episodes.jsonl"
+        if not meta.exists():
+            found = sorted((self.root / "episodes").glob("chunk-*/episode_*.parquet"))
+            if found:
+                self._check_lost_info(found, plan)
+                self._index.unlink(missing_ok=True)  # indexed again from the files below, once each
             _atomic_write(meta, json.dumps({
                 "format_version": FORMAT_VERSION,
                 "image": {"height": self.image_size[0], "width": self.image_size[1], "format": "png"},
@@ -100,36 +121,140 @@ class DatasetWriter:
                 "features": {f.name: str(f.type) for f in SCHEMA},
                 "layout": "episodes/chunk-NNN/episode_NNNNNN.parquet, one row per step plus a final observation row",
             }, indent=2))
-        self._index = self.root / "meta" / "episodes.jsonl"
         self._repair_index()
+
+    def close(self) -> None:
+        """Release the writer's lock (also released when the process dies)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def done(self) -> dict[int, dict[str, Any]]:
         """Episode id -> its index entry, for the episodes already on disk."""
         return read_index(self.root)
 
     def write(self, episode_id: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """Write one episode (file, then its index line). A full disk is a :class:`VluiError` that says what is
+        kept: every episode written before this one, whole."""
         path = episode_path(self.root, episode_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        table = pa.Table.from_pylist(rows, schema=SCHEMA)
         tmp = path.with_name(f".{path.name}.tmp")
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)  # readers see the whole file or none of it
-        entry = _entry(rows, path.relative_to(self.root))
-        with open(self._index, "a", encoding="utf-8") as f:
-            f.write(json.dumps(entry) + "\n")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            table = pa.Table.from_pylist(rows, schema=SCHEMA)
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, path)  # readers see the whole file or none of it
+            entry = _entry(rows, path.relative_to(self.root))
+            _append_line(self._index, json.dumps(entry))
+        except OSError as err:
+            tmp.unlink(missing_ok=True)
+            if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise VluiError(f"no space left on the device writing episode {episode_id} to {self.root}: the "
+                            f"{len(read_index(self.root))} episodes written before it are kept; free some space and "
+                            "run the same command again to collect the rest") from None
         return entry
 
     def _repair_index(self) -> None:
-        """After a kill: drop temporary files, and index episode files written just before the kill."""
+        """After a kill: drop temporary files and a line cut short, and index episode files written just before
+        the kill."""
         for tmp in (self.root / "episodes").glob("chunk-*/.episode_*.tmp"):
             tmp.unlink()
+        _drop_partial_line(self._index)
         indexed = read_index(self.root)
         for path in sorted((self.root / "episodes").glob("chunk-*/episode_*.parquet")):
             eid = int(path.stem.split("_")[1])
             if eid not in indexed:
                 rows = _read_episode(path).to_pylist()
-                with open(self._index, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(_entry(rows, path.relative_to(self.root))) + "\n")
+                _append_line(self._index, json.dumps(_entry(rows, path.relative_to(self.root))))
+
+    def _check_lost_info(self, found: list[Path], plan: Plan | None) -> None:
+        """``meta/info.json`` is gone but episodes are here: write it again only if every episode is the one this
+        recipe would collect under its id (task, snapshot, seed) and at its image size; otherwise the recipe would
+        mislabel them and resuming would collect some pairs twice."""
+        if plan is None:
+            raise VluiError(f"{self.root} has episodes but no meta/info.json: run the collect.py command that "
+                            "collected it to write the info again, or collect into another dataset name")
+        h, w = self.image_size
+        for path in found:
+            first = _read_episode(path, columns=["episode_id", "task_id", "snapshot_id", "seed", "screen"]).slice(
+                0, 1).to_pylist()[0]
+            eid = int(first["episode_id"])
+            have = (first["task_id"], first["snapshot_id"], int(first["seed"]))
+            want = plan.get(eid)
+            size = decode_png(first["screen"]).shape[:2] if first["screen"] else None
+            if have != want or size != (h, w):
+                what = (f"holds {have[0]} on snapshot {have[1]} (seed {have[2]})" if have != want else
+                        f"has {size[0]}x{size[1]} screens" if size else "has no screen")
+                wanted = (f"{want[0]} on snapshot {want[1]} (seed {want[2]})" if want and have != want else
+                          f"{h}x{w} screens" if want else "no such episode")
+                raise VluiError(f"{self.root} has lost its meta/info.json and was collected with another recipe "
+                                f"(episode {eid} {what}; this recipe has {wanted}): run the collect.py command that "
+                                "collected it, or collect into another dataset name")
+
+
+@contextmanager
+def _held(root: Path, exclusive: bool) -> Iterator[Any]:
+    f = open(Path(root) / "meta" / ".writer.lock", "a+", encoding="utf-8")
+    try:
+        fcntl.flock(f, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        pid = f.read().strip()
+        f.close()
+        yield pid or "?"
+        return
+    yield f
+
+
+def _acquire(root: Path):
+    """The writer's exclusive lock on ``root``, as an open file; refused while another collection writes."""
+    with _held(root, exclusive=True) as held:
+        if isinstance(held, str):
+            raise VluiError(f"another collection (pid {held}) is writing to {root}: wait for it to finish or stop "
+                            "it, then run this again")
+        held.seek(0)
+        held.truncate()
+        held.write(str(os.getpid()))
+        held.flush()
+        return held
+
+
+def writer_pid(root: str | Path) -> str | None:
+    """The process id of a collection writing to ``root`` now, or None when none is."""
+    if not (Path(root) / "meta").is_dir():
+        return None
+    with _held(Path(root), exclusive=False) as held:
+        if isinstance(held, str):
+            return held
+        held.close()
+        return None
+
+
+def progress(root: str | Path) -> tuple[int, int | None]:
+    """(episodes on disk, episodes the recipe plans or None when the recipe does not say)."""
+    info = read_info(root)
+    recipe = info.get("recipe", {})
+    try:
+        planned = len(recipe["tasks"]) * len(recipe["snapshots"]) * int(recipe["episodes_per_pair"])
+    except (KeyError, TypeError, ValueError):
+        planned = None
+    return len(read_index(root)), planned
+
+
+def _append_line(path: Path, line: str) -> None:
+    """Append one line in one write, so a kill leaves at most the last line cut short (dropped on reopening)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+
+
+def _drop_partial_line(path: Path) -> None:
+    """Cut a last line that a kill or a full disk left without its newline; its episode is indexed again."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
 
 
 def _entry(rows: list[dict[str, Any]], rel: Path) -> dict[str, Any]:
@@ -162,26 +287,34 @@ def read_info(root: str | Path) -> dict[str, Any]:
 
 
 def read_index(root: str | Path) -> dict[int, dict[str, Any]]:
+    """Episode id -> index entry for the episodes listed in ``meta/episodes.jsonl`` whose file exists. A last line
+    without its newline (a kill while appending) is skipped: the episode file is indexed again when collect.py
+    reopens the dataset. A damaged line elsewhere is an error naming it."""
     index: dict[int, dict[str, Any]] = {}
     path = Path(root) / "meta" / "episodes.jsonl"
     if not path.exists():
         return index
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.split("\n")
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or (n == len(lines) and not text.endswith("\n")):
             continue
         try:
             entry = json.loads(line)
-        except json.JSONDecodeError:
-            raise VluiError(f"{path} line {n} is corrupted: delete that line and re-run collect.py to redo the "
-                            "episode") from None
-        if (Path(root) / entry["file"]).exists():
-            index[entry["episode_id"]] = entry
+            eid, rel = entry["episode_id"], entry["file"]
+            if not isinstance(eid, int) or isinstance(eid, bool) or not isinstance(rel, str):
+                raise TypeError
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise VluiError(f"{path} line {n} is damaged: delete that line (or the whole file) and run the same "
+                            "collect.py command again; it indexes the episode again from its file") from None
+        if (Path(root) / rel).exists():
+            index[eid] = entry
     return index
 
 
-def _read_episode(path: Path) -> pa.Table:
+def _read_episode(path: Path, columns: list[str] | None = None) -> pa.Table:
     try:
-        return pq.read_table(path, schema=SCHEMA)
+        return pq.read_table(path, schema=SCHEMA, columns=columns)
     except (pa.ArrowInvalid, OSError) as err:
         raise VluiError(f"episode file {path} is corrupted ({str(err).splitlines()[0][:80]}): delete it and re-run "
                         "collect.py with the same settings to write it again") from None

@@ -16,10 +16,12 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
+from vlui.config import check_settings
 from vlui.data.format import DatasetWriter
 from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
 from vlui.errors import VluiError
+from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt
 from vlui.rollout import run_episode
 from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
@@ -29,7 +31,8 @@ _worker: dict[str, Any] = {}
 
 def _init_worker(env_cfg: dict, tasks: list[str], agent_cfg: dict, include_xml: bool, options: dict,
                  threads: int = 0) -> None:
-    if threads:  # one process per core: more torch threads than cores only fight each other
+    if threads:  # a pool worker (one per core: more torch threads than cores only fight each other)
+        quiet_worker()
         import torch
 
         torch.set_num_threads(threads)
@@ -67,16 +70,28 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[tuple[int, str, st
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    check_settings(cfg)
     tasks, snaps, jobs = plan(cfg)
     env_cfg = OmegaConf.to_container(cfg.env, resolve=True)
     agent_cfg = OmegaConf.to_container(cfg.agent, resolve=True)
+    make_agent(agent_cfg)  # a bad agent setting fails here, in one line, not inside every worker
     root = Path(cfg.paths.data_dir) / cfg.dataset
     recipe = {"tasks": tasks, "snapshots": snaps, "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed,
               "agent": agent_cfg, "save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen,
               "env": {k: env_cfg[k] for k in ("backend", "observation_height", "observation_width", "tap_threshold",
                                               "y_distance_scale")}}
     writer = DatasetWriter(root, recipe, (cfg.env.observation_height, cfg.env.observation_width))
-    writer.open(cfg.resume)
+    writer.open(cfg.resume, plan={j[0]: (j[1], j[2], j[3]) for j in jobs})
+    try:
+        with sigterm_as_interrupt():
+            _collect(cfg, writer, tasks, snaps, jobs, env_cfg, agent_cfg, root)
+    finally:
+        writer.close()
+    return summarize(writer.done(), root)
+
+
+def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: list[str],
+             jobs: list[tuple[int, str, str, int]], env_cfg: dict, agent_cfg: dict, root: Path) -> None:
     done = writer.done()
     todo = [j for j in jobs if j[0] not in done]
     print(f"collect: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
@@ -94,6 +109,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         else:
             ctx = mp.get_context("spawn")
             threads = max(1, (os.cpu_count() or 1) // workers)
+            quiet_resource_tracker()
             with ctx.Pool(workers, initializer=_init_worker,
                           initargs=(env_cfg, tasks, agent_cfg, include_xml, options, threads)) as pool:
                 _consume(pool.imap_unordered(_run_job, todo), writer, bar)
@@ -102,8 +118,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         saved = len(writer.done())
         raise VluiError(f"interrupted: {saved} of {len(jobs)} episodes are saved in {root}; run the same command "
                         "again to collect the rest") from None
-    bar.close()
-    return summarize(writer.done(), root)
+    finally:
+        bar.close()
 
 
 def _consume(results, writer: DatasetWriter, bar: tqdm) -> None:
