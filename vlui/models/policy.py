@@ -11,7 +11,8 @@ no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import os
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -150,37 +151,139 @@ class Critics(nn.Module):
 
 
 def export_policy(policy: VLUIPolicy, directory: str | Path, metadata: dict[str, Any] | None = None) -> Path:
-    """Write ``config.json`` and ``model.safetensors`` (the whole policy, the frozen text encoder included)."""
+    """Write ``config.json`` and ``model.safetensors`` (the whole policy, the frozen text encoder included).
+
+    Each file is written under a temporary name and renamed into place, so a full disk or a kill leaves the previous
+    export (or none), never half a file."""
     from safetensors.torch import save_model
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    save_model(policy, str(directory / "model.safetensors"))  # stores tied weights (T5's embeddings) once
-    config = {"export_version": EXPORT_VERSION, "policy": asdict(policy.cfg), "action": ACTION_CONVENTION,
-              "observation": {"screen": [policy.cfg.image_height, policy.cfg.image_width, 3], "dtype": "uint8"},
-              **(metadata or {})}
-    (directory / "config.json").write_text(json.dumps(config, indent=2))
+    weights, cfg_path = directory / "model.safetensors", directory / "config.json"
+    tmp = directory / ".model.safetensors.tmp"
+    try:
+        save_model(policy, str(tmp))  # stores tied weights (T5's embeddings) once
+        config = {"export_version": EXPORT_VERSION, "policy": asdict(policy.cfg), "action": ACTION_CONVENTION,
+                  "observation": {"screen": [policy.cfg.image_height, policy.cfg.image_width, 3], "dtype": "uint8"},
+                  **(metadata or {})}
+        os.replace(tmp, weights)
+        tmp = directory / ".config.json.tmp"
+        tmp.write_text(json.dumps(config, indent=2))
+        os.replace(tmp, cfg_path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return directory
 
 
-def load_policy(directory: str | Path, device: str | torch.device = "cpu") -> VLUIPolicy:
-    """A policy from an export folder. Reads JSON and safetensors only: nothing is unpickled."""
-    from safetensors.torch import load_model
+def load_policy(checkpoint: str | Path, device: str | torch.device = "cpu") -> VLUIPolicy:
+    """A policy from an export folder, a run's checkpoint folder (its ``policy/`` export) or a Lightning ``.ckpt``
+    file. Reads JSON, safetensors and tensors only: nothing is unpickled."""
+    path = Path(checkpoint)
+    if path.suffix == ".ckpt" or path.is_file():
+        policy = _load_lightning_checkpoint(path)
+    else:
+        policy = _load_export(path)
+    return policy.to(device).eval()
 
-    directory = Path(directory)
+
+def _load_export(directory: Path) -> VLUIPolicy:
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
     if directory.is_dir() and (directory / "policy").is_dir():
         directory = directory / "policy"  # the run's checkpoint folder
     cfg_path, weights = directory / "config.json", directory / "model.safetensors"
+    if not directory.exists():
+        raise VluiError(f"checkpoint {directory} does not exist: point to checkpoints/<experiment>/<run>")
     if not cfg_path.exists() or not weights.exists():
-        raise VluiError(f"{directory} is not a policy export (config.json and model.safetensors): point to "
-                        "checkpoints/<experiment>/<run>/policy")
-    config = json.loads(cfg_path.read_text())
-    if config.get("export_version") != EXPORT_VERSION:
-        raise VluiError(f"{directory} was exported in format {config.get('export_version')}, this vlui reads "
-                        f"{EXPORT_VERSION}")
-    policy = VLUIPolicy(PolicyConfig(**config["policy"]), load_pretrained=False)
-    missing, unexpected = load_model(policy, str(weights), strict=False)
+        ckpts = sorted(directory.glob("*.ckpt"))
+        hint = (f"; it holds Lightning checkpoints: point to one, e.g. checkpoint={directory / 'last.ckpt'}"
+                if ckpts else ": point to checkpoints/<experiment>/<run>/policy")
+        raise VluiError(f"{directory} is not a policy export (config.json and model.safetensors){hint}")
+    try:
+        config = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise VluiError(f"{cfg_path} is damaged (not JSON: {str(err).splitlines()[0]}): export the policy again "
+                        "(run the same train.py command; it resumes from last.ckpt and exports)") from None
+    if not isinstance(config, dict) or config.get("export_version") != EXPORT_VERSION:
+        version = config.get("export_version") if isinstance(config, dict) else None
+        raise VluiError(f"{directory} was exported in format {version}, this vlui reads {EXPORT_VERSION}")
+    policy = _build(config.get("policy"), cfg_path)
+    try:
+        state = load_file(str(weights))
+    except (SafetensorError, OSError, ValueError) as err:
+        raise VluiError(f"{weights} is damaged ({str(err).splitlines()[0][:100]}): export the policy again (run the "
+                        "same train.py command; it resumes from last.ckpt and exports)") from None
+    _load_weights(policy, state, str(weights))
+    return policy
+
+
+def _load_lightning_checkpoint(path: Path) -> VLUIPolicy:
+    """The policy inside a Lightning checkpoint of :mod:`vlui.algos.modules` (``weights_only``: no pickle)."""
+    checkpoint = read_checkpoint(path)
+    hparams = checkpoint.get("hyper_parameters")
+    if not isinstance(hparams, dict) or "policy" not in hparams or "state_dict" not in checkpoint:
+        raise VluiError(f"{path} is not a vlui training checkpoint (no policy settings or weights in it)")
+    policy = _build(hparams["policy"], path)
+    state = {k.removeprefix("policy."): v for k, v in checkpoint["state_dict"].items() if k.startswith("policy.")}
+    _load_weights(policy, state, str(path))
+    return policy
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """A Lightning ``.ckpt`` file read with ``weights_only=True`` (tensors and plain containers only, never
+    arbitrary code); an unreadable one is a one-line error naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise VluiError(f"checkpoint {path} does not exist" if not path.exists() else f"{path} is not a file")
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except Exception as err:  # noqa: BLE001 - torch raises many types (RuntimeError, UnpicklingError, EOFError...)
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:120]
+        raise VluiError(f"checkpoint {path} cannot be read ({reason}): it is damaged or not a checkpoint") from None
+    if not isinstance(checkpoint, dict):
+        raise VluiError(f"checkpoint {path} is not a Lightning checkpoint")
+    return checkpoint
+
+
+def _build(settings: Any, where: Path) -> VLUIPolicy:
+    """A randomly initialised policy from the settings stored with a checkpoint; unknown or missing ones named."""
+    known = {f.name for f in fields(PolicyConfig)}
+    if not isinstance(settings, dict):
+        raise VluiError(f"{where} has no policy settings (a 'policy' mapping)")
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise VluiError(f"{where}: unknown policy setting(s) {', '.join(unknown)}; this vlui knows: "
+                        f"{', '.join(sorted(known))}")
+    try:
+        return VLUIPolicy(PolicyConfig(**settings), load_pretrained=False)
+    except VluiError as err:
+        raise VluiError(f"{where}: {err}") from None
+    except Exception as err:  # noqa: BLE001 - a value of the wrong type deep in a constructor
+        raise VluiError(f"{where}: its policy settings do not build a policy ({type(err).__name__}: "
+                        f"{str(err).splitlines()[0][:100]})") from None
+
+
+def _load_weights(policy: VLUIPolicy, state: dict[str, torch.Tensor], where: str) -> None:
+    """Load ``state`` into ``policy``: every tensor present, of the right shape, nothing extra."""
+    own = policy.state_dict()
+    missing = sorted(set(own) - set(state))
+    unexpected = sorted(set(state) - set(own))
+    tied = {k for k in missing if _tied_to_present(policy, k, state)}  # safetensors stores tied weights once
+    missing = [k for k in missing if k not in tied]
     if missing or unexpected:
-        raise VluiError(f"{weights} does not match its config (missing {sorted(missing)[:3]}, unexpected "
-                        f"{sorted(unexpected)[:3]})")
-    return policy.to(device).eval()
+        raise VluiError(f"{where} does not match its policy settings (missing {missing[:3]}, unexpected "
+                        f"{unexpected[:3]}): export it again")
+    wrong = [f"{k} {tuple(v.shape)} instead of {tuple(own[k].shape)}" for k, v in state.items()
+             if tuple(v.shape) != tuple(own[k].shape)]
+    if wrong:
+        raise VluiError(f"{where} has tensors of the wrong shape for its policy settings ({'; '.join(wrong[:2])}): "
+                        "export it again")
+    policy.load_state_dict(state, strict=False)
+
+
+def _tied_to_present(policy: VLUIPolicy, key: str, state: dict[str, torch.Tensor]) -> bool:
+    """Whether parameter ``key`` shares its storage with a parameter that ``state`` holds (tied embeddings)."""
+    own = policy.state_dict(keep_vars=True)
+    ptr = own[key].data_ptr()
+    return any(k in state and own[k].data_ptr() == ptr for k in own if k != key)
