@@ -7,6 +7,7 @@ Running the same command again resumes from ``last.ckpt`` when there is one (``c
 
 from __future__ import annotations
 
+import errno
 import subprocess
 import sys
 from pathlib import Path
@@ -18,27 +19,68 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.modules import ALGOS
+from vlui.config import check_settings
 from vlui.data.datamodule import DemoDataModule
+from vlui.data.format import progress, writer_pid
 from vlui.errors import VluiError
-from vlui.models.policy import PolicyConfig, export_policy
+from vlui.models.policy import PolicyConfig, export_policy, read_checkpoint
+from vlui.processes import die_with_parent, sigterm_as_interrupt
+
+# Policy settings -> the config key a user sets for each (what a resumed checkpoint must agree with).
+SETTING_KEYS = {"vision": "model.vision.name", "vision_freeze": "model.vision.freeze", "text_kind": "model.text.kind",
+                "text_name_or_path": "model.text.name_or_path", "text_size": "model.text.size",
+                "text_max_length": "model.text.max_length", "hidden_dim": "model.hidden_dim",
+                "num_heads": "model.num_heads", "head_dims": "model.head_dims", "dropout": "model.dropout",
+                "image_height": "data.image_height", "image_width": "data.image_width"}
 
 
 def ensure_dataset(cfg: DictConfig) -> Path:
-    """The dataset's folder; collected first with collect.py's defaults when missing and the config asks for it."""
+    """The dataset's folder, complete and with no collection writing to it. Collected (or finished) first with
+    collect.py's defaults when the config asks for it; otherwise a missing or incomplete dataset is refused."""
     path = Path(cfg.data.path)
+    pid = writer_pid(path)
+    if pid is not None:
+        raise VluiError(f"a collection (pid {pid}) is still writing {path}: wait for it to finish (or stop it and "
+                        "finish it later), then train")
     if (path / "meta" / "info.json").exists():
-        return path
-    if not cfg.data.collect_if_missing:
+        have, planned = progress(path)
+        if planned is None or have >= planned or cfg.data.allow_incomplete:
+            return path
+        if not cfg.data.collect_if_missing:
+            raise VluiError(f"{path} is incomplete: {have} of {planned} episodes (its collection stopped before "
+                            "the end); finish it by running the same collect.py command again, or add "
+                            "data.allow_incomplete=true to train on what is there")
+        print(f"train: {path} has {have} of {planned} episodes; finishing its collection first")
+    elif not cfg.data.collect_if_missing:
         raise VluiError(f"no dataset at {path}: create it with `python collect.py dataset={cfg.data.name}` "
                         "(or add data.collect_if_missing=true)")
-    print(f"train: no dataset at {path}; collecting it first (python collect.py dataset={cfg.data.name})")
-    root = Path(cfg.paths.root_dir)
-    out = subprocess.run([sys.executable, str(root / "collect.py"), f"dataset={cfg.data.name}",
-                          f"paths.data_dir={path.parent}", f"hydra.run.dir={cfg.paths.output_dir}/collect"],
-                         cwd=root)
-    if out.returncode != 0:
-        raise VluiError(f"collecting {cfg.data.name} failed (exit status {out.returncode})")
+    else:
+        print(f"train: no dataset at {path}; collecting it first (python collect.py dataset={cfg.data.name})")
+    _collect(cfg, path)
+    have, planned = progress(path)
+    if planned is not None and have < planned:
+        raise VluiError(f"collecting {cfg.data.name} stopped at {have} of {planned} episodes: run train again to "
+                        "finish it")
     return path
+
+
+def _collect(cfg: DictConfig, path: Path) -> None:
+    """Run collect.py for the dataset as a child that dies with this process (it would otherwise go on writing
+    the dataset a new run of train reads) and is stopped when this one is interrupted."""
+    root = Path(cfg.paths.root_dir)
+    cmd = [sys.executable, str(root / "collect.py"), f"dataset={cfg.data.name}", f"paths.data_dir={path.parent}",
+           f"hydra.run.dir={cfg.paths.output_dir}/collect"]
+    with sigterm_as_interrupt():
+        child = subprocess.Popen(cmd, cwd=root, preexec_fn=die_with_parent)
+        try:
+            code = child.wait()
+        except KeyboardInterrupt:
+            child.terminate()
+            child.wait()
+            raise VluiError(f"interrupted while collecting {cfg.data.name}: the episodes collected are kept; run "
+                            "train again to finish the collection and train") from None
+    if code != 0:
+        raise VluiError(f"collecting {cfg.data.name} failed (exit status {code}); its message is above")
 
 
 def resume_path(cfg: DictConfig, ckpt_dir: Path) -> str | None:
@@ -47,6 +89,7 @@ def resume_path(cfg: DictConfig, ckpt_dir: Path) -> str | None:
     if cfg.ckpt_path in ("auto", "last"):
         last = ckpt_dir / "last.ckpt"
         if last.exists():
+            check_resumable(cfg, last)
             print(f"train: resuming from {last}")
             return str(last)
         if cfg.ckpt_path == "last":
@@ -54,7 +97,31 @@ def resume_path(cfg: DictConfig, ckpt_dir: Path) -> str | None:
         return None
     if not Path(cfg.ckpt_path).exists():
         raise VluiError(f"checkpoint {cfg.ckpt_path} does not exist")
+    check_resumable(cfg, Path(cfg.ckpt_path))
     return str(cfg.ckpt_path)
+
+
+def check_resumable(cfg: DictConfig, path: Path) -> None:
+    """Refuse, naming the settings, a checkpoint that cannot be resumed: unreadable, or trained with other model
+    settings (Lightning would stop at a state-dict size mismatch deep in a traceback)."""
+    try:
+        checkpoint = read_checkpoint(path)
+    except VluiError as err:
+        others = sorted((p for p in path.parent.glob("step*.ckpt") if p != path), reverse=True)
+        hint = f"ckpt_path={others[0]} (the newest step checkpoint)" if others else "ckpt_path=null to start over"
+        raise VluiError(f"{err}; resume from another checkpoint with {hint}, or delete {path.name}") from None
+    saved = checkpoint.get("hyper_parameters") or {}
+    policy = saved.get("policy") if isinstance(saved.get("policy"), dict) else {}
+    now = vars(PolicyConfig.from_model_cfg(cfg.model, cfg.data.image_height, cfg.data.image_width))
+    differ = [f"{key} {policy.get(name)!r} in the checkpoint, {now[name]!r} now"
+              for name, key in SETTING_KEYS.items() if policy.get(name) != now[name]]
+    algo = saved.get("algo") or {}
+    for name in ("name", "share_encoders"):
+        if algo.get(name) != cfg.algo.get(name):
+            differ.append(f"algo.{name} {algo.get(name)!r} in the checkpoint, {cfg.algo.get(name)!r} now")
+    if differ:
+        raise VluiError(f"{path} was trained with other settings ({'; '.join(differ)}): use the same settings, "
+                        "another run_name=..., or ckpt_path=null to start this run over")
 
 
 def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
@@ -72,22 +139,42 @@ def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    check_settings(cfg)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     torch.set_float32_matmul_precision("high")
     ensure_dataset(cfg)
     module, data = build(cfg)
     ckpt_dir = Path(cfg.callbacks.model_checkpoint.dirpath)
+    resume = resume_path(cfg, ckpt_dir)
     loggers = [instantiate(c) for c in (cfg.logger or {}).values()]
     callbacks = [instantiate(c) for c in (cfg.callbacks or {}).values()]
     trainer: L.Trainer = instantiate(cfg.trainer, logger=loggers or False, callbacks=callbacks)
-    trainer.fit(module, datamodule=data, ckpt_path=resume_path(cfg, ckpt_dir), weights_only=True)
-    result: dict[str, Any] = {"checkpoint_dir": str(ckpt_dir), "metrics": {
-        k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}}
-    if cfg.export and trainer.is_global_zero and not cfg.trainer.fast_dev_run:
-        policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
-            "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name, "steps": trainer.global_step,
-            "dataset": str(cfg.data.path), "text_encoder_untrained": bool(module.policy.text.encoder.untrained)})
-        result["policy"] = str(policy_dir)
-        print(f"train: policy exported to {policy_dir}")
+    try:
+        trainer.fit(module, datamodule=data, ckpt_path=resume, weights_only=True)
+        result: dict[str, Any] = {"checkpoint_dir": str(ckpt_dir), "metrics": {
+            k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}}
+        if cfg.export and trainer.is_global_zero and not cfg.trainer.fast_dev_run:
+            policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
+                "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
+                "steps": trainer.global_step, "dataset": str(cfg.data.path),
+                "text_encoder_untrained": bool(module.policy.text.encoder.untrained)})
+            result["policy"] = str(policy_dir)
+            print(f"train: policy exported to {policy_dir}")
+    except OSError as err:
+        if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        raise VluiError(_disk_full(err, ckpt_dir)) from None
     print(f"train: checkpoints in {ckpt_dir}; logs in {cfg.paths.output_dir}")
     return result
+
+
+def _disk_full(err: OSError, ckpt_dir: Path) -> str:
+    """What to say when the disk filled up during training: what is kept, and how to go on."""
+    kept = list(ckpt_dir.glob("*.ckpt")) if ckpt_dir.exists() else []
+    steps = sorted(p.name for p in kept if p.name.startswith("step"))
+    where = f"no space left on the device while training (writing {err.filename or 'a file'}): "
+    if not kept:
+        return where + "no checkpoint had been written yet; free some space and run the same command again"
+    newest = f" (the newest: {steps[-1]})" if steps else ""
+    return (where + f"the {len(kept)} checkpoints written before are kept in {ckpt_dir}{newest}; free some space and "
+            "run the same command again to resume")
