@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
+from vlui.config import check_settings
 from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
 from vlui.errors import VluiError
@@ -59,6 +60,7 @@ def references(tasks: list[str], snaps: list[str], env_cfg: dict) -> dict[tuple[
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    check_settings(cfg)
     tasks, snaps, jobs = plan(cfg)
     env_cfg = _plain(cfg.env)
     agent_cfg = {**_plain(cfg.agent)}
@@ -71,7 +73,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
               "seed": cfg.seed, "agent": measured, "env": {k: env_cfg.get(k) for k in (
                   "backend", "observation_height", "observation_width", "tap_threshold", "y_distance_scale")}}
     log = out / "episodes.jsonl"
-    done = _resume(out, recipe)
+    done = _resume(out, recipe, jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
     todo = [j for j in jobs if j.key not in done]
@@ -147,24 +149,42 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 CONNECTION = ("url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s")
 
 
-def _resume(out: Path, recipe: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Episodes already evaluated in ``out`` with the same recipe."""
+def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dict[str, Any]]:
+    """Episodes already evaluated in ``out`` with the same recipe. A damaged ``recipe.json`` or line of
+    ``episodes.jsonl`` is a one-line error naming it; nothing in the folder is changed or dropped silently, except a
+    last line that a kill cut short (its episode runs again)."""
     meta, log = out / "recipe.json", out / "episodes.jsonl"
     if meta.exists():
-        if json.loads(meta.read_text()) != recipe:
+        try:
+            saved = json.loads(meta.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise VluiError(f"{meta} is damaged ({str(err).splitlines()[0]}): restore it, or evaluate into another "
+                            "folder (name=... or hydra.run.dir=...)") from None
+        if saved != recipe:
             raise VluiError(f"{out} holds an evaluation with other settings: name this one (name=...) or choose "
                             "another output folder (hydra.run.dir=...)")
-    else:
-        meta.write_text(json.dumps(recipe, indent=2))
     done: dict[str, dict[str, Any]] = {}
     if log.exists():
-        text = log.read_text(encoding="utf-8")
+        text = log.read_text(encoding="utf-8", errors="replace")
         if text and not text.endswith("\n"):  # a line cut short by a kill: drop it, that episode runs again
             text = text[: text.rfind("\n") + 1]
             log.write_text(text, encoding="utf-8")
-        for line in text.splitlines():
-            record = json.loads(line)
-            done[record["key"]] = record
+        seeds = {j.key: j.seed for j in jobs}
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                key = record["key"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise VluiError(f"{log} line {n} is damaged: delete that line and run the same command again to "
+                                "evaluate that episode again") from None
+            if not meta.exists() and seeds.get(key) != record.get("seed"):
+                raise VluiError(f"{out} has episodes but no recipe.json, and line {n} ({key}) is not an episode of "
+                                "this evaluation: evaluate into another folder (name=... or hydra.run.dir=...)")
+            done[key] = record
+    if not meta.exists():
+        tmp = meta.with_name(f".{meta.name}.tmp")
+        tmp.write_text(json.dumps(recipe, indent=2))
+        tmp.replace(meta)
     return done
-
-
