@@ -23,6 +23,7 @@ ENVS_DIR = ROOT / "envs"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DIALS = ("circle", "rectangle")
 SPLITS = ("train", "test", "all")
+SNAPSHOT_SPLITS = ("train", "test", "user")  # what a snapshot file's own ``split`` may say
 DEFAULT_TIME = "2026-11-23 08:00"  # a Monday morning; every B-MoCA snapshot starts at the same virtual time
 
 
@@ -110,10 +111,19 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
         raise VluiError(f"{where}: time must look like '{DEFAULT_TIME}', not {data['time']!r}") from None
     if not isinstance(data.get("state", {}), dict):
         raise VluiError(f"{where}: state must be a mapping of initial app state")
+    from vlui.sim.state import state_problem
+
+    problem = state_problem(data.get("state") or {})
+    if problem:
+        raise VluiError(f"{where}: state: {problem}")
+    if data.get("split", "user") not in SNAPSHOT_SPLITS:
+        raise VluiError(f"{where}: split must be one of {', '.join(SNAPSHOT_SPLITS)}, not {data['split']!r}")
     from vlui.sim.wallpapers import WALLPAPERS
 
     if data["wallpaper"] not in WALLPAPERS:
         raise VluiError(f"{where}: unknown wallpaper {data['wallpaper']!r}; choose from: {', '.join(WALLPAPERS)}")
+    if "locale" not in data:  # en-US by default would turn a forgotten line into a silently English phone
+        raise VluiError(f"{where}: the field 'locale' is required; choose from: {', '.join(locales())}")
     return Snapshot(**data, source=where)
 
 
@@ -124,6 +134,8 @@ def read_snapshot(path: str | Path) -> Snapshot:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise VluiError(f"snapshot file {path} does not exist") from None
+    except IsADirectoryError:
+        raise VluiError(f"{path} is a folder, not a snapshot file: give a .yaml file (e.g. envs/000.yaml)") from None
     except (yaml.YAMLError, UnicodeDecodeError) as err:
         raise VluiError(f"{path}: not a valid YAML snapshot file ({str(err).splitlines()[0]})") from None
     return _check(data, str(path))

@@ -99,3 +99,89 @@ class DeviceState:
 
     def copy(self) -> DeviceState:
         return copy.deepcopy(self)
+
+
+# Fields a snapshot or a task may set, with the numeric range each allows beyond its type.
+_RANGES = {"brightness": (0, 255), "next_pid": (1, 2**22), "next_alarm_id": (1, 10**6)}
+
+
+def state_problem(fields: dict[str, Any]) -> str | None:
+    """Why ``fields`` (a snapshot's or a task's starting state) cannot set a :class:`DeviceState`, or None: an
+    unknown field (the known ones are listed), a value of the wrong type, a number out of range, an unknown volume
+    stream. Checked when the snapshot is read, before any episode runs."""
+    import typing
+
+    hints = typing.get_type_hints(DeviceState)
+    settable = sorted(set(hints) - {"time_ms"})  # the clock comes from the snapshot's own ``time``
+    for name, value in fields.items():
+        if name not in settable:
+            return f"unknown field {name!r}; fields: {', '.join(settable)}"
+        if name == "volume":
+            problem = _volume_problem(value)
+        else:
+            problem = None if _fits(value, hints[name]) else f"{name} must be {_describe(hints[name])}, not {value!r}"
+        if problem is None and name in _RANGES and not _RANGES[name][0] <= value <= _RANGES[name][1]:
+            problem = f"{name} must be between {_RANGES[name][0]} and {_RANGES[name][1]}, not {value!r}"
+        if problem:
+            return problem
+    return None
+
+
+def _volume_problem(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return f"volume must be a mapping of stream -> level ({', '.join(VOLUME_MAX)}), not {value!r}"
+    for stream, level in value.items():
+        if stream not in VOLUME_MAX:
+            return f"unknown volume stream {stream!r}; streams: {', '.join(VOLUME_MAX)}"
+        if isinstance(level, bool) or not isinstance(level, int) or not VOLUME_MIN[stream] <= level <= VOLUME_MAX[
+                stream]:
+            return f"volume.{stream} must be a whole number from {VOLUME_MIN[stream]} to {VOLUME_MAX[stream]}, not {level!r}"
+    return None
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a plain YAML value has the type ``hint`` (bool, int, str, None, list[...], dict[...], tuple, unions)."""
+    import types
+    import typing
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if hint is Any:
+        return True
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if origin is list:
+        return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+    if origin is tuple:
+        return isinstance(value, (list, tuple)) and len(value) == len(args) and all(
+            _fits(v, a) for v, a in zip(value, args))
+    if origin is dict:
+        return isinstance(value, dict) and all(_fits(k, args[0]) and _fits(v, args[1]) for k, v in value.items())
+    return isinstance(value, hint) if isinstance(hint, type) else False
+
+
+def _describe(hint: Any) -> str:
+    """``hint`` in words a snapshot's author reads."""
+    import types
+    import typing
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(a) for a in args)
+    names = {bool: "true or false", int: "a whole number", str: "a string", type(None): "null"}
+    if hint in names:
+        return names[hint]
+    if origin is list:
+        return f"a list of {_describe(args[0])}s" if args[0] in names else f"a list of {_describe(args[0])} entries"
+    if origin is dict:
+        return "a mapping"
+    if origin is tuple:
+        return f"a list of {len(args)} values"
+    return getattr(hint, "__name__", str(hint))
