@@ -37,10 +37,10 @@ class StandIn:
     """``with StandIn() as llm:`` serves ``llm.url`` (``http://127.0.0.1:<port>/v1``) until the block ends.
 
     ``key``: the API key it wants (None: any). ``models``: the models it serves, which ``GET /v1/models`` lists
-    unless ``list_models`` is false (that route is then a 404, as on some servers). ``failures``: answers to the next requests, used up in order. ``fail``: called on every chat request
-    with its user prompt; a :class:`Failure` it returns is the answer (an endpoint that is down, or down for some
-    prompts). ``answer``: the action text of a successful chat answer. ``requests``: ``(method, path, headers,
-    body)`` of every request received."""
+    unless ``list_models`` is false (that route is then a 404, as on some servers). ``failures``: answers to the next
+    requests, used up in order. ``fail``: called on every chat request with its user prompt; a :class:`Failure` it
+    returns is the answer (an endpoint that is down, or down for some prompts). ``answer``: the action text of a
+    successful chat answer. ``requests``: ``(method, path, headers, body)`` of every request received."""
 
     def __init__(self, key: str | None = None, models: tuple[str, ...] = ("stand-in",), list_models: bool = True,
                  answer: Callable[[str], str] = open_app) -> None:

@@ -166,6 +166,15 @@ def test_an_endpoint_that_is_down_stops_the_run_after_a_few_failed_requests() ->
     assert not isinstance(err.value, ConnectionError)
 
 
+def test_requests_the_endpoint_refuses_one_by_one_do_not_stop_the_run() -> None:
+    with StandIn() as llm:  # e.g. a screen too long for the model's context: that episode's failure, not an outage
+        llm.fail = lambda prompt: Failure(400, message="prompt too long")
+        a, _ = agent(llm.url, max_retries=0)
+        for _ in range(2 * STOP_AFTER_FAILED_REQUESTS):
+            with pytest.raises(EndpointError, match="HTTP 400: prompt too long"):
+                a.act(OBS, INFO)
+
+
 def test_a_working_request_resets_the_count_of_failures_in_a_row() -> None:
     with StandIn() as llm:
         a, _ = agent(llm.url, max_retries=0)

@@ -42,7 +42,7 @@ def test_a_flaky_endpoint_costs_retries_not_episodes(tmp_path: Path) -> None:
 def test_infrastructure_failures_are_not_counted_and_run_again_on_resume(tmp_path: Path, capsys) -> None:
     args = ("tasks=[open_settings,open_clock]", "agent.max_retries=1")
     with StandIn() as llm:
-        llm.fail = lambda prompt: Failure(503, message="clock model offline") if "open the clock app" in prompt else None
+        llm.fail = lambda prompt: Failure(503, message="clock model offline") if "the clock app" in prompt else None
         result = run(tmp_path, *text_agent(llm, *args))
     out = capsys.readouterr().out
     assert result["success_rate"] == 1.0  # open_settings, 1/1: the clock episode is not the agent's failure

@@ -12,9 +12,10 @@ What can go wrong with the endpoint is sorted three ways:
   later (the finished episodes are kept);
 - a passing failure (HTTP 429, 408 or 5xx, a timeout, a dropped connection): the request is sent again, up to
   ``max_retries`` times, after ``retry_delay_s`` doubled each time or the server's ``Retry-After``;
-- a request that still fails: :class:`EndpointError`, a ``ConnectionError``, which the evaluation records as an
-  infrastructure failure (not the agent's) and runs again on resume. After ``STOP_AFTER_FAILED_REQUESTS`` of those in
-  a row the endpoint is taken to be down and the run stops, rather than failing every remaining episode slowly.
+- a request that still fails, or an answer that is not a chat completion: :class:`EndpointError`, a
+  ``ConnectionError``, which the evaluation records as an infrastructure failure (not the agent's) and runs again on
+  resume. After ``STOP_AFTER_FAILED_REQUESTS`` requests in a row that failed after all their retries the endpoint is
+  taken to be down and the run stops, rather than failing every remaining episode slowly.
 """
 
 from __future__ import annotations
@@ -45,8 +46,12 @@ STOP_AFTER_FAILED_REQUESTS = 3  # requests in a row that failed after all their 
 
 
 class EndpointError(ConnectionError):
-    """A request that failed after its retries, or an answer that is not a chat completion: the episode is an
-    infrastructure failure, not the agent's."""
+    """A request that failed after its retries (``down``), or an answer that is not a chat completion: the episode
+    is an infrastructure failure, not the agent's."""
+
+    def __init__(self, message: str, down: bool = False) -> None:
+        super().__init__(message)
+        self.down = down
 
 
 @dataclass
@@ -143,9 +148,12 @@ class TextAgent:
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 return _Reply(response.status, response.read())
-        except urllib.error.HTTPError as err:
-            with err:
-                return _Reply(err.code, err.read(), retry_after_seconds(err.headers.get("Retry-After")))
+        except urllib.error.HTTPError as err:  # an answer, with an error status
+            try:
+                body = err.read() if err.fp is not None else b""
+            finally:
+                err.close()
+            return _Reply(err.code, body, retry_after_seconds(err.headers.get("Retry-After") if err.headers else None))
 
     def _request(self, method: str, path: str, payload: dict[str, Any] | None = None,
                  retry_unanswered: bool = True) -> _Reply:
@@ -161,18 +169,18 @@ class TextAgent:
             except (OSError, http.client.HTTPException) as err:  # URLError and timeouts are OSErrors
                 problem = _reason(err)
                 if not retry_unanswered:
-                    raise EndpointError(f"{what}: {problem}") from None
+                    raise EndpointError(f"{what}: {problem}", down=True) from None
             else:
                 if not _retryable(reply.status):
                     return reply
                 problem, wait = f"HTTP {reply.status}{reply.message()}", reply.retry_after
             if attempt >= self.max_retries:
-                raise EndpointError(f"{what} failed {attempt + 1} time(s), last with {problem}")
+                raise EndpointError(f"{what} failed {attempt + 1} time(s), last with {problem}", down=True)
             if wait is None:
                 wait = min(self.retry_max_delay_s, self.retry_delay_s * 2 ** attempt)
             elif wait > self.retry_max_delay_s:
                 raise EndpointError(f"{what} answered {problem} and asked to wait {wait:g} s (Retry-After), more than "
-                                    f"agent.retry_max_delay_s={self.retry_max_delay_s:g}")
+                                    f"agent.retry_max_delay_s={self.retry_max_delay_s:g}", down=True)
             self.sleep(wait)
             attempt += 1
 
@@ -250,7 +258,7 @@ class TextAgent:
         try:
             answer = self._chat(prompt).strip()
         except EndpointError as err:
-            self.failed_in_a_row += 1
+            self.failed_in_a_row = self.failed_in_a_row + 1 if err.down else 0
             if self.failed_in_a_row >= STOP_AFTER_FAILED_REQUESTS:
                 raise VluiError(f"the text agent's endpoint failed {self.failed_in_a_row} requests in a row ({err}): "
                                 "the finished episodes are saved; run the same command again when it works (episodes "
