@@ -81,7 +81,13 @@ def test_adb_logcat_takes_the_hosts_log_tags(pa):
     adb(pa, "logcat", "-c")
     adb(pa, "shell", "log -t Mine hello; log -t Other noise")
     out = adb(pa, "logcat", "-d", "-v", "tag", env_extra={"ANDROID_LOG_TAGS": "*:S Mine:I"})
-    assert [line for line in out.stdout.splitlines() if not line.startswith("-----")] == ["I/Mine    : hello"]
+    lines = [line for line in out.stdout.splitlines() if not line.startswith("-----")]
+    version = int(re.search(r"Version (\d+)", pa.adb("version").stdout).group(1))
+    if version >= 30:  # adb quotes the tags once: ANDROID_LOG_TAGS='*:S Mine:I'
+        assert lines == ["I/Mine    : hello"]
+    else:  # adb 29 quotes them twice ("'*:S Mine:I'"): the device reads tags "'*" and "Mine", so *:S is lost, as
+        # a real phone driven by that adb loses it
+        assert lines == ["I/Mine    : hello", "I/Other   : noise"]
     bad = adb(pa, "logcat", "-d", "-v", "nonsense")
     assert bad.returncode != 0 and 'Invalid parameter "nonsense" to -v' in bad.stderr
 

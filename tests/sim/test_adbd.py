@@ -238,9 +238,9 @@ def test_push_and_pull_with_adb(private_adb, tmp_path):
     listing = adb_ok(private_adb, "-s", serial, "ls", "/sdcard/Download").stdout
     assert listing.split()[-1] == "notes.txt"
     missing = private_adb.adb("-s", serial, "pull", "/sdcard/nothing.txt", str(tmp_path))
-    assert missing.returncode != 0 and "does not exist" in missing.stderr
+    assert missing.returncode != 0 and "does not exist" in missing.stdout + missing.stderr  # adb 29: on stdout
     into_a_file = private_adb.adb("-s", serial, "push", str(src), "/sdcard/Download/notes.txt/inside.txt")
-    assert into_a_file.returncode != 0 and "Not a directory" in into_a_file.stderr
+    assert into_a_file.returncode != 0 and "Not a directory" in into_a_file.stdout + into_a_file.stderr
 
 
 def test_sync_with_adbutils(private_adb, tmp_path):

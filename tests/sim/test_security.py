@@ -114,7 +114,7 @@ def test_pushes_past_the_storage_budget_fail_and_keep_what_was_there(pa, tmp_pat
     big.write_bytes(blob(STORAGE + 1, 2))
     assert pa.adb("-s", pa.serial, "push", str(small), "/sdcard/Download/f.bin").returncode == 0
     out = pa.adb("-s", pa.serial, "push", str(big), "/sdcard/Download/f.bin")
-    assert out.returncode != 0 and "No space left on device" in out.stderr
+    assert out.returncode != 0 and "No space left on device" in out.stdout + out.stderr  # adb 29 says it on stdout
     assert pa.phone.files.get("/sdcard/Download/f.bin") == small.read_bytes()
     assert pa.phone.files.used <= STORAGE
     shell(pa, "rm /sdcard/Download/f.bin")
@@ -137,7 +137,7 @@ def test_system_is_read_only_as_on_a_user_build(pa, tmp_path):
     local = tmp_path / "f"
     local.write_bytes(b"x")
     out = pa.adb("-s", pa.serial, "push", str(local), "/system/bin/evil")
-    assert out.returncode != 0 and "Read-only file system" in out.stderr
+    assert out.returncode != 0 and "Read-only file system" in out.stdout + out.stderr
     assert not any(p.startswith("/system") or p.count("/") == 1 for p in pa.phone.files)
     # writable places stay writable
     assert shell(pa, "echo ok > /data/local/tmp/ok && cat /data/local/tmp/ok") == "ok\n"

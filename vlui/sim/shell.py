@@ -805,8 +805,10 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
         q.buffers = tuple(buffers)
     from_env = not specs and env_tags is not None
     for spec in specs or (env_tags or "").split():
-        tag, _, level = spec.rpartition(":") if ":" in spec else (spec, "", "V")
-        level = level.upper()
+        # as liblog's android_log_addFilterRule: the tag runs to the first ':', the level is the one character after
+        # it (what follows is ignored), and "*" with no level means D
+        tag, colon, rest = spec.partition(":")
+        level = rest[:1].upper() if colon else ("D" if tag == "*" else "V")
         if not tag or level not in _PRIORITY or level == "A":
             if from_env:
                 raise _UsageError(f"Invalid filter expression '{spec}' in ANDROID_LOG_TAGS")
