@@ -81,8 +81,8 @@ class OptimConfig:
     scheduler: str = "cosine"  # "cosine" | "constant"
     warmup_steps: int = 0
 
-    LIMITS: ClassVar[dict[str, Range]] = {"lr": POSITIVE, "weight_decay": NON_NEGATIVE, "betas": Range(0, 1, open_hi=True),
-                                          "warmup_steps": NON_NEGATIVE}
+    LIMITS: ClassVar[dict[str, Range]] = {"lr": POSITIVE, "weight_decay": NON_NEGATIVE,
+                                          "betas": Range(0, 1, open_hi=True), "warmup_steps": NON_NEGATIVE}
     CHOICES: ClassVar[dict[str, tuple]] = {"scheduler": ("cosine", "constant")}
 
 
@@ -276,7 +276,9 @@ class AgentConfig:
 
     # the expert's noise settings are probabilities and a fraction of a target's size
     LIMITS: ClassVar[dict[str, Range]] = {"tap_jitter": FRACTION, "random_action_prob": FRACTION,
-                                          "wrong_action_prob": FRACTION, "timeout_s": POSITIVE}
+                                          "wrong_action_prob": FRACTION, "timeout_s": POSITIVE,
+                                          "max_retries": NON_NEGATIVE, "retry_delay_s": NON_NEGATIVE,
+                                          "retry_max_delay_s": POSITIVE}
 
 
 # --------------------------------------------------------------------------------------------------------- jobs

@@ -89,8 +89,8 @@ def _check_real(action) -> None:
             return  # not a sequence: the shape check says so
         bad = any(isinstance(v, (bool, np.bool_, complex, np.complexfloating, str, bytes)) for v in values)
     if bad:
-        raise ActionError(f"a dual-gesture action has 4 real numbers (touch_y, touch_x, lift_y, lift_x); got "
-                          f"{action!r}")
+        raise ActionError(f"a dual-gesture action has 4 values (touch_y, touch_x, lift_y, lift_x), all real "
+                          f"numbers; got {action!r}")
 
 
 def normalised_to_action(touch: tuple[float, float], lift: tuple[float, float] | None = None) -> np.ndarray:

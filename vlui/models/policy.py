@@ -194,7 +194,8 @@ def _load_export(directory: Path) -> VLUIPolicy:
         directory = directory / "policy"  # the run's checkpoint folder
     cfg_path, weights = directory / "config.json", directory / "model.safetensors"
     if not directory.exists():
-        raise VluiError(f"checkpoint {directory} does not exist: point to checkpoints/<experiment>/<run>")
+        raise VluiError(f"{directory} is not a policy export (it does not exist): point to "
+                        "checkpoints/<experiment>/<run>")
     if not cfg_path.exists() or not weights.exists():
         ckpts = sorted(directory.glob("*.ckpt"))
         hint = (f"; it holds Lightning checkpoints: point to one, e.g. checkpoint={directory / 'last.ckpt'}"

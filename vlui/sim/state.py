@@ -133,9 +133,9 @@ def _volume_problem(value: Any) -> str | None:
     for stream, level in value.items():
         if stream not in VOLUME_MAX:
             return f"unknown volume stream {stream!r}; streams: {', '.join(VOLUME_MAX)}"
-        if isinstance(level, bool) or not isinstance(level, int) or not VOLUME_MIN[stream] <= level <= VOLUME_MAX[
-                stream]:
-            return f"volume.{stream} must be a whole number from {VOLUME_MIN[stream]} to {VOLUME_MAX[stream]}, not {level!r}"
+        lo, hi = VOLUME_MIN[stream], VOLUME_MAX[stream]
+        if isinstance(level, bool) or not isinstance(level, int) or not lo <= level <= hi:
+            return f"volume.{stream} must be a whole number from {lo} to {hi}, not {level!r}"
     return None
 
 
