@@ -1,8 +1,7 @@
 #!/usr/bin/env python
 """Evaluate (Hydra entry point). `python evaluate.py --help` lists the config groups and options."""
 
-from vlui.cli import hydra_main
-from vlui.jobs import evaluate
+from vlui.cli import entry_point
 
 if __name__ == "__main__":
-    hydra_main("evaluate", evaluate.run)()
+    entry_point("evaluate", "vlui.jobs.evaluate:run")

@@ -1,8 +1,7 @@
 #!/usr/bin/env python
 """Train (Hydra entry point). `python train.py --help` lists the config groups and options."""
 
-from vlui.cli import hydra_main
-from vlui.jobs import train
+from vlui.cli import entry_point
 
 if __name__ == "__main__":
-    hydra_main("train", train.run)()
+    entry_point("train", "vlui.jobs.train:run")

@@ -486,6 +486,18 @@ def test_entry_points_print_one_line_and_exit_2(tmp_path: Path, script: str, ove
         line for line in out.stderr.splitlines() if message in line]
 
 
+@pytest.mark.parametrize("script", ["train.py", "collect.py", "evaluate.py"])
+def test_ctrl_c_while_a_job_starts_is_one_line(tmp_path: Path, script: str) -> None:
+    """Ctrl-C before a job has started its work (while torch and the job load) is one line and status 130."""
+    proc = subprocess.Popen([sys.executable, script, f"hydra.run.dir={tmp_path}/run"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)  # Python is up; the job's modules are still loading
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "error: interrupted; what was written is kept, and the same command resumes"
+
+
 # ------------------------------------------------------------------------------------------------- the docs
 def render() -> str:
     """docs/errors.md, from ``CASES``."""
@@ -501,7 +513,7 @@ starts, and so is every snapshot file named by `env.snapshots`.
 
 The table lists bad inputs and the exact message each gives; `…` stands for a path, a number or a list. It is
 generated from the cases in `tests/test_errors.py`, which assert each message (`python -m tests.test_errors`
-writes this file; a test fails when it is out of date). The first column is the item of issue 14, part C.
+writes this file; a test fails when it is out of date). The first column numbers the kinds of bad input.
 
 | item | bad input | message |
 | --- | --- | --- |

@@ -61,6 +61,21 @@ def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[
     return main
 
 
+def entry_point(config_name: str, job_path: str) -> None:
+    """What ``train.py``, ``collect.py`` and ``evaluate.py`` run: the job ``module:function`` as a Hydra program.
+    The job's module (and with it torch) is imported here, so that Ctrl-C while it loads, or anywhere a job does not
+    handle it, is one line and exit status 130 rather than a traceback."""
+    import importlib
+
+    try:
+        module, _, function = job_path.partition(":")
+        job = getattr(importlib.import_module(module), function)
+        hydra_main(config_name, job)()
+    except KeyboardInterrupt:
+        print("error: interrupted; what was written is kept, and the same command resumes", file=sys.stderr)
+        sys.exit(130)
+
+
 def run_job(job: Callable[[DictConfig], Any], cfg: DictConfig) -> Any:
     """Run ``job`` on ``cfg`` as the entry points do: a disk that filled up anywhere becomes a :class:`VluiError`
     (the jobs say what they kept where they write; this catches the writes they do not own, such as logs)."""

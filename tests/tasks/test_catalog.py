@@ -366,3 +366,13 @@ def test_wrong_case_id_suggests_the_right_one() -> None:
     with pytest.raises(VluiError) as e:
         resolve_tasks("Airplane_On")
     assert "Airplane_On" in str(e.value) and "airplane_on" in str(e.value).split("similar", 1)[1]
+
+
+def test_a_tasks_starting_state_is_checked_when_it_is_made() -> None:
+    base = dataclasses.asdict(tasks()["airplane_off"])
+    base.pop("pattern", None)
+    with pytest.raises(VluiError, match=r"task airplane_off: state: unknown field 'airplane'; fields: "):
+        Task(**{**base, "state": {"airplane": True}})
+    with pytest.raises(VluiError, match=r"task airplane_off: state: airplane_mode must be"):
+        Task(**{**base, "state": {"airplane_mode": "yes"}})
+    assert all(t.state is not None for t in tasks().values())  # the catalog's own states all pass

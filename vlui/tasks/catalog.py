@@ -17,6 +17,7 @@ import yaml
 
 from vlui.errors import VluiError
 from vlui.sim.logcat import parse_threadtime
+from vlui.sim.state import state_problem
 
 DATA = Path(__file__).resolve().parent / "data" / "bmoca.yaml"
 TASK_SETS = ("representative", "open_app", "supported", "all")
@@ -42,6 +43,9 @@ class Task:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pattern", re.compile(self.regex))
+        problem = state_problem(self.state) if self.state else None
+        if problem:  # a task file's mistake is found when the catalog is read, before any episode runs
+            raise VluiError(f"task {self.id}: state: {problem}")
 
 
 @lru_cache(maxsize=1)
