@@ -39,6 +39,10 @@ def test_a_flaky_endpoint_costs_retries_not_episodes(tmp_path: Path) -> None:
     assert not llm.failures  # all four were answered, and retried
 
 
+def reject_non_json(constant: str):
+    raise AssertionError(f"results.json holds {constant}, which is not JSON")
+
+
 def test_infrastructure_failures_are_not_counted_and_run_again_on_resume(tmp_path: Path, capsys) -> None:
     args = ("tasks=[open_settings,open_clock]", "agent.max_retries=1")
     with StandIn() as llm:
@@ -46,8 +50,10 @@ def test_infrastructure_failures_are_not_counted_and_run_again_on_resume(tmp_pat
         result = run(tmp_path, *text_agent(llm, *args))
     out = capsys.readouterr().out
     assert result["success_rate"] == 1.0  # open_settings, 1/1: the clock episode is not the agent's failure
-    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    results = json.loads((tmp_path / "out" / "results.json").read_text(), parse_constant=reject_non_json)
     assert results["overall"]["infra_failures"] == 1 and results["overall"]["episodes"] == 1
+    clock = results["per_task"]["open_clock"]  # nothing counted: no rate, and strict JSON (null, not NaN)
+    assert (clock["success_rate"], clock["stderr"], clock["wilson95"], clock["episodes"]) == (None, None, None, 0)
     assert "1 of 2 episodes failed for infrastructure reasons and are not counted (the last with: " in out
     assert "clock model offline" in out and "nan" not in out
     assert "| open_clock | – (1 failed for infrastructure reasons) |" in out

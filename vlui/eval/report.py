@@ -18,12 +18,12 @@ def _rate(records: list[dict[str, Any]], runs: list[int]) -> dict[str, Any]:
         rs = [r for r in counted if r["run"] == run]
         if rs:
             per_run.append(sum(r["success"] for r in rs) / len(rs))
-    mean, se = mean_stderr(per_run)
     k, n = sum(r["success"] for r in counted), len(counted)
-    lo, hi = wilson_interval(k, n)
+    # no episode counted (all failed for infrastructure reasons): no rate, written as null (JSON has no NaN)
+    mean, se = mean_stderr(per_run) if per_run else (None, None)
     steps = [r["steps"] for r in counted if r["success"]]
-    out = {"success_rate": k / n if n else float("nan"), "mean_over_runs": mean, "stderr": se,
-           "wilson95": [lo, hi], "episodes": n, "successes": k,
+    out = {"success_rate": k / n if n else None, "mean_over_runs": mean, "stderr": se,
+           "wilson95": list(wilson_interval(k, n)) if n else None, "episodes": n, "successes": k,
            "infra_failures": sum(1 for r in records if r.get("infra_failure")),
            "mean_steps_successful": sum(steps) / len(steps) if steps else None}
     adaptive = [r["adaptive"] for r in counted if r.get("adaptive")]
@@ -116,7 +116,7 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
     """results.json, results.md and the plots; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "results.json", "md": out / "results.md"}
-    paths["json"].write_text(json.dumps(result, indent=2))
+    paths["json"].write_text(json.dumps(result, indent=2, allow_nan=False))
     o = result["overall"]
     tasks = ", ".join(_label(name, r) for name, r in result["per_family"].items())
     md = [f"# Evaluation: agent={result['agent']}" + (f", checkpoint {result['checkpoint']}" if result.get(
@@ -151,8 +151,8 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
     tasks = list(families)
     width = min(MAX_PLOT_INCHES, max(4, 1.1 * len(tasks)))
     fig, ax = plt.subplots(figsize=(width, 3.2))
-    means = [100 * families[t]["mean_over_runs"] for t in tasks]
-    errs = [100 * families[t]["stderr"] for t in tasks]
+    means = [100 * (families[t]["mean_over_runs"] or 0) for t in tasks]  # no bar where nothing counted
+    errs = [100 * (families[t]["stderr"] or 0) for t in tasks]
     ax.bar(range(len(tasks)), means, yerr=errs, capsize=4, color="#1a73e8")
     ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right")
     ax.set_ylabel("success rate (%)")
@@ -168,7 +168,7 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
         fig, ax = plt.subplots(figsize=(min(MAX_PLOT_INCHES, max(4, 1.3 * len(tasks))), 3.2))
         width = 0.4
         for k, s in enumerate(splits):
-            vals = [100 * by_split[s][t]["success_rate"] for t in tasks]
+            vals = [100 * (by_split[s][t]["success_rate"] or 0) for t in tasks]
             ax.bar([i + (k - 0.5) * width for i in range(len(tasks))], vals, width, label=s,
                    color="#9aa0a6" if s == "train" else "#1a73e8")
         ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right")
