@@ -327,11 +327,9 @@ class SimDevice(Device):
         st.running.append(key)
         st.pids[key] = st.next_pid
         st.next_pid += 17 + self._rng.randrange(60)
-        line = f"Start proc {st.pids[key]}:{info.package}/{uid_name(key)} for activity {{{info.package}/{activity}}}"
-        # Android 10 prints this from ActivityManager; B-MoCA's camera and contacts detectors read it under
-        # ActivityTaskManager, so the launch record repeats it there.
-        self.logi("ActivityManager", line, offset_ms=5)
-        self.logi("ActivityTaskManager", line, offset_ms=6)
+        # ProcessList.startProcessLocked's line: ActivityManager's tag on Android 10 too (START is ActivityTaskManager's)
+        self.logi("ActivityManager", f"Start proc {st.pids[key]}:{info.package}/{uid_name(key)} for activity "
+                  f"{{{info.package}/{activity}}}", offset_ms=5)
 
     def start_activity(self, key: str, screen: str, component: str, extras: bool = True, intent: str = "",
                        **params: Any) -> None:

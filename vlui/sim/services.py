@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 SETTINGS_CALLER = ("com.android.settings", 1000)
 SHELL_CALLER = ("com.android.shell", 2000)
 
-# The stream name SystemUI's vol.Events writes when a slider changes a level (``writeEvent level_changed <stream>
-# <level>``, Android 10's wording). Call and alarm are Android's names. Deviation: B-MoCA's detectors want MEDIA for
-# the media slider and MUSIC for the ring slider, where Android writes STREAM_MUSIC and STREAM_RING; we follow the
-# detectors so that each volume task's detector fires only on its own slider (docs/simulator.md).
-SLIDER_EVENT_STREAMS = {"media": "STREAM_MEDIA", "call": "STREAM_VOICE_CALL", "ring": "STREAM_RING_MUSIC",
+# The stream name SystemUI's vol.Events writes when a level changes (``writeEvent level_changed <stream> <level>``:
+# VolumeDialogControllerImpl.updateStreamLevelW, with AudioSystem.streamToString's names), as Android 10 prints it.
+# (Until issue 14 the simulator wrote STREAM_MEDIA and STREAM_RING_MUSIC to fit the paper's printed MEDIA and MUSIC
+# regexes; the tasks now use B-MoCA's released detectors, which name Android's streams.)
+SLIDER_EVENT_STREAMS = {"media": "STREAM_MUSIC", "call": "STREAM_VOICE_CALL", "ring": "STREAM_RING",
                         "alarm": "STREAM_ALARM"}
 # AudioManager's stream numbers and names, as ``media volume --stream N`` takes and prints them.
 AUDIO_STREAMS = {0: ("call", "STREAM_VOICE_CALL"), 2: ("ring", "STREAM_RING"), 3: ("media", "STREAM_MUSIC"),
