@@ -331,6 +331,19 @@ class SimDevice(Device):
         self.logi("ActivityManager", f"Start proc {st.pids[key]}:{info.package}/{uid_name(key)} for activity "
                   f"{{{info.package}/{activity}}}", offset_ms=5)
 
+    def start_for_intent(self, key: str, activity: str, intent: str, caller_uid: int) -> bool:
+        """Log the START of ``key``'s ``activity`` (its class) for an intent another process sent (``intent``: the
+        intent as the START line prints it, inside the braces) and start the app's process if it is not running.
+        Returns whether the app had no task yet (its main activity will be created)."""
+        self.logi("ActivityTaskManager", f"START u0 {{{intent}}} from uid {caller_uid}")
+        self._ensure_process(key, apps()[key], activity)
+        return key not in self.state.tasks
+
+    def displayed(self, key: str, activity: str) -> None:
+        """ActivityMetricsLogger's line once a started activity has drawn its first frame."""
+        self.logi("ActivityTaskManager", f"Displayed {short_component(apps()[key].package, activity)}: "
+                  f"+{280 + self._rng.randrange(400)}ms", offset_ms=400)
+
     def start_activity(self, key: str, screen: str, component: str, extras: bool = True, intent: str = "",
                        **params: Any) -> None:
         """Push a screen of ``key``'s app that Android implements as its own activity (logs the START line).

@@ -106,6 +106,55 @@ def save_picker(dev: SimDevice) -> None:
     set_enabled(dev, alarm, True, new=new)
 
 
+def set_alarm_intent(dev: SimDevice, hour: int | None, minutes: int, message: str, skip_ui: bool) -> bool:
+    """``AlarmClock.ACTION_SET_ALARM`` as DeskClock's HandleApiCalls handles it: without an hour, Clock opens on
+    its Alarm tab with the time picker up for a new alarm; a bad hour or minute is refused (logged, nothing set);
+    an alarm with the same time and label is switched on, otherwise a new one is added, switched on. The Alarm tab
+    comes to the front unless ``skip_ui``. (DeskClock also shows an "Alarm set for ..." toast; the simulated
+    phone has no toasts.) Returns whether Clock's screen was shown."""
+    st = dev.state
+    if hour is None:
+        st.clock_tab = "alarm"
+        st.picker = {"hour": 12 if dev.locale.meta["hour12"] else 0, "minute": 0, "mode": "hour", "alarm": None}
+        dev.logi("AlarmClock", "HandleApiCalls no/invalid time; opening UI", app="clock", offset_ms=30)
+        _show(dev)
+        return True
+    if not 0 <= hour <= 23:
+        dev.logi("AlarmClock", f"Illegal hour: {hour}", level="E", app="clock", offset_ms=30)
+        return False
+    if not 0 <= minutes <= 59:
+        dev.logi("AlarmClock", f"Illegal minute: {minutes}", level="E", app="clock", offset_ms=30)
+        return False
+    existing = next((a for a in st.alarms if (a.hour, a.minute, a.label) == (hour, minutes, message)), None)
+    if existing is not None:
+        set_enabled(dev, existing, True)
+    else:
+        alarm = Alarm(st.next_alarm_id, hour, minutes, False, label=message)
+        st.next_alarm_id += 1
+        st.alarms.append(alarm)
+        st.alarms.sort(key=lambda a: (a.hour, a.minute))
+        dev.logi("AlarmClock", "Events: [Alarm] [Create] [Intent]", app="clock", offset_ms=20)
+        set_enabled(dev, alarm, True, new=True)
+    if not skip_ui:
+        st.clock_tab = "alarm"
+        _show(dev)
+    return not skip_ui
+
+
+def show_alarms_intent(dev: SimDevice) -> None:
+    """``AlarmClock.ACTION_SHOW_ALARMS``: Clock in front, on its Alarm tab."""
+    dev.state.clock_tab = "alarm"
+    _show(dev)
+
+
+def _show(dev: SimDevice) -> None:
+    """Clock's task in front (DeskClock's activity, created if Clock had no task)."""
+    st = dev.state
+    if "clock" not in st.tasks:
+        st.tasks["clock"] = [{"screen": "main"}]
+    dev._to_front("clock")
+
+
 # ---------------------------------------------------------------------------------------------------- screens
 def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
     st = dev.state
@@ -158,6 +207,9 @@ def alarm_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
                       inset=ctx.dp(32)))
         card.children[-1].add(Node(bounds=(left + ctx.dp(8), yy + ctx.dp(86), left + ctx.dp(32), yy + ctx.dp(110)),
                                    icon="glyph:close", icon_color=ctx.theme.secondary, visual=True))
+        if alarm.label:
+            card.add(text(ctx, (left + ctx.dp(144), yy + ctx.dp(76), right - ctx.dp(16), yy + ctx.dp(120)),
+                          alarm.label, 14, color=ctx.theme.secondary, pkg=PKG, rid=f"{PKG}:id/label"))
         lst.add(card)
         yy += card_h + ctx.dp(8)
     if not st.alarms:

@@ -70,6 +70,20 @@ def call_intent(dev: SimDevice, number: str, caller_uid: int) -> None:
     _outgoing_call(dev, number)
 
 
+def dial_intent(dev: SimDevice, number: str) -> None:
+    """``DIAL`` (or ``VIEW``) of ``tel:number`` from another app: the dialer comes to the front on its dial pad
+    with the number typed, and nothing is called (an empty number: the dial pad, empty)."""
+    st = dev.state
+    stack = st.tasks.setdefault("phone", [])
+    while stack and stack[-1]["screen"] not in ("main", "incall"):
+        stack.pop()
+    if not stack:
+        stack.append({"screen": "main"})
+    stack.append({"screen": "keypad"})
+    st.digits = number
+    dev._to_front("phone")
+
+
 def _outgoing_call(dev: SimDevice, number: str) -> None:
     st = dev.state
     call_id = f"TC@{st.next_pid % 97 + 1}"

@@ -69,6 +69,19 @@ TITLES = {"connection_prefs": "connection_preferences", "app_list": "all_apps"} 
 
 def open_page(dev: SimDevice, page: str) -> None:
     dev.start_activity("settings", page, SUBSETTINGS)
+    _show_fragment(dev, page)
+
+
+def open_from_intent(dev: SimDevice, page: str) -> None:
+    """A page started by another app's intent (``android.settings.*``, resolved to a ``Settings$...Activity``):
+    pushed onto Settings' task, which comes to the front (BACK returns to what Settings showed before, or home)."""
+    dev.state.tasks.setdefault("settings", []).append({"screen": page})
+    dev._to_front("settings")
+    if page != "main":
+        _show_fragment(dev, page)
+
+
+def _show_fragment(dev: SimDevice, page: str) -> None:
     dev.logi("SettingsActivity", f"Switching to fragment {FRAGMENTS[page]}", app="settings", offset_ms=20)
     if page == "bluetooth":
         for controller in ("BluetoothDeviceNamePreferenceController", "BluetoothDeviceRenamePreferenceController"):
