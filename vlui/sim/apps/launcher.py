@@ -4,6 +4,7 @@ the Google search bar; swiping up opens the app drawer (all apps, alphabetical i
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -105,6 +106,32 @@ def check_layout(layout: Any, columns: int, rows: int) -> str | None:
             return f"{where}: cell ({row}, {column}) holds two apps"
         taken.add((row, column))
     return None
+
+
+def search_matches(label: str, query: str) -> bool:
+    """Whether a search ``query`` finds ``label``, as Launcher3's app search (DefaultAppSearchAlgorithm) decides:
+    the query, case-insensitively, at the start of a word of the label, where a word starts after a space or
+    punctuation, at a lower-to-upper case change, or at any letter of a script without case (Chinese, Japanese,
+    Arabic, Devanagari: every position). Settings' search takes the same rule. An empty query finds nothing."""
+    query = query.strip().casefold()
+    if not query:
+        return False
+    folded = label.casefold()
+    for i in range(len(label)):
+        if folded.startswith(query, i) and (
+                i == 0 or not label[i - 1].isalnum() or (label[i - 1].islower() and label[i].isupper())
+                or unicodedata.category(label[i]) == "Lo"):
+            return True
+    return False
+
+
+def on_editor_action(dev: SimDevice, field: str) -> None:
+    """ENTER in the drawer's search box starts the first app found, as Launcher3 does."""
+    ctx = dev.ctx()
+    found = [k for k in sorted(LAUNCHABLE, key=lambda k: ctx.t(f"app.{k}").casefold())
+             if search_matches(ctx.t(f"app.{k}"), dev.state.fields.get("launcher.search", ""))]
+    if found:
+        dev.launch(found[0])
 
 
 def icon_cell(dev: SimDevice, ctx: Ctx, key: str, x1: int, y1: int, x2: int, y2: int, label_color,
@@ -216,6 +243,9 @@ def drawer(dev: SimDevice, ctx: Ctx) -> Node:
                         focused=focused))
     columns, _ = grid_size(ctx)
     labels = sorted(LAUNCHABLE, key=lambda k: ctx.t(f"app.{k}").casefold())
+    query = st.fields.get("launcher.search", "")
+    if query.strip():  # typed text filters the apps, by their labels in the device's language
+        labels = [k for k in labels if search_matches(ctx.t(f"app.{k}"), query)]
     margin = ctx.dp(8) if not ctx.tablet else ctx.width // 8
     cell_w = (ctx.width - 2 * margin) // columns
     row_h = ctx.dp(100)

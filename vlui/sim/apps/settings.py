@@ -66,6 +66,27 @@ FRAGMENTS = {
 }
 TITLES = {"connection_prefs": "connection_preferences", "app_list": "all_apps"}  # pages whose title key differs
 
+# Settings' search (SettingsIntelligence's SearchActivity): what it finds, as (title's string key, the page a result
+# opens, the string key of the page it lives in: the result's breadcrumb). Matched on the localized titles.
+SEARCH_PKG = "com.google.android.settings.intelligence"
+SEARCH_INDEX = tuple((f"settings.{key}", page, None) for key, _, page in TOP) + tuple(
+    (f"settings.{key}", page, f"settings.{parent}") for key, page, parent in (
+        ("wifi", "network", "network"), ("mobile_network", "network", "network"), ("data_usage", "network", "network"),
+        ("hotspot", "network", "network"), ("airplane_mode", "network", "network"),
+        ("pair_new_device", "connected", "connected"), ("connection_preferences", "connection_prefs", "connected"),
+        ("bluetooth", "bluetooth", "connection_preferences"), ("all_apps", "app_list", "apps"),
+        ("notifications", "apps", "apps"), ("default_apps", "apps", "apps"), ("brightness", "display", "display"),
+        ("dark_theme", "display", "display"), ("adaptive_brightness", "display", "display"),
+        ("wallpaper", "display", "display"), ("screen_timeout", "display", "display"),
+        ("font_size", "display", "display"), ("display_size", "display", "display"),
+        ("auto_rotate", "display", "display"), ("media_volume", "sound", "sound"), ("call_volume", "sound", "sound"),
+        ("ring_volume", "sound", "sound"), ("alarm_volume", "sound", "sound"),
+        ("vibrate_for_calls", "sound", "sound"), ("do_not_disturb", "sound", "sound"),
+        ("phone_ringtone", "sound", "sound"), ("languages_input", "languages_input", "system"),
+        ("languages", "languages", "languages_input"), ("virtual_keyboard", "languages_input", "languages_input"),
+        ("spell_checker", "languages_input", "languages_input"), ("gestures", "system", "system"),
+        ("date_time", "system", "system"), ("backup", "system", "system"), ("reset_options", "system", "system")))
+
 
 def open_page(dev: SimDevice, page: str) -> None:
     dev.start_activity("settings", page, SUBSETTINGS)
@@ -95,6 +116,8 @@ def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
                 bg=ctx.theme.background)
     if page == "main":
         return top_level(dev, ctx, root)
+    if page == "search":
+        return search_page(dev, ctx, root)
     title_key = TITLES.get(page, page)
     title = ctx.t(f"settings.{title_key}")
     root.add(app_bar(ctx, PKG, title, up=lambda x, y: dev.press_back(), actions=(("search", ctx.t("common.search"),
@@ -108,8 +131,8 @@ def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
 
 def top_level(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
     y = ctx.top + ctx.dp(16)
-    root.add(search_box(ctx, PKG, y, ctx.t("settings.search_hint"),
-                        lambda x, yy: dev.focus_field("settings", "search"), rid=f"{PKG}:id/search_action_bar"))
+    root.add(search_box(ctx, PKG, y, ctx.t("settings.search_hint"), lambda x, yy: open_search(dev),
+                        rid=f"{PKG}:id/search_action_bar"))
     summaries = {
         "battery": dict(percent=100), "storage": dict(percent=23, free=49), "location": dict(count=3),
         "about": dict(model=dev.profile["model"]),
@@ -138,6 +161,61 @@ def _row(dev: SimDevice, ctx: Ctx, title: str, summary: str = "", icon: str = ""
 
 def _h(ctx: Ctx, summary: bool = True) -> int:
     return ctx.dp(72 if summary else 56)
+
+
+def open_search(dev: SimDevice) -> None:
+    """The search bar of the top level: SettingsIntelligence's search screen, its field focused (empty)."""
+    dev.state.fields.pop("settings.search", None)
+    dev.start_activity("settings", "search", f"{SEARCH_PKG}/.modules.search.SearchActivity", extras=False,
+                       intent=f"act=com.android.settings.action.SETTINGS_SEARCH pkg={SEARCH_PKG}")
+    dev.focus_field("settings", "search", package=SEARCH_PKG)
+
+
+def on_editor_action(dev: SimDevice, field: str) -> None:
+    """ENTER in the search field submits the query: the keyboard hides, the results stay."""
+    dev.state.focus = None
+
+
+def search_results(ctx: Ctx, query: str) -> list[tuple[str, str, str]]:
+    """(title, breadcrumb, page) of what a query finds, in the index's order, each title once."""
+    from vlui.sim.apps.launcher import search_matches
+
+    seen, out = set(), []
+    for key, page, parent in SEARCH_INDEX:
+        title = ctx.t(key)
+        if title not in seen and search_matches(title, query):
+            seen.add(title)
+            out.append((title, ctx.t(parent) if parent else "", page))
+    return out
+
+
+def search_page(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
+    """The search screen: the field (what was typed, or the hint) and, below, the settings whose title the text
+    finds; a result opens its page."""
+    st = dev.state
+    y = ctx.top + ctx.dp(4)
+    bar = Node(cls="android.widget.LinearLayout", bounds=(0, ctx.top, ctx.width, ctx.top + ctx.dp(56)),
+               package=SEARCH_PKG, rid=f"{SEARCH_PKG}:id/search_bar", bg=ctx.theme.surface)
+    bar.add(Node(cls="android.widget.ImageButton", bounds=(0, ctx.top, ctx.dp(56), ctx.top + ctx.dp(56)),
+                 package=SEARCH_PKG, desc=ctx.t("common.navigate_up"), icon="glyph:arrow_back",
+                 icon_color=ctx.theme.icon, on_tap=lambda x, yy: dev.press_back()))
+    root.add(bar)
+    query = st.fields.get("settings.search", "")
+    box = search_box(ctx, SEARCH_PKG, y, ctx.t("settings.search_hint"),
+                     lambda x, yy: dev.focus_field("settings", "search", package=SEARCH_PKG),
+                     rid=f"{SEARCH_PKG}:id/search_src_text", value=query,
+                     focused=st.focus == ("settings", "search"), margin_dp=56)
+    root.add(box)
+    rows = []
+    for title, crumb, page in search_results(ctx, query):
+        def build_row(yy, title=title, crumb=crumb, page=page):
+            return list_row(ctx, SEARCH_PKG, yy, title, crumb, on_tap=lambda x, y_: open_page(dev, page),
+                            rid_title=f"{SEARCH_PKG}:id/title", rid_summary=f"{SEARCH_PKG}:id/breadcrumb")
+        rows.append((_h(ctx, bool(crumb)), build_row))
+    list_top = ctx.top + ctx.dp(56)
+    root.add(scroll_list(ctx, SEARCH_PKG, "settings.search", list_top, ctx.bottom, rows,
+                         st.scroll.get("settings.search", 0), rid=f"{SEARCH_PKG}:id/list_results"))
+    return root
 
 
 # ---------------------------------------------------------------------------------------------------- pages
