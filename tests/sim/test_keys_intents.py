@@ -190,3 +190,168 @@ def test_every_intent_filter_opens_a_page_or_screen_that_exists() -> None:
         assert kind in ("settings", "dial", "set_alarm", "show_alarms"), f
         if kind == "settings":
             assert page == "main" or (page in settings.FRAGMENTS and page in settings.PAGES), f
+
+
+# ---------------------------------------------------------------------------------------------- typed text
+def tap_rid(dev: SimDevice, suffix: str) -> None:
+    dev.tap(*center(next(n for n in dev.frame().walk() if n.rid.endswith(suffix))))
+
+
+@pytest.mark.parametrize("snap", ["000", "030", "105"])  # English, Arabic (right to left), Korean
+def test_text_typed_into_settings_search_shows_and_filters_results(snap: str) -> None:
+    dev = SimDevice(snap, noise=False)
+    dev.launch("settings")
+    tap_rid(dev, "search_action_bar")
+    assert dev.state.focus == ("settings", "search")
+    t = dev.locale.t
+    query = t("settings.brightness")[:4]
+    dev.text(query)
+    shown = texts(dev)
+    assert query in shown  # the field shows what was typed
+    assert t("settings.brightness") in shown and t("settings.display") in shown  # the result and its breadcrumb
+    assert t("settings.bluetooth") not in shown and t("settings.wifi") not in shown
+    # the result drawn is the one hit-tested: tapping it opens its page
+    result = next(n for n in dev.frame().walk() if n.text == t("settings.brightness"))
+    assert hit(dev.frame(), *center(result)) is not None
+    dev.tap(*center(result))
+    assert dev.top_screen() == {"screen": "display"}
+    dev.key("BACK")
+    assert dev.top_screen() == {"screen": "search"} and query in texts(dev)
+
+
+def test_settings_search_results_follow_each_typed_character_and_pixels_change() -> None:
+    dev = SimDevice("000", noise=False)
+    dev.launch("settings")
+    tap_rid(dev, "search_action_bar")
+    empty = dev.screenshot()
+    dev.text("vol")
+    assert [n.text for n in dev.frame().walk() if n.rid.endswith(":id/title")] == [
+        "Media volume", "Call volume", "Ring volume", "Alarm volume"]
+    assert (dev.screenshot() != empty).any()
+    dev.text("x")  # "volx": nothing
+    assert not [n for n in dev.frame().walk() if n.rid.endswith(":id/title")]
+
+
+@pytest.mark.parametrize("snap", ["000", "030", "105"])
+def test_the_app_drawers_search_box_filters_apps_by_their_labels(snap: str) -> None:
+    dev = SimDevice(snap, noise=False)
+    dev.swipe(dev.width / 2, dev.height * 0.8, dev.width / 2, dev.height * 0.3)
+    assert dev.state.drawer
+    tap_rid(dev, "search_box_input")
+    label = dev.locale.t("app.clock")
+    dev.text(label[:3])
+    cells = [n.text for n in dev.frame().walk() if n.cls == "android.widget.TextView" and n.desc == n.text and n.text]
+    assert label in cells and dev.locale.t("app.settings") not in cells
+    assert label[:3] in texts(dev)
+    dev.tap(*center(next(n for n in dev.frame().walk() if n.desc == label)))
+    assert dev.state.top == "clock"
+
+
+def test_launcher_search_matches_word_starts_as_launcher3() -> None:
+    from vlui.sim.apps.launcher import search_matches
+
+    assert search_matches("Play Music", "mu") and search_matches("Play Music", "PLAY")
+    assert not search_matches("Play Music", "usic") and not search_matches("Clock", "")
+    assert search_matches("YouTube", "tube")  # a lower-to-upper case change starts a word
+    assert search_matches("カレンダー", "レン") and search_matches("الساعة", "ساع")  # scripts without case
+
+
+# ---------------------------------------------------------------------------------------------- key events
+def test_del_and_typed_keys_edit_the_focused_field_and_its_results(phone) -> None:
+    dev = phone.device
+    dev.launch("settings")
+    tap_rid(dev, "search_action_bar")
+    assert sh(phone, "input keyevent KEYCODE_V O 40 KEYCODE_X") == ("", 0)  # by name and by number (40: L)
+    assert "volx" in texts(dev) and not [n for n in dev.frame().walk() if n.rid.endswith(":id/title")]
+    assert sh(phone, "input keyevent DEL") == ("", 0)
+    assert "vol" in texts(dev) and "Media volume" in texts(dev)
+    assert sh(phone, "input keyevent 66") == ("", 0)  # ENTER submits: the keyboard hides, the results stay
+    assert dev.state.focus is None and "Media volume" in texts(dev)
+
+
+def test_enter_in_the_drawers_search_starts_the_first_app_found(phone) -> None:
+    dev = phone.device
+    dev.swipe(540, 1700, 540, 500)
+    tap_rid(dev, "search_box_input")
+    sh(phone, "input text cl")
+    assert sh(phone, "input keyevent KEYCODE_ENTER") == ("", 0)
+    assert dev.state.top == "clock"
+
+
+def test_the_dial_pad_takes_typed_digits_and_del(phone) -> None:
+    dev = phone.device
+    sh(phone, "am start -a android.intent.action.DIAL")
+    sh(phone, "input text 555-0199")
+    assert dev.state.digits == "5550199" and "5550199" in texts(dev)
+    sh(phone, "input keyevent DEL DEL KEYCODE_STAR")
+    assert dev.state.digits == "55501*" and "55501*" in texts(dev)
+
+
+@pytest.mark.parametrize("key", ["VOLUME_UP", "KEYCODE_VOLUME_UP", "24"])
+def test_volume_up_raises_the_media_volume_as_android_logs_it(phone, key: str) -> None:
+    dev = phone.device
+    before = dev.state.volume["media"]
+    assert sh(phone, f"input keyevent {key}") == ("", 0)
+    assert dev.state.volume["media"] == before + 1
+    assert [line.split("vol.Events: ")[1] for line in dev.log_lines(tags=["vol.Events"])] == [
+        f"writeEvent level_changed STREAM_MUSIC {before + 1}", "writeEvent show_dialog volume_changed keyguard=false"]
+    assert " 1688  1725 I vol.Events:" in dev.log_lines(tags=["vol.Events"])[0]  # SystemUI's process
+    assert sh(phone, "media volume --stream 3 --get")[0].strip().endswith(f"volume is {before + 1} in range [0..25]")
+
+
+def test_volume_keys_during_a_call_change_the_call_volume_and_mute_toggles(phone) -> None:
+    dev = phone.device
+    dev.set_state({"call": {"number": "5550123", "started_ms": dev.state.time_ms, "emergency": False}})
+    before = dev.state.volume["call"]
+    sh(phone, "input keyevent VOLUME_DOWN")
+    assert dev.state.volume["call"] == before - 1
+    assert messages(dev, "vol.Events")[0] == f"writeEvent level_changed STREAM_VOICE_CALL {before - 1}"
+    dev.set_state({"call": None})
+    sh(phone, "input keyevent VOLUME_MUTE")
+    assert dev.state.muted == ["media"] and messages(dev, "vol.Events")[-2] == "writeEvent mute_changed STREAM_MUSIC true"
+    sh(phone, "input keyevent VOLUME_UP")  # a raise unmutes, then raises
+    assert dev.state.muted == [] and "writeEvent mute_changed STREAM_MUSIC false" in messages(dev, "vol.Events")
+
+
+def test_power_turns_the_display_off_and_on(phone) -> None:
+    dev = phone.device
+    home = dev.screenshot()
+    sh(phone, "input keyevent POWER")
+    assert not dev.screenshot().any()  # black
+    assert "text=" not in dev.ui_xml().split("<node", 2)[-1] or dev.ui_xml().count("<node") == 1
+    sh(phone, "input tap 540 1200")  # nothing registers on a sleeping display
+    assert dev.state.top is None
+    sh(phone, "input keyevent --longpress POWER")  # the power menu is not simulated: nothing happens
+    assert not dev.state.screen_on
+    sh(phone, "input keyevent 26")
+    assert dev.state.screen_on and (dev.screenshot() == home).all()
+    assert messages(dev, "PowerManagerService") == [
+        "Going to sleep due to power_button (uid 1000)...",
+        "Waking up from Asleep (uid=1000 reason=WAKE_REASON_POWER_BUTTON details=android.policy:POWER)..."]
+
+
+def test_search_key_opens_the_google_search_field(phone) -> None:
+    dev = phone.device
+    assert sh(phone, "input keyevent SEARCH") == ("", 0)
+    assert dev.state.top == "google" and dev.state.focus == ("google", "query")
+    assert any("packageName=com.google.android.googlequicksearchbox" in m for m in messages(dev, "AndroidIME"))
+
+
+def test_keys_the_phone_has_no_use_for_change_nothing(phone) -> None:
+    dev = phone.device
+    before = dev.state.copy()
+    for key in ("DPAD_DOWN", "TAB", "KEYCODE_MEDIA_PLAY", "999", "NOT_A_KEY", "FORWARD_DEL"):
+        assert sh(phone, f"input keyevent {key}") == ("", 0)
+    before.time_ms = dev.state.time_ms
+    assert dev.state == before
+
+
+def test_a_long_press_clicks_on_release_where_no_view_has_a_long_press_action(phone) -> None:
+    dev = phone.device
+    cell = next(n for n in dev.frame().walk() if n.desc == dev.locale.t("app.chrome"))
+    x, y = center(cell)
+    assert sh(phone, f"input swipe {x} {y} {x} {y} 800") == ("", 0)
+    assert dev.state.top == "chrome"
+    dev.key("HOME")
+    assert sh(phone, f"input swipe {x} {y} {x + 3} {y + 2} 150") == ("", 0)  # within the touch slop: a tap
+    assert dev.state.top == "chrome"

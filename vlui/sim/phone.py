@@ -30,7 +30,7 @@ from vlui.sim.i18n import get_locale
 from vlui.sim.logcat import EPOCH, LogBuffer
 from vlui.sim.render import Renderer, Style
 from vlui.sim.snapshot import DATA_DIR, Snapshot, load_snapshot
-from vlui.sim.state import DeviceState, brightness_percent
+from vlui.sim.state import VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_percent
 from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
 from vlui.sim.widgets import Ctx
@@ -40,6 +40,16 @@ SYSTEMUI_PID = 1688
 LAUNCHER_PKG = "com.google.android.apps.nexuslauncher"
 NAV_POINTS = (0.22, 0.50, 0.78)  # B-MoCA's normalised x of BACK, HOME, OVERVIEW on phones (at y = 0.95)
 TABLET_NAV_POINTS = (0.40, 0.50, 0.60)  # where a tablet draws them: grouped in the middle of the bar
+TOUCH_SLOP_DP = 8  # ViewConfiguration's touch slop: a touch that moves less is not a drag
+# Keys the simulated phone acts on (android.view.KeyEvent's codes) beyond typing: the digits 0-9 (7-16), letters
+# A-Z (29-54), SPACE (62) and the symbols of KEY_CHARS type into the focused field or the dial pad.
+KEYCODE_NAMES = {3: "HOME", 4: "BACK", 5: "CALL", 19: "DPAD_UP", 20: "DPAD_DOWN", 21: "DPAD_LEFT", 22: "DPAD_RIGHT",
+                 23: "DPAD_CENTER", 24: "VOLUME_UP", 25: "VOLUME_DOWN", 26: "POWER", 61: "TAB", 66: "ENTER",
+                 67: "DEL", 84: "SEARCH", 112: "FORWARD_DEL", 160: "NUMPAD_ENTER", 164: "VOLUME_MUTE",
+                 187: "APP_SWITCH", 223: "SLEEP", 224: "WAKEUP"}
+KEY_CHARS = {17: "*", 18: "#", 55: ",", 56: ".", 62: " ", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";",
+             75: "'", 76: "/", 77: "@", 81: "+", **{7 + d: str(d) for d in range(10)},
+             **{29 + i: chr(ord("a") + i) for i in range(26)}}
 
 
 @dataclass(frozen=True)
@@ -210,24 +220,106 @@ class SimDevice(Device):
         if a[0] is not None:
             bx = min(max(x2, 0), self.width - 1) if math.isfinite(x2) else a[0]
             by = min(max(y2, 0), self.height - 1) if math.isfinite(y2) else a[1]
-            self._dispatch_swipe(int(a[0]), int(a[1]), int(bx), int(by), duration_ms)
+            if math.hypot(bx - a[0], by - a[1]) < TOUCH_SLOP_DP * self.snapshot.dpi / 160:
+                # a touch that stays within the touch slop is a click, however long it is held (``input swipe x y
+                # x y 800`` is a long press): no simulated view has a long-click action, and Android's View clicks
+                # on release when a long press finds none
+                node = hit(self.frame(), a[0], a[1])
+                if node is not None:
+                    node.on_tap(int(a[0]), int(a[1]))
+            else:
+                self._dispatch_swipe(int(a[0]), int(a[1]), int(bx), int(by), duration_ms)
         self._after_input()
 
     def key(self, name: str) -> None:
         if name not in KEYS:
             raise VluiError(f"unknown key {name!r}; choose from: {', '.join(KEYS)}")
-        {"BACK": self.press_back, "HOME": self.press_home, "APP_SWITCH": self.press_overview}[name]()
+        self.press_keycode({"HOME": 3, "BACK": 4, "APP_SWITCH": 187}[name])
+
+    def press_keycode(self, code: int, long_press: bool = False) -> None:
+        """A key event as ``input keyevent CODE`` injects it (Android's KeyEvent codes): the navigation keys, the
+        volume keys (the volume of the stream in use: the call's during a call, else media, as Android 9+ does),
+        POWER (the display off or on), SEARCH (the Google app's search field), DEL and ENTER in the focused field,
+        typed characters. Keys the phone has no use for change nothing but the time, as on a device. A long press
+        of POWER or HOME would open the power menu or the Assistant, which the simulated phone lacks: nothing
+        happens. Time advances as for any input."""
+        st = self.state
+        name = KEYCODE_NAMES.get(code)
+        if not st.screen_on:  # only the keys that wake the display do anything on a sleeping phone
+            if name in ("POWER", "WAKEUP") and not long_press:
+                self._set_screen(True)
+        elif long_press and name in ("POWER", "HOME"):
+            pass
+        elif name in ("BACK", "HOME", "APP_SWITCH"):
+            {"BACK": self.press_back, "HOME": self.press_home, "APP_SWITCH": self.press_overview}[name]()
+        elif name in ("POWER", "SLEEP"):
+            self._set_screen(False)
+        elif name in ("VOLUME_UP", "VOLUME_DOWN", "VOLUME_MUTE"):
+            self._volume_key(name)
+        elif name == "SEARCH":
+            self.launch("google")
+            self.focus_field("google", "query")
+        elif name == "DEL":
+            self._edit_focus(lambda text: text[:-1])
+        elif name in ("ENTER", "NUMPAD_ENTER") and st.focus is not None:
+            from vlui.sim.apps import on_editor_action
+
+            on_editor_action(self, *st.focus)
+        elif code in KEY_CHARS:
+            self._edit_focus(lambda text: text + KEY_CHARS[code])
         self._after_input()
+
+    def _edit_focus(self, edit) -> None:
+        """Change the focused field's text, or the dial pad's digits when it shows (its field takes key input)."""
+        st = self.state
+        if st.focus is not None:
+            key = f"{st.focus[0]}.{st.focus[1]}"
+            st.fields[key] = edit(st.fields.get(key, ""))
+        elif st.top == "phone" and not st.overview and self.top_screen() == {"screen": "keypad"}:
+            from vlui.sim.apps.dialer import DIALABLE
+
+            st.digits = "".join(c for c in edit(st.digits) if c in DIALABLE)
+
+    def _volume_key(self, name: str) -> None:
+        """AudioService.adjustSuggestedStreamVolume: the stream in use changes by one step (or its mute toggles);
+        SystemUI's volume controller logs the change and its dialog shows."""
+        from vlui.sim import services
+
+        st = self.state
+        stream = "call" if st.call is not None else "media"
+        android_name = services.SLIDER_EVENT_STREAMS[stream]
+        if name == "VOLUME_MUTE":
+            muted = stream not in st.muted
+            st.muted = [s for s in st.muted if s != stream] + ([stream] if muted else [])
+            self.logi("vol.Events", f"writeEvent mute_changed {android_name} {str(muted).lower()}",
+                      pid=SYSTEMUI_PID)
+        else:
+            if stream in st.muted:  # a raise unmutes first, as ADJUST_RAISE does
+                st.muted = [s for s in st.muted if s != stream]
+                self.logi("vol.Events", f"writeEvent mute_changed {android_name} false", pid=SYSTEMUI_PID)
+            lo, hi = VOLUME_MIN[stream], VOLUME_MAX[stream]
+            level = min(max(st.volume[stream] + (1 if name == "VOLUME_UP" else -1), lo), hi)
+            services.set_volume(self, stream, level)
+        self.logi("vol.Events", "writeEvent show_dialog volume_changed keyguard=false", pid=SYSTEMUI_PID,
+                  offset_ms=2)
+
+    def _set_screen(self, on: bool) -> None:
+        """The display off (POWER) or on again, as PowerManagerService logs it."""
+        self.state.screen_on = on
+        if on:
+            self.logi("PowerManagerService", "Waking up from Asleep (uid=1000 reason=WAKE_REASON_POWER_BUTTON "
+                      "details=android.policy:POWER)...")
+        else:
+            self.logi("PowerManagerService", "Going to sleep due to power_button (uid 1000)...")
 
     def text(self, value: str) -> None:
         self.type_into_focus(value)
         self._after_input()
 
     def type_into_focus(self, value: str) -> None:
-        """Append ``value`` to the focused text field; nothing happens when no field has focus."""
-        if self.state.focus is not None:
-            key = f"{self.state.focus[0]}.{self.state.focus[1]}"
-            self.state.fields[key] = self.state.fields.get(key, "") + value
+        """Append ``value`` to the focused text field (or the dial pad's digits when it shows); nothing happens
+        when nothing takes text."""
+        self._edit_focus(lambda text: text + value)
 
     def log_mark(self) -> int:
         return self.log.mark()
@@ -244,6 +336,8 @@ class SimDevice(Device):
         if not (isinstance(x, (int, float, np.number)) and isinstance(y, (int, float, np.number))):
             raise VluiError(f"touch coordinates must be numbers, not {x!r}, {y!r}")
         if not (math.isfinite(x) and math.isfinite(y)) or not (0 <= x < self.width and 0 <= y < self.height):
+            return None, None
+        if not self.state.screen_on:  # a sleeping display's touch panel reports nothing
             return None, None
         return float(x), float(y)
 
@@ -428,7 +522,12 @@ class SimDevice(Device):
         return r
 
     def frame(self) -> Node:
-        """The whole screen's tree: the focused window plus the status and navigation bars."""
+        """The whole screen's tree: the focused window plus the status and navigation bars (a black screen with
+        nothing on it while the display sleeps)."""
+        if self._frame is None and not self.state.screen_on:
+            self._window = Node(cls="android.widget.FrameLayout", bounds=(0, 0, self.width, self.height),
+                                package="com.android.systemui", bg=(0, 0, 0))
+            self._frame = Node(bounds=(0, 0, self.width, self.height), children=[self._window])
         if self._frame is None:
             from vlui.sim.apps import build_window
             from vlui.sim.systemui import nav_bar, status_bar

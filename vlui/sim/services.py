@@ -73,7 +73,9 @@ def set_volume(dev: SimDevice, stream: str, level: int, from_slider: bool = True
         return
     dev.state.volume[stream] = level
     if from_slider:
-        dev.logi("vol.Events", f"writeEvent level_changed {SLIDER_EVENT_STREAMS[stream]} {level}", app=None)
+        from vlui.sim.phone import SYSTEMUI_PID  # SystemUI's volume controller writes it
+
+        dev.logi("vol.Events", f"writeEvent level_changed {SLIDER_EVENT_STREAMS[stream]} {level}", pid=SYSTEMUI_PID)
 
 
 def set_brightness(dev: SimDevice, level: int) -> None:

@@ -74,6 +74,8 @@ class DeviceState:
     dark_theme: bool = False
     volume: dict[str, int] = field(default_factory=lambda: {"media": 15, "call": 4, "ring": 5, "alarm": 5})
     vibrate_for_calls: bool = False
+    muted: list[str] = field(default_factory=list)  # streams muted (VOLUME_MUTE); their level is kept
+    screen_on: bool = True  # POWER turns the display off and on
     languages: list[str] = field(default_factory=list)
     # clock
     alarms: list[Alarm] = field(default_factory=lambda: [Alarm(1, 9, 0, False), Alarm(2, 8, 30, False)])

@@ -59,6 +59,15 @@ def on_launch(dev: SimDevice, key: str, created: bool) -> None:
         hook(dev, key, created)
 
 
+def on_editor_action(dev: SimDevice, key: str, field: str) -> None:
+    """ENTER in a focused field (the keyboard's action key, Search for the fields here): the app's own handling if
+    it has one (the launcher starts the first app found, Settings' search hides the keyboard); otherwise the field
+    keeps its text and focus."""
+    hook = getattr(launcher if key == "launcher" else module(key), "on_editor_action", None)
+    if hook is not None:
+        hook(dev, field)
+
+
 def on_back(dev: SimDevice, key: str) -> bool:
     """Let the app handle BACK itself (close a picker, end a search); True if it did."""
     hook = getattr(module(key), "on_back", None)

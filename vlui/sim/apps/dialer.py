@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
 
 PKG = "com.google.android.dialer"
+DIALABLE = "0123456789*#+,;"  # what the dial pad's field keeps of typed text (PhoneNumberUtils' dialable chars)
 EMERGENCY_NUMBERS = ("911", "112", "999", "000", "110", "119", "08")
 KEYPAD = (("1", ""), ("2", "ABC"), ("3", "DEF"), ("4", "GHI"), ("5", "JKL"), ("6", "MNO"), ("7", "PQRS"),
           ("8", "TUV"), ("9", "WXYZ"), ("*", ""), ("0", "+"), ("#", ""))
