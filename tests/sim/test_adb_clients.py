@@ -155,3 +155,24 @@ def test_dumpsys_services_tools_read(pa):
     assert adb(pa, "shell", "dumpsys package com.example.none").stdout == ""
     unknown = adb(pa, "shell", "dumpsys nosuchservice")
     assert unknown.returncode == 0 and unknown.stderr == "Can't find service: nosuchservice\n"
+
+
+def test_power_key_puts_the_display_to_sleep_for_the_tools_that_ask(pa):
+    device = pa.device()
+    try:
+        adb(pa, "shell", "input keyevent POWER")
+        assert device.is_screen_on() is False
+        power = adb(pa, "shell", "dumpsys power").stdout
+        assert "mWakefulness=Asleep" in power and "Display Power: state=OFF" in power
+        assert "mGlobalDisplayState=OFF" in adb(pa, "shell", "dumpsys display").stdout
+    finally:
+        adb(pa, "shell", "input keyevent 26")
+    assert device.is_screen_on() is True
+
+
+def test_media_volume_from_the_shell_is_heard_by_systemui(pa):
+    """SystemUI's volume controller records every change of a stream's level, whoever made it."""
+    adb(pa, "logcat", "-c")
+    adb(pa, "shell", "media volume --stream 3 --set 4")
+    lines = adb(pa, "logcat", "-d", "-s", "vol.Events", "-v", "tag").stdout.splitlines()
+    assert "I/vol.Events: writeEvent level_changed STREAM_MUSIC 4" in lines

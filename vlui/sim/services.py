@@ -64,18 +64,18 @@ def set_bluetooth(dev: SimDevice, on: bool, package: str | None = SETTINGS_CALLE
              level="D")
 
 
-def set_volume(dev: SimDevice, stream: str, level: int, from_slider: bool = True) -> None:
-    """Set a stream's volume index. SystemUI's volume events record a level changed by a slider."""
+def set_volume(dev: SimDevice, stream: str, level: int) -> None:
+    """Set a stream's volume index. SystemUI's volume controller hears of every change (AudioManager's
+    VOLUME_CHANGED_ACTION), whoever made it: a slider, a key or ``media volume``, and records it in vol.Events."""
     lo, hi = VOLUME_MIN[stream], VOLUME_MAX[stream]
     if not lo <= level <= hi:
         raise VluiError(f"the {stream} volume goes from {lo} to {hi}, not {level}")
     if level == dev.state.volume[stream]:
         return
     dev.state.volume[stream] = level
-    if from_slider:
-        from vlui.sim.phone import SYSTEMUI_PID  # SystemUI's volume controller writes it
+    from vlui.sim.phone import SYSTEMUI_PID  # SystemUI's volume controller writes it
 
-        dev.logi("vol.Events", f"writeEvent level_changed {SLIDER_EVENT_STREAMS[stream]} {level}", pid=SYSTEMUI_PID)
+    dev.logi("vol.Events", f"writeEvent level_changed {SLIDER_EVENT_STREAMS[stream]} {level}", pid=SYSTEMUI_PID)
 
 
 def set_brightness(dev: SimDevice, level: int) -> None:

@@ -44,10 +44,10 @@ import yaml
 from PIL import Image
 
 from vlui.errors import VluiError
-from vlui.sim import configure, services
+from vlui.sim import configure, intents, services
 from vlui.sim.apps import dialer
 from vlui.sim.logcat import EPOCH, Entry
-from vlui.sim.phone import LAUNCHER_PKG, app_uid, apps, short_component
+from vlui.sim.phone import KEYCODE_NAMES, LAUNCHER_PKG, app_uid, apps, short_component
 from vlui.sim.phone_sql import ConfinedDb
 from vlui.sim.served import SDK, ServedPhone
 from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
@@ -869,8 +869,12 @@ The commands and default sources are:
       press (Default: trackball)
       roll <dx> <dy> (Default: trackball)
 """.format(sources="\n".join(f"      {s}" for s in _INPUT_SOURCES))
-_KEYCODES = {"HOME": 3, "BACK": 4, "APP_SWITCH": 187}  # the keys the simulated phone has; others do nothing
-_KEY_NAMES = {code: name for name, code in _KEYCODES.items()}
+# KeyEvent's names of the keys the simulated phone acts on (``input keyevent NAME``, with or without KEYCODE_)
+_KEY_NAMES = {**KEYCODE_NAMES, 17: "STAR", 18: "POUND", 55: "COMMA", 56: "PERIOD", 62: "SPACE", 69: "MINUS",
+              70: "EQUALS", 71: "LEFT_BRACKET", 72: "RIGHT_BRACKET", 73: "BACKSLASH", 74: "SEMICOLON",
+              75: "APOSTROPHE", 76: "SLASH", 77: "AT", 81: "PLUS", **{7 + d: str(d) for d in range(10)},
+              **{29 + i: chr(ord("A") + i) for i in range(26)}}
+_KEYCODES = {name: code for code, name in _KEY_NAMES.items()}
 _JAVA_FLOAT = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)")
 
 
@@ -1740,15 +1744,14 @@ class Shell:
                 with self.phone.lock:
                     dev.text(_input_text(rest[0]))  # as Android 10: the first argument is typed, the rest ignored
             elif command == "keyevent":
-                if rest[:1] == ["--longpress"]:  # on the simulated phone a long press is a press
+                long_press = rest[:1] == ["--longpress"]
+                if long_press:
                     rest = rest[1:]
                 if not rest:
                     return usage(f"Argument expected after \"{args[-1]}\"")
-                for arg in rest:
-                    name = _KEY_NAMES.get(_keycode(arg))
-                    if name is not None:  # the simulated phone has the navigation keys; others change nothing
-                        with self.phone.lock:
-                            dev.key(name)
+                for arg in rest:  # each a press (or a long press); an unknown code is injected and does nothing
+                    with self.phone.lock:
+                        dev.press_keycode(_keycode(arg), long_press)
             elif command == "tap":
                 if len(rest) < 2:
                     return usage(f"Argument expected after \"{args[-1]}\"")
@@ -1951,9 +1954,9 @@ class Shell:
         io.complain(f"Error: am {sub} is not supported by the simulated phone\n")
         return 255
 
-    def _parse_intent(self, io: _Io, args: list[str]) -> tuple[_Intent, set[str], dict[str, str]] | None:
+    def _parse_intent(self, io: _Io, args: list[str]) -> tuple[_Intent, set[str], dict[str, tuple[str, str]]] | None:
         """An intent as ``am`` reads it: the intent, the flags given (``-W``, ``-S``, ...) and the extras
-        (name -> value as typed). None after complaining about bad usage."""
+        (name -> (option, value as typed)). None after complaining about bad usage."""
         intent, flags, extras = _Intent(), set(), {}
         args = list(args)
         try:
@@ -1982,7 +1985,17 @@ class Shell:
                 elif arg in _AM_EXTRAS:
                     if len(args) < 2:
                         raise IndexError(arg)
-                    extras[args[0]] = args[1]
+                    try:  # Intent.parseCommandArgs decodes these at once; a bad one is am's exception
+                        if arg == "--ei":
+                            intents.java_int(args[1])
+                        elif arg == "--ez":
+                            intents.java_bool(args[1])
+                    except ValueError:
+                        io.complain("Exception occurred while executing:\n" + (
+                            f"java.lang.NumberFormatException: For input string: \"{args[1]}\"\n" if arg == "--ei"
+                            else f"java.lang.IllegalArgumentException: Invalid boolean value: {args[1]}\n"))
+                        return None
+                    extras[args[0]] = (arg, args[1])
                     del args[:2]
                     intent.extras = True
                 elif arg.startswith("-"):
@@ -2001,7 +2014,7 @@ class Shell:
         parsed = self._parse_intent(io, args)
         if parsed is None:
             return 255
-        intent, flags, _ = parsed
+        intent, flags, extras = parsed
         wait, stop_first = "-W" in flags, "-S" in flags
         io.say(f"Starting: {intent}\n")
         if intent.action == CALL and intent.component is None and (intent.data or "").startswith("tel:"):
@@ -2010,6 +2023,29 @@ class Shell:
                 self.phone.device._invalidate()
             return 0
         key = self._resolve(intent)
+        target = None if key is not None else intents.resolve(intent.action, intent.data, intent.categories,
+                                                               intent.package, intent.component)
+        if target is not None:  # an activity that takes the intent: a Settings page, the dial pad, Clock
+            info = apps()[target.app]
+            if stop_first:
+                configure.force_stop(self.phone, info.package)
+            intent.flags |= 0x10000000  # FLAG_ACTIVITY_NEW_TASK, which am adds
+            intent.component, intent.package = (info.package, target.activity), None
+            with self.phone.lock:
+                dev = self.phone.device
+                st = dev.state
+                state = "HOT" if target.app in st.tasks else "WARM" if target.app in st.running else "COLD"
+                mark = dev.log.mark()
+                intents.deliver(dev, target, str(intent)[len("Intent { "):-len(" }")], intent.data, extras,
+                                caller_uid=0)
+                dev._invalidate()
+                shown = [int(m.group(1)) for e in dev.log.entries(mark) if e.tag == "ActivityTaskManager"
+                         for m in [re.match(r"Displayed .*: \+(\d+)ms", e.message)] if m]
+            if wait:
+                total = shown[-1] if shown else 0
+                io.say(f"Status: ok\nLaunchState: {state}\nActivity: {short_component(info.package, target.activity)}\n"
+                       f"TotalTime: {total}\nWaitTime: {total + 17}\nComplete\n")
+            return 0
         if key is None:
             # Deviation: Android 10's am prints these and exits 0; the simulated phone exits 1.
             if intent.component is not None:
@@ -2052,7 +2088,7 @@ class Shell:
         intent.flags |= 0x400000  # FLAG_RECEIVER_INCLUDE_BACKGROUND, which am adds
         io.say(f"Broadcasting: {intent}\n")
         if intent.action == AIRPLANE_MODE:
-            state = extras.get("state")
+            state = extras["state"][1] if "state" in extras else None
             if state is not None and state.lower() not in ("true", "false"):
                 io.complain(f"Error: --ez state takes true or false, not {state!r}\n")
                 return 255
@@ -2067,8 +2103,9 @@ class Shell:
         return package, package + cls if cls.startswith(".") else cls
 
     def _resolve(self, intent: _Intent) -> str | None:
-        """The app an intent starts. Explicit: the app with that launcher activity. Implicit: only the launcher
-        intent (MAIN/LAUNCHER) of a package given with ``-p``; the simulated apps export nothing else."""
+        """The app whose launcher activity an intent starts. Explicit: the app with that launcher activity.
+        Implicit: the launcher intent (MAIN/LAUNCHER) of a package given with ``-p``. Other implicit intents the
+        apps take (``android.settings.*``, ``DIAL tel:``, ``SET_ALARM``) are :func:`vlui.sim.intents.resolve`'s."""
         for key, info in apps().items():
             if intent.component is not None:
                 if intent.component == (info.package, info.activity):
@@ -2258,10 +2295,10 @@ class Shell:
                     io.complain(f"Error: invalid volume index {index} for stream {stream} (should be in "
                                 f"[{lo}..{hi}])\n")
                     return 1
-                services.set_volume(dev, key, index, from_slider=False)
+                services.set_volume(dev, key, index)
             elif adjust is not None:
                 step = {"raise": 1, "same": 0, "lower": -1}[adjust]
-                services.set_volume(dev, key, min(hi, max(lo, dev.state.volume[key] + step)), from_slider=False)
+                services.set_volume(dev, key, min(hi, max(lo, dev.state.volume[key] + step)))
             dev._invalidate()
             if get:
                 io.say(f"[V] volume is {dev.state.volume[key]} in range [{lo}..{hi}]\n")
@@ -2328,7 +2365,7 @@ class Shell:
                 f"    mOverrideDisplayInfo={info}\n")
 
     def _awake(self) -> bool:
-        return True
+        return self.phone.device.state.screen_on
 
     def _dump_power(self, args: list[str]) -> str:
         awake = self._awake()
