@@ -8,7 +8,6 @@ carries instruction indices into that table.
 from __future__ import annotations
 
 import copy
-import math
 import time
 from typing import Any
 
@@ -18,6 +17,19 @@ import torch
 from vlui.algos import losses
 from vlui.algos.augment import color_jitter, random_shift
 from vlui.models.policy import Critics, PolicyConfig, VLUIPolicy
+
+
+def lr_schedule(opt: torch.optim.Optimizer, kind: str, warmup: int, total: int) -> torch.optim.lr_scheduler.LRScheduler:
+    """The learning rate over ``total`` steps, from torch's schedulers: a linear warm-up over the first ``warmup``
+    steps (from lr/warmup to lr), then ``constant`` or ``cosine`` (annealed to 0 at step ``total``)."""
+    sched = torch.optim.lr_scheduler
+    after = (sched.ConstantLR(opt, factor=1.0, total_iters=0) if kind == "constant"
+             else sched.CosineAnnealingLR(opt, T_max=max(1, total - warmup)))
+    if warmup <= 0:
+        return after
+    ramp = (sched.LinearLR(opt, start_factor=1 / warmup, end_factor=1.0, total_iters=warmup - 1) if warmup > 1
+            else sched.ConstantLR(opt, factor=1.0, total_iters=0))  # a one-step warm-up is at the full rate
+    return sched.SequentialLR(opt, [ramp, after], milestones=[warmup])
 
 
 class _Base(L.LightningModule):
@@ -37,8 +49,9 @@ class _Base(L.LightningModule):
 
     # ------------------------------------------------------------------------------------------------ setup
     def setup(self, stage: str) -> None:
+        # the trainer has set the data module up (it runs before this hook): it owns the data; the module only
+        # embeds the instructions it holds and, with a frozen backbone, caches its screens' features
         dm = self.trainer.datamodule
-        dm.setup(stage)
         tokens, mask = self.policy.text.table(dm.instructions)  # once per distinct instruction
         self.instr_tokens, self.instr_mask = tokens.to(self.device), mask.to(self.device)
         if self.caches_features:
@@ -81,17 +94,7 @@ class _Base(L.LightningModule):
         opt = torch.optim.Adam(params, lr=optim["lr"], betas=tuple(optim.get("betas", (0.9, 0.999))),
                                weight_decay=optim.get("weight_decay", 0.0))
         total = max(1, self.trainer.max_steps if self.trainer.max_steps > 0 else 1)
-        warmup = optim.get("warmup_steps", 0)
-
-        def factor(step: int) -> float:
-            if step < warmup:
-                return (step + 1) / warmup
-            if optim.get("scheduler", "cosine") == "constant":
-                return 1.0
-            progress = min(1.0, (step - warmup) / max(1, total - warmup))
-            return 0.5 * (1 + math.cos(math.pi * progress))
-
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
+        sched = lr_schedule(opt, optim.get("scheduler", "cosine"), optim.get("warmup_steps", 0), total)
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     def _throughput(self, batch_size: int) -> None:
