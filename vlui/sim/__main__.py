@@ -3,7 +3,6 @@
   screenshot  SNAPSHOT [--out F.png] [--size HxW]    the home screen of a snapshot (id or file)
   xml         SNAPSHOT                               its uiautomator XML
   sheet       [SNAPSHOTS...] [--split all] --out F   a contact sheet of home screens (B-MoCA's Figure 2)
-  task-sheet  SNAPSHOT --out F                       every step of the scripted representative tasks
   make-envs   CSV [--envs DIR]                       write the B-MoCA snapshot files from their table
   serve       [--snapshot 000] [--port 5555]         the phone over ADB and its emulator console, on loopback
 """
@@ -33,9 +32,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", default="all", help="train | test | all")
     p.add_argument("--columns", type=int, default=9)
     p.add_argument("--out", default="contact_sheet.png")
-    p = sub.add_parser("task-sheet", help="every screen of the scripted representative tasks on one snapshot")
-    p.add_argument("snapshot")
-    p.add_argument("--out", default="tasks.png")
     p = sub.add_parser("make-envs", help="write envs/*.yaml from the B-MoCA environment table (CSV)")
     p.add_argument("csv")
     p.add_argument("--envs", default=None)
@@ -89,14 +85,6 @@ def run(args: argparse.Namespace) -> int:
         ids = args.snapshots or snapshot_ids(args.split)
         contact_sheet.home_screens(ids, columns=args.columns).save(args.out)
         print(f"{args.out}: {len(ids)} snapshots")
-    elif args.cmd == "task-sheet":
-        from vlui.sim.scripts import REPRESENTATIVE, record_screens
-
-        shots = []
-        for name, flow in REPRESENTATIVE.items():
-            shots += [(f"{name} {i}", im) for i, im in enumerate(record_screens(args.snapshot, flow))]
-        contact_sheet.sheet(shots, columns=7).save(args.out)
-        print(args.out)
     elif args.cmd == "make-envs":
         paths = write_snapshots(bmoca_snapshots(args.csv), args.envs or ENVS_DIR)
         print(f"wrote {len(paths)} snapshot files to {paths[0].parent}")

@@ -1,0 +1,38 @@
+"""``python -m vlui.agents``: watch the expert work.
+
+  task-sheet  SNAPSHOT [TASKS...] --out F   every screen of the expert's episodes (default: the six representative tasks)
+
+This lives with the agents, not in ``python -m vlui.sim``: the simulator is a lower layer that knows no agent, and
+the screens shown are the expert's episodes (its plans are the one recipe per task).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from vlui.agents.walkthrough import task_sheet
+from vlui.errors import VluiError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vlui.agents", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("task-sheet", help="every screen of the expert's episodes on one snapshot")
+    p.add_argument("snapshot", help="snapshot id or file")
+    p.add_argument("tasks", nargs="*", help="task ids (default: the six representative tasks)")
+    p.add_argument("--columns", type=int, default=7)
+    p.add_argument("--out", default="tasks.png")
+    args = parser.parse_args(argv)
+    try:
+        task_sheet(args.snapshot, args.tasks or None, columns=args.columns).save(args.out)
+    except VluiError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
