@@ -18,10 +18,10 @@ from PIL import Image
 from vlui.adb.__main__ import main
 from vlui.adb.build import SimTarget, Step, build_steps, run_steps, transcript
 from vlui.errors import VluiError
-from vlui.sim import configure
+from vlui.served import device_files
+from vlui.served.phone import ServedPhone
 from vlui.sim.apps import launcher
 from vlui.sim.phone import SimDevice
-from vlui.sim.served import ServedPhone
 from vlui.sim.snapshot import load_snapshot, snapshot_ids
 
 # What `python -m vlui.adb build-snapshots 105 --print` prints for snapshot 105 (saved as b105): checked by hand.
@@ -100,17 +100,17 @@ def test_every_snapshot_builds_with_shell_safe_commands_and_valid_sql() -> None:
                 assert shlex.split(step.command) == list(step.args)
         (sql,) = [s.args[2] for s in steps if s.args[:1] == ("sqlite3",)]
         con = sqlite3.connect(":memory:")
-        con.execute(configure.FAVORITES_SCHEMA)
+        con.execute(device_files.FAVORITES_SCHEMA)
         for statement in sql.split(";\n"):  # each statement on its own
             con.execute(statement)
         hotseat, workspace = launcher.home_layout(snap.home_layout, *launcher.snapshot_grid(snap))
         got = con.execute("SELECT container, screen, cellX, cellY, appWidgetId, itemType FROM favorites").fetchall()
-        assert got == [(configure.HOTSEAT, i, i, 0, -1, 0) for i in range(len(hotseat))] + [
-            (configure.DESKTOP, 0, c, r, -1, 0) for _, r, c in workspace]
+        assert got == [(device_files.HOTSEAT, i, i, 0, -1, 0) for i in range(len(hotseat))] + [
+            (device_files.DESKTOP, 0, c, r, -1, 0) for _, r, c in workspace]
         (push,) = [s for s in steps if s.kind == "push"]
         assert push.args[0] == f"vlui-wallpaper-{snap.wallpaper}-{snap.size[0]}x{snap.size[1]}.png"
     with Image.open(io.BytesIO(push.payload())) as img:  # the last one's (each costs a wallpaper drawn as PNG)
-        assert img.size == snap.size and img.text[configure.WALLPAPER_CHUNK] == snap.wallpaper
+        assert img.size == snap.size and img.text[device_files.WALLPAPER_CHUNK] == snap.wallpaper
 
 
 @pytest.mark.skipif(shutil.which("sqlite3") is None, reason="no sqlite3 command on this machine")
@@ -124,17 +124,17 @@ def test_the_sqlite3_command_and_its_transcript_run_in_a_posix_shell(tmp_path) -
     for form in ("argument", "transcript"):
         db = tmp_path / f"{form}.db"
         con = sqlite3.connect(db)
-        con.execute(configure.FAVORITES_SCHEMA)
+        con.execute(device_files.FAVORITES_SCHEMA)
         con.execute("INSERT INTO favorites (_id, title) VALUES (99, 'stale')")
         con.commit()
         con.close()
         if form == "argument":  # as the builder sends it to the device's sh -c
-            command = step.command.replace(configure.LAUNCHER_DB, str(db))
+            command = step.command.replace(device_files.LAUNCHER_DB, str(db))
         else:  # as a user runs the printed transcript (adb replaced by a local sqlite3)
-            command = heredoc.replace(f"adb -s emulator-5554 shell sqlite3 {configure.LAUNCHER_DB}", f"sqlite3 {db}")
+            command = heredoc.replace(f"adb -s emulator-5554 shell sqlite3 {device_files.LAUNCHER_DB}", f"sqlite3 {db}")
         subprocess.run(["sh", "-c", command], check=True, timeout=30)
         titles = [t for (t,) in sqlite3.connect(db).execute("SELECT title FROM favorites ORDER BY _id")]
-        assert titles == [row[1] for row in configure.favorites_rows(layout, snap.locale)]
+        assert titles == [row[1] for row in device_files.favorites_rows(layout, snap.locale)]
 
 
 def built_and_fresh(start, target: str) -> tuple[SimDevice, SimDevice]:
@@ -254,7 +254,7 @@ def test_cli_errors_are_one_line(argv, message, capsys) -> None:
 
 def test_the_cli_builds_over_a_real_adb_server_on_the_served_phone(monkeypatch, capsys) -> None:
     """The whole path a user takes: the CLI, AdbDevice, a real adb server, the phone's adbd and emulator console."""
-    from vlui.sim.harness import PrivateAdb
+    from vlui.served.private_adb import PrivateAdb
 
     with PrivateAdb("000") as pa:
         monkeypatch.setenv("HOME", str(pa.home))  # where the served console keeps its auth token

@@ -16,7 +16,7 @@ from vlui.adb.errors import DeviceError
 from vlui.agents import make_agent
 from vlui.devices import make_device
 from vlui.env.env import make_env
-from vlui.sim.harness import PrivateAdb
+from vlui.served.private_adb import PrivateAdb
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import task_set
 

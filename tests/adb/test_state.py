@@ -12,7 +12,7 @@ from vlui.adb.state import READERS, SETTERS
 from vlui.devices import make_device
 from vlui.env.env import make_env
 from vlui.errors import VluiError
-from vlui.sim.harness import PrivateAdb
+from vlui.served.private_adb import PrivateAdb
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import resolve_tasks, tasks
 

@@ -9,8 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from vlui.sim.harness import PrivateAdb
-from vlui.sim.shell import Shell
+from vlui.served.private_adb import PrivateAdb
+from vlui.served.shell import Shell
 
 
 class ProbeShell:

@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from tests.sim.test_adbd import RawHost
-from vlui.sim.adbd import A_CNXN, A_OKAY, A_OPEN, A_WRTE, MAX_PAYLOAD, QUEUE_LIMIT, AdbDaemon
-from vlui.sim import configure
-from vlui.sim.harness import PrivateAdb
-from vlui.sim.served import ServedPhone
+from tests.served.test_adbd import RawHost
+from vlui.served import configure
+from vlui.served.adbd import A_CNXN, A_OKAY, A_OPEN, A_WRTE, MAX_PAYLOAD, QUEUE_LIMIT, AdbDaemon
+from vlui.served.phone import ServedPhone
+from vlui.served.private_adb import PrivateAdb
 
 
 @pytest.fixture(scope="module")

@@ -16,13 +16,13 @@ import pytest
 from adbutils import AdbError
 
 from tests.conftest import run_python
-from tests.sim.conftest import ProbeShell, blob
+from tests.served.conftest import ProbeShell, blob
 from vlui.errors import VluiError
-from vlui.sim.adbd import A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, AdbDaemon
-from vlui.sim.console import EmulatorConsole
-from vlui.sim.harness import PrivateAdb, free_port
-from vlui.sim.served import ServedPhone
-from vlui.sim.shell import Shell
+from vlui.served.adbd import A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, AdbDaemon
+from vlui.served.console import EmulatorConsole
+from vlui.served.phone import ServedPhone
+from vlui.served.private_adb import PrivateAdb, free_port
+from vlui.served.shell import Shell
 
 SCREEN_BYTES = 1080 * 2160 * 4 + 16  # a raw 1080x2160 screencap
 
@@ -173,7 +173,7 @@ def test_adbutils_shell(private_adb):
 
 def test_adbutils_shell2_exit_status(private_adb):
     if local_shell(private_adb.phone, "echo a; echo $?")[1] != b"a\n0\n":
-        pytest.skip("vlui.sim.shell does not run ';' lists or expand $? yet (adbutils' shell2 needs both)")
+        pytest.skip("vlui.served.shell does not run ';' lists or expand $? yet (adbutils' shell2 needs both)")
     device = private_adb.device()
     assert device.shell("echo a; echo b") == "a\nb"
     result = device.shell2("echo out")
@@ -215,7 +215,7 @@ def test_big_output_is_byte_exact(private_adb):
 def test_exec_out_screencap_is_the_frame(private_adb):
     phone = private_adb.phone
     if local_shell(phone, "screencap")[0] == 127:
-        pytest.skip("vlui.sim.shell has no screencap yet")
+        pytest.skip("vlui.served.shell has no screencap yet")
     out = adb_ok(private_adb, "-s", private_adb.serial, "exec-out", "screencap", text=False).stdout
     with phone.lock:
         frame = phone.device.screenshot()
@@ -302,7 +302,7 @@ def test_closing_a_stream_cancels_its_command(private_adb):
 
 def test_closing_a_stream_ends_a_streaming_logcat(private_adb):
     if local_shell(private_adb.phone, "logcat -d")[0] == 127:
-        pytest.skip("vlui.sim.shell has no logcat yet")
+        pytest.skip("vlui.served.shell has no logcat yet")
     device = private_adb.device()
     conn = device.shell("logcat", stream=True)
     conn.conn.settimeout(10)

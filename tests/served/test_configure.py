@@ -12,11 +12,11 @@ import pytest
 import yaml
 
 from vlui.errors import VluiError
-from vlui.sim import configure
+from vlui.served import configure, device_files
+from vlui.served.phone import ServedPhone
 from vlui.sim.apps.launcher import PKG as LAUNCHER
 from vlui.sim.i18n import get_locale
 from vlui.sim.phone import SimDevice
-from vlui.sim.served import ServedPhone
 from vlui.sim.snapshot import ENVS_DIR, load_snapshot
 
 
@@ -36,15 +36,15 @@ def width(xml: str, desc: str) -> int:
 
 
 def favorites(phone: ServedPhone) -> list[tuple]:
-    con = configure.open_db(phone.files[configure.LAUNCHER_DB])
+    con = device_files.open_db(phone.files[device_files.LAUNCHER_DB])
     return con.execute("SELECT title, container, screen, cellX, cellY FROM favorites ORDER BY _id").fetchall()
 
 
 def run_sql(phone: ServedPhone, sql: str) -> None:
     """What ``sqlite3 DB SQL`` does in the phone's shell: real SQL on the file's bytes."""
-    con = configure.open_db(phone.files[configure.LAUNCHER_DB])
+    con = device_files.open_db(phone.files[device_files.LAUNCHER_DB])
     con.executescript(sql)
-    phone.files[configure.LAUNCHER_DB] = configure.db_bytes(con)
+    phone.files[device_files.LAUNCHER_DB] = device_files.db_bytes(con)
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_density_resizes_the_ui_and_the_launcher_migrates_its_grid(phone) -> Non
     after = phone.device.ui_xml()
     assert configure.density(phone) == (440, 550) and phone.device.density == 550
     assert width(before, "Gmail") < 1080 / 5 < 1080 / 4.5 < width(after, "Gmail")  # 4 columns, not 5
-    assert [row[1] for row in favorites(phone)].count(configure.HOTSEAT) == 4  # the database follows the grid
+    assert [row[1] for row in favorites(phone)].count(device_files.HOTSEAT) == 4  # the database follows the grid
     configure.set_density(phone, None)
     assert configure.density(phone) == (440, None)
     with pytest.raises(VluiError, match="density"):
@@ -124,7 +124,7 @@ def test_an_unknown_locale_is_refused_and_nothing_restarts(phone) -> None:
 def test_launcher_database_round_trip_moves_an_icon(phone) -> None:
     dev = phone.device
     rows = favorites(phone)
-    assert ("Gmail", configure.DESKTOP, 0, 0, 4) in rows and ("Phone", configure.HOTSEAT, 0, 0, 0) in rows
+    assert ("Gmail", device_files.DESKTOP, 0, 0, 4) in rows and ("Phone", device_files.HOTSEAT, 0, 0, 0) in rows
     before = dev.ui_xml()
     run_sql(phone, "UPDATE favorites SET cellX = 2, cellY = 1 WHERE intent LIKE '%component=com.google.android.gm/%'")
     assert dev.ui_xml() == before  # the running launcher does not watch its database
@@ -151,7 +151,7 @@ def test_launcher_drops_rows_it_cannot_place_and_deletes_them(phone) -> None:
 
 def test_an_unreadable_launcher_database_is_recreated_with_the_stock_layout(phone) -> None:
     phone.device.reconfigure(home_layout=7)
-    phone.files[configure.LAUNCHER_DB] = b"not a database"
+    phone.files[device_files.LAUNCHER_DB] = b"not a database"
     configure.force_stop(phone, LAUNCHER)
     assert phone.device.snapshot.home_layout == "default"
     assert len(favorites(phone)) == 9
@@ -176,8 +176,8 @@ def test_force_stop_kills_the_app_and_removes_its_task(phone) -> None:
 
 def test_wallpaper_file_is_applied_at_restart(phone) -> None:
     dev = phone.device
-    png = configure.wallpaper_png("009", *dev.size)
-    for path in configure.WALLPAPER_FILES:
+    png = device_files.wallpaper_png("009", *dev.size)
+    for path in device_files.WALLPAPER_FILES:
         phone.files[path] = png
     configure.restart_framework(phone)
     assert dev.snapshot.wallpaper == "009"
@@ -193,7 +193,7 @@ def test_a_wallpaper_without_the_chunk_is_kept_with_a_warning(phone) -> None:
 
     out = BytesIO()
     Image.new("RGB", phone.device.size, (255, 0, 0)).save(out, format="PNG")
-    phone.files[configure.WALLPAPER_FILES[1]] = out.getvalue()
+    phone.files[device_files.WALLPAPER_FILES[1]] = out.getvalue()
     configure.restart_framework(phone)
     assert phone.device.snapshot.wallpaper == "000"
     warning = [line for line in phone.device.log_lines() if " W WallpaperManagerService" in line]

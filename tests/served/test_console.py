@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from vlui.sim.console import EmulatorConsole
-from vlui.sim.harness import PrivateAdb
-from vlui.sim.served import ServedPhone
+from vlui.served.console import EmulatorConsole
+from vlui.served.phone import ServedPhone
+from vlui.served.private_adb import PrivateAdb
 
 WELCOME = ["Android Console: type 'help' for a list of commands", "OK"]
 

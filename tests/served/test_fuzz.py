@@ -13,10 +13,10 @@ import time
 import numpy as np
 import pytest
 
-from tests.sim.test_adbd import RawHost
-from vlui.sim.adbd import A_CNXN, A_OKAY, A_OPEN, A_WRTE, AdbDaemon
-from vlui.sim.console import EmulatorConsole
-from vlui.sim.served import ServedPhone, ServeLimits
+from tests.served.test_adbd import RawHost
+from vlui.served.adbd import A_CNXN, A_OKAY, A_OPEN, A_WRTE, AdbDaemon
+from vlui.served.console import EmulatorConsole
+from vlui.served.phone import ServedPhone, ServeLimits
 
 LIMITS = ServeLimits(handshake_timeout_s=0.3, auth_timeout_s=0.3, idle_timeout_s=0.6, max_connections=6,
                      max_streams=4)

@@ -10,11 +10,11 @@ import threading
 
 import pytest
 
+from vlui.served.phone import ServedPhone
+from vlui.served.shell import Shell
 from vlui.sim.apps import settings
 from vlui.sim.logcat import parse_threadtime
 from vlui.sim.phone import SimDevice
-from vlui.sim.served import ServedPhone
-from vlui.sim.shell import Shell
 from vlui.sim.ui import hit
 
 

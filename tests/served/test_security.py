@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.sim.conftest import blob
+from tests.served.conftest import blob
 from vlui.errors import VluiError
-from vlui.sim.harness import PrivateAdb
-from vlui.sim.served import ServedPhone, ServeLimits
-from vlui.sim.shell import Shell
-from vlui.sim.storage import PhoneFiles, StorageError
+from vlui.served.phone import ServedPhone, ServeLimits
+from vlui.served.private_adb import PrivateAdb
+from vlui.served.shell import Shell
+from vlui.served.storage import PhoneFiles, StorageError
 
 STORAGE = 2 << 20
 LIMITS = ServeLimits(storage_bytes=STORAGE, sql_timeout_s=0.5)

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from vlui.errors import VluiError
-from vlui.sim import configure
+from vlui.served import device_files
 from vlui.sim.apps import launcher
 from vlui.sim.i18n import locales
 from vlui.sim.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from vlui.sim.served import ServedPhone
+    from vlui.served.phone import ServedPhone
 
 KINDS = ("root", "shell", "push", "console")
 WALLPAPER_TMP = "/data/local/tmp/vlui-wallpaper.png"
@@ -107,9 +107,9 @@ def build_steps(snapshot: Snapshot, name: str | None = None) -> list[Step]:
     tag = locales()[snap.locale]["android"]
     grid = launcher.snapshot_grid(snap)
     layout = launcher.home_layout(snap.home_layout, *grid)
-    sql = configure.launcher_sql(layout, snap.locale)
+    sql = device_files.launcher_sql(layout, snap.locale)
     png = f"vlui-wallpaper-{snap.wallpaper}-{width}x{height}.png"
-    orig, shown = configure.WALLPAPER_FILES
+    orig, shown = device_files.WALLPAPER_FILES
     return [
         Step("root", (), "restart adbd as root: setprop, the wallpaper files and the launcher database need it"),
         Step("shell", ("wm", "size"), f"the emulator must have the {snap.device}'s screen",
@@ -123,13 +123,13 @@ def build_steps(snapshot: Snapshot, name: str | None = None) -> list[Step]:
         _shell(f"locale {tag} ({locales()[snap.locale]['name']}); the framework reads it at its restart below",
                "setprop", "persist.sys.locale", tag),
         Step("push", (png, WALLPAPER_TMP), f"wallpaper {snap.wallpaper}, drawn at {width}x{height}",
-             data=functools.partial(configure.wallpaper_png, snap.wallpaper, width, height)),
+             data=functools.partial(device_files.wallpaper_png, snap.wallpaper, width, height)),
         _shell("the wallpaper service's original image", "cp", WALLPAPER_TMP, orig),
         _shell("the wallpaper service's shown image; read at the framework restart", "cp", WALLPAPER_TMP, shown),
         _shell("the wallpaper files belong to system_server", "chown", "system:system", orig, shown),
         _shell("only system_server reads them", "chmod", "600", orig, shown),
         _shell(f"home-screen layout: {len(layout[0])} hotseat and {len(layout[1])} workspace icons on a "
-               f"{grid[0]}x{grid[1]} grid", "sqlite3", configure.LAUNCHER_DB, sql),
+               f"{grid[0]}x{grid[1]} grid", "sqlite3", device_files.LAUNCHER_DB, sql),
         _shell("the launcher restarts and loads its database", "am", "force-stop", launcher.PKG),
         _shell("so that the wait below sees the restarted framework finish booting",
                "setprop", "sys.boot_completed", "0"),
@@ -225,11 +225,11 @@ def write_files(steps: list[Step], directory: str | Path) -> list[Path]:
 
 class SimTarget:
     """The build target interface on a served simulated phone, in process: the shell is
-    :class:`vlui.sim.shell.Shell`, pushes write ``phone.files``, and the console saves and loads the phone's
+    :class:`vlui.served.shell.Shell`, pushes write ``phone.files``, and the console saves and loads the phone's
     snapshots. Its adbd runs as root, as an emulator's after ``adb root``."""
 
     def __init__(self, phone: ServedPhone) -> None:
-        from vlui.sim.shell import Shell
+        from vlui.served.shell import Shell
 
         self.phone = phone
         self._shell = Shell(phone)

@@ -7,7 +7,7 @@ our own ``CNXN`` (never ``AUTH`` or ``STLS``: the phone is served on loopback on
 that runs one service in its own thread:
 
 =================  ======================================================================================
-``shell:CMD``      one command line of :class:`~vlui.sim.shell.Shell`, output raw (the legacy protocol:
+``shell:CMD``      one command line of :class:`~vlui.served.shell.Shell`, output raw (the legacy protocol:
 ``exec:CMD``       stdout and stderr together, no exit status; we do not advertise ``shell_v2``)
 ``shell:``         an interactive shell: a prompt, the host's keystrokes echoed, ``exit`` ends it
 ``sync:``          file transfer (version 1: ``STAT LIST SEND RECV QUIT``) on :attr:`ServedPhone.files`
@@ -36,9 +36,9 @@ from typing import Protocol
 import numpy as np
 
 from vlui.errors import VluiError
-from vlui.sim.served import ServedPhone
-from vlui.sim.shell import Shell
-from vlui.sim.storage import StorageError, read_only
+from vlui.served.phone import ServedPhone
+from vlui.served.shell import Shell
+from vlui.served.storage import StorageError, read_only
 
 log = logging.getLogger(__name__)
 

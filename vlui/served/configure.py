@@ -1,6 +1,6 @@
 """Device configuration of the served simulated phone, as shell commands change it on a real Android 10 device.
 
-Each public function is what one command does (the shell, :mod:`vlui.sim.shell`, parses the command and calls it):
+Each public function is what one command does (the shell, :mod:`vlui.served.shell`, parses the command and calls it):
 
 ==========================================  ==========================================================
 ``wm density [N|reset]``                    :func:`density`, :func:`set_density` (at once)
@@ -25,60 +25,40 @@ from __future__ import annotations
 import io
 import re
 import sqlite3
-import tempfile
 from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PIL import Image, PngImagePlugin, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
 from vlui.errors import VluiError
+from vlui.served.device_files import (
+    DESKTOP,
+    HOTSEAT,
+    ITEM_APPLICATION,
+    LAUNCHER_DB,
+    WALLPAPER_CHUNK,
+    WALLPAPER_FILES,
+    current_layout,
+    db_bytes,
+    device_launcher_db,
+    locale_for_tag,
+    open_db,
+)
+from vlui.served.phone import ServedPhone
 from vlui.sim import services
 from vlui.sim.apps import launcher
-from vlui.sim.i18n import get_locale, locales
 from vlui.sim.logcat import EPOCH
-from vlui.sim.phone import LAUNCHER_PKG, app_uid, apps, short_component, uid_name
-from vlui.sim.wallpapers import WALLPAPERS, wallpaper
+from vlui.sim.phone import LAUNCHER_PKG, SimDevice, app_uid, apps, uid_name
+from vlui.sim.wallpapers import WALLPAPERS
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
-    from vlui.sim.served import ServedPhone
-
-LAUNCHER_DB = "/data/data/com.google.android.apps.nexuslauncher/databases/launcher.db"
-WALLPAPER_FILES = ("/data/system/users/0/wallpaper_orig", "/data/system/users/0/wallpaper")
-WALLPAPER_CHUNK = "vlui.wallpaper"  # PNG text chunk: the id of the vlui wallpaper an image was rendered from
 FONT_SCALE_RANGE = (0.5, 2.0)
 DENSITY_RANGE = (80, 1000)
 DEFAULT_SETTINGS = {("global", "auto_time"): "1"}  # what an emulator reports before anything is put
-
-# Launcher3's favorites table, as Android 10's launcher (LauncherProvider) creates it.
-FAVORITES_SCHEMA = (
-    "CREATE TABLE favorites (_id INTEGER PRIMARY KEY, title TEXT, intent TEXT, container INTEGER, screen INTEGER, "
-    "cellX INTEGER, cellY INTEGER, spanX INTEGER, spanY INTEGER, itemType INTEGER, "
-    "appWidgetId INTEGER NOT NULL DEFAULT -1, iconPackage TEXT, iconResource TEXT, icon BLOB, "
-    "appWidgetProvider TEXT, modified INTEGER NOT NULL DEFAULT 0, restored INTEGER NOT NULL DEFAULT 0, "
-    "profileId INTEGER DEFAULT 0, rank INTEGER NOT NULL DEFAULT 0, options INTEGER NOT NULL DEFAULT 0)"
-)
-DESKTOP, HOTSEAT = -100, -101  # LauncherSettings.Favorites.CONTAINER_*
-ITEM_APPLICATION = 0  # LauncherSettings.Favorites.ITEM_TYPE_APPLICATION
-FAVORITES_COLUMNS = ("_id", "title", "intent", "container", "screen", "cellX", "cellY", "spanX", "spanY",
-                     "itemType", "profileId", "rank")
-LAUNCH_INTENT = ("#Intent;action=android.intent.action.MAIN;category=android.intent.category.LAUNCHER;"
-                 "launchFlags=0x10200000;component={component};end")
 
 # Processes outside the app model. Deterministic stand-ins for what a device would print.
 ZYGOTE_PID = 1052
 LAUNCHER_PID = 1931
 LAUNCHER_UID = 10080  # the "from uid 10080" of the launcher's START lines
 RESTART_MS = 14000  # virtual time a framework restart takes, from the kill to the home screen
-
-
-# ---------------------------------------------------------------------------------------------------- boot
-def on_boot(phone: ServedPhone) -> None:
-    """After boot and every snapshot load: the launcher writes its database when the disk has none."""
-    with phone.lock:
-        if LAUNCHER_DB not in phone.files:
-            _write_launcher_db(phone)
 
 
 # ---------------------------------------------------------------------------------------------------- density
@@ -333,38 +313,9 @@ def force_stop(phone: ServedPhone, package: str) -> None:
         phone.changed()
 
 
-# ---------------------------------------------------------------------------------------------------- locale
-def locale_for_tag(tag: str) -> str:
-    """The locale id (``zh-hans-CN``) of an Android language tag (``zh-Hans-CN``, any case)."""
-    by_tag = {}
-    for locale_id, meta in locales().items():
-        by_tag[meta["android"].lower()] = by_tag[locale_id.lower()] = locale_id
-    found = by_tag.get(tag.strip().lower())
-    if found is None:
-        known = ", ".join(meta["android"] for meta in locales().values())
-        raise VluiError(f"persist.sys.locale {tag!r} is not a locale of the simulated phone; choose from: {known}")
-    return found
-
-
-def locale_prop(dev: SimDevice) -> str:
-    """``persist.sys.locale`` as the framework writes it: the language list, as comma-separated Android tags."""
-    return ",".join(locales()[i]["android"] for i in (dev.state.languages or [dev.snapshot.locale]))
-
-
 def _persisted_languages(phone: ServedPhone) -> list[str]:
     value = phone.prop("persist.sys.locale") or phone.prop("ro.product.locale")
     return [locale_for_tag(tag) for tag in value.split(",")]
-
-
-# ---------------------------------------------------------------------------------------------------- wallpaper
-def wallpaper_png(wallpaper_id: str, width: int, height: int) -> bytes:
-    """Wallpaper ``wallpaper_id`` drawn at ``width`` x ``height`` as a PNG that names it in a text chunk, so the
-    simulated phone can tell which wallpaper a pushed image is."""
-    info = PngImagePlugin.PngInfo()
-    info.add_text(WALLPAPER_CHUNK, wallpaper_id)
-    out = io.BytesIO()
-    wallpaper(wallpaper_id, width, height).save(out, format="PNG", pnginfo=info)
-    return out.getvalue()
 
 
 def _wallpaper_from_files(phone: ServedPhone) -> tuple[str, str | None]:
@@ -386,88 +337,8 @@ def _wallpaper_from_files(phone: ServedPhone) -> tuple[str, str | None]:
     return found, None
 
 
-# ---------------------------------------------------------------------------------------------------- launcher db
-def current_layout(dev: SimDevice) -> launcher.Layout:
-    """The home screen the launcher shows now: (hotseat apps, workspace (app, row, column))."""
-    return launcher.home_layout(dev.snapshot.home_layout, *launcher.snapshot_grid(dev.snapshot))
-
-
-def favorites_rows(layout: launcher.Layout, locale_id: str) -> list[tuple]:
-    """Launcher3 ``favorites`` rows (values for :data:`FAVORITES_COLUMNS`) of a layout: hotseat items at
-    ``screen`` = ``cellX`` = their position, workspace items on the first screen at (``cellX``, ``cellY``) =
-    (column, row). Titles are the apps' labels in ``locale_id``."""
-    locale = get_locale(locale_id)
-    hotseat, workspace = layout
-    items = [(key, HOTSEAT, i, i, 0) for i, key in enumerate(hotseat)]
-    items += [(key, DESKTOP, 0, column, row) for key, row, column in workspace]
-    rows = []
-    for _id, (key, container, screen, x, y) in enumerate(items, 1):
-        info = apps()[key]
-        intent = LAUNCH_INTENT.format(component=short_component(info.package, info.activity))
-        rows.append((_id, locale.t(f"app.{key}"), intent, container, screen, x, y, 1, 1, ITEM_APPLICATION, 0, 0))
-    return rows
-
-
-def launcher_sql(layout: launcher.Layout, locale_id: str) -> str:
-    """SQL that makes a launcher database hold exactly ``layout``: a DELETE, then one INSERT with a line per icon."""
-    rows = [f"({', '.join(map(_sql_literal, row))})" for row in favorites_rows(layout, locale_id)]
-    if not rows:
-        return "DELETE FROM favorites;"
-    return (f"DELETE FROM favorites;\nINSERT INTO favorites ({', '.join(FAVORITES_COLUMNS)}) VALUES\n"
-            + ",\n".join(rows) + ";")
-
-
-def _sql_literal(value: int | str) -> str:
-    return str(value) if isinstance(value, int) else "'" + value.replace("'", "''") + "'"
-
-
-def launcher_db(layout: launcher.Layout, locale_id: str) -> bytes:
-    """A launcher database file (SQLite) holding ``layout``."""
-    con = sqlite3.connect(":memory:")
-    try:
-        con.execute(FAVORITES_SCHEMA)
-        con.executescript(launcher_sql(layout, locale_id))
-        return db_bytes(con)
-    finally:
-        con.close()
-
-
-def open_db(data: bytes) -> sqlite3.Connection:
-    """An in-memory SQLite connection on the bytes of a database file. Bytes that are no database raise
-    :class:`sqlite3.DatabaseError` here or at the first query."""
-    con = sqlite3.connect(":memory:")
-    if hasattr(con, "deserialize"):  # Python 3.11+
-        con.deserialize(data)
-        return con
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp, "db")
-        path.write_bytes(data)
-        src = sqlite3.connect(path)
-        try:
-            src.backup(con)
-        finally:
-            src.close()
-    return con
-
-
-def db_bytes(con: sqlite3.Connection) -> bytes:
-    """The database file of a connection, as bytes (committing first)."""
-    con.commit()
-    if hasattr(con, "serialize"):  # Python 3.11+
-        return con.serialize()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp, "db")
-        dst = sqlite3.connect(path)
-        try:
-            con.backup(dst)
-        finally:
-            dst.close()
-        return path.read_bytes()
-
-
 def _write_launcher_db(phone: ServedPhone) -> None:
-    dev = phone.device
-    phone.files[LAUNCHER_DB] = launcher_db(current_layout(dev), dev.snapshot.locale)
+    phone.files[LAUNCHER_DB] = device_launcher_db(phone.device)
 
 
 def _reload_launcher(phone: ServedPhone) -> None:

@@ -21,7 +21,7 @@ import re
 import sqlite3
 import time
 
-from vlui.sim.configure import db_bytes, open_db
+from vlui.served.device_files import db_bytes, open_db
 
 MAX_VALUE = 64 << 20  # the largest string or blob a statement may make, whatever the room
 DENIED_FUNCTIONS = frozenset({"load_extension", "fts3_tokenizer", "readfile", "writefile", "edit", "fsdir"})

@@ -19,9 +19,10 @@ from datetime import timedelta
 from pathlib import Path
 
 from vlui.errors import VluiError
-from vlui.sim.adbd import LoopbackServer
+from vlui.served.adbd import LoopbackServer
+from vlui.served.phone import SDK, ServedPhone
 from vlui.sim.logcat import EPOCH
-from vlui.sim.served import SDK, ServedPhone
+from vlui.sim.snapshot import load_snapshot
 
 TOKEN_FILE = ".emulator_console_auth_token"
 MAX_LINE = 4096  # bytes in one command line; the emulator's own commands are far shorter
@@ -251,8 +252,6 @@ class EmulatorConsole(LoopbackServer):
 
     def _snapshot_table(self) -> list[str]:
         """``avd snapshot list`` as the emulator prints it (QEMU's ``info snapshots`` layout)."""
-        from vlui.sim.snapshot import load_snapshot
-
         rows = ["List of snapshots present on all disks:",
                 f"{'ID':<10}{'TAG':<20}{'VM SIZE':>7}{'DATE':>20}{'VM CLOCK':>15}"]
         phone = self.phone

@@ -1,5 +1,5 @@
 """The simulated phone as a served device: one :class:`~vlui.sim.phone.SimDevice` shared, under a lock, by every
-ADB stream and the emulator console (:mod:`vlui.sim.adbd`, :mod:`vlui.sim.console`).
+ADB stream and the emulator console (:mod:`vlui.served.adbd`, :mod:`vlui.served.console`).
 
 Besides the phone it holds what a real device keeps outside the UI: a small file system (``/sdcard``, the
 uiautomator dump, pushed files), system properties, the settings provider's tables, and the emulator's named
@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vlui.errors import VluiError
-from vlui.sim import configure
+from vlui.served.device_files import LAUNCHER_DB, device_launcher_db, locale_prop
+from vlui.served.storage import DEFAULT_BUDGET, PhoneFiles, unique_bytes
 from vlui.sim.logcat import Entry
 from vlui.sim.phone import SimDevice
 from vlui.sim.snapshot import Snapshot, load_snapshot, snapshot_ids
 from vlui.sim.state import DeviceState
-from vlui.sim.storage import DEFAULT_BUDGET, PhoneFiles, unique_bytes
 
 SDK = 29  # Android 10, as B-MoCA's emulators
 RELEASE = "10"
@@ -140,7 +140,13 @@ class ServedPhone:
         self.settings: dict[str, dict[str, str]] = {"system": {}, "secure": {}, "global": {}}
         self.saved: dict[str, SavedSnapshot] = {}
         self.closed = threading.Event()  # set when the server shuts down: streams end
-        configure.on_boot(self)
+        self._on_boot()
+
+    def _on_boot(self) -> None:
+        """After boot and every snapshot load: the launcher writes its database when the disk has none."""
+        with self.lock:
+            if LAUNCHER_DB not in self.files:
+                self.files[LAUNCHER_DB] = device_launcher_db(self.device)
 
     # ------------------------------------------------------------------------------------------ notifications
     def changed(self) -> None:
@@ -171,7 +177,7 @@ class ServedPhone:
             "ro.boot.serialno": self.serial,
             "ro.kernel.qemu": "1",
             "ro.sf.lcd_density": str(snap.profile["dpi"]),
-            "persist.sys.locale": configure.locale_prop(self.device),
+            "persist.sys.locale": locale_prop(self.device),
             "ro.product.locale": "en-US",
             "sys.boot_completed": "1",
             "ro.vlui.simulated": "1",  # lets the ADB backend skip the wait a real device needs to settle
@@ -202,7 +208,7 @@ class ServedPhone:
                 self.device.load_snapshot(name)
                 self.files, self.props = PhoneFiles(budget=self.limits.storage_bytes), {}
                 self.settings = {"system": {}, "secure": {}, "global": {}}
-            configure.on_boot(self)
+            self._on_boot()
             self.log_changed.notify_all()
 
     def save_snapshot(self, name: str) -> None:

@@ -23,9 +23,9 @@ from pathlib import Path
 import adbutils
 
 from vlui.errors import VluiError
-from vlui.sim.adbd import AdbDaemon, register_emulator
-from vlui.sim.console import TOKEN_FILE, EmulatorConsole
-from vlui.sim.served import ServedPhone, ServeLimits
+from vlui.served.adbd import AdbDaemon, register_emulator
+from vlui.served.console import TOKEN_FILE, EmulatorConsole
+from vlui.served.phone import ServedPhone, ServeLimits
 
 # Even console ports come from here: far from adb's 5037, the emulators' 5554-5585 and the kernel's ephemeral ports.
 PORT_RANGE = (20000, 32000)

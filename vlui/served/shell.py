@@ -44,14 +44,15 @@ import yaml
 from PIL import Image
 
 from vlui.errors import VluiError
-from vlui.sim import configure, intents, services
+from vlui.served import configure
+from vlui.served.confined_sql import ConfinedDb
+from vlui.served.phone import SDK, ServedPhone
+from vlui.served.storage import StorageError, read_only
+from vlui.sim import intents, services
 from vlui.sim.apps import dialer
 from vlui.sim.logcat import EPOCH, Entry
 from vlui.sim.phone import KEYCODE_NAMES, LAUNCHER_PKG, app_uid, apps, short_component
-from vlui.sim.phone_sql import ConfinedDb
-from vlui.sim.served import SDK, ServedPhone
 from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
-from vlui.sim.storage import StorageError, read_only
 
 SH = "/system/bin/sh"
 SHELL_PID = 3987  # the shell's process, as ``log`` lines and ``$$`` show it (below the apps' pids, which start at 4120)
