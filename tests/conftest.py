@@ -63,27 +63,19 @@ class ExpertRun:
 def expert_runs() -> dict[tuple[str, str], ExpertRun]:
     """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, about 30 s), run
     once for all the detector tests."""
-    from vlui.agents.expert import ExpertAgent
-    from vlui.env.env import make_env
+    from vlui.agents.walkthrough import walkthrough
+    from vlui.sim.phone import SimDevice
     from vlui.sim.snapshot import snapshot_ids
     from vlui.tasks.catalog import task_set
 
     snapshots = snapshot_ids("all")
-    env = make_env({"backend": "sim", "snapshots": snapshots}, "all", include_xml=True)
+    dev = SimDevice(snapshots[0])
     out = {}
     for task in task_set("all"):
         for snap in snapshots:
-            obs, info = env.reset(seed=0, options={"task": task, "snapshot": snap})
-            mark = env.device.log_mark()
-            agent = ExpertAgent()
-            agent.reset(env.task, info, seed=0)
-            done = terminated = False
-            while not done:
-                obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
-                done = terminated or truncated
-            out[task, snap] = ExpertRun(env.device.log_lines(mark), terminated,
-                                        frozenset(f"open_{app}" for app in env.device.state.recents))
-    env.close()
+            walk = walkthrough(dev, task, snap)
+            out[task, snap] = ExpertRun(walk.lines, walk.terminated,
+                                        frozenset(f"open_{app}" for app in dev.state.recents))
     return out
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from tests.agents.test_settings_phone_detectors import INHERENT_OVERLAPS, SNAPSHOTS, fired  # noqa: F401
+from vlui.agents.walkthrough import walkthrough
 from vlui.sim.phone import SimDevice
-from vlui.sim.scripts import FLOWS, Driver
 from vlui.tasks.catalog import Detector, task_set, tasks
 
 APP_SCREENS = ("files_audio", "files_images", "files_videos", "files_downloads", "contacts_insert", "contacts_edit",
@@ -49,6 +49,6 @@ def test_opening_an_app_fires_none_of_these_detectors(app: str) -> None:
 
 def test_files_root_log_names_the_documents_provider_root() -> None:
     dev = SimDevice("000")
-    FLOWS["files_audio"](Driver(dev))  # open Files, tap Audio
+    walkthrough(dev, "files_audio", "000")  # open Files, tap Audio
     lines = [line.split(": ", 1)[1] for line in dev.log_lines(tags=["DirectoryFragment"])]
     assert lines == ["Showing directory: content://com.android.providers.media.documents/root/audio_root"]

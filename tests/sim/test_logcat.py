@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.sim.driver import Driver
+from vlui.agents.walkthrough import walkthrough
 from vlui.sim.logcat import EPOCH, Entry, LogBuffer, parse_threadtime
 from vlui.sim.noise import catalog, noise_lines
 from vlui.sim.phone import SimDevice
-from vlui.sim.scripts import Driver, airplane_on
 from vlui.sim.ui import Node, hit
 BMOCA = Path(__file__).resolve().parents[2] / "vlui" / "tasks" / "data" / "bmoca.yaml"
 
@@ -144,7 +145,7 @@ def test_copy_and_restore_state() -> None:
 # ---------------------------------------------------------------------------------------------- the device log
 def _drive_to_airplane_mode(dev: SimDevice) -> None:
     """Open Settings (from the home screen or the drawer), Network & internet, and toggle airplane mode."""
-    airplane_on(Driver(dev))
+    walkthrough(dev, "airplane_on", dev.snapshot.id)
 
 
 def _stamp(line: str) -> tuple[str, str]:

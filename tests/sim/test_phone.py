@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.sim.driver import Driver
+from vlui.agents.walkthrough import walkthrough
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
-from vlui.sim.scripts import Driver, airplane_on, call_911
 from vlui.sim.snapshot import snapshot_ids
 from vlui.sim.state import GAMMA_SPACE_MAX, brightness_percent, brightness_to_gamma, gamma_to_brightness
 from vlui.sim.ui import hit
@@ -16,10 +17,9 @@ ALL = snapshot_ids("all")
 
 
 def actions(dev: SimDevice) -> None:
-    d = Driver(dev)
-    airplane_on(d)
-    dev.key("HOME")
-    call_911(d)
+    """Airplane mode on, then a call to 911 in progress (the expert's episodes of the two tasks)."""
+    for task in ("airplane_on", "call_911"):
+        walkthrough(dev, task, dev.snapshot.id)
 
 
 def test_same_snapshot_and_actions_give_identical_frames_xml_and_logs() -> None:

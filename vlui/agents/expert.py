@@ -27,6 +27,7 @@ from vlui.sim.apps.launcher import LAUNCHABLE
 from vlui.sim.apps.settings import TOP
 from vlui.sim.i18n import Locale, get_locale
 from vlui.sim.phone import apps as sim_apps
+from vlui.sim.state import VOLUME_MAX
 from vlui.tasks.catalog import Task
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"
@@ -545,8 +546,6 @@ def _slider_point(s: Screen, bar: Element, fraction: float) -> tuple[float, floa
 
 def _set_volume(stream: str, level: int):
     """On Sound, tap the ``stream`` slider where it sets ``level``."""
-    from vlui.sim.state import VOLUME_MAX
-
     return _volume_slider(stream, lambda s, bar: _slider_point(s, bar, level / VOLUME_MAX[stream]))
 
 

@@ -14,11 +14,11 @@ import statistics
 import time
 from collections.abc import Iterator
 
+from vlui.agents.walkthrough import walkthrough
 from vlui.bench import BenchOptions, Record, median_seconds, record
-from vlui.bench.sim import record_gestures
 from vlui.device import Device
 from vlui.sim.phone import SimDevice
-from vlui.sim.scripts import REPRESENTATIVE
+from vlui.tasks.catalog import task_set
 
 
 def replay(dev: Device, snapshot: str, gestures: list[tuple]) -> tuple[int, float]:
@@ -67,8 +67,8 @@ def bench_adb(opts: BenchOptions) -> Iterator[Record]:
 
     snapshot = "000"  # a Pixel 3: 1080x2160, the size of most B-MoCA snapshots
     sim = SimDevice(snapshot)
-    flows = list(REPRESENTATIVE.values())[: 2 if opts.quick else None]
-    trajectories = [(snapshot, record_gestures(sim, snapshot, flow)) for flow in flows]
+    names = task_set("representative")[: 2 if opts.quick else None]
+    trajectories = [(snapshot, walkthrough(sim, name, snapshot).gestures) for name in names]
     repeats = 1 if opts.quick else max(1, opts.repeats // 2)
     with PrivateAdb(snapshot, mode="process", noise=True) as server:
         dev = AdbDevice(server.serial, adb_port=server.adb_port, log_tags=None, screencap="raw",

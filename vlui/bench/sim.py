@@ -1,5 +1,5 @@
-"""The simulated phone's speed: steps (a gesture, then the 256x128 observation) per second over the scripted
-trajectories of the representative and open-app tasks, full-resolution screenshots per second, snapshot loads.
+"""The simulated phone's speed: steps (a gesture, then the 256x128 observation) per second over the expert's
+trajectories of the supported tasks, full-resolution screenshots per second, snapshot loads.
 
 Baseline for steps: the same gestures with the observation made the naive way, by rendering the full screen and
 resizing it. Trajectories are replayed from recorded gestures, so only the device's own work is timed.
@@ -14,25 +14,11 @@ from collections.abc import Iterator
 import numpy as np
 from PIL import Image
 
+from vlui.agents.walkthrough import walkthrough
 from vlui.bench import BenchOptions, Record, median_seconds, record
 from vlui.sim.phone import SimDevice
-from vlui.sim.scripts import FLOWS, Driver
 from vlui.sim.snapshot import snapshot_ids
-from vlui.tasks.catalog import tasks
-
-
-def record_gestures(dev: SimDevice, snapshot: str, flow) -> list[tuple]:
-    """The taps and swipes a scripted flow makes, as ``("tap", x, y)`` / ``("swipe", x1, y1, x2, y2)``."""
-    dev.load_snapshot(snapshot)
-    gestures: list[tuple] = []
-    tap, swipe = dev.tap, dev.swipe
-    dev.tap = lambda x, y: (gestures.append(("tap", x, y)), tap(x, y))[1]
-    dev.swipe = lambda *a, **k: (gestures.append(("swipe", *a[:4])), swipe(*a[:4]))[1]
-    try:
-        flow(Driver(dev))
-    finally:
-        del dev.tap, dev.swipe
-    return gestures
+from vlui.tasks.catalog import task_set, tasks
 
 
 def replay(dev: SimDevice, snapshot: str, gestures: list[tuple], naive: bool) -> float:
@@ -51,10 +37,10 @@ def replay(dev: SimDevice, snapshot: str, gestures: list[tuple], naive: bool) ->
 def bench_sim(opts: BenchOptions) -> Iterator[Record]:
     snaps = ["000", "030", "109"] if opts.quick else snapshot_ids("all")
     # tasks that start from a state of their own (a call in progress, ...) are left out: replays start at boot
-    flows = [(name, flow) for name, flow in FLOWS.items() if not tasks()[name].state]
-    flows = flows[:4] if opts.quick else flows
+    names = [name for name in task_set("supported") if not tasks()[name].state]
+    names = names[:4] if opts.quick else names
     dev = SimDevice(snaps[0])
-    trajectories = [(s, record_gestures(dev, s, flow)) for s in snaps for _, flow in flows]
+    trajectories = [(s, walkthrough(dev, name, s).gestures) for s in snaps for name in names]
     # as an environment uses it: one device per snapshot, reset between episodes (its render cache persists)
     devices = {s: SimDevice(s) for s in snaps}
     warm = [replay(devices[s], s, g, naive=False) for s, g in trajectories]
@@ -62,7 +48,7 @@ def bench_sim(opts: BenchOptions) -> Iterator[Record]:
     yield record("sim_env_steps", statistics.median(warm), "steps/s", baseline=statistics.median(naive),
                  method="gesture + observation drawn at 256x128", baseline_method="full-resolution render + resize",
                  trajectories=len(trajectories), steps=sum(len(g) for _, g in trajectories),
-                 note="median over the scripted trajectories of the supported tasks on every snapshot; one device "
+                 note="median over the expert's trajectories of the supported tasks on every snapshot; one device "
                       "per snapshot, reset between episodes")
     # cold: a fresh device per trajectory, so no frame comes from the render cache
     cold = [replay(SimDevice(s), s, g, naive=False) for s, g in trajectories]
