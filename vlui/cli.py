@@ -11,9 +11,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omegaconf import DictConfig
+if TYPE_CHECKING:  # the entry points import this module first: it stays light, so Ctrl-C is caught early
+    from omegaconf import DictConfig
 
 from vlui.errors import VluiError
 
@@ -61,18 +62,30 @@ def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[
     return main
 
 
+INTERRUPTED = "error: interrupted; what was written is kept, and the same command resumes"
+
+
 def entry_point(config_name: str, job_path: str) -> None:
     """What ``train.py``, ``collect.py`` and ``evaluate.py`` run: the job ``module:function`` as a Hydra program.
     The job's module (and with it torch) is imported here, so that Ctrl-C while it loads, or anywhere a job does not
     handle it, is one line and exit status 130 rather than a traceback."""
     import importlib
+    import signal
 
+    def interrupted(*_) -> None:
+        print(INTERRUPTED, file=sys.stderr, flush=True)
+        os._exit(130)
+
+    # While the job's modules load nothing has been written, so Ctrl-C ends the process at once: raised inside an
+    # import, KeyboardInterrupt can leave a half-imported module (numpy's) that fails again with another error.
+    signal.signal(signal.SIGINT, interrupted)
+    module, _, function = job_path.partition(":")
+    job = getattr(importlib.import_module(module), function)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # from here the jobs stop cleanly on Ctrl-C
     try:
-        module, _, function = job_path.partition(":")
-        job = getattr(importlib.import_module(module), function)
         hydra_main(config_name, job)()
     except KeyboardInterrupt:
-        print("error: interrupted; what was written is kept, and the same command resumes", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         sys.exit(130)
 
 
