@@ -306,9 +306,10 @@ class _Connection:
         open, between packets for :attr:`ServeLimits.idle_timeout_s` (``starting``: waiting for a new packet)."""
         limits = self.daemon.limits
         while len(self.inbuf) < n:
-            if self.inbuf or not starting or not self.online:
-                timeout, why = limits.handshake_timeout_s, ("a truncated packet" if self.online or self.inbuf
-                                                            else "no CNXN")
+            if self.inbuf or not starting:  # a packet begun (its header or its data) must be finished
+                timeout, why = limits.handshake_timeout_s, "a truncated packet"
+            elif not self.online:
+                timeout, why = limits.handshake_timeout_s, "no CNXN"
             else:
                 timeout, why = limits.idle_timeout_s, "idle"
             if not _readable(self.sock, timeout):

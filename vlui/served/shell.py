@@ -2346,8 +2346,9 @@ class Shell:
     # Each dump is Android 10's layout for the lines it has (the services print many more); the caller holds the lock.
     def _dump_display(self, args: list[str]) -> str:
         dev = self.phone.device
-        (width, height), dpi = dev.size, configure.density(self.phone)
-        dpi = dpi[1] or dpi[0]
+        width, height = dev.size
+        physical, override = configure.density(self.phone)
+        dpi = override or physical
         info = (f'DisplayInfo{{"Built-in Screen", uniqueId "local:0", app {width} x {height}, real {width} x '
                 f"{height}, largest app {width} x {height}, smallest app {width} x {height}, mode 1, defaultModeId "
                 f"1, modes [{{id=1, width={width}, height={height}, fps=60.0}}], rotation 0, density {dpi} "
