@@ -64,8 +64,8 @@ def expert_runs() -> dict[tuple[str, str], ExpertRun]:
     """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, about 30 s), run
     once for all the detector tests."""
     from vlui.agents.walkthrough import walkthrough
+    from vlui.android.snapshot import snapshot_ids
     from vlui.sim.phone import SimDevice
-    from vlui.sim.snapshot import snapshot_ids
     from vlui.tasks.catalog import task_set
 
     snapshots = snapshot_ids("all")

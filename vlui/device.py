@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from vlui.errors import VluiError
+
 KEYS = ("BACK", "HOME", "APP_SWITCH")  # the navigation keys; Android keycodes 4, 3 and 187
 
 
@@ -87,16 +89,12 @@ class Device(ABC):
     def set_state(self, fields: dict) -> None:
         """Put the device in a task's starting state (``{airplane_mode: true}``, a call in progress, ...), on top of
         the loaded snapshot. Backends that cannot say so with a clear error."""
-        from vlui.errors import VluiError
-
         raise VluiError(f"{type(self).__name__} cannot set a task's starting state ({', '.join(fields)})")
 
     def check_state(self, spec: dict) -> bool:
         """Whether the device's state meets a task's ``state_check``: ``{"volume.media": 7}`` (equal) or
         ``{"brightness_percent": {"value": 40, "tolerance": 2}}`` (within). Backends that cannot read their state
         say so with a clear error."""
-        from vlui.errors import VluiError
-
         raise VluiError(f"{type(self).__name__} cannot check a task's device state ({', '.join(spec)}); "
                         "run the task on the simulated phone (env=sim)")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vlui.android.snapshot import SPLITS, load_snapshot, snapshot_ids
 from vlui.device import Device
 from vlui.errors import VluiError
-from vlui.sim.snapshot import SPLITS, load_snapshot, snapshot_ids
 
 
 def resolve_snapshots(spec: Any) -> list[str]:

@@ -139,7 +139,7 @@ def run_cli(script: str, *args: str, cwd) -> subprocess.CompletedProcess:
 
 
 def test_collect_and_evaluate_run_over_adb_as_on_the_simulated_phone(adb, tmp_path):
-    from vlui.sim.snapshot import ROOT
+    from vlui.android.snapshot import ROOT
 
     common = ["env=adb", f"env.serial={adb.serial}", f"env.adb_port={adb.adb_port}",
               f"env.console_token_file={adb.home / '.emulator_console_auth_token'}", "env.snapshots=[000,109]",

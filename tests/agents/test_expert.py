@@ -7,9 +7,9 @@ import pytest
 
 from vlui.agents import make_agent
 from vlui.agents.expert import ExpertAgent
+from vlui.android.snapshot import snapshot_ids
 from vlui.env.env import make_env
 from vlui.errors import VluiError
-from vlui.sim.snapshot import snapshot_ids
 from vlui.sim.ui import hit
 from vlui.tasks.catalog import task_set
 

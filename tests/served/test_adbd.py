@@ -331,7 +331,7 @@ def test_close_stops_the_server_and_frees_everything():
     pa.close()  # twice is fine
 
 
-# ---------------------------------------------------------------------------------------------- python -m vlui.sim serve
+# ---------------------------------------------------------------------------------------------- python -m vlui.served
 def test_serve_subprocess(tmp_path):
     with PrivateAdb("030", mode="process", home=tmp_path) as pa:
         assert pa.phone is None and pa.serial == f"emulator-{pa.console_port}"
@@ -354,9 +354,9 @@ def test_serve_errors():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        out = run_python("-m", "vlui.sim", "serve", "--port", str(port), "--console-port", str(free_port()),
+        out = run_python("-m", "vlui.served", "--port", str(port), "--console-port", str(free_port()),
                          timeout=60)
     assert out.returncode == 2
     assert out.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}") and len(out.stderr.splitlines()) == 1
-    out = run_python("-m", "vlui.sim", "serve", "--snapshot", "nope", "--port", str(free_port()), timeout=60)
+    out = run_python("-m", "vlui.served", "--snapshot", "nope", "--port", str(free_port()), timeout=60)
     assert out.returncode == 2 and out.stderr.startswith("error: unknown snapshot 'nope'")

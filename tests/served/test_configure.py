@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 import yaml
 
+from vlui.android import launcher
+from vlui.android.apps import LAUNCHER_PKG as LAUNCHER
+from vlui.android.i18n import get_locale
+from vlui.android.snapshot import ENVS_DIR, load_snapshot
 from vlui.errors import VluiError
 from vlui.served import configure, device_files
 from vlui.served.phone import ServedPhone
-from vlui.sim.apps.launcher import PKG as LAUNCHER
-from vlui.sim.i18n import get_locale
 from vlui.sim.phone import SimDevice
-from vlui.sim.snapshot import ENVS_DIR, load_snapshot
 
 
 def nodes(xml: str) -> list[dict[str, str]]:
@@ -36,15 +37,15 @@ def width(xml: str, desc: str) -> int:
 
 
 def favorites(phone: ServedPhone) -> list[tuple]:
-    con = device_files.open_db(phone.files[device_files.LAUNCHER_DB])
+    con = device_files.open_db(phone.files[launcher.LAUNCHER_DB])
     return con.execute("SELECT title, container, screen, cellX, cellY FROM favorites ORDER BY _id").fetchall()
 
 
 def run_sql(phone: ServedPhone, sql: str) -> None:
     """What ``sqlite3 DB SQL`` does in the phone's shell: real SQL on the file's bytes."""
-    con = device_files.open_db(phone.files[device_files.LAUNCHER_DB])
+    con = device_files.open_db(phone.files[launcher.LAUNCHER_DB])
     con.executescript(sql)
-    phone.files[device_files.LAUNCHER_DB] = device_files.db_bytes(con)
+    phone.files[launcher.LAUNCHER_DB] = device_files.db_bytes(con)
 
 
 @pytest.fixture
@@ -59,7 +60,7 @@ def test_density_resizes_the_ui_and_the_launcher_migrates_its_grid(phone) -> Non
     after = phone.device.ui_xml()
     assert configure.density(phone) == (440, 550) and phone.device.density == 550
     assert width(before, "Gmail") < 1080 / 5 < 1080 / 4.5 < width(after, "Gmail")  # 4 columns, not 5
-    assert [row[1] for row in favorites(phone)].count(device_files.HOTSEAT) == 4  # the database follows the grid
+    assert [row[1] for row in favorites(phone)].count(launcher.HOTSEAT) == 4  # the database follows the grid
     configure.set_density(phone, None)
     assert configure.density(phone) == (440, None)
     with pytest.raises(VluiError, match="density"):
@@ -124,7 +125,7 @@ def test_an_unknown_locale_is_refused_and_nothing_restarts(phone) -> None:
 def test_launcher_database_round_trip_moves_an_icon(phone) -> None:
     dev = phone.device
     rows = favorites(phone)
-    assert ("Gmail", device_files.DESKTOP, 0, 0, 4) in rows and ("Phone", device_files.HOTSEAT, 0, 0, 0) in rows
+    assert ("Gmail", launcher.DESKTOP, 0, 0, 4) in rows and ("Phone", launcher.HOTSEAT, 0, 0, 0) in rows
     before = dev.ui_xml()
     run_sql(phone, "UPDATE favorites SET cellX = 2, cellY = 1 WHERE intent LIKE '%component=com.google.android.gm/%'")
     assert dev.ui_xml() == before  # the running launcher does not watch its database
@@ -151,7 +152,7 @@ def test_launcher_drops_rows_it_cannot_place_and_deletes_them(phone) -> None:
 
 def test_an_unreadable_launcher_database_is_recreated_with_the_stock_layout(phone) -> None:
     phone.device.reconfigure(home_layout=7)
-    phone.files[device_files.LAUNCHER_DB] = b"not a database"
+    phone.files[launcher.LAUNCHER_DB] = b"not a database"
     configure.force_stop(phone, LAUNCHER)
     assert phone.device.snapshot.home_layout == "default"
     assert len(favorites(phone)) == 9

@@ -10,10 +10,11 @@ import threading
 
 import pytest
 
+from vlui.android.apps import apps
+from vlui.android.logcat import parse_threadtime
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
 from vlui.sim.apps import settings
-from vlui.sim.logcat import parse_threadtime
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import hit
 
@@ -182,7 +183,6 @@ def test_intents_no_app_takes_fail_as_am_reports_them(phone, args: str, shown: s
 
 def test_every_intent_filter_opens_a_page_or_screen_that_exists() -> None:
     from vlui.sim.intents import filters
-    from vlui.sim.phone import apps
 
     for f in filters():
         assert f.app in apps(), f
@@ -248,7 +248,7 @@ def test_the_app_drawers_search_box_filters_apps_by_their_labels(snap: str) -> N
 
 
 def test_launcher_search_matches_word_starts_as_launcher3() -> None:
-    from vlui.sim.apps.launcher import search_matches
+    from vlui.android.launcher import search_matches
 
     assert search_matches("Play Music", "mu") and search_matches("Play Music", "PLAY")
     assert not search_matches("Play Music", "usic") and not search_matches("Clock", "")

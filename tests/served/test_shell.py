@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vlui.served import configure, device_files
+from vlui.android import launcher
+from vlui.android.logcat import parse_threadtime
+from vlui.served import configure
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
 from vlui.sim import services
-from vlui.sim.logcat import parse_threadtime
 from vlui.sim.phone import SimDevice
 
 SYNC = "VluiSync"
@@ -292,7 +293,7 @@ def test_sqlite3_runs_sql_on_a_database_file(phone) -> None:
     con.deserialize(phone.files[db])
     assert con.execute("SELECT count(*) FROM t").fetchone() == (2,)
     assert sh(phone, f"sqlite3 {db} 'SELEC nothing'") == ('Error: near "SELEC": syntax error\n', 1)
-    assert "favorites" in sh(phone, f"sqlite3 {device_files.LAUNCHER_DB} .tables")[0]
+    assert "favorites" in sh(phone, f"sqlite3 {launcher.LAUNCHER_DB} .tables")[0]
 
 
 def test_file_commands(phone) -> None:

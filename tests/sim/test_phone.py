@@ -7,10 +7,10 @@ import pytest
 
 from tests.sim.driver import Driver
 from vlui.agents.walkthrough import walkthrough
+from vlui.android.snapshot import snapshot_ids
+from vlui.android.state import GAMMA_SPACE_MAX, brightness_percent, brightness_to_gamma, gamma_to_brightness
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
-from vlui.sim.snapshot import snapshot_ids
-from vlui.sim.state import GAMMA_SPACE_MAX, brightness_percent, brightness_to_gamma, gamma_to_brightness
 from vlui.sim.ui import hit
 
 ALL = snapshot_ids("all")
@@ -247,7 +247,7 @@ def test_stopwatch_logs_start_pause_reset_events() -> None:
 
 
 def test_font_scale_and_density_change_sizes_as_on_a_phone(tmp_path) -> None:
-    from vlui.sim.snapshot import ENVS_DIR
+    from vlui.android.snapshot import ENVS_DIR
 
     text = (ENVS_DIR / "002.yaml").read_text()  # Pixel 3, 440 dpi
     (tmp_path / "big_font.yaml").write_text(text.replace("font_scale: 1.0", "font_scale: 1.3"))

@@ -4,9 +4,8 @@ phone's log."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import csv
+import dataclasses
 import re
 from pathlib import Path
 
@@ -14,8 +13,8 @@ import pytest
 
 from vlui.agents.expert import plan_for
 from vlui.agents.walkthrough import walkthrough
+from vlui.android.logcat import Entry, LogBuffer, parse_threadtime
 from vlui.errors import VluiError
-from vlui.sim.logcat import Entry, LogBuffer, parse_threadtime
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import TASK_SETS, Detector, Task, resolve_tasks, task_set, tasks
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import detector_hits
-from vlui.sim.snapshot import snapshot_ids
+from vlui.android.snapshot import snapshot_ids
 
 # (trajectory's task, detector that fires on it too): calling 911 presses the dial pad's call button, and Telecom
 # logs "EventRecord added as Call" for every call placed, emergency or not.

@@ -44,8 +44,10 @@ from vlui.adb.console import TOKEN_FILE, EmulatorConsole
 from vlui.adb.console import console_port as emulator_console_port
 from vlui.adb.errors import DeviceError
 from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
+from vlui.android.i18n import locales
+from vlui.android.logcat import parse_threadtime
+from vlui.android.snapshot import load_snapshot
 from vlui.device import KEYS, Device
-from vlui.sim.logcat import parse_threadtime
 
 log = logging.getLogger(__name__)
 KEYCODES = {"BACK": 4, "HOME": 3, "APP_SWITCH": 187}
@@ -273,8 +275,6 @@ class AdbDevice(Device):
         self._sync()
 
     def load_snapshot(self, snapshot: str) -> None:
-        from vlui.sim.snapshot import load_snapshot
-
         name = load_snapshot(snapshot, self.envs_dir).id
         if self.snapshot_reset == "none":
             if not self._warned_reset:
@@ -533,8 +533,6 @@ def _wm_value(out: str, what: str, serial: str) -> Any:
 
 def locale_id_of(tag: str) -> str:
     """A device's locale tag (``zh-Hans-CN``) as the id vlui's snapshots use (``zh-hans-CN``) when it knows it."""
-    from vlui.sim.i18n import locales
-
     known = {k.lower(): k for k in locales()}
     return known.get(tag.lower(), tag)
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from vlui.sim.logcat import parse_threadtime
+from vlui.android.logcat import parse_threadtime
 
 SYNC_TAG = "VluiSync"
 

@@ -16,7 +16,7 @@ field                  set with                                            read 
 ``call``               ``am start -a android.intent.action.CALL -d tel:N`` (not read)
 =====================  ==================================================  ======================================
 
-``brightness_percent`` reads the brightness as Settings shows it (:func:`vlui.sim.state.brightness_percent`).
+``brightness_percent`` reads the brightness as Settings shows it (:func:`vlui.android.state.brightness_percent`).
 Everything else a task's state may hold is app state inside an app (Clock's tab, the stopwatch, alarms): a shell
 cannot set it, so :func:`set_state` refuses it by name, and the task's emulator snapshot has to hold it.
 Every value set is read back, waiting for the radios, so a device that ignored a command is an error at reset,
@@ -32,8 +32,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vlui.adb.errors import DeviceError
+from vlui.android.state import brightness_percent
 from vlui.device import state_meets
-from vlui.sim.state import brightness_percent
 
 if TYPE_CHECKING:
     from vlui.adb.device import AdbDevice

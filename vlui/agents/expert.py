@@ -19,15 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from vlui.android.apps import apps as sim_apps
+from vlui.android.i18n import Locale, get_locale
+from vlui.android.launcher import LAUNCHABLE
+from vlui.android.state import VOLUME_MAX
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.text import Element, parse_xml
 from vlui.errors import VluiError
 from vlui.sim.apps.dialer import KEY_IDS
-from vlui.sim.apps.launcher import LAUNCHABLE
 from vlui.sim.apps.settings import TOP
-from vlui.sim.i18n import Locale, get_locale
-from vlui.sim.phone import apps as sim_apps
-from vlui.sim.state import VOLUME_MAX
 from vlui.tasks.catalog import Task
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"

@@ -15,9 +15,9 @@ import numpy as np
 from PIL import Image
 
 from vlui.agents.walkthrough import walkthrough
+from vlui.android.snapshot import snapshot_ids
 from vlui.bench import BenchOptions, Record, median_seconds, record
 from vlui.sim.phone import SimDevice
-from vlui.sim.snapshot import snapshot_ids
 from vlui.tasks.catalog import task_set, tasks
 
 

@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
+from vlui.android.snapshot import load_snapshot
 from vlui.config import check_settings
 from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
@@ -23,7 +24,6 @@ from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
 from vlui.eval.runner import Job, run_jobs
-from vlui.sim.snapshot import load_snapshot
 from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
 

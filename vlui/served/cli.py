@@ -1,4 +1,4 @@
-"""``python -m vlui.served`` (and ``python -m vlui.sim serve``): the simulated phone over ADB and its emulator console,
+"""``python -m vlui.served``: the simulated phone over ADB and its emulator console,
 on loopback, until Ctrl-C, SIGTERM or the console's ``kill``."""
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ Each public function is what one command does (the shell, :mod:`vlui.served.shel
 ==========================================  ==========================================================
 
 Reconfiguring keeps the phone's state (apps, settings, alarms) and changes only its configuration: the device's
-:class:`~vlui.sim.snapshot.Snapshot` is replaced by a copy with new fields, and everything derived from it (locale,
+:class:`~vlui.android.snapshot.Snapshot` is replaced by a copy with new fields, and everything derived from it (locale,
 home grid, frames) follows. What a device keeps in files lives in ``phone.files`` as real file contents: the
-launcher's SQLite database (:data:`LAUNCHER_DB`, Launcher3's ``favorites`` table) and the wallpaper images
+launcher's SQLite database (:data:`~vlui.android.launcher.LAUNCHER_DB`, Launcher3's ``favorites`` table) and the wallpaper images
 (:data:`WALLPAPER_FILES`, PNGs that name the vlui wallpaper they were rendered from in a text chunk).
 """
 
@@ -29,26 +29,24 @@ from datetime import datetime
 
 from PIL import Image, UnidentifiedImageError
 
+from vlui.android import launcher
+from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, uid_name
+from vlui.android.i18n import locale_for_tag
+from vlui.android.launcher import DESKTOP, HOTSEAT, ITEM_APPLICATION, LAUNCHER_DB
+from vlui.android.logcat import EPOCH
+from vlui.android.snapshot import WALLPAPERS
 from vlui.errors import VluiError
 from vlui.served.device_files import (
-    DESKTOP,
-    HOTSEAT,
-    ITEM_APPLICATION,
-    LAUNCHER_DB,
     WALLPAPER_CHUNK,
     WALLPAPER_FILES,
     current_layout,
     db_bytes,
     device_launcher_db,
-    locale_for_tag,
     open_db,
 )
 from vlui.served.phone import ServedPhone
 from vlui.sim import services
-from vlui.sim.apps import launcher
-from vlui.sim.logcat import EPOCH
-from vlui.sim.phone import LAUNCHER_PKG, SimDevice, app_uid, apps, uid_name
-from vlui.sim.wallpapers import WALLPAPERS
+from vlui.sim.phone import SimDevice
 
 FONT_SCALE_RANGE = (0.5, 2.0)
 DENSITY_RANGE = (80, 1000)

@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
+from vlui.android.logcat import EPOCH
+from vlui.android.snapshot import load_snapshot
 from vlui.errors import VluiError
 from vlui.served.adbd import LoopbackServer
 from vlui.served.phone import SDK, ServedPhone
-from vlui.sim.logcat import EPOCH
-from vlui.sim.snapshot import load_snapshot
 
 TOKEN_FILE = ".emulator_console_auth_token"
 MAX_LINE = 4096  # bytes in one command line; the emulator's own commands are far shorter

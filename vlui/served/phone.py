@@ -14,13 +14,14 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from vlui.android.launcher import LAUNCHER_DB
+from vlui.android.logcat import Entry
+from vlui.android.snapshot import Snapshot, load_snapshot, snapshot_ids
+from vlui.android.state import DeviceState
 from vlui.errors import VluiError
-from vlui.served.device_files import LAUNCHER_DB, device_launcher_db, locale_prop
+from vlui.served.device_files import device_launcher_db, locale_prop
 from vlui.served.storage import DEFAULT_BUDGET, PhoneFiles, unique_bytes
-from vlui.sim.logcat import Entry
 from vlui.sim.phone import SimDevice
-from vlui.sim.snapshot import Snapshot, load_snapshot, snapshot_ids
-from vlui.sim.state import DeviceState
 
 SDK = 29  # Android 10, as B-MoCA's emulators
 RELEASE = "10"

@@ -57,7 +57,7 @@ class PrivateAdb:
     """A private adb server and a served simulated phone registered with it.
 
     ``mode="thread"`` serves the phone from threads of this process (:attr:`phone` is the :class:`ServedPhone`);
-    ``mode="process"`` runs ``python -m vlui.sim serve`` (:attr:`process`). ``register="emulator"`` makes the phone
+    ``mode="process"`` runs ``python -m vlui.served`` (:attr:`process`). ``register="emulator"`` makes the phone
     ``emulator-P`` (the server is asked to connect, as an emulator asks at boot), ``register="connect"`` makes it
     ``127.0.0.1:P+1`` (``adb connect``). P is the console port; the adb transport listens on P + 1.
     ``home`` is the ``HOME`` of the adb processes (a temporary directory, removed at :meth:`close`, by default).
@@ -157,7 +157,7 @@ class PrivateAdb:
             port = _random_console_port()
             if not (_port_free(port) and _port_free(port + 1)):
                 continue
-            cmd = [sys.executable, "-m", "vlui.sim", "serve", "--snapshot", str(snapshot), "--port", str(port + 1),
+            cmd = [sys.executable, "-m", "vlui.served", "--snapshot", str(snapshot), "--port", str(port + 1),
                    "--console-port", str(port)]
             cmd += ["--adb-server-port", str(self.adb_port)] if register == "emulator" else []
             cmd += ["--envs", str(envs_dir)] if envs_dir else []
@@ -175,7 +175,7 @@ class PrivateAdb:
                 return
             err = self._stop_process()
             if "in use" not in err:
-                raise VluiError(f"python -m vlui.sim serve failed: {err.strip() or line.strip() or 'no output'}")
+                raise VluiError(f"python -m vlui.served failed: {err.strip() or line.strip() or 'no output'}")
         raise VluiError(f"found no free pair of ports in {PORT_RANGE} for the simulated phone")
 
     def _first_line(self, proc: subprocess.Popen) -> str:
@@ -192,7 +192,7 @@ class PrivateAdb:
         state = "absent"
         while time.monotonic() < deadline:
             if self.process is not None and self.process.poll() is not None:
-                raise VluiError(f"python -m vlui.sim serve exited: {self._stop_process().strip()}")
+                raise VluiError(f"python -m vlui.served exited: {self._stop_process().strip()}")
             states = {d.serial: d.state for d in client.list()}
             state = states.get(self.serial, "absent")
             if state == "device":

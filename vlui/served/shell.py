@@ -43,6 +43,10 @@ import numpy as np
 import yaml
 from PIL import Image
 
+from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, short_component
+from vlui.android.keys import KEYCODE_NAMES
+from vlui.android.logcat import EPOCH, Entry
+from vlui.android.state import VOLUME_MAX, VOLUME_MIN
 from vlui.errors import VluiError
 from vlui.served import configure
 from vlui.served.confined_sql import ConfinedDb
@@ -50,9 +54,6 @@ from vlui.served.phone import SDK, ServedPhone
 from vlui.served.storage import StorageError, read_only
 from vlui.sim import intents, services
 from vlui.sim.apps import dialer
-from vlui.sim.logcat import EPOCH, Entry
-from vlui.sim.phone import KEYCODE_NAMES, LAUNCHER_PKG, app_uid, apps, short_component
-from vlui.sim.state import VOLUME_MAX, VOLUME_MIN
 
 SH = "/system/bin/sh"
 SHELL_PID = 3987  # the shell's process, as ``log`` lines and ``$$`` show it (below the apps' pids, which start at 4120)

@@ -4,7 +4,8 @@
   xml         SNAPSHOT                               its uiautomator XML
   sheet       [SNAPSHOTS...] [--split all] --out F   a contact sheet of home screens (B-MoCA's Figure 2)
   make-envs   CSV [--envs DIR]                       write the B-MoCA snapshot files from their table
-  serve       [--snapshot 000] [--port 5555]         the phone over ADB and its emulator console, on loopback
+
+The phone over ADB and its emulator console: ``python -m vlui.served``.
 """
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from PIL import Image
+
+from vlui.android.snapshot import ENVS_DIR, bmoca_snapshots, snapshot_ids, write_snapshots
 from vlui.errors import VluiError
-from vlui.served import cli as served_cli
+from vlui.sim import contact_sheet
+from vlui.sim.phone import SimDevice
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,8 +39,6 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("make-envs", help="write envs/*.yaml from the B-MoCA environment table (CSV)")
     p.add_argument("csv")
     p.add_argument("--envs", default=None)
-    p = sub.add_parser("serve", help="serve a simulated phone over ADB and its emulator console on loopback")
-    served_cli.add_arguments(p)
     args = parser.parse_args(argv)
     try:
         return run(args)
@@ -45,15 +48,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.cmd == "serve":
-        return served_cli.serve(args)
-
-    from PIL import Image
-
-    from vlui.sim import contact_sheet
-    from vlui.sim.phone import SimDevice
-    from vlui.sim.snapshot import ENVS_DIR, bmoca_snapshots, snapshot_ids, write_snapshots
-
     if args.cmd == "screenshot":
         dev = SimDevice(args.snapshot)
         if args.size:

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
+from vlui.android.snapshot import load_snapshot
 from vlui.sim.phone import SimDevice
-from vlui.sim.snapshot import load_snapshot
 from vlui.sim.text import font
 
 

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from vlui.sim.apps import deskclock, dialer, settings
-from vlui.sim.snapshot import DATA_DIR
+from vlui.android.apps import apps
+from vlui.sim import DATA_DIR
+from vlui.sim.apps import deskclock, dialer, on_launch, settings
 
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
@@ -46,7 +47,6 @@ def resolve(action: str | None, data: str | None, categories: list[str], package
     """The filter that takes an intent, or None. An explicit component names the activity (any action it declares
     is taken, the first one otherwise); an implicit intent needs the action, a data scheme the filter takes, only
     the DEFAULT category, and the package given with ``-p`` if any."""
-    from vlui.sim.phone import apps
 
     if component is not None:
         named = [f for f in filters() if (apps()[f.app].package, f.activity) == component]
@@ -63,9 +63,6 @@ def deliver(dev: SimDevice, f: IntentFilter, intent: str, data: str | None, extr
             caller_uid: int) -> None:
     """Start ``f``'s activity for an intent from another process (``intent``: the intent as the START line prints
     it; ``extras``: name -> (am's option, value as typed)) and let it act."""
-    from vlui.sim.apps import on_launch
-    from vlui.sim.phone import apps
-
     created = dev.start_for_intent(f.app, f.activity, intent, caller_uid)
     kind, _, page = f.opens.partition(":")
     shown = f.activity

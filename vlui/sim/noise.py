@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from vlui.sim.snapshot import DATA_DIR
+from vlui.sim import DATA_DIR
 
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice

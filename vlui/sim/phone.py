@@ -1,6 +1,6 @@
 """The simulated Android 10 phone: a :class:`~vlui.device.Device` in pure Python.
 
-State (:class:`~vlui.sim.state.DeviceState`) plus apps that build widget trees from it. Every frame's tree is used
+State (:class:`~vlui.android.state.DeviceState`) plus apps that build widget trees from it. Every frame's tree is used
 three ways, so they can never disagree: drawn to pixels, serialised to uiautomator XML, and hit-tested by touches.
 Handlers change the state and write log lines with the tags and wording of a real device. Time is virtual: each
 input advances the clock by ``step_ms``; nothing ever sleeps.
@@ -14,71 +14,31 @@ import math
 import random
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
+from vlui.android.apps import LAUNCHER_PKG, SYSTEM_PID, SYSTEMUI_PID, AppInfo, app_uid, apps, short_component, uid_name
+from vlui.android.i18n import get_locale
+from vlui.android.keys import KEY_CHARS, KEYCODE_NAMES
+from vlui.android.logcat import EPOCH, LogBuffer
+from vlui.android.snapshot import Snapshot, load_snapshot
+from vlui.android.state import VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_percent
 from vlui.device import KEYS, Device, state_meets
 from vlui.errors import VluiError
-from vlui.sim import uixml
-from vlui.sim.i18n import get_locale
-from vlui.sim.logcat import EPOCH, LogBuffer
+from vlui.sim import services, uixml
+from vlui.sim.apps import build_window, on_back, on_editor_action, on_launch
+from vlui.sim.apps.dialer import DIALABLE
+from vlui.sim.noise import noise_lines
 from vlui.sim.render import Renderer, Style
-from vlui.sim.snapshot import DATA_DIR, Snapshot, load_snapshot
-from vlui.sim.state import VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_percent
+from vlui.sim.systemui import NAV_POINTS, TABLET_NAV_POINTS, nav_bar, status_bar
 from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
 from vlui.sim.widgets import Ctx
 
-SYSTEM_PID = 1210  # system_server
-SYSTEMUI_PID = 1688
-LAUNCHER_PKG = "com.google.android.apps.nexuslauncher"
-NAV_POINTS = (0.22, 0.50, 0.78)  # B-MoCA's normalised x of BACK, HOME, OVERVIEW on phones (at y = 0.95)
-TABLET_NAV_POINTS = (0.40, 0.50, 0.60)  # where a tablet draws them: grouped in the middle of the bar
 TOUCH_SLOP_DP = 8  # ViewConfiguration's touch slop: a touch that moves less is not a drag
-# Keys the simulated phone acts on (android.view.KeyEvent's codes) beyond typing: the digits 0-9 (7-16), letters
-# A-Z (29-54), SPACE (62) and the symbols of KEY_CHARS type into the focused field or the dial pad.
-KEYCODE_NAMES = {3: "HOME", 4: "BACK", 5: "CALL", 19: "DPAD_UP", 20: "DPAD_DOWN", 21: "DPAD_LEFT", 22: "DPAD_RIGHT",
-                 23: "DPAD_CENTER", 24: "VOLUME_UP", 25: "VOLUME_DOWN", 26: "POWER", 61: "TAB", 66: "ENTER",
-                 67: "DEL", 84: "SEARCH", 112: "FORWARD_DEL", 160: "NUMPAD_ENTER", 164: "VOLUME_MUTE",
-                 187: "APP_SWITCH", 223: "SLEEP", 224: "WAKEUP"}
-KEY_CHARS = {17: "*", 18: "#", 55: ",", 56: ".", 62: " ", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";",
-             75: "'", 76: "/", 77: "@", 81: "+", **{7 + d: str(d) for d in range(10)},
-             **{29 + i: chr(ord("a") + i) for i in range(26)}}
-
-
-@dataclass(frozen=True)
-class AppInfo:
-    key: str
-    package: str
-    activity: str
-
-
-@lru_cache(maxsize=1)
-def apps() -> dict[str, AppInfo]:
-    data = yaml.safe_load((DATA_DIR / "apps.yaml").read_text())
-    return {key: AppInfo(key, v["package"], v["activity"]) for key, v in data.items()}
-
-
-def short_component(package: str, activity: str) -> str:
-    """``ComponentName.flattenToShortString``: ``pkg/.Act`` when the activity is inside the package."""
-    return f"{package}/{activity[len(package):]}" if activity.startswith(package + ".") else f"{package}/{activity}"
-
-
-def app_uid(key: str) -> int:
-    """The Linux uid of app ``key``'s processes (Settings runs as the system user)."""
-    return 1000 if key == "settings" else 10050 + sorted(apps()).index(key)
-
-
-def uid_name(key: str) -> str:
-    """The uid as ActivityManager prints it: ``u0a57`` for an app, ``1000`` for the system."""
-    uid = app_uid(key)
-    return str(uid) if uid < 10000 else f"u0a{uid - 10000}"
 
 
 def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None:
@@ -262,8 +222,6 @@ class SimDevice(Device):
         elif name == "DEL":
             self._edit_focus(lambda text: text[:-1])
         elif name in ("ENTER", "NUMPAD_ENTER") and st.focus is not None:
-            from vlui.sim.apps import on_editor_action
-
             on_editor_action(self, *st.focus)
         elif code in KEY_CHARS:
             self._edit_focus(lambda text: text + KEY_CHARS[code])
@@ -276,15 +234,11 @@ class SimDevice(Device):
             key = f"{st.focus[0]}.{st.focus[1]}"
             st.fields[key] = edit(st.fields.get(key, ""))
         elif st.top == "phone" and not st.overview and self.top_screen() == {"screen": "keypad"}:
-            from vlui.sim.apps.dialer import DIALABLE
-
             st.digits = "".join(c for c in edit(st.digits) if c in DIALABLE)
 
     def _volume_key(self, name: str) -> None:
         """AudioService.adjustSuggestedStreamVolume: the stream in use changes by one step (or its mute toggles);
         SystemUI's volume controller logs the change and its dialog shows."""
-        from vlui.sim import services
-
         st = self.state
         stream = "call" if st.call is not None else "media"
         android_name = services.SLIDER_EVENT_STREAMS[stream]
@@ -382,8 +336,6 @@ class SimDevice(Device):
 
     def _noise(self) -> None:
         """Background lines in the second part of the step, after the input's own lines."""
-        from vlui.sim.noise import noise_lines
-
         lines = noise_lines(self._rng, self)
         offsets = sorted(self._rng.randrange(self.step_ms // 3, self.step_ms) for _ in lines)
         for (tag, level, message, pid), offset in zip(lines, offsets):
@@ -408,8 +360,6 @@ class SimDevice(Device):
         if created:
             st.tasks[key] = [{"screen": screen}]
         self._to_front(key)
-        from vlui.sim.apps import on_launch
-
         on_launch(self, key, created)
         self.logi("ActivityTaskManager", f"Displayed {short_component(info.package, info.activity)}: "
                   f"+{280 + self._rng.randrange(400)}ms", offset_ms=400)
@@ -468,8 +418,6 @@ class SimDevice(Device):
         elif st.top is None:
             st.drawer = False
         else:
-            from vlui.sim.apps import on_back
-
             if on_back(self, st.top):
                 return
             stack = st.tasks[st.top]
@@ -529,9 +477,6 @@ class SimDevice(Device):
                                 package="com.android.systemui", bg=(0, 0, 0))
             self._frame = Node(bounds=(0, 0, self.width, self.height), children=[self._window])
         if self._frame is None:
-            from vlui.sim.apps import build_window
-            from vlui.sim.systemui import nav_bar, status_bar
-
             ctx = self.ctx()
             self._window = build_window(self, ctx)
             self._frame = Node(bounds=(0, 0, self.width, self.height), children=[

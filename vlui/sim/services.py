@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from vlui.android.apps import SYSTEMUI_PID
+from vlui.android.state import BRIGHTNESS_MAX, BRIGHTNESS_MIN, VOLUME_MAX, VOLUME_MIN
 from vlui.errors import VluiError
-from vlui.sim.state import BRIGHTNESS_MAX, BRIGHTNESS_MIN, VOLUME_MAX, VOLUME_MIN
 
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
@@ -73,7 +74,6 @@ def set_volume(dev: SimDevice, stream: str, level: int) -> None:
     if level == dev.state.volume[stream]:
         return
     dev.state.volume[stream] = level
-    from vlui.sim.phone import SYSTEMUI_PID  # SystemUI's volume controller writes it
 
     dev.logi("vol.Events", f"writeEvent level_changed {SLIDER_EVENT_STREAMS[stream]} {level}", pid=SYSTEMUI_PID)
 

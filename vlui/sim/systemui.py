@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from vlui.android.apps import apps
+from vlui.android.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim import services
-from vlui.sim.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, button, seek_bar, text
+
+NAV_POINTS = (0.22, 0.50, 0.78)  # B-MoCA's normalised x of BACK, HOME, OVERVIEW on phones (at y = 0.95)
+TABLET_NAV_POINTS = (0.40, 0.50, 0.60)  # where a tablet draws them: grouped in the middle of the bar
 
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
@@ -48,8 +52,6 @@ def status_bar(dev: SimDevice, ctx: Ctx) -> Node:
 
 
 def nav_bar(dev: SimDevice, ctx: Ctx) -> Node:
-    from vlui.sim.phone import NAV_POINTS, TABLET_NAV_POINTS
-
     xs = TABLET_NAV_POINTS if ctx.tablet else NAV_POINTS
     y1, y2 = ctx.bottom, ctx.height
     dark = dev.state.top is None or ctx.theme.dark
@@ -73,7 +75,6 @@ def nav_bar(dev: SimDevice, ctx: Ctx) -> Node:
 
 def overview(dev: SimDevice, ctx: Ctx) -> Node:
     """Recent apps as cards side by side, the most recent in the middle; tap to switch, swipe up to dismiss."""
-    from vlui.sim.phone import apps
 
     st = dev.state
     root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=SYSTEMUI,

@@ -22,9 +22,8 @@ from typing import Callable, Sequence, Union
 import numpy as np
 from PIL import Image
 
+from vlui.android.snapshot import WALLPAPERS
 from vlui.errors import VluiError
-
-WALLPAPERS: tuple[str, ...] = tuple(f"{i:03d}" for i in range(16))
 
 F32 = np.float32
 # A hex colour, or vertical-gradient stops ``[(y, hex), ...]`` evaluated over the whole screen height.

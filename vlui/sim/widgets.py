@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from vlui.sim.i18n import Locale
+from vlui.android.i18n import Locale
 from vlui.sim.theme import Theme
 from vlui.sim.ui import Node
 

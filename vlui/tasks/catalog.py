@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
+from vlui.android.logcat import parse_threadtime
+from vlui.android.state import state_problem
 from vlui.errors import VluiError
-from vlui.sim.logcat import parse_threadtime
-from vlui.sim.state import state_problem
 
 DATA = Path(__file__).resolve().parent / "data" / "bmoca.yaml"
 TASK_SETS = ("representative", "open_app", "supported", "all")

@@ -9,6 +9,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from vlui.android.apps import LAUNCHER_PKG, apps
+from vlui.sim import systemui
 from vlui.sim.apps import deskclock, dialer, generic, launcher, settings
 from vlui.sim.ui import Node, mirror_tree
 from vlui.sim.widgets import Ctx
@@ -25,9 +27,6 @@ def module(key: str) -> ModuleType:
 
 def build_window(dev: SimDevice, ctx: Ctx) -> Node:
     """The focused window's tree (what ``uiautomator dump`` reports), mirrored for right-to-left locales."""
-    from vlui.sim import systemui
-    from vlui.sim.phone import LAUNCHER_PKG, apps
-
     st = dev.state
     if st.overview:
         content = systemui.overview(dev, ctx)

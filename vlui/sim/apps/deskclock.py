@@ -18,8 +18,8 @@ import math
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from vlui.android.state import Alarm
 from vlui.sim.render import angle_of
-from vlui.sim.state import Alarm
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, button, fab, tabs, text
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from vlui.android.apps import apps
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
 
@@ -52,7 +53,6 @@ def call_intent(dev: SimDevice, number: str, caller_uid: int) -> None:
     st = dev.state
     dev.logi("ActivityTaskManager", f"START u0 {{act=android.intent.action.CALL dat=tel:xxxxxxxxxx flg=0x10000000 "
              f"cmp=com.android.server.telecom/.components.UserCallActivity}} from uid {caller_uid}")
-    from vlui.sim.phone import apps
 
     dev._ensure_process("phone", apps()["phone"], apps()["phone"].activity)
     stack = st.tasks.setdefault("phone", [])

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from vlui.sim.snapshot import DATA_DIR
+from vlui.android.apps import apps
+from vlui.sim import DATA_DIR
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, fab, list_row, search_box, tabs, text
 
@@ -53,8 +54,6 @@ def open_target(dev: SimDevice, key: str, tap: dict[str, Any], item: str = "") -
 
 
 def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
-    from vlui.sim.phone import apps
-
     key = dev.state.top
     spec = screens()[key]
     page = page_spec(key, screen)

@@ -1,128 +1,22 @@
 """The Pixel launcher: "At a glance" date and weather, a grid of app icons laid out by the snapshot, the hotseat,
-the Google search bar; swiping up opens the app drawer (all apps, alphabetical in the device's language)."""
+the Google search bar; swiping up opens the app drawer (all apps, alphabetical in the device's language). The grid,
+the layouts and the search rule are Launcher3's (:mod:`vlui.android.launcher`); this module draws them."""
 
 from __future__ import annotations
 
-import random
-import unicodedata
-from collections.abc import Mapping
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from vlui.android.apps import LAUNCHER_PKG
+from vlui.android.launcher import LAUNCHABLE, grid, home_layout, search_matches
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, scroll_list, search_box, text
 
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
-    from vlui.sim.snapshot import Snapshot
-
-PKG = "com.google.android.apps.nexuslauncher"
-LAUNCHABLE = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gmail", "maps", "messages", "phone",
-              "photos", "play_music", "settings", "youtube", "play_store")
-DEFAULT_HOTSEAT = ("phone", "messages", "play_store", "chrome", "camera")
-DEFAULT_WORKSPACE = {("gmail", 4, 0), ("photos", 4, 1), ("youtube", 4, 2), ("maps", 4, 3)}  # (app, row, column)
-
-Layout = tuple[tuple[str, ...], tuple[tuple[str, int, int], ...]]  # (hotseat apps, workspace (app, row, column))
-
-
-def grid(width: int, dpi: int, tablet: bool) -> tuple[int, int]:
-    """(columns, rows) of the home grid: the launcher fits columns of at least 80dp, as Android 10's does."""
-    if tablet:
-        return 6, 4
-    return (5 if width * 160 / dpi >= 400 else 4), 5
-
 
 def grid_size(ctx: Ctx) -> tuple[int, int]:
     return grid(ctx.width, ctx.dpi, ctx.tablet)
 
-
-def snapshot_grid(snap: Snapshot) -> tuple[int, int]:
-    """(columns, rows) of the home grid of a snapshot's device at its density."""
-    return grid(snap.size[0], snap.dpi, snap.profile["kind"] == "tablet")
-
-
-def home_layout(layout: str | int | Mapping[str, Any], columns: int, rows: int) -> Layout:
-    """(hotseat apps, workspace (app, row, column)) for a snapshot's ``home_layout``: the stock arrangement, a
-    random one from a seed (a random subset of apps at random cells; the rest live in the drawer only), or an
-    explicit ``{hotseat: [apps], workspace: [[app, row, column], ...]}`` (what the launcher database holds).
-
-    Explicit icons outside the grid (after a density change) are not shown, as the hotseat beyond its columns."""
-    if isinstance(layout, Mapping):
-        cells = ((str(a), int(r), int(c)) for a, r, c in layout["workspace"])
-        return (tuple(layout["hotseat"][:columns]),
-                tuple(sorted(((a, r, c) for a, r, c in cells if r < rows and c < columns), key=lambda t: (t[1], t[2]))))
-    return _generated_layout(layout, columns, rows)
-
-
-@lru_cache(maxsize=256)
-def _generated_layout(layout: str | int, columns: int, rows: int) -> Layout:
-    if layout == "default":
-        hotseat = DEFAULT_HOTSEAT[:columns]
-        cells = {(a, r, c) for a, r, c in DEFAULT_WORKSPACE if c < columns and r < rows}
-        return hotseat, tuple(sorted(cells, key=lambda t: (t[1], t[2])))
-    rng = random.Random(int(layout))
-    pool = list(LAUNCHABLE)
-    rng.shuffle(pool)
-    hotseat = tuple(pool[: rng.randint(3, columns)])
-    rest = pool[len(hotseat):]
-    count = rng.randint(4, min(len(rest), columns * rows - 2))
-    slots = [(r, c) for r in range(rows) for c in range(columns)]
-    rng.shuffle(slots)
-    workspace = tuple(sorted(((app, r, c) for app, (r, c) in zip(rest[:count], slots)), key=lambda t: (t[1], t[2])))
-    return hotseat, workspace
-
-
-def explicit_layout(layout: Layout) -> dict[str, Any]:
-    """A layout as a snapshot's explicit ``home_layout`` mapping (plain lists, as YAML writes them)."""
-    hotseat, workspace = layout
-    return {"hotseat": list(hotseat), "workspace": [[a, r, c] for a, r, c in workspace]}
-
-
-def check_layout(layout: Any, columns: int, rows: int) -> str | None:
-    """Why an explicit ``home_layout`` mapping is invalid for a ``columns`` x ``rows`` grid, or None if it is valid."""
-    if set(layout) != {"hotseat", "workspace"}:
-        return f"home_layout must have exactly the keys hotseat and workspace, not {', '.join(map(str, layout))}"
-    hotseat, workspace = layout["hotseat"], layout["workspace"]
-    if not isinstance(hotseat, list) or len(hotseat) > columns:
-        return f"home_layout.hotseat must be a list of at most {columns} apps (the grid's columns)"
-    for app in hotseat:
-        if app not in LAUNCHABLE:
-            return f"home_layout.hotseat: unknown app {app!r}; choose from: {', '.join(LAUNCHABLE)}"
-    if not isinstance(workspace, list):
-        return "home_layout.workspace must be a list of [app, row, column]"
-    taken = set()
-    for i, item in enumerate(workspace):
-        where = f"home_layout.workspace[{i}]"
-        if not isinstance(item, list) or len(item) != 3:
-            return f"{where} must be [app, row, column], not {item!r}"
-        app, row, column = item
-        if app not in LAUNCHABLE:
-            return f"{where}: unknown app {app!r}; choose from: {', '.join(LAUNCHABLE)}"
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (row, column)):
-            return f"{where}: row and column must be integers, not {row!r}, {column!r}"
-        if not (0 <= row < rows and 0 <= column < columns):
-            return f"{where}: cell ({row}, {column}) is outside the {columns}x{rows} grid (columns x rows)"
-        if (row, column) in taken:
-            return f"{where}: cell ({row}, {column}) holds two apps"
-        taken.add((row, column))
-    return None
-
-
-def search_matches(label: str, query: str) -> bool:
-    """Whether a search ``query`` finds ``label``, as Launcher3's app search (DefaultAppSearchAlgorithm) decides:
-    the query, case-insensitively, at the start of a word of the label, where a word starts after a space or
-    punctuation, at a lower-to-upper case change, or at any letter of a script without case (Chinese, Japanese,
-    Arabic, Devanagari: every position). Settings' search takes the same rule. An empty query finds nothing."""
-    query = query.strip().casefold()
-    if not query:
-        return False
-    folded = label.casefold()
-    for i in range(len(label)):
-        if folded.startswith(query, i) and (
-                i == 0 or not label[i - 1].isalnum() or (label[i - 1].islower() and label[i].isupper())
-                or unicodedata.category(label[i]) == "Lo"):
-            return True
-    return False
 
 
 def on_editor_action(dev: SimDevice, field: str) -> None:
@@ -147,7 +41,7 @@ def icon_cell(dev: SimDevice, ctx: Ctx, key: str, x1: int, y1: int, x2: int, y2:
     def tap(x, y):
         dev.launch(key, icon.bounds)  # read at tap time: right-to-left layouts mirror the tree after it is built
 
-    cell = Node(cls="android.widget.TextView", bounds=(x1, y1, x2, y2), package=PKG, text=label, desc=label,
+    cell = Node(cls="android.widget.TextView", bounds=(x1, y1, x2, y2), package=LAUNCHER_PKG, text=label, desc=label,
                 on_tap=tap)
     cell.add(icon)
     if show_label:
@@ -162,8 +56,8 @@ def build(dev: SimDevice, ctx: Ctx) -> Node:
 
 def home(dev: SimDevice, ctx: Ctx) -> Node:
     st = dev.state
-    root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=PKG,
-                rid=f"{PKG}:id/launcher", icon="wallpaper")
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=LAUNCHER_PKG,
+                rid=f"{LAUNCHER_PKG}:id/launcher", icon="wallpaper")
 
     def swipe(x1, y1, x2, y2):
         if y1 - y2 > ctx.dp(48) and abs(y1 - y2) > abs(x1 - x2):  # up: open the app drawer
@@ -180,10 +74,10 @@ def home(dev: SimDevice, ctx: Ctx) -> Node:
     date = ctx.t("launcher.date_format", weekday=weekday, month=ctx.locale.seq("month")[now.month - 1], day=now.day)
     glance_y = ctx.top + ctx.dp(16)
     root.add(text(ctx, (ctx.dp(24), glance_y, ctx.width - ctx.dp(24), glance_y + ctx.dp(32)), date, 22, color=white,
-                  pkg=PKG, rid=f"{PKG}:id/clock"))
+                  pkg=LAUNCHER_PKG, rid=f"{LAUNCHER_PKG}:id/clock"))
     root.add(text(ctx, (ctx.dp(24), glance_y + ctx.dp(32), ctx.width - ctx.dp(24), glance_y + ctx.dp(56)),
-                  ctx.t("launcher.weather", temp=1) + "C", 14, color=white, pkg=PKG,
-                  rid=f"{PKG}:id/title_weather_text"))
+                  ctx.t("launcher.weather", temp=1) + "C", 14, color=white, pkg=LAUNCHER_PKG,
+                  rid=f"{LAUNCHER_PKG}:id/title_weather_text"))
     columns, rows = grid_size(ctx)
     hotseat, workspace = home_layout(dev.snapshot.home_layout, columns, rows)
     # bottom up: search bar, hotseat, workspace
@@ -195,15 +89,15 @@ def home(dev: SimDevice, ctx: Ctx) -> Node:
     margin = ctx.dp(8) if not ctx.tablet else ctx.width // 8
     cell_w = (ctx.width - 2 * margin) // columns
     cell_h = (grid_bottom - grid_top) // rows
-    ws = Node(cls="android.view.ViewGroup", bounds=(0, grid_top, ctx.width, grid_bottom), package=PKG,
-              rid=f"{PKG}:id/workspace")
+    ws = Node(cls="android.view.ViewGroup", bounds=(0, grid_top, ctx.width, grid_bottom), package=LAUNCHER_PKG,
+              rid=f"{LAUNCHER_PKG}:id/workspace")
     for app, r, c in workspace:
         x1 = margin + c * cell_w
         y1 = grid_top + r * cell_h
         ws.add(icon_cell(dev, ctx, app, x1, y1, x1 + cell_w, y1 + min(cell_h, ctx.dp(96)), white))
     root.add(ws)
-    hs = Node(cls="android.view.ViewGroup", bounds=(0, hot_y, ctx.width, hot_y + hot_h), package=PKG,
-              rid=f"{PKG}:id/hotseat")
+    hs = Node(cls="android.view.ViewGroup", bounds=(0, hot_y, ctx.width, hot_y + hot_h), package=LAUNCHER_PKG,
+              rid=f"{LAUNCHER_PKG}:id/hotseat")
     hot_w = (ctx.width - 2 * margin) // columns
     start = margin + (columns - len(hotseat)) * hot_w // 2
     for i, app in enumerate(hotseat):
@@ -215,7 +109,7 @@ def home(dev: SimDevice, ctx: Ctx) -> Node:
         dev.launch("google")
         dev.focus_field("google", "query")
 
-    bar = search_box(ctx, PKG, search_y, "", search, rid=f"{PKG}:id/search_container_hotseat", margin_dp=16)
+    bar = search_box(ctx, LAUNCHER_PKG, search_y, "", search, rid=f"{LAUNCHER_PKG}:id/search_container_hotseat", margin_dp=16)
     bar.desc = ctx.t("launcher.google_search_hint")
     bar.bg = (255, 255, 255) if not ctx.theme.dark else (60, 64, 67)
     bar.children[0].icon = "glyph:google"
@@ -226,8 +120,8 @@ def home(dev: SimDevice, ctx: Ctx) -> Node:
 
 def drawer(dev: SimDevice, ctx: Ctx) -> Node:
     st = dev.state
-    root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=PKG,
-                rid=f"{PKG}:id/apps_view", bg=ctx.theme.drawer)
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=LAUNCHER_PKG,
+                rid=f"{LAUNCHER_PKG}:id/apps_view", bg=ctx.theme.drawer)
 
     def close_on_pull_down(x1, y1, x2, y2):
         if y2 - y1 > ctx.dp(48) and st.scroll.get("drawer", 0) == 0:
@@ -237,9 +131,9 @@ def drawer(dev: SimDevice, ctx: Ctx) -> Node:
 
     search_y = ctx.top + ctx.dp(8)
     focused = st.focus == ("launcher", "search")
-    root.add(search_box(ctx, PKG, search_y, ctx.t("launcher.search_hint"),
-                        lambda x, y: dev.focus_field("launcher", "search", package=PKG),
-                        rid=f"{PKG}:id/search_box_input", value=st.fields.get("launcher.search", ""),
+    root.add(search_box(ctx, LAUNCHER_PKG, search_y, ctx.t("launcher.search_hint"),
+                        lambda x, y: dev.focus_field("launcher", "search", package=LAUNCHER_PKG),
+                        rid=f"{LAUNCHER_PKG}:id/search_box_input", value=st.fields.get("launcher.search", ""),
                         focused=focused))
     columns, _ = grid_size(ctx)
     labels = sorted(LAUNCHABLE, key=lambda k: ctx.t(f"app.{k}").casefold())
@@ -253,7 +147,7 @@ def drawer(dev: SimDevice, ctx: Ctx) -> Node:
 
     def make_row(chunk):
         def build_row(y):
-            row = Node(cls="android.view.ViewGroup", bounds=(0, y, ctx.width, y + row_h), package=PKG)
+            row = Node(cls="android.view.ViewGroup", bounds=(0, y, ctx.width, y + row_h), package=LAUNCHER_PKG)
             for c, app in enumerate(chunk):
                 x1 = margin + c * cell_w
                 row.add(icon_cell(dev, ctx, app, x1, y, x1 + cell_w, y + row_h, fg))
@@ -261,8 +155,8 @@ def drawer(dev: SimDevice, ctx: Ctx) -> Node:
         return build_row
 
     rows = [(row_h, make_row(labels[i:i + columns])) for i in range(0, len(labels), columns)]
-    lst = scroll_list(ctx, PKG, "drawer", search_y + ctx.dp(64), ctx.bottom, rows, st.scroll.get("drawer", 0),
-                      rid=f"{PKG}:id/apps_list_view")
+    lst = scroll_list(ctx, LAUNCHER_PKG, "drawer", search_y + ctx.dp(64), ctx.bottom, rows, st.scroll.get("drawer", 0),
+                      rid=f"{LAUNCHER_PKG}:id/apps_list_view")
     lst.on_swipe = close_on_pull_down
     root.add(lst)
     return root

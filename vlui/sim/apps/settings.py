@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from vlui.android.i18n import locales
+from vlui.android.launcher import LAUNCHABLE, search_matches
+from vlui.android.state import VOLUME_MAX, VOLUME_MIN, brightness_percent
 from vlui.sim import services
-from vlui.sim.state import VOLUME_MAX, VOLUME_MIN, brightness_percent
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, header, list_row, scroll_list, search_box, slider_row
 
@@ -178,7 +180,6 @@ def on_editor_action(dev: SimDevice, field: str) -> None:
 
 def search_results(ctx: Ctx, query: str) -> list[tuple[str, str, str]]:
     """(title, breadcrumb, page) of what a query finds, in the index's order, each title once."""
-    from vlui.sim.apps.launcher import search_matches
 
     seen, out = set(), []
     for key, page, parent in SEARCH_INDEX:
@@ -269,8 +270,6 @@ def bluetooth(dev: SimDevice, ctx: Ctx):
 
 
 def apps_page(dev: SimDevice, ctx: Ctx):
-    from vlui.sim.apps.launcher import LAUNCHABLE
-
     rows = [(ctx.dp(48), lambda y: header(ctx, PKG, y, ctx.t("settings.recently_opened")))]
     for key in (dev.state.recents or ["settings"])[:3]:
         rows.append((_h(ctx, False), _row(dev, ctx, ctx.t(f"app.{key}"), "", f"app:{key}", action=lambda: None)))
@@ -282,8 +281,6 @@ def apps_page(dev: SimDevice, ctx: Ctx):
 
 
 def app_list(dev: SimDevice, ctx: Ctx):
-    from vlui.sim.apps.launcher import LAUNCHABLE
-
     keys = sorted(LAUNCHABLE + ("google",), key=lambda k: ctx.t(f"app.{k}").casefold())
     return [(_h(ctx, False), _row(dev, ctx, ctx.t(f"app.{k}"), "", f"app:{k}", action=lambda: None)) for k in keys]
 
@@ -352,8 +349,6 @@ def system(dev: SimDevice, ctx: Ctx):
 
 
 def _language_name(dev: SimDevice, ctx: Ctx) -> str:
-    from vlui.sim.i18n import locales
-
     return locales()[dev.state.languages[0]]["native_name"]
 
 
@@ -367,8 +362,6 @@ def languages_input(dev: SimDevice, ctx: Ctx):
 
 
 def languages(dev: SimDevice, ctx: Ctx):
-    from vlui.sim.i18n import locales
-
     rows = []
     for i, loc in enumerate(dev.state.languages, 1):
         name = f"{ctx.locale.number(i)}  {locales()[loc]['native_name']}"
@@ -383,8 +376,6 @@ def languages(dev: SimDevice, ctx: Ctx):
 
 
 def add_language(dev: SimDevice, ctx: Ctx):
-    from vlui.sim.i18n import locales
-
     rows = [(ctx.dp(48), lambda y: header(ctx, PKG, y, ctx.t("settings.suggested")))]
     rows.append((_h(ctx, False), _row(dev, ctx, locales()[dev.state.languages[0]]["native_name"], "", "",
                                       action=lambda: None)))

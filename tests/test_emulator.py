@@ -15,16 +15,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vlui.adb.__main__ import main
-from vlui.adb.build import SimTarget, Step, build_steps, run_steps, transcript
+from vlui.android import launcher
+from vlui.android.snapshot import load_snapshot, snapshot_ids
+from vlui.emulator.__main__ import main
+from vlui.emulator.build import SimTarget, Step, build_steps, run_steps, transcript
 from vlui.errors import VluiError
 from vlui.served import device_files
 from vlui.served.phone import ServedPhone
-from vlui.sim.apps import launcher
 from vlui.sim.phone import SimDevice
-from vlui.sim.snapshot import load_snapshot, snapshot_ids
 
-# What `python -m vlui.adb build-snapshots 105 --print` prints for snapshot 105 (saved as b105): checked by hand.
+# What `python -m vlui.emulator build-snapshots 105 --print` prints for snapshot 105 (saved as b105): checked by hand.
 GOLDEN_105 = r"""#!/bin/sh
 set -e
 # restart adbd as root: setprop, the wallpaper files and the launcher database need it
@@ -100,13 +100,13 @@ def test_every_snapshot_builds_with_shell_safe_commands_and_valid_sql() -> None:
                 assert shlex.split(step.command) == list(step.args)
         (sql,) = [s.args[2] for s in steps if s.args[:1] == ("sqlite3",)]
         con = sqlite3.connect(":memory:")
-        con.execute(device_files.FAVORITES_SCHEMA)
+        con.execute(launcher.FAVORITES_SCHEMA)
         for statement in sql.split(";\n"):  # each statement on its own
             con.execute(statement)
         hotseat, workspace = launcher.home_layout(snap.home_layout, *launcher.snapshot_grid(snap))
         got = con.execute("SELECT container, screen, cellX, cellY, appWidgetId, itemType FROM favorites").fetchall()
-        assert got == [(device_files.HOTSEAT, i, i, 0, -1, 0) for i in range(len(hotseat))] + [
-            (device_files.DESKTOP, 0, c, r, -1, 0) for _, r, c in workspace]
+        assert got == [(launcher.HOTSEAT, i, i, 0, -1, 0) for i in range(len(hotseat))] + [
+            (launcher.DESKTOP, 0, c, r, -1, 0) for _, r, c in workspace]
         (push,) = [s for s in steps if s.kind == "push"]
         assert push.args[0] == f"vlui-wallpaper-{snap.wallpaper}-{snap.size[0]}x{snap.size[1]}.png"
     with Image.open(io.BytesIO(push.payload())) as img:  # the last one's (each costs a wallpaper drawn as PNG)
@@ -124,17 +124,17 @@ def test_the_sqlite3_command_and_its_transcript_run_in_a_posix_shell(tmp_path) -
     for form in ("argument", "transcript"):
         db = tmp_path / f"{form}.db"
         con = sqlite3.connect(db)
-        con.execute(device_files.FAVORITES_SCHEMA)
+        con.execute(launcher.FAVORITES_SCHEMA)
         con.execute("INSERT INTO favorites (_id, title) VALUES (99, 'stale')")
         con.commit()
         con.close()
         if form == "argument":  # as the builder sends it to the device's sh -c
-            command = step.command.replace(device_files.LAUNCHER_DB, str(db))
+            command = step.command.replace(launcher.LAUNCHER_DB, str(db))
         else:  # as a user runs the printed transcript (adb replaced by a local sqlite3)
-            command = heredoc.replace(f"adb -s emulator-5554 shell sqlite3 {device_files.LAUNCHER_DB}", f"sqlite3 {db}")
+            command = heredoc.replace(f"adb -s emulator-5554 shell sqlite3 {launcher.LAUNCHER_DB}", f"sqlite3 {db}")
         subprocess.run(["sh", "-c", command], check=True, timeout=30)
         titles = [t for (t,) in sqlite3.connect(db).execute("SELECT title FROM favorites ORDER BY _id")]
-        assert titles == [row[1] for row in device_files.favorites_rows(layout, snap.locale)]
+        assert titles == [row[1] for row in launcher.favorites_rows(layout, snap.locale)]
 
 
 def built_and_fresh(start, target: str) -> tuple[SimDevice, SimDevice]:

@@ -16,12 +16,16 @@ from typing import Any
 
 import yaml
 
+from vlui.android.i18n import locales
+from vlui.android.launcher import check_layout, grid
+from vlui.android.state import state_problem
 from vlui.errors import VluiError
 
 ROOT = Path(__file__).resolve().parents[2]
 ENVS_DIR = ROOT / "envs"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DIALS = ("circle", "rectangle")
+WALLPAPERS: tuple[str, ...] = tuple(f"{i:03d}" for i in range(16))  # B-MoCA's wallpapers, by number
 SPLITS = ("train", "test", "all")
 SNAPSHOT_SPLITS = ("train", "test", "user")  # what a snapshot file's own ``split`` may say
 DEFAULT_TIME = "2026-11-23 08:00"  # a Monday morning; every B-MoCA snapshot starts at the same virtual time
@@ -43,7 +47,7 @@ class Snapshot:
     wallpaper: str = "000"
     dark_theme: bool = False
     # "default" (the Pixel's stock arrangement), a seed for a random one, or explicit:
-    # {hotseat: [app, ...], workspace: [[app, row, column], ...]} (app keys as in vlui/sim/data/apps.yaml)
+    # {hotseat: [app, ...], workspace: [[app, row, column], ...]} (app keys as in vlui/android/data/apps.yaml)
     home_layout: str | int | dict[str, Any] = "default"
     clock_dial: str = "circle"  # the alarm time picker's dial: circle | rectangle
     time: str = DEFAULT_TIME  # the virtual clock at load, "YYYY-MM-DD HH:MM"
@@ -69,8 +73,6 @@ class Snapshot:
 
 
 def _check(data: dict[str, Any], where: str) -> Snapshot:
-    from vlui.sim.i18n import locales
-
     if not isinstance(data, dict):
         raise VluiError(f"{where}: a snapshot file must be a YAML mapping of fields (see envs/000.yaml)")
     known = {f.name for f in fields(Snapshot)} - {"source"}
@@ -95,8 +97,6 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
         raise VluiError(f"{where}: dark_theme must be true or false, not {data['dark_theme']!r}")
     layout = data.get("home_layout", "default")
     if isinstance(layout, dict):
-        from vlui.sim.apps.launcher import check_layout, grid
-
         profile = profiles[data.get("device", "Pixel 3")]
         problem = check_layout(layout, *grid(profile["width"], data.get("dpi", Snapshot.dpi),
                                              profile["kind"] == "tablet"))
@@ -111,15 +111,11 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
         raise VluiError(f"{where}: time must look like '{DEFAULT_TIME}', not {data['time']!r}") from None
     if not isinstance(data.get("state", {}), dict):
         raise VluiError(f"{where}: state must be a mapping of initial app state")
-    from vlui.sim.state import state_problem
-
     problem = state_problem(data.get("state") or {})
     if problem:
         raise VluiError(f"{where}: state: {problem}")
     if data.get("split", "user") not in SNAPSHOT_SPLITS:
         raise VluiError(f"{where}: split must be one of {', '.join(SNAPSHOT_SPLITS)}, not {data['split']!r}")
-    from vlui.sim.wallpapers import WALLPAPERS
-
     if data["wallpaper"] not in WALLPAPERS:
         raise VluiError(f"{where}: unknown wallpaper {data['wallpaper']!r}; choose from: {', '.join(WALLPAPERS)}")
     if "locale" not in data:  # en-US by default would turn a forgotten line into a silently English phone

@@ -14,10 +14,11 @@ import yaml
 
 from tests.sim.driver import Driver
 from vlui.agents.walkthrough import walkthrough
-from vlui.sim.logcat import EPOCH, Entry, LogBuffer, parse_threadtime
+from vlui.android.logcat import EPOCH, Entry, LogBuffer, parse_threadtime
 from vlui.sim.noise import catalog, noise_lines
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import Node, hit
+
 BMOCA = Path(__file__).resolve().parents[2] / "vlui" / "tasks" / "data" / "bmoca.yaml"
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from vlui.android.snapshot import ENVS_DIR, device_profiles, load_snapshot, read_snapshot, snapshot_ids
 from vlui.errors import VluiError
-from vlui.sim.snapshot import ENVS_DIR, device_profiles, load_snapshot, read_snapshot, snapshot_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT.parent / "shared" / "reference" / "bmoca_environments.csv"

@@ -1,4 +1,4 @@
-"""``python -m vlui.adb``: work with real Android emulators.
+"""``python -m vlui.emulator``: work with real Android emulators.
 
   build-snapshots [IDS...] [--split train|test|all]   give a running Android 10 emulator each snapshot's
                   --serial SERIAL [--adb-port 5037]   configuration and save it as an emulator snapshot named
@@ -16,11 +16,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from vlui.adb.device import AdbDevice
+from vlui.android.snapshot import load_snapshot, snapshot_ids
+from vlui.emulator.build import build_steps, run_steps, transcript, write_files
 from vlui.errors import VluiError
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vlui.adb", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m vlui.emulator", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("build-snapshots", help="build snapshots of envs/ on a running Android 10 emulator")
@@ -41,8 +44,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def build_snapshots(args: argparse.Namespace) -> int:
-    from vlui.adb.build import build_steps, run_steps, transcript, write_files
-    from vlui.sim.snapshot import load_snapshot, snapshot_ids
 
     if args.ids and args.split:
         raise VluiError("give snapshot ids or --split, not both")
@@ -63,8 +64,6 @@ def build_snapshots(args: argparse.Namespace) -> int:
         if not args.files:
             print("note: the pushed wallpaper files are not written; add --files DIR to write them", file=sys.stderr)
         return 0
-
-    from vlui.adb.device import AdbDevice
 
     device = AdbDevice(args.serial, adb_host="127.0.0.1", adb_port=args.adb_port, console_port=args.console_port)
     try:

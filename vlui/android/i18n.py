@@ -22,7 +22,7 @@ SCRIPT_FONTS = {"cjk-sc": "cjk-sc", "cjk-jp": "cjk-jp", "cjk-kr": "cjk-kr", "urd
 @lru_cache(maxsize=1)
 def locales() -> dict[str, dict[str, Any]]:
     """Locale id -> metadata (name, native_name, android, rtl, hour12, time_format, am, pm, digits, script)."""
-    return yaml.safe_load((HERE / "locales.yaml").read_text(encoding="utf-8"))
+    return yaml.safe_load((HERE / "data" / "locales.yaml").read_text(encoding="utf-8"))
 
 
 def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -109,3 +109,15 @@ def get_locale(locale_id: str) -> Locale:
     if missing:
         raise VluiError(f"strings/{locale_id}.yaml lacks {len(missing)} key(s), e.g. {', '.join(missing[:5])}")
     return Locale(locale_id, meta, strings)
+
+
+def locale_for_tag(tag: str) -> str:
+    """The locale id (``zh-hans-CN``) of an Android language tag (``zh-Hans-CN``, any case)."""
+    by_tag = {}
+    for locale_id, meta in locales().items():
+        by_tag[meta["android"].lower()] = by_tag[locale_id.lower()] = locale_id
+    found = by_tag.get(tag.strip().lower())
+    if found is None:
+        known = ", ".join(meta["android"] for meta in locales().values())
+        raise VluiError(f"persist.sys.locale {tag!r} is not a locale of the simulated phone; choose from: {known}")
+    return found

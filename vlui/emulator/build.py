@@ -8,7 +8,7 @@ lines to read or run by hand.
 
 What a device cannot be told, and is not built: ``clock_dial`` (the simulated Clock app's picker shape; a real Clock
 app draws its own) and ``state`` (initial app state: a snapshot with one is refused). The home grid is the
-simulated launcher's (:func:`vlui.sim.apps.launcher.grid`); a real launcher with another grid places or drops
+simulated launcher's (:func:`vlui.android.launcher.grid`); a real launcher with another grid places or drops
 icons by its own rules. See docs/adb.md for what has and has not been run on a real emulator.
 """
 
@@ -21,16 +21,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from vlui.android import launcher
+from vlui.android.apps import LAUNCHER_PKG
+from vlui.android.i18n import locales
+from vlui.android.snapshot import Snapshot
 from vlui.errors import VluiError
 from vlui.served import device_files
-from vlui.sim.apps import launcher
-from vlui.sim.i18n import locales
-from vlui.sim.snapshot import Snapshot
-
-if TYPE_CHECKING:
-    from vlui.served.phone import ServedPhone
+from vlui.served.phone import ServedPhone
+from vlui.served.shell import Shell
 
 KINDS = ("root", "shell", "push", "console")
 WALLPAPER_TMP = "/data/local/tmp/vlui-wallpaper.png"
@@ -107,7 +107,7 @@ def build_steps(snapshot: Snapshot, name: str | None = None) -> list[Step]:
     tag = locales()[snap.locale]["android"]
     grid = launcher.snapshot_grid(snap)
     layout = launcher.home_layout(snap.home_layout, *grid)
-    sql = device_files.launcher_sql(layout, snap.locale)
+    sql = launcher.launcher_sql(layout, snap.locale)
     png = f"vlui-wallpaper-{snap.wallpaper}-{width}x{height}.png"
     orig, shown = device_files.WALLPAPER_FILES
     return [
@@ -129,8 +129,8 @@ def build_steps(snapshot: Snapshot, name: str | None = None) -> list[Step]:
         _shell("the wallpaper files belong to system_server", "chown", "system:system", orig, shown),
         _shell("only system_server reads them", "chmod", "600", orig, shown),
         _shell(f"home-screen layout: {len(layout[0])} hotseat and {len(layout[1])} workspace icons on a "
-               f"{grid[0]}x{grid[1]} grid", "sqlite3", device_files.LAUNCHER_DB, sql),
-        _shell("the launcher restarts and loads its database", "am", "force-stop", launcher.PKG),
+               f"{grid[0]}x{grid[1]} grid", "sqlite3", launcher.LAUNCHER_DB, sql),
+        _shell("the launcher restarts and loads its database", "am", "force-stop", LAUNCHER_PKG),
         _shell("so that the wait below sees the restarted framework finish booting",
                "setprop", "sys.boot_completed", "0"),
         _shell("restart the framework: the locale and the wallpaper take effect", "setprop", "ctl.restart", "zygote"),
@@ -229,8 +229,6 @@ class SimTarget:
     snapshots. Its adbd runs as root, as an emulator's after ``adb root``."""
 
     def __init__(self, phone: ServedPhone) -> None:
-        from vlui.served.shell import Shell
-
         self.phone = phone
         self._shell = Shell(phone)
 
