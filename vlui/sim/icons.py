@@ -484,8 +484,21 @@ def _g_close(p: _Pen) -> None:
     p.line([(18, 6), (6, 18)], 2.2)
 
 
+# Every glyph, by the name widgets give it: one table, so a new glyph is one function and one entry here.
 _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
-    name[3:]: fn for name, fn in globals().items() if name.startswith("_g_") and callable(fn)
+    "back": _g_back, "home": _g_home, "overview": _g_overview, "wifi": _g_wifi, "signal": _g_signal,
+    "battery": _g_battery, "airplane": _g_airplane, "bluetooth": _g_bluetooth, "search": _g_search, "mic": _g_mic,
+    "add": _g_add, "delete_digit": _g_delete_digit, "call": _g_call, "call_end": _g_call_end,
+    "arrow_back": _g_arrow_back, "more_vert": _g_more_vert, "alarm": _g_alarm, "clock": _g_clock, "timer": _g_timer,
+    "stopwatch": _g_stopwatch, "expand_more": _g_expand_more, "brightness": _g_brightness,
+    "dark_theme": _g_dark_theme, "volume": _g_volume, "vibrate": _g_vibrate, "language": _g_language, "info": _g_info,
+    "apps": _g_apps, "display": _g_display, "sound": _g_sound, "system": _g_system, "network": _g_network,
+    "connected": _g_connected, "battery_setting": _g_battery_setting, "storage": _g_storage, "privacy": _g_privacy,
+    "location": _g_location, "security": _g_security, "accounts": _g_accounts, "accessibility": _g_accessibility,
+    "wellbeing": _g_wellbeing, "google": _g_google, "keypad": _g_keypad, "star": _g_star, "history": _g_history,
+    "person": _g_person, "folder": _g_folder, "image": _g_image, "video": _g_video, "audio": _g_audio,
+    "document": _g_document, "download": _g_download, "camera_shutter": _g_camera_shutter, "mic_off": _g_mic_off,
+    "speaker_phone": _g_speaker_phone, "pause": _g_pause, "play": _g_play, "edit": _g_edit, "close": _g_close,
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)
 

@@ -109,7 +109,7 @@ class Renderer:
             if n.bg is not None:
                 self._fill(draw, box, n.bg, round(n.radius * s) if n.radius > 0 else n.radius)
             if n.kind:
-                getattr(self, f"_draw_{n.kind}")(img, draw, n, box, s)
+                self._KINDS[n.kind](self, img, draw, n, box, s)
             if n.icon and n.icon != "wallpaper":
                 self._draw_icon(img, n, box)
             if n.text and n.size:
@@ -220,6 +220,9 @@ class Renderer:
         draw.ellipse((c[0] - r, c[1] - r, c[0] + r, c[1] + r), fill=t.accent)
         rr = n.extra["selector"] * sx
         draw.ellipse((h[0] - rr, h[1] - rr, h[0] + rr, h[1] + rr), fill=t.accent)
+
+    # How each special ``Node.kind`` is drawn.
+    _KINDS = {"switch": _draw_switch, "slider": _draw_slider, "border": _draw_border, "dial": _draw_dial}
 
 
 def angle_of(cx: float, cy: float, x: float, y: float) -> float:

@@ -1,13 +1,14 @@
 """The simulated phone's apps. Each module builds its screens as widget trees from the device state.
 
-One explicit map from app key to module; apps without a module of their own get a plausible main screen from
-:mod:`vlui.sim.apps.generic`.
+One explicit registry (:data:`APPS`) from app key to what the app does: how it builds a screen and the hooks it
+handles itself. Apps without a module of their own get a plausible main screen from :mod:`vlui.sim.apps.generic`.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from vlui.android.apps import LAUNCHER_PKG, apps
 from vlui.sim import systemui
@@ -18,11 +19,30 @@ from vlui.sim.widgets import Ctx
 if TYPE_CHECKING:
     from vlui.sim.phone import SimDevice
 
-MODULES: dict[str, ModuleType] = {"settings": settings, "clock": deskclock, "phone": dialer}
+
+@dataclass(frozen=True)
+class App:
+    """An app of the simulated phone: ``build(dev, ctx, screen)`` draws the screen on top of its task, and each
+    hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
+    :func:`on_editor_action`)."""
+
+    build: Callable[[SimDevice, Ctx, dict[str, Any]], Node]
+    on_launch: Callable[[SimDevice, str, bool], None] | None = None
+    on_back: Callable[[SimDevice, str], bool] | None = None
+    on_editor_action: Callable[[SimDevice, str], None] | None = None
 
 
-def module(key: str) -> ModuleType:
-    return MODULES.get(key, generic)
+GENERIC = App(generic.build, on_back=generic.on_back)
+APPS: dict[str, App] = {
+    "settings": App(settings.build, on_editor_action=settings.on_editor_action),
+    "clock": App(deskclock.build, on_back=deskclock.on_back),
+    "phone": App(dialer.build, on_launch=dialer.on_launch, on_back=dialer.on_back),
+}
+
+
+def app(key: str) -> App:
+    """The app ``key`` (an app key of :func:`vlui.android.apps.apps`)."""
+    return APPS.get(key, GENERIC)
 
 
 def build_window(dev: SimDevice, ctx: Ctx) -> Node:
@@ -35,7 +55,7 @@ def build_window(dev: SimDevice, ctx: Ctx) -> Node:
         content = launcher.build(dev, ctx)
         package = LAUNCHER_PKG
     else:
-        content = module(st.top).build(dev, ctx, st.tasks[st.top][-1])
+        content = app(st.top).build(dev, ctx, st.tasks[st.top][-1])
         package = apps()[st.top].package
     root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=package)
     decor = Node(cls="android.widget.LinearLayout", bounds=(0, 0, ctx.width, ctx.height), package=package)
@@ -53,7 +73,7 @@ def build_window(dev: SimDevice, ctx: Ctx) -> Node:
 
 
 def on_launch(dev: SimDevice, key: str, created: bool) -> None:
-    hook = getattr(module(key), "on_launch", None)
+    hook = app(key).on_launch
     if hook is not None:
         hook(dev, key, created)
 
@@ -62,12 +82,12 @@ def on_editor_action(dev: SimDevice, key: str, field: str) -> None:
     """ENTER in a focused field (the keyboard's action key, Search for the fields here): the app's own handling if
     it has one (the launcher starts the first app found, Settings' search hides the keyboard); otherwise the field
     keeps its text and focus."""
-    hook = getattr(launcher if key == "launcher" else module(key), "on_editor_action", None)
+    hook = launcher.on_editor_action if key == "launcher" else app(key).on_editor_action
     if hook is not None:
         hook(dev, field)
 
 
 def on_back(dev: SimDevice, key: str) -> bool:
     """Let the app handle BACK itself (close a picker, end a search); True if it did."""
-    hook = getattr(module(key), "on_back", None)
+    hook = app(key).on_back
     return bool(hook and hook(dev, key))
