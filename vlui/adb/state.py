@@ -29,14 +29,23 @@ import re
 import shlex
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from vlui.adb.errors import DeviceError
 from vlui.android.state import brightness_percent
 from vlui.device import state_meets
 
-if TYPE_CHECKING:
-    from vlui.adb.device import AdbDevice
+
+class AdbDevice(Protocol):
+    """What reading and setting state needs of :class:`vlui.adb.device.AdbDevice`: its serial (for messages), its
+    SDK level and a shell."""
+
+    serial: str
+
+    @property
+    def sdk(self) -> int: ...
+
+    def shell(self, command: str, timeout_s: float | None = None) -> str: ...
 
 STREAMS = {"call": 0, "ring": 2, "media": 3, "alarm": 4}  # AudioManager.STREAM_*
 RADIO_WAIT_S = 10.0  # how long a radio may take to report the state it was switched to

@@ -6,46 +6,22 @@ A detector reads logcat ``threadtime`` lines from either backend, keeps those wh
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from vlui.adb.state import READERS, SETTERS
 from vlui.android.logcat import parse_threadtime
-from vlui.android.state import state_problem
 from vlui.errors import VluiError
+from vlui.tasks.task import Task
+from vlui.tasks.templates import instance_from_id
 
 DATA = Path(__file__).resolve().parent / "data" / "bmoca.yaml"
 TASK_SETS = ("representative", "open_app", "supported", "all")
-
-
-@dataclass(frozen=True)
-class Task:
-    id: str
-    instruction: str
-    step_limit: int
-    log_tag: str
-    regex: str
-    apps: tuple[str, ...]
-    sim: bool = False  # supported by the simulated phone
-    representative: str = ""  # the paper's short name for its six representative tasks
-    regex_note: str = ""
-    state: dict = field(default_factory=dict, compare=False)  # the device's starting state, set at reset
-    # success read from the device's state where the log cannot say it (``{"volume.media": 7}``); see templates.py
-    state_check: dict = field(default_factory=dict, compare=False)
-    template: str = ""  # the template a parameterized task was generated from (``create_alarm``), else ""
-    params: dict = field(default_factory=dict, compare=False)  # its parameters (``{"time": [6, 30]}``)
-    pattern: re.Pattern = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "pattern", re.compile(self.regex))
-        problem = state_problem(self.state) if self.state else None
-        if problem:  # a task file's mistake is found when the catalog is read, before any episode runs
-            raise VluiError(f"task {self.id}: state: {problem}")
 
 
 @lru_cache(maxsize=1)
@@ -75,8 +51,6 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
     instances (``create_alarm@0630``, see :mod:`vlui.tasks.templates`). On the simulated phone, tasks it does not
     support yet are refused with a message that lists them; over ADB, so are tasks whose starting state or state
     check no shell command reaches (:mod:`vlui.adb.state`)."""
-    from vlui.tasks.templates import instance_from_id
-
     if isinstance(spec, str):
         ids = task_set(spec) if spec in TASK_SETS else [spec]
     elif isinstance(spec, Iterable):
@@ -99,8 +73,6 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
             raise VluiError(f"the simulated phone does not support task(s) {', '.join(missing)} yet; "
                             f"use tasks=supported, or env=adb with a real device")
     elif backend == "adb":
-        from vlui.adb.state import READERS, SETTERS
-
         out_of_reach = {t.id: sorted(set(t.state) - set(SETTERS)) + sorted(set(t.state_check) - set(READERS))
                         for t in chosen}
         out_of_reach = {task: fields for task, fields in out_of_reach.items() if fields}

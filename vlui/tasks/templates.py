@@ -1,6 +1,6 @@
 """Parameterized tasks (AndroidWorld-style): task templates with typed parameters, as data (``data/templates.yaml``).
 
-A template makes one :class:`~vlui.tasks.catalog.Task` per parameter value: ``create_alarm`` at (6, 30) is the task
+A template makes one :class:`~vlui.tasks.task.Task` per parameter value: ``create_alarm`` at (6, 30) is the task
 ``create_alarm@0630``, "create alarm at 06:30 am", whose detector wants ``nextUserAlarmTime ... 06:30:00``. Ids carry
 the parameters, so any process can rebuild an instance from its id (:func:`instance_from_id`, which
 :func:`~vlui.tasks.catalog.resolve_tasks` uses). :func:`instances` draws instances with a seeded generator from a
@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from vlui.errors import VluiError
-from vlui.tasks.catalog import Task
+from vlui.tasks.task import Task
 
 DATA = Path(__file__).resolve().parent / "data" / "templates.yaml"
 SPLITS = ("train", "test", "all")
