@@ -5,9 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vlui.adb.device import AdbDevice, claim
 from vlui.android.snapshot import SPLITS, load_snapshot, snapshot_ids
 from vlui.device import Device
 from vlui.errors import VluiError
+from vlui.sim.phone import SimDevice
+from vlui.tasks import templates
+from vlui.tasks.catalog import tasks
 
 
 def resolve_snapshots(spec: Any) -> list[str]:
@@ -27,8 +31,6 @@ def resolve_snapshots(spec: Any) -> list[str]:
 def make_device(env_cfg: dict, snapshot: str) -> Device:
     backend = env_cfg.get("backend", "sim")
     if backend == "sim":
-        from vlui.sim.phone import SimDevice
-
         return SimDevice(snapshot)
     if backend == "adb":
         return make_adb_device(env_cfg)
@@ -55,14 +57,9 @@ def max_parallel(env_cfg: dict, wanted: int) -> int:
 
 def make_adb_device(env_cfg: dict) -> Device:
     """An :class:`~vlui.adb.device.AdbDevice` for the ``env=adb`` config: the first free device of ``serial``."""
-    from vlui.adb.device import AdbDevice, claim
-
     serials = adb_serials(env_cfg)
     tags = env_cfg.get("log_tags", "tasks")
     if tags == "tasks":
-        from vlui.tasks import templates
-        from vlui.tasks.catalog import tasks
-
         tags = sorted({t.log_tag for t in tasks().values()} | templates.log_tags())
     elif tags == "all":
         tags = None
