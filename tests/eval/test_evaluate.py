@@ -15,7 +15,8 @@ from vlui.errors import VluiError
 from vlui.eval import runner
 from vlui.jobs import evaluate
 from vlui.tasks.catalog import task_set
-from vlui.models.policy import PolicyConfig, VLUIPolicy, export_policy
+from vlui.models.policy import VLUIPolicy, export_policy
+from vlui.models.settings import ModelConfig, TextConfig
 
 pytestmark = pytest.mark.integration
 
@@ -77,8 +78,8 @@ def test_rerunning_resumes_and_other_settings_are_refused(tmp_path: Path) -> Non
 
 
 def test_a_trained_policy_export_is_evaluated_in_batches(tmp_path: Path) -> None:
-    policy = VLUIPolicy(PolicyConfig(text_size="tiny", hidden_dim=32, num_heads=2, head_dims=[32, 32],
-                                     image_height=64, image_width=32))
+    policy = VLUIPolicy(ModelConfig(text=TextConfig(size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32, 32]),
+                        (64, 32))
     export_policy(policy, tmp_path / "run" / "policy")
     result = evaluate.run(cfg(tmp_path, f"checkpoint={tmp_path}/run", "env.snapshots=[100]", "runs=1",
                               "env.observation_height=64", "env.observation_width=32", "adaptive_metrics=false"))

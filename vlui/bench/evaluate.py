@@ -20,16 +20,16 @@ import torch
 from vlui.bench import BenchOptions, Record, record
 from vlui.cli import compose
 from vlui.jobs import evaluate
-from vlui.models.policy import PolicyConfig, VLUIPolicy, export_policy
+from vlui.models.policy import VLUIPolicy, export_policy
+from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 
 
 def bench_evaluate(opts: BenchOptions) -> Iterator[Record]:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         torch.manual_seed(0)
-        cfg = PolicyConfig(vision="efficientnet_b0", text_size="tiny" if opts.quick else "small",
-                           hidden_dim=768, num_heads=8)
-        export_policy(VLUIPolicy(cfg), tmp / "b0" / "policy")
+        cfg = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig(size="tiny" if opts.quick else "small"))
+        export_policy(VLUIPolicy(cfg, (256, 128)), tmp / "b0" / "policy")
         snaps = "[100,101]" if opts.quick else "test"
         runs = 1 if opts.quick else 3
         common = [f"checkpoint={tmp}/b0", f"env.snapshots={snaps}", "adaptive_metrics=false"]

@@ -18,7 +18,8 @@ from torch.utils.data import DataLoader, Dataset
 from vlui.algos.losses import bc_loss
 from vlui.bench import BenchOptions, Record, record
 from vlui.bench.frames import decode_png, screen_like_pngs
-from vlui.models.policy import PolicyConfig, VLUIPolicy
+from vlui.models.policy import VLUIPolicy
+from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 
 INSTRUCTIONS = ["turn on airplane mode", "turn on alarm at 9 am", "create alarm at 10:30 am",
                 "decrease screen brightness in setting", "call 911", "go to 'add a language' page in setting"]
@@ -62,13 +63,13 @@ def bench_train(opts: BenchOptions) -> Iterator[Record]:
     pngs = screen_like_pngs(min(n, 1024), h, w)
     pngs = [pngs[i % len(pngs)] for i in range(n)]
     actions = np.random.default_rng(0).uniform(-1, 1, (n, 4)).astype(np.float32)
-    cfg = PolicyConfig(vision="efficientnet_b0", text_kind="t5", text_size="small" if not opts.quick else "tiny",
-                       hidden_dim=768 if not opts.quick else 32, num_heads=8 if not opts.quick else 2,
-                       head_dims=[1024, 1024] if not opts.quick else [32, 32], image_height=h, image_width=w)
+    cfg = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="small" if not opts.quick else "tiny"),
+                      hidden_dim=768 if not opts.quick else 32, num_heads=8 if not opts.quick else 2,
+                      head_dims=[1024, 1024] if not opts.quick else [32, 32])
     results = {}
     for name in ("naive", "vlui"):
         torch.manual_seed(0)
-        policy = VLUIPolicy(cfg).to(device)
+        policy = VLUIPolicy(cfg, (h, w)).to(device)
         optimizer = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=3e-4)
         if name == "naive":
             loader = DataLoader(PngDataset(pngs, actions), batch_size=batch, shuffle=True, num_workers=2,

@@ -79,7 +79,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     todo = [j for j in jobs if j.key not in done]
     agent = make_agent(agent_cfg)  # a missing or incompatible checkpoint fails here, in one line, before anything runs
     if agent_cfg["name"] == "policy":
-        want = (agent.policy.cfg.image_height, agent.policy.cfg.image_width)
+        want = agent.policy.image_size
         have = (env_cfg["observation_height"], env_cfg["observation_width"])
         if want != have:
             raise VluiError(f"the policy takes {want[0]}x{want[1]} screens but the environment gives {have[0]}x"

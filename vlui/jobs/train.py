@@ -23,15 +23,25 @@ from vlui.config import check_settings
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import progress, writer_pid
 from vlui.errors import VluiError
-from vlui.models.policy import PolicyConfig, export_policy, read_checkpoint
+from vlui.models.policy import export_policy, read_checkpoint
+from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.processes import die_with_parent, sigterm_as_interrupt
 
-# Policy settings -> the config key a user sets for each (what a resumed checkpoint must agree with).
-SETTING_KEYS = {"vision": "model.vision.name", "vision_freeze": "model.vision.freeze", "text_kind": "model.text.kind",
-                "text_name_or_path": "model.text.name_or_path", "text_size": "model.text.size",
-                "text_max_length": "model.text.max_length", "hidden_dim": "model.hidden_dim",
-                "num_heads": "model.num_heads", "head_dims": "model.head_dims", "dropout": "model.dropout",
-                "image_height": "data.image_height", "image_width": "data.image_width"}
+
+
+def model_settings(cfg: DictConfig) -> tuple[ModelConfig, tuple[int, int]]:
+    """The policy a train config asks for: the ``model`` group as its dataclass, and the data's screen size."""
+    return OmegaConf.to_object(cfg.model), (cfg.data.image_height, cfg.data.image_width)
+
+
+def _setting_keys(model: ModelConfig, image_size: tuple[int, int]) -> dict[str, Any]:
+    """The config keys that shape a policy's tensors, with their values (what a resumed checkpoint must agree
+    with; where the vision weights came from does not)."""
+    keys = {f"model.vision.{k}": v for k, v in vars(model.vision).items() if k != "pretrained"}
+    keys |= {f"model.text.{k}": v for k, v in vars(model.text).items()}
+    keys |= {f"model.{k}": list(v) if k == "head_dims" else v for k, v in vars(model).items()
+             if k not in ("vision", "text")}
+    return keys | {"data.image_height": image_size[0], "data.image_width": image_size[1]}
 
 
 def ensure_dataset(cfg: DictConfig) -> Path:
@@ -111,10 +121,13 @@ def check_resumable(cfg: DictConfig, path: Path) -> None:
         hint = f"ckpt_path={others[0]} (the newest step checkpoint)" if others else "ckpt_path=null to start over"
         raise VluiError(f"{err}; resume from another checkpoint with {hint}, or delete {path.name}") from None
     saved = checkpoint.get("hyper_parameters") or {}
-    policy = saved.get("policy") if isinstance(saved.get("policy"), dict) else {}
-    now = vars(PolicyConfig.from_model_cfg(cfg.model, cfg.data.image_height, cfg.data.image_width))
-    differ = [f"{key} {policy.get(name)!r} in the checkpoint, {now[name]!r} now"
-              for name, key in SETTING_KEYS.items() if policy.get(name) != now[name]]
+    try:
+        before = _setting_keys(*from_dict(saved.get("policy")))
+    except VluiError as err:
+        raise VluiError(f"{path} cannot be resumed ({err}): ckpt_path=null to start this run over") from None
+    now = _setting_keys(*model_settings(cfg))
+    differ = [f"{key} {before.get(key)!r} in the checkpoint, {value!r} now" for key, value in now.items()
+              if before.get(key) != value]
     algo = saved.get("algo") or {}
     for name in ("name", "share_encoders"):
         if algo.get(name) != cfg.algo.get(name):
@@ -127,9 +140,8 @@ def check_resumable(cfg: DictConfig, path: Path) -> None:
 def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
     if cfg.algo.name not in ALGOS:
         raise VluiError(f"unknown algo {cfg.algo.name!r}; choose from: {', '.join(ALGOS)}")
-    policy = PolicyConfig.from_model_cfg(cfg.model, cfg.data.image_height, cfg.data.image_width)
     module = ALGOS[cfg.algo.name](
-        policy=vars(policy), algo=OmegaConf.to_container(cfg.algo, resolve=True),
+        policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True),
         augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
         channels_last=cfg.channels_last, compile=cfg.compile)
     data = DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,

@@ -4,7 +4,8 @@ Image tokens come from a timm encoder, instruction tokens from a frozen text enc
 with the text tokens as queries and the image tokens as keys and values fuses them, pooled over the text tokens to
 one vector; an MLP (1024, 1024, 4) with tanh gives the dual-gesture.
 
-A policy is rebuilt from its :class:`PolicyConfig` alone, so an export is a JSON config plus safetensors weights:
+A policy is rebuilt from its settings alone (:class:`~vlui.models.settings.ModelConfig` and the screen size), so an
+export is a JSON config plus safetensors weights:
 no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`).
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -21,38 +21,13 @@ import torch
 from torch import nn
 
 from vlui.errors import VluiError
+from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.models.text import InstructionCache, TextEncoder
 from vlui.models.vision import VisionEncoder
 
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2  # 2: settings as {model, image_size}; 1 (still read): one flat mapping
+READABLE_VERSIONS = (1, 2)
 ACTION_CONVENTION = "dual-gesture (touch_y, touch_x, lift_y, lift_x) in [-1, 1]; screen position p = (a + 1) / 2"
-
-
-@dataclass
-class PolicyConfig:
-    vision: str = "efficientnet_b0"
-    vision_pretrained: str | None = None
-    vision_freeze: bool = False
-    text_kind: str = "t5"
-    text_name_or_path: str | None = None
-    text_size: str = "small"
-    text_max_length: int = 64
-    hidden_dim: int = 768
-    num_heads: int = 8
-    head_dims: list[int] = field(default_factory=lambda: [1024, 1024])
-    dropout: float = 0.0
-    image_height: int = 256
-    image_width: int = 128
-
-    @classmethod
-    def from_model_cfg(cls, model: Any, image_height: int, image_width: int) -> PolicyConfig:
-        """From the ``model`` config group (``configs/model``) and the data's image size."""
-        return cls(vision=model.vision.name, vision_pretrained=model.vision.pretrained,
-                   vision_freeze=model.vision.freeze, text_kind=model.text.kind,
-                   text_name_or_path=model.text.name_or_path, text_size=model.text.size,
-                   text_max_length=model.text.max_length, hidden_dim=model.hidden_dim, num_heads=model.num_heads,
-                   head_dims=list(model.head_dims), dropout=model.dropout, image_height=image_height,
-                   image_width=image_width)
 
 
 def mlp(in_dim: int, hidden: list[int], out_dim: int, dropout: float = 0.0) -> nn.Sequential:
@@ -86,10 +61,10 @@ class Fusion(nn.Module):
 class Encoder(nn.Module):
     """(screen, instruction tokens) -> one ``(B, d)`` vector: vision encoder, text projection, fusion."""
 
-    def __init__(self, cfg: PolicyConfig, text_dim: int, load_pretrained: bool = True) -> None:
+    def __init__(self, cfg: ModelConfig, text_dim: int, load_pretrained: bool = True) -> None:
         super().__init__()
-        self.vision = VisionEncoder(cfg.vision, cfg.hidden_dim, cfg.vision_pretrained if load_pretrained else None,
-                                    cfg.vision_freeze)
+        self.vision = VisionEncoder(cfg.vision.name, cfg.hidden_dim, cfg.vision.pretrained if load_pretrained else None,
+                                    cfg.vision.freeze)
         self.text_proj = nn.Linear(text_dim, cfg.hidden_dim)
         self.fusion = Fusion(cfg.hidden_dim, cfg.num_heads, cfg.dropout)
 
@@ -103,11 +78,13 @@ class Encoder(nn.Module):
 
 
 class VLUIPolicy(nn.Module):
-    def __init__(self, cfg: PolicyConfig, load_pretrained: bool = True) -> None:
+    """The policy of ``cfg`` for ``image_size`` (height, width) screens."""
+
+    def __init__(self, cfg: ModelConfig, image_size: tuple[int, int], load_pretrained: bool = True) -> None:
         super().__init__()
-        self.cfg = cfg
-        self.text = InstructionCache(TextEncoder.from_config(cfg.text_kind, cfg.text_name_or_path, cfg.text_size,
-                                                             cfg.text_max_length))
+        self.cfg, self.image_size = cfg, (int(image_size[0]), int(image_size[1]))
+        self.text = InstructionCache(TextEncoder.from_config(cfg.text.kind, cfg.text.name_or_path, cfg.text.size,
+                                                             cfg.text.max_length))
         self.encoder = Encoder(cfg, self.text.encoder.dim, load_pretrained)
         self.head = mlp(cfg.hidden_dim, list(cfg.head_dims), 4, cfg.dropout)
 
@@ -124,8 +101,8 @@ class VLUIPolicy(nn.Module):
         """Rollouts: ``(B, H, W, 3)`` uint8 screens and their instructions -> ``(B, 4)`` float32 actions."""
         device = next(self.encoder.parameters()).device
         images = torch.as_tensor(np.asarray(screens), device=device)
-        if images.shape[1:3] != (self.cfg.image_height, self.cfg.image_width):
-            raise VluiError(f"the policy takes {self.cfg.image_height}x{self.cfg.image_width} screens, got "
+        if tuple(images.shape[1:3]) != self.image_size:
+            raise VluiError(f"the policy takes {self.image_size[0]}x{self.image_size[1]} screens, got "
                             f"{images.shape[1]}x{images.shape[2]}: set env.observation_height/width to match")
         text, mask = self.text.lookup(list(instructions))
         return self(images, text.to(device), mask.to(device)).float().cpu().numpy()
@@ -134,7 +111,7 @@ class VLUIPolicy(nn.Module):
 class Critics(nn.Module):
     """IQL's twin ``Q(o, c, a)`` and ``V(o, c)`` heads on encoder features; their own encoder unless shared."""
 
-    def __init__(self, cfg: PolicyConfig, text_dim: int, hidden: list[int], own_encoder: bool) -> None:
+    def __init__(self, cfg: ModelConfig, text_dim: int, hidden: list[int], own_encoder: bool) -> None:
         super().__init__()
         self.encoder = Encoder(cfg, text_dim) if own_encoder else None
         d = cfg.hidden_dim
@@ -163,8 +140,8 @@ def export_policy(policy: VLUIPolicy, directory: str | Path, metadata: dict[str,
     tmp = directory / ".model.safetensors.tmp"
     try:
         save_model(policy, str(tmp))  # stores tied weights (T5's embeddings) once
-        config = {"export_version": EXPORT_VERSION, "policy": asdict(policy.cfg), "action": ACTION_CONVENTION,
-                  "observation": {"screen": [policy.cfg.image_height, policy.cfg.image_width, 3], "dtype": "uint8"},
+        config = {"export_version": EXPORT_VERSION, "policy": to_dict(policy.cfg, policy.image_size),
+                  "action": ACTION_CONVENTION, "observation": {"screen": [*policy.image_size, 3], "dtype": "uint8"},
                   **(metadata or {})}
         os.replace(tmp, weights)
         tmp = directory / ".config.json.tmp"
@@ -206,9 +183,10 @@ def _load_export(directory: Path) -> VLUIPolicy:
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise VluiError(f"{cfg_path} is damaged (not JSON: {str(err).splitlines()[0]}): export the policy again "
                         "(run the same train.py command; it resumes from last.ckpt and exports)") from None
-    if not isinstance(config, dict) or config.get("export_version") != EXPORT_VERSION:
+    if not isinstance(config, dict) or config.get("export_version") not in READABLE_VERSIONS:
         version = config.get("export_version") if isinstance(config, dict) else None
-        raise VluiError(f"{directory} was exported in format {version}, this vlui reads {EXPORT_VERSION}")
+        raise VluiError(f"{directory} was exported in format {version}, this vlui reads "
+                        f"{', '.join(map(str, READABLE_VERSIONS))}")
     policy = _build(config.get("policy"), cfg_path)
     try:
         state = load_file(str(weights))
@@ -249,15 +227,9 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
 
 def _build(settings: Any, where: Path) -> VLUIPolicy:
     """A randomly initialised policy from the settings stored with a checkpoint; unknown or missing ones named."""
-    known = {f.name for f in fields(PolicyConfig)}
-    if not isinstance(settings, dict):
-        raise VluiError(f"{where} has no policy settings (a 'policy' mapping)")
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise VluiError(f"{where}: unknown policy setting(s) {', '.join(unknown)}; this vlui knows: "
-                        f"{', '.join(sorted(known))}")
     try:
-        return VLUIPolicy(PolicyConfig(**settings), load_pretrained=False)
+        model, image_size = from_dict(settings)
+        return VLUIPolicy(model, image_size, load_pretrained=False)
     except VluiError as err:
         raise VluiError(f"{where}: {err}") from None
     except Exception as err:  # noqa: BLE001 - a value of the wrong type deep in a constructor

