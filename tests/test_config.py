@@ -96,3 +96,37 @@ def test_unknown_group_option_lists_the_valid_ones(tmp_path: Path) -> None:
     with pytest.raises(Exception) as err:
         compose("train", ["algo=ppo"], output_dir=tmp_path)
     assert "bc" in str(err.value) and "iql" in str(err.value)
+
+
+# Groups whose settings a library reads, not vlui: Lightning's Trainer and loggers and callbacks (instantiated from
+# their _target_), and Hydra's own.
+READ_BY_LIBRARIES = ("trainer", "logger", "callbacks", "hydra")
+
+
+def _leaves(node, prefix: str = ""):
+    for key, value in node.items():
+        if isinstance(value, dict) and value:
+            yield from _leaves(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}"
+
+
+def test_every_setting_is_read_by_the_code(tmp_path: Path) -> None:
+    """A setting in configs/ that no code reads is a knob that does nothing: every leaf of every composed config
+    (each option of each group) must be read by name somewhere in vlui/ outside the schemas, as an attribute, an
+    item or a quoted key."""
+    import re
+
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted((CONFIG_DIR.parent / "vlui").rglob("*.py"))
+                       if p.name != "config.py" and p.parts[-2:] != ("models", "settings.py"))
+    keys: set[str] = set()
+    # a setting other settings interpolate (Hydra's run dir: ${task_name}) is read by them
+    interpolated = " ".join(p.read_text(encoding="utf-8") for p in CONFIG_DIR.rglob("*.yaml"))
+    for job, overrides in ((c.values[0], c.values[1]) for c in cases()):
+        cfg = OmegaConf.to_container(compose(job, overrides, output_dir=tmp_path), resolve=False)
+        keys |= {k for k in _leaves(cfg) if not k.startswith(READ_BY_LIBRARIES) and not k.endswith("_target_")}
+        interpolated += str(cfg)
+    interpolated = set(re.findall(r"\$\{([\w.]+)\}", interpolated))
+    unread = sorted(k for k in keys if k not in interpolated and not re.search(
+        rf"\.{re.escape(k.rsplit('.', 1)[-1])}\b|[\"']{re.escape(k.rsplit('.', 1)[-1])}[\"']", source))
+    assert not unread, f"settings no code reads: {', '.join(unread)}"

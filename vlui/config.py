@@ -10,7 +10,8 @@ anything; nothing is registered as a side effect of importing this module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Optional
 
 from hydra.core.config_store import ConfigStore
@@ -28,7 +29,6 @@ class PathsConfig:
 
     root_dir: str = MISSING
     data_dir: str = "${paths.root_dir}/data"
-    envs_dir: str = "${paths.root_dir}/envs"
     checkpoint_dir: str = "${paths.root_dir}/checkpoints"
     output_dir: str = "${hydra:runtime.output_dir}"
 
@@ -92,7 +92,6 @@ class DataConfig:
     path: str = "${paths.data_dir}/${data.name}"
     val_fraction: float = 0.1  # episode-level split
     batch_size: int = 64
-    num_workers: int = 0
     image_height: int = 256
     image_width: int = 128
     on_device: bool = True  # keep decoded frames on the accelerator when they fit
@@ -102,7 +101,7 @@ class DataConfig:
     augment: AugmentConfig = field(default_factory=AugmentConfig)
 
     LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,
-                                          "num_workers": NON_NEGATIVE, "image_height": Range(8),
+                                          "image_height": Range(8),
                                           "image_width": Range(8), "steps_per_epoch": AT_LEAST_1}
 
 
@@ -127,7 +126,6 @@ class EnvConfig:
     observation_height: int = 256
     observation_width: int = 128
     include_xml: bool = False
-    include_full_screen: bool = False
     tap_threshold: float = 0.14  # B-MoCA App. A.1: touch-to-lift distance under which a gesture is a tap
     y_distance_scale: float = 2.0  # the paper's code doubles the y difference for the 2:1 screen
     clip_actions: bool = False  # clip out-of-range actions instead of raising
@@ -143,6 +141,12 @@ class EnvConfig:
         "num_envs": AT_LEAST_1}
     CHOICES: ClassVar[dict[str, tuple]] = {"backend": ("sim", "adb"), "snapshot_reset": ("console", "none"),
                                            "screencap": ("raw", "png", "auto")}
+
+    def measured(self) -> dict[str, Any]:
+        """The settings that change what an episode is (the screens an agent sees, how its actions are read): a
+        dataset or an evaluation resumes only under the same."""
+        return {k: getattr(self, k) for k in ("backend", "observation_height", "observation_width", "tap_threshold",
+                                              "y_distance_scale")}
 
 
 # --------------------------------------------------------------------------------------------------------- trainer
@@ -308,19 +312,40 @@ def check_settings(cfg: DictConfig) -> None:
     """Check every setting a schema bounds (its ``LIMITS`` and ``CHOICES``) before any work starts, so that e.g.
     ``data.batch_size=0`` or ``parallel_envs=0`` is one line naming the key, not a traceback or a NaN much later."""
     for key, schema, node in _schema_nodes(cfg, ""):
-        for name, allowed in getattr(schema, "CHOICES", {}).items():
-            if name in node and node[name] not in allowed:
-                raise VluiError(f"{key}{name} must be one of {', '.join(allowed)}, not {node[name]!r}")
-        for name, limit in getattr(schema, "LIMITS", {}).items():
-            if name not in node:
-                continue
-            value = node[name]
-            if isinstance(value, ListConfig):  # a list setting (head_dims, betas): every item within the limits
-                value = OmegaConf.to_container(value)
-            for v in value if isinstance(value, list) else [value]:
-                problem = limit.problem(v)
-                if problem:
-                    raise VluiError(f"{key}{name} {problem}, not {value!r}")
+        _check(schema, node, key)
+
+
+def env_settings(value: EnvConfig | DictConfig | Mapping[str, Any]) -> EnvConfig:
+    """The ``env`` settings as their dataclass, checked: from a composed config's ``env`` node, a mapping (a key
+    that is no setting is an error, not ignored) or an :class:`EnvConfig`."""
+    if isinstance(value, DictConfig):
+        value = OmegaConf.to_object(value)
+    if isinstance(value, Mapping):
+        known = [f.name for f in fields(EnvConfig)]
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise VluiError(f"unknown env setting(s) {', '.join(map(str, unknown))}; valid: {', '.join(known)}")
+        value = EnvConfig(**value)
+    if not isinstance(value, EnvConfig):
+        raise VluiError(f"env settings must be a mapping or an EnvConfig, not {type(value).__name__}")
+    _check(EnvConfig, vars(value), "env.")
+    return value
+
+
+def _check(schema: type, values: Mapping[str, Any] | DictConfig, key: str) -> None:
+    for name, allowed in getattr(schema, "CHOICES", {}).items():
+        if name in values and values[name] not in allowed:
+            raise VluiError(f"{key}{name} must be one of {', '.join(allowed)}, not {values[name]!r}")
+    for name, limit in getattr(schema, "LIMITS", {}).items():
+        if name not in values:
+            continue
+        value = values[name]
+        if isinstance(value, ListConfig):  # a list setting (head_dims, betas): every item within the limits
+            value = OmegaConf.to_container(value)
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            problem = limit.problem(v)
+            if problem:
+                raise VluiError(f"{key}{name} {problem}, not {value!r}")
 
 
 def _schema_nodes(node: DictConfig, prefix: str):

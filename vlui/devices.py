@@ -1,4 +1,4 @@
-"""Making devices from the ``env`` config group, and reading its snapshot lists."""
+"""Making devices from the ``env`` settings (:class:`~vlui.config.EnvConfig`), and reading its snapshot lists."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from vlui.adb.device import AdbDevice, claim
 from vlui.android.snapshot import SPLITS, load_snapshot, snapshot_ids
+from vlui.config import EnvConfig
 from vlui.device import Device
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
@@ -28,18 +29,18 @@ def resolve_snapshots(spec: Any) -> list[str]:
     return [str(Path(r).resolve()) if r.endswith((".yaml", ".yml")) else r for r in refs]
 
 
-def make_device(env_cfg: dict, snapshot: str) -> Device:
-    backend = env_cfg.get("backend", "sim")
-    if backend == "sim":
+def make_device(env: EnvConfig, snapshot: str) -> Device:
+    """The device of the ``env`` settings, at ``snapshot`` on the simulated phone."""
+    if env.backend == "sim":
         return SimDevice(snapshot)
-    if backend == "adb":
-        return make_adb_device(env_cfg)
-    raise VluiError(f"unknown env.backend {backend!r}; choose from: sim, adb")
+    if env.backend == "adb":
+        return make_adb_device(env)
+    raise VluiError(f"unknown env.backend {env.backend!r}; choose from: sim, adb")
 
 
-def adb_serials(env_cfg: dict) -> list[str]:
+def adb_serials(env: EnvConfig) -> list[str]:
     """The device serials of an ``env=adb`` config (one string, a comma-separated string or a list)."""
-    serials = env_cfg.get("serial")
+    serials = env.serial
     if isinstance(serials, str):
         serials = [s.strip() for s in serials.split(",") if s.strip()]
     if not serials:
@@ -48,33 +49,28 @@ def adb_serials(env_cfg: dict) -> list[str]:
     return [str(s) for s in serials]
 
 
-def max_parallel(env_cfg: dict, wanted: int) -> int:
+def max_parallel(env: EnvConfig, wanted: int) -> int:
     """How many environments can run side by side: ``wanted``, but one per device on the ADB backend."""
-    if env_cfg.get("backend", "sim") == "adb":
-        return max(1, min(wanted, len(adb_serials(env_cfg))))
+    if env.backend == "adb":
+        return max(1, min(wanted, len(adb_serials(env))))
     return wanted
 
 
-def make_adb_device(env_cfg: dict) -> Device:
+def make_adb_device(env: EnvConfig) -> Device:
     """An :class:`~vlui.adb.device.AdbDevice` for the ``env=adb`` config: the first free device of ``serial``."""
-    serials = adb_serials(env_cfg)
-    tags = env_cfg.get("log_tags", "tasks")
+    serials = adb_serials(env)
+    tags = env.log_tags
     if tags == "tasks":
         tags = sorted({t.log_tag for t in tasks().values()} | templates.log_tags())
     elif tags == "all":
         tags = None
     elif isinstance(tags, str):
         raise VluiError(f"env.log_tags must be 'tasks', 'all' or a list of tags, not {tags!r}")
-    host, port = env_cfg.get("adb_host", "127.0.0.1"), int(env_cfg.get("adb_port", 5037))
-    serial, release = claim(serials, host, port)
+    serial, release = claim(serials, env.adb_host, env.adb_port)
     try:
-        return AdbDevice(serial, host, port, env_cfg.get("console_port"),
-                         command_timeout_s=env_cfg.get("command_timeout_s", 30.0),
-                         connect_timeout_s=env_cfg.get("connect_timeout_s", 30.0), log_tags=tags,
-                         screencap=env_cfg.get("screencap", "auto"),
-                         snapshot_reset=env_cfg.get("snapshot_reset", "console"),
-                         console_token_file=env_cfg.get("console_token_file", "~/.emulator_console_auth_token"),
-                         release=release)
+        return AdbDevice(serial, env.adb_host, env.adb_port, env.console_port, command_timeout_s=env.command_timeout_s,
+                         connect_timeout_s=env.connect_timeout_s, log_tags=tags, screencap=env.screencap,
+                         snapshot_reset=env.snapshot_reset, console_token_file=env.console_token_file, release=release)
     except BaseException:
         release()
         raise

@@ -14,6 +14,7 @@ import pytest
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.agents import make_agent
+from vlui.config import EnvConfig
 from vlui.devices import make_device
 from vlui.env.env import make_env
 from vlui.served.private_adb import PrivateAdb
@@ -29,10 +30,10 @@ def adb():
         yield server
 
 
-def adb_env(adb: PrivateAdb, **extra) -> dict:
-    return {"backend": "adb", "serial": adb.serial, "adb_port": adb.adb_port, "observation_wait_s": None,
-            "console_token_file": str(adb.home / ".emulator_console_auth_token"), "snapshots": SNAPSHOTS,
-            "log_tags": "all", "command_timeout_s": 20.0, **extra}
+def adb_env(adb: PrivateAdb, **extra) -> EnvConfig:
+    return EnvConfig(**{"backend": "adb", "serial": adb.serial, "adb_port": adb.adb_port, "observation_wait_s": None,
+                        "console_token_file": str(adb.home / ".emulator_console_auth_token"), "snapshots": SNAPSHOTS,
+                        "log_tags": "all", "command_timeout_s": 20.0, **extra})
 
 
 def episode(env, task: str, snapshot: str) -> dict:
@@ -50,7 +51,7 @@ def episode(env, task: str, snapshot: str) -> dict:
 
 def test_representative_tasks_over_adb_match_the_in_process_phone_step_for_step(adb):
     over_adb = make_env(adb_env(adb), "representative", include_xml=True)
-    in_process = make_env({"backend": "sim", "snapshots": SNAPSHOTS}, "representative", include_xml=True)
+    in_process = make_env(EnvConfig(snapshots=SNAPSHOTS), "representative", include_xml=True)
     try:
         assert isinstance(over_adb.device, AdbDevice)
         assert over_adb.observation_wait_s == 0.0  # the simulated phone needs no time to settle, unlike a real one
@@ -131,7 +132,7 @@ def test_unknown_device_and_missing_serial_are_one_line_errors(adb):
     with pytest.raises(DeviceError, match="emulator-9998 is not connected.*lists: emulator-"):
         AdbDevice("emulator-9998", adb_port=adb.adb_port, connect_timeout_s=0.5)
     with pytest.raises(Exception, match="env=adb needs the device"):
-        make_device({"backend": "adb", "serial": None}, "000")
+        make_device(EnvConfig(backend="adb", serial=None), "000")
 
 
 def run_cli(script: str, *args: str, cwd) -> subprocess.CompletedProcess:

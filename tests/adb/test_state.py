@@ -9,6 +9,7 @@ import pytest
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.adb.state import READERS, SETTERS
+from vlui.config import EnvConfig
 from vlui.devices import make_device
 from vlui.env.env import make_env
 from vlui.errors import VluiError
@@ -88,7 +89,7 @@ def test_tasks_with_starting_states_and_state_checks_succeed_over_adb_as_in_proc
     ids = ["end_call", "airplane_off", "wifi_on", "wifi_off", "toggle_setting@on-bluetooth",
            "toggle_setting@off-airplane", "set_volume@alarm-6", "set_brightness@15", "set_brightness@85"]
     over_adb = make_env(adb_env(adb, snapshots=SNAPSHOTS), ids, include_xml=True)
-    in_process = make_env({"backend": "sim", "snapshots": SNAPSHOTS}, ids, include_xml=True)
+    in_process = make_env(EnvConfig(snapshots=SNAPSHOTS), ids, include_xml=True)
     try:
         for task in ids:
             for snapshot in SNAPSHOTS:

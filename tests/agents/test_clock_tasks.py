@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from vlui.agents.expert import ExpertAgent
+from vlui.config import EnvConfig
 from vlui.env.env import make_env
 from vlui.tasks.catalog import Detector, task_set, tasks
 
@@ -40,7 +41,7 @@ def test_detector_fires_on_its_own_trajectories_only(logs, task: str) -> None:
 
 
 def _episode_lines(task: str, snap: str = "000") -> list[str]:
-    env = make_env({"backend": "sim", "snapshots": [snap]}, [task], include_xml=True)
+    env = make_env(EnvConfig(snapshots=[snap]), [task], include_xml=True)
     obs, info = env.reset(options={"task": task, "snapshot": snap})
     agent = ExpertAgent()
     agent.reset(env.task, info)

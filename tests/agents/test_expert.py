@@ -8,6 +8,7 @@ import pytest
 from vlui.agents import make_agent
 from vlui.agents.expert import ExpertAgent
 from vlui.android.snapshot import snapshot_ids
+from vlui.config import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.sim.ui import hit
@@ -25,7 +26,7 @@ def rollout(env, agent, task: str, snapshot: str, seed: int = 0):
 
 @pytest.fixture(scope="module")
 def env():
-    e = make_env({"backend": "sim", "snapshots": "all"}, "supported", include_xml=True)
+    e = make_env(EnvConfig(snapshots="all"), "supported", include_xml=True)
     yield e
     e.close()
 
@@ -46,7 +47,7 @@ def test_expert_never_reads_text_it_cannot_know(env) -> None:
 
 
 def test_mistakes_make_failures_and_the_expert_recovers_from_some() -> None:
-    env = make_env({"backend": "sim", "snapshots": "train"}, "representative", include_xml=True)
+    env = make_env(EnvConfig(snapshots="train"), "representative", include_xml=True)
     clumsy = ExpertAgent(random_action_prob=0.15, wrong_action_prob=0.15, tap_jitter=0.8, seed=1)
     results = [rollout(env, clumsy, t, s, seed=i) for i, (t, s) in
                enumerate((t, s) for t in task_set("representative") for s in snapshot_ids("train")[:8])]
@@ -78,7 +79,7 @@ def test_agents_from_config() -> None:
 
 
 def test_expert_needs_the_xml() -> None:
-    env = make_env({"backend": "sim", "snapshots": ["000"]}, ["airplane_on"], include_xml=False)
+    env = make_env(EnvConfig(snapshots=["000"]), ["airplane_on"], include_xml=False)
     obs, info = env.reset()
     agent = ExpertAgent()
     agent.reset(env.task, info)

@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from vlui.config import EnvConfig
 from vlui.env.actions import ActionError, key_action, normalised_to_action
 from vlui.env.env import make_env, make_vector_env
 from vlui.env.text_env import TextActions
 from vlui.errors import VluiError
 from vlui.tasks.catalog import tasks
 
-SIM = {"backend": "sim", "snapshots": ["000", "030", "109"]}
+SIM = EnvConfig(snapshots=["000", "030", "109"])
 
 
 @pytest.fixture
@@ -88,7 +89,7 @@ def test_bad_actions_raise_and_leave_the_device_untouched(env, bad) -> None:
 
 
 def test_clipping_can_be_configured() -> None:
-    env = make_env({**SIM, "clip_actions": True}, ["airplane_on"])
+    env = make_env(dataclasses.replace(SIM, clip_actions=True), ["airplane_on"])
     env.reset(options={"snapshot": "000"})
     _, _, _, _, info = env.step(np.array([0.0, 0.0, 0.0, 3.0], dtype=np.float32))
     assert info["parsed_action"]["lift"][1] == 1.0
@@ -151,3 +152,13 @@ def test_reset_puts_the_device_in_the_tasks_starting_state() -> None:
     assert env.device.state.call["number"] == "911" and env.device.top_screen()["screen"] == "incall"
     with pytest.raises(VluiError, match="unknown state field 'airplane'"):
         env.device.set_state({"airplane": True})
+
+
+def test_env_settings_given_as_a_mapping_are_checked() -> None:
+    """A mapping is read as EnvConfig: a misspelt key or an out-of-range value is an error, never ignored."""
+    env = make_env({"snapshots": ["000"], "observation_height": 64, "observation_width": 32}, ["airplane_on"])
+    assert env.observation_space["screen"].shape == (64, 32, 3)
+    with pytest.raises(VluiError, match="unknown env setting.s. snapshotz; valid: backend, snapshots"):
+        make_env({"snapshotz": ["000"]}, ["airplane_on"])
+    with pytest.raises(VluiError, match="env.tap_threshold must be at least 0, not -0.1"):
+        make_env(EnvConfig(snapshots=["000"], tap_threshold=-0.1), ["airplane_on"])

@@ -14,9 +14,9 @@ from vlui.cli import compose
 from vlui.errors import VluiError
 from vlui.eval import runner
 from vlui.jobs import evaluate
-from vlui.tasks.catalog import task_set
 from vlui.models.policy import VLUIPolicy, export_policy
 from vlui.models.settings import ModelConfig, TextConfig
+from vlui.tasks.catalog import task_set
 
 pytestmark = pytest.mark.integration
 

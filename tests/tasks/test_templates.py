@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from vlui.agents.expert import ExpertAgent
+from vlui.config import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
@@ -110,7 +111,7 @@ def _solve(env, agent: ExpertAgent, task_id: str, snapshot: str, seed: int) -> t
 
 
 def _solve_all(per_template: int) -> None:
-    env = make_env({"backend": "sim", "snapshots": list(SNAPSHOTS)}, "supported", include_xml=True)
+    env = make_env(EnvConfig(snapshots=list(SNAPSHOTS)), "supported", include_xml=True)
     agent = ExpertAgent()
     try:
         for name in NAMES:

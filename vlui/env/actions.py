@@ -8,7 +8,8 @@ Parsing, exactly:
 3. Distance between touch and lift, in normalised units with the y difference scaled by ``y_scale``:
    ``d = sqrt((y_scale * (lift_y - touch_y))**2 + (lift_x - touch_x)**2)``. ``y_scale`` defaults to 2, as in the
    paper's code for its 2:1 screens; set 1 for the plain Euclidean distance.
-4. ``d < threshold`` (0.14 by default) is a **tap** at the touch point, otherwise a **swipe** from touch to lift.
+4. ``d < threshold`` (``env.tap_threshold``, 0.14 by default: B-MoCA App. A.1) is a **tap** at the touch point,
+   otherwise a **swipe** from touch to lift.
 5. A tap within ``nav_radius`` (normalised, y scaled the same way) of one of the navigation points —
    (0.95, 0.22) BACK, (0.95, 0.50) HOME, (0.95, 0.78) OVERVIEW by default — **presses that key**.
 """
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vlui.config import EnvConfig
 from vlui.errors import VluiError
 
 NAV_POINTS = {"BACK": (0.95, 0.22), "HOME": (0.95, 0.50), "APP_SWITCH": (0.95, 0.78)}
@@ -42,8 +44,8 @@ class ParsedAction:
 
 @dataclass(frozen=True)
 class ActionParser:
-    threshold: float = 0.14
-    y_scale: float = 2.0
+    threshold: float = EnvConfig.tap_threshold
+    y_scale: float = EnvConfig.y_distance_scale
     nav_radius: float = 0.05
     clip: bool = False
     nav_points: tuple[tuple[str, tuple[float, float]], ...] = tuple(NAV_POINTS.items())

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import string
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from vlui.config import EnvConfig, env_settings
 from vlui.device import Device
+from vlui.devices import make_device, resolve_snapshots
 from vlui.env.actions import ActionParser, ParsedAction
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Detector, Task, resolve_tasks
@@ -164,44 +166,36 @@ class PhoneEnv(gym.Env):
         }
 
 
-def env_factory(env_cfg: Any, tasks: Any, include_xml: bool = False) -> Callable[[], PhoneEnv]:
-    """A picklable-by-value constructor of environments from the ``env`` config group and a task spec (for
-    gymnasium's vector environments and worker processes)."""
-    from omegaconf import OmegaConf
-
-    cfg = OmegaConf.to_container(env_cfg, resolve=True) if not isinstance(env_cfg, dict) else dict(env_cfg)
-    task_spec = list(tasks) if not isinstance(tasks, str) else tasks
-    return _Factory(cfg, task_spec, include_xml)
+def env_factory(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool = False) -> Callable[[], PhoneEnv]:
+    """A picklable constructor of environments from the ``env`` settings and a task spec (for gymnasium's vector
+    environments and worker processes)."""
+    return _Factory(env_settings(env), list(tasks) if not isinstance(tasks, str) else tasks, include_xml)
 
 
 class _Factory:
-    def __init__(self, cfg: dict, tasks: Any, include_xml: bool) -> None:
-        self.cfg, self.tasks, self.include_xml = cfg, tasks, include_xml
+    def __init__(self, env: EnvConfig, tasks: Any, include_xml: bool) -> None:
+        self.env, self.tasks, self.include_xml = env, tasks, include_xml
 
     def __call__(self) -> PhoneEnv:
-        return make_env(self.cfg, self.tasks, include_xml=self.include_xml)
+        return make_env(self.env, self.tasks, include_xml=self.include_xml)
 
 
-def make_env(env_cfg: dict, tasks: Any, include_xml: bool | None = None) -> PhoneEnv:
-    """A :class:`PhoneEnv` for an ``env`` config (``configs/env/*.yaml``) and a task spec."""
-    from vlui.devices import make_device, resolve_snapshots
-
-    backend = env_cfg.get("backend", "sim")
-    task_list = resolve_tasks(tasks, backend=backend)
-    snapshots = resolve_snapshots(env_cfg.get("snapshots", "train"))
-    device = make_device(env_cfg, snapshots[0])
-    wait = env_cfg.get("observation_wait_s", 0.0)
-    if wait is None:
-        wait = device.observation_wait_s
-    parser = ActionParser(threshold=env_cfg.get("tap_threshold", 0.14), y_scale=env_cfg.get("y_distance_scale", 2.0),
-                          clip=env_cfg.get("clip_actions", False))
-    return PhoneEnv(device, task_list, snapshots,
-                    obs_size=(env_cfg.get("observation_height", 256), env_cfg.get("observation_width", 128)),
-                    include_xml=env_cfg.get("include_xml", False) if include_xml is None else include_xml,
-                    parser=parser, observation_wait_s=wait, backend=backend)
+def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool | None = None) -> PhoneEnv:
+    """A :class:`PhoneEnv` for the ``env`` settings (``configs/env/*.yaml``; a mapping is checked against
+    :class:`~vlui.config.EnvConfig`) and a task spec."""
+    env = env_settings(env)
+    task_list = resolve_tasks(tasks, backend=env.backend)
+    snapshots = resolve_snapshots(env.snapshots)
+    device = make_device(env, snapshots[0])
+    wait = device.observation_wait_s if env.observation_wait_s is None else env.observation_wait_s
+    parser = ActionParser(threshold=env.tap_threshold, y_scale=env.y_distance_scale, clip=env.clip_actions)
+    return PhoneEnv(device, task_list, snapshots, obs_size=(env.observation_height, env.observation_width),
+                    include_xml=env.include_xml if include_xml is None else include_xml, parser=parser,
+                    observation_wait_s=wait, backend=env.backend)
 
 
-def make_vector_env(env_cfg: dict, tasks: Any, num_envs: int, include_xml: bool = False) -> gym.vector.VectorEnv:
+def make_vector_env(env: EnvConfig | Mapping[str, Any], tasks: Any, num_envs: int,
+                    include_xml: bool = False) -> gym.vector.VectorEnv:
     """``num_envs`` environments in subprocesses (gymnasium's AsyncVectorEnv)."""
-    fns = [env_factory(env_cfg, tasks, include_xml) for _ in range(num_envs)]
+    fns = [env_factory(env, tasks, include_xml) for _ in range(num_envs)]
     return gym.vector.AsyncVectorEnv(fns, shared_memory=False, context="spawn")

@@ -16,7 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
-from vlui.config import check_settings
+from vlui.config import EnvConfig, check_settings, env_settings
 from vlui.data.format import DatasetWriter
 from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
@@ -29,14 +29,14 @@ from vlui.tasks.catalog import resolve_tasks
 _worker: dict[str, Any] = {}
 
 
-def _init_worker(env_cfg: dict, tasks: list[str], agent_cfg: dict, include_xml: bool, options: dict,
+def _init_worker(env: EnvConfig, tasks: list[str], agent_cfg: dict, include_xml: bool, options: dict,
                  threads: int = 0) -> None:
     if threads:  # a pool worker (one per core: more torch threads than cores only fight each other)
         quiet_worker()
         import torch
 
         torch.set_num_threads(threads)
-    _worker["env"] = make_env(env_cfg, tasks, include_xml=include_xml)
+    _worker["env"] = make_env(env, tasks, include_xml=include_xml)
     _worker["agent"] = make_agent(agent_cfg)
     _worker["options"] = options
 
@@ -56,8 +56,7 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[tuple[int, str, st
     spec = OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks) else cfg.tasks
     spec = templates.expand(spec, cfg.task_seed, cfg.task_count, cfg.task_split)
     tasks = [t.id for t in resolve_tasks(spec, backend=backend)]
-    snaps = resolve_snapshots(OmegaConf.to_object(cfg.env.snapshots) if OmegaConf.is_config(cfg.env.snapshots)
-                              else cfg.env.snapshots)
+    snaps = resolve_snapshots(env_settings(cfg.env).snapshots)
     if cfg.episodes_per_pair < 1:
         raise VluiError(f"episodes_per_pair must be at least 1, not {cfg.episodes_per_pair}")
     jobs = []
@@ -72,26 +71,25 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[tuple[int, str, st
 def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
     tasks, snaps, jobs = plan(cfg)
-    env_cfg = OmegaConf.to_container(cfg.env, resolve=True)
+    env = env_settings(cfg.env)
     agent_cfg = OmegaConf.to_container(cfg.agent, resolve=True)
     make_agent(agent_cfg)  # a bad agent setting fails here, in one line, not inside every worker
     root = Path(cfg.paths.data_dir) / cfg.dataset
     recipe = {"tasks": tasks, "snapshots": snaps, "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed,
               "agent": agent_cfg, "save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen,
-              "env": {k: env_cfg[k] for k in ("backend", "observation_height", "observation_width", "tap_threshold",
-                                              "y_distance_scale")}}
+              "env": env.measured()}
     writer = DatasetWriter(root, recipe, (cfg.env.observation_height, cfg.env.observation_width))
     writer.open(cfg.resume, plan={j[0]: (j[1], j[2], j[3]) for j in jobs})
     try:
         with sigterm_as_interrupt():
-            _collect(cfg, writer, tasks, snaps, jobs, env_cfg, agent_cfg, root)
+            _collect(cfg, writer, tasks, snaps, jobs, env, agent_cfg, root)
     finally:
         writer.close()
     return summarize(writer.done(), root)
 
 
 def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: list[str],
-             jobs: list[tuple[int, str, str, int]], env_cfg: dict, agent_cfg: dict, root: Path) -> None:
+             jobs: list[tuple[int, str, str, int]], env: EnvConfig, agent_cfg: dict, root: Path) -> None:
     done = writer.done()
     todo = [j for j in jobs if j[0] not in done]
     print(f"collect: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
@@ -99,11 +97,11 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
           + ("; all already collected" if done and not todo else f"; {len(done)} already there, resuming" if done else ""))
     include_xml = needs_xml(agent_cfg) or cfg.save_xml
     options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
-    workers = max(1, min(max_parallel(env_cfg, cfg.env.num_envs), len(todo)))
+    workers = max(1, min(max_parallel(env, env.num_envs), len(todo)))
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     try:
         if workers == 1:
-            _init_worker(env_cfg, tasks, agent_cfg, include_xml, options)
+            _init_worker(env, tasks, agent_cfg, include_xml, options)
             results = map(_run_job, todo)
             _consume(results, writer, bar)
         else:
@@ -111,7 +109,7 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
             threads = max(1, (os.cpu_count() or 1) // workers)
             quiet_resource_tracker()
             with ctx.Pool(workers, initializer=_init_worker,
-                          initargs=(env_cfg, tasks, agent_cfg, include_xml, options, threads)) as pool:
+                          initargs=(env, tasks, agent_cfg, include_xml, options, threads)) as pool:
                 _consume(pool.imap_unordered(_run_job, todo), writer, bar)
     except KeyboardInterrupt:
         bar.close()

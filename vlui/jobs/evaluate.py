@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
 from vlui.android.snapshot import load_snapshot
-from vlui.config import check_settings
+from vlui.config import EnvConfig, check_settings, env_settings
 from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
 from vlui.errors import VluiError
@@ -35,7 +35,7 @@ def _plain(value: Any) -> Any:
 def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
     spec = templates.expand(_plain(cfg.tasks), cfg.task_seed, cfg.task_count, cfg.task_split)
     tasks = [t.id for t in resolve_tasks(spec, backend=cfg.env.backend)]
-    snaps = resolve_snapshots(_plain(cfg.env.snapshots))
+    snaps = resolve_snapshots(env_settings(cfg.env).snapshots)
     if cfg.runs < 1 or cfg.episodes_per_pair < 1:
         raise VluiError("runs and episodes_per_pair must be at least 1")
     jobs = [Job(run, task, snap, k, cfg.seed * 1_000_003 + run * 10_007 + i)
@@ -45,7 +45,7 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
     return tasks, snaps, jobs
 
 
-def references(tasks: list[str], snaps: list[str], env_cfg: dict) -> dict[tuple[str, str], list[str]]:
+def references(tasks: list[str], snaps: list[str], env: EnvConfig) -> dict[tuple[str, str], list[str]]:
     """The expert's action tokens per (task, snapshot): the reference trajectories of the adaptive metrics."""
     refs: dict[tuple[str, str], list[str]] = {}
 
@@ -54,15 +54,15 @@ def references(tasks: list[str], snaps: list[str], env_cfg: dict) -> dict[tuple[
             refs[(record["task"], record["snapshot"])] = record["tokens"]
 
     jobs = [Job(0, t, s, 0, 0) for t in tasks for s in snaps]
-    run_jobs(jobs, lambda: make_env(env_cfg, tasks, include_xml=True), lambda: make_agent({"name": "expert"}),
-             slots=max_parallel(env_cfg, 8), on_done=keep)
+    run_jobs(jobs, lambda: make_env(env, tasks, include_xml=True), lambda: make_agent({"name": "expert"}),
+             slots=max_parallel(env, 8), on_done=keep)
     return refs
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
     tasks, snaps, jobs = plan(cfg)
-    env_cfg = _plain(cfg.env)
+    env = env_settings(cfg.env)
     agent_cfg = {**_plain(cfg.agent)}
     if agent_cfg["name"] == "policy":
         agent_cfg["checkpoint"] = agent_cfg.get("checkpoint") or cfg.checkpoint
@@ -70,8 +70,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     measured = {k: v for k, v in agent_cfg.items() if k not in CONNECTION}  # a resume may change how to connect
     recipe = {"tasks": tasks, "snapshots": snaps, "runs": cfg.runs, "episodes_per_pair": cfg.episodes_per_pair,
-              "seed": cfg.seed, "agent": measured, "env": {k: env_cfg.get(k) for k in (
-                  "backend", "observation_height", "observation_width", "tap_threshold", "y_distance_scale")}}
+              "seed": cfg.seed, "agent": measured, "env": env.measured()}
     log = out / "episodes.jsonl"
     done = _resume(out, recipe, jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
@@ -80,7 +79,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     agent = make_agent(agent_cfg)  # a missing or incompatible checkpoint fails here, in one line, before anything runs
     if agent_cfg["name"] == "policy":
         want = agent.policy.image_size
-        have = (env_cfg["observation_height"], env_cfg["observation_width"])
+        have = (env.observation_height, env.observation_width)
         if want != have:
             raise VluiError(f"the policy takes {want[0]}x{want[1]} screens but the environment gives {have[0]}x"
                             f"{have[1]}: add env.observation_height={want[0]} env.observation_width={want[1]}")
@@ -107,9 +106,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             bar.update(1)
 
         try:
-            run_jobs(todo, lambda: make_env(env_cfg, tasks, include_xml=include_xml),
+            run_jobs(todo, lambda: make_env(env, tasks, include_xml=include_xml),
                      lambda: next(agents, None) or make_agent(agent_cfg),
-                     slots=max_parallel(env_cfg, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
+                     slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
         except KeyboardInterrupt:
             bar.close()
             raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {log}; run the same "
@@ -124,7 +123,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         if agent_cfg["name"] == "expert":  # its own successful episodes are the reference: no second pass
             refs = {(r["task"], r["snapshot"]): r["tokens"] for r in reversed(records) if r["success"]}
         else:
-            refs = references(tasks, snaps, env_cfg)
+            refs = references(tasks, snaps, env)
         for r in records:
             ref = refs.get((r["task"], r["snapshot"]))
             if ref and r["tokens"]:
