@@ -1,44 +1,295 @@
-"""Running an agent in an environment for one episode, and recording it as dataset rows."""
+"""The one rollout loop: agents acting in environments, episode after episode, recorded as dataclasses.
+
+Collection, evaluation and the expert's reference runs all call :func:`rollout`. It steps several environments side
+by side (``slots``), so an agent that acts on a batch (:class:`~vlui.env.agent.BatchAgent`, a policy) makes one
+forward pass per step for all of them; other agents act one environment at a time. Each finished episode becomes an
+:class:`EpisodeRecord` handed to ``on_done`` at once, so the caller can save it before anything else can go wrong.
+
+What can go wrong, and what it counts as:
+
+- an action the environment refuses (NaN, out of range: :class:`~vlui.env.actions.ActionError`): the agent's
+  failure; the episode ends there (``invalid_action``);
+- anything else raised by an environment, or a :class:`ConnectionError` from an agent (an endpoint that went away):
+  not the agent's failure; the environment is rebuilt and the episode retried once, then recorded as an
+  infrastructure failure (``infra_failure``). An environment that cannot be rebuilt stops the rollout with a
+  :class:`~vlui.errors.VluiError` after the episode is recorded.
+
+A ``labeller`` (another agent, e.g. the expert for DAgger-style relabelling) is reset with every episode and asked
+for its action on every state the acting agent visits; its answer is kept in :attr:`Step.label` and never acted on.
+"""
 
 from __future__ import annotations
 
+import traceback
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from vlui.data.format import encode_png
+from vlui.env.actions import ActionError
+from vlui.env.agent import Agent, BatchAgent
 from vlui.env.env import PhoneEnv
+from vlui.env.text import Element, parse_xml
+from vlui.errors import VluiError
 
 
-def run_episode(env: PhoneEnv, agent, task: str, snapshot: str, seed: int, episode_id: int = 0,
-                save_xml: bool = False, save_full_screen: bool = False) -> list[dict[str, Any]]:
-    """Roll ``agent`` out on ``task`` from ``snapshot``; one row per step plus the final observation."""
-    obs, info = env.reset(seed=seed, options={"task": task, "snapshot": snapshot})
-    agent.reset(env.task, info, seed=seed)
-    rows: list[dict[str, Any]] = []
-    base = {"episode_id": episode_id, "task_id": task, "snapshot_id": str(snapshot), "seed": seed,
-            "instruction": env.task.instruction}
+@dataclass(frozen=True)
+class Job:
+    """One episode to run: a task on a snapshot from a seed. ``run`` and ``episode`` tell repeats apart (an
+    evaluation's runs, several episodes per pair); ``id`` is a collection's episode id."""
 
-    def observation_row(obs: dict[str, Any], step: int) -> dict[str, Any]:
+    task: str
+    snapshot: str
+    seed: int
+    run: int = 0
+    episode: int = 0
+    id: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.run}/{self.task}/{self.snapshot}/{self.episode}"
+
+
+@dataclass
+class Step:
+    """One step: the observation the agent saw, what it did and what came of it."""
+
+    observation: dict[str, Any] | None  # kept when the rollout keeps observations (collection)
+    extra: Any  # what ``observe`` returned for that observation (e.g. a full-resolution screenshot)
+    action: np.ndarray | None  # None: a malformed text action, the step counted and nothing done
+    parsed: dict[str, Any] | None  # the environment's reading of the action (tap, swipe or key, and where)
+    reward: float
+    terminated: bool
+    truncated: bool
+    token: str | None = None  # a comparable name for the action (see :func:`action_token`), when XML was observed
+    label: np.ndarray | None = None  # the labeller's action on the same observation
+
+
+@dataclass
+class EpisodeRecord:
+    """A finished episode. ``final_observation`` (and ``final_extra``) is what the last step led to."""
+
+    job: Job
+    instruction: str
+    steps: list[Step] = field(default_factory=list)
+    final_observation: dict[str, Any] | None = None
+    final_extra: Any = None
+    terminated: bool = False
+    truncated: bool = False
+    infra_failure: str | None = None
+    invalid_action: str | None = None
+    frames: list[np.ndarray] | None = None  # the screens, first to last, when frames are recorded
+
+    @property
+    def success(self) -> bool:
+        return self.terminated
+
+
+@dataclass
+class _Slot:
+    env: PhoneEnv
+    agent: Agent
+    labeller: Agent | None = None
+    job: Job | None = None
+    obs: dict | None = None
+    info: dict | None = None
+    extra: Any = None
+    record: EpisodeRecord | None = None
+    retried: bool = False
+
+
+def action_token(parsed: dict[str, Any], elements: list[Element], size: tuple[int, int]) -> str:
+    """A comparable name for an action: the UI element tapped, the swipe's direction, the key pressed."""
+    if parsed["kind"] == "key":
+        return f"key:{parsed['key']}"
+    (ty, tx), (ly, lx) = parsed["touch"], parsed["lift"]
+    if parsed["kind"] == "swipe":
+        dy, dx = ly - ty, lx - tx
+        return "swipe:" + (("down" if dy > 0 else "up") if abs(dy) >= abs(dx) else ("right" if dx > 0 else "left"))
+    x, y = tx * size[0], ty * size[1]
+    hits = [e for e in elements if e.clickable and e.bounds[0] <= x < e.bounds[2] and e.bounds[1] <= y < e.bounds[3]]
+    if not hits:
+        return "tap:nothing"
+    e = min(hits, key=lambda e: (e.bounds[2] - e.bounds[0]) * (e.bounds[3] - e.bounds[1]))
+    return f"tap:{e.resource_id}|{e.content_desc or e.text}|{e.cls.rsplit('.', 1)[-1]}"
+
+
+def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: Callable[[], Agent], slots: int,
+            on_done: Callable[[EpisodeRecord], None], *, keep_observations: bool = False,
+            observe: Callable[[PhoneEnv, dict[str, Any]], Any] | None = None, record_frames: bool = False,
+            labeller: Callable[[], Agent] | None = None, on_step: Callable[[], None] | None = None,
+            close_envs: bool = True) -> None:
+    """Run ``jobs`` in up to ``slots`` environments side by side and hand each finished episode to ``on_done``.
+
+    ``keep_observations`` keeps every observation in the record; ``observe(env, obs)`` is called on each one as it
+    arrives and its result kept alongside; ``labeller`` makes the agent whose action on every visited state goes in
+    :attr:`Step.label`; ``on_step`` is called after each round of steps; ``close_envs`` closes the environments at
+    the end (a caller that made them keeps them otherwise)."""
+    queue = deque(jobs)
+    pool = [_Slot(make_env(), None) for _ in range(min(slots, len(jobs)))]  # type: ignore[arg-type]
+    if not pool:
+        return
+    probe = make_agent()
+    batch_agent = probe if isinstance(probe, BatchAgent) else None  # one agent, one forward pass for every env
+    for slot in pool:
+        slot.agent = batch_agent or (probe if slot is pool[0] else make_agent())
+        slot.labeller = labeller() if labeller is not None else None
+
+    def observed(slot: _Slot) -> None:
+        slot.extra = observe(slot.env, slot.obs) if observe is not None else None
+        if record_frames:
+            slot.record.frames.append(slot.obs["screen"])
+
+    def start(slot: _Slot) -> bool:
+        while queue:
+            slot.job = queue.popleft()
+            try:
+                slot.obs, slot.info = slot.env.reset(seed=slot.job.seed, options={"task": slot.job.task,
+                                                                                  "snapshot": slot.job.snapshot})
+                slot.agent.reset(slot.env.task, slot.info, seed=slot.job.seed)
+                if slot.labeller is not None:
+                    slot.labeller.reset(slot.env.task, slot.info, seed=slot.job.seed)
+                slot.record = EpisodeRecord(slot.job, slot.env.task.instruction, frames=[] if record_frames else None)
+                observed(slot)
+            except Exception:  # noqa: BLE001 - the environment broke, not the agent
+                recover(slot, traceback.format_exc())
+                continue
+            return True
+        slot.job = None
+        return False
+
+    def finish(slot: _Slot, **outcome: Any) -> None:
+        record = slot.record if slot.record is not None and slot.record.job == slot.job else EpisodeRecord(
+            slot.job, slot.env.task.instruction if slot.env.task else "")
+        for name, value in outcome.items():
+            setattr(record, name, value)
+        if outcome.get("infra_failure"):
+            record.steps, record.frames = [], [] if record_frames else None
+        slot.record, slot.retried = None, False
+        on_done(record)
+
+    def recover(slot: _Slot, error: str) -> None:
+        """Rebuild a broken environment; retry the episode once, then record an infrastructure failure."""
+        reason = error.strip().splitlines()[-1]
+        try:
+            slot.env.close()
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            slot.env = make_env()
+        except Exception as err:  # noqa: BLE001 - e.g. a device that is gone for good: save this episode, stop
+            finish(slot, infra_failure=reason)
+            raise VluiError(f"the environment could not be rebuilt ({str(err).strip().splitlines()[-1]}); the "
+                            "finished episodes are saved: fix the device and run the same command to resume") \
+                from None
+        if not slot.retried:
+            slot.retried = True
+            queue.appendleft(slot.job)
+        else:
+            finish(slot, infra_failure=reason)
+
+    def act(active: list[_Slot]) -> list[Any]:
+        if batch_agent is not None:
+            return list(batch_agent.act_batch(np.stack([s.obs["screen"] for s in active]),
+                                              [s.obs["instruction"] for s in active]))
+        actions = []
+        for s in active:
+            try:
+                actions.append(s.agent.act(s.obs, s.info))
+            except ConnectionError as err:  # e.g. an LLM endpoint that went away: not the agent's failure
+                actions.append(err)
+        return actions
+
+    active = [s for s in pool if start(s)]
+    while active:
+        still = []
+        for slot, action in zip(active, act(active)):
+            if isinstance(action, ConnectionError):
+                recover(slot, str(action))
+            elif _step(slot, action, keep_observations, observed, finish, recover):
+                still.append(slot)
+                continue
+            if start(slot):
+                still.append(slot)
+        active = still
+        if on_step is not None:
+            on_step()
+    if close_envs:
+        for slot in pool:
+            slot.env.close()
+
+
+def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[[_Slot], None],
+          finish: Callable[..., None], recover: Callable[[_Slot, str], None]) -> bool:
+    """Apply one action; True while the episode goes on."""
+    before, extra = slot.obs, slot.extra
+    label = slot.labeller.act(before, slot.info) if slot.labeller is not None else None
+    try:
+        if action is None:  # a malformed text action: the step counts, nothing happens
+            slot.obs, reward, terminated, truncated, slot.info = slot.env.skip_step()
+        else:
+            slot.obs, reward, terminated, truncated, slot.info = slot.env.step(action)
+    except ActionError as err:  # the agent's fault: the episode ends as a failure
+        finish(slot, invalid_action=str(err), final_observation=before if keep_observations else None,
+               final_extra=extra)
+        return False
+    except Exception:  # noqa: BLE001
+        recover(slot, traceback.format_exc())
+        return False
+    parsed = slot.info["parsed_action"]
+    xml = before.get("xml")
+    token = None
+    if xml is not None:
+        token = "invalid" if parsed is None else action_token(parsed, parse_xml(xml), slot.env.device.size)
+    slot.record.steps.append(Step(
+        before if keep_observations else None, extra, None if action is None else np.asarray(action), parsed,
+        float(reward), terminated, truncated, token, None if label is None else np.asarray(label)))
+    observed(slot)
+    if terminated or truncated:
+        finish(slot, terminated=terminated, truncated=truncated,
+               final_observation=slot.obs if keep_observations else None, final_extra=slot.extra)
+        return False
+    return True
+
+
+# -------------------------------------------------------------------------------------------------------- records
+def dataset_rows(record: EpisodeRecord, save_xml: bool = False) -> list[dict[str, Any]]:
+    """The rows a collected episode is written as (docs/dataset.md): one per step, then the final observation, with
+    the UI tree when ``save_xml``. Needs ``keep_observations``; ``extra`` is the full-resolution screen when
+    collection keeps it."""
+    job = record.job
+    base = {"episode_id": job.id, "task_id": job.task, "snapshot_id": str(job.snapshot), "seed": job.seed,
+            "instruction": record.instruction}
+
+    def observation_row(obs: dict[str, Any], extra: Any, step: int) -> dict[str, Any]:
         return {**base, "step": step, "screen": encode_png(obs["screen"]),
-                "screen_full": encode_png(env.device.screenshot()) if save_full_screen else None,
+                "screen_full": encode_png(extra) if extra is not None else None,
                 "xml": obs.get("xml") if save_xml else None}
 
-    step = 0
-    while True:
-        row = observation_row(obs, step)
-        action = agent.act(obs, info)
-        obs, reward, terminated, truncated, info = env.step(action)
-        parsed = info["parsed_action"]
-        row.update(action=[float(v) for v in action], action_kind=parsed["kind"], action_key=parsed["key"] or None,
-                   touch=parsed["touch"], lift=parsed["lift"], reward=float(reward), done=terminated or truncated,
-                   terminated=terminated, truncated=truncated, is_last=False)
+    rows = []
+    for i, s in enumerate(record.steps):
+        row = observation_row(s.observation, s.extra, i)
+        row.update(action=[float(v) for v in s.action], action_kind=s.parsed["kind"], action_key=s.parsed["key"] or None,
+                   touch=s.parsed["touch"], lift=s.parsed["lift"], reward=s.reward, done=s.terminated or s.truncated,
+                   terminated=s.terminated, truncated=s.truncated, is_last=False)
         rows.append(row)
-        step += 1
-        if terminated or truncated:
-            break
-    final = observation_row(obs, step)
+    final = observation_row(record.final_observation, record.final_extra, len(record.steps))
     final.update(action=None, action_kind=None, action_key=None, touch=None, lift=None, reward=0.0, done=True,
-                 terminated=terminated, truncated=truncated, is_last=True)
+                 terminated=record.terminated, truncated=record.truncated, is_last=True)
     rows.append(final)
     for r in rows:
-        r["success"] = bool(terminated)
+        r["success"] = record.success
     return rows
+
+
+def result_line(record: EpisodeRecord) -> dict[str, Any]:
+    """An evaluated episode as a line of ``episodes.jsonl``."""
+    job = record.job
+    return {"key": job.key, "run": job.run, "task": job.task, "snapshot": job.snapshot, "episode": job.episode,
+            "seed": job.seed, "success": record.success, "steps": len(record.steps),
+            "actions": [None if s.action is None else [round(float(v), 4) for v in s.action] for s in record.steps],
+            "tokens": [s.token for s in record.steps if s.token is not None],
+            "infra_failure": record.infra_failure, "invalid_action": record.invalid_action}

@@ -179,12 +179,12 @@ def test_a_broken_log_stream_is_reopened_without_losing_or_repeating_lines(adb):
 
 def test_evaluation_records_a_vanished_device_as_an_infrastructure_failure_and_stops_resumably():
     from vlui.errors import VluiError
-    from vlui.eval.runner import Job, run_jobs
+    from vlui.rollout import Job, rollout
 
     with PrivateAdb("000", register="connect") as server:
-        cfg = {"backend": "adb", "serial": server.serial, "adb_port": server.adb_port, "snapshots": ["000"],
-               "console_port": server.console_port, "observation_wait_s": None, "connect_timeout_s": 2.0,
-               "command_timeout_s": 5.0, "console_token_file": str(server.home / ".emulator_console_auth_token")}
+        cfg = EnvConfig(backend="adb", serial=server.serial, adb_port=server.adb_port, snapshots=["000"],
+                        console_port=server.console_port, observation_wait_s=None, connect_timeout_s=2.0,
+                        command_timeout_s=5.0, console_token_file=str(server.home / ".emulator_console_auth_token"))
         records = []
 
         def on_done(record):
@@ -192,10 +192,10 @@ def test_evaluation_records_a_vanished_device_as_an_infrastructure_failure_and_s
             if len(records) == 1:
                 server.daemon.close()  # the phone goes away after the first episode
 
-        jobs = [Job(0, "open_clock", "000", i, i) for i in range(3)]
+        jobs = [Job("open_clock", "000", i, episode=i) for i in range(3)]
         with pytest.raises(VluiError, match="could not be rebuilt.*run the same command to resume"):
-            run_jobs(jobs, lambda: make_env(cfg, ["open_clock"], include_xml=True),
-                     lambda: make_agent({"name": "expert"}), slots=1, on_done=on_done)
-        assert records[0]["success"] and not records[0]["infra_failure"]
-        assert len(records) == 2 and not records[1]["success"]
-        assert server.serial in records[1]["infra_failure"]  # the episode in flight is not counted against the agent
+            rollout(jobs, lambda: make_env(cfg, ["open_clock"], include_xml=True),
+                    lambda: make_agent({"name": "expert"}), slots=1, on_done=on_done)
+        assert records[0].success and not records[0].infra_failure
+        assert len(records) == 2 and not records[1].success
+        assert server.serial in records[1].infra_failure  # the episode in flight is not counted against the agent

@@ -19,10 +19,10 @@ from vlui.agents import make_agent, needs_xml
 from vlui.config import EnvConfig, check_settings, env_settings
 from vlui.data.format import DatasetWriter
 from vlui.devices import max_parallel, resolve_snapshots
-from vlui.env.env import make_env
+from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt
-from vlui.rollout import run_episode
+from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
 from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
 
@@ -36,22 +36,37 @@ def _init_worker(env: EnvConfig, tasks: list[str], agent_cfg: dict, include_xml:
         import torch
 
         torch.set_num_threads(threads)
-    _worker["env"] = make_env(env, tasks, include_xml=include_xml)
+    _worker["make_env"] = lambda: make_env(env, tasks, include_xml=include_xml)
+    _worker["env"] = _worker["make_env"]()
     _worker["agent"] = make_agent(agent_cfg)
     _worker["options"] = options
 
 
-def _run_job(job: tuple[int, str, str, int]) -> tuple[int, list[dict[str, Any]]]:
-    episode_id, task, snapshot, seed = job
+def _worker_env() -> PhoneEnv:
+    """The worker's environment; a new one when the rollout rebuilds a broken one."""
+    env = _worker.pop("env", None) or _worker["make_env"]()
+    _worker["current"] = env
+    return env
+
+
+def _run_job(job: Job) -> tuple[int, list[dict[str, Any]] | None, str | None]:
+    """One episode in this worker's environment (kept for the next job): (episode id, its dataset rows, None), or
+    (episode id, None, why) when the environment failed twice on it (an infrastructure failure, not a demo)."""
     opts = _worker["options"]
-    rows = run_episode(_worker["env"], _worker["agent"], task, snapshot, seed, episode_id,
-                       save_xml=opts["save_xml"], save_full_screen=opts["save_full_screen"])
-    return episode_id, rows
+    done: list[EpisodeRecord] = []
+    full_screen = (lambda env, obs: env.device.screenshot()) if opts["save_full_screen"] else None
+    rollout([job], _worker_env, lambda: _worker["agent"], 1, done.append, keep_observations=True,
+            observe=full_screen, close_envs=False)
+    _worker["env"] = _worker.pop("current")
+    record = done[0]
+    if record.infra_failure:
+        return job.id, None, record.infra_failure
+    return job.id, dataset_rows(record, save_xml=opts["save_xml"]), None
 
 
-def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[tuple[int, str, str, int]]]:
-    """(task ids, snapshots, jobs ``(episode_id, task, snapshot, seed)``) in a fixed order, so episode ids and seeds
-    are the same every time the same recipe runs."""
+def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
+    """(task ids, snapshots, jobs) in a fixed order, so episode ids and seeds are the same every time the same
+    recipe runs."""
     backend = cfg.env.backend
     spec = OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks) else cfg.tasks
     spec = templates.expand(spec, cfg.task_seed, cfg.task_count, cfg.task_split)
@@ -64,7 +79,7 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[tuple[int, str, st
         for snap in snaps:
             for _ in range(cfg.episodes_per_pair):
                 eid = len(jobs)
-                jobs.append((eid, task, snap, cfg.seed * 1_000_003 + eid))
+                jobs.append(Job(task, snap, cfg.seed * 1_000_003 + eid, id=eid))
     return tasks, snaps, jobs
 
 
@@ -79,7 +94,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
               "agent": agent_cfg, "save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen,
               "env": env.measured()}
     writer = DatasetWriter(root, recipe, (cfg.env.observation_height, cfg.env.observation_width))
-    writer.open(cfg.resume, plan={j[0]: (j[1], j[2], j[3]) for j in jobs})
+    writer.open(cfg.resume, plan={j.id: (j.task, j.snapshot, j.seed) for j in jobs})
     try:
         with sigterm_as_interrupt():
             _collect(cfg, writer, tasks, snaps, jobs, env, agent_cfg, root)
@@ -89,9 +104,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: list[str],
-             jobs: list[tuple[int, str, str, int]], env: EnvConfig, agent_cfg: dict, root: Path) -> None:
+             jobs: list[Job], env: EnvConfig, agent_cfg: dict, root: Path) -> None:
     done = writer.done()
-    todo = [j for j in jobs if j[0] not in done]
+    todo = [j for j in jobs if j.id not in done]
     print(f"collect: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
           f"with agent={agent_cfg['name']} into {root}"
           + ("; all already collected" if done and not todo else f"; {len(done)} already there, resuming" if done else ""))
@@ -102,15 +117,14 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
     try:
         if workers == 1:
             _init_worker(env, tasks, agent_cfg, include_xml, options)
-            results = map(_run_job, todo)
-            _consume(results, writer, bar)
+            failed = _consume(map(_run_job, todo), writer, bar)
         else:
             ctx = mp.get_context("spawn")
             threads = max(1, (os.cpu_count() or 1) // workers)
             quiet_resource_tracker()
             with ctx.Pool(workers, initializer=_init_worker,
                           initargs=(env, tasks, agent_cfg, include_xml, options, threads)) as pool:
-                _consume(pool.imap_unordered(_run_job, todo), writer, bar)
+                failed = _consume(pool.imap_unordered(_run_job, todo), writer, bar)
     except KeyboardInterrupt:
         bar.close()
         saved = len(writer.done())
@@ -118,14 +132,23 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
                         "again to collect the rest") from None
     finally:
         bar.close()
+    if failed:
+        print(f"collect: {len(failed)} episode(s) not collected: the environment failed twice on each (the last: "
+              f"{failed[-1]}); run the same command again to collect them")
 
 
-def _consume(results, writer: DatasetWriter, bar: tqdm) -> None:
-    for episode_id, rows in results:
-        entry = writer.write(episode_id, rows)
+def _consume(results, writer: DatasetWriter, bar: tqdm) -> list[str]:
+    """Write each episode as it arrives; the reasons of those that failed for infrastructure reasons."""
+    failed = []
+    for episode_id, rows, infra_failure in results:
         bar.update(1)
+        if infra_failure:
+            failed.append(infra_failure)
+            continue
+        entry = writer.write(episode_id, rows)
         bar.set_postfix_str(f"{entry['task_id']} on {entry['snapshot_id']}: "
                             f"{'success' if entry['success'] else 'failure'}", refresh=False)
+    return failed
 
 
 def summarize(index: dict[int, dict[str, Any]], root: Path) -> dict[str, Any]:

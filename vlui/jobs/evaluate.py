@@ -23,7 +23,7 @@ from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
-from vlui.eval.runner import Job, run_jobs
+from vlui.rollout import EpisodeRecord, Job, result_line, rollout
 from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
 
@@ -38,7 +38,7 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
     snaps = resolve_snapshots(env_settings(cfg.env).snapshots)
     if cfg.runs < 1 or cfg.episodes_per_pair < 1:
         raise VluiError("runs and episodes_per_pair must be at least 1")
-    jobs = [Job(run, task, snap, k, cfg.seed * 1_000_003 + run * 10_007 + i)
+    jobs = [Job(task, snap, cfg.seed * 1_000_003 + run * 10_007 + i, run=run, episode=k)
             for run in range(cfg.runs)
             for i, (task, snap, k) in enumerate((t, s, k) for t in tasks for s in snaps
                                                 for k in range(cfg.episodes_per_pair))]
@@ -49,13 +49,13 @@ def references(tasks: list[str], snaps: list[str], env: EnvConfig) -> dict[tuple
     """The expert's action tokens per (task, snapshot): the reference trajectories of the adaptive metrics."""
     refs: dict[tuple[str, str], list[str]] = {}
 
-    def keep(record: dict[str, Any]) -> None:
-        if record["success"]:
-            refs[(record["task"], record["snapshot"])] = record["tokens"]
+    def keep(record: EpisodeRecord) -> None:
+        if record.success:
+            refs[(record.job.task, record.job.snapshot)] = result_line(record)["tokens"]
 
-    jobs = [Job(0, t, s, 0, 0) for t in tasks for s in snaps]
-    run_jobs(jobs, lambda: make_env(env, tasks, include_xml=True), lambda: make_agent({"name": "expert"}),
-             slots=max_parallel(env, 8), on_done=keep)
+    jobs = [Job(t, s, 0) for t in tasks for s in snaps]
+    rollout(jobs, lambda: make_env(env, tasks, include_xml=True), lambda: make_agent({"name": "expert"}),
+            slots=max_parallel(env, 8), on_done=keep)
     return refs
 
 
@@ -94,8 +94,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = out / "videos"
     with open(log, "a", encoding="utf-8") as f:
-        def save(record: dict[str, Any]) -> None:
-            frames = record.pop("frames", None)
+        def save(episode: EpisodeRecord) -> None:
+            record, frames = result_line(episode), episode.frames
             if frames and (cfg.video == "all" or (cfg.video == "failures" and not record["success"])):
                 videos.mkdir(exist_ok=True)
                 name = f"{record['task']}_{Path(record['snapshot']).stem}_run{record['run']}_ep{record['episode']}.gif"
@@ -106,9 +106,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             bar.update(1)
 
         try:
-            run_jobs(todo, lambda: make_env(env, tasks, include_xml=include_xml),
-                     lambda: next(agents, None) or make_agent(agent_cfg),
-                     slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
+            rollout(todo, lambda: make_env(env, tasks, include_xml=include_xml),
+                    lambda: next(agents, None) or make_agent(agent_cfg),
+                    slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
         except KeyboardInterrupt:
             bar.close()
             raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {log}; run the same "

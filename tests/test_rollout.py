@@ -1,0 +1,134 @@
+"""The one rollout loop on the simulated phone: side-by-side environments, batched agents, the labeller, and what a
+broken environment or a bad action counts as."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vlui.agents import make_agent
+from vlui.config import EnvConfig
+from vlui.env.agent import Agent, BatchAgent
+from vlui.env.env import PhoneEnv, make_env
+from vlui.errors import VluiError
+from vlui.rollout import EpisodeRecord, Job, dataset_rows, result_line, rollout
+
+ENV = EnvConfig(snapshots=["000", "030"], observation_height=64, observation_width=32)
+TASKS = ["airplane_on", "open_clock"]
+
+
+def env() -> PhoneEnv:
+    return make_env(ENV, TASKS, include_xml=True)
+
+
+def expert() -> Agent:
+    return make_agent({"name": "expert"})
+
+
+class Home:
+    """A batch agent that presses HOME everywhere, counting the batches it is asked for."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def reset(self, task, info=None, seed=None) -> None:
+        pass
+
+    def act(self, obs, info):
+        return self.act_batch(obs["screen"][None], [obs["instruction"]])[0]
+
+    def act_batch(self, screens, instructions):
+        self.batches.append(len(screens))
+        return np.tile(np.array([0.9, 0.0, 0.9, 0.0], np.float32), (len(screens), 1))  # the HOME point
+
+
+def test_every_job_runs_once_and_a_batch_agent_acts_for_all_environments_at_once() -> None:
+    jobs = [Job(task, snap, seed=i, episode=i) for i, (task, snap) in enumerate(
+        (t, s) for t in TASKS for s in ENV.snapshots)]
+    agent, done = Home(), []
+    assert isinstance(agent, BatchAgent)
+    rollout(jobs, env, lambda: agent, slots=3, on_done=done.append)
+    assert sorted(r.job.key for r in done) == sorted(j.key for j in jobs)
+    assert max(agent.batches) == 3 and agent.batches[0] == 3  # three environments, one forward pass per round
+    for r in done:  # HOME until the step limit: a failure, never an infrastructure one
+        assert not r.success and r.truncated and not r.infra_failure
+        assert all(s.parsed["kind"] == "key" and s.parsed["key"] == "HOME" for s in r.steps)
+
+
+def test_the_labeller_is_asked_on_every_state_the_agent_visits() -> None:
+    done: list[EpisodeRecord] = []
+    rollout([Job("airplane_on", "000", 0)], env, expert, 1, done.append, labeller=expert)
+    (record,) = done
+    assert record.success and len(record.steps) >= 2
+    for step in record.steps:  # the same expert on the same states: the label is the action it took
+        assert step.label is not None and np.allclose(step.label, step.action)
+
+
+def test_a_broken_environment_is_retried_once_then_counted_as_infrastructure(monkeypatch) -> None:
+    original, resets = PhoneEnv.step, []
+
+    def flaky(self, action):
+        if self.task.id == "open_clock":
+            raise RuntimeError("device went away")
+        return original(self, action)
+
+    original_reset = PhoneEnv.reset
+
+    def counting_reset(self, **kwargs):
+        resets.append(kwargs["options"]["task"])
+        return original_reset(self, **kwargs)
+
+    monkeypatch.setattr(PhoneEnv, "step", flaky)
+    monkeypatch.setattr(PhoneEnv, "reset", counting_reset)
+    done: list[EpisodeRecord] = []
+    rollout([Job("open_clock", "000", 0), Job("airplane_on", "000", 1)], env, expert, 1, done.append)
+    assert resets == ["open_clock", "open_clock", "airplane_on"]
+    clock, airplane = done
+    assert "device went away" in clock.infra_failure and clock.steps == [] and not clock.success
+    assert airplane.success and airplane.infra_failure is None
+    assert result_line(clock)["infra_failure"] == clock.infra_failure
+
+
+def test_an_environment_that_cannot_be_rebuilt_stops_the_rollout_after_recording_the_episode(monkeypatch) -> None:
+    monkeypatch.setattr(PhoneEnv, "step", lambda self, action: (_ for _ in ()).throw(RuntimeError("gone")))
+    made, done = [], []
+
+    def once() -> PhoneEnv:
+        if made:
+            raise RuntimeError("no device")
+        made.append(env())
+        return made[-1]
+
+    with pytest.raises(VluiError, match="could not be rebuilt"):
+        rollout([Job("open_clock", "000", 0), Job("airplane_on", "000", 1)], once, expert, 1, done.append)
+    assert [r.job.task for r in done] == ["open_clock"] and done[0].infra_failure
+
+
+def test_a_refused_action_ends_the_episode_as_the_agents_failure() -> None:
+    class Broken:
+        def reset(self, task, info=None, seed=None) -> None:
+            self.n = 0
+
+        def act(self, obs, info):
+            self.n += 1
+            return [0.0, 0.0, 0.0, 0.0] if self.n == 1 else [float("nan")] * 4
+
+    done: list[EpisodeRecord] = []
+    rollout([Job("open_clock", "000", 0), Job("open_clock", "030", 1)], env, Broken, 1, done.append,
+            keep_observations=True)
+    assert [len(r.steps) for r in done] == [1, 1]
+    assert all("NaN" in r.invalid_action and not r.success and not r.infra_failure for r in done)
+    rows = dataset_rows(done[0])  # kept as a failed episode: its step, then the screen it was refused on
+    assert [r["is_last"] for r in rows] == [False, True] and not rows[-1]["success"]
+
+
+def test_dataset_rows_follow_the_episode() -> None:
+    done: list[EpisodeRecord] = []
+    rollout([Job("airplane_on", "030", 7, id=5)], env, expert, 1, done.append, keep_observations=True,
+            observe=lambda e, obs: e.device.screenshot())
+    rows = dataset_rows(done[0], save_xml=True)
+    assert len(rows) == len(done[0].steps) + 1 and [r["step"] for r in rows] == list(range(len(rows)))
+    assert all(r["episode_id"] == 5 and r["seed"] == 7 and r["success"] for r in rows)
+    assert rows[-1]["is_last"] and rows[-1]["action"] is None and rows[-2]["terminated"]
+    assert rows[0]["xml"].startswith("<?xml") and rows[0]["screen_full"][:4] == b"\x89PNG"
+    assert all(r["xml"] is None for r in dataset_rows(done[0]))  # not saved unless asked for
