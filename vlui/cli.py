@@ -17,9 +17,9 @@ if TYPE_CHECKING:  # the entry points import this module first: it stays light, 
     from omegaconf import DictConfig
 
 from vlui.errors import VluiError
+from vlui.resources import shipped, work_dir
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFIG_DIR = ROOT / "configs"
+CONFIG_DIR = shipped("configs")
 
 
 def slug(value: Any) -> str:
@@ -37,7 +37,7 @@ def _prepare() -> None:
 
     from vlui.config import register_configs
 
-    os.environ.setdefault("VLUI_ROOT", str(ROOT))
+    os.environ.setdefault("VLUI_ROOT", str(work_dir()))
     register_configs()
     OmegaConf.register_new_resolver("vlui.slug", slug, replace=True)
 
@@ -87,6 +87,21 @@ def entry_point(config_name: str, job_path: str) -> None:
     except KeyboardInterrupt:
         print(INTERRUPTED, file=sys.stderr)
         sys.exit(130)
+
+
+def train() -> None:
+    """``vlui-train``: ``train.py`` of an installed package."""
+    entry_point("train", "vlui.jobs.train:run")
+
+
+def collect() -> None:
+    """``vlui-collect``: ``collect.py`` of an installed package."""
+    entry_point("collect", "vlui.jobs.collect:run")
+
+
+def evaluate() -> None:
+    """``vlui-evaluate``: ``evaluate.py`` of an installed package."""
+    entry_point("evaluate", "vlui.jobs.evaluate:run")
 
 
 def run_job(job: Callable[[DictConfig], Any], cfg: DictConfig) -> Any:

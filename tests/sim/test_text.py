@@ -15,7 +15,7 @@ from PIL import Image
 
 from vlui.android.i18n import HERE, get_locale, locales
 from vlui.sim import text as T
-from vlui.sim.text import ELLIPSIS, FONT_FILES, layout, mask, split_runs
+from vlui.sim.text import ELLIPSIS, FONTS, _fontconfig, font_file, layout, mask, split_runs
 
 TIMES = [(0, 0), (0, 5), (9, 0), (11, 59), (12, 0), (12, 30), (13, 7), (18, 45), (23, 59)]
 
@@ -79,7 +79,7 @@ def test_every_string_of_the_locale_has_glyphs_in_its_run_fonts(locale_id: str) 
     missing: dict[str, set[str]] = {}
     for s in _locale_texts(locale_id):
         for script, chunk in split_runs(s, cjk=loc.cjk_font, arabic=loc.arabic_font):
-            regular, _, index = FONT_FILES[script]
+            regular, index = font_file(script)
             cmap = _cmap(regular, index)
             for ch in chunk:
                 if not _skippable(ch) and ord(ch) not in cmap:
@@ -165,10 +165,17 @@ def test_hangul_in_korean_uses_the_korean_face() -> None:
 def test_cjk_faces_are_the_right_members_of_the_collection() -> None:
     expected = {"cjk-jp": "JP", "cjk-kr": "KR", "cjk-sc": "SC"}
     for script, region in expected.items():
-        regular, bold, index = FONT_FILES[script]
-        for path in (regular, bold):
+        for path, index in (font_file(script), font_file(script, bold=True)):
             family = TTFont(str(path), fontNumber=index, lazy=True)["name"].getDebugName(1)
             assert family == f"Noto Sans CJK {region}", (script, path, family)
+
+
+def test_fontconfig_finds_each_family_where_debian_puts_it() -> None:
+    """Away from Debian's paths, fonts are found by family through fontconfig: here it finds the same files."""
+    for script, (family, regular, bold, index) in FONTS.items():
+        assert _fontconfig(family, "Regular") == (regular, index), script
+        assert _fontconfig(family, "Bold") == (bold, index), script
+    assert _fontconfig("No Such Family", "Regular") is None  # a substitute is not the font asked for
 
 
 # ---------------------------------------------------------------------------------------------- layout

@@ -20,9 +20,9 @@ from vlui.android.i18n import locales
 from vlui.android.launcher import check_layout, grid
 from vlui.android.state import state_problem
 from vlui.errors import VluiError
+from vlui.resources import shipped
 
-ROOT = Path(__file__).resolve().parents[2]
-ENVS_DIR = ROOT / "envs"
+ENVS_DIR = shipped("envs")  # the snapshot definitions: the checkout's envs/, or the installed copy
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DIALS = ("circle", "rectangle")
 WALLPAPERS: tuple[str, ...] = tuple(f"{i:03d}" for i in range(16))  # B-MoCA's wallpapers, by number

@@ -18,11 +18,11 @@ from typing import Callable, Sequence, Union
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from vlui.errors import VluiError
+from vlui.sim.text import font_file
 
 Ink = Union[int, str]  # 255/0 (paint/erase) on a glyph's mask, a hex colour on an app icon
 Point = tuple[float, float]
 
-_FONT_BOLD = "/usr/share/fonts/truetype/noto/NotoSans-Bold.ttf"
 _GOOGLE = {"blue": "#4285f4", "red": "#ea4335", "yellow": "#fbbc04", "green": "#34a853"}
 
 
@@ -93,12 +93,11 @@ class _Pen:
     def text(self, cx: float, cy: float, s: str, size: float, ink: Ink) -> None:
         """``s`` in bold, centred on ``(cx, cy)``; ``size`` is the font size in grid units."""
         px = max(1, round(size * self.k))
-        try:
-            font: ImageFont.FreeTypeFont | ImageFont.ImageFont = ImageFont.truetype(
-                _FONT_BOLD, px, layout_engine=ImageFont.Layout.BASIC
-            )
-        except OSError:  # no Noto font on this machine: Pillow's built-in one still draws the digits
-            font = ImageFont.load_default(px)
+        found = font_file("latin", bold=True)
+        # no Noto font on this machine: Pillow's built-in one still draws the digits
+        font: ImageFont.FreeTypeFont | ImageFont.ImageFont = (
+            ImageFont.truetype(str(found[0]), px, layout_engine=ImageFont.Layout.BASIC) if found
+            else ImageFont.load_default(px))
         self.draw.text((cx * self.k, cy * self.k), s, fill=ink, font=font, anchor="mm")
 
     def paste(self, mask: Image.Image, x0: float, y0: float, ink: str) -> None:

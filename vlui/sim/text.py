@@ -8,6 +8,7 @@ faster basic layout. Layouts are cached: the same label at the same size is laid
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -19,16 +20,18 @@ from vlui.errors import VluiError
 NOTO = Path("/usr/share/fonts/truetype/noto")
 NOTO_CJK = Path("/usr/share/fonts/opentype/noto")
 
-# script -> (regular file, bold file, face index inside a .ttc collection)
-FONT_FILES: dict[str, tuple[Path, Path, int]] = {
-    "latin": (NOTO / "NotoSans-Regular.ttf", NOTO / "NotoSans-Bold.ttf", 0),
-    "arabic": (NOTO / "NotoSansArabic-Regular.ttf", NOTO / "NotoSansArabic-Bold.ttf", 0),
-    "urdu": (NOTO / "NotoNastaliqUrdu-Regular.ttf", NOTO / "NotoNastaliqUrdu-Bold.ttf", 0),
-    "devanagari": (NOTO / "NotoSansDevanagari-Regular.ttf", NOTO / "NotoSansDevanagari-Bold.ttf", 0),
+# script -> (fontconfig family, Debian's regular file, Debian's bold file, face index inside a .ttc collection). Debian's
+# files (fonts-noto-core, fonts-noto-cjk) are used where they are; elsewhere fontconfig finds the family.
+FONTS: dict[str, tuple[str, Path, Path, int]] = {
+    "latin": ("Noto Sans", NOTO / "NotoSans-Regular.ttf", NOTO / "NotoSans-Bold.ttf", 0),
+    "arabic": ("Noto Sans Arabic", NOTO / "NotoSansArabic-Regular.ttf", NOTO / "NotoSansArabic-Bold.ttf", 0),
+    "urdu": ("Noto Nastaliq Urdu", NOTO / "NotoNastaliqUrdu-Regular.ttf", NOTO / "NotoNastaliqUrdu-Bold.ttf", 0),
+    "devanagari": ("Noto Sans Devanagari", NOTO / "NotoSansDevanagari-Regular.ttf",
+                   NOTO / "NotoSansDevanagari-Bold.ttf", 0),
     # Noto Sans CJK collections hold the faces JP, KR, SC, TC, HK in this order.
-    "cjk-jp": (NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 0),
-    "cjk-kr": (NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 1),
-    "cjk-sc": (NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 2),
+    "cjk-jp": ("Noto Sans CJK JP", NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 0),
+    "cjk-kr": ("Noto Sans CJK KR", NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 1),
+    "cjk-sc": ("Noto Sans CJK SC", NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 2),
 }
 SHAPED = {"arabic", "urdu", "devanagari"}  # scripts that need raqm's shaping
 RTL_SCRIPTS = {"arabic", "urdu"}
@@ -51,16 +54,41 @@ def char_script(ch: str, cjk: str, arabic: str) -> str | None:
     return "latin"
 
 
+@lru_cache(maxsize=None)
+def font_file(script: str, bold: bool = False) -> tuple[Path, int] | None:
+    """(file, face index) of ``script``'s font (its regular face where there is no bold one), or None."""
+    family, regular, bold_file, index = FONTS[script]
+    for path in ((bold_file, regular) if bold else (regular,)):
+        if path.exists():
+            return path, index
+    for style in (("Bold", "Regular") if bold else ("Regular",)):
+        found = _fontconfig(family, style)
+        if found is not None:
+            return found
+    return None
+
+
+def _fontconfig(family: str, style: str) -> tuple[Path, int] | None:
+    """What fontconfig has for ``family`` in ``style``; None when it would only offer a substitute."""
+    try:
+        out = subprocess.run(["fc-match", "--format", "%{file}\n%{index}\n%{family}\n%{style}", f"{family}:style={style}"],
+                             capture_output=True, text=True, timeout=10, check=True).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if len(out) < 4 or family not in out[2].split(",") or style not in out[3].split(","):
+        return None
+    return Path(out[0]), int(out[1] or 0)
+
+
 @lru_cache(maxsize=512)
 def font(script: str, size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     """The font for ``script`` at ``size`` pixels."""
-    regular, bold_file, index = FONT_FILES[script]
-    path = bold_file if bold and bold_file.exists() else regular
-    if not path.exists():
-        raise VluiError(f"font {path} is missing: install Debian's fonts-noto-core and fonts-noto-cjk "
-                        "(bash scripts/setup.sh does)")
+    found = font_file(script, bold)
+    if found is None:
+        raise VluiError(f"no {FONTS[script][0]} font: install Noto fonts (Debian's fonts-noto-core and "
+                        "fonts-noto-cjk; bash scripts/setup.sh does)")
     engine = ImageFont.Layout.RAQM if script in SHAPED else ImageFont.Layout.BASIC
-    return ImageFont.truetype(str(path), size=max(size, 1), index=index, layout_engine=engine)
+    return ImageFont.truetype(str(found[0]), size=max(size, 1), index=found[1], layout_engine=engine)
 
 
 @lru_cache(maxsize=None)
@@ -68,10 +96,10 @@ def coverage(script: str) -> frozenset[int]:
     """The code points ``script``'s regular font has glyphs for (Noto Sans Arabic, for one, lacks ``%()…``)."""
     from fontTools.ttLib import TTFont  # a dependency of matplotlib
 
-    regular, _, index = FONT_FILES[script]
-    if not regular.exists():
+    found = font_file(script)
+    if found is None:
         return frozenset()
-    with TTFont(str(regular), fontNumber=index, lazy=True) as f:
+    with TTFont(str(found[0]), fontNumber=found[1], lazy=True) as f:
         return frozenset(f.getBestCmap())
 
 

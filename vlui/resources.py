@@ -1,0 +1,46 @@
+"""Where vlui finds what it ships: the Hydra configs (``configs/``) and the snapshot definitions (``envs/``).
+
+In a checkout (the package next to ``configs/`` and ``envs/``: an editable install, or running from the repository)
+they are the checkout's folders, the ones users edit. An installed wheel carries copies inside the package
+(``vlui/_data/``, put there when the wheel is built) and reads them through :mod:`importlib.resources`. Whatever a job
+writes (data, checkpoints, outputs) goes under :func:`work_dir`, never into the installed package.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+from vlui.errors import VluiError
+
+PACKAGE = Path(__file__).resolve().parent
+SHIPPED = ("configs", "envs")
+
+
+def checkout() -> Path | None:
+    """The repository this package runs from, or None when it is an installed package."""
+    root = PACKAGE.parent
+    if (root / "pyproject.toml").is_file() and all((root / name).is_dir() for name in SHIPPED):
+        return root
+    return None
+
+
+def shipped(name: str) -> Path:
+    """The folder ``name`` (``configs`` or ``envs``): the checkout's, or the copy inside the installed package."""
+    root = checkout()
+    if root is not None:
+        return root / name
+    path = Path(str(resources.files("vlui") / "_data" / name))
+    if not path.is_dir():
+        raise VluiError(f"this installation of vlui lacks its {name}/ folder ({path}); reinstall it from a wheel or "
+                        "a checkout (pip install .)")
+    return path
+
+
+def work_dir() -> Path:
+    """Where jobs write data, checkpoints and outputs: ``$VLUI_ROOT`` if set, else the checkout, else the current
+    working directory."""
+    if os.environ.get("VLUI_ROOT"):
+        return Path(os.environ["VLUI_ROOT"])
+    return checkout() or Path.cwd()
