@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, Optional, TypeVar
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
@@ -20,6 +20,8 @@ from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from vlui.errors import VluiError
 from vlui.limits import AT_LEAST_1, FRACTION, NON_NEGATIVE, PORT, POSITIVE, SEED, Range
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
+
+T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------------------------------------- paths
@@ -315,21 +317,31 @@ def check_settings(cfg: DictConfig) -> None:
         _check(schema, node, key)
 
 
-def env_settings(value: EnvConfig | DictConfig | Mapping[str, Any]) -> EnvConfig:
-    """The ``env`` settings as their dataclass, checked: from a composed config's ``env`` node, a mapping (a key
-    that is no setting is an error, not ignored) or an :class:`EnvConfig`."""
+def settings(schema: type[T], value: T | DictConfig | Mapping[str, Any], group: str) -> T:
+    """The settings of config group ``group`` as their dataclass ``schema``, checked: from a composed config's node, a
+    mapping (a key that is no setting is an error, not ignored) or an instance."""
     if isinstance(value, DictConfig):
         value = OmegaConf.to_object(value)
     if isinstance(value, Mapping):
-        known = [f.name for f in fields(EnvConfig)]
+        known = [f.name for f in fields(schema)]
         unknown = sorted(set(value) - set(known))
         if unknown:
-            raise VluiError(f"unknown env setting(s) {', '.join(map(str, unknown))}; valid: {', '.join(known)}")
-        value = EnvConfig(**value)
-    if not isinstance(value, EnvConfig):
-        raise VluiError(f"env settings must be a mapping or an EnvConfig, not {type(value).__name__}")
-    _check(EnvConfig, vars(value), "env.")
+            raise VluiError(f"unknown {group} setting(s) {', '.join(map(str, unknown))}; valid: {', '.join(known)}")
+        value = schema(**value)
+    if not isinstance(value, schema):
+        raise VluiError(f"{group} settings must be a mapping or a {schema.__name__}, not {type(value).__name__}")
+    _check(schema, vars(value), f"{group}.")
     return value
+
+
+def env_settings(value: EnvConfig | DictConfig | Mapping[str, Any]) -> EnvConfig:
+    """The ``env`` settings as an :class:`EnvConfig` (see :func:`settings`)."""
+    return settings(EnvConfig, value, "env")
+
+
+def agent_settings(value: AgentConfig | DictConfig | Mapping[str, Any]) -> AgentConfig:
+    """The ``agent`` settings as an :class:`AgentConfig` (see :func:`settings`)."""
+    return settings(AgentConfig, value, "agent")
 
 
 def _check(schema: type, values: Mapping[str, Any] | DictConfig, key: str) -> None:

@@ -93,7 +93,7 @@ def test_a_url_that_is_not_http_and_a_key_with_a_line_break_are_refused_at_once(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-abc def")
     with pytest.raises(VluiError, match=r"the API key in \$OPENAI_API_KEY contains spaces"):
         make_agent({"name": "text", "url": "http://h/v1", "model": "m"})
-    with pytest.raises(VluiError, match="agent.max_retries must be a number at least 0, not -1"):
+    with pytest.raises(VluiError, match="agent.max_retries must be at least 0, not -1"):
         make_agent({"name": "text", "url": "http://h/v1", "model": "m", "max_retries": -1})
 
 

@@ -2,38 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from vlui.agents.expert import ExpertAgent
+from vlui.agents.random_agent import RandomAgent
+from vlui.agents.text_agent import TextAgent
+from vlui.config import AgentConfig, agent_settings
 from vlui.errors import VluiError
 
 AGENTS = ("expert", "random", "policy", "text")
 
 
-def make_agent(cfg: dict[str, Any], seed: int = 0):
-    """An agent from the ``agent`` config group."""
-    name = cfg.get("name")
-    if name == "expert":
-        from vlui.agents.expert import ExpertAgent
-
-        return ExpertAgent(tap_jitter=cfg.get("tap_jitter", 0.0), random_action_prob=cfg.get("random_action_prob", 0.0),
-                           wrong_action_prob=cfg.get("wrong_action_prob", 0.0), seed=seed)
-    if name == "random":
-        from vlui.agents.random_agent import RandomAgent
-
+def make_agent(agent: AgentConfig | Mapping[str, Any], seed: int = 0):
+    """An agent from the ``agent`` settings (a mapping is checked against :class:`~vlui.config.AgentConfig`)."""
+    agent = agent_settings(agent)
+    if agent.name == "expert":
+        return ExpertAgent(tap_jitter=agent.tap_jitter, random_action_prob=agent.random_action_prob,
+                           wrong_action_prob=agent.wrong_action_prob, seed=seed)
+    if agent.name == "random":
         return RandomAgent(seed)
-    if name == "policy":
+    if agent.name == "policy":  # torch, timm and transformers load only when a policy acts
         from vlui.agents.policy_agent import PolicyAgent
 
-        return PolicyAgent(cfg.get("checkpoint"), cfg.get("device", "auto"))
-    if name == "text":
-        from vlui.agents.text_agent import TextAgent
-
-        retries = {k: cfg[k] for k in ("max_retries", "retry_delay_s", "retry_max_delay_s") if k in cfg}
-        return TextAgent(cfg.get("url"), cfg.get("model"), cfg.get("api_key_env", "OPENAI_API_KEY"),
-                         cfg.get("timeout_s", 60.0), **retries)
-    raise VluiError(f"unknown agent {name!r}; choose from: {', '.join(AGENTS)}")
+        return PolicyAgent(agent.checkpoint, agent.device)
+    if agent.name == "text":
+        return TextAgent(agent.url, agent.model, agent.api_key_env, agent.timeout_s, max_retries=agent.max_retries,
+                         retry_delay_s=agent.retry_delay_s, retry_max_delay_s=agent.retry_max_delay_s)
+    raise VluiError(f"unknown agent {agent.name!r}; choose from: {', '.join(AGENTS)}")
 
 
-def needs_xml(cfg: dict[str, Any]) -> bool:
+def needs_xml(agent: AgentConfig | Mapping[str, Any]) -> bool:
     """Whether the agent reads the UI tree (the expert and text agents do)."""
-    return cfg.get("name") in ("expert", "text")
+    return agent_settings(agent).name in ("expert", "text")

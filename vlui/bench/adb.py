@@ -14,9 +14,11 @@ import statistics
 import time
 from collections.abc import Iterator
 
+from vlui.adb.device import AdbDevice
 from vlui.agents.walkthrough import walkthrough
 from vlui.bench import BenchOptions, Record, median_seconds, record
 from vlui.device import Device
+from vlui.served.private_adb import PrivateAdb
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import task_set
 
@@ -62,9 +64,6 @@ def reset_seconds(dev: Device, snapshot: str, repeats: int) -> float:
 
 
 def bench_adb(opts: BenchOptions) -> Iterator[Record]:
-    from vlui.adb.device import AdbDevice
-    from vlui.served.private_adb import PrivateAdb
-
     snapshot = "000"  # a Pixel 3: 1080x2160, the size of most B-MoCA snapshots
     sim = SimDevice(snapshot)
     names = task_set("representative")[: 2 if opts.quick else None]
