@@ -294,6 +294,9 @@ def test_sqlite3_runs_sql_on_a_database_file(phone) -> None:
     assert con.execute("SELECT count(*) FROM t").fetchone() == (2,)
     assert sh(phone, f"sqlite3 {db} 'SELEC nothing'") == ('Error: near "SELEC": syntax error\n', 1)
     assert "favorites" in sh(phone, f"sqlite3 {launcher.LAUNCHER_DB} .tables")[0]
+    schema = "CREATE TABLE t (a INTEGER, b TEXT, c REAL);\n"
+    assert sh(phone, f"sqlite3 {db} .schema") == (schema, 0)
+    assert sh(phone, f"sqlite3 {db} '.schema t'") == (schema, 0) and sh(phone, f"sqlite3 {db} '.schema u'") == ("", 0)
 
 
 def test_file_commands(phone) -> None:

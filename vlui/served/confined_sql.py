@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from vlui.served.device_files import db_bytes, open_db
 
@@ -79,14 +81,15 @@ class ConfinedDb:
     def _progress(self) -> int:
         return 1 if time.monotonic() > self._deadline else 0
 
-    def execute(self, statement: str) -> sqlite3.Cursor:
-        """Run one statement (its rows are read with the cursor; reading them counts against the time limit too).
+    def execute(self, statement: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement with its ``?`` parameters (its rows are read with the cursor; reading them counts
+        against the time limit too).
 
         Raises :class:`sqlite3.Error` with the message a device's sqlite3 prints."""
         self._denied = None
         self._deadline = time.monotonic() + self.timeout_s
         try:
-            return self.con.execute(statement)
+            return self.con.execute(statement, parameters)
         except sqlite3.Error as err:
             raise self._explained(err, statement) from None
 
