@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pytest
 
+from tests.conftest import ROOT
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.agents import make_agent
@@ -140,8 +141,6 @@ def run_cli(script: str, *args: str, cwd) -> subprocess.CompletedProcess:
 
 
 def test_collect_and_evaluate_run_over_adb_as_on_the_simulated_phone(adb, tmp_path):
-    from vlui.android.snapshot import ROOT
-
     common = ["env=adb", f"env.serial={adb.serial}", f"env.adb_port={adb.adb_port}",
               f"env.console_token_file={adb.home / '.emulator_console_auth_token'}", "env.snapshots=[000,109]",
               "tasks=[airplane_on,open_clock]"]

@@ -5,3 +5,7 @@ the UI (files, properties, settings: :mod:`~vlui.served.phone`, :mod:`~vlui.serv
 
 It imports :mod:`vlui.sim` (the phone it serves); nothing in :mod:`vlui.sim` imports it.
 """
+
+from pathlib import Path
+
+DATA_DIR = Path(__file__).resolve().parent / "data"  # what the served phone reports of its packages (YAML)

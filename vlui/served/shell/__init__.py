@@ -1,0 +1,41 @@
+"""The simulated phone's shell: what ``adb shell`` and ``adb exec-out`` run on it.
+
+``Shell(phone).run(command, write, cancelled) -> int`` runs one command line as ``/system/bin/sh -c`` does on an
+Android 10 emulator after ``adb root``: the output (stdout and stderr together, as the legacy ``shell:`` service
+merges them) goes through ``write`` and the exit status is returned. Streaming commands (``logcat`` without ``-d``,
+``sleep``) return when ``cancelled`` is set or the phone closes.
+
+The language is the part of ``sh`` that ADB clients send: POSIX quoting, ``;``, ``&&``, ``||``, ``$?`` and a few
+variables, globs over the phone's files, ``cd``, the redirections ``>``, ``>>`` and ``N>&M``, and ``|`` into the
+line filters ``grep``, ``head``, ``tail``, ``wc``, ``sort`` and ``cat``. Nothing is ever evaluated: the line is
+parsed into words and every command is a Python function over the phone's data. What a real shell would run but
+this one cannot (``$(...)``, backquotes, ``&``, subshells, here-documents) is a syntax error, never something else.
+
+Commands print what Android 10 prints (``input``'s usage, ``wm``'s "Physical size", screencap's raw format,
+uiautomator's "hierchary"), so clients written for a real device work unchanged. Input commands call
+:class:`~vlui.sim.phone.SimDevice` with exactly the arguments an in-process caller passes, so an episode driven over
+ADB leaves the same state and the same log. Where this shell differs from a device on purpose, a comment says so.
+
+The modules, by command family (names with a leading underscore are shared between them, not outside):
+
+- :mod:`~vlui.served.shell.runner`: :class:`Shell` and :data:`~vlui.served.shell.runner.COMMANDS`, the one table of
+  commands by name;
+- :mod:`~vlui.served.shell.language` (lexer, parser, globs) and :mod:`~vlui.served.shell.context` (session, streams,
+  options, environment);
+- :mod:`~vlui.served.shell.filters`: ``cat head tail wc sort grep`` (:data:`~vlui.served.shell.filters.FILTERS`);
+- :mod:`~vlui.served.shell.builtins`: ``echo true false exit sleep cd pwd id whoami sh export unset exec``;
+- :mod:`~vlui.served.shell.files`: ``ls mkdir rm rmdir cp mv touch chmod chown``;
+- :mod:`~vlui.served.shell.system`: ``getprop setprop start stop date settings cmd svc service media``;
+- :mod:`~vlui.served.shell.screen`: ``wm input screencap uiautomator``;
+- :mod:`~vlui.served.shell.log`: ``log logcat``;
+- :mod:`~vlui.served.shell.apps`: ``am monkey pm``;
+- :mod:`~vlui.served.shell.dumpsys`: ``dumpsys``;
+- :mod:`~vlui.served.shell.sqlite`: ``sqlite3``.
+"""
+
+from vlui.served.shell.log import LOG_MAX_PAYLOAD
+from vlui.served.shell.runner import COMMANDS, Shell
+from vlui.served.shell.screen import SCREENCAP_CACHE, rgba8888
+from vlui.served.shell.system import MAX_SET_PROPS, PROP_VALUE_MAX
+
+__all__ = ["COMMANDS", "LOG_MAX_PAYLOAD", "MAX_SET_PROPS", "PROP_VALUE_MAX", "SCREENCAP_CACHE", "Shell", "rgba8888"]

@@ -1,0 +1,250 @@
+"""The line filters a pipe feeds: ``cat``, ``head``, ``tail``, ``wc``, ``sort`` and ``grep`` (basic and extended
+regexes), each a stage that reads its input as it arrives."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from vlui.served.shell.context import _getopt, _PipeClosed, _UsageError
+
+
+class _Stage:
+    """A command after ``|``: what the command before it writes is :meth:`feed` to it."""
+
+    def feed(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> int:
+        return 0
+
+
+class _After(_Stage):
+    """A command that reads no input: it runs when its input ends, and what it was sent is dropped."""
+
+    def __init__(self, run: Callable[[], int]) -> None:
+        self.run = run
+
+    def close(self) -> int:
+        return self.run()
+
+
+class _Filter(_Stage):
+    """A command that reads lines (from its input, or from the files named on its command line)."""
+
+    name = ""
+    flags, valued = "", ""
+
+    def __init__(self, args: list[str], out: Callable[[bytes], None]) -> None:
+        self.out = out
+        self.status = 0
+        self._pending = b""
+        opts, self.files = _getopt(self.normalise(args), self.flags, self.valued)
+        self.setup(opts)
+
+    def normalise(self, args: list[str]) -> list[str]:
+        return args
+
+    def setup(self, opts: list[tuple[str, str]]) -> None:
+        pass
+
+    def feed(self, data: bytes) -> None:
+        *lines, self._pending = (self._pending + data).split(b"\n")
+        for line in lines:
+            self.line(line + b"\n")
+
+    def close(self) -> int:
+        if self._pending:
+            self.line(self._pending)
+            self._pending = b""
+        self.finish()
+        return self.status
+
+    def line(self, line: bytes) -> None:
+        self.out(line)
+
+    def finish(self) -> None:
+        pass
+
+
+class _Cat(_Filter):
+    name, flags = "cat", "uv"
+
+    def feed(self, data: bytes) -> None:
+        self.out(data)
+
+
+def _count_option(args: list[str]) -> list[str]:
+    """``head -5`` is ``head -n 5``."""
+    return [f"-n{a[1:]}" if re.fullmatch(r"-\d+", a) else a for a in args]
+
+
+def _count(value: str) -> int:
+    if not value.isdigit():
+        raise _UsageError(f"Not a number '{value}'")
+    return int(value)
+
+
+class _Head(_Filter):
+    name, valued = "head", "nc"
+
+    def normalise(self, args: list[str]) -> list[str]:
+        return _count_option(args)
+
+    def setup(self, opts: list[tuple[str, str]]) -> None:
+        self.left, self.bytes = 10, False  # lines, or bytes with -c
+        for opt, value in opts:
+            self.left, self.bytes = _count(value), opt == "c"
+
+    def feed(self, data: bytes) -> None:
+        if self.left <= 0:
+            raise _PipeClosed
+        if not self.bytes:
+            super().feed(data)
+            return
+        self.out(data[:self.left])
+        self.left -= min(len(data), self.left)
+        if self.left == 0:
+            raise _PipeClosed
+
+    def line(self, line: bytes) -> None:
+        if self.left > 0:
+            self.out(line)
+            self.left -= 1
+            if self.left == 0:
+                raise _PipeClosed
+
+
+class _Tail(_Filter):
+    name, valued = "tail", "n"
+
+    def normalise(self, args: list[str]) -> list[str]:
+        return _count_option(args)
+
+    def setup(self, opts: list[tuple[str, str]]) -> None:
+        self.count, self.start = 10, None  # the last ``count`` lines, or from line ``start`` (``-n +K``)
+        self.lines: list[bytes] = []
+        for _, value in opts:
+            if value.startswith("+") and value[1:].isdigit():
+                self.start = max(1, int(value[1:]))
+            else:
+                self.count = _count(value)
+
+    def line(self, line: bytes) -> None:
+        self.lines.append(line)
+
+    def finish(self) -> None:
+        keep = self.lines[self.start - 1:] if self.start else (self.lines[-self.count:] if self.count else [])
+        self.out(b"".join(keep))
+
+
+class _Wc(_Filter):
+    name, flags = "wc", "lwcm"
+
+    def setup(self, opts: list[tuple[str, str]]) -> None:
+        self.which = [o for o, _ in opts] or ["l", "w", "c"]
+        self.counts = {"l": 0, "w": 0, "c": 0, "m": 0}
+
+    def line(self, line: bytes) -> None:
+        self.counts["l"] += line.endswith(b"\n")
+        self.counts["w"] += len(line.split())
+        self.counts["c"] += len(line)
+        self.counts["m"] += len(line.decode("utf-8", "replace"))
+
+    def finish(self) -> None:
+        order = [o for o in "lwmc" if o in self.which]
+        self.out((" ".join(str(self.counts[o]) for o in order) + "\n").encode())
+
+
+class _Sort(_Filter):
+    name, flags = "sort", "rnu"
+
+    def setup(self, opts: list[tuple[str, str]]) -> None:
+        self.options = {o for o, _ in opts}
+        self.lines: list[bytes] = []
+
+    def line(self, line: bytes) -> None:
+        self.lines.append(line.rstrip(b"\n"))
+
+    def finish(self) -> None:
+        lines = sorted(set(self.lines)) if "u" in self.options else self.lines
+
+        def number(line: bytes) -> float:
+            m = re.match(rb"\s*-?\d+(\.\d*)?", line)
+            return float(m.group()) if m else 0.0
+
+        lines = sorted(lines, key=number if "n" in self.options else None, reverse="r" in self.options)
+        self.out(b"".join(line + b"\n" for line in lines))
+
+
+_POSIX_CLASSES = {"[:digit:]": "0-9", "[:alpha:]": "A-Za-z", "[:alnum:]": "A-Za-z0-9", "[:upper:]": "A-Z",
+                  "[:lower:]": "a-z", "[:space:]": r"\s", "[:xdigit:]": "0-9A-Fa-f", "[:punct:]": r"!-/:-@\[-`{-~"}
+
+
+def _basic_regex(pattern: str) -> str:
+    """A grep basic regular expression in Python's syntax: there ``\\( \\) \\{ \\} \\| \\+ \\?`` are the operators
+    and the bare characters are literals."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(nxt if nxt in "(){}|+?" else "\\" + nxt)
+            i += 2
+            continue
+        out.append("\\" + c if c in "(){}|+?" else c)
+        i += 1
+    return "".join(out)
+
+
+class _Grep(_Filter):
+    name, flags, valued = "grep", "vEFicqwxnsH", "e"
+
+    def setup(self, opts: list[tuple[str, str]]) -> None:
+        o = {k for k, _ in opts}
+        patterns = [v for k, v in opts if k == "e"]
+        if not patterns:
+            if not self.files:
+                raise _UsageError("no pattern")
+            patterns = [self.files.pop(0)]
+        self.invert, self.count_only, self.quiet, self.numbered = "v" in o, "c" in o, "q" in o, "n" in o
+        regexes = []
+        for p in patterns:
+            for alt in p.split("\n"):
+                if "F" in o:
+                    rx = re.escape(alt)
+                else:
+                    for cls, py in _POSIX_CLASSES.items():
+                        alt = alt.replace(cls, py)
+                    rx = alt if "E" in o else _basic_regex(alt)
+                if "w" in o:
+                    rx = rf"(?<!\w)(?:{rx})(?!\w)"
+                if "x" in o:
+                    rx = rf"^(?:{rx})$"
+                regexes.append(rx)
+        try:
+            self.regex = re.compile("|".join(f"(?:{r})" for r in regexes), re.IGNORECASE if "i" in o else 0)
+        except re.error as err:
+            raise _UsageError(f"bad regex '{'|'.join(patterns)}': {err}") from None
+        self.matches = self.lines_read = 0
+        self.status = 1
+
+    def line(self, line: bytes) -> None:
+        self.lines_read += 1
+        text = line.rstrip(b"\n").decode("utf-8", "surrogateescape")
+        if (self.regex.search(text) is not None) == self.invert:
+            return
+        self.matches += 1
+        self.status = 0
+        if self.quiet:
+            raise _PipeClosed
+        if not self.count_only:
+            prefix = f"{self.lines_read}:".encode() if self.numbered else b""
+            self.out(prefix + line + (b"" if line.endswith(b"\n") else b"\n"))
+
+    def finish(self) -> None:
+        if self.count_only:
+            self.out(f"{self.matches}\n".encode())
+
+
+FILTERS: dict[str, type[_Filter]] = {f.name: f for f in (_Cat, _Grep, _Head, _Tail, _Wc, _Sort)}

@@ -1,0 +1,289 @@
+"""The log: ``log`` (write a line as liblog does) and ``logcat`` (filter specs, ``$ANDROID_LOG_TAGS``, formats,
+``-d``, ``-c``, streaming until cancelled)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from vlui.android.logcat import EPOCH, Entry
+from vlui.served.phone import ServedPhone
+from vlui.served.shell.context import POLL_S, SHELL_PID, _getopt, _Io, _Session, _UsageError
+
+_PRIORITY = {"V": 2, "D": 3, "I": 4, "W": 5, "E": 6, "F": 7, "A": 7, "S": 8}  # android_LogPriority
+
+
+@dataclass
+class _LogQuery:
+    """What one ``logcat`` prints: its options and filter specs."""
+
+    fmt: str = "threadtime"
+    modifiers: frozenset[str] = frozenset()  # -v epoch, -v year, ...: how the time is written
+    dump: bool = False
+    clear: bool = False
+    sizes: bool = False
+    tail: int | None = None  # -t/-T N: start with the last N entries
+    since_ms: int | None = None  # -t/-T TIME: start with the entries at or after TIME
+    max_count: int | None = None
+    default: str = "V"
+    levels: dict[str, str] = field(default_factory=dict)
+    regex: re.Pattern | None = None
+    pid: int | None = None
+    buffers: tuple[str, ...] = ("main", "system", "crash")
+
+    def wants(self, e: Entry) -> bool:
+        level = self.levels.get(e.tag, self.default)
+        return (_PRIORITY.get(e.level, 2) >= _PRIORITY[level] and level != "S"
+                and (self.pid is None or e.pid == self.pid)
+                and (self.regex is None or self.regex.search(e.message) is not None))
+
+    @property
+    def silent_buffers(self) -> bool:
+        """The simulated phone keeps one log, shown for main, system and crash; the other buffers stay empty."""
+        return not set(self.buffers) & {"main", "system", "crash", "all", "default"}
+
+
+_LOG_FORMATS = ("threadtime", "brief", "time", "tag", "process", "thread", "raw", "long")
+
+
+# -v modifiers: epoch, year and usec change the time as on a device; the others (colours, uid, monotonic, ...) are
+# accepted and print as without them
+_LOG_MODIFIERS = ("epoch", "year", "usec", "monotonic", "UTC", "zone", "color", "colour", "descriptive",
+                  "printable", "uid")
+
+
+def _format_entry(fmt: str, e: Entry, modifiers: frozenset[str] = frozenset()) -> str:
+    """``e`` as ``logcat -v FMT`` prints it; a message of several lines gets the header on each, as logcat does."""
+    t = EPOCH + timedelta(milliseconds=e.time_ms)
+    frac = f"{t.microsecond:06d}" if "usec" in modifiers else f"{t.microsecond // 1000:03d}"
+    if "epoch" in modifiers:  # the log's times are ms since the Unix epoch
+        stamp = f"{e.time_ms // 1000:>5d}.{frac}"
+    else:
+        stamp = f"{t:%Y-%m-%d %H:%M:%S}.{frac}" if "year" in modifiers else f"{t:%m-%d %H:%M:%S}.{frac}"
+    if fmt == "long":
+        return f"[ {stamp} {e.pid:5d}:{e.tid:5d} {e.level}/{e.tag:<8} ]\n{e.message}\n\n"
+    prefix = {"threadtime": f"{stamp} {e.pid:5d} {e.tid:5d} {e.level} {e.tag:<8}: ",
+              "brief": f"{e.level}/{e.tag:<8}({e.pid:5d}): ",
+              "time": f"{stamp} {e.level}/{e.tag:<8}({e.pid:5d}): ",
+              "tag": f"{e.level}/{e.tag:<8}: ",
+              "process": f"{e.level}({e.pid:5d}) ",
+              "thread": f"{e.level}({e.pid:5d}:{e.tid:5d}) ",
+              "raw": ""}[fmt]
+    suffix = f"  ({e.tag})" if fmt == "process" else ""
+    return "".join(f"{prefix}{line}{suffix}\n" for line in e.message.split("\n"))
+
+
+def _log_time(value: str, year: int) -> int:
+    """A ``-t``/``-T`` time (``MM-DD hh:mm:ss.mmm``, optionally with the year first) as ms since the epoch."""
+    for fmt, text in (("%m-%d %H:%M:%S.%f", f"{value}"), ("%Y-%m-%d %H:%M:%S.%f", value)):
+        try:
+            when = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        if fmt.startswith("%m"):
+            when = when.replace(year=year)
+        return int((when - EPOCH).total_seconds() * 1000)
+    raise _UsageError(f"-t/-T \"{value}\" is neither a count nor a time like 'MM-DD hh:mm:ss.mmm'")
+
+
+def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _LogQuery:
+    """The query of ``logcat ARGS``. ``env_tags``: ``$ANDROID_LOG_TAGS``, the filter specs used when ARGS give
+    none (``adb logcat`` exports the host's, ``''`` when unset)."""
+    q = _LogQuery()
+    long_options = {"--pid": "pid", "--regex": "-e", "--max-count": "-m", "--format": "-v", "--buffer": "-b",
+                    "--clear": "-c", "--dump": "-d"}
+    short: list[str] = []
+    buffers: list[str] = []
+    args = list(args)
+    while args:
+        arg = args.pop(0)
+        name, eq, value = arg.partition("=")
+        if not arg.startswith("--") or arg == "--":
+            short.append(arg)
+            continue
+        if name not in long_options:
+            raise _UsageError(f"unrecognized option '{arg}'")
+        if name in ("--clear", "--dump"):
+            short.append(long_options[name])
+            continue
+        if not eq:
+            if not args:
+                raise _UsageError(f"option '{name}' requires an argument")
+            value = args.pop(0)
+        if name != "--pid":
+            short += [long_options[name], value]
+        elif value.isdigit():
+            q.pid = int(value)
+        else:
+            raise _UsageError(f"--pid={value} is not a process id")
+    opts, specs = _getopt(short, "cdsgDBLS", "bvtTmeGfrn")
+    for opt, value in opts:
+        if opt == "c":
+            q.clear = True
+        elif opt == "d":
+            q.dump = True
+        elif opt == "s":
+            q.default = "S"
+        elif opt == "g":
+            q.sizes = True
+        elif opt == "v":
+            for word in value.replace(",", " ").split():
+                if word in _LOG_FORMATS:
+                    q.fmt = word
+                elif word in _LOG_MODIFIERS:
+                    q.modifiers |= {word}
+                else:
+                    raise _UsageError(f"Invalid parameter \"{word}\" to -v; the simulated phone prints "
+                                      f"{', '.join(_LOG_FORMATS)} (with {', '.join(_LOG_MODIFIERS)})")
+        elif opt in "tT":
+            q.dump = q.dump or opt == "t"
+            if value.isdigit():
+                q.tail = int(value)
+            else:
+                q.since_ms = _log_time(value, year)
+        elif opt == "m":
+            if not value.isdigit() or int(value) == 0:
+                raise _UsageError(f"-m \"{value}\" isn't an integer greater than zero")
+            q.max_count = int(value)
+        elif opt == "e":
+            try:
+                q.regex = re.compile(value)
+            except re.error as err:
+                raise _UsageError(f"bad regex '{value}': {err}") from None
+        elif opt == "b":
+            buffers += value.split(",")
+        elif opt in "frn":
+            raise _UsageError(f"-{opt} (log files) is not supported by the simulated phone")
+    if buffers:
+        q.buffers = tuple(buffers)
+    from_env = not specs and env_tags is not None
+    for spec in specs or (env_tags or "").split():
+        # as liblog's android_log_addFilterRule: the tag runs to the first ':', the level is the one character after
+        # it (what follows is ignored), and "*" with no level means D
+        tag, colon, rest = spec.partition(":")
+        level = rest[:1].upper() if colon else ("D" if tag == "*" else "V")
+        if not tag or level not in _PRIORITY or level == "A":
+            if from_env:
+                raise _UsageError(f"Invalid filter expression '{spec}' in ANDROID_LOG_TAGS")
+            raise _UsageError(f"Invalid filter expression '{spec}'")
+        if tag == "*":
+            q.default = level
+        else:
+            q.levels[tag] = level
+    return q
+
+
+class _LogPrinter:
+    """Writes entries as one ``logcat`` invocation does: its divider before the first, at most ``max_count``."""
+
+    def __init__(self, q: _LogQuery, out: Callable[[bytes], None]) -> None:
+        self.q, self.out = q, out
+        self.started = False
+        self.printed = 0
+
+    def print(self, entries: list[Entry]) -> bool:
+        """Print what ``entries`` the query wants; True once ``max_count`` lines are out."""
+        if not entries:
+            return False
+        chunks = []
+        if not self.started and (len(self.q.buffers) > 1 or "all" in self.q.buffers):
+            chunks.append("--------- beginning of main\n")  # logcat's divider when it reads several buffers
+        self.started = True
+        done = False
+        for e in entries:
+            if self.q.wants(e):
+                chunks.append(_format_entry(self.q.fmt, e, self.q.modifiers))
+                self.printed += 1
+                if self.q.max_count is not None and self.printed >= self.q.max_count:
+                    done = True
+                    break
+        if chunks:
+            self.out("".join(chunks).encode("utf-8", "surrogateescape"))
+        return done
+
+
+LOG_MAX_PAYLOAD = 4068  # liblog's LOGGER_ENTRY_MAX_PAYLOAD: priority, tag, NUL, message, NUL
+
+
+def _log_payload(tag: str, message: str) -> str:
+    """``message`` as liblog stores it: cut so that the entry's payload fits :data:`LOG_MAX_PAYLOAD` bytes."""
+    room = max(0, LOG_MAX_PAYLOAD - 3 - len(tag.encode("utf-8", "surrogateescape")))
+    raw = message.encode("utf-8", "surrogateescape")
+    return message if len(raw) <= room else raw[:room].decode("utf-8", "ignore")
+
+
+class LogCommands:
+    """The log commands of :class:`~vlui.served.shell.runner.Shell` (a mixin: ``self`` is the shell)."""
+
+    phone: ServedPhone
+
+    # ---------------------------------------------------------------------------------------------- log
+    def _log(self, s: _Session, io: _Io, args: list[str]) -> int:
+        try:
+            opts, words = _getopt(args, "", "pt")
+        except _UsageError as err:
+            io.complain(f"log: {err}\n")
+            return 1
+        level, tag = "I", "log"
+        for opt, value in opts:
+            if opt == "p":
+                if not value or value[0].lower() not in "vdiwef":
+                    io.complain(f"log: bad -p '{value}'\n")
+                    return 1
+                level = value[0].upper()
+            else:
+                tag = value
+        if not words:
+            io.complain("log: Needs 1 argument\n")
+            return 1
+        message = _log_payload(tag, " ".join(words))
+        with self.phone.lock:
+            dev = self.phone.device
+            # Stamped with the latest line's time, which it does not advance: an ADB backend logs a marker after
+            # every input, and markers must not move the lines after them, so the log stays the in-process one.
+            dev.log.write(dev._last_log_ms or dev.state.time_ms, SHELL_PID, SHELL_PID, level, tag, message)
+        return 0
+
+    def _logcat(self, s: _Session, io: _Io, args: list[str]) -> int:
+        with self.phone.lock:
+            year = self.phone.device.now().year
+        try:
+            q = _logcat_query(args, year, s.env.get("ANDROID_LOG_TAGS"))
+        except _UsageError as err:
+            io.complain(f"logcat: {err}\n")
+            return 1
+        if q.clear:
+            with self.phone.lock:
+                self.phone.device.clear_log()
+            return 0
+        if q.sizes:
+            with self.phone.lock:
+                used = sum(len(e.message) + len(e.tag) + 28 for e in self.phone.device.log.entries())
+            for b in q.buffers:
+                io.say(f"{b}: ring buffer is 256 KiB ({min(256, used // 1024)} KiB consumed), max entry is 5120 B, "
+                       "max payload is 4068 B\n")
+            return 0
+        with self.phone.lock:
+            log = self.phone.device.log
+            entries = [] if q.silent_buffers else log.entries()
+            next_seq = log.mark()
+        if q.since_ms is not None:
+            entries = [e for e in entries if e.time_ms >= q.since_ms]
+        if q.tail is not None:  # as logd: the last N entries, then the filters (they run in logcat)
+            entries = entries[-q.tail:] if q.tail else []
+        printer = _LogPrinter(q, io.out)
+        if printer.print(entries) or q.dump:
+            return 0
+        while not self._stopped(s):
+            with self.phone.lock:
+                log = self.phone.device.log
+                if log.mark() == next_seq:
+                    self.phone.log_changed.wait(POLL_S)
+                next_seq = min(next_seq, log.mark())  # a snapshot load may rewind the log's sequence numbers
+                entries = [] if q.silent_buffers else log.entries(next_seq)
+                next_seq = log.mark()
+            if printer.print(entries):  # written unlocked: the network may block
+                return 0
+        return 0
