@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from vlui.agents.walkthrough import task_sheet
-from vlui.errors import VluiError
+from vlui.errors import tool_status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,13 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--columns", type=int, default=7)
     p.add_argument("--out", default="tasks.png")
     args = parser.parse_args(argv)
-    try:
+
+    def sheet() -> int:
         task_sheet(args.snapshot, args.tasks or None, columns=args.columns).save(args.out)
-    except VluiError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(args.out)
-    return 0
+        print(args.out)
+        return 0
+
+    return tool_status(sheet)
 
 
 if __name__ == "__main__":

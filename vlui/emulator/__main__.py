@@ -19,7 +19,7 @@ import sys
 from vlui.adb.device import AdbDevice
 from vlui.android.snapshot import load_snapshot, snapshot_ids
 from vlui.emulator.build import build_steps, run_steps, transcript, write_files
-from vlui.errors import VluiError
+from vlui.errors import VluiError, tool_status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,15 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--files", help="with --print: write the files the commands push into this directory")
     p.add_argument("--envs", help="directory of snapshot files (default: envs/)")
     args = parser.parse_args(argv)
-    try:
-        return build_snapshots(args)
-    except VluiError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    return tool_status(lambda: build_snapshots(args))
 
 
 def build_snapshots(args: argparse.Namespace) -> int:
-
     if args.ids and args.split:
         raise VluiError("give snapshot ids or --split, not both")
     if args.files and not args.print:

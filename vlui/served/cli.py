@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
-import sys
 import threading
 
-from vlui.errors import VluiError
+from vlui.errors import VluiError, tool_status
 from vlui.served.adbd import AdbDaemon, register_emulator
 from vlui.served.console import EmulatorConsole
 from vlui.served.phone import ServedPhone, ServeLimits
@@ -40,11 +39,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     args = parser.parse_args(argv)
-    try:
-        return serve(args)
-    except VluiError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    return tool_status(lambda: serve(args))
 
 
 def serve(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ import sys
 from PIL import Image
 
 from vlui.android.snapshot import ENVS_DIR, bmoca_snapshots, snapshot_ids, write_snapshots
-from vlui.errors import VluiError
+from vlui.errors import tool_status
 from vlui.sim import contact_sheet
 from vlui.sim.phone import SimDevice
 
@@ -40,11 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("csv")
     p.add_argument("--envs", default=None)
     args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except VluiError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    return tool_status(lambda: run(args))
 
 
 def run(args: argparse.Namespace) -> int:
