@@ -32,7 +32,7 @@ from vlui.data.format import encode_png
 from vlui.env.actions import ActionError
 from vlui.env.agent import Agent, BatchAgent
 from vlui.env.env import PhoneEnv
-from vlui.env.text import Element, parse_xml
+from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
 
 

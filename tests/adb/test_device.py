@@ -15,8 +15,8 @@ from tests.conftest import ROOT
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.agents import make_agent
+from vlui.backends import make_device
 from vlui.config import EnvConfig
-from vlui.devices import make_device
 from vlui.env.env import make_env
 from vlui.served.private_adb import PrivateAdb
 from vlui.sim.phone import SimDevice

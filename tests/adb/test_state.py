@@ -9,8 +9,8 @@ import pytest
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.adb.state import READERS, SETTERS
+from vlui.backends import make_device
 from vlui.config import EnvConfig
-from vlui.devices import make_device
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb

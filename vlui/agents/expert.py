@@ -24,7 +24,7 @@ from vlui.android.i18n import Locale, get_locale
 from vlui.android.launcher import LAUNCHABLE
 from vlui.android.state import VOLUME_MAX
 from vlui.env.actions import key_action, normalised_to_action
-from vlui.env.text import Element, parse_xml
+from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
 from vlui.sim.apps.dialer import KEY_IDS
 from vlui.sim.apps.settings import TOP
@@ -41,8 +41,9 @@ SETTINGS_TOP = tuple(key for key, _, _ in TOP)
 APPS = LAUNCHABLE
 
 
-class Stuck(VluiError):
-    """The expert cannot find its way on this screen."""
+class Stuck(RuntimeError):
+    """The expert cannot find its way on this screen: a screen it was not written for, or a bug in it. Not the
+    user's mistake, so not a :class:`VluiError`: the traceback shows where it stood."""
 
 
 @dataclass

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from vlui.env.text import ACTION_HELP, describe, parse_text_action, parse_xml
+from vlui.env.ui_text import ACTION_HELP, describe, parse_text_action, parse_xml
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Task
 

@@ -23,9 +23,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from vlui.backends import make_device, resolve_snapshots
 from vlui.config import EnvConfig, env_settings
 from vlui.device import Device
-from vlui.devices import make_device, resolve_snapshots
 from vlui.env.actions import ActionParser, ParsedAction
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Detector, Task, resolve_tasks

@@ -12,7 +12,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from vlui.env.env import XML_CHARS, PhoneEnv
-from vlui.env.text import describe, parse_text_action, parse_xml
+from vlui.env.ui_text import describe, parse_text_action, parse_xml
 
 
 class TextActions(gym.Wrapper):

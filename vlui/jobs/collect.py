@@ -16,9 +16,9 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
+from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
 from vlui.data.format import DatasetWriter
-from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt

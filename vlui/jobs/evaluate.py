@@ -17,8 +17,8 @@ from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
 from vlui.android.snapshot import load_snapshot
+from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
-from vlui.devices import max_parallel, resolve_snapshots
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.eval import report

@@ -28,7 +28,6 @@ from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.processes import die_with_parent, sigterm_as_interrupt
 
 
-
 def model_settings(cfg: DictConfig) -> tuple[ModelConfig, tuple[int, int]]:
     """The policy a train config asks for: the ``model`` group as its dataclass, and the data's screen size."""
     return OmegaConf.to_object(cfg.model), (cfg.data.image_height, cfg.data.image_width)

@@ -22,7 +22,7 @@ from torch import nn
 
 from vlui.errors import VluiError
 from vlui.models.settings import ModelConfig, from_dict, to_dict
-from vlui.models.text import InstructionCache, TextEncoder
+from vlui.models.text_encoder import InstructionCache, TextEncoder
 from vlui.models.vision import VisionEncoder
 
 EXPORT_VERSION = 2  # 2: settings as {model, image_size}; 1 (still read): one flat mapping

@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw
 
 from vlui.android.snapshot import load_snapshot
 from vlui.sim.phone import SimDevice
-from vlui.sim.text import font
+from vlui.sim.typeset import font
 
 
 def caption(snap_id: str, dev: SimDevice) -> str:

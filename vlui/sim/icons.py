@@ -18,7 +18,7 @@ from typing import Callable, Sequence, Union
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from vlui.errors import VluiError
-from vlui.sim.text import font_file
+from vlui.sim.typeset import font_file
 
 Ink = Union[int, str]  # 255/0 (paint/erase) on a glyph's mask, a hex colour on an app icon
 Point = tuple[float, float]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vlui.sim import icons, text, wallpapers
+from vlui.sim import icons, typeset, wallpapers
 from vlui.sim.theme import Theme
 from vlui.sim.ui import Node
 
@@ -146,7 +146,7 @@ class Renderer:
             x1 += inset
         elif align == "end":
             x2 -= inset
-        line = text.layout(n.text, size, n.bold, max(1, x2 - x1), self.style.cjk, self.style.arabic)
+        line = typeset.layout(n.text, size, n.bold, max(1, x2 - x1), self.style.cjk, self.style.arabic)
         if align == "center":
             x = x1 + (x2 - x1 - line.width) // 2
         elif align == "end":
@@ -156,7 +156,7 @@ class Renderer:
         height = line.ascent + line.descent
         y = y1 + (y2 - y1 - height) // 2 if n.valign == "center" else y1
         for script, chunk, dx in line.runs:
-            m, ox, oy = text.mask(script, chunk, size, n.bold)
+            m, ox, oy = typeset.mask(script, chunk, size, n.bold)
             if m is not None:
                 _paste(img, n.fg, x + dx + ox, y + line.ascent + oy, m)
 

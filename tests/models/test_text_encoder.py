@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from vlui.errors import VluiError
-from vlui.models.text import InstructionCache, TextEncoder
+from vlui.models.text_encoder import InstructionCache, TextEncoder
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"

@@ -14,8 +14,8 @@ from fontTools.ttLib import TTFont
 from PIL import Image
 
 from vlui.android.i18n import HERE, get_locale, locales
-from vlui.sim import text as T
-from vlui.sim.text import ELLIPSIS, FONTS, _fontconfig, font_file, layout, mask, split_runs
+from vlui.sim import typeset as T
+from vlui.sim.typeset import ELLIPSIS, FONTS, _fontconfig, font_file, layout, mask, split_runs
 
 TIMES = [(0, 0), (0, 5), (9, 0), (11, 59), (12, 0), (12, 30), (13, 7), (18, 45), (23, 59)]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vlui.env.text import (
+from vlui.env.ui_text import (
     ACTION_HELP,
     Element,
     TextAction,
