@@ -19,15 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from vlui.android.apps import apps as sim_apps
+from vlui.android.apps import apps as phone_apps
 from vlui.android.i18n import Locale, get_locale
+from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP
 from vlui.android.launcher import LAUNCHABLE
 from vlui.android.state import VOLUME_MAX
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
-from vlui.sim.apps.dialer import KEY_IDS
-from vlui.sim.apps.settings import TOP
 from vlui.tasks.catalog import Task
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"
@@ -37,7 +36,6 @@ DIALER = "com.google.android.dialer"
 SYSTEMUI = "com.android.systemui"
 # What a real Android 10 Pixel shows: the launcher apps' order in Settings and the dial pad's resource ids. The
 # simulated phone is built from the same tables.
-SETTINGS_TOP = tuple(key for key, _, _ in TOP)
 APPS = LAUNCHABLE
 
 
@@ -410,7 +408,7 @@ def _call(number: str):
             return Gesture("tap", s.one(":id/dialpad_floating_action_button"))
         if not number.startswith(typed):
             return Gesture("tap", s.one(":id/deleteButton"))
-        return Gesture("tap", s.one(f"{DIALER}:id/{KEY_IDS[number[len(typed)]]}"))
+        return Gesture("tap", s.one(f"{DIALER}:id/{DIALPAD_KEY_IDS[number[len(typed)]]}"))
     return recipe
 
 
@@ -482,7 +480,7 @@ def _in_app(app: str, *steps):
     """Open ``app``, then tap what ``steps`` find, in order: each step taps the furthest one on screen, and a
     screen of the app with none of them (a page off the path) is left with BACK."""
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        if s.package != sim_apps()[app].package:
+        if s.package != phone_apps()[app].package:
             return ex.open_app(s, app)
         for find in reversed(steps):
             target = find(s)
@@ -494,7 +492,7 @@ def _in_app(app: str, *steps):
 
 def _search_google(ex: ExpertAgent, s: Screen) -> Gesture:
     """The home screen's Google search bar opens the Google app with its search field focused."""
-    if s.package == sim_apps()["google"].package and s.one(":id/search_box") is not None:
+    if s.package == phone_apps()["google"].package and s.one(":id/search_box") is not None:
         return Gesture("tap", s.one(":id/search_box"))
     bar = s.one(f"{LAUNCHER}:id/search_container_hotseat")
     if bar is not None:

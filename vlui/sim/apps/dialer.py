@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from vlui.android.apps import apps
+from vlui.android.ids import DIALPAD_KEY_IDS
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
 
@@ -19,8 +20,6 @@ DIALABLE = "0123456789*#+,;"  # what the dial pad's field keeps of typed text (P
 EMERGENCY_NUMBERS = ("911", "112", "999", "000", "110", "119", "08")
 KEYPAD = (("1", ""), ("2", "ABC"), ("3", "DEF"), ("4", "GHI"), ("5", "JKL"), ("6", "MNO"), ("7", "PQRS"),
           ("8", "TUV"), ("9", "WXYZ"), ("*", ""), ("0", "+"), ("#", ""))
-KEY_IDS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
-           "8": "eight", "9": "nine", "*": "star", "#": "pound"}  # resource ids of the dial pad keys
 CALL_GREEN = (30, 142, 62)
 END_RED = (217, 48, 37)
 
@@ -170,7 +169,7 @@ def keypad(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
             st.digits += d
 
         key = Node(cls="android.widget.FrameLayout", bounds=(kx, ky, kx + key_w, ky + key_h), package=PKG,
-                   rid=f"{PKG}:id/{KEY_IDS[digit]}",
+                   rid=f"{PKG}:id/{DIALPAD_KEY_IDS[digit]}",
                    desc=f"{digit},{letters}" if letters else digit, on_tap=press, mirror=False)
         key.add(Node(bounds=(kx, ky, kx + key_w, ky + key_h * 2 // 3), text=digit, size=ctx.sp(30), align="center",
                      fg=ctx.theme.on_surface, visual=True, mirror=False))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from vlui.android.i18n import locales
+from vlui.android.ids import SETTINGS_TOP
 from vlui.android.launcher import LAUNCHABLE, search_matches
 from vlui.android.state import VOLUME_MAX, VOLUME_MIN, brightness_percent
 from vlui.sim import services
@@ -22,25 +23,9 @@ if TYPE_CHECKING:
 PKG = "com.android.settings"
 SUBSETTINGS = f"{PKG}/.SubSettings"
 
-# top-level rows: (string key, glyph, page)
-TOP = (
-    ("network", "network", "network"),
-    ("connected", "connected", "connected"),
-    ("apps", "apps", "apps"),
-    ("battery", "battery_setting", "battery"),
-    ("display", "display", "display"),
-    ("sound", "sound", "sound"),
-    ("storage", "storage", "storage"),
-    ("privacy", "privacy", "privacy"),
-    ("location", "location", "location"),
-    ("security", "security", "security"),
-    ("accounts", "accounts", "accounts"),
-    ("accessibility", "accessibility", "accessibility"),
-    ("wellbeing", "wellbeing", "wellbeing"),
-    ("google", "google", "google"),
-    ("system", "system", "system"),
-    ("about", "info", "about"),
-)
+# top-level rows: (string key, glyph, page); a row's glyph is named after it but for two
+_TOP_GLYPHS = {"battery": "battery_setting", "about": "info"}
+TOP = tuple((key, _TOP_GLYPHS.get(key, key), key) for key in SETTINGS_TOP)
 
 # page -> the fragment class SubSettings shows
 FRAGMENTS = {

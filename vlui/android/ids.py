@@ -1,0 +1,12 @@
+"""Resource ids and screen structure of the Android 10 apps the tasks use, as uiautomator reports them: what the
+simulated apps draw (:mod:`vlui.sim.apps`) and what the expert looks for (:mod:`vlui.agents.expert`)."""
+
+from __future__ import annotations
+
+# The Pixel dialer's dial pad keys: com.google.android.dialer:id/<name>.
+DIALPAD_KEY_IDS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six",
+                   "7": "seven", "8": "eight", "9": "nine", "*": "star", "#": "pound"}
+
+# Settings' top-level rows, top to bottom: each row's string key, which is also the page it opens.
+SETTINGS_TOP = ("network", "connected", "apps", "battery", "display", "sound", "storage", "privacy", "location",
+                "security", "accounts", "accessibility", "wellbeing", "google", "system", "about")
