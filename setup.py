@@ -16,7 +16,9 @@ class BuildPy(build_py):
         if getattr(self, "editable_mode", False):  # an editable install reads the checkout's folders directly
             return
         for name in ("configs", "envs"):
-            shutil.copytree(ROOT / name, Path(self.build_lib) / "vlui" / "_data" / name, dirs_exist_ok=True)
+            target = Path(self.build_lib) / "vlui" / "_data" / name
+            shutil.rmtree(target, ignore_errors=True)  # a file deleted since the last build must not ship
+            shutil.copytree(ROOT / name, target)
 
 
 setup(cmdclass={"build_py": BuildPy})
