@@ -77,8 +77,9 @@ def _collect(cfg: DictConfig, path: Path) -> None:
     """Run collect.py for the dataset as a child that dies with this process (it would otherwise go on writing
     the dataset a new run of train reads) and is stopped when this one is interrupted."""
     root = Path(cfg.paths.root_dir)
-    cmd = [sys.executable, str(root / "collect.py"), f"dataset={cfg.data.name}", f"paths.data_dir={path.parent}",
-           f"hydra.run.dir={cfg.paths.output_dir}/collect"]
+    # the collect job as collect.py and vlui-collect run it: there is no collect.py in an installed package
+    cmd = [sys.executable, "-c", "from vlui.cli import collect; collect()", f"dataset={cfg.data.name}",
+           f"paths.data_dir={path.parent}", f"hydra.run.dir={cfg.paths.output_dir}/collect"]
     with sigterm_as_interrupt():
         child = subprocess.Popen(cmd, cwd=root, preexec_fn=die_with_parent)
         try:
