@@ -7,7 +7,9 @@ The entry points stay one line long; the jobs are plain functions of a composed 
 from __future__ import annotations
 
 import errno
+import importlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -69,9 +71,6 @@ def entry_point(config_name: str, job_path: str) -> None:
     """What ``train.py``, ``collect.py`` and ``evaluate.py`` run: the job ``module:function`` as a Hydra program.
     The job's module (and with it torch) is imported here, so that Ctrl-C while it loads, or anywhere a job does not
     handle it, is one line and exit status 130 rather than a traceback."""
-    import importlib
-    import signal
-
     def interrupted(*_) -> None:
         print(INTERRUPTED, file=sys.stderr, flush=True)
         os._exit(130)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from vlui.errors import VluiError
 
@@ -45,8 +46,6 @@ class Device(ABC):
 
     def observation(self, height: int, width: int) -> np.ndarray:
         """The screen resized to ``(height, width, 3)`` uint8. Backends may render at that size directly."""
-        from PIL import Image
-
         img = Image.fromarray(self.screenshot()).resize((width, height), Image.BILINEAR)
         return np.asarray(img)
 

@@ -182,7 +182,7 @@ def test_intents_no_app_takes_fail_as_am_reports_them(phone, args: str, shown: s
 
 
 def test_every_intent_filter_opens_a_page_or_screen_that_exists() -> None:
-    from vlui.sim.intents import filters
+    from vlui.android.intents import filters
 
     for f in filters():
         assert f.app in apps(), f

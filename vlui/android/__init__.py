@@ -1,6 +1,7 @@
 """What an Android 10 phone is, independent of how it is simulated or reached: the snapshot schema and its
 validation (:mod:`~vlui.android.snapshot`, with the device profiles), locales and their strings
-(:mod:`~vlui.android.i18n`), the apps and their components (:mod:`~vlui.android.apps`), key codes
+(:mod:`~vlui.android.i18n`), the apps and their components (:mod:`~vlui.android.apps`), the implicit intents they
+resolve (:mod:`~vlui.android.intents`), resource ids (:mod:`~vlui.android.ids`), key codes
 (:mod:`~vlui.android.keys`), the launcher's grid, layouts and database (:mod:`~vlui.android.launcher`), the log's line
 format and buffer (:mod:`~vlui.android.logcat`) and the state a phone keeps between touches
 (:mod:`~vlui.android.state`).

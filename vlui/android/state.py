@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import copy
 import math
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,8 +113,6 @@ def state_problem(fields: dict[str, Any]) -> str | None:
     """Why ``fields`` (a snapshot's or a task's starting state) cannot set a :class:`DeviceState`, or None: an
     unknown field (the known ones are listed), a value of the wrong type, a number out of range, an unknown volume
     stream. Checked when the snapshot is read, before any episode runs."""
-    import typing
-
     hints = typing.get_type_hints(DeviceState)
     settable = sorted(set(hints) - {"time_ms"})  # the clock comes from the snapshot's own ``time``
     for name, value in fields.items():
@@ -143,9 +143,6 @@ def _volume_problem(value: Any) -> str | None:
 
 def _fits(value: Any, hint: Any) -> bool:
     """Whether a plain YAML value has the type ``hint`` (bool, int, str, None, list[...], dict[...], tuple, unions)."""
-    import types
-    import typing
-
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         return any(_fits(value, a) for a in args)
@@ -171,9 +168,6 @@ def _fits(value: Any, hint: Any) -> bool:
 
 def _describe(hint: Any) -> str:
     """``hint`` in words a snapshot's author reads."""
-    import types
-    import typing
-
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         return " or ".join(_describe(a) for a in args)

@@ -7,6 +7,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import imageio.v2 as imageio
+import numpy as np
+from PIL import Image, ImageDraw
+
 from vlui.eval.metrics import mean_stderr, wilson_interval
 
 
@@ -185,10 +189,6 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
 
 def gif(frames: list, actions: list[list[float]], path: Path, scale: int = 2) -> None:
     """The episode's observations with each gesture drawn: a dot for a tap, an arrow for a swipe."""
-    import imageio.v2 as imageio
-    import numpy as np
-    from PIL import Image, ImageDraw
-
     images = []
     for i, frame in enumerate(frames):
         im = Image.fromarray(frame).resize((frame.shape[1] * scale, frame.shape[0] * scale), Image.NEAREST)

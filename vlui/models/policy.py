@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_model
 from torch import nn
 
 from vlui.errors import VluiError
@@ -132,8 +134,6 @@ def export_policy(policy: VLUIPolicy, directory: str | Path, metadata: dict[str,
 
     Each file is written under a temporary name and renamed into place, so a full disk or a kill leaves the previous
     export (or none), never half a file."""
-    from safetensors.torch import save_model
-
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     weights, cfg_path = directory / "model.safetensors", directory / "config.json"
@@ -164,9 +164,6 @@ def load_policy(checkpoint: str | Path, device: str | torch.device = "cpu") -> V
 
 
 def _load_export(directory: Path) -> VLUIPolicy:
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
-
     if directory.is_dir() and (directory / "policy").is_dir():
         directory = directory / "policy"  # the run's checkpoint folder
     cfg_path, weights = directory / "config.json", directory / "model.safetensors"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import timm
 import torch
+from safetensors.torch import load_file
 from torch import nn
 
 from vlui.errors import VluiError
@@ -58,8 +59,6 @@ def _file_state_dict(path: str) -> dict[str, torch.Tensor]:
     if not p.exists():
         raise VluiError(f"pretrained weights file {path} does not exist")
     if p.suffix == ".safetensors":
-        from safetensors.torch import load_file
-
         return load_file(str(p))
     return torch.load(str(p), map_location="cpu", weights_only=True)
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from vlui.android import intents as android_intents
 from vlui.android.apps import apps, short_component
 from vlui.served import DATA_DIR, configure
 from vlui.served.phone import ServedPhone
@@ -128,9 +129,9 @@ class AppCommands:
                         raise IndexError(arg)
                     try:  # Intent.parseCommandArgs decodes these at once; a bad one is am's exception
                         if arg == "--ei":
-                            intents.java_int(args[1])
+                            android_intents.java_int(args[1])
                         elif arg == "--ez":
-                            intents.java_bool(args[1])
+                            android_intents.java_bool(args[1])
                     except ValueError:
                         io.complain("Exception occurred while executing:\n" + (
                             f"java.lang.NumberFormatException: For input string: \"{args[1]}\"\n" if arg == "--ei"
@@ -164,8 +165,8 @@ class AppCommands:
                 self.phone.device._invalidate()
             return 0
         key = self._resolve(intent)
-        target = None if key is not None else intents.resolve(intent.action, intent.data, intent.categories,
-                                                               intent.package, intent.component)
+        target = None if key is not None else android_intents.resolve(
+            intent.action, intent.data, intent.categories, intent.package, intent.component)
         if target is not None:  # an activity that takes the intent: a Settings page, the dial pad, Clock
             info = apps()[target.app]
             if stop_first:
@@ -246,7 +247,7 @@ class AppCommands:
     def _resolve(self, intent: _Intent) -> str | None:
         """The app whose launcher activity an intent starts. Explicit: the app with that launcher activity.
         Implicit: the launcher intent (MAIN/LAUNCHER) of a package given with ``-p``. Other implicit intents the
-        apps take (``android.settings.*``, ``DIAL tel:``, ``SET_ALARM``) are :func:`vlui.sim.intents.resolve`'s."""
+        apps take (``android.settings.*``, ``DIAL tel:``, ``SET_ALARM``) are :func:`vlui.android.intents.resolve`'s."""
         for key, info in apps().items():
             if intent.component is not None:
                 if intent.component == (info.package, info.activity):

@@ -1,0 +1,80 @@
+"""Implicit intents as an Android 10 Pixel image resolves them: which app's activity takes an intent, as the apps'
+manifests declare it (``vlui/android/data/intents.yaml``), the extras ``am`` passes with their Java types, and how
+``am`` reads numbers and booleans. What an activity then does with an intent is the simulator's
+(:mod:`vlui.sim.intents`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import yaml
+
+from vlui.android.apps import DATA_DIR, apps
+
+CATEGORY_DEFAULT = "android.intent.category.DEFAULT"  # startActivity adds it: every filter here declares it
+# AlarmClock's extras (android.provider.AlarmClock)
+EXTRA_HOUR, EXTRA_MINUTES = "android.intent.extra.alarm.HOUR", "android.intent.extra.alarm.MINUTES"
+EXTRA_MESSAGE, EXTRA_SKIP_UI = "android.intent.extra.alarm.MESSAGE", "android.intent.extra.alarm.SKIP_UI"
+# am's extra options -> the Java type Intent.get<Type>Extra finds
+EXTRA_TYPES = {"--ei": "java.lang.Integer", "--es": "java.lang.String", "-e": "java.lang.String",
+               "--ez": "java.lang.Boolean", "--el": "java.lang.Long", "--ef": "java.lang.Float",
+               "--eu": "android.net.Uri$StringUri"}
+
+
+@dataclass(frozen=True)
+class IntentFilter:
+    action: str
+    app: str  # an app key of apps.yaml
+    activity: str  # the class that resolves it
+    opens: str  # "settings:<page>", "dial", "set_alarm" or "show_alarms"
+    schemes: tuple[str, ...] = ("none",)  # data schemes it takes; "none": an intent without data
+
+
+@lru_cache(maxsize=1)
+def filters() -> tuple[IntentFilter, ...]:
+    data = yaml.safe_load((DATA_DIR / "intents.yaml").read_text())
+    return tuple(IntentFilter(**{**f, "schemes": tuple(f.get("schemes", ("none",)))}) for f in data)
+
+
+def resolve(action: str | None, data: str | None, categories: list[str], package: str | None,
+            component: tuple[str, str] | None) -> IntentFilter | None:
+    """The filter that takes an intent, or None. An explicit component names the activity (any action it declares
+    is taken, the first one otherwise); an implicit intent needs the action, a data scheme the filter takes, only
+    the DEFAULT category, and the package given with ``-p`` if any."""
+    if component is not None:
+        named = [f for f in filters() if (apps()[f.app].package, f.activity) == component]
+        return next((f for f in named if f.action == action), named[0] if named else None)
+    scheme = data.partition(":")[0].lower() if data and ":" in data else "none" if not data else None
+    for f in filters():
+        if (f.action == action and scheme in f.schemes and set(categories) <= {CATEGORY_DEFAULT}
+                and package in (None, apps()[f.app].package)):
+            return f
+    return None
+
+
+def java_int(text: str) -> int:
+    """``Integer.decode`` (``12``, ``-7``, ``0x1F``, ``#1F``, ``017``), as ``am``'s ``--ei`` reads a value;
+    ValueError otherwise."""
+    t = text.strip()
+    sign = -1 if t.startswith("-") else 1
+    t = t.lstrip("+-")
+    if t[:2].lower() == "0x" or t[:1] == "#":
+        value = int(t[2:] if t[:1] == "0" else t[1:], 16)
+    elif len(t) > 1 and t.startswith("0"):
+        value = int(t[1:], 8)
+    else:
+        value = int(t, 10)
+    value *= sign
+    if not -2**31 <= value < 2**31:
+        raise ValueError(text)
+    return value
+
+
+def java_bool(text: str) -> bool:
+    """``am``'s ``--ez``: true/t, false/f, or a number (non-zero is true); ValueError otherwise."""
+    if text in ("true", "t"):
+        return True
+    if text in ("false", "f"):
+        return False
+    return java_int(text) != 0
