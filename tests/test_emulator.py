@@ -16,9 +16,9 @@ import pytest
 from PIL import Image
 
 from vlui.android import launcher
-from vlui.android.snapshot import load_snapshot, snapshot_ids
+from vlui.android.snapshot import load_snapshot, snapshot_ids, snapshot_refs
 from vlui.emulator.__main__ import main
-from vlui.emulator.build import SimTarget, Step, build_steps, run_steps, transcript
+from vlui.emulator.build import SimTarget, Step, build_steps, not_built, run_steps, transcript
 from vlui.errors import VluiError
 from vlui.served import device_files
 from vlui.served.phone import ServedPhone
@@ -158,6 +158,25 @@ def test_a_snapshot_built_on_the_served_phone_looks_exactly_like_the_snapshot(st
     assert built.now() == fresh.now()
     built.tap(*next(n.bounds[:2] for n in built.frame().walk() if n.desc == fresh.locale.t("app.settings")))
     assert built.state.top == "settings"  # and it works as one
+
+
+def test_a_generated_configuration_builds_with_its_status_bar_as_far_as_a_device_allows() -> None:
+    """Battery, charging and signal are built (dumpsys battery, the console's gsm signal-profile); the Wi-Fi bars and
+    notifications cannot be, and are listed as not built."""
+    snap = next(s for s in (load_snapshot(r) for r in snapshot_refs("random:200", seed=3))
+                if s.device == "Pixel 3" and s.clock_dial == "circle" and s.wallpaper.startswith("procedural-")
+                and s.state["notifications"])
+    assert [w.split(" (")[0] for w in not_built(snap)] == ["wifi_level", "notifications"]
+    phone = ServedPhone("000")
+    run_steps(build_steps(snap, name="g"), SimTarget(phone))
+    phone.load_snapshot("g")
+    built = phone.device
+    st = snap.state
+    assert (built.state.battery_level, built.state.charging, built.state.signal_level) == (
+        st["battery_level"], st["charging"], st["signal_level"])
+    buildable = {k: v for k, v in st.items() if k not in ("wifi_level", "notifications")}
+    fresh = SimDevice(dataclasses.replace(snap, state=buildable))
+    assert built.ui_xml() == fresh.ui_xml() and np.array_equal(built.screenshot(), fresh.screenshot())
 
 
 def test_a_build_refuses_another_screen_size() -> None:

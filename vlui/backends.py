@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from vlui.adb.device import AdbDevice, claim
-from vlui.android.snapshot import SPLITS, load_snapshot, snapshot_ids
+from vlui.android.snapshot import load_snapshot, snapshot_refs
 from vlui.config import EnvConfig
 from vlui.device import Device
 from vlui.errors import VluiError
@@ -15,15 +14,11 @@ from vlui.tasks import templates
 from vlui.tasks.catalog import tasks
 
 
-def resolve_snapshots(spec: Any) -> list[str]:
-    """Snapshot references from a config value: ``train``, ``test``, ``all``, one id or file, or a list of them.
-    Every one is loaded once here, so a typo fails before anything runs."""
-    if isinstance(spec, (str, int)):
-        refs = snapshot_ids(spec) if spec in SPLITS else [str(spec)]
-    else:
-        refs = [str(s) for s in spec]
-    if not refs:
-        raise VluiError("the snapshot list is empty")
+def resolve_snapshots(env: EnvConfig) -> list[str]:
+    """The snapshot references of ``env.snapshots``: ``train``, ``test``, ``all``, ``random:N``/``heldout:N``
+    (generated configurations, :attr:`EnvConfig.generator`), one id or file, or a list of them. Every one is loaded
+    once here, so a typo fails before anything runs."""
+    refs = snapshot_refs(env.snapshots, env.generator.seed, env.generator.holdout)
     for ref in refs:
         load_snapshot(ref)
     return [str(Path(r).resolve()) if r.endswith((".yaml", ".yml")) else r for r in refs]

@@ -11,7 +11,7 @@ import importlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,11 @@ def slug(value: Any) -> str:
     """A folder-name-safe label for a config value: the last two parts of a path, a set name, ``none``."""
     if value is None:
         return "none"
+    if isinstance(value, Mapping):  # policies to compare: their names
+        return "-vs-".join(slug(k) for k in value) or "none"
+    if isinstance(value, Sequence) and not isinstance(value, str):  # one recipe's seeds: the first, and how many
+        items = list(value)
+        return slug(items[0]) + (f"-and-{len(items) - 1}-more" if len(items) > 1 else "") if items else "none"
     parts = [p for p in str(value).replace("\\", "/").split("/") if p and p != "policy"][-2:]
     return "-".join("".join(c if c.isalnum() or c in "._-" else "_" for c in p) for p in parts) or "none"
 

@@ -109,11 +109,23 @@ class DataConfig:
 
 # --------------------------------------------------------------------------------------------------------- env
 @dataclass
+class GeneratorConfig:
+    """Generated device configurations (``env.snapshots=random:N`` / ``heldout:N``; docs/generation.md)."""
+
+    seed: int = 0  # which configurations random:N draws: gen-<seed>-<index>
+    # axis -> values kept out of random:N (and the only ones heldout:N draws), e.g. {locale: [ja-JP], device: [tablet]}
+    holdout: dict[str, Any] = field(default_factory=dict)
+
+    LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED}
+
+
+@dataclass
 class EnvConfig:
     """The device an agent acts on, and how actions and observations are shaped."""
 
     backend: str = "sim"  # "sim" | "adb"
-    snapshots: Any = "train"  # "train" | "test" | "all" | a list of ids | a list of snapshot files
+    snapshots: Any = "train"  # "train" | "test" | "all" | "random:N" | "heldout:N" | ids, files, or a list of these
+    generator: GeneratorConfig = field(default_factory=GeneratorConfig)
     # adb backend (docs/adb.md)
     serial: Any = None  # a device serial (emulator-5554, 127.0.0.1:5555) or a list: one per parallel environment
     adb_host: str = "127.0.0.1"
@@ -260,7 +272,9 @@ class CollectJobConfig:
 class EvaluateJobConfig:
     task_name: str = "evaluate"
     seed: int = 0
-    checkpoint: Optional[str] = None
+    # a policy (an export folder, a run folder or a .ckpt); a glob or a list of them: the same recipe trained with
+    # different seeds (mean ± s.e. across them); a mapping name -> any of these: policies to compare
+    checkpoint: Any = None
     tasks: Any = "representative"  # a named set, a list of task ids, or template:<name> entries (below)
     task_seed: int = 0  # template:<name> entries: the seed that draws their instances (vlui/tasks/templates.py)
     task_count: int = 10  # instances drawn per template

@@ -39,7 +39,8 @@ from vlui.errors import VluiError
 @dataclass(frozen=True)
 class Job:
     """One episode to run: a task on a snapshot from a seed. ``run`` and ``episode`` tell repeats apart (an
-    evaluation's runs, several episodes per pair); ``id`` is a collection's episode id."""
+    evaluation's runs, several episodes per pair); ``id`` is a collection's episode id; ``policy`` which of several
+    policies acts (an evaluation of several checkpoints), None when there is one."""
 
     task: str
     snapshot: str
@@ -47,10 +48,12 @@ class Job:
     run: int = 0
     episode: int = 0
     id: int = 0
+    policy: int | None = None
 
     @property
     def key(self) -> str:
-        return f"{self.run}/{self.task}/{self.snapshot}/{self.episode}"
+        head = f"p{self.policy}/" if self.policy is not None else ""
+        return f"{head}{self.run}/{self.task}/{self.snapshot}/{self.episode}"
 
 
 @dataclass

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vlui.android.snapshot import ENVS_DIR, device_profiles, load_snapshot, read_snapshot, snapshot_ids
+from vlui.android.profiles import device_profiles
+from vlui.android.snapshot import ENVS_DIR, load_snapshot, read_snapshot, snapshot_ids
 from vlui.errors import VluiError
 
 ROOT = Path(__file__).resolve().parents[2]

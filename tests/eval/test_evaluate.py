@@ -8,6 +8,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
+import torch
 
 from tests.conftest import run_python
 from vlui.cli import compose
@@ -36,7 +37,10 @@ def test_expert_scores_100_percent_and_the_results_are_complete(tmp_path: Path) 
     assert out["overall"]["adaptive"]["tcr"] == 1.0 and out["overall"]["adaptive"]["tr_normalised"] == 1.0
     assert out["per_split"].keys() == {"train", "test"}
     md = (tmp_path / "out" / "results.md").read_text()
-    assert "| airplane_on | 100.0% ± 0.0 |" in md
+    # the deterministic expert on the deterministic phone: the two runs are the same, and the report says so
+    assert out["repeats"] == {"runs": 2, "identical": True, "differing_episodes": 0}
+    assert "| task | success (2 identical runs) |" in md and "| airplane_on | 100.0% |" in md
+    assert "± 0.0" not in md and "The 2 runs are identical repeats" in md
     assert (tmp_path / "out" / "success_per_task.png").exists() and (tmp_path / "out" / "train_vs_test.png").exists()
 
 
@@ -51,7 +55,7 @@ def test_template_instances_are_reported_per_instance_in_json_and_pooled_per_tem
     assert out["per_split_family"]["test"]["call_number"]["episodes"] == 4
     assert out["overall"]["adaptive"]["tcr"] == 1.0  # the expert's own episodes are its reference
     md = (tmp_path / "out" / "results.md").read_text()
-    assert "| set_volume (4 instances) | 100.0% ± 0.0 |" in md and "| call_911 | 100.0% ± 0.0 |" in md
+    assert "| set_volume (4 instances) | 100.0% |" in md and "| call_911 | 100.0% |" in md
     assert "| task | test | train |" in md and "| call_number | 100% | 100% |" in md
 
 
@@ -85,6 +89,51 @@ def test_a_trained_policy_export_is_evaluated_in_batches(tmp_path: Path) -> None
     assert result["episodes"] == 6
     with pytest.raises(VluiError, match="the policy takes 64x32 screens but the environment gives 256x128"):
         evaluate.run(compose("evaluate", [f"checkpoint={tmp_path}/run"], output_dir=tmp_path / "out2"))
+
+
+def _export_tiny(path: Path, seed: int) -> None:
+    torch.manual_seed(seed)
+    export_policy(VLUIPolicy(ModelConfig(text=TextConfig(size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32, 32]),
+                             (64, 32)), path / "policy")
+
+
+def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(tmp_path: Path) -> None:
+    for seed in range(3):
+        _export_tiny(tmp_path / "exp" / f"bc-seed{seed}", seed)
+        _export_tiny(tmp_path / "exp" / f"iql-seed{seed}", 10 + seed)
+    small = ("env.snapshots=[100,101]", "tasks=[open_clock,airplane_on]", "runs=2", "env.observation_height=64",
+             "env.observation_width=32", "adaptive_metrics=false", "parallel_envs=4")
+    result = evaluate.run(cfg(tmp_path, f"checkpoint={{bc: '{tmp_path}/exp/bc-*', iql: '{tmp_path}/exp/iql-*'}}",
+                              *small))
+    assert result["episodes"] == 6 * 2 * 2 * 2  # 6 policies x 2 tasks x 2 snapshots x 2 runs
+    out = json.loads((tmp_path / "out" / "results.json").read_text())
+    bc = out["seeds"]["groups"]["bc"]
+    assert bc["checkpoints"] == [f"{tmp_path}/exp/bc-seed{s}" for s in range(3)]
+    assert bc["overall"]["seeds"] == 3 and set(bc["overall"]["per_policy"]) == set(bc["checkpoints"])
+    assert set(bc["per_family"]) == {"open_clock", "airplane_on"}
+    rates = list(bc["overall"]["per_policy"].values())
+    assert bc["overall"]["mean"] == pytest.approx(sum(rates) / 3)
+    (comparison,) = out["seeds"]["comparisons"]
+    assert comparison["a"] == "bc" and comparison["b"] == "iql" and 0 <= comparison["p_value"] <= 1
+    # every policy ran the same episodes with the same seeds, and every episode says which policy acted
+    by_policy = {}
+    for r in out["records"]:
+        by_policy.setdefault(r["checkpoint"], set()).add((r["task"], r["snapshot"], r["run"], r["seed"]))
+    assert len(by_policy) == 6 and len({frozenset(v) for v in by_policy.values()}) == 1
+    md = (tmp_path / "out" / "results.md").read_text()
+    assert "| task | bc (3 seeds, mean ± s.e. across seeds) | iql (3 seeds, mean ± s.e. across seeds) |" in md
+    assert "bc − iql: " in md and "Welch's t-test across seeds" in md
+    # resuming with the same policies runs nothing again; other policies in the same folder are refused
+    again = evaluate.run(cfg(tmp_path, f"checkpoint={{bc: '{tmp_path}/exp/bc-*', iql: '{tmp_path}/exp/iql-*'}}",
+                             *small))
+    assert again["episodes"] == result["episodes"]
+    with pytest.raises(VluiError, match="other settings"):
+        evaluate.run(cfg(tmp_path, f"checkpoint={tmp_path}/exp/bc-*", *small))
+
+
+def test_a_glob_that_matches_no_policy_is_one_line() -> None:
+    out = run_python("evaluate.py", "checkpoint=checkpoints/nothing-here-*/x", "hydra.run.dir=/tmp/vlui-test-glob")
+    assert out.returncode == 2 and "matches no policy" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_missing_checkpoint_and_unknown_task_are_one_line_errors() -> None:

@@ -147,7 +147,15 @@ def test_dumpsys_services_tools_read(pa):
     power = adb(pa, "shell", "dumpsys power").stdout
     assert "mWakefulness=Awake" in power and "Display Power: state=ON" in power
     battery = adb(pa, "shell", "dumpsys battery").stdout
-    assert "  level: 100\n" in battery and "  AC powered: true\n" in battery
+    assert "  level: 100\n" in battery and "  AC powered: false\n" in battery and "  status: 3\n" in battery
+    # BatteryService's shell commands set what the battery reports, and the status bar shows it
+    assert adb(pa, "shell", "dumpsys battery set level 42").returncode == 0
+    assert adb(pa, "shell", "dumpsys battery set ac 1").returncode == 0
+    battery = adb(pa, "shell", "dumpsys battery").stdout
+    assert "  level: 42\n" in battery and "  AC powered: true\n" in battery and "  status: 2\n" in battery
+    assert "mBatteryLevel=42" in adb(pa, "shell", "dumpsys power").stdout
+    assert pa.phone.device.state.battery_level == 42 and pa.phone.device.state.charging
+    assert adb(pa, "shell", "dumpsys battery set colour 1").returncode == 255
     assert "mInputShown=false" in adb(pa, "shell", "dumpsys input_method").stdout
     package = adb(pa, "shell", "dumpsys package com.android.settings").stdout
     assert "versionName=10\n" in package and "versionCode=29 minSdk=29 targetSdk=29" in package

@@ -81,6 +81,20 @@ def test_an_empty_token_file_turns_authentication_off(phone, tmp_path):
             client.close()
 
 
+def test_gsm_signal_profile_sets_the_bars_the_status_bar_shows(phone, tmp_path):
+    (tmp_path / "token").write_text("")
+    with EmulatorConsole(phone, token_path=tmp_path / "token") as console:
+        client = ConsoleClient(console.port)
+        try:
+            client.answer()
+            assert client.ask("gsm signal-profile 1") == ["OK"] and phone.device.state.signal_level == 1
+            assert any(n.icon == "glyph:signal_1" for n in phone.device.frame().walk())
+            assert client.ask("gsm signal-profile 7") == ["KO: bad signal profile, expected a value between 0 and 4"]
+            assert phone.device.state.signal_level == 1
+        finally:
+            client.close()
+
+
 def test_snapshot_commands(phone, tmp_path):
     (tmp_path / "token").write_text("")
     with EmulatorConsole(phone, token_path=tmp_path / "token") as console:

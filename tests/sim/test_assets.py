@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -93,6 +94,27 @@ def test_app_icons_are_distinct_and_deterministic() -> None:
     assert all(np.array_equal(arrays[app], np.asarray(app_icon(app, 64))) for app in APP_ICONS)
 
 
+def test_level_glyphs_fill_with_their_level() -> None:
+    """The status bar's battery, signal and Wi-Fi icons: more level, more of the icon at full strength."""
+    def solid(name: str) -> int:
+        return int((np.asarray(glyph(name, 48, (0, 0, 0)).getchannel("A")) > 200).sum())
+
+    for family, levels in (("battery_", range(0, 101, 10)), ("signal_", range(5)), ("wifi_", range(5))):
+        counts = [solid(f"{family}{level}") for level in levels]
+        assert counts == sorted(counts) and counts[0] < counts[-1], family
+    assert solid("battery_charging_50") < solid("battery_50")  # the bolt is cut out of the fill
+
+
+def test_procedural_wallpapers_are_deterministic_and_differ_by_seed() -> None:
+    first = np.asarray(wallpaper("procedural-7", 108, 216)).copy()
+    wallpapers._render.cache_clear()
+    assert np.array_equal(first, np.asarray(wallpaper("procedural-7", 108, 216)))
+    others = [np.asarray(wallpaper(f"procedural-{seed}", 108, 216), dtype=np.float64) for seed in range(8, 20)]
+    assert all(np.abs(first - o).mean() > 5 for o in others)
+    low, high = _small(wallpaper("procedural-7", 540, 1080)), _small(wallpaper("procedural-7", 1080, 2160))
+    assert np.abs(low - high).mean() < 6
+
+
 def test_the_system_ui_glyphs_are_all_there() -> None:
     assert {"back", "home", "overview", "wifi", "signal", "battery", "call", "call_end"} <= set(GLYPHS)
     assert len(GLYPHS) == len(set(GLYPHS)) >= 58
@@ -103,14 +125,19 @@ def test_glyph_is_a_square_rgba_icon_in_the_requested_colour(name: str) -> None:
     im = glyph(name, 48, (10, 20, 30))
     assert im.mode == "RGBA"
     assert im.size == (48, 48)
-    assert _has_shape(im)
+    if name.endswith("_0"):  # an empty battery, signal or Wi-Fi level: the outline at 30% only
+        assert 70 <= np.asarray(im.getchannel("A")).max() < 255
+    else:
+        assert _has_shape(im)
     rgba = np.asarray(im)
     assert (rgba[rgba[..., 3] > 0][:, :3] == (10, 20, 30)).all()
 
 
 def test_glyphs_are_distinct() -> None:
-    masks = {name: np.asarray(glyph(name, 32, (0, 0, 0)).getchannel("A"), float) for name in GLYPHS}
-    for a, b in itertools.combinations(GLYPHS, 2):
+    """Every glyph but the level variants (tested above; their full levels are the plain glyphs) is its own."""
+    names = [n for n in GLYPHS if not re.fullmatch(r"(battery|battery_charging|signal|wifi)_\d+", n)]
+    masks = {name: np.asarray(glyph(name, 32, (0, 0, 0)).getchannel("A"), float) for name in names}
+    for a, b in itertools.combinations(names, 2):
         assert np.abs(masks[a] - masks[b]).mean() > 3, (a, b)
 
 

@@ -177,6 +177,8 @@ class ExpertAgent:
         else:
             direction = 1 if towards > 0 else -1
             span = min(bottom - top, max(abs(towards) / 2.0, 0.08))  # a quick swipe scrolls twice its length
+            if abs(towards) / 2.0 > bottom - top:  # out of one swipe's reach (a short screen): the list's full height
+                top, span = (y1 + (y2 - y1) * 0.05) / s.height, (y2 - y1) * 0.9 / s.height
         start, end = (top + span, top) if direction > 0 else (top, top + span)
         return Gesture("swipe", point=(start, 0.5), lift=(end, 0.5))
 

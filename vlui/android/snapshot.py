@@ -3,6 +3,7 @@ layout, clock dial) plus initial app state, stored as one YAML file each in ``en
 
 The 45 B-MoCA environments are ``envs/000.yaml`` … ``envs/034.yaml`` (train) and ``envs/100.yaml`` …
 ``envs/109.yaml`` (test). Users copy one to make their own and pass its path wherever a snapshot id is accepted.
+Generated configurations (:mod:`vlui.android.generate`) have ids ``gen-<seed>-<index>`` and need no file.
 """
 
 from __future__ import annotations
@@ -16,25 +17,17 @@ from typing import Any
 
 import yaml
 
+from vlui.android import generate
 from vlui.android.i18n import locales
 from vlui.android.launcher import check_layout, grid
+from vlui.android.profiles import DEFAULT_TIME, DIALS, WALLPAPERS, device_profiles, is_wallpaper
 from vlui.android.state import state_problem
 from vlui.errors import VluiError
 from vlui.resources import shipped
 
 ENVS_DIR = shipped("envs")  # the snapshot definitions: the checkout's envs/, or the installed copy
-DATA_DIR = Path(__file__).resolve().parent / "data"
-DIALS = ("circle", "rectangle")
-WALLPAPERS: tuple[str, ...] = tuple(f"{i:03d}" for i in range(16))  # B-MoCA's wallpapers, by number
 SPLITS = ("train", "test", "all")
-SNAPSHOT_SPLITS = ("train", "test", "user")  # what a snapshot file's own ``split`` may say
-DEFAULT_TIME = "2026-11-23 08:00"  # a Monday morning; every B-MoCA snapshot starts at the same virtual time
-
-
-@lru_cache(maxsize=1)
-def device_profiles() -> dict[str, dict[str, Any]]:
-    """Device profile name -> ``{width, height, dpi, kind, model}``."""
-    return yaml.safe_load((DATA_DIR / "devices.yaml").read_text())
+SNAPSHOT_SPLITS = ("train", "test", "user", "generated")  # what a snapshot file's own ``split`` may say
 
 
 @dataclass(frozen=True)
@@ -116,8 +109,9 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
         raise VluiError(f"{where}: state: {problem}")
     if data.get("split", "user") not in SNAPSHOT_SPLITS:
         raise VluiError(f"{where}: split must be one of {', '.join(SNAPSHOT_SPLITS)}, not {data['split']!r}")
-    if data["wallpaper"] not in WALLPAPERS:
-        raise VluiError(f"{where}: unknown wallpaper {data['wallpaper']!r}; choose from: {', '.join(WALLPAPERS)}")
+    if not is_wallpaper(data["wallpaper"]):
+        raise VluiError(f"{where}: unknown wallpaper {data['wallpaper']!r}; choose from: {', '.join(WALLPAPERS)}, "
+                        "or procedural-<seed> (a wallpaper drawn from a seed)")
     if "locale" not in data:  # en-US by default would turn a forgotten line into a silently English phone
         raise VluiError(f"{where}: the field 'locale' is required; choose from: {', '.join(locales())}")
     return Snapshot(**data, source=where)
@@ -143,19 +137,60 @@ def _read_cached(path: str, mtime: float) -> Snapshot:
 
 
 def load_snapshot(ref: str | Path | Snapshot, envs_dir: str | Path | None = None) -> Snapshot:
-    """A snapshot from an id in ``envs/`` (``"000"``), a path to a snapshot file, or a :class:`Snapshot`."""
+    """A snapshot from an id in ``envs/`` (``"000"``), a generated configuration's id (``"gen-0-17"``), a path to a
+    snapshot file, or a :class:`Snapshot`."""
     if isinstance(ref, Snapshot):
         return ref
     envs = Path(envs_dir) if envs_dir else ENVS_DIR
     ref = str(ref)
+    drawn = generate.parse_generated(ref)
+    if drawn is not None:
+        return _generated(*drawn, str(envs))
     path = Path(ref) if ref.endswith((".yaml", ".yml")) or "/" in ref else envs / f"{ref}.yaml"
     if not path.exists():
         if path.parent == envs:
             known = ", ".join(snapshot_ids("all", envs)[:6])
             raise VluiError(f"unknown snapshot {ref!r}: no {path.name} in {envs} (ids like {known}, …; "
-                            "or give the path of a snapshot file)")
+                            "gen-<seed>-<index> for a generated one; or give the path of a snapshot file)")
         raise VluiError(f"snapshot file {path} does not exist")
     return _read_cached(str(path.resolve()), path.stat().st_mtime)
+
+
+@lru_cache(maxsize=4096)
+def _generated(seed: int, index: int, envs: str) -> Snapshot:
+    fields = generate.generated_fields(seed, index, configs_of_test_snapshots(envs))
+    return _check(fields, fields["id"])
+
+
+@lru_cache(maxsize=8)
+def configs_of_test_snapshots(envs: str | Path | None = None) -> frozenset[tuple]:
+    """The configurations of the test snapshots, which no generated configuration may equal."""
+    return frozenset(generate.config_key(load_snapshot(i, envs)) for i in snapshot_ids("test", envs))
+
+
+def snapshot_refs(spec: Any, seed: int = 0, holdout: dict[str, Any] | None = None,
+                  envs_dir: str | Path | None = None) -> list[str]:
+    """The snapshot references a setting names: a split (``train``, ``test``, ``all``), ``random:N`` (N generated
+    configurations clear of ``holdout``), ``heldout:N`` (N in it), one id or file, or a list of any of these.
+    ``seed`` and ``holdout`` are the generator's (``env.generator``)."""
+    items = [spec] if isinstance(spec, (str, int)) else list(spec)
+    kept = generate.check_holdout(holdout)
+    refs: list[str] = []
+    for item in items:
+        item = str(item)
+        sampled = generate.SAMPLE.fullmatch(item)
+        if item in SPLITS:
+            refs += snapshot_ids(item, envs_dir)
+        elif sampled:
+            refs += generate.sample(sampled.group(1), int(sampled.group(2)), seed, kept,
+                                    configs_of_test_snapshots(str(Path(envs_dir) if envs_dir else ENVS_DIR)))
+        elif item.startswith(("random", "heldout")) and ":" in item:
+            raise VluiError(f"{item!r}: write random:N or heldout:N with a whole number N, e.g. random:500")
+        else:
+            refs.append(item)
+    if not refs:
+        raise VluiError("the snapshot list is empty")
+    return refs
 
 
 def snapshot_ids(split: str = "all", envs_dir: str | Path | None = None) -> list[str]:
@@ -201,7 +236,13 @@ def write_snapshots(snaps: list[Snapshot], envs_dir: str | Path) -> list[Path]:
     paths = []
     for snap in snaps:
         path = envs / f"{snap.id}.yaml"
-        header = f"# B-MoCA environment {snap.id} ({snap.split}). Copy this file to define your own snapshot.\n"
+        if snap.split == "generated":
+            seed, index = generate.parse_generated(snap.id) or (None, None)
+            header = (f"# Generated configuration {snap.id} (generator version {generate.version()}, seed {seed}, index "
+                      f"{index}).\n# Use it by path (env.snapshots=[{path}]) or as any snapshot file; copy and edit it "
+                      "to make your own.\n")
+        else:
+            header = f"# B-MoCA environment {snap.id} ({snap.split}). Copy this file to define your own snapshot.\n"
         path.write_text(header + snap.to_yaml(), encoding="utf-8")
         paths.append(path)
     return paths

@@ -78,6 +78,12 @@ class DeviceState:
     vibrate_for_calls: bool = False
     muted: list[str] = field(default_factory=list)  # streams muted (VOLUME_MUTE); their level is kept
     screen_on: bool = True  # POWER turns the display off and on
+    # what the status bar shows of the phone's power and radios (a snapshot may set them; nothing changes them)
+    battery_level: int = 100  # percent
+    charging: bool = False
+    signal_level: int = 4  # the cellular signal's bars, 0..4
+    wifi_level: int = 4  # the Wi-Fi signal's bars while Wi-Fi is on, 0..4
+    notifications: list[str] = field(default_factory=list)  # apps (keys of apps.yaml) with a notification posted
     languages: list[str] = field(default_factory=list)
     # clock
     alarms: list[Alarm] = field(default_factory=lambda: [Alarm(1, 9, 0, False), Alarm(2, 8, 30, False)])
@@ -105,8 +111,12 @@ class DeviceState:
         return copy.deepcopy(self)
 
 
+# The apps whose notifications a snapshot may post (their small icons: vlui.sim.systemui).
+NOTIFYING_APPS = ("gmail", "messages", "calendar", "photos", "youtube", "play_store", "maps", "chrome", "phone")
+
 # Fields a snapshot or a task may set, with the numeric range each allows beyond its type.
-_RANGES = {"brightness": (0, 255), "next_pid": (1, 2**22), "next_alarm_id": (1, 10**6)}
+_RANGES = {"brightness": (0, 255), "next_pid": (1, 2**22), "next_alarm_id": (1, 10**6), "battery_level": (0, 100),
+           "signal_level": (0, 4), "wifi_level": (0, 4)}
 
 
 def state_problem(fields: dict[str, Any]) -> str | None:
@@ -120,6 +130,10 @@ def state_problem(fields: dict[str, Any]) -> str | None:
             return f"unknown field {name!r}; fields: {', '.join(settable)}"
         if name == "volume":
             problem = _volume_problem(value)
+        elif name == "notifications" and _fits(value, hints[name]):
+            unknown = sorted(set(value) - set(NOTIFYING_APPS))
+            problem = (f"notifications: unknown app(s) {', '.join(unknown)}; apps: {', '.join(NOTIFYING_APPS)}"
+                       if unknown else None)
         else:
             problem = None if _fits(value, hints[name]) else f"{name} must be {_describe(hints[name])}, not {value!r}"
         if problem is None and name in _RANGES and not _RANGES[name][0] <= value <= _RANGES[name][1]:

@@ -7,8 +7,10 @@
   build-snapshots [IDS...] --print [--files DIR]      print the adb commands instead, without a device; --files
                                                       writes the files they push into DIR
 
-IDS are snapshot ids of envs/ or snapshot files. Without IDS, every snapshot of --split (default all) whose
-device has the emulator's screen size is built; the others are skipped with a note.
+IDS are snapshot ids of envs/, generated ids (gen-0-17), snapshot files, or random:N (N generated configurations of
+--seed, as env.snapshots=random:N draws them). Without IDS, and for random:N, every snapshot whose device has the
+emulator's screen size is built; the others are skipped with a note. What a device cannot be given (a generated
+configuration's Wi-Fi bars and notifications, a rectangle clock dial) is listed and left out.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import argparse
 import sys
 
 from vlui.adb.device import AdbDevice
-from vlui.android.snapshot import load_snapshot, snapshot_ids
-from vlui.emulator.build import build_steps, run_steps, transcript, write_files
+from vlui.android import generate
+from vlui.android.snapshot import load_snapshot, snapshot_ids, snapshot_refs
+from vlui.emulator.build import build_steps, not_built, run_steps, transcript, write_files
 from vlui.errors import VluiError, tool_status
 
 
@@ -35,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--print", action="store_true", help="print the adb commands; no device is used")
     p.add_argument("--files", help="with --print: write the files the commands push into this directory")
     p.add_argument("--envs", help="directory of snapshot files (default: envs/)")
+    p.add_argument("--seed", type=int, default=0, help="the generator's seed for random:N (default 0)")
     args = parser.parse_args(argv)
     return tool_status(lambda: build_snapshots(args))
 
@@ -46,7 +50,13 @@ def build_snapshots(args: argparse.Namespace) -> int:
         raise VluiError("--files goes with --print (a build pushes its files itself)")
     if not args.print and not args.serial:
         raise VluiError("--serial is required to build on a device (or --print the commands without one)")
-    snaps = [load_snapshot(ref, args.envs) for ref in (args.ids or snapshot_ids(args.split or "all", args.envs))]
+    sampled = any(generate.SAMPLE.fullmatch(i) for i in args.ids)
+    refs = snapshot_refs(args.ids, args.seed, envs_dir=args.envs) if args.ids else snapshot_ids(args.split or "all",
+                                                                                                 args.envs)
+    snaps = [load_snapshot(ref, args.envs) for ref in refs]
+    for snap in snaps:
+        for what in not_built(snap):
+            print(f"note: {snap.id}: not built: {what}", file=sys.stderr)
 
     if args.print:
         for snap in snaps:
@@ -62,7 +72,7 @@ def build_snapshots(args: argparse.Namespace) -> int:
 
     device = AdbDevice(args.serial, adb_host="127.0.0.1", adb_port=args.adb_port, console_port=args.console_port)
     try:
-        if not args.ids:  # a whole split: build those made for this emulator's screen
+        if not args.ids or sampled:  # a whole split or a sample: build those made for this emulator's screen
             fits = [s for s in snaps if s.size == device.size]
             for snap in snaps:
                 if snap not in fits:

@@ -6,8 +6,9 @@ target: a real emulator (:class:`vlui.adb.device.AdbDevice`) or, in process, the
 (:class:`SimTarget`, which is how every command here is tested). :func:`transcript` writes them as ``adb`` command
 lines to read or run by hand.
 
-What a device cannot be told, and is not built: ``clock_dial`` (the simulated Clock app's picker shape; a real Clock
-app draws its own) and ``state`` (initial app state: a snapshot with one is refused). The home grid is the
+What a device cannot be told, and is not built (:func:`not_built` lists it): ``clock_dial`` (the simulated Clock app's
+picker shape; a real Clock app draws its own), the Wi-Fi signal's bars and posted notifications; a snapshot with
+initial app state (``state`` beyond the status bar's battery, charging and signal) is refused. The home grid is the
 simulated launcher's (:func:`vlui.android.launcher.grid`); a real launcher with another grid places or drops
 icons by its own rules. See docs/adb.md for what has and has not been run on a real emulator.
 """
@@ -29,6 +30,7 @@ from vlui.android.i18n import locales
 from vlui.android.snapshot import Snapshot
 from vlui.errors import VluiError
 from vlui.served import device_files
+from vlui.served.console import signal_profile
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
 
@@ -99,9 +101,10 @@ def build_steps(snapshot: Snapshot, name: str | None = None) -> list[Step]:
     where = snap.source or f"snapshot {snap.id}"
     if not name or any(c.isspace() or c in "/\\" for c in name):
         raise VluiError(f"invalid emulator snapshot name {name!r}: no spaces or slashes")
-    if snap.state:
-        raise VluiError(f"{where}: initial app state ({', '.join(snap.state)}) cannot be built on a device; "
-                        "remove 'state' or set it by hand after building")
+    app_state = sorted(set(snap.state) - set(STATUS_STATE))
+    if app_state:
+        raise VluiError(f"{where}: initial app state ({', '.join(app_state)}) cannot be built on a device; "
+                        "remove it from 'state' or set it by hand after building")
     physical = snap.profile["dpi"]
     width, height = snap.size
     tag = locales()[snap.locale]["android"]
@@ -137,11 +140,41 @@ def build_steps(snapshot: Snapshot, name: str | None = None) -> list[Step]:
         Step("shell", ("getprop", "sys.boot_completed"), "wait until the framework has booted", expect="1",
              retry_s=BOOT_TIMEOUT_S),
         _shell("the home screen", "input", "keyevent", "3"),
+        *_status_steps(snap),
         _shell("keep network time from resetting the clock", "settings", "put", "global", "auto_time", "0"),
         _shell(f"the snapshot's clock: {snap.time} in the emulator's time zone",
                "date", snap.start_time.strftime("%m%d%H%M%Y.%S")),
         Step("console", ("avd", "snapshot", "save", name), f"save emulator snapshot {name}"),
     ]
+
+
+# The status bar's state a snapshot may set (a generated one does), and what a device can be told of it.
+STATUS_STATE = ("battery_level", "charging", "signal_level", "wifi_level", "notifications")
+NOT_BUILT = {"wifi_level": "an emulator's Wi-Fi signal cannot be set from a shell or its console",
+             "notifications": "a shell cannot post a notification as another app"}
+
+
+def _status_steps(snap: Snapshot) -> list[Step]:
+    st = snap.state
+    steps = []
+    if "battery_level" in st:
+        steps.append(_shell(f"battery at {st['battery_level']}%", "dumpsys", "battery", "set", "level",
+                            str(st["battery_level"])))
+    if "charging" in st:
+        steps.append(_shell("on power" if st["charging"] else "on battery", "dumpsys", "battery", "set", "ac",
+                            "1" if st["charging"] else "0"))
+    if "signal_level" in st:
+        steps.append(Step("console", ("gsm", "signal-profile", str(st["signal_level"])),
+                          f"cellular signal: {st['signal_level']} bars"))
+    return steps
+
+
+def not_built(snap: Snapshot) -> list[str]:
+    """What of ``snap`` a device cannot be given, each with why (the builder warns of these and goes on)."""
+    out = [f"{name} ({why})" for name, why in NOT_BUILT.items() if snap.state.get(name)]
+    if snap.clock_dial != "circle":
+        out.append(f"clock_dial {snap.clock_dial} (a real Clock app draws its own picker)")
+    return out
 
 
 def run_steps(steps: list[Step], target: Target, progress: Callable[[int, int, Step], None] | None = None) -> None:
@@ -246,8 +279,14 @@ class SimTarget:
 
     def console(self, cmd: str) -> str:
         words = cmd.split()
+        if words[:2] == ["gsm", "signal-profile"]:
+            answer = signal_profile(self.phone, words[2:])[-1]
+            if answer != "OK":
+                raise VluiError(answer)
+            return answer
         if len(words) != 4 or words[:2] != ["avd", "snapshot"] or words[2] not in ("save", "load"):
-            raise VluiError(f"KO: unknown command {cmd!r}; this console knows avd snapshot save|load NAME")
+            raise VluiError(f"KO: unknown command {cmd!r}; this console knows avd snapshot save|load NAME and gsm "
+                            "signal-profile N")
         try:
             (self.phone.save_snapshot if words[2] == "save" else self.phone.load_snapshot)(words[3])
         except VluiError as err:

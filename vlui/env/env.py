@@ -185,7 +185,7 @@ def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool |
     :class:`~vlui.config.EnvConfig`) and a task spec."""
     env = env_settings(env)
     task_list = resolve_tasks(tasks, backend=env.backend)
-    snapshots = resolve_snapshots(env.snapshots)
+    snapshots = resolve_snapshots(env)
     device = make_device(env, snapshots[0])
     wait = device.observation_wait_s if env.observation_wait_s is None else env.observation_wait_s
     parser = ActionParser(threshold=env.tap_threshold, y_scale=env.y_distance_scale, clip=env.clip_actions)

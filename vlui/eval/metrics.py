@@ -87,3 +87,80 @@ def repeat_ratio(actions: Sequence[Hashable]) -> float:
     if len(actions) < 2:
         return 0.0
     return sum(a == b for a, b in zip(actions, actions[1:])) / (len(actions) - 1)
+
+
+# ------------------------------------------------------------------------------------------ comparing two policies
+def _beta_cf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularized incomplete beta function (modified Lentz's method)."""
+    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 <= x <= 1."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_cf(a, b, x) / a
+    return 1.0 - front * _beta_cf(b, a, 1.0 - x) / b
+
+
+def student_t_two_sided(t: float, dof: float) -> float:
+    """P(|T| >= |t|) for Student's t distribution with ``dof`` degrees of freedom."""
+    return incomplete_beta(dof / 2.0, 0.5, dof / (dof + t * t))
+
+
+def student_t_quantile(p: float, dof: float) -> float:
+    """The ``p`` quantile (0.5 < p < 1) of Student's t with ``dof`` degrees of freedom, by bisection."""
+    lo, hi = 0.0, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if 1 - student_t_two_sided(mid, dof) / 2 < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Policy A's mean success minus B's, across training seeds, with Welch's t-test."""
+
+    difference: float
+    stderr: float
+    ci95: tuple[float, float]
+    t: float
+    dof: float
+    p_value: float
+
+
+def welch(a: Sequence[float], b: Sequence[float]) -> Difference | None:
+    """Welch's unequal-variance t-test of mean(a) - mean(b) (each value one training seed's success rate); None
+    unless both have at least two values. Where both spreads are 0 the difference is exact: p is 0 if it is not 0."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    (ma, sa), (mb, sb) = mean_stderr(a), mean_stderr(b)
+    diff, se = ma - mb, math.hypot(sa, sb)
+    if se == 0:
+        return Difference(diff, 0.0, (diff, diff), math.inf if diff else 0.0, float(len(a) + len(b) - 2),
+                          0.0 if diff else 1.0)
+    dof = se ** 4 / ((sa ** 4 / (len(a) - 1) if sa else 0.0) + (sb ** 4 / (len(b) - 1) if sb else 0.0))
+    t = diff / se
+    half = student_t_quantile(0.975, dof) * se
+    return Difference(diff, se, (diff - half, diff + half), t, dof, student_t_two_sided(t, dof))

@@ -11,7 +11,7 @@ import imageio.v2 as imageio
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vlui.eval.metrics import mean_stderr, wilson_interval
+from vlui.eval.metrics import mean_stderr, welch, wilson_interval
 
 
 def _rate(records: list[dict[str, Any]], runs: list[int]) -> dict[str, Any]:
@@ -43,8 +43,67 @@ def family(task: str) -> str:
     return task.split("@", 1)[0]
 
 
-def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[str, Any]) -> dict[str, Any]:
-    """Success per task, per template, per snapshot, per split and per split and task (or template).
+def repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether the evaluation's runs are identical repeats: every (policy, task, snapshot, episode) has the same
+    outcome and actions in every run (a deterministic phone and a deterministic agent). Then the standard error
+    across runs is 0 by construction and measures nothing; the report says so instead of printing "± 0.0"."""
+    outcomes: dict[tuple, set] = defaultdict(set)
+    for r in records:
+        if not r.get("infra_failure"):
+            outcomes[r.get("policy"), r["task"], r["snapshot"], r["episode"]].add(
+                (r["success"], json.dumps(r["actions"])))
+    runs = len({r["run"] for r in records})
+    differing = sum(1 for v in outcomes.values() if len(v) > 1)
+    return {"runs": runs, "identical": runs > 1 and differing == 0, "differing_episodes": differing}
+
+
+def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
+                 splits: dict[str, str]) -> dict[str, Any]:
+    """Success of each policy (a training seed: its episodes pooled over runs), and per group of policies (one recipe)
+    the mean ± standard error across them, overall, per task (or template) and per split; then each pair of groups
+    compared with Welch's t-test across seeds. This is the spread that says whether a recipe is better, where the
+    spread across evaluation runs only measures the phone's and the agent's own randomness."""
+    counted = [r for r in records if not r.get("infra_failure")]
+
+    def rate(rs: list[dict[str, Any]]) -> float | None:
+        return sum(r["success"] for r in rs) / len(rs) if rs else None
+
+    def summary(per_policy: dict[str, float | None]) -> dict[str, Any]:
+        values = [v for v in per_policy.values() if v is not None]
+        mean, se = mean_stderr(values) if values else (None, None)
+        return {"mean": mean, "stderr": se if len(values) > 1 else None, "seeds": len(values),
+                "per_policy": per_policy}
+
+    out: dict[str, Any] = {"groups": {}, "comparisons": []}
+    families = list(dict.fromkeys(family(r["task"]) for r in counted))
+    split_names = sorted({splits.get(r["snapshot"], "user") for r in counted})
+    for group, paths in groups.items():
+        mine = {c: [r for r in counted if r.get("checkpoint") == c] for c in paths}
+        out["groups"][group] = {
+            "checkpoints": paths,
+            "overall": summary({c: rate(rs) for c, rs in mine.items()}),
+            "per_family": {f: summary({c: rate([r for r in rs if family(r["task"]) == f]) for c, rs in mine.items()})
+                           for f in families},
+            "per_split": {s: summary({c: rate([r for r in rs if splits.get(r["snapshot"], "user") == s])
+                                      for c, rs in mine.items()}) for s in split_names},
+        }
+    names = list(groups)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            va = [v for v in out["groups"][a]["overall"]["per_policy"].values() if v is not None]
+            vb = [v for v in out["groups"][b]["overall"]["per_policy"].values() if v is not None]
+            d = welch(va, vb)
+            out["comparisons"].append({"a": a, "b": b, **({
+                "difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95), "t": d.t if d.t != float(
+                    "inf") else None, "dof": d.dof, "p_value": d.p_value, "test": "Welch's t-test across seeds"}
+                if d else {"difference": None, "note": "needs at least two seeds (policies) in each group"})})
+    return out
+
+
+def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[str, Any],
+              groups: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Success per task, per template, per snapshot, per split and per split and task (or template); whether the
+    runs were identical repeats; with several policies (``groups``: name -> checkpoints), the spread across them.
 
     ``per_family`` is the unit of the tables and plots: B-MoCA tasks one by one, template instances pooled per
     template, so an evaluation over hundreds of sampled instances stays readable."""
@@ -73,6 +132,8 @@ def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[
         "per_split_family": {s: {f: _rate(by_split_family[s, f], runs) for f in by_family} for s in sorted(by_split)},
         "episodes": len(records),
         "runs": len(runs),
+        "repeats": repeats(records),
+        **({"seeds": across_seeds(records, groups, splits)} if groups else {}),
         **meta,
         "records": [{k: v for k, v in r.items() if k != "frames"} for r in records],
     }
@@ -89,14 +150,20 @@ def table(result: dict[str, Any]) -> str:
     there are several splits: a row per task, a column per split."""
     splits = list(result["per_split"])
     families = result["per_family"]
-    head = "| task | success (mean ± s.e. over runs) | 95% Wilson | episodes | mean steps (successes) |"
+    rep = result.get("repeats", {})
+    identical = rep.get("identical", False)
+    spread = (f"success ({rep['runs']} identical runs)" if identical else
+              "success (mean ± s.e. over runs)" if result["runs"] > 1 else "success (1 run)")
+    head = f"| task | {spread} | 95% Wilson | episodes | mean steps (successes) |"
     lines = [head, "| --- | --- | --- | --- | --- |"]
 
     def row(name: str, r: dict[str, Any]) -> str:
         if not r["episodes"]:  # every episode failed for infrastructure reasons: no rate to show
             return f"| {name} | – ({r['infra_failures']} failed for infrastructure reasons) | – | 0 | – |"
         steps = f"{r['mean_steps_successful']:.1f}" if r["mean_steps_successful"] is not None else "–"
-        return (f"| {name} | {100 * r['mean_over_runs']:.1f}% ± {100 * r['stderr']:.1f} | "
+        rate = (f"{100 * r['success_rate']:.1f}%" if identical or result["runs"] == 1
+                else f"{100 * r['mean_over_runs']:.1f}% ± {100 * r['stderr']:.1f}")
+        return (f"| {name} | {rate} | "
                 f"[{100 * r['wilson95'][0]:.0f}, {100 * r['wilson95'][1]:.0f}] | {r['episodes']} | {steps} |")
 
     for name, r in families.items():
@@ -108,6 +175,47 @@ def table(result: dict[str, Any]) -> str:
         for name in families:
             lines.append(f"| {name} | " + " | ".join(_percent(by_split[s][name]) for s in splits) + " |")
         lines.append("| **all** | " + " | ".join(_percent(result["per_split"][s]) for s in splits) + " |")
+    if identical:
+        lines += ["", f"The {rep['runs']} runs are identical repeats (the simulated phone and the agent are "
+                  "deterministic): the spread across runs is 0 by construction and is not an error bar. Evaluate "
+                  "several training seeds (checkpoint=<glob>) for one, or env.stochastic=true for episode-level "
+                  "randomness."]
+    if "seeds" in result:
+        lines += ["", seeds_table(result["seeds"])]
+    return "\n".join(lines)
+
+
+def _mean_se(s: dict[str, Any]) -> str:
+    if s["mean"] is None:
+        return "–"
+    if s["stderr"] is None:
+        return f"{100 * s['mean']:.1f}% (1 seed)"
+    return f"{100 * s['mean']:.1f}% ± {100 * s['stderr']:.1f}"
+
+
+def seeds_table(seeds: dict[str, Any]) -> str:
+    """Success per group of policies: mean ± s.e. across its training seeds, per task and overall (and per split when
+    there are several), then the comparisons of the groups."""
+    groups = seeds["groups"]
+    names = [g or "policy" for g in groups]
+    counts = [f"{g['overall']['seeds']} seeds" for g in groups.values()]
+    lines = ["| task | " + " | ".join(f"{n} ({c}, mean ± s.e. across seeds)" for n, c in zip(names, counts)) + " |",
+             "| --- " * (len(names) + 1) + "|"]
+    first = next(iter(groups.values()))
+    for f in first["per_family"]:
+        lines.append(f"| {f} | " + " | ".join(_mean_se(g["per_family"][f]) for g in groups.values()) + " |")
+    for s in first["per_split"] if len(first["per_split"]) > 1 else []:
+        lines.append(f"| *{s} snapshots* | " + " | ".join(_mean_se(g["per_split"][s]) for g in groups.values())
+                     + " |")
+    lines.append("| **all** | " + " | ".join(_mean_se(g["overall"]) for g in groups.values()) + " |")
+    for c in seeds["comparisons"]:
+        if c["difference"] is None:
+            lines += ["", f"{c['a']} vs {c['b']}: {c['note']}."]
+            continue
+        verdict = ("a difference unlikely to be noise" if c["p_value"] < 0.05 else
+                   "not distinguishable from noise at this number of seeds")
+        lines += ["", f"{c['a']} − {c['b']}: {100 * c['difference']:+.1f} points (95% CI [{100 * c['ci95'][0]:+.1f}, "
+                  f"{100 * c['ci95'][1]:+.1f}], Welch's t-test across seeds p = {c['p_value']:.3g}): {verdict}."]
     return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
+from vlui.android import generate
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
 from vlui.data.format import DatasetWriter
@@ -71,7 +72,7 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
     spec = OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks) else cfg.tasks
     spec = templates.expand(spec, cfg.task_seed, cfg.task_count, cfg.task_split)
     tasks = [t.id for t in resolve_tasks(spec, backend=backend)]
-    snaps = resolve_snapshots(env_settings(cfg.env).snapshots)
+    snaps = resolve_snapshots(env_settings(cfg.env))
     if cfg.episodes_per_pair < 1:
         raise VluiError(f"episodes_per_pair must be at least 1, not {cfg.episodes_per_pair}")
     jobs = []
@@ -93,6 +94,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     recipe = {"tasks": tasks, "snapshots": snaps, "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed,
               "agent": agent_cfg, "save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen,
               "env": env.measured()}
+    if any(generate.parse_generated(s) for s in snaps):  # what gen-<seed>-<index> means depends on it
+        recipe["generator_version"] = generate.version()
     writer = DatasetWriter(root, recipe, (cfg.env.observation_height, cfg.env.observation_width))
     writer.open(cfg.resume, plan={j.id: (j.task, j.snapshot, j.seed) for j in jobs})
     try:

@@ -8,6 +8,7 @@ skips the episodes already there. At the end: ``results.json``, ``results.md``, 
 
 from __future__ import annotations
 
+import glob
 import json
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
+from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
@@ -32,17 +34,57 @@ def _plain(value: Any) -> Any:
     return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
 
 
-def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
+def plan(cfg: DictConfig, policies: int = 1) -> tuple[list[str], list[str], list[Job]]:
+    """(task ids, snapshots, jobs). With several ``policies`` every one gets the same jobs, seeds included, so their
+    episodes pair up."""
     spec = templates.expand(_plain(cfg.tasks), cfg.task_seed, cfg.task_count, cfg.task_split)
     tasks = [t.id for t in resolve_tasks(spec, backend=cfg.env.backend)]
-    snaps = resolve_snapshots(env_settings(cfg.env).snapshots)
+    snaps = resolve_snapshots(env_settings(cfg.env))
     if cfg.runs < 1 or cfg.episodes_per_pair < 1:
         raise VluiError("runs and episodes_per_pair must be at least 1")
-    jobs = [Job(task, snap, cfg.seed * 1_000_003 + run * 10_007 + i, run=run, episode=k)
+    jobs = [Job(task, snap, cfg.seed * 1_000_003 + run * 10_007 + i, run=run, episode=k,
+                policy=p if policies > 1 else None)
+            for p in range(policies)
             for run in range(cfg.runs)
             for i, (task, snap, k) in enumerate((t, s, k) for t in tasks for s in snaps
                                                 for k in range(cfg.episodes_per_pair))]
     return tasks, snaps, jobs
+
+
+def checkpoint_groups(value: Any) -> dict[str, list[str]]:
+    """The policies of ``checkpoint``: one, a glob or a list of them (one recipe trained with several seeds: group
+    ``""``), or a mapping name -> any of these (recipes to compare). Globs are expanded in sorted order; one that
+    matches nothing is an error."""
+    value = _plain(value)
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        groups = {str(k): _policies(v, f"checkpoint.{k}") for k, v in value.items()}
+        if not groups:
+            raise VluiError("checkpoint={} names no policy: give name: path-or-glob pairs")
+        return groups
+    return {"": _policies(value, "checkpoint")}
+
+
+def _policies(value: Any, key: str) -> list[str]:
+    items = value if isinstance(value, list) else [value]
+    found: list[str] = []
+    for item in items:
+        item = str(item)
+        if glob.has_magic(item):
+            matches = sorted(glob.glob(item))
+            if not matches:
+                raise VluiError(f"{key}={item!r} matches no policy: check the pattern (e.g. "
+                                "checkpoints/<experiment>/bc-*-seed*)")
+            found += matches
+        else:
+            found.append(item)
+    if not found:
+        raise VluiError(f"{key} is an empty list: give the policies to evaluate")
+    dup = sorted({p for p in found if found.count(p) > 1})
+    if dup:
+        raise VluiError(f"{key} names {dup[0]} more than once")
+    return found
 
 
 def references(tasks: list[str], snaps: list[str], env: EnvConfig) -> dict[tuple[str, str], list[str]]:
@@ -61,58 +103,79 @@ def references(tasks: list[str], snaps: list[str], env: EnvConfig) -> dict[tuple
 
 def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
-    tasks, snaps, jobs = plan(cfg)
-    env = env_settings(cfg.env)
     agent_cfg = {**_plain(cfg.agent)}
+    groups: dict[str, list[str]] = {}
     if agent_cfg["name"] == "policy":
-        agent_cfg["checkpoint"] = agent_cfg.get("checkpoint") or cfg.checkpoint
+        groups = checkpoint_groups(agent_cfg.get("checkpoint") or cfg.checkpoint)
+        if not groups:
+            raise VluiError("agent=policy needs checkpoint=checkpoints/<experiment>/<run> (or a glob or list of "
+                            "runs trained with different seeds)")
+    # (group, checkpoint) of each policy; one entry (None) for an agent that is not a policy
+    policies: list[tuple[str, str | None]] = [(g, c) for g, paths in groups.items() for c in paths] or [("", None)]
+    several = len(policies) > 1
+    tasks, snaps, jobs = plan(cfg, len(policies))
+    env = env_settings(cfg.env)
     out = Path(cfg.paths.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    measured = {k: v for k, v in agent_cfg.items() if k not in CONNECTION}  # a resume may change how to connect
+    agent_cfgs = [{**agent_cfg, "checkpoint": c} if c is not None else agent_cfg for _, c in policies]
+    measured = {k: v for k, v in agent_cfgs[0].items() if k not in CONNECTION}  # a resume may change how to connect
     recipe = {"tasks": tasks, "snapshots": snaps, "runs": cfg.runs, "episodes_per_pair": cfg.episodes_per_pair,
               "seed": cfg.seed, "agent": measured, "env": env.measured()}
+    if several:
+        recipe["policies"] = [[g, c] for g, c in policies]
+    if any(generate.parse_generated(s) for s in snaps):
+        recipe["generator_version"] = generate.version()
     log = out / "episodes.jsonl"
     done = _resume(out, recipe, jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
-    todo = [j for j in jobs if j.key not in done]
-    agent = make_agent(agent_cfg)  # a missing or incompatible checkpoint fails here, in one line, before anything runs
-    if agent_cfg["name"] == "policy":
-        want = agent.policy.image_size
-        have = (env.observation_height, env.observation_width)
-        if want != have:
-            raise VluiError(f"the policy takes {want[0]}x{want[1]} screens but the environment gives {have[0]}x"
-                            f"{have[1]}: add env.observation_height={want[0]} env.observation_width={want[1]}")
-    if agent_cfg["name"] == "text" and todo:
-        agent.check()  # the endpoint, the API key and the model, in one line, before anything runs
-    agents = iter([agent])
+    # run a snapshot's episodes together (the phone keeps only a few configurations' renderings at hand); the seeds,
+    # keys and the order of the results are the plan's
+    todo = sorted((j for j in jobs if j.key not in done), key=lambda j: j.snapshot)
+    # the first policy is loaded (and a text agent's endpoint checked) before anything is printed or run: a missing
+    # or incompatible checkpoint is one line; the others load when their turn comes
+    first: Any = _checked_agent(agent_cfgs[0], env, check_endpoint=bool(todo), name=policies[0][1] if several else "")
     print(f"evaluate: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair} x "
-          f"{cfg.runs} runs) with agent={agent_cfg['name']} -> {out}"
-          + (f"; {len(done)} already done, resuming" if done else "")
+          f"{cfg.runs} runs{f' x {len(policies)} policies' if several else ''}) with agent={agent_cfg['name']} -> "
+          f"{out}" + (f"; {len(done)} already done, resuming" if done else "")
           + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
     include_xml = needs_xml(agent_cfg) or cfg.adaptive_metrics
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = out / "videos"
     with open(log, "a", encoding="utf-8") as f:
-        def save(episode: EpisodeRecord) -> None:
-            record, frames = result_line(episode), episode.frames
-            if frames and (cfg.video == "all" or (cfg.video == "failures" and not record["success"])):
-                videos.mkdir(exist_ok=True)
-                name = f"{record['task']}_{Path(record['snapshot']).stem}_run{record['run']}_ep{record['episode']}.gif"
-                report.gif(frames, record["actions"], videos / name)
-            f.write(json.dumps(record) + "\n")
-            f.flush()
-            done[record["key"]] = record
-            bar.update(1)
+        for index, ((group, checkpoint), one_cfg) in enumerate(zip(policies, agent_cfgs)):
+            mine = [j for j in todo if j.policy == (index if several else None)]
+            agent = first if index == 0 else None
+            first = None
+            if not mine and several:
+                continue
+            agent = agent or _checked_agent(one_cfg, env, check_endpoint=True, name=checkpoint or "")
+            agents = iter([agent])
 
-        try:
-            rollout(todo, lambda: make_env(env, tasks, include_xml=include_xml),
-                    lambda: next(agents, None) or make_agent(agent_cfg),
-                    slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
-        except KeyboardInterrupt:
-            bar.close()
-            raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {log}; run the same "
-                            "command again to finish") from None
+            def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
+                record, frames = result_line(episode), episode.frames
+                if several:
+                    record.update(policy=episode.job.policy, group=group, checkpoint=checkpoint)
+                if frames and (cfg.video == "all" or (cfg.video == "failures" and not record["success"])):
+                    videos.mkdir(exist_ok=True)
+                    head = f"p{record['policy']}_" if several else ""
+                    name = (f"{head}{record['task']}_{Path(record['snapshot']).stem}_run{record['run']}_"
+                            f"ep{record['episode']}.gif")
+                    report.gif(frames, record["actions"], videos / name)
+                f.write(json.dumps(record) + "\n")
+                f.flush()
+                done[record["key"]] = record
+                bar.update(1)
+
+            try:
+                rollout(mine, lambda: make_env(env, tasks, include_xml=include_xml),
+                        lambda c=one_cfg, a=agents: next(a, None) or make_agent(c),
+                        slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
+            except KeyboardInterrupt:
+                bar.close()
+                raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {log}; run the same "
+                                "command again to finish") from None
+            del agent, agents
     bar.close()
     records = [done[j.key] for j in jobs if j.key in done]
     failed = [r for r in records if r.get("infra_failure")]
@@ -132,8 +195,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                                  "repeat_ratio": repeat_ratio(r["tokens"])}
     splits = {s: load_snapshot(s).split for s in snaps}
     result = report.aggregate(records, splits, {
-        "agent": agent_cfg["name"], "checkpoint": agent_cfg.get("checkpoint"),
-        "config": OmegaConf.to_container(cfg, resolve=True)})
+        "agent": agent_cfg["name"], "checkpoint": policies[0][1] if not several else None,
+        "config": OmegaConf.to_container(cfg, resolve=True)}, groups if several else None)
     paths = report.write(result, out)
     print(report.table(result))
     if failed:
@@ -142,6 +205,22 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     print(f"\nevaluate: results in {paths['json']} and {paths['md']}" + (f"; GIFs in {videos}" if videos.exists()
                                                                          else ""))
     return {k: result[k] for k in ("success_rate", "episodes")} | {"results": str(paths["json"])}
+
+
+def _checked_agent(agent_cfg: dict[str, Any], env: EnvConfig, check_endpoint: bool, name: str = ""):
+    """The agent of ``agent_cfg``, checked before anything runs: a policy takes the environment's screen size, a
+    text agent reaches its endpoint and model."""
+    agent = make_agent(agent_cfg)
+    if agent_cfg["name"] == "policy":
+        want = agent.policy.image_size
+        have = (env.observation_height, env.observation_width)
+        if want != have:
+            raise VluiError(f"the policy{f' {name}' if name else ''} takes {want[0]}x{want[1]} screens but the "
+                            f"environment gives {have[0]}x{have[1]}: add env.observation_height={want[0]} "
+                            f"env.observation_width={want[1]}")
+    if agent_cfg["name"] == "text" and check_endpoint:
+        agent.check()  # the endpoint, the API key and the model, in one line, before anything runs
+    return agent
 
 
 # how the text agent reaches its model, which a resume may change (the model itself, agent.model, it may not)

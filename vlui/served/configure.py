@@ -34,7 +34,7 @@ from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, uid_name
 from vlui.android.i18n import locale_for_tag
 from vlui.android.launcher import DESKTOP, HOTSEAT, ITEM_APPLICATION, LAUNCHER_DB
 from vlui.android.logcat import EPOCH
-from vlui.android.snapshot import WALLPAPERS
+from vlui.android.profiles import is_wallpaper
 from vlui.errors import VluiError
 from vlui.served.device_files import (
     WALLPAPER_CHUNK,
@@ -330,7 +330,7 @@ def _wallpaper_from_files(phone: ServedPhone) -> tuple[str, str | None]:
         return current, f"{path} is not an image"
     if found is None:
         return current, f"{path} has no {WALLPAPER_CHUNK} text chunk"
-    if found not in WALLPAPERS:
+    if not is_wallpaper(found):
         return current, f"{path} names unknown wallpaper {found!r}"
     return found, None
 

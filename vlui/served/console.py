@@ -35,6 +35,7 @@ HELP = """Android console commands:
     kill             kill the emulator instance
     quit|exit        quit control session
     ping             check if the emulator is alive
+    gsm              GSM related commands
     avd              control virtual device execution
 
 try 'help <command>' for command-specific help"""
@@ -54,6 +55,11 @@ available sub-commands:
     avd name               query virtual device name
     avd snapshot           state snapshot commands"""
 
+HELP_GSM = """allows you to change GSM-related settings, or to make a new inbound phone call
+
+available sub-commands:
+    gsm signal-profile     sets the signal strength profile"""
+
 HELP_SNAPSHOT = """allows you to save and restore the virtual device state in snapshots
 
 available sub-commands:
@@ -61,6 +67,16 @@ available sub-commands:
     avd snapshot save             save state snapshot
     avd snapshot load             load state snapshot
     avd snapshot delete           delete state snapshot"""
+
+
+def signal_profile(phone: ServedPhone, args: list[str]) -> list[str]:
+    """``gsm signal-profile N``: the cellular signal's strength, 0 (none) to 4 (great), as the status bar's bars."""
+    if len(args) != 1 or not args[0].isdigit() or not 0 <= int(args[0]) <= 4:
+        return ["KO: bad signal profile, expected a value between 0 and 4"]
+    with phone.lock:
+        phone.device.state.signal_level = int(args[0])
+        phone.device._invalidate()
+    return ["OK"]
 
 
 def ensure_token(path: str | Path) -> str:
@@ -220,12 +236,16 @@ class EmulatorConsole(LoopbackServer):
             return HELP_SNAPSHOT
         if args[:1] == ["avd"]:
             return HELP_AVD
+        if args[:1] == ["gsm"]:
+            return HELP_GSM
         return HELP
 
     def _command(self, command: str, args: list[str]) -> list[str]:
         """The answer's lines, ending in ``OK`` or ``KO: ...``."""
         if command == "ping":
             return ["I am alive!", "OK"]
+        if command == "gsm" and args[:1] == ["signal-profile"]:
+            return signal_profile(self.phone, args[1:])
         if command != "avd" or not args:
             return ["KO: unknown command, try 'help'"]
         sub, rest = args[0], args[1:]

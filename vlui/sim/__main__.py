@@ -2,7 +2,10 @@
 
   screenshot  SNAPSHOT [--out F.png] [--size HxW]    the home screen of a snapshot (id or file)
   xml         SNAPSHOT                               its uiautomator XML
-  sheet       [SNAPSHOTS...] [--split all] --out F   a contact sheet of home screens (B-MoCA's Figure 2)
+  sheet       [SNAPSHOTS...] [--split all] --out F   a contact sheet of home screens (B-MoCA's Figure 2);
+              [--app settings]                       SNAPSHOTS may be random:N; --app opens an app first
+  snapshots generate N [--seed S] --out DIR          write N generated configurations as snapshot files
+              [--holdout AXIS=V1,V2 ...] [--heldout] (random:N's, or with --heldout heldout:N's)
   make-envs   CSV [--envs DIR]                       write the B-MoCA snapshot files from their table
 
 The phone over ADB and its emulator console: ``python -m vlui.served``.
@@ -13,10 +16,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+import yaml
 from PIL import Image
 
-from vlui.android.snapshot import ENVS_DIR, bmoca_snapshots, snapshot_ids, write_snapshots
-from vlui.errors import tool_status
+from vlui.android import generate
+from vlui.android.snapshot import ENVS_DIR, bmoca_snapshots, load_snapshot, snapshot_ids, snapshot_refs, write_snapshots
+from vlui.errors import VluiError, tool_status
 from vlui.sim import contact_sheet
 from vlui.sim.phone import SimDevice
 
@@ -35,7 +40,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("snapshots", nargs="*", help="ids or files (default: every snapshot of --split)")
     p.add_argument("--split", default="all", help="train | test | all")
     p.add_argument("--columns", type=int, default=9)
+    p.add_argument("--app", help="open this app first (an app key: settings, clock, phone, ...)")
+    p.add_argument("--seed", type=int, default=0, help="the generator's seed for random:N")
     p.add_argument("--out", default="contact_sheet.png")
+    p = sub.add_parser("snapshots", help="generated device configurations")
+    gen = p.add_subparsers(dest="action", required=True).add_parser(
+        "generate", help="write N generated configurations as snapshot files (the same as env.snapshots=random:N)")
+    gen.add_argument("n", type=int)
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--out", required=True, help="folder for the files (gen-<seed>-<index>.yaml)")
+    gen.add_argument("--holdout", action="append", default=[], metavar="AXIS=V1,V2",
+                     help="keep these values out (repeatable), e.g. --holdout locale=ja-JP,ar-AE --holdout device=tablet")
+    gen.add_argument("--heldout", action="store_true", help="draw the held-out configurations instead (heldout:N)")
     p = sub.add_parser("make-envs", help="write envs/*.yaml from the B-MoCA environment table (CSV)")
     p.add_argument("csv")
     p.add_argument("--envs", default=None)
@@ -56,13 +72,31 @@ def run(args: argparse.Namespace) -> int:
     elif args.cmd == "xml":
         print(SimDevice(args.snapshot).ui_xml())
     elif args.cmd == "sheet":
-        ids = args.snapshots or snapshot_ids(args.split)
-        contact_sheet.home_screens(ids, columns=args.columns).save(args.out)
+        ids = snapshot_refs(args.snapshots, args.seed) if args.snapshots else snapshot_ids(args.split)
+        prepare = None if not args.app else lambda dev: dev.launch(args.app)
+        contact_sheet.home_screens(ids, prepare, columns=args.columns).save(args.out)
         print(f"{args.out}: {len(ids)} snapshots")
+    elif args.cmd == "snapshots":
+        holdout = parse_holdout(args.holdout)
+        ids = snapshot_refs(f"{'heldout' if args.heldout else 'random'}:{args.n}", args.seed, holdout)
+        paths = write_snapshots([load_snapshot(i) for i in ids], args.out)
+        print(f"wrote {len(paths)} snapshot files to {args.out} (generator version {generate.version()}, seed "
+              f"{args.seed})")
     elif args.cmd == "make-envs":
         paths = write_snapshots(bmoca_snapshots(args.csv), args.envs or ENVS_DIR)
         print(f"wrote {len(paths)} snapshot files to {paths[0].parent}")
     return 0
+
+
+def parse_holdout(items: list[str]) -> dict[str, list]:
+    """``--holdout AXIS=V1,V2`` options as a holdout setting; numbers and true/false as YAML reads them."""
+    holdout: dict[str, list] = {}
+    for item in items:
+        axis, sep, values = item.partition("=")
+        if not sep or not values:
+            raise VluiError(f"--holdout {item!r}: write AXIS=VALUE[,VALUE...], e.g. --holdout locale=ja-JP,ar-AE")
+        holdout.setdefault(axis.strip(), []).extend(yaml.safe_load(v.strip()) for v in values.split(","))
+    return holdout
 
 
 if __name__ == "__main__":

@@ -15,7 +15,10 @@ from vlui.sim.typeset import font
 
 def caption(snap_id: str, dev: SimDevice) -> str:
     s = dev.snapshot
-    return f"{snap_id} {s.device} {s.dpi}dpi {s.locale}{' dark' if s.dark_theme else ''}"
+    scale = f" x{s.font_scale:g}" if s.font_scale != 1.0 else ""
+    details = f"{s.device} {s.dpi}dpi{scale} {s.locale}{' dark' if s.dark_theme else ''}"
+    # a generated id is long: the details go on a second line
+    return f"{snap_id}\n{details}" if s.split == "generated" else f"{snap_id} {details}"
 
 
 def sheet(images: Sequence[tuple[str, np.ndarray]], columns: int = 9, cell_height: int = 400) -> Image.Image:
@@ -28,7 +31,8 @@ def sheet(images: Sequence[tuple[str, np.ndarray]], columns: int = 9, cell_heigh
         scale = min(cell_w / im.width, cell_height / im.height)
         scaled.append((text, im.resize((max(1, round(im.width * scale)), max(1, round(im.height * scale))),
                                        Image.LANCZOS)))
-    pad, cap = 8, 28
+    pad = 8
+    cap = 14 + 14 * max(text.count("\n") + 1 for text, _ in images)  # captions may be two lines: id, then details
     rows = (len(scaled) + columns - 1) // columns
     out = Image.new("RGB", (columns * (cell_w + pad) + pad, rows * (cell_height + cap + pad) + pad), (245, 245, 245))
     draw = ImageDraw.Draw(out)
@@ -38,7 +42,7 @@ def sheet(images: Sequence[tuple[str, np.ndarray]], columns: int = 9, cell_heigh
         x = pad + c * (cell_w + pad) + (cell_w - im.width) // 2
         y = pad + r * (cell_height + cap + pad)
         out.paste(im, (x, y + cap + (cell_height - im.height) // 2))
-        draw.text((pad + c * (cell_w + pad), y + 4), text, fill=(32, 33, 36), font=f)
+        draw.multiline_text((pad + c * (cell_w + pad), y + 4), text, fill=(32, 33, 36), font=f, spacing=2)
     return out
 
 

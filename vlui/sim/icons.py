@@ -483,6 +483,63 @@ def _g_close(p: _Pen) -> None:
     p.line([(18, 6), (6, 18)], 2.2)
 
 
+# Status-bar glyphs that show a level: the part beyond the level is drawn at 30% (Android 10's empty part).
+_DIM = 77
+
+
+def _battery_level(p: _Pen, level: int, charging: bool) -> None:
+    p.rect(7, 4, 17, 22, _DIM, radius=1.5)
+    p.rect(9.5, 2, 14.5, 5, _DIM if level < 100 else 255, radius=0.8)
+    top = 22 - 18 * level / 100
+    if level > 0:
+        p.rect(7, max(top, 4), 17, 22, radius=1.5 if top < 20.5 else 0.5)
+    if charging:  # a bolt cut out of the battery
+        p.poly([(13, 6.5), (8.5, 14), (11.5, 14), (10.5, 20), (15.5, 11.5), (12.5, 11.5)], 0)
+
+
+def _signal_level(p: _Pen, bars: int) -> None:
+    p.poly([(20.5, 3.5), (20.5, 20.5), (3.5, 20.5)], _DIM, rounded=1)
+    if bars:
+        x = 3.5 + 17 * bars / 4
+        p.poly([(x, 20.5 - 17 * bars / 4), (x, 20.5), (3.5, 20.5)], rounded=1 if bars == 4 else 0)
+
+
+def _wifi_level(p: _Pen, bars: int) -> None:
+    p.pie(12, 20.5, 17, 225, 315, _DIM)
+    if bars:
+        p.pie(12, 20.5, 17 * (bars + 1) / 5, 225, 315)
+
+
+def _g_mail(p: _Pen) -> None:
+    p.rect(2.5, 5, 21.5, 19, radius=1.5)
+    p.line([(4.5, 7.5), (12, 12.5), (19.5, 7.5)], 1.8, 0)
+
+
+def _g_message(p: _Pen) -> None:
+    p.rect(3, 3, 21, 17, radius=2)
+    p.poly([(6, 16), (6, 21.5), (11.5, 16)])
+
+
+def _g_event(p: _Pen) -> None:
+    p.rect(3.5, 5, 20.5, 21, radius=1.5)
+    p.rect(5.5, 10, 18.5, 19, 0)
+    p.rect(13, 13, 16.5, 16.5)
+    p.line([(7.5, 3), (7.5, 6)], 1.8)
+    p.line([(16.5, 3), (16.5, 6)], 1.8)
+
+
+def _levels() -> dict[str, Callable[[_Pen], None]]:
+    """``battery_<0..100 by 10>``, ``battery_charging_<…>``, ``signal_<0..4>``, ``wifi_<0..4>``."""
+    table: dict[str, Callable[[_Pen], None]] = {}
+    for level in range(0, 101, 10):
+        table[f"battery_{level}"] = functools.partial(_battery_level, level=level, charging=False)
+        table[f"battery_charging_{level}"] = functools.partial(_battery_level, level=level, charging=True)
+    for bars in range(5):
+        table[f"signal_{bars}"] = functools.partial(_signal_level, bars=bars)
+        table[f"wifi_{bars}"] = functools.partial(_wifi_level, bars=bars)
+    return table
+
+
 # Every glyph, by the name widgets give it: one table, so a new glyph is one function and one entry here.
 _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "back": _g_back, "home": _g_home, "overview": _g_overview, "wifi": _g_wifi, "signal": _g_signal,
@@ -498,6 +555,7 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "person": _g_person, "folder": _g_folder, "image": _g_image, "video": _g_video, "audio": _g_audio,
     "document": _g_document, "download": _g_download, "camera_shutter": _g_camera_shutter, "mic_off": _g_mic_off,
     "speaker_phone": _g_speaker_phone, "pause": _g_pause, "play": _g_play, "edit": _g_edit, "close": _g_close,
+    "mail": _g_mail, "message": _g_message, "event": _g_event, **_levels(),
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)
 

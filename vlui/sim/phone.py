@@ -13,6 +13,7 @@ import dataclasses
 import math
 import random
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -38,6 +39,8 @@ from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
 from vlui.sim.widgets import Ctx
 
+BOOT_STATES_KEPT = 4096
+RENDERERS_KEPT = 8  # configurations whose renderer (and frame cache) a device keeps
 TOUCH_SLOP_DP = 8  # ViewConfiguration's touch slop: a touch that moves less is not a drag
 
 
@@ -92,8 +95,8 @@ class SimDevice(Device):
         self.step_ms = step_ms
         self.noise = noise
         self.log = LogBuffer()
-        self._initial: dict[str, DeviceState] = {}
-        self._renderers: dict[tuple, Renderer] = {}
+        self._initial: OrderedDict[str, DeviceState] = OrderedDict()  # boot state by snapshot
+        self._renderers: OrderedDict[tuple, Renderer] = OrderedDict()
         self._frame: Node | None = None
         self._window: Node | None = None
         self.load_snapshot(snapshot)
@@ -105,6 +108,8 @@ class SimDevice(Device):
         key = repr(snap)
         if key not in self._initial:
             self._initial[key] = self._boot_state(snap)
+            while len(self._initial) > BOOT_STATES_KEPT:
+                self._initial.popitem(last=False)
         self.state = self._initial[key].copy()
         self.log.clear()
         self._last_log_ms = 0
@@ -461,12 +466,18 @@ class SimDevice(Device):
                    self.locale, self.tablet, status, self.height - nav)
 
     def _renderer(self) -> Renderer:
+        """The renderer of the current configuration; the few most recent are kept, each with its frame cache (an
+        environment that goes through hundreds of generated configurations keeps only those)."""
         key = (self.snapshot.wallpaper, self.state.dark_theme, self.locale.id, self.width, self.height)
         r = self._renderers.get(key)
         if r is None:
             style = Style(theme(self.state.dark_theme), self.snapshot.wallpaper, self.locale.rtl,
                           self.locale.cjk_font, self.locale.arabic_font)
             r = self._renderers[key] = Renderer(style, (self.width, self.height))
+            while len(self._renderers) > RENDERERS_KEPT:
+                self._renderers.popitem(last=False)
+        else:
+            self._renderers.move_to_end(key)
         return r
 
     def frame(self) -> Node:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from vlui.android.apps import apps
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim import services
+from vlui.sim.typeset import layout
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, button, seek_bar, text
 
@@ -27,23 +28,47 @@ if TYPE_CHECKING:
 SYSTEMUI = "com.android.systemui"
 
 
+# The small icon each app's notification shows in the status bar.
+NOTIFICATION_GLYPHS = {"gmail": "mail", "messages": "message", "calendar": "event", "photos": "image",
+                       "youtube": "play", "play_store": "download", "maps": "location", "chrome": "download",
+                       "phone": "call"}
+MAX_NOTIFICATION_ICONS = 4  # more than fit beside the clock show as a dot, as Android 10's status bar does
+
+
 def status_bar(dev: SimDevice, ctx: Ctx) -> Node:
-    """Clock on the left; Wi-Fi, signal (or airplane) and battery on the right."""
+    """Clock and notification icons on the left; Wi-Fi, signal (or airplane) and battery on the right, each
+    showing its level."""
     st = dev.state
     over_wallpaper = st.top is None and not st.overview and not st.drawer
     color = (255, 255, 255) if over_wallpaper or ctx.theme.dark else (32, 33, 36)
     bar = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.top), package=SYSTEMUI,
                rid=f"{SYSTEMUI}:id/status_bar", bg=None if over_wallpaper else ctx.theme.surface)
     now = dev.now()
-    bar.add(text(ctx, (ctx.dp(16), 0, ctx.dp(120), ctx.top), ctx.locale.time(now.hour, now.minute).split(" ")[0]
-                 if ctx.locale.meta["hour12"] else ctx.locale.time(now.hour, now.minute), 14, color=color,
-                 pkg=SYSTEMUI, rid=f"{SYSTEMUI}:id/clock"))
+    clock = (ctx.locale.time(now.hour, now.minute).split(" ")[0] if ctx.locale.meta["hour12"]
+             else ctx.locale.time(now.hour, now.minute))
+    bar.add(text(ctx, (ctx.dp(16), 0, ctx.dp(120), ctx.top), clock, 14, color=color, pkg=SYSTEMUI,
+                 rid=f"{SYSTEMUI}:id/clock"))
     g = ctx.dp(16)
     y1 = (ctx.top - g) // 2
+    x = ctx.dp(16) + layout(clock, ctx.sp(14), cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font).width \
+        + ctx.dp(8)
+    for i, app in enumerate(st.notifications):
+        if i == MAX_NOTIFICATION_ICONS:
+            dot = ctx.dp(3)
+            bar.add(Node(cls="android.widget.ImageView", bounds=(x, (ctx.top - dot) // 2, x + dot,
+                                                                (ctx.top + dot) // 2), package=SYSTEMUI,
+                         bg=color, radius=-1, rid=f"{SYSTEMUI}:id/notificationIcons"))
+            break
+        bar.add(Node(cls="android.widget.ImageView", bounds=(x, y1, x + g, y1 + g), package=SYSTEMUI,
+                     icon=f"glyph:{NOTIFICATION_GLYPHS[app]}", icon_color=color,
+                     desc=ctx.t(f"app.{app}")))
+        x += g + ctx.dp(4)
     x = ctx.width - ctx.dp(12)
-    icons = ["battery", "airplane" if st.airplane_mode else "signal"]
+    level = min(100, int(st.battery_level / 10 + 0.5) * 10)  # the icon's drawn level: the nearest tenth
+    icons = [f"battery_charging_{level}" if st.charging else f"battery_{level}",
+             "airplane" if st.airplane_mode else f"signal_{st.signal_level}"]
     if st.wifi and not st.airplane_mode:
-        icons.append("wifi")
+        icons.append(f"wifi_{st.wifi_level}")
     for name in icons:
         bar.add(Node(cls="android.widget.ImageView", bounds=(x - g, y1, x, y1 + g), package=SYSTEMUI,
                      icon=f"glyph:{name}", icon_color=color))

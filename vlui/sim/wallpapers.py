@@ -15,14 +15,16 @@ Results are cached: callers must ``.copy()`` the returned image before drawing o
 
 from __future__ import annotations
 
+import colorsys
 import functools
 import math
+import random
 from typing import Callable, Sequence, Union
 
 import numpy as np
 from PIL import Image
 
-from vlui.android.snapshot import WALLPAPERS
+from vlui.android.profiles import PROCEDURAL_WALLPAPER, WALLPAPERS, is_wallpaper
 from vlui.errors import VluiError
 
 F32 = np.float32
@@ -480,15 +482,120 @@ _DESIGNS: tuple[Callable[[_Canvas], None], ...] = (
 )  # fmt: skip
 
 
+# ---------------------------------------------------------------------------------------------- procedural
+def _hex(h: float, s: float, v: float) -> str:
+    """A hex colour from hue (turns), saturation and value in [0, 1]."""
+    r, g, b = colorsys.hsv_to_rgb(h % 1.0, min(max(s, 0.0), 1.0), min(max(v, 0.0), 1.0))
+    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+
+
+def _palette(rng: random.Random, n: int, dark: bool) -> list[str]:
+    """``n`` colours of one scheme around a random hue: analogous, complementary or triadic, light or dark."""
+    h = rng.random()
+    spread = rng.choice([(0.08, 0.0), (0.5, 0.04), (1 / 3, 0.02), (0.15, 0.03)])
+    s, v = (rng.uniform(0.35, 0.9), rng.uniform(0.15, 0.45)) if dark else (rng.uniform(0.2, 0.75), rng.uniform(0.7, 1))
+    return [_hex(h + spread[0] * (i % 3) + spread[1] * i, s + rng.uniform(-0.1, 0.1), v + rng.uniform(-0.15, 0.15))
+            for i in range(n)]
+
+
+def _sky(rng: random.Random, dark: bool) -> list[tuple[float, str]]:
+    top, mid, bottom = _palette(rng, 3, dark)
+    return [(0, top), (rng.uniform(0.3, 0.6), mid), (1, bottom)]
+
+
+def _p_shapes(c: _Canvas, rng: random.Random, dark: bool) -> None:  # material discs on a gradient
+    c.fill(_sky(rng, dark))
+    for colour in _palette(rng, rng.randint(3, 6), not dark):
+        c.disc(rng.uniform(-0.1, 1.1), rng.uniform(-0.05, 1.05), rng.uniform(0.08, 0.6), colour,
+               rng.uniform(0.35, 1.0), soft=0.006)
+
+
+def _p_ridges(c: _Canvas, rng: random.Random, dark: bool) -> None:  # layered mountains
+    c.fill(_sky(rng, dark))
+    c.disc(rng.uniform(0.15, 0.85), rng.uniform(0.12, 0.35), rng.uniform(0.04, 0.1), "#fff6e0", 0.9, soft=0.004)
+    h, sat, n = rng.random(), rng.uniform(0.3, 0.7), rng.randint(3, 6)
+    for i in range(n):  # nearer ridges darker, as in haze
+        colour = _hex(h + 0.02 * i, sat, 0.75 - 0.6 * i / n)
+        c.below(_ridge(c.x, rng.randrange(10**6), 0.45 + 0.1 * i, 0.18 - 0.015 * i, rng.randint(2, 5)), colour)
+
+
+def _p_waves(c: _Canvas, rng: random.Random, dark: bool) -> None:  # bands of waves
+    c.fill(_sky(rng, dark))
+    colours = _palette(rng, rng.randint(4, 8), dark)
+    start, step = rng.uniform(0.1, 0.35), rng.uniform(0.08, 0.13)
+    for i, colour in enumerate(colours):
+        terms = [(rng.uniform(0.01, 0.04), rng.uniform(0.5, 1.6), rng.uniform(0, 6.3)),
+                 (rng.uniform(0.003, 0.01), rng.uniform(1.5, 3.5), rng.uniform(0, 6.3))]
+        c.below(_waves(c.x, start + step * i, terms), colour)
+
+
+def _p_blobs(c: _Canvas, rng: random.Random, dark: bool) -> None:  # soft blobs
+    c.fill(_sky(rng, dark))
+    for colour in _palette(rng, rng.randint(3, 5), not dark):
+        cx, cy = rng.uniform(0, 1), rng.uniform(0, 1)
+        c.blob([(cx + rng.uniform(-0.15, 0.15), cy + rng.uniform(-0.1, 0.1), rng.uniform(0.08, 0.25))
+                for _ in range(rng.randint(2, 4))], colour)
+
+
+def _p_stripes(c: _Canvas, rng: random.Random, dark: bool) -> None:  # diagonal stripes
+    c.stripes(rng.uniform(0.08, 0.3), _palette(rng, rng.randint(3, 7), dark))
+
+
+def _p_rings(c: _Canvas, rng: random.Random, dark: bool) -> None:  # concentric ripples from a point
+    c.rings(rng.choice([0.0, 0.5, 1.0]), rng.choice([0.0, 0.5, 1.0]), rng.uniform(0.06, 0.2),
+            _palette(rng, rng.randint(4, 8), dark))
+
+
+def _p_night(c: _Canvas, rng: random.Random, dark: bool) -> None:  # stars, a moon and a horizon
+    c.fill(_sky(rng, True))
+    c.stars(rng.randint(80, 300), rng.randrange(10**6), 0.0, 0.85, size=rng.uniform(0.7, 1.1))
+    mx, my, mr = rng.uniform(0.2, 0.8), rng.uniform(0.1, 0.35), rng.uniform(0.05, 0.1)
+    c.glow(mx, my, mr * 3.5, _palette(rng, 1, False)[0], 0.3)
+    c.crescent(mx, my, mr, rng.uniform(-0.5, 0.5) * mr, rng.uniform(-0.5, 0.5) * mr, "#f6f2cf")
+    c.below(_ridge(c.x, rng.randrange(10**6), rng.uniform(0.85, 0.95), 0.08, 3), "#04081a")
+
+
+def _p_horizon(c: _Canvas, rng: random.Random, dark: bool) -> None:  # a sun over water or hills
+    c.fill(_sky(rng, dark))
+    sy = rng.uniform(0.3, 0.6)
+    c.glow(0.5, sy, 0.6, _palette(rng, 1, False)[0], 0.5, ry=0.3)
+    c.disc(rng.uniform(0.3, 0.7), sy, rng.uniform(0.08, 0.2), "#fff0b8")
+    ground = _palette(rng, 3, True)
+    for i, colour in enumerate(ground):
+        c.below(_waves(c.x, sy + 0.05 + 0.12 * i, [(rng.uniform(0, 0.04), rng.uniform(0.4, 1.2),
+                                                     rng.uniform(0, 6.3))]), colour)
+
+
+def _p_glow(c: _Canvas, rng: random.Random, dark: bool) -> None:  # a plain ground with soft light
+    c.fill(_sky(rng, dark))
+    for colour in _palette(rng, rng.randint(1, 3), not dark):
+        c.glow(rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.3, 0.9), colour, rng.uniform(0.2, 0.6),
+               ry=rng.uniform(0.2, 0.9))
+
+
+_FAMILIES: tuple[Callable[[_Canvas, random.Random, bool], None], ...] = (
+    _p_shapes, _p_ridges, _p_waves, _p_blobs, _p_stripes, _p_rings, _p_night, _p_horizon, _p_glow)
+
+
+def _procedural(c: _Canvas, seed: int) -> None:
+    """A wallpaper drawn from ``seed``: one of nine families (shapes, mountains, waves, blobs, stripes, ripples, a
+    night sky, a horizon, soft light), its palette a colour scheme around a random hue, light or dark."""
+    rng = random.Random(seed)
+    family = rng.choice(_FAMILIES)
+    family(c, rng, rng.random() < 0.4)
+
+
+
 def wallpaper(name: str, width: int, height: int) -> Image.Image:
-    """Wallpaper ``name`` (``"000"`` … ``"015"``, ``.jpg`` optional) as an RGB ``width``×``height`` image.
+    """Wallpaper ``name`` (``"000"`` … ``"015"``, ``.jpg`` optional, or ``procedural-<seed>``) as an RGB
+    ``width``×``height`` image.
 
     The image is cached and shared: ``.copy()`` it before drawing on it.
     """
     key = name[:-4] if name.endswith(".jpg") else name
-    if key not in WALLPAPERS:
+    if not is_wallpaper(key):
         valid = ", ".join(WALLPAPERS)
-        raise VluiError(f"unknown wallpaper {name!r}; valid names: {valid} (optionally with .jpg)")
+        raise VluiError(f"unknown wallpaper {name!r}; valid names: {valid} (optionally with .jpg), procedural-<seed>")
     if width < 1 or height < 1:
         raise VluiError(f"wallpaper size must be positive, got {width}x{height}")
     return _render(key, int(width), int(height))
@@ -497,5 +604,9 @@ def wallpaper(name: str, width: int, height: int) -> Image.Image:
 @functools.lru_cache(maxsize=64)
 def _render(key: str, width: int, height: int) -> Image.Image:
     canvas = _Canvas(width, height)
-    _DESIGNS[WALLPAPERS.index(key)](canvas)
+    procedural = PROCEDURAL_WALLPAPER.fullmatch(key)
+    if procedural:
+        _procedural(canvas, int(procedural.group(1)))
+    else:
+        _DESIGNS[WALLPAPERS.index(key)](canvas)
     return canvas.image()

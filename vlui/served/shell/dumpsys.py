@@ -9,7 +9,6 @@ from vlui.served import configure
 from vlui.served.phone import SDK, ServedPhone
 from vlui.served.shell.apps import PACKAGES
 from vlui.served.shell.context import _Io, _Session
-from vlui.served.shell.system import BATTERY_LEVEL
 
 
 class DumpsysCommands:
@@ -24,6 +23,8 @@ class DumpsysCommands:
         service = args[0] if args else None
         dumps = {"display": self._dump_display, "power": self._dump_power, "input_method": self._dump_input_method,
                  "battery": self._dump_battery, "package": self._dump_package}
+        if service == "battery" and args[1:2] and args[1] in ("set", "unplug", "reset"):
+            return self._battery_command(io, args[1:])
         if service in dumps:
             with self.phone.lock:
                 io.say(dumps[service](args[1:]))
@@ -85,7 +86,7 @@ class DumpsysCommands:
         awake = self._awake()
         return (f"POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n"
                 f"  mWakefulness={'Awake' if awake else 'Asleep'}\n  mWakefulnessChanging=false\n"
-                f"  mIsPowered=true\n  mPlugType=1\n  mBatteryLevel={BATTERY_LEVEL}\n"
+                f"  mIsPowered={str(self.phone.device.state.charging).lower()}\n  mPlugType={1 if self.phone.device.state.charging else 0}\n  mBatteryLevel={self.phone.device.state.battery_level}\n"
                 f"  mBatteryLevelWhenDreamStarted=0\n  mDockState=0\n  mStayOn=false\n  mProximityPositive=false\n"
                 f"  mBootCompleted=true\n  mSystemReady=true\n  mHoldingWakeLockSuspendBlocker=false\n"
                 f"  mHoldingDisplaySuspendBlocker={'true' if awake else 'false'}\n"
@@ -105,11 +106,40 @@ class DumpsysCommands:
                 f"  mInFullscreenMode=false\n  mSystemReady=true mInteractive={'true' if self._awake() else 'false'}\n")
 
     def _dump_battery(self, args: list[str]) -> str:
-        return ("Current Battery Service state:\n  AC powered: true\n  USB powered: false\n"
-                "  Wireless powered: false\n  Max charging current: 0\n  Max charging voltage: 0\n"
-                "  Charge counter: 10000\n  status: 2\n  health: 2\n  present: true\n"
-                f"  level: {BATTERY_LEVEL}\n  scale: 100\n  voltage: 5000\n  temperature: 250\n"
-                "  technology: Li-ion\n")
+        st = self.phone.device.state
+        # BatteryManager's status: 2 charging, 3 discharging, 5 full (on power at 100%)
+        status = (5 if st.battery_level == 100 else 2) if st.charging else 3
+        return (f"Current Battery Service state:\n  AC powered: {str(st.charging).lower()}\n"
+                "  USB powered: false\n  Wireless powered: false\n  Max charging current: 0\n"
+                "  Max charging voltage: 0\n  Charge counter: 10000\n"
+                f"  status: {status}\n  health: 2\n  present: true\n  level: {st.battery_level}\n  scale: 100\n"
+                "  voltage: 5000\n  temperature: 250\n  technology: Li-ion\n")
+
+    def _battery_command(self, io: _Io, args: list[str]) -> int:
+        """``dumpsys battery set level N | set ac 0|1 | set status N | unplug | reset``: BatteryService's shell
+        commands, which override what the battery reports (the emulator builder gives a snapshot its battery so)."""
+        st = self.phone.device.state
+        if args[0] == "set":
+            if len(args) != 3 or args[1] not in ("level", "ac", "usb", "wireless", "status", "present", "invalid",
+                                                  "counter", "temp"):
+                io.complain("Bad option: " + " ".join(args[1:]) + "\n")
+                return 255
+            try:
+                value = int(args[2])
+            except ValueError:
+                io.complain(f"Bad value: {args[2]}\n")
+                return 255
+            with self.phone.lock:
+                if args[1] == "level":
+                    st.battery_level = min(max(value, 0), 100)
+                elif args[1] == "ac":
+                    st.charging = value != 0
+                self.phone.device._invalidate()
+        elif args[0] == "unplug":
+            with self.phone.lock:
+                st.charging = False
+                self.phone.device._invalidate()
+        return 0  # reset: the simulated battery has nothing else to report than what was set
 
     def _dump_package(self, args: list[str]) -> str:
         """``dumpsys package NAME``: the package's record; for a package the phone does not have, nothing, as on

@@ -361,6 +361,10 @@ def time_picker(dev: SimDevice, ctx: Ctx) -> Node:
     width = min(ctx.width - ctx.dp(48), ctx.dp(328))
     x1 = (ctx.width - width) // 2
     height = ctx.dp(520 if shape == "rectangle" else 480)
+    # a screen too short for the whole dialog (a landscape tablet, a large display size): the dial shrinks so that
+    # the buttons stay above the navigation bar
+    squeeze = max(0, height - ctx.dp(16) - (ctx.bottom - ctx.top - ctx.dp(8)))
+    height -= squeeze
     y1 = max(ctx.top + ctx.dp(8), (ctx.top + ctx.bottom - height) // 2)
     scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                  bg=ctx.theme.scrim, on_tap=lambda x, y: None)
@@ -400,7 +404,7 @@ def time_picker(dev: SimDevice, ctx: Ctx) -> Node:
                          rid=f"android:id/{'pm' if pm else 'am'}_label", text=marker, size=ctx.sp(16), checkable=True,
                          checked=is_on, fg=ctx.theme.on_accent if is_on else dim, on_tap=set_half, mirror=False))
     # the dial
-    size = width - ctx.dp(48)
+    size = width - ctx.dp(48) - int(squeeze / (1.2 if shape == "rectangle" else 1.0))
     cx, cy = x1 + width // 2, hy2 + ctx.dp(24) + size // 2
     dial_bounds = (cx - size // 2, cy - size // 2 - (size // 10 if shape == "rectangle" else 0), cx + size // 2,
                    cy + size // 2 + (size // 10 if shape == "rectangle" else 0))
