@@ -147,6 +147,9 @@ class EnvConfig:
     # simulated phone, also when it is served over ADB)
     observation_wait_s: Optional[float] = 0.0
     num_envs: int = 1  # parallel environments (subprocess workers when > 1)
+    # episode-level randomness on the simulated phone, seeded per episode (vlui/sim/perturb.py): the clock, a
+    # notification arriving, where a list was left, a slow app start. Off for the B-MoCA protocol.
+    stochastic: bool = False
 
     LIMITS: ClassVar[dict[str, Range]] = {
         "adb_port": PORT, "console_port": Range(1, 65535, optional=True), "command_timeout_s": POSITIVE,
@@ -160,7 +163,7 @@ class EnvConfig:
         """The settings that change what an episode is (the screens an agent sees, how its actions are read): a
         dataset or an evaluation resumes only under the same."""
         return {k: getattr(self, k) for k in ("backend", "observation_height", "observation_width", "tap_threshold",
-                                              "y_distance_scale")}
+                                              "y_distance_scale", "stochastic")}
 
 
 # --------------------------------------------------------------------------------------------------------- trainer

@@ -90,6 +90,12 @@ class Device(ABC):
         the loaded snapshot. Backends that cannot say so with a clear error."""
         raise VluiError(f"{type(self).__name__} cannot set a task's starting state ({', '.join(fields)})")
 
+    def perturb(self, seed: int) -> dict[str, Any]:
+        """Episode-level randomness at the start of an episode (``env.stochastic=true``), seeded; returns what it
+        did. Only the simulated phone has it: a real device brings its own."""
+        raise VluiError(f"env.stochastic=true randomises the simulated phone's episodes; {type(self).__name__} is a "
+                        "real device with its own randomness: leave env.stochastic=false")
+
     def check_state(self, spec: dict) -> bool:
         """Whether the device's state meets a task's ``state_check``: ``{"volume.media": 7}`` (equal) or
         ``{"brightness_percent": {"value": 40, "tolerance": 2}}`` (within). Backends that cannot read their state

@@ -85,6 +85,7 @@ class EpisodeRecord:
     infra_failure: str | None = None
     invalid_action: str | None = None
     frames: list[np.ndarray] | None = None  # the screens, first to last, when frames are recorded
+    perturbations: dict[str, Any] | None = None  # what env.stochastic drew for the episode, when it is on
 
     @property
     def success(self) -> bool:
@@ -155,7 +156,8 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
                 slot.agent.reset(slot.env.task, slot.info, seed=slot.job.seed)
                 if slot.labeller is not None:
                     slot.labeller.reset(slot.env.task, slot.info, seed=slot.job.seed)
-                slot.record = EpisodeRecord(slot.job, slot.env.task.instruction, frames=[] if record_frames else None)
+                slot.record = EpisodeRecord(slot.job, slot.env.task.instruction, frames=[] if record_frames else None,
+                                            perturbations=slot.info.get("perturbations"))
                 observed(slot)
             except Exception:  # noqa: BLE001 - the environment broke, not the agent
                 recover(slot, traceback.format_exc())
@@ -295,4 +297,5 @@ def result_line(record: EpisodeRecord) -> dict[str, Any]:
             "seed": job.seed, "success": record.success, "steps": len(record.steps),
             "actions": [None if s.action is None else [round(float(v), 4) for v in s.action] for s in record.steps],
             "tokens": [s.token for s in record.steps if s.token is not None],
-            "infra_failure": record.infra_failure, "invalid_action": record.invalid_action}
+            "infra_failure": record.infra_failure, "invalid_action": record.invalid_action,
+            **({"perturbations": record.perturbations} if record.perturbations is not None else {})}

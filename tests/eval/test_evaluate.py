@@ -131,6 +131,17 @@ def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(t
         evaluate.run(cfg(tmp_path, f"checkpoint={tmp_path}/exp/bc-*", *small))
 
 
+def test_stochastic_episodes_make_runs_differ_and_record_what_was_drawn(tmp_path: Path) -> None:
+    evaluate.run(cfg(tmp_path, "agent=expert", "tasks=[open_clock,airplane_on,add_language]",
+                     "env.snapshots=[100,101,102,103]", "runs=3", "env.stochastic=true", "adaptive_metrics=false"))
+    out = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert out["repeats"]["runs"] == 3 and not out["repeats"]["identical"]
+    draws = [r["perturbations"] for r in out["records"]]
+    assert all("clock_minutes" in d for d in draws) and len({json.dumps(d) for d in draws}) > 10
+    md = (tmp_path / "out" / "results.md").read_text()
+    assert "success (mean ± s.e. over runs)" in md and "identical repeats" not in md
+
+
 def test_a_glob_that_matches_no_policy_is_one_line() -> None:
     out = run_python("evaluate.py", "checkpoint=checkpoints/nothing-here-*/x", "hydra.run.dir=/tmp/vlui-test-glob")
     assert out.returncode == 2 and "matches no policy" in out.stderr and "Traceback" not in out.stderr

@@ -238,9 +238,9 @@ def write_snapshots(snaps: list[Snapshot], envs_dir: str | Path) -> list[Path]:
         path = envs / f"{snap.id}.yaml"
         if snap.split == "generated":
             seed, index = generate.parse_generated(snap.id) or (None, None)
-            header = (f"# Generated configuration {snap.id} (generator version {generate.version()}, seed {seed}, index "
-                      f"{index}).\n# Use it by path (env.snapshots=[{path}]) or as any snapshot file; copy and edit it "
-                      "to make your own.\n")
+            header = (f"# Generated configuration {snap.id} (generator version {generate.version()}, seed {seed}, "
+                      f"index {index}).\n# Use it by path (env.snapshots=[{path}]) or as any snapshot file; copy "
+                      "and edit it to make your own.\n")
         else:
             header = f"# B-MoCA environment {snap.id} ({snap.split}). Copy this file to define your own snapshot.\n"
         path.write_text(header + snap.to_yaml(), encoding="utf-8")

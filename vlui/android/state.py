@@ -84,6 +84,10 @@ class DeviceState:
     signal_level: int = 4  # the cellular signal's bars, 0..4
     wifi_level: int = 4  # the Wi-Fi signal's bars while Wi-Fi is on, 0..4
     notifications: list[str] = field(default_factory=list)  # apps (keys of apps.yaml) with a notification posted
+    # a notification that has just arrived, shown as a heads-up banner until ``until_ms``: {app, title, text, until_ms}
+    headsup: dict[str, Any] | None = None
+    slow_start: bool = False  # the next app launched shows its starting window for one step before its first screen
+    starting: dict[str, Any] | None = None  # that starting window while it shows: {app, at_ms}
     languages: list[str] = field(default_factory=list)
     # clock
     alarms: list[Alarm] = field(default_factory=lambda: [Alarm(1, 9, 0, False), Alarm(2, 8, 30, False)])

@@ -44,11 +44,14 @@ class PhoneEnv(gym.Env):
     def __init__(self, device: Device, tasks: Sequence[Task], snapshots: Sequence[str],
                  obs_size: tuple[int, int] = (256, 128), include_xml: bool = False, include_full_screen: bool = False,
                  parser: ActionParser | None = None, observation_wait_s: float = 0.0, render_mode: str | None = None,
-                 full_screen_size: tuple[int, int] | None = None, backend: str = "sim") -> None:
+                 full_screen_size: tuple[int, int] | None = None, backend: str = "sim",
+                 stochastic: bool = False) -> None:
         if not tasks or not snapshots:
             raise VluiError("an environment needs at least one task and one snapshot")
         self.device = device
         self.backend = backend
+        self.stochastic = stochastic
+        self.perturbations: dict[str, Any] = {}  # what env.stochastic drew for the current episode
         self.tasks = {t.id: t for t in tasks}
         self.snapshots = list(snapshots)
         self.obs_size = obs_size
@@ -92,6 +95,8 @@ class PhoneEnv(gym.Env):
         self.device.key("HOME")
         if self.task.state:
             self.device.set_state(self.task.state)
+        if self.stochastic:  # from the episode's seed, so a seeded episode is the same every time
+            self.perturbations = self.device.perturb(int(self.np_random.integers(2**31)))
         self.device.clear_log()
         self._mark = self.device.log_mark()
         self._steps = 0
@@ -163,6 +168,7 @@ class PhoneEnv(gym.Env):
             "screen_size": self.device.size,
             "parsed_action": parsed.as_dict() if parsed else None,
             "success_line": matched,
+            **({"perturbations": self.perturbations} if self.stochastic else {}),
         }
 
 
@@ -184,6 +190,9 @@ def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool |
     """A :class:`PhoneEnv` for the ``env`` settings (``configs/env/*.yaml``; a mapping is checked against
     :class:`~vlui.config.EnvConfig`) and a task spec."""
     env = env_settings(env)
+    if env.stochastic and env.backend != "sim":
+        raise VluiError("env.stochastic=true randomises the simulated phone's episodes; a real device brings its own "
+                        "randomness: leave it false with env=adb")
     task_list = resolve_tasks(tasks, backend=env.backend)
     snapshots = resolve_snapshots(env)
     device = make_device(env, snapshots[0])
@@ -191,7 +200,7 @@ def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool |
     parser = ActionParser(threshold=env.tap_threshold, y_scale=env.y_distance_scale, clip=env.clip_actions)
     return PhoneEnv(device, task_list, snapshots, obs_size=(env.observation_height, env.observation_width),
                     include_xml=env.include_xml if include_xml is None else include_xml, parser=parser,
-                    observation_wait_s=wait, backend=env.backend)
+                    observation_wait_s=wait, backend=env.backend, stochastic=env.stochastic)
 
 
 def make_vector_env(env: EnvConfig | Mapping[str, Any], tasks: Any, num_envs: int,

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--out", required=True, help="folder for the files (gen-<seed>-<index>.yaml)")
     gen.add_argument("--holdout", action="append", default=[], metavar="AXIS=V1,V2",
-                     help="keep these values out (repeatable), e.g. --holdout locale=ja-JP,ar-AE --holdout device=tablet")
+                     help="keep these values out (repeatable): --holdout locale=ja-JP,ar-AE --holdout device=tablet")
     gen.add_argument("--heldout", action="store_true", help="draw the held-out configurations instead (heldout:N)")
     p = sub.add_parser("make-envs", help="write envs/*.yaml from the B-MoCA environment table (CSV)")
     p.add_argument("csv")

@@ -34,7 +34,8 @@ from vlui.sim.apps import build_window, on_back, on_editor_action, on_launch
 from vlui.sim.apps.dialer import DIALABLE
 from vlui.sim.noise import noise_lines
 from vlui.sim.render import Renderer, Style
-from vlui.sim.systemui import NAV_POINTS, TABLET_NAV_POINTS, nav_bar, status_bar
+from vlui.sim.perturb import perturb
+from vlui.sim.systemui import NAV_POINTS, TABLET_NAV_POINTS, headsup, nav_bar, status_bar
 from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
 from vlui.sim.widgets import Ctx
@@ -314,8 +315,16 @@ class SimDevice(Device):
     def _after_input(self) -> None:
         if self.noise:
             self._noise()
-        self.state.time_ms += self.step_ms
+        st = self.state
+        if st.starting is not None and st.starting["at_ms"] < st.time_ms:  # the app has drawn its first screen
+            st.starting = None
+        st.time_ms += self.step_ms
+        if st.headsup is not None and st.headsup["until_ms"] <= st.time_ms:
+            st.headsup = None
         self._invalidate()
+
+    def perturb(self, seed: int) -> dict[str, Any]:
+        return perturb(self, seed)
 
     def _invalidate(self) -> None:
         self._frame = None
@@ -365,6 +374,8 @@ class SimDevice(Device):
         if created:
             st.tasks[key] = [{"screen": screen}]
         self._to_front(key)
+        if st.slow_start:  # env.stochastic: this app takes a step to draw its first screen
+            st.slow_start, st.starting = False, {"app": key, "at_ms": st.time_ms}
         on_launch(self, key, created)
         self.logi("ActivityTaskManager", f"Displayed {short_component(info.package, info.activity)}: "
                   f"+{280 + self._rng.randrange(400)}ms", offset_ms=400)
@@ -490,8 +501,9 @@ class SimDevice(Device):
         if self._frame is None:
             ctx = self.ctx()
             self._window = build_window(self, ctx)
+            banner = [headsup(self, ctx)] if self.state.headsup is not None else []
             self._frame = Node(bounds=(0, 0, self.width, self.height), children=[
-                self._window, status_bar(self, ctx), nav_bar(self, ctx)])
+                self._window, *banner, status_bar(self, ctx), nav_bar(self, ctx)])
         return self._frame
 
     def nav_points(self) -> dict[str, tuple[float, float]]:

@@ -76,6 +76,54 @@ def status_bar(dev: SimDevice, ctx: Ctx) -> Node:
     return bar
 
 
+def headsup(dev: SimDevice, ctx: Ctx) -> Node:
+    """A notification that has just arrived, over the top of the screen: the app's icon and name, the sender and the
+    message. Tapping it opens the app; swiping it up dismisses it."""
+    st = dev.state
+    note = st.headsup
+    margin, h = ctx.dp(8), ctx.dp(80)
+    x1, x2, y1 = ctx.content_left + margin, ctx.content_right - margin, ctx.top + margin
+
+    def open_app(x, y):
+        st.headsup = None
+        st.notifications = [a for a in st.notifications if a != note["app"]]
+        dev.launch(note["app"])
+
+    def dismiss(xa, ya, xb, yb):
+        if ya - yb > ctx.dp(24):
+            st.headsup = None
+            return True
+        return False
+
+    card = Node(cls="android.widget.FrameLayout", bounds=(x1, y1, x2, y1 + h), package=SYSTEMUI,
+                rid=f"{SYSTEMUI}:id/expandableNotificationRow", bg=ctx.theme.surface, radius=ctx.dp(8),
+                on_tap=open_app, on_swipe=dismiss)
+    g = ctx.dp(16)
+    card.add(Node(cls="android.widget.ImageView", bounds=(x1 + ctx.dp(16), y1 + ctx.dp(12), x1 + ctx.dp(16) + g,
+                  y1 + ctx.dp(12) + g), package=SYSTEMUI, icon=f"glyph:{NOTIFICATION_GLYPHS[note['app']]}",
+                  icon_color=ctx.theme.accent))
+    tx = x1 + ctx.dp(40)
+    card.add(text(ctx, (tx, y1 + ctx.dp(8), x2 - ctx.dp(16), y1 + ctx.dp(32)), ctx.t(f"app.{note['app']}"), 12,
+                  pkg=SYSTEMUI, rid="android:id/app_name_text"))
+    card.add(text(ctx, (x1 + ctx.dp(16), y1 + ctx.dp(32), x2 - ctx.dp(16), y1 + ctx.dp(54)), note["title"], 14,
+                  bold=True, pkg=SYSTEMUI, rid="android:id/title"))
+    card.add(text(ctx, (x1 + ctx.dp(16), y1 + ctx.dp(54), x2 - ctx.dp(16), y1 + ctx.dp(74)), note["text"], 14,
+                  pkg=SYSTEMUI, rid="android:id/text"))
+    return card
+
+
+def starting_window(dev: SimDevice, ctx: Ctx, key: str) -> Node:
+    """An app's starting window, shown until it draws its first screen: its background and its icon."""
+    size = ctx.dp(96)
+    cx, cy = ctx.width // 2, (ctx.top + ctx.bottom) // 2
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom),
+                package=apps()[key].package, bg=ctx.theme.background)
+    root.add(Node(cls="android.widget.ImageView", bounds=(cx - size // 2, cy - size // 2, cx + size // 2,
+                                                          cy + size // 2), package=apps()[key].package,
+                  icon=f"app:{key}"))
+    return root
+
+
 def nav_bar(dev: SimDevice, ctx: Ctx) -> Node:
     xs = TABLET_NAV_POINTS if ctx.tablet else NAV_POINTS
     y1, y2 = ctx.bottom, ctx.height

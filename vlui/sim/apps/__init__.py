@@ -54,6 +54,9 @@ def build_window(dev: SimDevice, ctx: Ctx) -> Node:
     elif st.top is None:
         content = launcher.build(dev, ctx)
         package = LAUNCHER_PKG
+    elif st.starting is not None and st.starting["app"] == st.top:
+        content = systemui.starting_window(dev, ctx, st.top)
+        package = apps()[st.top].package
     else:
         content = app(st.top).build(dev, ctx, st.tasks[st.top][-1])
         package = apps()[st.top].package
