@@ -61,7 +61,7 @@ def _draw(rng: random.Random) -> dict[str, Any]:
     spec = distribution()
     device = _weighted(rng, spec["device"])
     profile = device_profiles()[device]
-    locale_ids = list(locales()) if spec["locale"] == "all" else list(spec["locale"])
+    locale_ids = list(spec["locale"])
     wallpaper = (rng.choice(WALLPAPERS) if _weighted(rng, spec["wallpaper"]) == "bmoca"
                  else f"procedural-{rng.randrange(10**9)}")
     first, last = date.fromisoformat(str(spec["time"]["from"])), date.fromisoformat(str(spec["time"]["to"]))

@@ -3,7 +3,8 @@
   screenshot  SNAPSHOT [--out F.png] [--size HxW]    the home screen of a snapshot (id or file)
   xml         SNAPSHOT                               its uiautomator XML
   sheet       [SNAPSHOTS...] [--split all] --out F   a contact sheet of home screens (B-MoCA's Figure 2);
-              [--app settings]                       SNAPSHOTS may be random:N; --app opens an app first
+              [--app settings] [--locales all]       SNAPSHOTS may be random:N; --app opens an app first;
+                                                     --locales: the first snapshot in every locale
   snapshots generate N [--seed S] --out DIR          write N generated configurations as snapshot files
               [--holdout AXIS=V1,V2 ...] [--heldout] (random:N's, or with --heldout heldout:N's)
   make-envs   CSV [--envs DIR]                       write the B-MoCA snapshot files from their table
@@ -14,12 +15,14 @@ The phone over ADB and its emulator console: ``python -m vlui.served``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 import yaml
 from PIL import Image
 
 from vlui.android import generate
+from vlui.android.i18n import locales
 from vlui.android.snapshot import ENVS_DIR, bmoca_snapshots, load_snapshot, snapshot_ids, snapshot_refs, write_snapshots
 from vlui.errors import VluiError, tool_status
 from vlui.sim import contact_sheet
@@ -41,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", default="all", help="train | test | all")
     p.add_argument("--columns", type=int, default=9)
     p.add_argument("--app", help="open this app first (an app key: settings, clock, phone, ...)")
+    p.add_argument("--locales", help="the first snapshot in each of these locales (comma-separated, or 'all', grouped "
+                                     "by script) instead of the snapshots themselves")
     p.add_argument("--seed", type=int, default=0, help="the generator's seed for random:N")
     p.add_argument("--out", default="contact_sheet.png")
     p = sub.add_parser("snapshots", help="generated device configurations")
@@ -73,6 +78,16 @@ def run(args: argparse.Namespace) -> int:
         print(SimDevice(args.snapshot).ui_xml())
     elif args.cmd == "sheet":
         ids = snapshot_refs(args.snapshots, args.seed) if args.snapshots else snapshot_ids(args.split)
+        if args.locales:
+            wanted = list(locales()) if args.locales == "all" else args.locales.split(",")
+            wanted.sort(key=lambda i: list(dict.fromkeys(m["script"] for m in locales().values())).index(
+                locales()[i]["script"]) if i in locales() else -1)
+            base = load_snapshot(ids[0])
+            ids = [dataclasses.replace(base, id=locales()[i]["script"] if i in locales() else i, locale=i)
+                   for i in wanted]
+            for snap in ids:
+                if snap.locale not in locales():
+                    raise VluiError(f"unknown locale {snap.locale!r}; choose from: {', '.join(locales())}")
         prepare = None if not args.app else lambda dev: dev.launch(args.app)
         contact_sheet.home_screens(ids, prepare, columns=args.columns).save(args.out)
         print(f"{args.out}: {len(ids)} snapshots")

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vlui.android.snapshot import load_snapshot
+from vlui.android.snapshot import Snapshot, load_snapshot
 from vlui.sim.phone import SimDevice
 from vlui.sim.typeset import font
 
@@ -46,7 +46,7 @@ def sheet(images: Sequence[tuple[str, np.ndarray]], columns: int = 9, cell_heigh
     return out
 
 
-def home_screens(snapshots: Sequence[str], prepare: Callable[[SimDevice], None] | None = None,
+def home_screens(snapshots: Sequence[str | Snapshot], prepare: Callable[[SimDevice], None] | None = None,
                  columns: int = 9, cell_height: int = 400) -> Image.Image:
     """The screen of each snapshot after ``prepare`` (default: the home screen as loaded)."""
     dev = SimDevice(snapshots[0])

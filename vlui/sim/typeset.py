@@ -2,8 +2,8 @@
 
 Android renders mixed-script strings (an Arabic sentence with "Wi-Fi" in it, a Hindi label with digits) by falling
 back from font to font per character run. Pillow draws one font at a time, so a string is split into runs of one
-script each; Arabic-script and Devanagari runs are shaped with raqm (joining, conjuncts), the rest use Pillow's
-faster basic layout. Layouts are cached: the same label at the same size is laid out once.
+script each; Arabic-script, Hebrew, Devanagari, Bengali and Thai runs are shaped with raqm (joining, conjuncts, mark
+placement), the rest use Pillow's faster basic layout. Layouts are cached: the same label at the same size is laid out once.
 """
 
 from __future__ import annotations
@@ -28,13 +28,16 @@ FONTS: dict[str, tuple[str, Path, Path, int]] = {
     "urdu": ("Noto Nastaliq Urdu", NOTO / "NotoNastaliqUrdu-Regular.ttf", NOTO / "NotoNastaliqUrdu-Bold.ttf", 0),
     "devanagari": ("Noto Sans Devanagari", NOTO / "NotoSansDevanagari-Regular.ttf",
                    NOTO / "NotoSansDevanagari-Bold.ttf", 0),
+    "bengali": ("Noto Sans Bengali", NOTO / "NotoSansBengali-Regular.ttf", NOTO / "NotoSansBengali-Bold.ttf", 0),
+    "thai": ("Noto Sans Thai", NOTO / "NotoSansThai-Regular.ttf", NOTO / "NotoSansThai-Bold.ttf", 0),
+    "hebrew": ("Noto Sans Hebrew", NOTO / "NotoSansHebrew-Regular.ttf", NOTO / "NotoSansHebrew-Bold.ttf", 0),
     # Noto Sans CJK collections hold the faces JP, KR, SC, TC, HK in this order.
     "cjk-jp": ("Noto Sans CJK JP", NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 0),
     "cjk-kr": ("Noto Sans CJK KR", NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 1),
     "cjk-sc": ("Noto Sans CJK SC", NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 2),
 }
-SHAPED = {"arabic", "urdu", "devanagari"}  # scripts that need raqm's shaping
-RTL_SCRIPTS = {"arabic", "urdu"}
+SHAPED = {"arabic", "urdu", "devanagari", "bengali", "thai", "hebrew"}  # scripts that need raqm's shaping
+RTL_SCRIPTS = {"arabic", "urdu", "hebrew"}
 ELLIPSIS = "…"
 
 
@@ -48,6 +51,12 @@ def char_script(ch: str, cjk: str, arabic: str) -> str | None:
         return arabic
     if 0x0900 <= o <= 0x097F:
         return "devanagari"
+    if 0x0980 <= o <= 0x09FF:
+        return "bengali"
+    if 0x0E00 <= o <= 0x0E7F:
+        return "thai"
+    if 0x0590 <= o <= 0x05FF or 0xFB1D <= o <= 0xFB4F:
+        return "hebrew"
     if (0x1100 <= o <= 0x11FF or 0x2E80 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF
             or 0xFF00 <= o <= 0xFFEF or 0x3000 <= o <= 0x303F):
         return cjk
