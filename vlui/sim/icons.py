@@ -529,7 +529,8 @@ def _g_event(p: _Pen) -> None:
 
 
 def _levels() -> dict[str, Callable[[_Pen], None]]:
-    """``battery_<0..100 by 10>``, ``battery_charging_<…>``, ``signal_<0..4>``, ``wifi_<0..4>``."""
+    """``battery_<0..100 by 10>``, ``battery_charging_<…>``, ``signal_<0..4>``, ``wifi_<0..4>``; a full level is
+    the plain glyph (``battery``, ``signal``, ``wifi``), drawn exactly as it is."""
     table: dict[str, Callable[[_Pen], None]] = {}
     for level in range(0, 101, 10):
         table[f"battery_{level}"] = functools.partial(_battery_level, level=level, charging=False)
@@ -537,6 +538,7 @@ def _levels() -> dict[str, Callable[[_Pen], None]]:
     for bars in range(5):
         table[f"signal_{bars}"] = functools.partial(_signal_level, bars=bars)
         table[f"wifi_{bars}"] = functools.partial(_wifi_level, bars=bars)
+    table.update(battery_100=_g_battery, signal_4=_g_signal, wifi_4=_g_wifi)
     return table
 
 
