@@ -147,11 +147,11 @@ def test_a_glob_that_matches_no_policy_is_one_line() -> None:
     assert out.returncode == 2 and "matches no policy" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_missing_checkpoint_and_unknown_task_are_one_line_errors() -> None:
+def test_missing_checkpoint_and_unknown_task_are_one_line_errors(tmp_path: Path) -> None:
     for args, message in ((["checkpoint=nowhere"], "is not a policy export"),
                           (["agent=expert", "tasks=[fly]"], "unknown task id(s) fly"),
                           (["agent=expert", "env.snapshots=[999]"], "unknown snapshot '999'")):
-        out = run_python("evaluate.py", *args, "hydra.run.dir=/tmp/vlui-test-evaluate-errors")
+        out = run_python("evaluate.py", *args, f"hydra.run.dir={tmp_path}/out")
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr[-500:]
 
 

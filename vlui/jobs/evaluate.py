@@ -126,15 +126,17 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
     log = out / "episodes.jsonl"
+    # the first policy is loaded before anything is written or run: a missing or incompatible checkpoint is one line
+    # (the others load when their turn comes)
+    first: Any = _checked_agent(agent_cfgs[0], env, name=policies[0][1] if several else "")
     done = _resume(out, recipe, jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
     # run a snapshot's episodes together (the phone keeps only a few configurations' renderings at hand); the seeds,
     # keys and the order of the results are the plan's
     todo = sorted((j for j in jobs if j.key not in done), key=lambda j: j.snapshot)
-    # the first policy is loaded (and a text agent's endpoint checked) before anything is printed or run: a missing
-    # or incompatible checkpoint is one line; the others load when their turn comes
-    first: Any = _checked_agent(agent_cfgs[0], env, check_endpoint=bool(todo), name=policies[0][1] if several else "")
+    if agent_cfg["name"] == "text" and todo:
+        first.check()  # the endpoint, the API key and the model, in one line, before anything runs
     print(f"evaluate: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair} x "
           f"{cfg.runs} runs{f' x {len(policies)} policies' if several else ''}) with agent={agent_cfg['name']} -> "
           f"{out}" + (f"; {len(done)} already done, resuming" if done else "")
@@ -149,7 +151,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             first = None
             if not mine and several:
                 continue
-            agent = agent or _checked_agent(one_cfg, env, check_endpoint=True, name=checkpoint or "")
+            agent = agent or _checked_agent(one_cfg, env, name=checkpoint or "")
             agents = iter([agent])
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
@@ -207,9 +209,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     return {k: result[k] for k in ("success_rate", "episodes")} | {"results": str(paths["json"])}
 
 
-def _checked_agent(agent_cfg: dict[str, Any], env: EnvConfig, check_endpoint: bool, name: str = ""):
-    """The agent of ``agent_cfg``, checked before anything runs: a policy takes the environment's screen size, a
-    text agent reaches its endpoint and model."""
+def _checked_agent(agent_cfg: dict[str, Any], env: EnvConfig, name: str = ""):
+    """The agent of ``agent_cfg``, checked before it runs: a policy takes the environment's screen size."""
     agent = make_agent(agent_cfg)
     if agent_cfg["name"] == "policy":
         want = agent.policy.image_size
@@ -218,8 +219,6 @@ def _checked_agent(agent_cfg: dict[str, Any], env: EnvConfig, check_endpoint: bo
             raise VluiError(f"the policy{f' {name}' if name else ''} takes {want[0]}x{want[1]} screens but the "
                             f"environment gives {have[0]}x{have[1]}: add env.observation_height={want[0]} "
                             f"env.observation_width={want[1]}")
-    if agent_cfg["name"] == "text" and check_endpoint:
-        agent.check()  # the endpoint, the API key and the model, in one line, before anything runs
     return agent
 
 
