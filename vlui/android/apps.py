@@ -12,6 +12,7 @@ import yaml
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SYSTEM_PID = 1210  # system_server
 SYSTEMUI_PID = 1688
+SYSTEMUI_UID = 10046  # android.uid.systemui, an app uid whose number depends on the image
 LAUNCHER_PKG = "com.google.android.apps.nexuslauncher"
 
 

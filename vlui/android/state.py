@@ -88,6 +88,9 @@ class DeviceState:
     headsup: dict[str, Any] | None = None
     slow_start: bool = False  # the next app launched shows its starting window for one step before its first screen
     starting: dict[str, Any] | None = None  # that starting window while it shows: {app, at_ms}
+    shade: bool = False  # the notification shade is pulled down over the screen
+    do_not_disturb: bool = False  # quick settings tiles with no other effect on the simulated phone
+    auto_rotate: bool = False
     languages: list[str] = field(default_factory=list)
     # clock
     alarms: list[Alarm] = field(default_factory=lambda: [Alarm(1, 9, 0, False), Alarm(2, 8, 30, False)])

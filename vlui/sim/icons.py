@@ -528,6 +528,19 @@ def _g_event(p: _Pen) -> None:
     p.line([(16.5, 3), (16.5, 6)], 1.8)
 
 
+def _g_do_not_disturb(p: _Pen) -> None:
+    p.circle(12, 12, 9.5)
+    p.rect(7, 10.8, 17, 13.2, 0, radius=0.6)
+
+
+def _g_auto_rotate(p: _Pen) -> None:
+    p.arc(12, 12, 8.5, 200, 340, 1.8)
+    p.arc(12, 12, 8.5, 20, 160, 1.8)
+    p.poly([(17.5, 4.5), (21.5, 7.5), (16.5, 9.5)])
+    p.poly([(6.5, 19.5), (2.5, 16.5), (7.5, 14.5)])
+    p.rect(9.5, 8, 14.5, 16, radius=1)
+
+
 def _levels() -> dict[str, Callable[[_Pen], None]]:
     """``battery_<0..100 by 10>``, ``battery_charging_<…>``, ``signal_<0..4>``, ``wifi_<0..4>``; a full level is
     the plain glyph (``battery``, ``signal``, ``wifi``), drawn exactly as it is."""
@@ -557,7 +570,8 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "person": _g_person, "folder": _g_folder, "image": _g_image, "video": _g_video, "audio": _g_audio,
     "document": _g_document, "download": _g_download, "camera_shutter": _g_camera_shutter, "mic_off": _g_mic_off,
     "speaker_phone": _g_speaker_phone, "pause": _g_pause, "play": _g_play, "edit": _g_edit, "close": _g_close,
-    "mail": _g_mail, "message": _g_message, "event": _g_event, **_levels(),
+    "mail": _g_mail, "message": _g_message, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
+    "auto_rotate": _g_auto_rotate, **_levels(),
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)
 

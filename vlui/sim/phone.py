@@ -425,7 +425,9 @@ class SimDevice(Device):
 
     def press_back(self) -> None:
         st = self.state
-        if st.focus is not None:
+        if st.shade:
+            st.shade = False  # BACK closes the notification shade first
+        elif st.focus is not None:
             st.focus = None  # the first BACK hides the keyboard
         elif st.dialog is not None:
             st.dialog = None
@@ -446,6 +448,7 @@ class SimDevice(Device):
     def press_home(self) -> None:
         st = self.state
         st.top, st.drawer, st.overview, st.dialog, st.focus = None, False, False, None, None
+        st.shade = False
         st.scroll.pop("drawer", None)
         self.logi("ActivityTaskManager", f"START u0 {{act=android.intent.action.MAIN cat=[android.intent.category."
                   f"HOME] flg=0x10200000 cmp={LAUNCHER_PKG}/.NexusLauncherActivity}} from uid 1000")

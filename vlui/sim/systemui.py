@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vlui.android.apps import apps
+from vlui.android.apps import SYSTEMUI_UID, apps
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim import services
 from vlui.sim.typeset import layout
@@ -39,10 +39,17 @@ def status_bar(dev: SimDevice, ctx: Ctx) -> Node:
     """Clock and notification icons on the left; Wi-Fi, signal (or airplane) and battery on the right, each
     showing its level."""
     st = dev.state
-    over_wallpaper = st.top is None and not st.overview and not st.drawer
+    over_wallpaper = st.top is None and not st.overview and not st.drawer and not st.shade
     color = (255, 255, 255) if over_wallpaper or ctx.theme.dark else (32, 33, 36)
+
+    def pull_down(xa, ya, xb, yb):  # a swipe down from the status bar pulls the notification shade down
+        if yb - ya > ctx.dp(48):
+            st.shade, st.focus = True, None
+            return True
+        return False
+
     bar = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.top), package=SYSTEMUI,
-               rid=f"{SYSTEMUI}:id/status_bar", bg=None if over_wallpaper else ctx.theme.surface)
+               rid=f"{SYSTEMUI}:id/status_bar", bg=None if over_wallpaper else ctx.theme.surface, on_swipe=pull_down)
     now = dev.now()
     clock = (ctx.locale.time(now.hour, now.minute).split(" ")[0] if ctx.locale.meta["hour12"]
              else ctx.locale.time(now.hour, now.minute))
@@ -110,6 +117,103 @@ def headsup(dev: SimDevice, ctx: Ctx) -> Node:
     card.add(text(ctx, (x1 + ctx.dp(16), y1 + ctx.dp(54), x2 - ctx.dp(16), y1 + ctx.dp(74)), note["text"], 14,
                   pkg=SYSTEMUI, rid="android:id/text"))
     return card
+
+
+# What a notification of each app says (user content: names, messages, events, numbers, never translated); the one
+# shown is chosen by the snapshot, so a phone shows the same notifications every time.
+NOTIFICATION_CONTENT = {
+    "messages": [("Alex Kim", "On my way"), ("Maria Silva", "See you at 7?"), ("Sam Okafor", "Thanks!")],
+    "gmail": [("Priya Nair", "Slides for Monday"), ("Omar Haddad", "Re: trip photos"), ("Yuki Tanaka", "Invoice 2231")],
+    "calendar": [("Team meeting", "{time}"), ("Dentist", "{time}"), ("Lunch with Sam", "{time}")],
+    "phone": [("Alex Kim", "+1 650-555-0134"), ("Maria Silva", "+44 20 7946 0958"), ("Sam Okafor", "+254 20 555 0199")],
+    "chrome": [("report.pdf", "example.com"), ("tickets.pdf", "example.org"), ("menu.pdf", "example.net")],
+    "photos": [("Trip to Lisbon", ""), ("Birthday 2026", ""), ("Hiking", "")],
+    "youtube": [("Lo-fi beats to study to", "Chill Channel"), ("Bread in 10 minutes", "Kitchen Lab"),
+                ("Top goals of the week", "Football Daily")],
+    "play_store": [("Duolingo", ""), ("Spotify", ""), ("WhatsApp", "")],
+    "maps": [("Golden Gate Park", ""), ("Central Station", ""), ("Blue Bottle Coffee", "")],
+}
+QUICK_TILES = (("wifi", "settings.wifi"), ("bluetooth", "settings.bluetooth"),
+               ("do_not_disturb", "settings.do_not_disturb"), ("auto_rotate", "settings.auto_rotate"))
+
+
+def _toggle_tile(dev: SimDevice, tile: str) -> None:
+    """A quick settings tile's click, as SystemUI makes it: Wi-Fi and Bluetooth through their services (logged with
+    SystemUI as the caller, so B-MoCA's detectors, which name Settings, do not count it), the others as settings."""
+    st = dev.state
+    if tile == "wifi":
+        services.set_wifi(dev, not st.wifi, caller=(SYSTEMUI, SYSTEMUI_UID))
+    elif tile == "bluetooth":
+        services.set_bluetooth(dev, not st.bluetooth, package=SYSTEMUI)
+    else:
+        setattr(st, tile, not getattr(st, tile))
+
+
+def notification_shade(dev: SimDevice, ctx: Ctx) -> Node:
+    """The notification shade pulled down over the screen: the date, a row of quick settings tiles, and a card per
+    posted notification. A card's tap opens its app; a swipe up or BACK closes the shade."""
+    st = dev.state
+    now = dev.now()
+
+    def close(xa, ya, xb, yb):
+        if ya - yb > ctx.dp(48):
+            st.shade = False
+            return True
+        return False
+
+    root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=SYSTEMUI,
+                rid=f"{SYSTEMUI}:id/notification_panel", bg=(32, 33, 36) if ctx.theme.dark else (241, 243, 244),
+                on_swipe=close, on_tap=lambda x, y: None)
+    x1, x2 = ctx.content_left + ctx.dp(16), ctx.content_right - ctx.dp(16)
+    weekday = ctx.locale.seq("weekday")[(now.weekday() + 1) % 7]
+    date = ctx.t("launcher.date_format", weekday=weekday, month=ctx.locale.seq("month")[now.month - 1],
+                 day=now.day)
+    y = ctx.top + ctx.dp(8)
+    root.add(text(ctx, (x1, y, x2, y + ctx.dp(32)), date, 14, pkg=SYSTEMUI, rid=f"{SYSTEMUI}:id/date"))
+    y += ctx.dp(40)
+    size, gap = ctx.dp(48), ctx.dp(16)
+    tx = x1
+    for tile, label in QUICK_TILES:
+        on = st.wifi if tile == "wifi" else st.bluetooth if tile == "bluetooth" else getattr(st, tile)
+        node = Node(cls="android.widget.Switch", bounds=(tx, y, tx + size, y + size), package=SYSTEMUI,
+                    desc=ctx.t(label), checkable=True, checked=on, bg=ctx.theme.accent if on else ctx.theme.surface,
+                    radius=-1, on_tap=lambda x, yy, t=tile: _toggle_tile(dev, t))
+        node.add(Node(cls="android.widget.ImageView", bounds=(tx + size // 4, y + size // 4, tx + 3 * size // 4,
+                                                              y + 3 * size // 4), package=SYSTEMUI,
+                      icon=f"glyph:{tile}", icon_color=ctx.theme.on_accent if on else ctx.theme.on_surface))
+        root.add(node)
+        tx += size + gap
+    y += size + ctx.dp(16)
+    pick = sum(map(ord, dev.snapshot.id))  # which content: the snapshot's, so it stays the same
+    for app in reversed(st.notifications):
+        title, body = NOTIFICATION_CONTENT[app][pick % len(NOTIFICATION_CONTENT[app])]
+        body = body.format(time=ctx.locale.time(9, 30))
+
+        def open_app(x, yy, app=app):
+            st.shade = False
+            st.notifications = [a for a in st.notifications if a != app]
+            dev.launch(app)
+
+        h = ctx.dp(88)
+        if y + h > ctx.bottom:
+            break
+        card = Node(cls="android.widget.FrameLayout", bounds=(x1, y, x2, y + h), package=SYSTEMUI,
+                    rid=f"{SYSTEMUI}:id/expandableNotificationRow", bg=ctx.theme.surface, radius=ctx.dp(8),
+                    on_tap=open_app)
+        g = ctx.dp(16)
+        card.add(Node(cls="android.widget.ImageView", bounds=(x1 + ctx.dp(16), y + ctx.dp(12), x1 + ctx.dp(16) + g,
+                      y + ctx.dp(12) + g), package=SYSTEMUI, icon=f"glyph:{NOTIFICATION_GLYPHS[app]}",
+                      icon_color=ctx.theme.accent))
+        card.add(text(ctx, (x1 + ctx.dp(40), y + ctx.dp(8), x2 - ctx.dp(16), y + ctx.dp(32)), ctx.t(f"app.{app}"), 12,
+                      pkg=SYSTEMUI, rid="android:id/app_name_text"))
+        card.add(text(ctx, (x1 + ctx.dp(16), y + ctx.dp(34), x2 - ctx.dp(16), y + ctx.dp(58)), title, 14, bold=True,
+                      pkg=SYSTEMUI, rid="android:id/title"))
+        if body:
+            card.add(text(ctx, (x1 + ctx.dp(16), y + ctx.dp(58), x2 - ctx.dp(16), y + ctx.dp(82)), body, 14,
+                          pkg=SYSTEMUI, rid="android:id/text"))
+        root.add(card)
+        y += h + ctx.dp(8)
+    return root
 
 
 def starting_window(dev: SimDevice, ctx: Ctx, key: str) -> Node:

@@ -48,7 +48,10 @@ def app(key: str) -> App:
 def build_window(dev: SimDevice, ctx: Ctx) -> Node:
     """The focused window's tree (what ``uiautomator dump`` reports), mirrored for right-to-left locales."""
     st = dev.state
-    if st.overview:
+    if st.shade:
+        content = systemui.notification_shade(dev, ctx)
+        package = systemui.SYSTEMUI
+    elif st.overview:
         content = systemui.overview(dev, ctx)
         package = systemui.SYSTEMUI
     elif st.top is None:
