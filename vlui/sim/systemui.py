@@ -102,20 +102,26 @@ def headsup(dev: SimDevice, ctx: Ctx) -> Node:
             return True
         return False
 
-    card = Node(cls="android.widget.FrameLayout", bounds=(x1, y1, x2, y1 + h), package=SYSTEMUI,
+    return notification_card(ctx, note["app"], note["title"], note["text"], (x1, y1, x2, y1 + h), open_app, dismiss)
+
+
+def notification_card(ctx: Ctx, app: str, title: str, body: str, bounds: tuple[int, int, int, int], on_tap,
+                      on_swipe=None) -> Node:
+    """One notification as SystemUI draws it: the app's small icon and name, the title in bold, the text."""
+    x1, y1, x2, _ = bounds
+    card = Node(cls="android.widget.FrameLayout", bounds=bounds, package=SYSTEMUI,
                 rid=f"{SYSTEMUI}:id/expandableNotificationRow", bg=ctx.theme.surface, radius=ctx.dp(8),
-                on_tap=open_app, on_swipe=dismiss)
-    g = ctx.dp(16)
-    card.add(Node(cls="android.widget.ImageView", bounds=(x1 + ctx.dp(16), y1 + ctx.dp(12), x1 + ctx.dp(16) + g,
-                  y1 + ctx.dp(12) + g), package=SYSTEMUI, icon=f"glyph:{NOTIFICATION_GLYPHS[note['app']]}",
-                  icon_color=ctx.theme.accent))
-    tx = x1 + ctx.dp(40)
-    card.add(text(ctx, (tx, y1 + ctx.dp(8), x2 - ctx.dp(16), y1 + ctx.dp(32)), ctx.t(f"app.{note['app']}"), 12,
+                on_tap=on_tap, on_swipe=on_swipe)
+    g, pad = ctx.dp(16), ctx.dp(16)
+    card.add(Node(cls="android.widget.ImageView", bounds=(x1 + pad, y1 + ctx.dp(12), x1 + pad + g, y1 + ctx.dp(12) + g),
+                  package=SYSTEMUI, icon=f"glyph:{NOTIFICATION_GLYPHS[app]}", icon_color=ctx.theme.accent))
+    card.add(text(ctx, (x1 + ctx.dp(40), y1 + ctx.dp(8), x2 - pad, y1 + ctx.dp(32)), ctx.t(f"app.{app}"), 12,
                   pkg=SYSTEMUI, rid="android:id/app_name_text"))
-    card.add(text(ctx, (x1 + ctx.dp(16), y1 + ctx.dp(32), x2 - ctx.dp(16), y1 + ctx.dp(54)), note["title"], 14,
-                  bold=True, pkg=SYSTEMUI, rid="android:id/title"))
-    card.add(text(ctx, (x1 + ctx.dp(16), y1 + ctx.dp(54), x2 - ctx.dp(16), y1 + ctx.dp(74)), note["text"], 14,
-                  pkg=SYSTEMUI, rid="android:id/text"))
+    card.add(text(ctx, (x1 + pad, y1 + ctx.dp(32), x2 - pad, y1 + ctx.dp(54)), title, 14, bold=True, pkg=SYSTEMUI,
+                  rid="android:id/title"))
+    if body:
+        card.add(text(ctx, (x1 + pad, y1 + ctx.dp(54), x2 - pad, y1 + ctx.dp(76)), body, 14, pkg=SYSTEMUI,
+                      rid="android:id/text"))
     return card
 
 
@@ -197,20 +203,7 @@ def notification_shade(dev: SimDevice, ctx: Ctx) -> Node:
         h = ctx.dp(88)
         if y + h > ctx.bottom:
             break
-        card = Node(cls="android.widget.FrameLayout", bounds=(x1, y, x2, y + h), package=SYSTEMUI,
-                    rid=f"{SYSTEMUI}:id/expandableNotificationRow", bg=ctx.theme.surface, radius=ctx.dp(8),
-                    on_tap=open_app)
-        g = ctx.dp(16)
-        card.add(Node(cls="android.widget.ImageView", bounds=(x1 + ctx.dp(16), y + ctx.dp(12), x1 + ctx.dp(16) + g,
-                      y + ctx.dp(12) + g), package=SYSTEMUI, icon=f"glyph:{NOTIFICATION_GLYPHS[app]}",
-                      icon_color=ctx.theme.accent))
-        card.add(text(ctx, (x1 + ctx.dp(40), y + ctx.dp(8), x2 - ctx.dp(16), y + ctx.dp(32)), ctx.t(f"app.{app}"), 12,
-                      pkg=SYSTEMUI, rid="android:id/app_name_text"))
-        card.add(text(ctx, (x1 + ctx.dp(16), y + ctx.dp(34), x2 - ctx.dp(16), y + ctx.dp(58)), title, 14, bold=True,
-                      pkg=SYSTEMUI, rid="android:id/title"))
-        if body:
-            card.add(text(ctx, (x1 + ctx.dp(16), y + ctx.dp(58), x2 - ctx.dp(16), y + ctx.dp(82)), body, 14,
-                          pkg=SYSTEMUI, rid="android:id/text"))
+        card = notification_card(ctx, app, title, body, (x1, y, x2, y + h), open_app)
         root.add(card)
         y += h + ctx.dp(8)
     return root
