@@ -83,3 +83,23 @@ def test_settings_may_open_where_its_list_was_left() -> None:
 def test_a_real_device_is_not_randomised() -> None:
     with pytest.raises(VluiError, match="env.stochastic=true randomises the simulated phone's episodes"):
         make_env(EnvConfig(backend="adb", serial="emulator-5554", stochastic=True), ["open_clock"])
+
+
+def test_a_permission_prompt_shows_over_the_first_app_that_asks_in_the_phones_language() -> None:
+    env = make_env(EnvConfig(snapshots=["105"], stochastic=True), ["open_camera"], include_xml=True)
+    for seed in range(200):
+        env.reset(seed=seed, options={"task": "open_camera"})
+        if env.perturbations.get("permission_prompt"):
+            break
+    dev: SimDevice = env.device
+    dev.launch("settings")  # asks for no permission: no prompt, and the next app that asks still gets it
+    assert dev.state.permission is None and dev.state.permission_prompt
+    dev.launch("camera")
+    xml = dev.ui_xml()
+    message = dev.locale.t("permission.camera", app=dev.locale.t("app.camera"))
+    assert "permission_allow_button" in xml and dev.locale.t("permission.allow") in xml
+    assert message.startswith("카메라") and message.split()[0] in xml  # Korean, wrapped over lines
+    assert any("REQUEST_PERMISSIONS" in line for line in dev.log_lines())
+    allow = next(n for n in dev.frame().walk() if n.rid.endswith(":id/permission_allow_button"))
+    dev.tap((allow.bounds[0] + allow.bounds[2]) / 2, (allow.bounds[1] + allow.bounds[3]) / 2)
+    assert dev.state.permission is None and dev.state.top == "camera" and "permission_allow_button" not in dev.ui_xml()

@@ -121,6 +121,9 @@ class ExpertAgent:
             raise VluiError("the expert reads the UI tree: create the environment with include_xml=True")
         width, height = info["screen_size"]
         screen = Screen(parse_xml(obs["xml"]), width, height, get_locale(info["locale"]))
+        allow = screen.one(":id/permission_allow_button")
+        if allow is not None:  # a runtime permission prompt over the app: allow, as a user going on with the task
+            return self._to_action(Gesture("tap", allow), screen)
         if screen.package not in ("", LAUNCHER) and not any(e.clickable for e in screen.els):
             # an app's starting window (it has not drawn its first screen yet): wait a step, a tap on nothing
             return normalised_to_action((0.5, 0.5))

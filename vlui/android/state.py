@@ -89,6 +89,8 @@ class DeviceState:
     slow_start: bool = False  # the next app launched shows its starting window for one step before its first screen
     starting: dict[str, Any] | None = None  # that starting window while it shows: {app, at_ms}
     shade: bool = False  # the notification shade is pulled down over the screen
+    permission_prompt: bool = False  # the next app opened that asks for a permission shows the prompt (env.stochastic)
+    permission: dict[str, Any] | None = None  # the runtime permission prompt showing over an app: {app, group}
     do_not_disturb: bool = False  # quick settings tiles with no other effect on the simulated phone
     auto_rotate: bool = False
     languages: list[str] = field(default_factory=list)

@@ -10,6 +10,9 @@ same task and snapshot to the next on a real phone, drawn from the episode's see
   that was scrolled the last time the app was open.
 - **A slow app start** (probability 0.3): the first app opened in the episode shows its starting window (its
   background and icon) for one step before its first screen; an action on it does nothing.
+- **A permission prompt** (probability 0.2): the first app opened in the episode that asks for a runtime permission
+  (Camera, Contacts, Phone, Photos) shows Android 10's prompt over its first screen ("Allow Camera to take pictures
+  and record video?", Allow / Deny, in the phone's language); Allow, Deny or BACK closes it.
 
 Off by default, so that the B-MoCA protocol's episodes are the same every time (docs/environment.md). Messages are
 user content, which a phone shows as it was written in any language.
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 NOTIFICATION_P = 0.3
 SCROLL_P = 0.5
 SLOW_START_P = 0.3
+PERMISSION_P = 0.2
 MAX_CLOCK_MINUTES = 59
 MAX_SCROLL_DP = 96
 HEADSUP_MS = 5000  # how long a heads-up notification stays (Android 10's default minimum display time is 5 s)
@@ -57,5 +61,8 @@ def perturb(dev: SimDevice, seed: int) -> dict[str, Any]:
     if rng.random() < SLOW_START_P:
         st.slow_start = True
         drawn["slow_start"] = True
+    if rng.random() < PERMISSION_P:
+        st.permission_prompt = True
+        drawn["permission_prompt"] = True
     dev._invalidate()
     return drawn

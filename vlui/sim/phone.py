@@ -35,7 +35,8 @@ from vlui.sim.apps.dialer import DIALABLE
 from vlui.sim.noise import noise_lines
 from vlui.sim.render import Renderer, Style
 from vlui.sim.perturb import perturb
-from vlui.sim.systemui import NAV_POINTS, TABLET_NAV_POINTS, headsup, nav_bar, status_bar
+from vlui.sim.systemui import (GRANT_ACTIVITY, NAV_POINTS, PERMISSION_CONTROLLER, PERMISSION_GROUPS,
+                               TABLET_NAV_POINTS, headsup, nav_bar, status_bar)
 from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
 from vlui.sim.widgets import Ctx
@@ -376,9 +377,15 @@ class SimDevice(Device):
         self._to_front(key)
         if st.slow_start:  # env.stochastic: this app takes a step to draw its first screen
             st.slow_start, st.starting = False, {"app": key, "at_ms": st.time_ms}
+        if st.permission_prompt and key in PERMISSION_GROUPS:  # env.stochastic: it asks for a permission first
+            st.permission_prompt, st.permission = False, {"app": key, "group": PERMISSION_GROUPS[key]}
+            self.logi("ActivityTaskManager", "START u0 {act=android.content.pm.action.REQUEST_PERMISSIONS "
+                      f"pkg={PERMISSION_CONTROLLER} cmp={PERMISSION_CONTROLLER}/{GRANT_ACTIVITY} (has extras)}} from "
+                      f"uid {app_uid(key)}", offset_ms=300)
         on_launch(self, key, created)
         self.logi("ActivityTaskManager", f"Displayed {short_component(info.package, info.activity)}: "
                   f"+{280 + self._rng.randrange(400)}ms", offset_ms=400)
+        self._invalidate()
 
     def _ensure_process(self, key: str, info: AppInfo, activity: str) -> None:
         st = self.state
@@ -427,6 +434,8 @@ class SimDevice(Device):
         st = self.state
         if st.shade:
             st.shade = False  # BACK closes the notification shade first
+        elif st.permission is not None:
+            st.permission = None  # BACK on the permission prompt denies
         elif st.focus is not None:
             st.focus = None  # the first BACK hides the keyboard
         elif st.dialog is not None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from vlui.android.apps import SYSTEMUI_UID, apps
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim import services
-from vlui.sim.typeset import layout
+from vlui.sim.typeset import layout, wrap
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, button, seek_bar, text
 
@@ -207,6 +207,53 @@ def notification_shade(dev: SimDevice, ctx: Ctx) -> Node:
         root.add(card)
         y += h + ctx.dp(8)
     return root
+
+
+# The runtime permission an app asks for when it is first opened (env.stochastic), and the group's icon.
+PERMISSION_GROUPS = {"camera": "camera", "contacts": "contacts", "phone": "phone", "photos": "storage_isolated"}
+PERMISSION_GLYPHS = {"camera": "camera_shutter", "contacts": "person", "phone": "call", "storage_isolated": "image"}
+PERMISSION_CONTROLLER = "com.google.android.permissioncontroller"
+GRANT_ACTIVITY = "com.android.packageinstaller.permission.ui.GrantPermissionsActivity"
+
+
+def permission_prompt(dev: SimDevice, ctx: Ctx) -> Node:
+    """Android 10's runtime permission prompt over the app that asked: the group's icon, the request (the
+    framework's permission group string, with the app's name), and Allow above Deny. Either closes it."""
+    st = dev.state
+    app, group = st.permission["app"], st.permission["group"]
+
+    def close(x, y):
+        st.permission = None
+
+    width = min(ctx.width - ctx.dp(48), ctx.dp(328))
+    x1, x2 = (ctx.width - width) // 2, (ctx.width + width) // 2
+    size = ctx.sp(18)
+    lines = wrap(ctx.t(f"permission.{group}", app=ctx.t(f"app.{app}")), size, width - ctx.dp(48),
+                 cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font)
+    line_h = int(size * 1.4)
+    height = ctx.dp(24 + 32 + 16) + line_h * len(lines) + ctx.dp(24 + 48 + 48 + 8)
+    y1 = (ctx.top + ctx.bottom - height) // 2
+    scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom),
+                 package=PERMISSION_CONTROLLER, bg=ctx.theme.scrim, on_tap=lambda x, y: None)
+    card = Node(cls="android.widget.LinearLayout", bounds=(x1, y1, x2, y1 + height), package=PERMISSION_CONTROLLER,
+                rid=f"{PERMISSION_CONTROLLER}:id/grant_dialog", bg=ctx.theme.surface, radius=ctx.dp(8))
+    g, cx = ctx.dp(32), (x1 + x2) // 2
+    y = y1 + ctx.dp(24)
+    card.add(Node(cls="android.widget.ImageView", bounds=(cx - g // 2, y, cx + g // 2, y + g),
+                  package=PERMISSION_CONTROLLER, rid=f"{PERMISSION_CONTROLLER}:id/permission_icon",
+                  icon=f"glyph:{PERMISSION_GLYPHS[group]}", icon_color=ctx.theme.accent))
+    y += g + ctx.dp(16)
+    for line in lines:
+        card.add(text(ctx, (x1 + ctx.dp(24), y, x2 - ctx.dp(24), y + line_h), line, 18, align="center",
+                      pkg=PERMISSION_CONTROLLER, rid=f"{PERMISSION_CONTROLLER}:id/permission_message"))
+        y += line_h
+    y += ctx.dp(24)
+    for key, rid in (("permission.allow", "permission_allow_button"), ("permission.deny", "permission_deny_button")):
+        card.add(button(ctx, PERMISSION_CONTROLLER, (x1 + ctx.dp(8), y, x2 - ctx.dp(8), y + ctx.dp(48)), ctx.t(key),
+                        close, rid=f"{PERMISSION_CONTROLLER}:id/{rid}"))
+        y += ctx.dp(48)
+    scrim.add(card)
+    return scrim
 
 
 def starting_window(dev: SimDevice, ctx: Ctx, key: str) -> Node:

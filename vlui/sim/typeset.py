@@ -9,6 +9,7 @@ placement), the rest use Pillow's faster basic layout. Layouts are cached: the s
 from __future__ import annotations
 
 import subprocess
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -225,6 +226,32 @@ def mask(script: str, chunk: str, size: int, bold: bool) -> tuple[Image.Image | 
     im = Image.new("L", (x1 - x0, y1 - y0), 0)
     ImageDraw.Draw(im).text((-x0, -y0), chunk, fill=255, font=f, anchor="ls")
     return im, x0, y0
+
+
+def wrap(text: str, size: int, max_width: int, cjk: str = "cjk-sc", arabic: str = "arabic",
+         bold: bool = False) -> list[str]:
+    """``text`` broken into lines no wider than ``max_width``: at spaces, and inside a word too long for a line (or
+    in scripts written without spaces: Chinese, Japanese, Thai) between characters, never before a combining mark."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if layout(candidate, size, bold, cjk=cjk, arabic=arabic).width <= max_width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+            line = ""
+        while layout(word, size, bold, cjk=cjk, arabic=arabic).width > max_width:
+            cut = len(word)
+            while cut > 1 and layout(word[:cut], size, bold, cjk=cjk, arabic=arabic).width > max_width:
+                cut -= 1
+            while cut > 1 and (unicodedata.combining(word[cut]) or unicodedata.category(word[cut])[0] == "M"):
+                cut -= 1  # a mark belongs with the letter before it
+            lines.append(word[:cut])
+            word = word[cut:]
+        line = word
+    return lines + ([line] if line else [])
 
 
 def is_rtl_text(text: str) -> bool:

@@ -70,6 +70,8 @@ def build_window(dev: SimDevice, ctx: Ctx) -> Node:
     frame.add(content)
     if st.dialog == "brightness":
         frame.add(systemui.brightness_dialog(dev, ctx))
+    if st.permission is not None and st.permission["app"] == st.top and not st.overview and not st.shade:
+        frame.add(systemui.permission_prompt(dev, ctx))
     if st.focus is not None and not st.overview:
         frame.add(systemui.keyboard(dev, ctx))
     root.add(decor.add(frame))
