@@ -113,8 +113,9 @@ class GeneratorConfig:
     """Generated device configurations (``env.snapshots=random:N`` / ``heldout:N``; docs/generation.md)."""
 
     seed: int = 0  # which configurations random:N draws: gen-<seed>-<index>
-    # axis -> values kept out of random:N (and the only ones heldout:N draws), e.g. {locale: [ja-JP], device: [tablet]}
-    holdout: dict[str, Any] = field(default_factory=dict)
+    # axis -> values kept out of random:N (and the only ones heldout:N draws), e.g. {locale: [ja-JP], device: [tablet]};
+    # null: none
+    holdout: Any = None
 
     LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED}
 

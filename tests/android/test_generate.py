@@ -12,7 +12,11 @@ from vlui.android import generate
 from vlui.android.i18n import locales
 from vlui.android.profiles import device_profiles, smallest_width_dp
 from vlui.android.snapshot import configs_of_test_snapshots, load_snapshot, read_snapshot, snapshot_refs
+from vlui.backends import resolve_snapshots
+from vlui.cli import compose
+from vlui.config import env_settings
 from vlui.errors import VluiError
+from vlui.jobs import train
 from vlui.sim.__main__ import main as sim_main
 
 
@@ -85,6 +89,32 @@ def test_bad_generator_settings_are_one_line(spec: str, holdout: dict, message: 
     with pytest.raises(VluiError) as info:
         snapshot_refs(spec, holdout=holdout)
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_settings_come_from_the_command_line_and_reach_trains_own_collection(monkeypatch, tmp_path) -> None:
+    holdout = "env.generator.holdout={locale: [ja-JP, ar-AE], device: [tablet]}"
+    cfg = compose("train", ["env.snapshots=random:7", "env.generator.seed=4", holdout, "data.name=gen7",
+                            "data.collect_if_missing=true"], output_dir=tmp_path)
+    env = env_settings(cfg.env)
+    refs = resolve_snapshots(env)
+    assert len(refs) == 7 and all(r.startswith("gen-4-") for r in refs)
+    launched = []
+
+    class Child:  # train's collection runs as a child process: what it is told is what matters
+        def __init__(self, cmd, **kwargs):
+            launched.append(cmd)
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(train.subprocess, "Popen", Child)
+    train._collect(cfg, tmp_path / "gen7")
+    overrides = [a for a in launched[0] if "=" in a and not a.startswith(("hydra.", "paths."))]
+    collect_cfg = compose("collect", overrides, output_dir=tmp_path / "c")
+    assert resolve_snapshots(env_settings(collect_cfg.env)) == refs
+    assert snapshot_refs("random:7", 4, {"locale": ["ja-JP", "ar-AE"], "device": ["tablet"]}) == refs
+    with pytest.raises(VluiError, match="env.generator.holdout must be a mapping"):
+        snapshot_refs("random:3", holdout="ja-JP")
 
 
 def test_splits_ids_and_generated_samples_mix_in_one_list() -> None:

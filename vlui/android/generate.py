@@ -144,6 +144,9 @@ def _allowed(axis: str) -> set | None:
 def check_holdout(holdout: Mapping[str, Any] | None) -> dict[str, set]:
     """A holdout setting (axis -> values) checked and normalised: unknown axes and values are errors."""
     out: dict[str, set] = {}
+    if holdout is not None and not isinstance(holdout, Mapping):
+        raise VluiError(f"env.generator.holdout must be a mapping axis -> values, e.g. {{locale: [ja-JP]}}, not "
+                        f"{holdout!r}")
     for axis, values in (holdout or {}).items():
         if axis not in HOLDOUT_AXES:
             raise VluiError(f"env.generator.holdout: unknown axis {axis!r}; axes: {', '.join(HOLDOUT_AXES)}")

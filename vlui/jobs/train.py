@@ -78,8 +78,12 @@ def _collect(cfg: DictConfig, path: Path) -> None:
     the dataset a new run of train reads) and is stopped when this one is interrupted."""
     root = Path(cfg.paths.root_dir)
     # the collect job as collect.py and vlui-collect run it: there is no collect.py in an installed package
+    # the device configurations are train's env settings (env.snapshots=random:200 trains on generated phones)
+    env = OmegaConf.to_container(cfg.env, resolve=True)
     cmd = [sys.executable, "-c", "from vlui.cli import collect; collect()", f"dataset={cfg.data.name}",
-           f"paths.data_dir={path.parent}", f"hydra.run.dir={cfg.paths.output_dir}/collect"]
+           f"paths.data_dir={path.parent}", f"hydra.run.dir={cfg.paths.output_dir}/collect",
+           f"env.snapshots={hydra_value(env['snapshots'])}", f"env.generator.seed={env['generator']['seed']}",
+           f"env.generator.holdout={hydra_value(env['generator']['holdout'])}"]
     with sigterm_as_interrupt():
         child = subprocess.Popen(cmd, cwd=root, preexec_fn=die_with_parent)
         try:
@@ -91,6 +95,17 @@ def _collect(cfg: DictConfig, path: Path) -> None:
                             "train again to finish the collection and train") from None
     if code != 0:
         raise VluiError(f"collecting {cfg.data.name} failed (exit status {code}); its message is above")
+
+
+def hydra_value(value: Any) -> str:
+    """``value`` (a string, number, list or mapping) written as a Hydra command-line override's value."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{hydra_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(hydra_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def resume_path(cfg: DictConfig, ckpt_dir: Path) -> str | None:
