@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -125,8 +126,20 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
             ctx = mp.get_context("spawn")
             threads = max(1, (os.cpu_count() or 1) // workers)
             quiet_resource_tracker()
-            with ctx.Pool(workers, initializer=_init_worker,
-                          initargs=(env, tasks, agent_cfg, include_xml, options, threads)) as pool:
+            # Ctrl-C while the workers start would cut a worker's start-up data short (it then dies printing a
+            # traceback): it is held until the pool is up, and the workers start with it blocked
+            held: list[int] = []
+            handler = signal.signal(signal.SIGINT, lambda *_: held.append(1))
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                pool = ctx.Pool(workers, initializer=_init_worker,
+                                initargs=(env, tasks, agent_cfg, include_xml, options, threads))
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                signal.signal(signal.SIGINT, handler)
+            with pool:
+                if held:
+                    raise KeyboardInterrupt
                 failed = _consume(pool.imap_unordered(_run_job, todo), writer, bar)
     except KeyboardInterrupt:
         bar.close()
