@@ -149,7 +149,7 @@ class EnvConfig:
     observation_wait_s: Optional[float] = 0.0
     num_envs: int = 1  # parallel environments (subprocess workers when > 1)
     # episode-level randomness on the simulated phone, seeded per episode (vlui/sim/perturb.py): the clock, a
-    # notification arriving, where a list was left, a slow app start. Off for the B-MoCA protocol.
+    # notification arriving, where a list was left, a slow app start, a permission prompt. Off for the B-MoCA protocol.
     stochastic: bool = False
 
     LIMITS: ClassVar[dict[str, Range]] = {

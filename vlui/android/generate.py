@@ -83,9 +83,14 @@ def _draw(rng: random.Random) -> dict[str, Any]:
     }
 
 
+def _fields(config: Mapping[str, Any] | Any):
+    """``get(field, default)`` of a configuration: a mapping of snapshot fields, or a snapshot."""
+    return config.get if isinstance(config, Mapping) else lambda k, d=None: getattr(config, k, d)
+
+
 def config_key(config: Mapping[str, Any] | Any) -> tuple:
     """What makes two configurations the same phone to an agent (a mapping of snapshot fields, or a snapshot)."""
-    get = config.get if isinstance(config, Mapping) else lambda k, d=None: getattr(config, k, d)
+    get = _fields(config)
     return (get("device"), int(get("dpi")), float(get("font_scale", 1.0)), get("locale"), str(get("wallpaper")),
             bool(get("dark_theme", False)), str(get("home_layout", "default")), get("clock_dial", "circle"))
 
@@ -113,7 +118,7 @@ def axis_values(config: Mapping[str, Any] | Any) -> dict[str, set]:
     """The values a configuration has on each holdout axis: a device is its profile name and its kind (``tablet``),
     a locale its id, its script is the font family it needs, a density the factor of the profile's default dpi,
     a wallpaper its name and ``bmoca`` or ``procedural``."""
-    get = config.get if isinstance(config, Mapping) else lambda k, d=None: getattr(config, k, d)
+    get = _fields(config)
     profile = device_profiles()[get("device")]
     wallpaper = str(get("wallpaper"))
     return {

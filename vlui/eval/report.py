@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -94,8 +95,7 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
             vb = [v for v in out["groups"][b]["overall"]["per_policy"].values() if v is not None]
             d = welch(va, vb)
             out["comparisons"].append({"a": a, "b": b, **({
-                "difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95), "t": d.t if d.t != float(
-                    "inf") else None, "dof": d.dof, "p_value": d.p_value, "test": "Welch's t-test across seeds"}
+                "difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95), "t": None if math.isinf(d.t) else d.t, "dof": d.dof, "p_value": d.p_value, "test": "Welch's t-test across seeds"}
                 if d else {"difference": None, "note": "needs at least two seeds (policies) in each group"})})
     return out
 

@@ -147,11 +147,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     with open(log, "a", encoding="utf-8") as f:
         for index, ((group, checkpoint), one_cfg) in enumerate(zip(policies, agent_cfgs)):
             mine = [j for j in todo if j.policy == (index if several else None)]
-            agent = first if index == 0 else None
-            first = None
             if not mine and several:
                 continue
-            agent = agent or _checked_agent(one_cfg, env, name=checkpoint or "")
+            agent = first if index == 0 else _checked_agent(one_cfg, env, name=checkpoint or "")
             agents = iter([agent])
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
@@ -178,6 +176,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {log}; run the same "
                                 "command again to finish") from None
             del agent, agents
+            first = None  # the first policy's agent is not kept while the others run
     bar.close()
     records = [done[j.key] for j in jobs if j.key in done]
     failed = [r for r in records if r.get("infra_failure")]

@@ -79,15 +79,15 @@ def run(args: argparse.Namespace) -> int:
     elif args.cmd == "sheet":
         ids = snapshot_refs(args.snapshots, args.seed) if args.snapshots else snapshot_ids(args.split)
         if args.locales:
-            wanted = list(locales()) if args.locales == "all" else args.locales.split(",")
-            wanted.sort(key=lambda i: list(dict.fromkeys(m["script"] for m in locales().values())).index(
-                locales()[i]["script"]) if i in locales() else -1)
+            meta = locales()
+            wanted = list(meta) if args.locales == "all" else args.locales.split(",")
+            unknown = [i for i in wanted if i not in meta]
+            if unknown:
+                raise VluiError(f"unknown locale {unknown[0]!r}; choose from: {', '.join(meta)}")
+            scripts = list(dict.fromkeys(m["script"] for m in meta.values()))
+            wanted.sort(key=lambda i: scripts.index(meta[i]["script"]))
             base = load_snapshot(ids[0])
-            ids = [dataclasses.replace(base, id=locales()[i]["script"] if i in locales() else i, locale=i)
-                   for i in wanted]
-            for snap in ids:
-                if snap.locale not in locales():
-                    raise VluiError(f"unknown locale {snap.locale!r}; choose from: {', '.join(locales())}")
+            ids = [dataclasses.replace(base, id=meta[i]["script"], locale=i) for i in wanted]
         prepare = None if not args.app else lambda dev: dev.launch(args.app)
         contact_sheet.home_screens(ids, prepare, columns=args.columns).save(args.out)
         print(f"{args.out}: {len(ids)} snapshots")

@@ -93,8 +93,7 @@ def headsup(dev: SimDevice, ctx: Ctx) -> Node:
 
     def open_app(x, y):
         st.headsup = None
-        st.notifications = [a for a in st.notifications if a != note["app"]]
-        dev.launch(note["app"])
+        open_notification(dev, note["app"])
 
     def dismiss(xa, ya, xb, yb):
         if ya - yb > ctx.dp(24):
@@ -103,6 +102,12 @@ def headsup(dev: SimDevice, ctx: Ctx) -> Node:
         return False
 
     return notification_card(ctx, note["app"], note["title"], note["text"], (x1, y1, x2, y1 + h), open_app, dismiss)
+
+
+def open_notification(dev: SimDevice, app: str) -> None:
+    """A tap on an app's notification: it is cleared and the app opens."""
+    dev.state.notifications = [a for a in dev.state.notifications if a != app]
+    dev.launch(app)
 
 
 def notification_card(ctx: Ctx, app: str, title: str, body: str, bounds: tuple[int, int, int, int], on_tap,
@@ -197,8 +202,7 @@ def notification_shade(dev: SimDevice, ctx: Ctx) -> Node:
 
         def open_app(x, yy, app=app):
             st.shade = False
-            st.notifications = [a for a in st.notifications if a != app]
-            dev.launch(app)
+            open_notification(dev, app)
 
         h = ctx.dp(88)
         if y + h > ctx.bottom:

@@ -83,10 +83,11 @@ class DumpsysCommands:
         return self.phone.device.state.screen_on
 
     def _dump_power(self, args: list[str]) -> str:
-        awake = self._awake()
+        awake, st = self._awake(), self.phone.device.state
         return (f"POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n"
                 f"  mWakefulness={'Awake' if awake else 'Asleep'}\n  mWakefulnessChanging=false\n"
-                f"  mIsPowered={str(self.phone.device.state.charging).lower()}\n  mPlugType={1 if self.phone.device.state.charging else 0}\n  mBatteryLevel={self.phone.device.state.battery_level}\n"
+                f"  mIsPowered={str(st.charging).lower()}\n  mPlugType={int(st.charging)}\n"
+                f"  mBatteryLevel={st.battery_level}\n"
                 f"  mBatteryLevelWhenDreamStarted=0\n  mDockState=0\n  mStayOn=false\n  mProximityPositive=false\n"
                 f"  mBootCompleted=true\n  mSystemReady=true\n  mHoldingWakeLockSuspendBlocker=false\n"
                 f"  mHoldingDisplaySuspendBlocker={'true' if awake else 'false'}\n"

@@ -20,8 +20,6 @@ PROP_VALUE_MAX = 91  # bytes of a property's value (bionic's PROP_VALUE_MAX, les
 MAX_SET_PROPS = 1024  # properties a client may add: the property area of a device is a few hundred KiB
 
 
-
-
 SYSTEM_PACKAGES = ("android", "com.android.phone", "com.android.providers.settings", "com.android.shell",
                    "com.android.systemui", "com.google.android.inputmethod.latin", LAUNCHER_PKG)
 

@@ -121,7 +121,8 @@ def top_level(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
     root.add(search_box(ctx, PKG, y, ctx.t("settings.search_hint"), lambda x, yy: open_search(dev),
                         rid=f"{PKG}:id/search_action_bar"))
     summaries = {
-        "battery": dict(percent=dev.state.battery_level), "storage": dict(percent=23, free=49), "location": dict(count=3),
+        "battery": dict(percent=dev.state.battery_level), "storage": dict(percent=23, free=49),
+        "location": dict(count=3),
         "about": dict(model=dev.profile["model"]),
     }
     rows = []
