@@ -15,8 +15,9 @@ stage() {  # stage "description" command...: each stage skips what an earlier ru
     "$@" || { say "failed: $*"; exit 1; }
 }
 
-stage "collect 210 expert demonstrations (6 tasks x 35 training snapshots)" $PY collect.py
-stage "train a policy (experiment=quickstart)" $PY train.py experiment=quickstart
+stage "collect 1,110 expert demonstrations (6 tasks x the 35 training snapshots and 150 generated phones)" \
+    $PY collect.py 'env.snapshots=[train,random:150]' dataset=train_gen150
+stage "train a policy, then 2 rounds of DAgger with the expert (experiment=quickstart)" $PY train.py experiment=quickstart
 RUN=checkpoints/quickstart/bc-tf_efficientnet_lite0-seed0
 stage "evaluate it on the 10 held-out test snapshots (the B-MoCA protocol)" $PY evaluate.py checkpoint=$RUN name=quickstart
 say "trained policy: $RUN/policy"

@@ -60,6 +60,20 @@ class ExpertRun:
 
 
 @pytest.fixture(scope="session")
+def random_dataset(tmp_path_factory) -> Path:
+    """Episodes of the random agent (they fail, cut off by the step limit) on one of tiny_dataset's pairs."""
+    from vlui.cli import compose
+    from vlui.jobs import collect
+
+    data_dir = tmp_path_factory.mktemp("data")
+    cfg = compose("collect", [f"paths.data_dir={data_dir}", "dataset=random", "tasks=[airplane_on]",
+                              "env.snapshots=[000]", "episodes_per_pair=2", "env.num_envs=1", "agent=random"],
+                  output_dir=data_dir / "run")
+    collect.run(cfg)
+    return data_dir / "random"
+
+
+@pytest.fixture(scope="session")
 def expert_runs() -> dict[tuple[str, str], ExpertRun]:
     """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, about 30 s), run
     once for all the detector tests."""

@@ -100,6 +100,8 @@ class DataConfig:
     steps_per_epoch: int = 500  # an epoch is this many steps; checkpoints and validation happen at epoch ends
     collect_if_missing: bool = False
     allow_incomplete: bool = False  # train on a dataset whose collection stopped before the end (otherwise refused)
+    success_only: bool = False  # leave out the transitions of failed episodes (success-filtered BC)
+    mix: list[str] = field(default_factory=list)  # more datasets (names in paths.data_dir, or folders) trained on too
     augment: AugmentConfig = field(default_factory=AugmentConfig)
 
     LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,
@@ -229,6 +231,20 @@ class AgentConfig:
 
 # --------------------------------------------------------------------------------------------------------- jobs
 @dataclass
+class DaggerConfig:
+    """DAgger after the first training (vlui/jobs/dagger.py): roll out, label with the expert, train on it all."""
+
+    rounds: int = 0  # 0: no DAgger
+    episodes_per_pair: int = 1  # policy episodes per (task, snapshot) of the dataset, each round
+    pairs: Optional[int] = None  # roll out on this many (task, snapshot) pairs of the dataset, drawn anew each round
+    steps: int = 300  # training steps after each round, on the demonstrations and every round so far
+    envs: int = 16  # simulated phones stepped side by side (one batched forward pass per step)
+
+    LIMITS: ClassVar[dict[str, Range]] = {"rounds": Range(0), "episodes_per_pair": AT_LEAST_1, "steps": AT_LEAST_1,
+                                          "envs": AT_LEAST_1, "pairs": Range(1, optional=True)}
+
+
+@dataclass
 class TrainJobConfig:
     task_name: str = "train"
     experiment: str = "default"
@@ -244,6 +260,7 @@ class TrainJobConfig:
     data: DataConfig = field(default_factory=DataConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
+    dagger: DaggerConfig = field(default_factory=DaggerConfig)
     logger: Any = None
     callbacks: Any = None
 

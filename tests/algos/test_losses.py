@@ -14,6 +14,8 @@ from vlui.algos.losses import (
     awr_actor_loss,
     bc_loss,
     expectile_loss,
+    is_swipe,
+    pointer_loss,
     polyak_update,
     q_loss,
     td_target,
@@ -236,3 +238,57 @@ def test_polyak_mismatched_modules_raise_without_partial_update():
     torch.testing.assert_close(target.weight, torch.zeros(1, 2))
     with pytest.raises(ValueError, match="same parameters"):
         polyak_update(nn.Linear(2, 1), nn.Linear(2, 1, bias=False), 0.5)
+
+
+# --- the pointer head's loss ---------------------------------------------------------------------------------------
+
+
+def test_is_swipe_reads_gestures_as_the_environment_does():
+    # normalised (y, x): (0.5, 0.5) -> (0.5, 0.5) a tap; 0.1 of height apart is 0.2 with y scaled by 2: a swipe;
+    # 0.1 of width apart is 0.1 < 0.14: still a tap
+    actions = t(0, 0, 0, 0, 0, 0, 0.2, 0, 0, 0, 0, 0.2).view(3, 4)
+    assert is_swipe(actions, 0.14, 2.0).tolist() == [False, True, False]
+    assert is_swipe(actions, 0.14, 1.0).tolist() == [False, False, False]  # 0.1 apart, unscaled
+
+
+def _pointer_out(h: int, w: int, b: int = 1) -> dict[str, torch.Tensor]:
+    return {"touch_logits": torch.zeros(b, h * w), "lift_logits": torch.zeros(b, h * w),
+            "touch_offset": torch.zeros(b, h * w, 2), "lift_offset": torch.zeros(b, h * w, 2),
+            "swipe_logit": torch.zeros(b), "grid": torch.tensor([h, w])}
+
+
+def test_pointer_loss_of_a_tap_by_hand():
+    # 2x2 grid. A tap at normalised (0.375, 0.875): row floor(0.75) = 0, column floor(1.75) = 1 -> cell 1; in cell
+    # units it is at (0.75, 1.75), the cell's centre at (0.5, 1.5): offset (0.25, 0.25).
+    out = _pointer_out(2, 2)
+    out["touch_logits"][0] = t(0, math.log(3), 0, 0)  # softmax p(cell 1) = 3 / 6
+    out["touch_offset"][0, 1] = t(0.25, 0.0)  # off by 0.25 in x
+    target = t(0.375, 0.875, 0.375, 0.875).view(1, 4) * 2 - 1
+    # CE = -log(1/2); L1 offset = 0.25; BCE(logit 0, not a swipe) = log 2; a tap's lift is not trained
+    expected = math.log(2) + 0.25 + math.log(2)
+    assert pointer_loss(out, target, 0.14, 2.0).item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_pointer_loss_of_a_swipe_trains_the_lift_too():
+    # 2x1 grid: touch at y 0.9 (cell 1, offset 0.3), lift at y 0.1 (cell 0, offset -0.3); all logits 0
+    out = _pointer_out(2, 1)
+    target = t(0.9, 0.5, 0.1, 0.5).view(1, 4) * 2 - 1
+    ce = math.log(2)  # two equally likely cells
+    bce = math.log(2)  # logit 0 for a swipe
+    expected = (ce + 0.3) + bce + (ce + 0.3)
+    assert pointer_loss(out, target, 0.14, 2.0).item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_points_on_the_screen_edge_fall_in_the_last_cell():
+    out = _pointer_out(4, 2)
+    out["touch_logits"][0, 7] = 100.0  # the bottom-right cell, certain
+    out["touch_offset"][0, 7] = t(0.5, 0.5)
+    target = torch.ones(1, 4)  # touch and lift at (1, 1): the corner
+    assert pointer_loss(out, target, 0.14, 2.0).item() == pytest.approx(math.log(2), abs=1e-4)  # only the BCE
+
+
+def test_pointer_loss_refuses_logits_of_another_grid():
+    out = _pointer_out(2, 2)
+    out["grid"] = torch.tensor([3, 2])
+    with pytest.raises(ValueError, match="3x2 grid"):
+        pointer_loss(out, torch.zeros(1, 4), 0.14, 2.0)

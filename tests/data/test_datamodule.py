@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from vlui.algos.augment import color_jitter, random_shift
 from vlui.data.datamodule import DemoDataModule, EpochBatches
+from vlui.errors import VluiError
 
 
 def test_frames_are_decoded_once_and_split_by_episode(tiny_dataset) -> None:
@@ -19,7 +21,7 @@ def test_frames_are_decoded_once_and_split_by_episode(tiny_dataset) -> None:
     assert train_frames and val_frames and not train_frames & val_frames  # no episode in both
     assert torch.equal(dm.train_set.next_obs, dm.train_set.obs + 1)
     assert dm.train_set.actions.abs().max() <= 1 and not dm.train_set.actions.isnan().any()
-    assert dm.train_set.dones.sum() + dm.val_set.dones.sum() == 12  # one final action per episode
+    assert dm.train_set.dones.sum() + dm.val_set.dones.sum() == 12  # one final action per (successful) episode
     batch = dm.batch(dm.train_set, torch.tensor([0, 1]))
     assert batch["images"].shape == (2, 64, 32, 3) and batch["next_images"].shape == (2, 64, 32, 3)
 
@@ -50,3 +52,28 @@ def test_augmentations_keep_shape_and_are_reproducible() -> None:
     assert ((col[1:] - col[:-1]) >= 0).all()  # rows stay in order: a shift, not a shuffle
     jittered = color_jitter(imgs, 0.3, torch.Generator().manual_seed(1))
     assert jittered.shape == imgs.shape and not torch.equal(jittered, imgs)
+
+
+def test_only_success_is_terminal_and_success_only_keeps_successful_episodes(tiny_dataset, random_dataset) -> None:
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(random_dataset / "episodes").to_pandas()
+    assert not rows["success"].any() and rows["truncated"].any()  # the random agent ran out of steps
+    dm = DemoDataModule(str(tiny_dataset), batch_size=4, val_fraction=0.0, image_height=64, image_width=32,
+                        on_device=False, mix=[str(random_dataset)])
+    dm.setup("fit")
+    expert_rows = int((pq.read_table(tiny_dataset / "episodes").to_pandas()["is_last"] == False).sum())  # noqa: E712
+    random_rows = int((rows["is_last"] == False).sum())  # noqa: E712
+    assert len(dm.train_set) == expert_rows + random_rows
+    # the step limit is not the end of the task: time-outs bootstrap (done = 0), only the 12 successes are terminal
+    assert dm.train_set.dones.sum() == 12
+    assert dm.frames.shape[0] == len(pq.read_table(tiny_dataset / "episodes")) + len(rows)
+    assert torch.equal(dm.train_set.next_obs, dm.train_set.obs + 1)  # o' of each dataset's rows, offsets included
+    filtered = DemoDataModule(str(tiny_dataset), batch_size=4, val_fraction=0.0, image_height=64, image_width=32,
+                              on_device=False, mix=[str(random_dataset)], success_only=True)
+    filtered.setup("fit")
+    assert len(filtered.train_set) == expert_rows  # the random agent's failed episodes are left out
+    alone = DemoDataModule(str(random_dataset), batch_size=4, val_fraction=0.0, image_height=64, image_width=32,
+                           on_device=False, success_only=True)
+    with pytest.raises(VluiError, match="no training samples with data.success_only=true"):
+        alone.setup("fit")

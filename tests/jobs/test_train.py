@@ -59,7 +59,7 @@ def test_bc_loss_goes_down(tmp_path: Path, tiny_dataset: Path) -> None:
     train.run(compose("train", tiny(tmp_path, tiny_dataset, "trainer.max_steps=40", "data.steps_per_epoch=20",
                                     "algo.optim.lr=1e-3", "data.augment.random_shift=0"),
                       output_dir=tmp_path / "run"))
-    losses = [float(r["train/bc_loss"]) for r in metrics(tmp_path / "run") if r.get("train/bc_loss")]
+    losses = [float(r["train/loss"]) for r in metrics(tmp_path / "run") if r.get("train/loss")]
     assert np.mean(losses[-5:]) < 0.7 * np.mean(losses[:5])
 
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from vlui.errors import VluiError
-from vlui.models.policy import VLUIPolicy, export_policy, load_policy
+from vlui.models.policy import PointerHead, VLUIPolicy, export_policy, grid_positions, load_policy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.models.vision import VisionEncoder
 
@@ -28,6 +28,64 @@ def test_policy_maps_screens_and_instructions_to_actions_in_range() -> None:
     actions = policy.select_action(screens, ["turn on airplane mode", "call 911", "turn on airplane mode"])
     assert actions.shape == (3, 4) and actions.dtype == np.float32 and np.abs(actions).max() <= 1
     assert policy.text.encoded == 2  # each distinct instruction encoded once
+
+
+@pytest.mark.parametrize("backbone, index", [("vit_tiny_patch16_224", None), ("convnext_atto", None),
+                                             ("swin_tiny_patch4_window7_224", None), ("resnet18", -2),
+                                             ("tf_efficientnet_lite0", -2)])
+def test_any_timm_backbone_gives_image_tokens(backbone: str, index: int | None) -> None:
+    # transformers return (B, N, C) tokens with a class token, Swin a channels-last map, CNNs (B, C, h, w): each
+    # becomes a grid of tokens; a 256x128 screen needs no resizing
+    encoder = VisionEncoder(backbone, 16, feature_index=index)
+    fmap = encoder.feature_map(torch.zeros(2, 256, 128, 3, dtype=torch.uint8))
+    assert fmap.dim() == 4 and fmap.shape[0] == 2 and fmap.shape[2] / fmap.shape[3] == 2  # the screen's 2:1 grid
+    assert encoder(torch.zeros(2, 256, 128, 3, dtype=torch.uint8)).shape == (2, fmap.shape[2] * fmap.shape[3], 16)
+
+
+def test_a_vision_transformer_policy_trains_and_acts() -> None:
+    cfg = ModelConfig(VisionConfig("vit_tiny_patch16_224"), TextConfig("t5", size="tiny"), hidden_dim=32,
+                      num_heads=2, head_dims=[32], head="pointer", positions=True)
+    policy = VLUIPolicy(cfg, SIZE)
+    text, mask = policy.text.lookup(["call 911"])
+    out = policy.head_output(policy.encoder(torch.zeros(1, 64, 32, 3, dtype=torch.uint8), text, mask))
+    assert out["touch_logits"].shape == (1, 4 * 2)  # 16-pixel patches of a 64x32 screen
+    out["touch_logits"].sum().backward()
+    assert policy.encoder.vision.backbone.patch_embed.proj.weight.grad is not None
+
+
+def test_an_unknown_feature_stage_is_a_clear_error() -> None:
+    with pytest.raises(VluiError, match="feature_index=7 is out of range: efficientnet_b0 has 5 feature stages"):
+        VisionEncoder("efficientnet_b0", 16, feature_index=7)
+
+
+def test_the_pointer_head_points_at_the_best_cell_and_its_offset() -> None:
+    h, w = 4, 2
+    out = {"touch_logits": torch.zeros(2, 8), "lift_logits": torch.zeros(2, 8), "touch_offset": torch.zeros(2, 8, 2),
+           "lift_offset": torch.zeros(2, 8, 2), "swipe_logit": torch.tensor([-1.0, 1.0]), "grid": torch.tensor([h, w])}
+    out["touch_logits"][:, 5] = 1.0  # row 2, column 1: centre (2.5 / 4, 1.5 / 2) = (0.625, 0.75)
+    out["touch_offset"][:, 5] = torch.tensor([0.5, -0.5])  # to (3 / 4, 1 / 2)
+    out["lift_logits"][1, 0] = 1.0  # row 0, column 0: centre (0.125, 0.25)
+    actions = PointerHead.actions(out)
+    # a tap lifts where it touched; the swipe lifts at its own cell. Actions are 2p - 1.
+    assert torch.allclose(actions[0], torch.tensor([0.5, 0.0, 0.5, 0.0]))
+    assert torch.allclose(actions[1], torch.tensor([0.5, 0.0, -0.75, -0.5]))
+
+
+def test_grid_positions_tell_every_cell_apart() -> None:
+    pos = grid_positions(16, 8, 64)
+    assert pos.shape == (128, 64)
+    distances = torch.cdist(pos, pos) + torch.eye(128) * 1e3
+    assert distances.min() > 0.1
+
+
+def test_a_pointer_policy_reloads_identically(tmp_path: Path) -> None:
+    cfg = ModelConfig(VisionConfig("efficientnet_b0", feature_index=-2), TextConfig("t5", size="tiny"),
+                      hidden_dim=32, num_heads=2, head_dims=[32], head="pointer", positions=True)
+    policy = VLUIPolicy(cfg, SIZE).eval()
+    export_policy(policy, tmp_path / "policy")
+    screens = np.random.default_rng(1).integers(0, 256, (2, 64, 32, 3), dtype=np.uint8)
+    assert np.array_equal(policy.select_action(screens, ["a", "b"]), load_policy(tmp_path).select_action(
+        screens, ["a", "b"]))
 
 
 def test_wrong_screen_size_is_a_clear_error() -> None:

@@ -32,6 +32,8 @@ __all__ = [
     "advantage_weights",
     "awr_actor_loss",
     "polyak_update",
+    "is_swipe",
+    "pointer_loss",
 ]
 
 
@@ -211,3 +213,47 @@ def polyak_update(target: nn.Module, source: nn.Module, tau: float) -> None:
             t.mul_(1.0 - tau).add_(s, alpha=tau)
         for t, s in zip(t_bufs, s_bufs):
             t.copy_(s)
+
+
+def is_swipe(actions: Tensor, threshold: float, y_scale: float) -> Tensor:
+    """``(B,)`` bool: which ``(B, 4)`` dual-gestures the environment reads as swipes (touch and lift at least
+    ``threshold`` apart, the y difference scaled by ``y_scale``; :mod:`vlui.env.actions`)."""
+    _check_actions("actions", actions)
+    p = (actions + 1) / 2
+    return torch.hypot(y_scale * (p[:, 2] - p[:, 0]), p[:, 3] - p[:, 1]) >= threshold
+
+
+def _cell(points: Tensor, h: int, w: int) -> tuple[Tensor, Tensor]:
+    """``(B, 2)`` normalised (y, x) -> the row-major index of the ``h x w`` cell each falls in ``(B,)``, and where
+    in it, ``(B, 2)`` in cell units from its centre (``[-0.5, 0.5]``)."""
+    size = torch.tensor([h, w], device=points.device, dtype=points.dtype)
+    scaled = points * size
+    rc = torch.minimum(scaled.floor().clamp(min=0), size - 1)
+    return (rc[:, 0] * w + rc[:, 1]).long(), scaled - rc - 0.5
+
+
+def pointer_loss(out: dict[str, Tensor], target: Tensor, threshold: float, y_scale: float,
+                 offset_weight: float = 1.0) -> Tensor:
+    """Per-sample loss ``(B,)`` of the pointer head (:class:`~vlui.models.policy.PointerHead`) against the
+    demonstrated ``(B, 4)`` dual-gestures:
+
+    ``CE(touch cell) + w * |touch offset error|_1 + BCE(swipe) + [swipe] * (CE(lift cell) + w * |lift offset error|_1)``
+
+    Cells are those of the head's ``h x w`` grid that the points fall in; the offset errors are measured in cells,
+    at the demonstrated cell. A tap's lift is its touch point, so only swipes train the lift."""
+    _check_actions("target", target)
+    h, w = (int(v) for v in out["grid"])
+    p = (target + 1) / 2
+    swipe = is_swipe(target, threshold, y_scale)
+    terms = []
+    for name, points in (("touch", p[:, :2]), ("lift", p[:, 2:])):
+        cell, offset = _cell(points, h, w)
+        logits, predicted = out[f"{name}_logits"], out[f"{name}_offset"]
+        if logits.shape != (target.shape[0], h * w):
+            raise ValueError(f"{name}_logits must have shape (B, {h * w}) for a {h}x{w} grid, got {tuple(logits.shape)}")
+        at_cell = predicted.gather(1, cell[:, None, None].expand(-1, 1, 2)).squeeze(1)
+        terms.append(nn.functional.cross_entropy(logits.float(), cell, reduction="none")
+                     + offset_weight * (at_cell.float() - offset).abs().sum(-1))
+    gesture = nn.functional.binary_cross_entropy_with_logits(out["swipe_logit"].float(), swipe.float(),
+                                                             reduction="none")
+    return terms[0] + gesture + swipe.float() * terms[1]

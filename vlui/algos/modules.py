@@ -16,7 +16,7 @@ import torch
 
 from vlui.algos import losses
 from vlui.algos.augment import color_jitter, random_shift
-from vlui.models.policy import Critics, VLUIPolicy
+from vlui.models.policy import Critics, Fused, VLUIPolicy
 from vlui.models.settings import from_dict
 
 
@@ -42,11 +42,12 @@ class _Base(L.LightningModule):
         self.algo, self.augment = algo, augment
         if channels_last:
             self.policy.encoder.vision.backbone.to(memory_format=torch.channels_last)
-        self._forward = torch.compile(self.policy) if compile else self.policy
+        self._encode = torch.compile(self.policy.encoder) if compile else self.policy.encoder
         self.register_buffer("instr_tokens", torch.zeros(0), persistent=False)
         self.register_buffer("feature_cache", torch.zeros(0), persistent=False)
         self.register_buffer("instr_mask", torch.zeros(0, dtype=torch.bool), persistent=False)
         self._last_time: float | None = None
+        self._part_features: dict[str, torch.Tensor] = {}  # a dataset's folder -> its frames' backbone features
 
     # ------------------------------------------------------------------------------------------------ setup
     def setup(self, stage: str) -> None:
@@ -55,8 +56,14 @@ class _Base(L.LightningModule):
         dm = self.trainer.datamodule
         tokens, mask = self.policy.text.table(dm.instructions)  # once per distinct instruction
         self.instr_tokens, self.instr_mask = tokens.to(self.device), mask.to(self.device)
-        if self.caches_features:
-            self.feature_cache = self._backbone_features(dm.frames)
+        if self.caches_features:  # per dataset of the mix, kept for the next fit (DAgger adds a dataset a round)
+            parts, start = [], 0
+            for path, n in dm.parts:
+                if path not in self._part_features:
+                    self._part_features[path] = self._backbone_features(dm.frames[start:start + n])
+                parts.append(self._part_features[path].to(self.device))
+                start += n
+            self.feature_cache = torch.cat(parts)
 
     @property
     def caches_features(self) -> bool:
@@ -65,18 +72,33 @@ class _Base(L.LightningModule):
                 and not self.augment.get("color_jitter", 0.0))
 
     @torch.no_grad()
-    def _backbone_features(self, frames: torch.Tensor, batch: int = 256) -> torch.Tensor:
+    def _backbone_features(self, frames: torch.Tensor) -> torch.Tensor:
         vision = self.policy.encoder.vision.to(self.device)
-        out = [vision.feature_map(frames[i:i + batch].to(self.device)) for i in range(0, len(frames), batch)]
+        # on a CPU small batches are several times faster: a large batch's activations are fresh memory each time
+        batch = 256 if self.device.type == "cuda" else 8
+        out = [vision.feature_map(frames[i:i + batch].to(self.device)).half()  # half the memory
+               for i in range(0, len(frames), batch)]
         return torch.cat(out)
 
-    def features(self, batch: dict[str, torch.Tensor], text, mask, key: str = "images", train: bool = True):
-        """Fused ``(B, d)`` features of the batch's screens (from the feature cache when there is one)."""
-        encoder = self.policy.encoder
+    def features(self, batch: dict[str, torch.Tensor], text, mask, key: str = "images", train: bool = True) -> Fused:
+        """The encoder's :class:`Fused` features of the batch's screens (from the feature cache when there is one)."""
         if self.feature_cache.numel():
             frame = batch["frame" if key == "images" else "next_frame"].to(self.feature_cache.device)
-            return encoder.from_feature_map(self.feature_cache[frame], text, mask)
-        return encoder(self.images(batch, key, train), text, mask)
+            return self.policy.encoder.from_feature_map(self.feature_cache[frame], text, mask)
+        return self._encode(self.images(batch, key, train), text, mask)
+
+    def actor_loss(self, features: Fused, actions: torch.Tensor, weights: torch.Tensor | None = None):
+        """The policy's loss on demonstrated ``actions`` (weighted per sample for IQL), and its ``(B, 4)``
+        predicted actions. The paper's head regresses (mean squared error, or its advantage-weighted sum over the
+        four numbers); the pointer head classifies cells (:func:`~vlui.algos.losses.pointer_loss`)."""
+        out = self.policy.head_output(features)
+        pred = self.policy.head.actions(out)
+        if self.policy.cfg.head == "mlp":
+            loss = losses.bc_loss(pred, actions) if weights is None else losses.awr_actor_loss(pred, actions, weights)
+            return loss, pred
+        gesture = self.algo.get("gesture") or {}
+        per_sample = losses.pointer_loss(out, actions, gesture.get("threshold", 0.14), gesture.get("y_scale", 2.0))
+        return (per_sample.mean() if weights is None else (weights * per_sample).mean()), pred
 
     def text(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.instr_tokens[index], self.instr_mask[index]
@@ -110,19 +132,13 @@ class BCModule(_Base):
 
     def training_step(self, batch, batch_idx):
         text, mask = self.text(batch["instruction"])
-        if self.feature_cache.numel():
-            pred = self.policy.act_from_features(self.features(batch, text, mask))
-        else:
-            pred = self._forward(self.images(batch), text, mask)
-        loss = losses.bc_loss(pred, batch["actions"])
-        self.log("train/bc_loss", loss, prog_bar=True)
+        loss, pred = self.actor_loss(self.features(batch, text, mask), batch["actions"])
+        self.log("train/loss", loss, prog_bar=True)
         self._throughput(len(pred))
         return loss
 
     def validation_step(self, batch, batch_idx):
-        text, mask = self.text(batch["instruction"])
-        pred = self.policy.act_from_features(self.features(batch, text, mask, train=False))
-        self.log("val/bc_loss", losses.bc_loss(pred, batch["actions"]), prog_bar=True)
+        validate(self, batch)
 
 
 class IQLModule(_Base):
@@ -150,20 +166,21 @@ class IQLModule(_Base):
     def training_step(self, batch, batch_idx):
         a = self.algo
         text, mask = self.text(batch["instruction"])
-        feats = self._features(self.critics, batch, text, mask)
+        fused = self._features(self.critics, batch, text, mask)
+        feats = fused.pooled
         with torch.no_grad():
-            target_feats = self._features(self.target_critics, batch, text, mask)
+            target_feats = self._features(self.target_critics, batch, text, mask).pooled
             tq1, tq2 = self.target_critics.q(target_feats, batch["actions"])
             target_q = torch.minimum(tq1, tq2)
-            next_v = self.critics.value(self._features(self.critics, batch, text, mask, "next_images"))
+            next_v = self.critics.value(self._features(self.critics, batch, text, mask, "next_images").pooled)
         v = self.critics.value(feats)
         v_loss = losses.value_loss(target_q, v, a["expectile"])
         q1, q2 = self.critics.q(feats, batch["actions"])
         q_loss = losses.q_loss(q1, q2, losses.td_target(batch["rewards"], batch["dones"], next_v, a["discount"]))
         weights = losses.advantage_weights(target_q - v.detach(), a["beta"], a["max_weight"])
         shared = self.critics.encoder is None  # the actor's features are the critics' features
-        pred = self.policy.act_from_features(feats if shared else self.features(batch, text, mask))
-        actor_loss = losses.awr_actor_loss(pred, batch["actions"], weights)
+        actor_loss, pred = self.actor_loss(fused if shared else self.features(batch, text, mask), batch["actions"],
+                                           weights)
         self.log_dict({"train/v_loss": v_loss, "train/q_loss": q_loss, "train/actor_loss": actor_loss,
                        "train/bc_loss": losses.bc_loss(pred.detach(), batch["actions"])}, prog_bar=True)
         self._throughput(len(pred))
@@ -173,9 +190,15 @@ class IQLModule(_Base):
         losses.polyak_update(self.target_critics, self.critics, self.algo["polyak"])
 
     def validation_step(self, batch, batch_idx):
-        text, mask = self.text(batch["instruction"])
-        pred = self.policy.act_from_features(self.features(batch, text, mask, train=False))
-        self.log("val/bc_loss", losses.bc_loss(pred, batch["actions"]), prog_bar=True)
+        validate(self, batch)
+
+
+def validate(module: _Base, batch: dict[str, torch.Tensor]) -> None:
+    """Validation, whatever the algorithm: the policy's own loss, and the mean squared error of the actions it
+    would take (comparable across heads)."""
+    text, mask = module.text(batch["instruction"])
+    loss, pred = module.actor_loss(module.features(batch, text, mask, train=False), batch["actions"])
+    module.log_dict({"val/loss": loss, "val/bc_loss": losses.bc_loss(pred, batch["actions"])}, prog_bar=True)
 
 
 ALGOS = {"bc": BCModule, "iql": IQLModule}

@@ -27,6 +27,15 @@ from vlui.errors import VluiError
 
 
 @dataclass
+class _Part:
+    """One dataset of a mix, as read from disk."""
+
+    path: Path
+    info: dict
+    table: object  # pyarrow.Table
+
+
+@dataclass
 class Transitions:
     """Index arrays over the frame tensor, one entry per sample (length M)."""
 
@@ -34,7 +43,7 @@ class Transitions:
     next_obs: torch.Tensor  # (M,) int64 row of o'
     actions: torch.Tensor  # (M, 4) float32
     rewards: torch.Tensor  # (M,) float32
-    dones: torch.Tensor  # (M,) float32, 1 where the episode ended after the action
+    dones: torch.Tensor  # (M,) float32, 1 where the task succeeded with the action (not where time ran out)
     instruction: torch.Tensor  # (M,) int64 index into the instruction list
 
     def __len__(self) -> int:
@@ -70,16 +79,21 @@ class EpochBatches(Sampler[list[int]]):
 
 
 class DemoDataModule(L.LightningDataModule):
+    """Batches of one dataset, or of several trained on together (``mix``: e.g. DAgger's relabelled rounds)."""
+
     def __init__(self, path: str, batch_size: int = 64, val_fraction: float = 0.1, image_height: int = 256,
                  image_width: int = 128, on_device: bool = True, steps_per_epoch: int = 500, seed: int = 0,
-                 val_batches: int = 8) -> None:
+                 val_batches: int = 8, mix: list[str] | tuple[str, ...] = (), success_only: bool = False) -> None:
         super().__init__()
         self.path = Path(path)
+        self.paths = [self.path, *(Path(p) for p in mix)]
+        self.success_only = success_only
         self.batch_size, self.val_fraction = batch_size, val_fraction
         self.image_size = (image_height, image_width)
         self.on_device, self.steps_per_epoch, self.seed, self.val_batches = on_device, steps_per_epoch, seed, \
             val_batches
         self.frames: torch.Tensor | None = None
+        self.parts: list[tuple[str, int]] = []
         self.instructions: list[str] = []
         self.train_set: Transitions | None = None
         self.val_set: Transitions | None = None
@@ -88,50 +102,76 @@ class DemoDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.frames is not None:
             return
-        info, table = read_dataset(self.path)
-        h, w = self.image_size
-        stored = (info["image"]["height"], info["image"]["width"])
-
-        def decode(row: int, data: bytes | None) -> np.ndarray:
-            img = _screen(data, stored, self.path, table, row)
-            if stored != (h, w):
-                img = np.asarray(Image.fromarray(img).resize((w, h), Image.BILINEAR))
-            return img
-
-        with ThreadPoolExecutor(max_workers=4) as pool:  # PNG decoding releases the GIL
-            frames = list(pool.map(decode, range(table.num_rows), table.column("screen").to_pylist()))
-        self.frames = torch.from_numpy(np.stack(frames))
-        episode = table.column("episode_id").to_numpy()
-        is_last = table.column("is_last").to_numpy(zero_copy_only=False)
-        self.instructions = sorted(set(table.column("instruction").to_pylist()))
-        instr_index = {s: i for i, s in enumerate(self.instructions)}
-        rows = np.flatnonzero(~is_last)  # every row with an action; its next row is o'
-        actions = _actions(table)
-        samples = Transitions(
-            obs=torch.from_numpy(rows),
-            next_obs=torch.from_numpy(rows + 1),
-            actions=torch.from_numpy(actions[rows]),
-            rewards=torch.from_numpy(table.column("reward").to_numpy()[rows].astype(np.float32)),
-            dones=torch.from_numpy(table.column("done").to_numpy(zero_copy_only=False)[rows].astype(np.float32)),
-            instruction=torch.tensor([instr_index[s] for s in np.asarray(table.column("instruction").to_pylist())[
-                rows]], dtype=torch.int64),
-        )
+        parts = [_Part(path, *read_dataset(path)) for path in self.paths]
+        self.instructions = sorted({s for part in parts for s in part.table.column("instruction").to_pylist()})
+        frames, samples, episodes, offset = [], [], [], 0
+        for n, part in enumerate(parts):
+            frames.append(self._decode(part))
+            rows, episode = self._samples(part)
+            samples.append(Transitions(rows.obs + offset, rows.next_obs + offset, *[
+                getattr(rows, f) for f in ("actions", "rewards", "dones", "instruction")]))
+            episodes.append(np.stack([np.full(len(episode), n), episode], axis=1))
+            offset += part.table.num_rows
+        self.frames = torch.from_numpy(np.concatenate(frames))
+        self.parts = [(str(part.path.resolve()), len(f)) for part, f in zip(parts, frames)]  # frames of each, in order
+        all_samples = Transitions(*(torch.cat([getattr(s, f) for s in samples]) for f in Transitions.__dataclass_fields__))
+        episode = np.concatenate(episodes)  # (dataset, episode id) of every sample
         # split by episode, so no episode is in both sets
-        episodes = np.unique(episode)
+        keys = np.unique(episode, axis=0)
         rng = np.random.default_rng(self.seed)
-        n_val = int(round(len(episodes) * self.val_fraction))
-        n_val = min(max(n_val, 1 if self.val_fraction > 0 and len(episodes) > 1 else 0), len(episodes) - 1)
-        val_eps = set(rng.permutation(episodes)[:n_val].tolist())
-        in_val = torch.from_numpy(np.isin(episode[rows], list(val_eps)))
-        self.train_set = _select(samples, ~in_val)
-        self.val_set = _select(samples, in_val)
+        n_val = int(round(len(keys) * self.val_fraction))
+        n_val = min(max(n_val, 1 if self.val_fraction > 0 and len(keys) > 1 else 0), max(len(keys) - 1, 0))
+        val_keys = {tuple(k) for k in keys[rng.permutation(len(keys))[:n_val]].tolist()}
+        in_val = torch.from_numpy(np.array([tuple(k) in val_keys for k in episode.tolist()], dtype=bool))
+        self.train_set = _select(all_samples, ~in_val)
+        self.val_set = _select(all_samples, in_val)
         if len(self.train_set) == 0:
-            raise VluiError(f"{self.path} has no training samples (episodes: {len(episodes)}); collect more episodes")
+            kept = " with data.success_only=true (no successful episodes?)" if self.success_only else ""
+            raise VluiError(f"{', '.join(map(str, self.paths))} has no training samples{kept} (episodes: {len(keys)}); "
+                            "collect more episodes")
         if self.on_device and torch.cuda.is_available():
             free, _ = torch.cuda.mem_get_info()
             if self.frames.numel() < 0.5 * free:  # leave room for the model
                 self.frames = self.frames.cuda()
                 self.train_set, self.val_set = self.train_set.to("cuda"), self.val_set.to("cuda")
+
+    def _decode(self, part: _Part) -> np.ndarray:
+        """Every screen of a dataset, ``(rows, H, W, 3)`` uint8 at the training resolution."""
+        h, w = self.image_size
+        stored = (part.info["image"]["height"], part.info["image"]["width"])
+
+        def decode(row: int, data: bytes | None) -> np.ndarray:
+            img = _screen(data, stored, part.path, part.table, row)
+            if stored != (h, w):
+                img = np.asarray(Image.fromarray(img).resize((w, h), Image.BILINEAR))
+            return img
+
+        with ThreadPoolExecutor(max_workers=4) as pool:  # PNG decoding releases the GIL
+            return np.stack(list(pool.map(decode, range(part.table.num_rows), part.table.column("screen").to_pylist())))
+
+    def _samples(self, part: _Part) -> tuple[Transitions, np.ndarray]:
+        """A dataset's transitions (row indices local to it) and each one's episode id.
+
+        ``dones`` is 1 only where the task succeeded (``terminated``): an episode cut off by the step limit is not
+        over for the task, so its last value bootstraps. With ``success_only``, the transitions of failed episodes
+        are left out, except in a DAgger dataset, whose actions are the expert's labels whatever the policy did."""
+        table = part.table
+        episode = table.column("episode_id").to_numpy()
+        keep = ~table.column("is_last").to_numpy(zero_copy_only=False)  # every row with an action; its next is o'
+        if self.success_only and not part.info["recipe"].get("relabelled_by"):
+            keep &= table.column("success").to_numpy(zero_copy_only=False)
+        rows = np.flatnonzero(keep)
+        index = {s: i for i, s in enumerate(self.instructions)}
+        instructions = table.column("instruction").to_pylist()
+        samples = Transitions(
+            obs=torch.from_numpy(rows),
+            next_obs=torch.from_numpy(rows + 1),
+            actions=torch.from_numpy(_actions(table)[rows]),
+            rewards=torch.from_numpy(table.column("reward").to_numpy()[rows].astype(np.float32)),
+            dones=torch.from_numpy(table.column("terminated").to_numpy(zero_copy_only=False)[rows].astype(np.float32)),
+            instruction=torch.tensor([index[instructions[r]] for r in rows], dtype=torch.int64),
+        )
+        return samples, episode[rows]
 
     # ------------------------------------------------------------------------------------------------ batches
     def batch(self, samples: Transitions, idx: torch.Tensor, next_obs: bool = True) -> dict[str, torch.Tensor]:

@@ -209,14 +209,18 @@ def seeds_table(seeds: dict[str, Any]) -> str:
                      + " |")
     lines.append("| **all** | " + " | ".join(_mean_se(g["overall"]) for g in groups.values()) + " |")
     for c in seeds["comparisons"]:
-        if c["difference"] is None:
-            lines += ["", f"{c['a']} vs {c['b']}: {c['note']}."]
-            continue
-        verdict = ("a difference unlikely to be noise" if c["p_value"] < 0.05 else
-                   "not distinguishable from noise at this number of seeds")
-        lines += ["", f"{c['a']} − {c['b']}: {100 * c['difference']:+.1f} points (95% CI [{100 * c['ci95'][0]:+.1f}, "
-                  f"{100 * c['ci95'][1]:+.1f}], Welch's t-test across seeds p = {c['p_value']:.3g}): {verdict}."]
+        lines += ["", comparison(c)]
     return "\n".join(lines)
+
+
+def comparison(c: dict[str, Any]) -> str:
+    """One comparison of two groups of policies (:func:`across_seeds`) as a sentence."""
+    if c["difference"] is None:
+        return f"{c['a']} vs {c['b']}: {c['note']}."
+    verdict = ("a difference unlikely to be noise" if c["p_value"] < 0.05 else
+               "not distinguishable from noise at this number of seeds")
+    return (f"{c['a']} − {c['b']}: {100 * c['difference']:+.1f} points (95% CI [{100 * c['ci95'][0]:+.1f}, "
+            f"{100 * c['ci95'][1]:+.1f}], Welch's t-test across seeds p = {c['p_value']:.3g}): {verdict}.")
 
 
 def _percent(r: dict[str, Any]) -> str:

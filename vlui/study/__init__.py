@@ -1,0 +1,277 @@
+"""Studies: ``python -m vlui.study NAME`` trains every arm of a named study with several seeds, evaluates them on the
+same episodes, and writes a report (markdown, CSV, a plot) with the B-MoCA paper's numbers side by side.
+
+A study (``studies.yaml``) is a set of datasets, each collected once with ``collect.py`` and its overrides, and a set
+of arms, each a list of ``train.py`` overrides on top of the study's base. Every step runs the project's own
+command-line programs as child processes, so a study is exactly the commands a user would type; each step resumes
+(a trained seed is not trained again, a collected dataset is not collected again, an evaluation picks up where it
+stopped), so running the same study again after an interruption finishes it.
+
+Where things go: checkpoints in ``checkpoints/study/<name>/<arm>-seed<s>``, evaluations in
+``outputs/evaluate/study-<name>-<split>``, the report in ``--out`` (default ``outputs/study/<name>``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vlui.errors import VluiError
+from vlui.eval.report import comparison
+from vlui.jobs.train import hydra_value
+from vlui.resources import work_dir
+
+HERE = Path(__file__).parent
+# the paper's names of the six representative tasks (B-MoCA Sec. 4.1)
+PAPER_TASKS = {"airplane_on": "Airplane", "alarm_9am_on": "Alarm1", "alarm_1030": "Alarm2",
+               "brightness_down": "Brightness", "call_911": "Call 911", "add_language": "Language"}
+SPLITS = {"test": "the 10 held-out test snapshots", "train": "the 35 training snapshots"}  # env.snapshots -> words
+
+
+@dataclass
+class Study:
+    name: str
+    title: str
+    question: str
+    paper: str | None
+    size: str
+    datasets: dict[str, list[str]]
+    base: list[str]
+    arms: dict[str, list[str]]
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
+    # evaluated on: split name -> env.snapshots
+    splits: dict[str, str] = field(default_factory=lambda: {"test": "test", "train": "train"})
+    evaluate: list[str] = field(default_factory=list)  # more evaluate.py overrides (e.g. tasks=...)
+
+
+def studies(path: Path | None = None) -> dict[str, dict[str, Any]]:
+    return yaml.safe_load((path or HERE / "studies.yaml").read_text(encoding="utf-8"))
+
+
+def paper_numbers() -> dict[str, Any]:
+    return yaml.safe_load((HERE / "paper.yaml").read_text(encoding="utf-8"))
+
+
+def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None) -> Study:
+    """Study ``name`` of ``studies.yaml`` (or of the file at ``path``) at ``size``, with seeds 0 to ``seeds - 1``."""
+    known = studies(path)
+    if name not in known:
+        raise VluiError(f"unknown study {name!r}; choose from: {', '.join(known)}")
+    spec = known[name]
+    if size not in ("cpu", "gpu"):
+        raise VluiError(f"--size must be cpu or gpu, not {size!r}")
+    if seeds < 1:
+        raise VluiError("--seeds must be at least 1 (3 or more for an error bar)")
+    sized = spec[size]
+    return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
+                 {str(k): [str(v) for v in vs] for k, vs in sized["datasets"].items()}, [str(v) for v in sized["base"]],
+                 {str(k): [str(v) for v in vs] for k, vs in sized["arms"].items()}, list(range(seeds)),
+                 {str(k): str(v) for k, v in sized.get("splits", {"test": "test", "train": "train"}).items()},
+                 [str(v) for v in sized.get("evaluate", [])])
+
+
+# ------------------------------------------------------------------------------------------------------ commands
+def _job(name: str) -> list[str]:
+    """A job as collect.py / train.py / evaluate.py run it (those files are not in an installed package)."""
+    return [sys.executable, "-c", f"from vlui.cli import {name}; {name}()"]
+
+
+def run_dir(study: Study, arm: str, seed: int) -> Path:
+    """An arm's seed's run folder, relative to the working directory the jobs run in."""
+    return Path("checkpoints") / "study" / f"{study.name}-{study.size}" / f"{arm}-seed{seed}"
+
+
+def commands(study: Study) -> list[tuple[str, list[str], Path | None]]:
+    """Every step of the study in order: (what, command, the file whose presence says the step is done)."""
+    steps: list[tuple[str, list[str], Path | None]] = []
+    for dataset, overrides in study.datasets.items():
+        steps.append((f"collect {dataset}", [*_job("collect"), f"dataset={dataset}", *overrides], None))
+    for arm, overrides in study.arms.items():
+        for seed in study.seeds:
+            out = run_dir(study, arm, seed)
+            steps.append((f"train {arm} seed {seed}", [
+                *_job("train"), *study.base, *overrides, f"seed={seed}",
+                f"run_name=study-{study.name}-{study.size}-{arm}-seed{seed}",
+                f"callbacks.model_checkpoint.dirpath={out}"], work_dir() / out / "policy" / "model.safetensors"))
+    groups = {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
+    for split, snapshots in study.splits.items():
+        steps.append((f"evaluate on {split}", [
+            *_job("evaluate"), f"checkpoint={hydra_value(groups)}", f"env.snapshots={snapshots}", "runs=1",
+            *study.evaluate, f"name={evaluation_name(study, split)}"], None))
+    return steps
+
+
+def evaluation_name(study: Study, split: str) -> str:
+    return f"study-{study.name}-{study.size}-{split}"
+
+
+def run(study: Study, out: Path, plan_only: bool = False) -> dict[str, Any]:
+    """Run (or, with ``plan_only``, print) every step, then write the report."""
+    timings: dict[str, float] = {}
+    for what, cmd, done in commands(study):
+        shown = " ".join(cmd[3:])
+        if plan_only:
+            print(f"{what}: python {cmd[2].split(';')[0].split()[-1]}.py {shown}")
+            continue
+        if done is not None and done.exists():
+            print(f"study: {what}: done before ({done.parent.parent.relative_to(work_dir())})")
+            continue
+        print(f"study: {what}", flush=True)
+        start = time.perf_counter()
+        code = subprocess.call(cmd, cwd=work_dir())
+        timings[what] = round(time.perf_counter() - start, 1)
+        if code != 0:
+            raise VluiError(f"study {study.name}: {what} failed (exit status {code}); its message is above. Run the "
+                            "same command again to resume from there")
+    if plan_only:
+        return {}
+    return report(study, out, timings)
+
+
+# -------------------------------------------------------------------------------------------------------- report
+def _results(study: Study, split: str) -> dict[str, Any]:
+    path = work_dir() / "outputs" / "evaluate" / evaluation_name(study, split) / "results.json"
+    if not path.exists():
+        raise VluiError(f"no evaluation at {path}: run the study (without --report-only) first")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def rows(study: Study) -> list[dict[str, Any]]:
+    """One row per (arm, split, task or 'all'): mean, standard error and each seed's success."""
+    out = []
+    for split in study.splits:
+        groups = _results(study, split)["seeds"]["groups"]
+        for arm in study.arms:
+            g = groups[arm]
+            for task, s in [*g["per_family"].items(), ("all", g["overall"])]:
+                per_seed = [v for v in s["per_policy"].values()]
+                out.append({"arm": arm, "split": split, "task": task, "mean": s["mean"], "stderr": s["stderr"],
+                            "seeds": s["seeds"], "per_seed": per_seed})
+    return out
+
+
+def _pct(mean: float | None, se: float | None) -> str:
+    if mean is None:
+        return "–"
+    return f"{100 * mean:.1f}" + (f" ± {100 * se:.1f}" if se is not None else "")
+
+
+def _paper(study: Study, arm: str, task: str, split: str) -> str:
+    if not study.paper:
+        return ""
+    fig = paper_numbers().get(study.paper, {})
+    values = fig.get("train" if split == "train" else "arms", {}).get(arm, {})
+    return str(values.get(PAPER_TASKS.get(task, task), ""))
+
+
+def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> dict[str, Any]:
+    """``report.md``, ``results.csv``, ``success.png`` and ``study.json`` in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    table = rows(study)
+    with open(out / "results.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["arm", "split", "task", "mean", "stderr", "seeds", *[f"seed{s}" for s in study.seeds]])
+        for r in table:
+            w.writerow([r["arm"], r["split"], r["task"], r["mean"], r["stderr"], r["seeds"], *r["per_seed"]])
+    tasks = list(dict.fromkeys(r["task"] for r in table))
+    has_paper = any(_paper(study, arm, t, s) for arm in study.arms for t in tasks for s in study.splits)
+    lines = [f"# Study: {study.title}", "", study.question, "",
+             f"{len(study.seeds)} training seeds per arm; mean ± standard error across seeds, in %. Evaluated on "
+             + "; ".join(f"{split}: {SPLITS.get(snaps, f'env.snapshots={snaps}')}" for split, snaps in
+                         study.splits.items())
+             + " (one run each: the phone and the policies are deterministic).", ""]
+    for split in study.splits:
+        head = [" task"] + [f" {arm}" for arm in study.arms]
+        if has_paper:
+            head += [f" paper: {arm}" for arm in study.arms if any(_paper(study, arm, t, split) for t in tasks)]
+        lines += [f"## {SPLITS.get(study.splits[split], split).capitalize()} ({split})", "",
+                  "|" + " |".join(head) + " |", "|" + " --- |" * len(head)]
+        for task in tasks:
+            cells = [f" {PAPER_TASKS.get(task, task) if task != 'all' else '**all**'}"]
+            for arm in study.arms:
+                r = next(x for x in table if x["arm"] == arm and x["split"] == split and x["task"] == task)
+                cells.append(f" {_pct(r['mean'], r['stderr'])}")
+            if has_paper:
+                cells += [f" {_paper(study, arm, task, split) or '–'}" for arm in study.arms
+                          if any(_paper(study, arm, t, split) for t in tasks)]
+            lines.append("|" + " |".join(cells) + " |")
+        comparisons = _results(study, split)["seeds"].get("comparisons", [])
+        if comparisons:
+            lines += ["", "Differences (Welch's t-test across seeds, overall):", ""]
+            for c in comparisons:
+                lines.append(f"- {comparison(c)}")
+        lines.append("")
+    if study.paper:
+        fig = paper_numbers()[study.paper]
+        lines += ["## The paper", "", f"{fig['what']}. Source: {' '.join(str(fig['source']).split())}", ""]
+    lines += ["## How it was made", "", f"`python -m vlui.study {study.name} --size {study.size} --seeds "
+              f"{len(study.seeds)}`, which ran:", "", "```"]
+    for _, cmd, _ in commands(study):
+        lines.append(f"python {cmd[2].split(';')[0].split()[-1]}.py {' '.join(cmd[3:])}")
+    lines += ["```", ""]
+    meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": _commit(),
+            "machine": f"{platform.machine()}, {_cores()} cores", "timings_s": timings or {}}
+    if timings:
+        lines += [f"Wall-clock on this machine ({meta['machine']}): " + "; ".join(
+            f"{k} {v / 60:.1f} min" for k, v in timings.items()) + "."]
+    lines += [f"Commit: `{meta['commit']}`.", ""]
+    (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
+    (out / "study.json").write_text(json.dumps({**meta, "rows": table}, indent=2), encoding="utf-8")
+    _plot(study, table, out / "success.png")
+    return {"report": str(out / "report.md"), **meta}
+
+
+def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tasks = list(dict.fromkeys(r["task"] for r in table))
+    fig, axes = plt.subplots(1, len(study.splits), figsize=(5.5 * len(study.splits), 3.6), squeeze=False)
+    width = 0.8 / max(1, len(study.arms))
+    for ax, split in zip(axes[0], study.splits):
+        for i, arm in enumerate(study.arms):
+            rs = [next(x for x in table if x["arm"] == arm and x["split"] == split and x["task"] == t) for t in tasks]
+            xs = [j + (i - (len(study.arms) - 1) / 2) * width for j in range(len(tasks))]
+            ax.bar(xs, [100 * (r["mean"] or 0) for r in rs], width, label=arm,
+                   yerr=[100 * (r["stderr"] or 0) for r in rs], capsize=2)
+            for x, t in zip(xs, tasks):
+                value = _paper(study, arm, t, split).lstrip("~>")
+                if value and not math.isnan(float(value)):
+                    ax.plot([x], [float(value)], marker="*", color="black", markersize=8)
+        ax.set_xticks(range(len(tasks)), [PAPER_TASKS.get(t, t) for t in tasks], rotation=30, fontsize=8)
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("success (%)")
+        ax.set_title(SPLITS.get(study.splits[split], split), fontsize=9)
+    axes[0][0].legend(fontsize=7, title="arm (★ paper)", title_fontsize=7)
+    fig.suptitle(f"{study.title} (mean ± s.e., {len(study.seeds)} seeds)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _commit() -> str:
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=work_dir(), capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=work_dir(),
+                               capture_output=True, text=True).stdout.strip()
+        return head + ("+changes" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _cores() -> int:
+    return os.cpu_count() or 1

@@ -1,0 +1,52 @@
+"""``python -m vlui.study NAME [--size cpu|gpu] [--seeds N] [--out DIR] [--plan] [--report-only] [--list]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from vlui.errors import VluiError
+from vlui.resources import work_dir
+from vlui.study import commands, load, report, run, studies
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vlui.study", description=(
+        "Train every arm of a study with several seeds, evaluate them on held-out and training snapshots, and write "
+        "a report (markdown, CSV, plot) next to the B-MoCA paper's numbers. Running it again resumes."))
+    parser.add_argument("name", nargs="?", help="the study (--list shows them)")
+    parser.add_argument("--size", default="cpu", help="cpu (default: finishes on a laptop) or gpu (the paper's recipes)")
+    parser.add_argument("--seeds", type=int, default=3, help="training seeds per arm (default 3)")
+    parser.add_argument("--out", help="report folder (default outputs/study/<name>-<size>)")
+    parser.add_argument("--plan", action="store_true", help="print the commands the study runs, run nothing")
+    parser.add_argument("--report-only", action="store_true", help="write the report from finished evaluations")
+    parser.add_argument("--list", action="store_true", help="list the studies")
+    parser.add_argument("--studies", help="a studies file of your own (default: vlui/study/studies.yaml)")
+    args = parser.parse_args(argv)
+    try:
+        if args.list or not args.name:
+            for name, spec in studies(Path(args.studies) if args.studies else None).items():
+                print(f"{name}: {spec['title']} ({len(spec['cpu']['arms'])} arms)")
+            return 0
+        study = load(args.name, args.size, args.seeds, Path(args.studies) if args.studies else None)
+        out = Path(args.out) if args.out else work_dir() / "outputs" / "study" / f"{study.name}-{study.size}"
+        if args.report_only:
+            result = report(study, out)
+        else:
+            result = run(study, out, plan_only=args.plan)
+            if args.plan:
+                print(f"{len(commands(study))} steps")
+                return 0
+        print(f"study: report in {result['report']}")
+        return 0
+    except VluiError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("study: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
