@@ -50,11 +50,20 @@ def test_every_group_has_options() -> None:
 def test_experiments_reproduce_the_paper_recipes(tmp_path: Path) -> None:
     bc = compose("train", ["experiment=bmoca_bc"], output_dir=tmp_path)
     assert (bc.algo.name, bc.trainer.max_steps, bc.data.batch_size, bc.algo.optim.lr) == ("bc", 4000, 512, 3e-4)
-    assert bc.algo.optim.scheduler == "cosine" and bc.model.vision.name == "efficientnet_b0"
+    assert bc.algo.optim.scheduler == "cosine" and bc.data.success_only  # successful demonstrations, as the paper's
+    # an ImageNet-pretrained EfficientNet, fine-tuned (offline: lite0's shipped weights stand in for b0's), and a
+    # frozen pretrained text encoder (MiniLM stands in for the paper's Android T5)
+    assert (bc.model.vision.name, bc.model.vision.pretrained, bc.model.vision.freeze) == (
+        "tf_efficientnet_lite0", "package", False)
+    assert bc.model.text.kind == "minilm" and bc.model.head == "mlp" and not bc.model.positions
     assert (bc.data.image_height, bc.data.image_width, bc.model.hidden_dim) == (256, 128, 768)
     assert list(bc.model.head_dims) == [1024, 1024]
     iql = compose("train", ["experiment=bmoca_iql"], output_dir=tmp_path)
     assert (iql.algo.name, iql.trainer.max_steps, iql.data.batch_size) == ("iql", 20000, 512)
+    assert iql.model.vision.pretrained == "package" and not iql.data.success_only  # IQL learns from failures too
+    real_b0 = compose("train", ["experiment=bmoca_bc", "model/vision=efficientnet_b0", "model.vision.pretrained=timm"],
+                      output_dir=tmp_path)
+    assert (real_b0.model.vision.name, real_b0.model.vision.pretrained) == ("efficientnet_b0", "timm")
 
 
 def test_command_line_overrides_win_over_experiments(tmp_path: Path) -> None:
@@ -72,7 +81,7 @@ def test_evaluate_defaults_to_the_bmoca_protocol(tmp_path: Path) -> None:
 def test_checkpoints_go_to_experiment_and_run(tmp_path: Path) -> None:
     cfg = compose("train", ["experiment=bmoca_bc", "seed=3"], output_dir=tmp_path)
     dirpath = Path(cfg.callbacks.model_checkpoint.dirpath)
-    assert dirpath.parts[-3:] == ("checkpoints", "bmoca_bc", "bc-efficientnet_b0-seed3")
+    assert dirpath.parts[-3:] == ("checkpoints", "bmoca_bc", "bc-tf_efficientnet_lite0-seed3")
 
 
 @pytest.mark.parametrize(

@@ -19,12 +19,13 @@ TINY = {"tiny": {"title": "Tiny", "question": "Does it run?", "paper": "fig7", "
     "base": ["debug=tiny", "data.name=tiny1", "logger=csv", "trainer.max_steps=2", "data.val_fraction=0"],
     "arms": {"scratch": [], "pretrained": ["algo.optim.lr=1e-3"]},
     "splits": {"held-out": "[100]"},
-    "evaluate": ["tasks=[airplane_on,add_language]", "env.num_envs=1"]}}}
+    "evaluate": ["tasks=[airplane_on,add_language]", "env.num_envs=1", "env.observation_height=64",
+                 "env.observation_width=32"]}}}
 
 
 def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_paper(tmp_path: Path) -> None:
     spec = tmp_path / "studies.yaml"
-    spec.write_text(yaml.safe_dump(TINY))
+    spec.write_text(yaml.safe_dump(TINY, sort_keys=False))
     env = {"VLUI_ROOT": str(tmp_path)}  # data, checkpoints and outputs under tmp_path, not the checkout
     result = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -36,7 +37,7 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     assert "# Study: Tiny" in report and "2 training seeds per arm" in report
     language = next(line for line in report.splitlines() if line.startswith("| Language"))
     assert "paper: pretrained" in report and language.endswith("| 37 | 63 |")  # Fig. 7's values next to ours
-    assert "python train.py debug=tiny" in report and "Commit:" in report
+    assert "python train.py debug=tiny" in report and "Commit: `" in report and "unknown" not in report
     with open(out / "results.csv") as f:
         rows = list(csv.DictReader(f))
     assert {(r["arm"], r["task"]) for r in rows} >= {("scratch", "add_language"), ("pretrained", "all")}

@@ -55,6 +55,24 @@ def test_iql_logs_its_three_losses(tmp_path: Path, tiny_dataset: Path) -> None:
     assert {"train/q_loss", "train/v_loss", "train/actor_loss", "train/samples_per_s", "val/bc_loss"} <= logged
 
 
+def test_iql_trains_the_pointer_head_on_success_filtered_and_mixed_data(tmp_path: Path, tiny_dataset: Path,
+                                                                        random_dataset: Path) -> None:
+    # IQL weighs the pointer head's own loss by the advantages; the random agent's failures are in the mix
+    result = train.run(compose("train", tiny(tmp_path, tiny_dataset, "algo=iql", "model.head=pointer",
+                                             "model.positions=true", f"data.mix=[{random_dataset}]"),
+                               output_dir=tmp_path / "run"))
+    logged = {k for row in metrics(tmp_path / "run") for k, v in row.items() if v}
+    assert {"train/q_loss", "train/v_loss", "train/actor_loss", "val/loss"} <= logged
+    policy = load_policy(result["policy"])
+    assert policy.cfg.head == "pointer"
+    assert policy.select_action(np.zeros((2, 64, 32, 3), np.uint8), ["call 911", "call 911"]).shape == (2, 4)
+
+
+def test_a_missing_mixed_dataset_is_a_clear_error(tmp_path: Path, tiny_dataset: Path) -> None:
+    with pytest.raises(VluiError, match="data.mix: no dataset at .*nope"):
+        train.run(compose("train", tiny(tmp_path, tiny_dataset, "data.mix=[nope]"), output_dir=tmp_path / "run"))
+
+
 def test_bc_loss_goes_down(tmp_path: Path, tiny_dataset: Path) -> None:
     train.run(compose("train", tiny(tmp_path, tiny_dataset, "trainer.max_steps=40", "data.steps_per_epoch=20",
                                     "algo.optim.lr=1e-3", "data.augment.random_shift=0"),

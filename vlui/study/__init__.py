@@ -30,7 +30,7 @@ import yaml
 from vlui.errors import VluiError
 from vlui.eval.report import comparison
 from vlui.jobs.train import hydra_value
-from vlui.resources import work_dir
+from vlui.resources import checkout, work_dir
 
 HERE = Path(__file__).parent
 # the paper's names of the six representative tasks (B-MoCA Sec. 4.1)
@@ -263,14 +263,18 @@ def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:
 
 
 def _commit() -> str:
+    """The commit of the vlui checkout that ran the study (with ``+changes`` when it had uncommitted ones)."""
+    root = checkout()
+    if root is None:
+        return "an installed vlui package"
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=work_dir(), capture_output=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
                               text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=work_dir(),
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
                                capture_output=True, text=True).stdout.strip()
         return head + ("+changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+        return "unknown (not a git checkout)"
 
 
 def _cores() -> int:
