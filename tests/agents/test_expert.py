@@ -59,6 +59,15 @@ def test_mistakes_make_failures_and_the_expert_recovers_from_some() -> None:
     assert 0.3 < rate < 1.0  # imperfect, yet mostly recovering
 
 
+def test_an_expert_lost_in_an_app_after_its_own_wrong_tap_goes_home_instead_of_stopping() -> None:
+    # a wrong tap can open any screen; an expert that cannot find its way there starts over from the home screen
+    # (it used to raise Stuck and stop the whole collection: alarm_9am_on with 20% wrong taps did within 40 episodes)
+    env = make_env(EnvConfig(snapshots="train"), ["alarm_9am_on"], include_xml=True)
+    clumsy = ExpertAgent(wrong_action_prob=0.2, seed=0)
+    results = [rollout(env, clumsy, "alarm_9am_on", s, seed=i) for i, s in enumerate(snapshot_ids("train")) for _ in (0, 1)]
+    assert len(results) == 70 and 0.3 < np.mean([ok for ok, _ in results]) < 1.0
+
+
 def test_tap_jitter_stays_inside_the_target(env) -> None:
     obs, info = env.reset(options={"task": "call_911", "snapshot": "000"})
     agent = ExpertAgent(tap_jitter=1.0, seed=3)

@@ -4,7 +4,8 @@ with the task's recipe would.
 It finds widgets by resource id, class and structure. Where Android gives many widgets the same id (launcher icons,
 Settings rows, tabs), it tells them apart by their label in the device's language, taken from vlui's string tables,
 so it works in every locale and home-screen layout. It is reactive: every step it looks at the screen, works out
-where it is on the way to the goal, and takes the next step, so it recovers from its own (configured) mistakes.
+where it is on the way to the goal, and takes the next step, so it recovers from its own (configured) mistakes; on a
+screen of an app where it cannot find its way (a wrong tap can lead anywhere) it goes home and starts over.
 
 Imperfection, for realistic and for offline-RL data: ``tap_jitter`` moves taps within the target's bounds,
 ``random_action_prob`` replaces a step with a uniformly random dual-gesture, ``wrong_action_prob`` taps a random
@@ -134,7 +135,14 @@ class ExpertAgent:
             clickable = [e for e in screen.els if e.clickable and _visible(e)]
             if clickable:
                 return self._to_action(Gesture("tap", clickable[self.rng.integers(len(clickable))]), screen)
-        return self._to_action(self._plan(self, screen), screen)
+        try:
+            gesture = self._plan(self, screen)
+        except Stuck:
+            if screen.package in ("", LAUNCHER):
+                raise  # lost on the home screen itself: a screen it was not written for, or a bug in it
+            # lost in an app (after a mistake of its own, or of a policy it labels for DAgger): start over from home
+            gesture = Gesture("key", key="HOME")
+        return self._to_action(gesture, screen)
 
     # ------------------------------------------------------------------------------------------------ gestures
     def _to_action(self, g: Gesture, s: Screen) -> np.ndarray:
