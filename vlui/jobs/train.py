@@ -11,6 +11,7 @@ import errno
 import subprocess
 import sys
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import lightning as L
@@ -177,11 +178,17 @@ def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
         policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True) | {"gesture": gesture},
         augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
         channels_last=cfg.channels_last, compile=cfg.compile)
-    data = DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
+    return module, datamodule(cfg)
+
+
+def datamodule(cfg: DictConfig, extra: Sequence[str] = (), seed: int | None = None,
+               steps_per_epoch: int | None = None) -> DemoDataModule:
+    """The training data of ``cfg`` (``data.name`` and ``data.mix``), with ``extra`` datasets (DAgger's rounds)."""
+    return DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
                           image_height=cfg.data.image_height, image_width=cfg.data.image_width,
-                          on_device=cfg.data.on_device, steps_per_epoch=cfg.data.steps_per_epoch, seed=cfg.seed,
-                          mix=mixed_datasets(cfg), success_only=cfg.data.success_only)
-    return module, data
+                          on_device=cfg.data.on_device, steps_per_epoch=steps_per_epoch or cfg.data.steps_per_epoch,
+                          seed=cfg.seed if seed is None else seed, mix=[*mixed_datasets(cfg), *extra],
+                          success_only=cfg.data.success_only)
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
@@ -239,12 +246,8 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
         print(f"train: DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
               f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
-        data = DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
-                              image_height=cfg.data.image_height, image_width=cfg.data.image_width,
-                              on_device=cfg.data.on_device, steps_per_epoch=min(cfg.data.steps_per_epoch,
-                                                                                cfg.dagger.steps),
-                              seed=cfg.seed + r, mix=[*mixed_datasets(cfg), *rounds],
-                              success_only=cfg.data.success_only)
+        data = datamodule(cfg, rounds, seed=cfg.seed + r,
+                          steps_per_epoch=min(cfg.data.steps_per_epoch, cfg.dagger.steps))
         trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True) | {"max_steps": cfg.dagger.steps,
                                                                            "enable_checkpointing": False}
         trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=[])
