@@ -102,6 +102,9 @@ class DataConfig:
     allow_incomplete: bool = False  # train on a dataset whose collection stopped before the end (otherwise refused)
     success_only: bool = False  # leave out the transitions of failed episodes (success-filtered BC)
     mix: list[str] = field(default_factory=list)  # more datasets (names in paths.data_dir, or folders) trained on too
+    # a frozen backbone's features of each dataset are kept in <dataset>/features/ for the next run on the same
+    # screens with the same backbone (seeds, study arms, resumes); false: computed in memory each run
+    feature_cache: bool = True
     augment: AugmentConfig = field(default_factory=AugmentConfig)
 
     LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,

@@ -14,7 +14,7 @@ from typing import Any
 import lightning as L
 import torch
 
-from vlui.algos import losses
+from vlui.algos import feature_store, losses
 from vlui.algos.augment import color_jitter, random_shift
 from vlui.models.policy import Critics, Fused, VLUIPolicy
 from vlui.models.settings import from_dict
@@ -48,6 +48,7 @@ class _Base(L.LightningModule):
         self.register_buffer("instr_mask", torch.zeros(0, dtype=torch.bool), persistent=False)
         self._last_time: float | None = None
         self._part_features: dict[str, torch.Tensor] = {}  # a dataset's folder -> its frames' backbone features
+        self.store_features = True  # keep them in the dataset's feature store for the next run (data.feature_cache)
 
     # ------------------------------------------------------------------------------------------------ setup
     def setup(self, stage: str) -> None:
@@ -60,7 +61,7 @@ class _Base(L.LightningModule):
             parts, start = [], 0
             for path, n in dm.parts:
                 if path not in self._part_features:
-                    self._part_features[path] = self._backbone_features(dm.frames[start:start + n])
+                    self._part_features[path] = self._stored_features(path, dm.frames[start:start + n])
                 parts.append(self._part_features[path].to(self.device))
                 start += n
             self.feature_cache = torch.cat(parts)
@@ -71,6 +72,19 @@ class _Base(L.LightningModule):
         return (self.policy.encoder.vision.frozen and not self.augment.get("random_shift", 0)
                 and not self.augment.get("color_jitter", 0.0))
 
+    def _stored_features(self, dataset: str, frames: torch.Tensor) -> torch.Tensor:
+        """The backbone's features of a dataset's frames: from its feature store when a run has already computed
+        them (:mod:`vlui.algos.feature_store`), else computed and stored."""
+        if not self.store_features:
+            return self._backbone_features(frames)
+        vision = self.policy.encoder.vision
+        name = feature_store.key(vision, frames)
+        features = feature_store.load(dataset, name)
+        if features is None:
+            features = self._backbone_features(frames)
+            feature_store.save(dataset, name, features)
+        return features
+
     @torch.no_grad()
     def _backbone_features(self, frames: torch.Tensor) -> torch.Tensor:
         vision = self.policy.encoder.vision.to(self.device)
@@ -78,7 +92,7 @@ class _Base(L.LightningModule):
         batch = 256 if self.device.type == "cuda" else 8
         out = [vision.feature_map(frames[i:i + batch].to(self.device)).half()  # half the memory
                for i in range(0, len(frames), batch)]
-        return torch.cat(out)
+        return torch.cat(out).contiguous()  # the layout a stored copy is read back in (not channels-last)
 
     def features(self, batch: dict[str, torch.Tensor], text, mask, key: str = "images", train: bool = True) -> Fused:
         """The encoder's :class:`Fused` features of the batch's screens (from the feature cache when there is one)."""

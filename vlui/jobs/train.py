@@ -178,6 +178,7 @@ def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
         policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True) | {"gesture": gesture},
         augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
         channels_last=cfg.channels_last, compile=cfg.compile)
+    module.store_features = cfg.data.feature_cache
     return module, datamodule(cfg)
 
 
