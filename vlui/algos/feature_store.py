@@ -41,8 +41,8 @@ def key(vision: VisionEncoder, frames: torch.Tensor) -> str:
     for name in sorted(state):
         t = state[name].detach().cpu().contiguous()
         h.update(name.encode() + str(t.dtype).encode() + str(tuple(t.shape)).encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
-    h.update(frames.detach().cpu().contiguous().numpy().tobytes())
+        h.update(t.reshape(-1).view(torch.uint8).numpy())
+    h.update(frames.detach().cpu().contiguous().numpy())  # hashed in place: no copy of a dataset's screens
     return h.hexdigest()[:32]
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import errno
 import subprocess
 import sys
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import lightning as L
