@@ -82,6 +82,8 @@ class PPOConfig:
     """Online RL on the phone (vlui/algos/ppo.py): PPO from a trained policy, rewarded by the tasks' detectors."""
 
     name: str = "ppo"
+    # ppo: the clipped surrogate on generalised advantages; filtered: imitate the successful rollouts' steps only
+    objective: str = "ppo"
     optim: OptimConfig = field(default_factory=lambda: OptimConfig(lr=3e-5, scheduler="constant"))
     tasks: Any = "representative"  # the tasks rolled out (a set name or a list of ids), on env.snapshots
     iterations: int = 20  # rollouts then updates; each is one Lightning epoch
@@ -97,7 +99,7 @@ class PPOConfig:
     entropy_coef: float = 0.001
     step_cost: float = 0.0  # subtracted from the reward at every step (success is 1)
     max_grad_norm: float = 0.5
-    target_kl: Optional[float] = 0.02  # stop an iteration's updates once the KL to the acting policy passes 1.5x this
+    target_kl: Optional[float] = 0.02  # stop an iteration's updates once the KL to the acting policy passes 1.5x
     log_std_init: float = -1.0  # the mlp head's Gaussian spread at the start (the pointer head's is its logits')
     eval_every: int = 5  # deterministic success on eval_snapshots every this many iterations (and before the first)
     eval_snapshots: Any = "test"  # the held-out phones of the learning curve; 0 eval_every turns it off
@@ -109,6 +111,7 @@ class PPOConfig:
         "value_coef": NON_NEGATIVE, "value_lr": POSITIVE, "entropy_coef": NON_NEGATIVE, "step_cost": NON_NEGATIVE,
         "max_grad_norm": POSITIVE, "target_kl": Range(0, optional=True, open_lo=True), "eval_every": Range(0),
         "checkpoint_every": AT_LEAST_1}
+    CHOICES: ClassVar[dict[str, tuple]] = {"objective": ("ppo", "filtered")}
 
 
 # --------------------------------------------------------------------------------------------------------- data

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from vlui.algos.distributions import PointerDistribution, SquashedGaussian
-from vlui.algos.losses import gae, ppo_policy_loss
+from vlui.algos.losses import filtered_imitation_loss, gae, ppo_policy_loss
 from vlui.models.policy import PointerHead
 
 
@@ -111,3 +111,12 @@ def test_squashed_gaussian_log_prob_matches_torch_distributions() -> None:
     actions = dist.sample(torch.Generator().manual_seed(0))
     assert dist.log_prob(actions).item() == pytest.approx(reference.log_prob(actions).sum(-1).item(), rel=1e-4)
     assert torch.equal(dist.mode(), torch.tanh(mean)) and actions.abs().max() < 1
+
+
+def test_filtered_imitation_pulls_only_toward_successful_episodes_actions() -> None:
+    logp = torch.tensor([math.log(0.5), math.log(0.25), math.log(0.1)], requires_grad=True)
+    loss = filtered_imitation_loss(logp, _t(1, 1, 0))
+    assert loss.item() == pytest.approx(-(math.log(0.5) + math.log(0.25)) / 2)
+    loss.backward()
+    assert logp.grad.tolist() == pytest.approx([-0.5, -0.5, 0.0])  # the failed episode's step is left alone
+    assert filtered_imitation_loss(logp.detach(), _t(0, 0, 0)).item() == 0.0  # no success, no pull

@@ -85,6 +85,14 @@ def test_ppo_teaches_a_weak_policy_an_easy_task_from_the_detector_alone(weak_pol
 
 @pytest.mark.integration
 @pytest.mark.slow
+def test_the_filtered_objective_imitates_its_successes(weak_policy: Path, tmp_path: Path) -> None:
+    result = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=3", "algo.objective=filtered",
+                                            "algo.eval_every=0"), output_dir=tmp_path / "out"))
+    assert clock_probability(Path(result["policy"])) > 2 * clock_probability(weak_policy)
+
+
+@pytest.mark.integration
+@pytest.mark.slow
 def test_ppo_resumed_from_a_checkpoint_ends_with_the_same_weights(weak_policy: Path, trained: dict,
                                                                    tmp_path: Path) -> None:
     first = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=2"), output_dir=tmp_path / "a"))

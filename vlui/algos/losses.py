@@ -322,3 +322,18 @@ def ppo_policy_loss(logp: Tensor, old_logp: Tensor, advantages: Tensor, clip: fl
         clipped = ((ratio - 1).abs() > clip).float().mean()
         kl = ((ratio - 1) - log_ratio).mean()
     return loss, clipped, kl
+
+
+def filtered_imitation_loss(logp: Tensor, success: Tensor) -> Tensor:
+    """Filtered imitation of the policy's own episodes (self-imitation; DigiRL's filtered BC): the negative mean
+    log-probability of the actions taken in episodes that succeeded, ``-sum(s * logp) / max(1, sum(s))``. Failed
+    episodes add nothing, so nothing is pushed away from; the reward is only ever 0 or 1 at the end.
+
+    Args:
+        logp: ``(B,)`` log-probabilities of the taken actions.
+        success: ``(B,)`` 1 where the step belongs to an episode that succeeded, else 0.
+    """
+    _check_ndim("logp", logp, 1)
+    _check_same_shape("logp", logp, "success", success)
+    weight = success.detach().to(logp.dtype)
+    return -(weight * logp).sum() / weight.sum().clamp(min=1.0)

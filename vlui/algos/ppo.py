@@ -191,8 +191,9 @@ class PPOModule(_Base):
     @torch.no_grad()
     def _batch(self, records: list[Any]) -> dict[str, torch.Tensor]:
         a = self.algo
-        screens, instr, actions, rewards, terminated, ends, cut = [], [], [], [], [], [], []
+        screens, instr, actions, rewards, terminated, ends, cut, success = [], [], [], [], [], [], [], []
         for r in records:
+            success += [float(r.success)] * len(r.steps)
             for i, s in enumerate(r.steps):
                 screens.append(s.observation["screen"])
                 instr.append(r.instruction)
@@ -224,7 +225,8 @@ class PPOModule(_Base):
                                   torch.tensor(ends, device=self.device), a["discount"], a["gae_lambda"])
         if len(adv) > 1 and adv.std() > 0:
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-        return {**inputs, "actions": act, "old_logp": torch.cat(old_logp), "advantages": adv, "returns": returns}
+        return {**inputs, "actions": act, "old_logp": torch.cat(old_logp), "advantages": adv, "returns": returns,
+                "success": torch.tensor(success, device=self.device)}
 
     def minibatches(self) -> Iterator[dict[str, torch.Tensor]]:
         """One iteration: roll out, then ``algo.epochs`` shuffled passes of minibatches over its steps. The
@@ -254,8 +256,10 @@ class PPOModule(_Base):
         a = self.algo
         fused = self.fused(batch)
         dist = self.distribution(fused)
-        pg_loss, clipped, kl = losses.ppo_policy_loss(dist.log_prob(batch["actions"]), batch["old_logp"],
-                                                      batch["advantages"], a["clip"])
+        logp = dist.log_prob(batch["actions"])
+        pg_loss, clipped, kl = losses.ppo_policy_loss(logp, batch["old_logp"], batch["advantages"], a["clip"])
+        if a.get("objective", "ppo") == "filtered":  # imitate the successful episodes' steps only
+            pg_loss = losses.filtered_imitation_loss(logp, batch["success"])
         v_loss = nn.functional.mse_loss(self.values(fused).float(), batch["returns"])
         entropy = dist.entropy().mean()
         if a.get("target_kl") is not None and kl > 1.5 * a["target_kl"]:
