@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import run_python
-from vlui.study import load, paper_numbers, studies
+from vlui.study import _plot_curves, commands, learning_curves, load, paper_numbers, run_dir, studies
 
 pytestmark = pytest.mark.integration
 
@@ -65,3 +66,38 @@ def test_an_unknown_study_is_a_one_line_error() -> None:
     result = run_python("-m", "vlui.study", "nope")
     assert result.returncode == 2 and "unknown study 'nope'; choose from: algorithms" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_arm_starts_from_the_same_seeds_run_of_an_earlier_arm() -> None:
+    study = load("online")
+    train = {what: cmd for what, cmd, _ in commands(study) if what.startswith("train ")}
+    assert list(train)[:3] == ["train dagger seed 0", "train dagger seed 1", "train dagger seed 2"]  # first
+    for seed in study.seeds:
+        assert f"init={run_dir(study, 'dagger', seed)}" in train[f"train ppo seed {seed}"]
+    for name in studies():  # every {run:ARM} of the shipped studies names an arm that runs before it
+        for size in ("cpu", "gpu"):
+            arms = list(load(name, size).arms.items())
+            for i, (_, overrides) in enumerate(arms):
+                for ref in re.findall(r"\{run:([^}]+)\}", " ".join(overrides)):
+                    assert ref in [a for a, _ in arms[:i]], (name, size, ref)
+
+
+def test_online_runs_learning_curves_go_into_the_report(tmp_path: Path, monkeypatch) -> None:
+    from vlui.algos.ppo import CURVE_COLUMNS
+
+    monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
+    study = load("online", seeds=2)
+    for seed in study.seeds:
+        run = tmp_path / run_dir(study, "ppo", seed)
+        run.mkdir(parents=True)
+        with open(run / "curve.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, CURVE_COLUMNS)
+            w.writeheader()
+            w.writerows([{"iteration": 0, "seconds": 0, "episodes": 0, "env_steps": 0, "rollout_success": 0.4,
+                          "rollout_return": 0.4, "heldout_success": 0.5},
+                         {"iteration": 1, "seconds": 30, "episodes": 96, "env_steps": 600, "rollout_success": 0.5,
+                          "rollout_return": 0.5, "heldout_success": ""}])
+    curves = learning_curves(study)
+    assert set(curves) == {("ppo", 0), ("ppo", 1)} and curves[("ppo", 1)][1]["rollout_success"] == "0.5"
+    _plot_curves(study, curves, tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").stat().st_size > 1000

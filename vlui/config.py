@@ -77,6 +77,43 @@ class IQLConfig:
                                           "polyak": Range(0, 1, open_lo=True)}
 
 
+@dataclass
+class PPOConfig:
+    """Online RL on the phone (vlui/algos/ppo.py): PPO from a trained policy, rewarded by the tasks' detectors."""
+
+    name: str = "ppo"
+    # ppo: the clipped surrogate on generalised advantages; filtered: imitate the successful rollouts' steps only
+    objective: str = "ppo"
+    optim: OptimConfig = field(default_factory=lambda: OptimConfig(lr=3e-5, scheduler="constant"))
+    tasks: Any = "representative"  # the tasks rolled out (a set name or a list of ids), on env.snapshots
+    iterations: int = 20  # rollouts then updates; each is one Lightning epoch
+    episodes: int = 96  # episodes per iteration, (task, snapshot) pairs drawn from the seed and the iteration
+    envs: int = 32  # phones stepped side by side (one batched forward pass per step)
+    epochs: int = 4  # passes over each iteration's steps
+    minibatch: int = 128
+    clip: float = 0.2  # PPO's epsilon
+    discount: float = 0.99
+    gae_lambda: float = 0.95
+    value_coef: float = 0.5
+    value_lr: float = 1.0e-3  # the value head is new: it learns faster than the policy it judges
+    entropy_coef: float = 0.001
+    step_cost: float = 0.0  # subtracted from the reward at every step (success is 1)
+    max_grad_norm: float = 0.5
+    target_kl: Optional[float] = 0.02  # stop an iteration's updates once the KL to the acting policy passes 1.5x
+    log_std_init: float = -1.0  # the mlp head's Gaussian spread at the start (the pointer head's is its logits')
+    eval_every: int = 5  # deterministic success on eval_snapshots every this many iterations (and before the first)
+    eval_snapshots: Any = "test"  # the held-out phones of the learning curve; 0 eval_every turns it off
+    checkpoint_every: int = 5  # iterations between checkpoints (a step*.ckpt and last.ckpt each time)
+
+    LIMITS: ClassVar[dict[str, Range]] = {
+        "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "envs": AT_LEAST_1, "epochs": AT_LEAST_1,
+        "minibatch": AT_LEAST_1, "clip": Range(0, 1, open_lo=True), "discount": FRACTION, "gae_lambda": FRACTION,
+        "value_coef": NON_NEGATIVE, "value_lr": POSITIVE, "entropy_coef": NON_NEGATIVE, "step_cost": NON_NEGATIVE,
+        "max_grad_norm": POSITIVE, "target_kl": Range(0, optional=True, open_lo=True), "eval_every": Range(0),
+        "checkpoint_every": AT_LEAST_1}
+    CHOICES: ClassVar[dict[str, tuple]] = {"objective": ("ppo", "filtered")}
+
+
 # --------------------------------------------------------------------------------------------------------- data
 @dataclass
 class AugmentConfig:
@@ -256,6 +293,7 @@ class TrainJobConfig:
     compile: bool = False
     channels_last: bool = True
     ckpt_path: Optional[str] = "auto"  # auto: resume from the run's last.ckpt if any | last | a path | null
+    init: Optional[str] = None  # algo=ppo: the trained policy it starts from (an export or a run's folder)
     export: bool = True  # write a safetensors policy export next to the checkpoints
     paths: PathsConfig = field(default_factory=PathsConfig)
     algo: Any = MISSING
@@ -330,6 +368,7 @@ SCHEMAS: dict[str, type] = {
     "schema/paths": PathsConfig,
     "schema/algo/bc": BCConfig,
     "schema/algo/iql": IQLConfig,
+    "schema/algo/ppo": PPOConfig,
     "schema/model/vlui": ModelConfig,
     "schema/model/vision": VisionConfig,
     "schema/model/text": TextConfig,

@@ -257,3 +257,83 @@ def pointer_loss(out: dict[str, Tensor], target: Tensor, threshold: float, y_sca
     gesture = nn.functional.binary_cross_entropy_with_logits(out["swipe_logit"].float(), swipe.float(),
                                                              reduction="none")
     return terms[0] + gesture + swipe.float() * terms[1]
+
+
+# ------------------------------------------------------------------------------------------------ on-policy RL (PPO)
+def gae(rewards: Tensor, values: Tensor, next_values: Tensor, terminated: Tensor, ends: Tensor, discount: float,
+        lam: float) -> tuple[Tensor, Tensor]:
+    """Generalised advantage estimation (Schulman et al. 2016) over episodes laid end to end.
+
+    ``delta_t = r_t + gamma * (1 - terminated_t) * V(o_{t+1}) - V(o_t)`` and
+    ``A_t = delta_t + gamma * lambda * (1 - end_t) * A_{t+1}``. ``end_t`` marks every episode's last step, whether
+    it terminated (success: nothing follows, no bootstrap) or was truncated at the step limit (the episode was cut,
+    not finished: ``next_values`` there is ``V`` of the observation it was cut at, and is bootstrapped). Returns are
+    ``A + V``, the value function's regression targets.
+
+    Args:
+        rewards, values, next_values: ``(T,)`` per step, ``next_values[t] = V(o_{t+1})``.
+        terminated: ``(T,)`` 1 where the step ended the episode by the task's success (bool or float).
+        ends: ``(T,)`` 1 at each episode's last step (terminated or truncated).
+        discount: ``gamma`` in ``[0, 1]``; lam: ``lambda`` in ``[0, 1]``.
+
+    Returns:
+        ``(advantages, returns)``, each ``(T,)``, without gradient.
+    """
+    if not 0.0 <= discount <= 1.0 or not 0.0 <= lam <= 1.0:
+        raise ValueError(f"discount and lam must be in [0, 1], got {discount} and {lam}")
+    _check_ndim("rewards", rewards, 1)
+    for name, x in (("values", values), ("next_values", next_values), ("terminated", terminated), ("ends", ends)):
+        _check_same_shape("rewards", rewards, name, x)
+    rewards, values, next_values = rewards.detach().float(), values.detach().float(), next_values.detach().float()
+    alive, carry = 1.0 - terminated.float(), 1.0 - ends.float()
+    deltas = rewards + discount * alive * next_values - values
+    advantages = torch.zeros_like(deltas)
+    running = torch.zeros((), dtype=deltas.dtype, device=deltas.device)
+    for t in range(len(deltas) - 1, -1, -1):
+        running = deltas[t] + discount * lam * carry[t] * running
+        advantages[t] = running
+    return advantages, advantages + values
+
+
+def ppo_policy_loss(logp: Tensor, old_logp: Tensor, advantages: Tensor, clip: float) -> tuple[Tensor, Tensor, Tensor]:
+    """PPO's clipped surrogate (Schulman et al. 2017), as a loss to minimise:
+    ``-mean(min(rho * A, clip(rho, 1 - eps, 1 + eps) * A))`` with ``rho = exp(logp - old_logp)``.
+
+    Args:
+        logp: ``(B,)`` log-probabilities of the taken actions under the policy being trained.
+        old_logp: ``(B,)`` the same under the policy that acted (no gradient).
+        advantages: ``(B,)`` advantage estimates (no gradient).
+        clip: ``eps > 0``.
+
+    Returns:
+        ``(loss, clip_fraction, approx_kl)``: the fraction of samples whose ratio was clipped and the
+        ``mean((rho - 1) - log rho)`` estimate of KL(old || new) (Schulman's k3; both without gradient).
+    """
+    if clip <= 0:
+        raise ValueError(f"clip must be > 0, got {clip}")
+    _check_ndim("logp", logp, 1)
+    _check_same_shape("logp", logp, "old_logp", old_logp)
+    _check_same_shape("logp", logp, "advantages", advantages)
+    log_ratio = logp - old_logp.detach()
+    ratio = log_ratio.exp()
+    adv = advantages.detach()
+    loss = -torch.minimum(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
+    with torch.no_grad():
+        clipped = ((ratio - 1).abs() > clip).float().mean()
+        kl = ((ratio - 1) - log_ratio).mean()
+    return loss, clipped, kl
+
+
+def filtered_imitation_loss(logp: Tensor, success: Tensor) -> Tensor:
+    """Filtered imitation of the policy's own episodes (self-imitation; DigiRL's filtered BC): the negative mean
+    log-probability of the actions taken in episodes that succeeded, ``-sum(s * logp) / max(1, sum(s))``. Failed
+    episodes add nothing, so nothing is pushed away from; the reward is only ever 0 or 1 at the end.
+
+    Args:
+        logp: ``(B,)`` log-probabilities of the taken actions.
+        success: ``(B,)`` 1 where the step belongs to an episode that succeeded, else 0.
+    """
+    _check_ndim("logp", logp, 1)
+    _check_same_shape("logp", logp, "success", success)
+    weight = success.detach().to(logp.dtype)
+    return -(weight * logp).sum() / weight.sum().clamp(min=1.0)

@@ -24,7 +24,7 @@ from vlui.config import check_settings, env_settings
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import progress, writer_pid
 from vlui.errors import VluiError
-from vlui.jobs import dagger
+from vlui.jobs import dagger, online
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.processes import die_with_parent, sigterm_as_interrupt
@@ -125,13 +125,16 @@ def mixed_datasets(cfg: DictConfig) -> list[str]:
     return found
 
 
-def resume_path(cfg: DictConfig, ckpt_dir: Path) -> str | None:
+def resume_path(cfg: DictConfig, ckpt_dir: Path, settings: tuple[ModelConfig, tuple[int, int]] | None = None
+                ) -> str | None:
+    """The checkpoint to resume from (``ckpt_path``), checked against the policy ``settings`` of this run (by
+    default, those of its ``model`` config)."""
     if cfg.ckpt_path in (None, "none", "null"):
         return None
     if cfg.ckpt_path in ("auto", "last"):
         last = ckpt_dir / "last.ckpt"
         if last.exists():
-            check_resumable(cfg, last)
+            check_resumable(cfg, last, settings)
             print(f"train: resuming from {last}")
             return str(last)
         if cfg.ckpt_path == "last":
@@ -139,11 +142,11 @@ def resume_path(cfg: DictConfig, ckpt_dir: Path) -> str | None:
         return None
     if not Path(cfg.ckpt_path).exists():
         raise VluiError(f"checkpoint {cfg.ckpt_path} does not exist")
-    check_resumable(cfg, Path(cfg.ckpt_path))
+    check_resumable(cfg, Path(cfg.ckpt_path), settings)
     return str(cfg.ckpt_path)
 
 
-def check_resumable(cfg: DictConfig, path: Path) -> None:
+def check_resumable(cfg: DictConfig, path: Path, settings: tuple[ModelConfig, tuple[int, int]] | None = None) -> None:
     """Refuse, naming the settings, a checkpoint that cannot be resumed: unreadable, or trained with other model
     settings (Lightning would stop at a state-dict size mismatch deep in a traceback)."""
     try:
@@ -157,7 +160,7 @@ def check_resumable(cfg: DictConfig, path: Path) -> None:
         before = _setting_keys(*from_dict(saved.get("policy")))
     except VluiError as err:
         raise VluiError(f"{path} cannot be resumed ({err}): ckpt_path=null to start this run over") from None
-    now = _setting_keys(*model_settings(cfg))
+    now = _setting_keys(*(settings or model_settings(cfg)))
     differ = [f"{key} {before.get(key)!r} in the checkpoint, {value!r} now" for key, value in now.items()
               if before.get(key) != value]
     algo = saved.get("algo") or {}
@@ -171,7 +174,7 @@ def check_resumable(cfg: DictConfig, path: Path) -> None:
 
 def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
     if cfg.algo.name not in ALGOS:
-        raise VluiError(f"unknown algo {cfg.algo.name!r}; choose from: {', '.join(ALGOS)}")
+        raise VluiError(f"unknown algo {cfg.algo.name!r}; choose from: {', '.join([*ALGOS, 'ppo'])}")
     # the pointer head's labels tell taps from swipes as the environment does
     gesture = {"threshold": cfg.env.tap_threshold, "y_scale": cfg.env.y_distance_scale}
     module = ALGOS[cfg.algo.name](
@@ -196,13 +199,29 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     torch.set_float32_matmul_precision("high")
-    ensure_dataset(cfg)
-    module, data = build(cfg)
+    is_online = cfg.algo.name == "ppo"
+    if is_online:  # no dataset: the policy learns from its own episodes
+        module, data = online.build(cfg)
+        settings = from_dict(module.hparams.policy)
+    else:
+        if cfg.init:
+            raise VluiError(f"init= starts online RL from a trained policy (algo=ppo); algo={cfg.algo.name} trains "
+                            "from the model settings: drop init=")
+        ensure_dataset(cfg)
+        module, data = build(cfg)
+        settings = None
     ckpt_dir = Path(cfg.callbacks.model_checkpoint.dirpath)
-    resume = resume_path(cfg, ckpt_dir)
+    resume = resume_path(cfg, ckpt_dir, settings)
     loggers = [instantiate(c) for c in (cfg.logger or {}).values()]
-    callbacks = [instantiate(c) for c in (cfg.callbacks or {}).values()]
-    trainer: L.Trainer = instantiate(cfg.trainer, logger=loggers or False, callbacks=callbacks)
+    callbacks_cfg = OmegaConf.to_container(cfg.callbacks or {}, resolve=True)
+    trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True)
+    if is_online:  # an epoch is an iteration (roll out, then update)
+        if "model_checkpoint" in callbacks_cfg:
+            callbacks_cfg["model_checkpoint"]["every_n_epochs"] = cfg.algo.checkpoint_every
+        trainer_cfg |= {"max_steps": -1, "max_epochs": -1,  # it stops itself after algo.iterations
+                        "gradient_clip_val": cfg.algo.max_grad_norm}
+    callbacks = [instantiate(c) for c in callbacks_cfg.values()]
+    trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=callbacks)
     try:
         trainer.fit(module, datamodule=data, ckpt_path=resume, weights_only=True)
         result: dict[str, Any] = {"checkpoint_dir": str(ckpt_dir), "metrics": {
@@ -212,7 +231,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         if cfg.export and trainer.is_global_zero and not cfg.trainer.fast_dev_run:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
                 "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
-                "steps": trainer.global_step, "dataset": str(cfg.data.path),
+                "steps": trainer.global_step, **({"init": str(cfg.init), "iterations": trainer.current_epoch}
+                                                 if is_online else {"dataset": str(cfg.data.path)}),
                 "text_encoder_untrained": bool(module.policy.text.encoder.untrained)})
             result["policy"] = str(policy_dir)
             print(f"train: policy exported to {policy_dir}")

@@ -18,6 +18,7 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -27,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from vlui.algos.ppo import CURVE_COLUMNS
 from vlui.errors import VluiError
 from vlui.eval.report import comparison
 from vlui.jobs.train import hydra_value
@@ -100,6 +102,9 @@ def commands(study: Study) -> list[tuple[str, list[str], Path | None]]:
     for arm, overrides in study.arms.items():
         for seed in study.seeds:
             out = run_dir(study, arm, seed)
+            # {run:ARM} names the same seed's run of an earlier arm (e.g. the policy online RL starts from)
+            overrides = [re.sub(r"\{run:([^}]+)\}", lambda m: str(run_dir(study, m.group(1), seed)), o)
+                         for o in study.arms[arm]]
             steps.append((f"train {arm} seed {seed}", [
                 *_job("train"), *study.base, *overrides, f"seed={seed}",
                 f"run_name=study-{study.name}-{study.size}-{arm}-seed{seed}",
@@ -229,7 +234,58 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
     (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
     (out / "study.json").write_text(json.dumps({**meta, "rows": table}, indent=2), encoding="utf-8")
     _plot(study, table, out / "success.png")
+    curves = learning_curves(study)
+    if curves:
+        _plot_curves(study, curves, out / "learning_curve.png")
+        with open(out / "learning_curve.csv", "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["arm", "seed", *CURVE_COLUMNS])
+            for (arm, seed), curve in curves.items():
+                w.writerows([arm, seed, *(r[c] for c in CURVE_COLUMNS)] for r in curve)
+        lines = (out / "report.md").read_text(encoding="utf-8").split("\n")
+        at = lines.index("## How it was made")
+        lines[at:at] = ["## Learning curves", "", "Success of the deterministic policy on the held-out snapshots "
+                        "(before the first update, then as it trains) and of the sampling policy in its own rollouts, "
+                        "per seed: `learning_curve.png`, `learning_curve.csv` (each run's `curve.csv`).", "",
+                        "![learning curves](learning_curve.png)", ""]
+        (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
     return {"report": str(out / "report.md"), **meta}
+
+
+def learning_curves(study: Study) -> dict[tuple[str, int], list[dict[str, str]]]:
+    """The ``curve.csv`` of every (arm, seed) run that wrote one (online RL runs)."""
+    found = {}
+    for arm in study.arms:
+        for seed in study.seeds:
+            path = work_dir() / run_dir(study, arm, seed) / "curve.csv"
+            if path.exists():
+                with open(path, newline="", encoding="utf-8") as f:
+                    found[(arm, seed)] = list(csv.DictReader(f))
+    return found
+
+
+def _plot_curves(study: Study, curves: dict[tuple[str, int], list[dict[str, str]]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    for (arm, seed), curve in curves.items():
+        for ax, column in zip(axes, ("heldout_success", "rollout_success")):
+            points = [(float(r["seconds"]) / 60, 100 * float(r[column])) for r in curve if r[column] != ""]
+            if points:
+                ax.plot(*zip(*points), marker="o", markersize=3, label=f"{arm} seed {seed}")
+    for ax, title in zip(axes, ("held-out snapshots (deterministic policy)", "its own rollouts (sampling policy)")):
+        ax.set_xlabel("wall-clock (minutes)")
+        ax.set_ylabel("success (%)")
+        ax.set_ylim(0, 100)
+        ax.set_title(title, fontsize=9)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(f"{study.title}: learning curves", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:

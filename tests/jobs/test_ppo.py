@@ -1,0 +1,161 @@
+"""Online RL (train.py algo=ppo): it improves a policy from the success detectors alone, resumes exactly, runs over
+ADB unchanged, and refuses what it cannot do in one line."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from vlui.cli import compose
+from vlui.config import EnvConfig
+from vlui.env.env import make_env
+from vlui.errors import VluiError
+from vlui.jobs import train
+from vlui.models.policy import VLUIPolicy, export_policy, load_policy
+from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
+
+TASK, SNAPSHOT, CLOCK_CELL = "open_clock", "030", 1 * 2 + 1  # the Clock icon is under cell (1, 1) of the 4x2 grid
+
+
+@pytest.fixture(scope="module")
+def weak_policy(tmp_path_factory) -> Path:
+    """A deliberately weak policy: a tiny random one whose pointer scores are zeroed, so it taps a uniformly random
+    cell of its 4x2 grid (one of which opens the Clock on snapshot 030) and rarely swipes."""
+    torch.manual_seed(0)
+    cfg = ModelConfig(VisionConfig("efficientnet_b0", pretrained=None, freeze=True, feature_index=-2),
+                      TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32], head="pointer",
+                      positions=True, pointer_layers=0)
+    policy = VLUIPolicy(cfg, (64, 32))
+    with torch.no_grad():
+        policy.head.cells[1].weight.zero_()
+        policy.head.cells[1].bias.zero_()
+        policy.head.gesture[-1].weight.zero_()
+        policy.head.gesture[-1].bias.fill_(-3.0)
+    return export_policy(policy, tmp_path_factory.mktemp("weak") / "policy")
+
+
+def ppo(tmp_path: Path, init: Path, *extra: str, run: str = "run") -> list[str]:
+    return [f"paths.root_dir={tmp_path}", f"paths.checkpoint_dir={tmp_path}/ckpt", "algo=ppo", f"init={init}",
+            f"algo.tasks=[{TASK}]", f"env.snapshots=[{SNAPSHOT}]", f"algo.eval_snapshots=[{SNAPSHOT}]",
+            "algo.eval_every=1", "algo.episodes=32", "algo.envs=16", "algo.minibatch=32", "algo.optim.lr=3e-3",
+            "algo.checkpoint_every=1", f"run_name={run}", "trainer.enable_progress_bar=false", "logger=csv", *extra]
+
+
+def clock_probability(policy_dir: Path) -> float:
+    """How likely the policy is to touch the Clock's cell on the first screen."""
+    policy = load_policy(policy_dir)
+    env = make_env(EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32), [TASK])
+    obs, _ = env.reset(seed=0, options={"task": TASK, "snapshot": SNAPSHOT})
+    text, mask = policy.text.lookup([obs["instruction"]])
+    with torch.no_grad():
+        out = policy.head(policy.encoder(torch.as_tensor(obs["screen"][None]), text, mask))
+    return float(torch.softmax(out["touch_logits"], -1)[0, CLOCK_CELL])
+
+
+def metrics(run_dir: Path) -> list[dict[str, str]]:
+    with open(next(run_dir.rglob("metrics.csv")), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def trained(weak_policy: Path, tmp_path_factory) -> dict:
+    tmp = tmp_path_factory.mktemp("ppo")
+    result = train.run(compose("train", ppo(tmp, weak_policy, "algo.iterations=4"), output_dir=tmp / "out"))
+    return {"result": result, "dir": tmp, "metrics": metrics(tmp / "out")}
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_ppo_teaches_a_weak_policy_an_easy_task_from_the_detector_alone(weak_policy: Path, trained: dict) -> None:
+    evals = [float(r["eval/success"]) for r in trained["metrics"] if r.get("eval/success")]
+    # before any update the deterministic policy taps cell (0, 0), which opens nothing; after, it opens the Clock
+    assert evals[0] == 0.0 and evals[-1] == 1.0
+    before, after = clock_probability(weak_policy), clock_probability(Path(trained["result"]["policy"]))
+    assert before == pytest.approx(1 / 8) and after > 2 * before
+    rollouts = [float(r["rollout/success"]) for r in trained["metrics"] if r.get("rollout/success")]
+    assert len(rollouts) == 4 and rollouts[-1] > rollouts[0]  # the sampling policy succeeds more often too
+    config = load_policy(trained["result"]["policy"])  # an ordinary export: evaluate.py loads it
+    assert config.cfg.head == "pointer"
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_the_filtered_objective_imitates_its_successes(weak_policy: Path, tmp_path: Path) -> None:
+    result = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=3", "algo.objective=filtered",
+                                            "algo.eval_every=0"), output_dir=tmp_path / "out"))
+    assert clock_probability(Path(result["policy"])) > 2 * clock_probability(weak_policy)
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_ppo_resumed_from_a_checkpoint_ends_with_the_same_weights(weak_policy: Path, trained: dict,
+                                                                   tmp_path: Path) -> None:
+    first = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=2"), output_dir=tmp_path / "a"))
+    assert (Path(first["checkpoint_dir"]) / "last.ckpt").exists()
+    resumed = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=4"), output_dir=tmp_path / "b"))
+    ran = [r["iteration"] for r in metrics(tmp_path / "b") if r.get("rollout/success")]
+    assert ran == ["2.0", "3.0"]  # only the iterations the first run had not done
+    a = load_file(str(Path(resumed["policy"]) / "model.safetensors"))
+    b = load_file(str(Path(trained["result"]["policy"]) / "model.safetensors"))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.integration
+def test_ppo_runs_over_adb_as_on_the_simulated_phone(weak_policy: Path, tmp_path: Path) -> None:
+    from vlui.served.private_adb import PrivateAdb
+
+    with PrivateAdb("000") as adb:
+        over_adb = ["env=adb", f"env.serial={adb.serial}", f"env.adb_port={adb.adb_port}",
+                    f"env.console_token_file={adb.home / '.emulator_console_auth_token'}", "env.log_tags=all"]
+        # one device over ADB, so one phone in process too: the episodes draw the same samples in the same order
+        common = ["algo.iterations=1", "algo.episodes=4", "algo.eval_every=0", "algo.envs=1"]
+        via_adb = train.run(compose("train", ppo(tmp_path, weak_policy, *common, *over_adb, run="adb"),
+                                    output_dir=tmp_path / "adb"))
+    in_process = train.run(compose("train", ppo(tmp_path, weak_policy, *common, run="sim"), output_dir=tmp_path / "sim"))
+    rows = {name: metrics(tmp_path / name)[0] for name in ("adb", "sim")}
+    for key in ("rollout/success", "rollout/episode_steps", "rollout/return"):
+        assert rows["adb"][key] == rows["sim"][key], key  # the same episodes, step for step
+    # both updated the policy; not to the same weights, since the screens' pixels differ: the simulated phone renders
+    # its observations at their size, over ADB the full screenshot is downscaled
+    start = load_file(str(weak_policy / "model.safetensors"))
+    for run in (via_adb, in_process):
+        trained = load_file(str(Path(run["policy"]) / "model.safetensors"))
+        assert not torch.equal(trained["head.cells.1.weight"], start["head.cells.1.weight"])
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["algo=ppo"], "algo=ppo fine-tunes a trained policy online: add init="),
+    (["algo=bc", "init=somewhere"], "init= starts online RL from a trained policy (algo=ppo)"),
+    (["algo=ppo", "init=somewhere", "dagger.rounds=2"], "dagger.rounds=2 with algo=ppo"),
+    (["algo=ppo", "init=nowhere/at/all"], "is not a policy export"),
+    (["algo=ppo", "init=x", "algo.clip=0"], "algo.clip must be greater than 0"),
+])
+def test_what_ppo_cannot_do_is_refused_in_one_line(overrides: list[str], message: str, tmp_path: Path) -> None:
+    with pytest.raises(VluiError) as err:
+        train.run(compose("train", [f"paths.root_dir={tmp_path}", *overrides], output_dir=tmp_path / "out"))
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_policy: Path) -> None:
+    from vlui.algos.ppo import Actor, PPOModule
+    from vlui.jobs.online import OnlineEpisodes
+    from vlui.models.settings import to_dict
+
+    start = load_policy(weak_policy)
+    module = PPOModule(to_dict(start.cfg, start.image_size), {"log_std_init": -1.0}, seed=0)
+    module.policy.load_state_dict(start.state_dict())
+    env = EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32)
+    module.use(OnlineEpisodes(env, [TASK], None, episodes=1, envs=1, seed=0))
+    screen = make_env(env, [TASK]).reset(seed=0, options={"task": TASK, "snapshot": SNAPSHOT})[0]
+    screens, instructions = np.stack([screen["screen"]] * 512), [screen["instruction"]] * 512
+    sampled = Actor(module, True, torch.Generator().manual_seed(0)).act_batch(screens, instructions)
+    mode = Actor(module, False).act_batch(screens[:2], instructions[:2])
+    assert np.array_equal(mode[0], mode[1]) and np.allclose(mode[0], start.select_action(screens[:1],
+                                                                                          instructions[:1])[0])
+    assert len({tuple(a) for a in sampled.round(4)}) > 6  # the uniform pointer explores the cells
+    assert (sampled[:, :2] == sampled[:, 2:]).all(-1).mean() > 0.9  # mostly taps (swipe logit -3)

@@ -1,0 +1,383 @@
+"""Online RL on the phone: PPO (Schulman et al. 2017) fine-tunes a trained policy from the tasks' success detectors.
+
+``python train.py algo=ppo init=<policy>``. Each iteration (one Lightning epoch):
+
+1. **Roll out**: ``algo.episodes`` episodes of (task, snapshot) pairs drawn from the seed and the iteration, in
+   ``algo.envs`` phones stepped side by side by the one rollout loop (:class:`vlui.jobs.online.OnlineEpisodes`: a
+   device that breaks is rebuilt and its episode retried), the policy *sampling* its dual-gestures
+   (:mod:`vlui.algos.distributions`). The reward is 1 when the task's detector fires, minus ``algo.step_cost`` per
+   step. A frozen backbone's features of each screen are computed once, when the policy acts on it, and kept for the
+   updates.
+2. **Estimate**: values of every state, and generalised advantages (:func:`~vlui.algos.losses.gae`); an episode cut
+   at the task's step limit is bootstrapped from the value of where it was cut, one that succeeded is not.
+3. **Update**: ``algo.epochs`` passes of minibatches over the iteration's steps, each one optimiser step of the
+   clipped surrogate (:func:`~vlui.algos.losses.ppo_policy_loss`), the value loss and an entropy bonus.
+
+The deterministic policy (the distributions' mode) is what evaluation uses, so the exported policy is evaluated by
+``evaluate.py`` as any other. Everything is seeded by ``seed`` and the iteration: a run resumed from a checkpoint
+goes on exactly as it would have.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import time
+from collections.abc import Iterator
+from typing import Protocol
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+import numpy as np
+import torch
+from torch import nn
+
+from vlui.algos import losses
+from vlui.algos.distributions import PointerDistribution, SquashedGaussian
+from vlui.algos.modules import _Base
+from vlui.models.policy import Fused, mlp
+
+
+CURVE_COLUMNS = ["iteration", "seconds", "episodes", "env_steps", "rollout_success", "rollout_return",
+                 "heldout_success"]
+
+
+class Episodes(Protocol):
+    """Where online RL's episodes come from (:class:`vlui.jobs.online.OnlineEpisodes` on the configured phones):
+    the instructions of its tasks, a training iteration's episodes and the held-out evaluation's, each run with
+    the agent given. Records are :class:`vlui.rollout.EpisodeRecord`; training ones keep their observations."""
+
+    instructions: list[str]
+    tasks: list[str]
+
+    def train(self, iteration: int, agent: Any) -> list[Any]: ...
+
+    def evaluate(self, agent: Any) -> list[Any]: ...
+
+
+def _digest(screen: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(screen).data, digest_size=16).digest()
+
+
+class Actor:
+    """The policy being trained as a batch agent: it samples (rollouts) or takes the mode (evaluation), and times
+    its forward passes (the rest of a rollout is the phones' time)."""
+
+    def __init__(self, module: "PPOModule", sample: bool, generator: torch.Generator | None = None) -> None:
+        self.module, self.sample, self.generator = module, sample, generator
+        self.seconds = 0.0
+
+    def reset(self, task: Any, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
+        pass
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray:
+        return self.act_batch(obs["screen"][None], [obs["instruction"]])[0]
+
+    @torch.no_grad()
+    def act_batch(self, screens: np.ndarray, instructions: list[str]) -> np.ndarray:
+        start = time.perf_counter()
+        m = self.module
+        dist = m.distribution(m.fused(m.inputs(list(screens), instructions)))
+        actions = dist.sample(self.generator) if self.sample else dist.mode()
+        self.seconds += time.perf_counter() - start
+        return actions.float().cpu().numpy()
+
+
+class PPOModule(_Base):
+    """PPO on the policy of ``policy`` (the settings of the policy it starts from), with a value head on the
+    encoder's pooled features (detached: the value learns to judge, it does not reshape what the policy sees)."""
+
+    def __init__(self, policy: dict[str, Any], algo: dict[str, Any], seed: int = 0, channels_last: bool = True,
+                 compile: bool = False) -> None:
+        super().__init__(policy, algo, {}, seed, channels_last, compile)
+        cfg = self.policy.cfg
+        self.value = mlp(cfg.hidden_dim, [256, 256], 1)
+        self.log_std = nn.Parameter(torch.full((4,), float(algo["log_std_init"]))) if cfg.head == "mlp" else None
+        self.episodes: Episodes | None = None  # set by the job before training
+        self._features: dict[bytes, torch.Tensor] = {}  # a screen's digest -> its frozen backbone features
+        self.stats: dict[str, float] = {}  # the last iteration's rollout figures (progress bar and loggers)
+        self._kl_exceeded = False
+        self.iterations_done = 0  # kept in the checkpoints (resuming goes on at the next iteration)
+        self._ran = False  # this epoch ran an iteration
+        self.curve_path: Path | None = None  # the learning curve's CSV (the run's folder), when set
+        self._totals = {"seconds": 0.0, "episodes": 0.0, "env_steps": 0.0}  # over the run, resumes included
+        self._clock = time.perf_counter()
+
+    # ------------------------------------------------------------------------------------------------ model
+    def setup(self, stage: str) -> None:
+        self.use(self.episodes)
+
+    def use(self, episodes: Episodes) -> None:
+        """Act on ``episodes``' tasks: their instructions' embeddings, computed once."""
+        self.episodes = episodes
+        self.instruction_index = {text: i for i, text in enumerate(episodes.instructions)}
+        tokens, mask = self.policy.text.table(episodes.instructions)
+        self.instr_tokens, self.instr_mask = tokens.to(self.device), mask.to(self.device)
+
+    def train(self, mode: bool = True) -> "PPOModule":
+        super().train(mode)
+        self.policy.eval()  # the ratio compares the same network's probabilities: no dropout, fixed BatchNorm
+        return self
+
+    @property
+    def frozen(self) -> bool:
+        return self.policy.encoder.vision.frozen
+
+    def inputs(self, screens: list[np.ndarray], instructions: list[str]) -> dict[str, torch.Tensor]:
+        """A batch of screens and instructions as the policy's inputs: a frozen backbone's features (computed once
+        per distinct screen), or the screens themselves."""
+        index = torch.tensor([self.instruction_index[i] for i in instructions], device=self.device)
+        if not self.frozen:
+            return {"screens": torch.as_tensor(np.stack(screens), device=self.device), "instruction": index}
+        keys = [_digest(s) for s in screens]
+        missing = list({k: s for k, s in zip(keys, screens) if k not in self._features}.items())
+        vision = self.policy.encoder.vision
+        for i in range(0, len(missing), 64):
+            chunk = missing[i:i + 64]
+            images = torch.as_tensor(np.stack([s for _, s in chunk]), device=self.device)
+            with torch.no_grad():
+                fmap = vision.feature_map(images).half()
+            for (key, _), f in zip(chunk, fmap):
+                self._features[key] = f
+        return {"features": torch.stack([self._features[k] for k in keys]), "instruction": index}
+
+    def fused(self, batch: dict[str, torch.Tensor]) -> Fused:
+        text, mask = self.instr_tokens[batch["instruction"]], self.instr_mask[batch["instruction"]]
+        if "features" in batch:
+            return self.policy.encoder.from_feature_map(batch["features"], text, mask)
+        return self._encode(batch["screens"], text, mask)
+
+    def distribution(self, fused: Fused) -> PointerDistribution | SquashedGaussian:
+        if self.policy.cfg.head == "pointer":
+            return PointerDistribution(self.policy.head_output(fused))
+        return SquashedGaussian(nn.Sequential.forward(self.policy.head, fused.pooled), self.log_std)
+
+    def values(self, fused: Fused) -> torch.Tensor:
+        return self.value(fused.pooled.detach()).squeeze(-1)
+
+    # ------------------------------------------------------------------------------------------------ rollouts
+    def _acting(self, run, actor: Actor) -> list[Any]:
+        was = self.training
+        self.eval()
+        try:
+            return run(actor)
+        finally:
+            self.train(was)
+
+    def collect(self, iteration: int) -> dict[str, torch.Tensor]:
+        """Roll the sampling policy out and turn the episodes into one batch of steps with their advantages."""
+        a = self.algo
+        actor = Actor(self, True, torch.Generator().manual_seed(self.hparams.seed * 1_000_003 + iteration))
+        self._features.clear()
+        start = time.perf_counter()
+        ran = self._acting(lambda agent: self.episodes.train(iteration, agent), actor)
+        wall = time.perf_counter() - start
+        records = [r for r in ran if not r.infra_failure and r.steps]
+        steps = sum(len(r.steps) for r in records)
+        success = [r.success for r in records]
+        self.stats = {
+            "rollout/success": float(np.mean(success)) if success else 0.0,
+            "rollout/return": float(np.mean([sum(s.reward for s in r.steps) - a["step_cost"] * len(r.steps)
+                                             for r in records])) if records else 0.0,
+            "rollout/episodes": float(len(records)), "rollout/steps": float(steps),
+            "rollout/episode_steps": steps / max(1, len(records)),
+            "rollout/episodes_per_s": len(records) / max(wall, 1e-9),
+            "rollout/steps_per_s": steps / max(wall, 1e-9),
+            "rollout/env_steps_per_s": steps / max(wall - actor.seconds, 1e-9),  # the phones alone
+            "rollout/infra_failures": float(len(ran) - len(records))}
+        return self._batch(records)
+
+    @torch.no_grad()
+    def _batch(self, records: list[Any]) -> dict[str, torch.Tensor]:
+        a = self.algo
+        screens, instr, actions, rewards, terminated, ends, cut, success = [], [], [], [], [], [], [], []
+        for r in records:
+            success += [float(r.success)] * len(r.steps)
+            for i, s in enumerate(r.steps):
+                screens.append(s.observation["screen"])
+                instr.append(r.instruction)
+                actions.append(s.action)
+                rewards.append(s.reward - a["step_cost"])
+                terminated.append(s.terminated)
+                ends.append(i == len(r.steps) - 1)
+            if not r.steps[-1].terminated:  # cut at the step limit: bootstrapped from where it was cut
+                cut.append((len(screens) - 1, r.final_observation["screen"], r.instruction))
+        if not screens:
+            return {}
+        inputs = self.inputs(screens, instr)
+        values, old_logp = [], []
+        act = torch.as_tensor(np.stack(actions), device=self.device)
+        for i in range(0, len(screens), 256):
+            part = {k: v[i:i + 256] for k, v in inputs.items()}
+            fused = self.fused(part)
+            values.append(self.values(fused))
+            old_logp.append(self.distribution(fused).log_prob(act[i:i + 256]))
+        values_t = torch.cat(values).float()
+        next_values = torch.zeros_like(values_t)
+        next_values[:-1] = values_t[1:]
+        if cut:
+            final = self.inputs([c[1] for c in cut], [c[2] for c in cut])
+            idx = torch.tensor([c[0] for c in cut], device=self.device)
+            next_values[idx] = self.values(self.fused(final)).float()
+        rewards_t = torch.tensor(rewards, dtype=torch.float32, device=self.device)
+        adv, returns = losses.gae(rewards_t, values_t, next_values, torch.tensor(terminated, device=self.device),
+                                  torch.tensor(ends, device=self.device), a["discount"], a["gae_lambda"])
+        if len(adv) > 1 and adv.std() > 0:
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        return {**inputs, "actions": act, "old_logp": torch.cat(old_logp), "advantages": adv, "returns": returns,
+                "success": torch.tensor(success, device=self.device)}
+
+    def minibatches(self) -> Iterator[dict[str, torch.Tensor]]:
+        """One iteration: roll out, then ``algo.epochs`` shuffled passes of minibatches over its steps. The
+        iterations done are counted here and kept in the checkpoints, not taken from Lightning's epochs (a run
+        resumed from a checkpoint written at an epoch's end may be handed that epoch again)."""
+        iteration = self.iterations_done
+        if iteration >= self.algo["iterations"]:
+            return
+        self._ran = True
+        batch = self.collect(iteration)
+        self._report(iteration)
+        if not batch:
+            return
+        n = len(batch["actions"])
+        g = torch.Generator().manual_seed(self.hparams.seed * 1_000_003 + iteration)
+        self._kl_exceeded = False
+        for _ in range(self.algo["epochs"]):
+            order = torch.randperm(n, generator=g)
+            for i in range(0, n, self.algo["minibatch"]):
+                if self._kl_exceeded:
+                    return
+                idx = order[i:i + self.algo["minibatch"]].to(batch["actions"].device)
+                yield {k: v[idx] for k, v in batch.items()}
+
+    # ------------------------------------------------------------------------------------------------ training
+    def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        a = self.algo
+        fused = self.fused(batch)
+        dist = self.distribution(fused)
+        logp = dist.log_prob(batch["actions"])
+        pg_loss, clipped, kl = losses.ppo_policy_loss(logp, batch["old_logp"], batch["advantages"], a["clip"])
+        if a.get("objective", "ppo") == "filtered":  # imitate the successful episodes' steps only
+            pg_loss = losses.filtered_imitation_loss(logp, batch["success"])
+        v_loss = nn.functional.mse_loss(self.values(fused).float(), batch["returns"])
+        entropy = dist.entropy().mean()
+        if a.get("target_kl") is not None and kl > 1.5 * a["target_kl"]:
+            self._kl_exceeded = True
+        self.log_dict({"train/policy_loss": pg_loss, "train/value_loss": v_loss, "train/entropy": entropy,
+                       "train/approx_kl": kl, "train/clip_fraction": clipped}, prog_bar=False)
+        self.log_dict({k.removeprefix("rollout/"): v for k, v in self.stats.items()
+                       if k in ("rollout/success", "rollout/return", "rollout/episodes_per_s")}, prog_bar=True)
+        self._throughput(len(batch["actions"]))
+        return pg_loss + a["value_coef"] * v_loss - a["entropy_coef"] * entropy
+
+    def configure_optimizers(self):
+        optim = self.algo["optim"]
+        value = list(self.value.parameters())
+        own = {id(p) for p in value}
+        policy = [p for p in self.parameters() if p.requires_grad and id(p) not in own]
+        return torch.optim.Adam([{"params": policy, "lr": optim["lr"]},
+                                 {"params": value, "lr": self.algo["value_lr"]}],
+                                betas=tuple(optim.get("betas", (0.9, 0.999))), weight_decay=optim.get("weight_decay",
+                                                                                                        0.0))
+
+    # ------------------------------------------------------------------------------------------------ reporting
+    def evaluate(self) -> dict[str, float]:
+        """Deterministic success on the (task, eval snapshot) pairs, one episode each, the same every time."""
+        records = self._acting(self.episodes.evaluate, Actor(self, False))
+        out = {"eval/success": float(np.mean([r.success for r in records]))}
+        for task in self.episodes.tasks:
+            out[f"eval/{task}"] = float(np.mean([r.success for r in records if r.job.task == task]))
+        return out
+
+    def _elapsed(self) -> dict[str, float]:
+        now = time.perf_counter()
+        self._totals["seconds"] += now - self._clock
+        self._clock = now
+        return dict(self._totals)
+
+    def _write_curve(self, rows: list[dict[str, Any]], mode: str = "a") -> None:
+        if self.curve_path is None or not self.trainer.is_global_zero:
+            return
+        new = mode == "w" or not self.curve_path.exists()
+        self.curve_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.curve_path, mode, newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, CURVE_COLUMNS)
+            if new:
+                writer.writeheader()
+            writer.writerows(rows)
+
+    def _curve_row(self, iteration: int, metrics: dict[str, float]) -> dict[str, Any]:
+        t = self._elapsed()
+        return {"iteration": iteration, "seconds": round(t["seconds"], 1), "episodes": int(t["episodes"]),
+                "env_steps": int(t["env_steps"]), "rollout_success": metrics.get("rollout/success", ""),
+                "rollout_return": metrics.get("rollout/return", ""), "heldout_success": metrics.get("eval/success", "")}
+
+    def _report(self, iteration: int) -> None:
+        """Log the rollout's figures, and the held-out evaluation when it is due (before the first update too)."""
+        metrics = {**self.stats, "iteration": float(iteration)}
+        self._totals["episodes"] += self.stats["rollout/episodes"]
+        self._totals["env_steps"] += self.stats["rollout/steps"]
+        every = self.algo["eval_every"]
+        if every and iteration % every == 0:
+            metrics |= self.evaluate()
+        self._to_loggers(metrics)
+        self._write_curve([self._curve_row(iteration, metrics)])
+        held_out = f", held-out {100 * metrics['eval/success']:.1f}%" if "eval/success" in metrics else ""
+        print(f"ppo: iteration {iteration + 1}/{self.algo['iterations']}: success {100 * self.stats['rollout/success']:.1f}%"
+              f" of {self.algo['episodes']} episodes, return {self.stats['rollout/return']:.3f}, "
+              f"{self.stats['rollout/steps_per_s']:.0f} steps/s ({self.stats['rollout/env_steps_per_s']:.0f} on the "
+              f"phones){held_out}", flush=True)
+
+    def on_train_epoch_end(self) -> None:
+        if self._ran:  # runs before the checkpoint callback: the checkpoint counts this iteration as done
+            self.iterations_done += 1
+            self._ran = False
+        if self.iterations_done >= self.algo["iterations"]:
+            self.trainer.should_stop = True
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        checkpoint["ppo_iterations_done"] = self.iterations_done
+        checkpoint["ppo_totals"] = self._elapsed()
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        self.iterations_done = int(checkpoint.get("ppo_iterations_done", 0))
+        self._totals = {k: float(v) for k, v in checkpoint.get("ppo_totals", self._totals).items()}
+        self._clock = time.perf_counter()
+
+    def on_train_start(self) -> None:
+        if self.curve_path is not None and self.curve_path.exists():  # a resumed run: drop what it is to redo
+            with open(self.curve_path, newline="", encoding="utf-8") as f:
+                kept = [r for r in csv.DictReader(f) if float(r["iteration"]) < self.iterations_done]
+            self._write_curve(kept, mode="w")
+
+    def on_train_end(self) -> None:
+        if self.algo["eval_every"]:
+            metrics = self.evaluate()
+            self._to_loggers({**metrics, "iteration": float(self.iterations_done)})
+            self._write_curve([self._curve_row(self.iterations_done, metrics)])
+            print(f"ppo: after {self.iterations_done} iterations, held-out {100 * metrics['eval/success']:.1f}%",
+                  flush=True)
+
+    def _to_loggers(self, metrics: dict[str, float]) -> None:
+        for logger in self.loggers:
+            logger.log_metrics(metrics, step=self.global_step)
+
+
+class RolloutData(L.LightningDataModule):
+    """The data of online RL: each epoch's minibatches come from that epoch's rollouts."""
+
+    def __init__(self, module: PPOModule) -> None:
+        super().__init__()
+        self.module = module
+
+    def train_dataloader(self) -> torch.utils.data.DataLoader:
+        return torch.utils.data.DataLoader(_Iteration(self.module), batch_size=None, num_workers=0)
+
+
+class _Iteration(torch.utils.data.IterableDataset):
+    def __init__(self, module: PPOModule) -> None:
+        self.module = module
+
+    def __iter__(self) -> Iterator[dict[str, torch.Tensor]]:
+        return self.module.minibatches()

@@ -1,0 +1,84 @@
+"""The online RL job's side of ``python train.py algo=ppo``: the starting policy, and the episodes PPO learns from
+(:mod:`vlui.algos.ppo` is the algorithm; this module knows the phones).
+
+Training episodes are drawn from the tasks of ``algo.tasks`` on ``env.snapshots`` (the configurations trained on);
+the learning curve's held-out evaluation runs every task on ``algo.eval_snapshots``, the same episodes each time.
+Both go through the one rollout loop (:func:`vlui.rollout.rollout`), on whichever backend ``env`` names: the same
+algorithm drives the simulated phone or emulators over ADB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from omegaconf import DictConfig, OmegaConf
+
+from vlui.algos.ppo import PPOModule, RolloutData
+from vlui.backends import max_parallel, resolve_snapshots
+from vlui.config import EnvConfig, env_settings
+from vlui.env.env import make_env
+from vlui.errors import VluiError
+from vlui.models.policy import load_policy
+from vlui.models.settings import to_dict
+from vlui.rollout import EpisodeRecord, Job, rollout
+from vlui.tasks.catalog import resolve_tasks
+
+
+class OnlineEpisodes:
+    """Episodes of ``tasks`` on the ``env`` phones for training and on ``eval_snapshots`` for evaluation, at most
+    ``envs`` of them side by side (one per device over ADB). Training iteration ``i`` runs ``episodes`` (task,
+    snapshot) pairs drawn from ``(seed, i)``: a resumed run replays exactly what it would have."""
+
+    def __init__(self, env: EnvConfig, tasks: Any, eval_snapshots: Any, episodes: int, envs: int, seed: int) -> None:
+        self.env, self.episodes, self.seed = env, episodes, seed
+        self.task_list = resolve_tasks(tasks, backend=env.backend)
+        self.tasks = [t.id for t in self.task_list]
+        self.instructions = sorted({t.instruction for t in self.task_list})
+        self.snapshots = resolve_snapshots(env)
+        self.eval_snapshots = resolve_snapshots(replace(env, snapshots=eval_snapshots)) if eval_snapshots else []
+        self.slots = max_parallel(env, envs)
+
+    def train(self, iteration: int, agent: Any) -> list[EpisodeRecord]:
+        rng = np.random.default_rng([self.seed, iteration])
+        pairs = [(t, s) for t in self.tasks for s in self.snapshots]
+        chosen = rng.choice(len(pairs), self.episodes, replace=self.episodes > len(pairs))
+        jobs = [Job(*pairs[c], seed=int(rng.integers(2**31)), id=i) for i, c in enumerate(chosen)]
+        return self._run(jobs, agent, self.snapshots, keep_observations=True)
+
+    def evaluate(self, agent: Any) -> list[EpisodeRecord]:
+        pairs = [(t, s) for t in self.tasks for s in self.eval_snapshots]
+        return self._run([Job(t, s, seed=i, id=i) for i, (t, s) in enumerate(pairs)], agent, self.eval_snapshots)
+
+    def _run(self, jobs: list[Job], agent: Any, snapshots: list[str], keep_observations: bool = False
+             ) -> list[EpisodeRecord]:
+        env = replace(self.env, snapshots=snapshots)
+        records: list[EpisodeRecord] = []
+        rollout(jobs, lambda: make_env(env, self.tasks), lambda: agent, self.slots, records.append,
+                keep_observations=keep_observations)
+        return records
+
+
+def build(cfg: DictConfig) -> tuple[PPOModule, RolloutData]:
+    """PPO from the policy ``init`` names (its settings and weights) on the episodes of ``algo`` and ``env``."""
+    if not cfg.init:
+        raise VluiError("algo=ppo fine-tunes a trained policy online: add init=checkpoints/<experiment>/<run> (a "
+                        "run's folder or its policy/ export)")
+    if cfg.dagger.rounds:
+        raise VluiError(f"dagger.rounds={cfg.dagger.rounds} with algo=ppo: DAgger follows offline training; "
+                        "fine-tune a policy DAgger already improved, with dagger.rounds=0")
+    if cfg.algo.optim.scheduler != "constant":
+        raise VluiError("algo=ppo trains at a constant learning rate: algo.optim.scheduler=constant")
+    start = load_policy(cfg.init)
+    module = PPOModule(policy=to_dict(start.cfg, start.image_size), algo=OmegaConf.to_container(cfg.algo, resolve=True),
+                       seed=cfg.seed, channels_last=cfg.channels_last, compile=cfg.compile)
+    module.policy.load_state_dict(start.state_dict())
+    h, w = start.image_size  # the phones' screens at the policy's size
+    env = replace(env_settings(cfg.env), observation_height=h, observation_width=w)
+    algo = OmegaConf.to_container(cfg.algo, resolve=True)
+    module.use(OnlineEpisodes(env, algo["tasks"], algo["eval_snapshots"] if algo["eval_every"] else None,
+                              algo["episodes"], algo["envs"], cfg.seed))
+    module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"
+    return module, RolloutData(module)
