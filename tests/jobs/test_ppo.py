@@ -62,6 +62,11 @@ def metrics(run_dir: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def read_curve(run: Path) -> list[dict[str, str]]:
+    with open(run / "curve.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
 @pytest.fixture(scope="module")
 def trained(weak_policy: Path, tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("ppo")
@@ -81,6 +86,10 @@ def test_ppo_teaches_a_weak_policy_an_easy_task_from_the_detector_alone(weak_pol
     assert len(rollouts) == 4 and rollouts[-1] > rollouts[0]  # the sampling policy succeeds more often too
     config = load_policy(trained["result"]["policy"])  # an ordinary export: evaluate.py loads it
     assert config.cfg.head == "pointer"
+    curve = read_curve(Path(trained["result"]["checkpoint_dir"]))
+    assert [r["iteration"] for r in curve] == ["0", "1", "2", "3", "4"]  # each rollout, then the final evaluation
+    assert curve[0]["heldout_success"] == "0.0" and curve[-1]["heldout_success"] == "1.0"
+    assert [float(r["seconds"]) for r in curve] == sorted(float(r["seconds"]) for r in curve)
 
 
 @pytest.mark.integration
@@ -100,6 +109,8 @@ def test_ppo_resumed_from_a_checkpoint_ends_with_the_same_weights(weak_policy: P
     resumed = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=4"), output_dir=tmp_path / "b"))
     ran = [r["iteration"] for r in metrics(tmp_path / "b") if r.get("rollout/success")]
     assert ran == ["2.0", "3.0"]  # only the iterations the first run had not done
+    # the first run's final evaluation (iteration 2, before the resumed run redid it) is not in the curve twice
+    assert [r["iteration"] for r in read_curve(Path(resumed["checkpoint_dir"]))] == ["0", "1", "2", "3", "4"]
     a = load_file(str(Path(resumed["policy"]) / "model.safetensors"))
     b = load_file(str(Path(trained["result"]["policy"]) / "model.safetensors"))
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

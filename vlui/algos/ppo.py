@@ -101,6 +101,7 @@ class PPOModule(_Base):
         self.iterations_done = 0  # kept in the checkpoints (resuming goes on at the next iteration)
         self._ran = False  # this epoch ran an iteration
         self.curve_path: Path | None = None  # the learning curve's CSV (the run's folder), when set
+        self._curve_started = False
         self._totals = {"seconds": 0.0, "episodes": 0.0, "env_steps": 0.0}  # over the run, resumes included
         self._clock = time.perf_counter()
 
@@ -296,9 +297,17 @@ class PPOModule(_Base):
         self._clock = now
         return dict(self._totals)
 
-    def _write_curve(self, rows: list[dict[str, Any]], mode: str = "a") -> None:
+    def _write_curve(self, rows: list[dict[str, Any]]) -> None:
+        """Append to the learning curve. The first write of a run keeps only the rows of the iterations its
+        checkpoint has done (none when it starts over): what a resumed run redoes is not in it twice."""
         if self.curve_path is None or not self.trainer.is_global_zero:
             return
+        mode = "a"
+        if not self._curve_started:
+            self._curve_started, mode = True, "w"
+            if self.curve_path.exists():
+                with open(self.curve_path, newline="", encoding="utf-8") as f:
+                    rows = [r for r in csv.DictReader(f) if float(r["iteration"]) < self.iterations_done] + rows
         new = mode == "w" or not self.curve_path.exists()
         self.curve_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.curve_path, mode, newline="", encoding="utf-8") as f:
@@ -345,11 +354,6 @@ class PPOModule(_Base):
         self._totals = {k: float(v) for k, v in checkpoint.get("ppo_totals", self._totals).items()}
         self._clock = time.perf_counter()
 
-    def on_train_start(self) -> None:
-        if self.curve_path is not None and self.curve_path.exists():  # a resumed run: drop what it is to redo
-            with open(self.curve_path, newline="", encoding="utf-8") as f:
-                kept = [r for r in csv.DictReader(f) if float(r["iteration"]) < self.iterations_done]
-            self._write_curve(kept, mode="w")
 
     def on_train_end(self) -> None:
         if self.algo["eval_every"]:
