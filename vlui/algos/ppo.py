@@ -24,9 +24,8 @@ import csv
 import hashlib
 import time
 from collections.abc import Iterator
-from typing import Protocol
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import lightning as L
 import numpy as np
@@ -277,10 +276,9 @@ class PPOModule(_Base):
         value = list(self.value.parameters())
         own = {id(p) for p in value}
         policy = [p for p in self.parameters() if p.requires_grad and id(p) not in own]
-        return torch.optim.Adam([{"params": policy, "lr": optim["lr"]},
-                                 {"params": value, "lr": self.algo["value_lr"]}],
-                                betas=tuple(optim.get("betas", (0.9, 0.999))), weight_decay=optim.get("weight_decay",
-                                                                                                        0.0))
+        groups = [{"params": policy, "lr": optim["lr"]}, {"params": value, "lr": self.algo["value_lr"]}]
+        return torch.optim.Adam(groups, betas=tuple(optim.get("betas", (0.9, 0.999))),
+                                weight_decay=optim.get("weight_decay", 0.0))
 
     # ------------------------------------------------------------------------------------------------ reporting
     def evaluate(self) -> dict[str, float]:
@@ -302,17 +300,15 @@ class PPOModule(_Base):
         checkpoint has done (none when it starts over): what a resumed run redoes is not in it twice."""
         if self.curve_path is None or not self.trainer.is_global_zero:
             return
-        mode = "a"
-        if not self._curve_started:
-            self._curve_started, mode = True, "w"
-            if self.curve_path.exists():
-                with open(self.curve_path, newline="", encoding="utf-8") as f:
-                    rows = [r for r in csv.DictReader(f) if float(r["iteration"]) < self.iterations_done] + rows
-        new = mode == "w" or not self.curve_path.exists()
+        first = not self._curve_started
+        if first and self.curve_path.exists():
+            with open(self.curve_path, newline="", encoding="utf-8") as f:
+                rows = [r for r in csv.DictReader(f) if float(r["iteration"]) < self.iterations_done] + rows
+        self._curve_started = True
         self.curve_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.curve_path, mode, newline="", encoding="utf-8") as f:
+        with open(self.curve_path, "w" if first else "a", newline="", encoding="utf-8") as f:
             writer = csv.DictWriter(f, CURVE_COLUMNS)
-            if new:
+            if first:
                 writer.writeheader()
             writer.writerows(rows)
 
@@ -330,8 +326,7 @@ class PPOModule(_Base):
         every = self.algo["eval_every"]
         if every and iteration % every == 0:
             metrics |= self.evaluate()
-        self._to_loggers(metrics)
-        self._write_curve([self._curve_row(iteration, metrics)])
+        self._record(iteration, metrics)
         held_out = f", held-out {100 * metrics['eval/success']:.1f}%" if "eval/success" in metrics else ""
         print(f"ppo: iteration {iteration + 1}/{self.algo['iterations']}: success {100 * self.stats['rollout/success']:.1f}%"
               f" of {self.algo['episodes']} episodes, return {self.stats['rollout/return']:.3f}, "
@@ -354,18 +349,18 @@ class PPOModule(_Base):
         self._totals = {k: float(v) for k, v in checkpoint.get("ppo_totals", self._totals).items()}
         self._clock = time.perf_counter()
 
-
     def on_train_end(self) -> None:
         if self.algo["eval_every"]:
             metrics = self.evaluate()
-            self._to_loggers({**metrics, "iteration": float(self.iterations_done)})
-            self._write_curve([self._curve_row(self.iterations_done, metrics)])
+            self._record(self.iterations_done, {**metrics, "iteration": float(self.iterations_done)})
             print(f"ppo: after {self.iterations_done} iterations, held-out {100 * metrics['eval/success']:.1f}%",
                   flush=True)
 
-    def _to_loggers(self, metrics: dict[str, float]) -> None:
+    def _record(self, iteration: int, metrics: dict[str, float]) -> None:
+        """``metrics`` to the loggers (at the current step) and a row of the learning curve."""
         for logger in self.loggers:
             logger.log_metrics(metrics, step=self.global_step)
+        self._write_curve([self._curve_row(iteration, metrics)])
 
 
 class RolloutData(L.LightningDataModule):

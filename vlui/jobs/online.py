@@ -72,12 +72,12 @@ def build(cfg: DictConfig) -> tuple[PPOModule, RolloutData]:
     if cfg.algo.optim.scheduler != "constant":
         raise VluiError("algo=ppo trains at a constant learning rate: algo.optim.scheduler=constant")
     start = load_policy(cfg.init)
-    module = PPOModule(policy=to_dict(start.cfg, start.image_size), algo=OmegaConf.to_container(cfg.algo, resolve=True),
-                       seed=cfg.seed, channels_last=cfg.channels_last, compile=cfg.compile)
+    algo = OmegaConf.to_container(cfg.algo, resolve=True)
+    module = PPOModule(policy=to_dict(start.cfg, start.image_size), algo=algo, seed=cfg.seed,
+                       channels_last=cfg.channels_last, compile=cfg.compile)
     module.policy.load_state_dict(start.state_dict())
     h, w = start.image_size  # the phones' screens at the policy's size
     env = replace(env_settings(cfg.env), observation_height=h, observation_width=w)
-    algo = OmegaConf.to_container(cfg.algo, resolve=True)
     module.use(OnlineEpisodes(env, algo["tasks"], algo["eval_snapshots"] if algo["eval_every"] else None,
                               algo["episodes"], algo["envs"], cfg.seed))
     module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"

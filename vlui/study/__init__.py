@@ -220,6 +220,12 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
     if study.paper:
         fig = paper_numbers()[study.paper]
         lines += ["## The paper", "", f"{fig['what']}. Source: {' '.join(str(fig['source']).split())}", ""]
+    curves = learning_curves(study)
+    if curves:
+        lines += ["## Learning curves", "", "Success of the deterministic policy on the held-out snapshots (before the "
+                  "first update, then as it trains) and of the sampling policy in its own rollouts, per seed: "
+                  "`learning_curve.png`, `learning_curve.csv` (each run's `curve.csv`).", "",
+                  "![learning curves](learning_curve.png)", ""]
     lines += ["## How it was made", "", f"`python -m vlui.study {study.name} --size {study.size} --seeds "
               f"{len(study.seeds)}`, which ran:", "", "```"]
     for _, cmd, _ in commands(study):
@@ -234,7 +240,6 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
     (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
     (out / "study.json").write_text(json.dumps({**meta, "rows": table}, indent=2), encoding="utf-8")
     _plot(study, table, out / "success.png")
-    curves = learning_curves(study)
     if curves:
         _plot_curves(study, curves, out / "learning_curve.png")
         with open(out / "learning_curve.csv", "w", newline="", encoding="utf-8") as f:
@@ -242,13 +247,6 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
             w.writerow(["arm", "seed", *CURVE_COLUMNS])
             for (arm, seed), curve in curves.items():
                 w.writerows([arm, seed, *(r[c] for c in CURVE_COLUMNS)] for r in curve)
-        lines = (out / "report.md").read_text(encoding="utf-8").split("\n")
-        at = lines.index("## How it was made")
-        lines[at:at] = ["## Learning curves", "", "Success of the deterministic policy on the held-out snapshots "
-                        "(before the first update, then as it trains) and of the sampling policy in its own rollouts, "
-                        "per seed: `learning_curve.png`, `learning_curve.csv` (each run's `curve.csv`).", "",
-                        "![learning curves](learning_curve.png)", ""]
-        (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
     return {"report": str(out / "report.md"), **meta}
 
 
