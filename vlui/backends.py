@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vlui.adb.device import AdbDevice, claim
+from vlui.android.generate import parse_generated
 from vlui.android.snapshot import load_snapshot, snapshot_refs
 from vlui.config import EnvConfig
 from vlui.device import Device
@@ -14,13 +15,20 @@ from vlui.tasks import templates
 from vlui.tasks.catalog import tasks
 
 
+_CHECKED_GENERATED: set[str] = set()
+
+
 def resolve_snapshots(env: EnvConfig) -> list[str]:
     """The snapshot references of ``env.snapshots``: ``train``, ``test``, ``all``, ``random:N``/``heldout:N``
     (generated configurations, :attr:`EnvConfig.generator`), one id or file, or a list of them. Every one is loaded
-    once here, so a typo fails before anything runs."""
+    once here, so a typo fails before anything runs (a generated one once per process: it cannot change, and every
+    environment of a parallel rollout resolves the same thousands of them)."""
     refs = snapshot_refs(env.snapshots, env.generator.seed, env.generator.holdout)
     for ref in refs:
-        load_snapshot(ref)
+        if ref not in _CHECKED_GENERATED:
+            load_snapshot(ref)
+            if parse_generated(ref) is not None:
+                _CHECKED_GENERATED.add(ref)
     return [str(Path(r).resolve()) if r.endswith((".yaml", ".yml")) else r for r in refs]
 
 

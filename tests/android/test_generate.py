@@ -117,6 +117,25 @@ def test_the_settings_come_from_the_command_line_and_reach_trains_own_collection
         snapshot_refs("random:3", holdout="ja-JP")
 
 
+def test_each_environment_of_a_rollout_does_not_check_every_generated_phone_again(monkeypatch) -> None:
+    # every environment of a rollout resolves the whole list: on thousands of generated phones that was minutes per
+    # online-RL iteration. A generated phone cannot change, so it is checked once; a file is checked every time.
+    from dataclasses import replace
+
+    from vlui import backends
+
+    env = replace(env_settings({}), snapshots="random:300")
+    env.generator.seed = 11
+    refs = resolve_snapshots(env)
+    loads: list[str] = []
+    real = backends.load_snapshot
+    monkeypatch.setattr(backends, "load_snapshot", lambda ref, *a: loads.append(ref) or real(ref, *a))
+    assert resolve_snapshots(replace(env, snapshots=[*refs, "000"])) == [*refs, "000"]
+    assert loads == ["000"]
+    with pytest.raises(VluiError, match="unknown snapshot 'gen-11-x'"):
+        resolve_snapshots(replace(env, snapshots=[*refs, "gen-11-x"]))
+
+
 def test_splits_ids_and_generated_samples_mix_in_one_list() -> None:
     refs = snapshot_refs(["test", "random:3", "000"], seed=5)
     assert refs[:10] == [f"{i}" for i in range(100, 110)] and refs[10:13] == ["gen-5-0", "gen-5-1", "gen-5-2"]

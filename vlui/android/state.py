@@ -7,6 +7,7 @@ exactly when the phone would behave the same.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import types
 import typing
@@ -128,11 +129,17 @@ _RANGES = {"brightness": (0, 255), "next_pid": (1, 2**22), "next_alarm_id": (1, 
            "signal_level": (0, 4), "wifi_level": (0, 4)}
 
 
+@functools.cache
+def _state_hints() -> dict[str, Any]:
+    """:class:`DeviceState`'s field types (resolving them takes longer than checking a snapshot's state)."""
+    return typing.get_type_hints(DeviceState)
+
+
 def state_problem(fields: dict[str, Any]) -> str | None:
     """Why ``fields`` (a snapshot's or a task's starting state) cannot set a :class:`DeviceState`, or None: an
     unknown field (the known ones are listed), a value of the wrong type, a number out of range, an unknown volume
     stream. Checked when the snapshot is read, before any episode runs."""
-    hints = typing.get_type_hints(DeviceState)
+    hints = _state_hints()
     settable = sorted(set(hints) - {"time_ms"})  # the clock comes from the snapshot's own ``time``
     for name, value in fields.items():
         if name not in settable:
