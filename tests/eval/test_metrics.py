@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from vlui.eval.metrics import adaptive_metrics, lcs_matches, mean_stderr, repeat_ratio, wilson_interval
+from vlui.eval.metrics import adaptive_metrics, lcs_matches, mean_stderr, paired, repeat_ratio, welch, wilson_interval
 
 
 def test_androidarena_worked_example() -> None:
@@ -43,6 +43,20 @@ def test_mean_and_standard_error_across_runs() -> None:
     mean, se = mean_stderr([0.5, 0.6, 0.7])
     assert mean == pytest.approx(0.6) and se == pytest.approx(0.1 / math.sqrt(3))
     assert mean_stderr([0.4]) == (0.4, 0.0)
+
+
+def test_paired_t_test_by_hand() -> None:
+    # three seeds fine-tuned from their own starting policies: differences 0, 0, +0.1 (mean 1/30, s.e. 1/30), t = 1
+    # with 2 degrees of freedom, where P(|T| >= t) = 1 - t / sqrt(t^2 + 2) and the 97.5% quantile is 4.3027
+    d = paired([0.6, 0.45, 0.55], [0.6, 0.45, 0.45])
+    assert d.difference == pytest.approx(1 / 30) and d.stderr == pytest.approx(1 / 30) and d.dof == 2
+    assert d.t == pytest.approx(1.0) and d.p_value == pytest.approx(1 - 1 / math.sqrt(3), abs=1e-6)
+    assert d.ci95 == (pytest.approx(1 / 30 - 4.302653 / 30, abs=1e-5), pytest.approx(1 / 30 + 4.302653 / 30, abs=1e-5))
+    # unpaired, the seeds' own spread (0.45 to 0.6) swamps the same difference
+    assert welch([0.6, 0.45, 0.55], [0.6, 0.45, 0.45]).p_value > 0.6
+    # the same change in every seed is exact; too few pairs give no test
+    assert paired([0.5, 0.6], [0.4, 0.5]).p_value == 0.0 and paired([0.5], [0.4]) is None
+    assert paired([0.5, 0.6], [0.5, 0.6]).p_value == 1.0
 
 
 def test_repeat_ratio() -> None:

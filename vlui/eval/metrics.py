@@ -158,9 +158,25 @@ def welch(a: Sequence[float], b: Sequence[float]) -> Difference | None:
     (ma, sa), (mb, sb) = mean_stderr(a), mean_stderr(b)
     diff, se = ma - mb, math.hypot(sa, sb)
     if se == 0:
-        return Difference(diff, 0.0, (diff, diff), math.inf if diff else 0.0, float(len(a) + len(b) - 2),
-                          0.0 if diff else 1.0)
+        return _t_test(diff, se, float(len(a) + len(b) - 2))
     dof = se ** 4 / ((sa ** 4 / (len(a) - 1) if sa else 0.0) + (sb ** 4 / (len(b) - 1) if sb else 0.0))
+    return _t_test(diff, se, dof)
+
+
+def paired(a: Sequence[float], b: Sequence[float]) -> Difference | None:
+    """Paired t-test of mean(a[i] - b[i]), where a[i] and b[i] belong together (a policy fine-tuned from the same
+    training seed's policy b[i]): the seed-to-seed spread they share cancels. None unless there are two pairs."""
+    if len(a) != len(b) or len(a) < 2:
+        return None
+    diff, se = mean_stderr([x - y for x, y in zip(a, b)])
+    return _t_test(diff, se, float(len(a) - 1))
+
+
+def _t_test(diff: float, se: float, dof: float) -> Difference:
+    """Student's t-test of a difference with standard error ``se``; where ``se`` is 0 the difference is exact: p is 0
+    if it is not 0."""
+    if se == 0:
+        return Difference(diff, 0.0, (diff, diff), math.inf if diff else 0.0, dof, 0.0 if diff else 1.0)
     t = diff / se
     half = student_t_quantile(0.975, dof) * se
     return Difference(diff, se, (diff - half, diff + half), t, dof, student_t_two_sided(t, dof))

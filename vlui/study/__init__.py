@@ -30,6 +30,7 @@ import yaml
 
 from vlui.algos.ppo import CURVE_COLUMNS
 from vlui.errors import VluiError
+from vlui.eval.metrics import paired
 from vlui.eval.report import comparison
 from vlui.jobs.train import hydra_value
 from vlui.resources import checkout, work_dir
@@ -38,6 +39,7 @@ HERE = Path(__file__).parent
 # the paper's names of the six representative tasks (B-MoCA Sec. 4.1)
 PAPER_TASKS = {"airplane_on": "Airplane", "alarm_9am_on": "Alarm1", "alarm_1030": "Alarm2",
                "brightness_down": "Brightness", "call_911": "Call 911", "add_language": "Language"}
+RUN_REF = re.compile(r"\{run:([^}]+)\}")  # an arm's override naming another arm's run of the same seed
 SPLITS = {"test": "the 10 held-out test snapshots", "train": "the 35 training snapshots"}  # env.snapshots -> words
 
 
@@ -52,8 +54,9 @@ class Study:
     base: list[str]
     arms: dict[str, list[str]]
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
-    # evaluated on: split name -> env.snapshots
-    splits: dict[str, str] = field(default_factory=lambda: {"test": "test", "train": "train"})
+    # evaluated on: split name -> evaluate.py overrides (a plain value in studies.yaml is env.snapshots)
+    splits: dict[str, list[str]] = field(default_factory=lambda: {"test": ["env.snapshots=test"],
+                                                                   "train": ["env.snapshots=train"]})
     evaluate: list[str] = field(default_factory=list)  # more evaluate.py overrides (e.g. tasks=...)
 
 
@@ -79,8 +82,21 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None)
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
                  {str(k): [str(v) for v in vs] for k, vs in sized["datasets"].items()}, [str(v) for v in sized["base"]],
                  {str(k): [str(v) for v in vs] for k, vs in sized["arms"].items()}, list(range(seeds)),
-                 {str(k): str(v) for k, v in sized.get("splits", {"test": "test", "train": "train"}).items()},
+                 {str(k): _split_overrides(v) for k, v in sized.get("splits", {"test": "test", "train": "train"}).items()},
                  [str(v) for v in sized.get("evaluate", [])])
+
+
+def _split_overrides(value: Any) -> list[str]:
+    """A split of studies.yaml as evaluate.py overrides: ``test`` is ``env.snapshots=test``; a list is overrides as
+    typed (``[env.snapshots=random:50, env.generator.seed=2]``: 50 generated phones of a seed nobody trained on)."""
+    return [str(v) for v in value] if isinstance(value, list) else [f"env.snapshots={value}"]
+
+
+def split_words(study: Study, split: str) -> str:
+    """What a split evaluates on, in words for the report."""
+    overrides = study.splits[split]
+    named = overrides[0].removeprefix("env.snapshots=") if len(overrides) == 1 else None
+    return SPLITS[named] if named in SPLITS else "`" + " ".join(overrides) + "`"
 
 
 # ------------------------------------------------------------------------------------------------------ commands
@@ -103,16 +119,16 @@ def commands(study: Study) -> list[tuple[str, list[str], Path | None]]:
         for seed in study.seeds:
             out = run_dir(study, arm, seed)
             # {run:ARM} names the same seed's run of an earlier arm (e.g. the policy online RL starts from)
-            overrides = [re.sub(r"\{run:([^}]+)\}", lambda m: str(run_dir(study, m.group(1), seed)), o)
+            overrides = [RUN_REF.sub(lambda m: str(run_dir(study, m.group(1), seed)), o)
                          for o in study.arms[arm]]
             steps.append((f"train {arm} seed {seed}", [
                 *_job("train"), *study.base, *overrides, f"seed={seed}",
                 f"run_name=study-{study.name}-{study.size}-{arm}-seed{seed}",
                 f"callbacks.model_checkpoint.dirpath={out}"], work_dir() / out / "policy" / "model.safetensors"))
     groups = {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
-    for split, snapshots in study.splits.items():
+    for split, split_overrides in study.splits.items():
         steps.append((f"evaluate on {split}", [
-            *_job("evaluate"), f"checkpoint={hydra_value(groups)}", f"env.snapshots={snapshots}", "runs=1",
+            *_job("evaluate"), f"checkpoint={hydra_value(groups)}", *split_overrides, "runs=1",
             *study.evaluate, f"name={evaluation_name(study, split)}"], None))
     return steps
 
@@ -166,6 +182,36 @@ def rows(study: Study) -> list[dict[str, Any]]:
     return out
 
 
+def started_from(study: Study, arm: str) -> str | None:
+    """The arm whose same-seed run ``arm`` starts from (``{run:ARM}`` in its overrides), if any."""
+    found = [m.group(1) for o in study.arms[arm] for m in [RUN_REF.search(o)] if m]
+    return found[0] if found else None
+
+
+def paired_comparisons(study: Study, table: list[dict[str, Any]], split: str) -> list[str]:
+    """Each arm that starts from another arm's run of the same seed against that arm, seed by seed (paired), per
+    task and overall: the seed-to-seed spread both share cancels."""
+    out = []
+    for arm in study.arms:
+        base = started_from(study, arm)
+        if base is None:
+            continue
+        for task in dict.fromkeys(r["task"] for r in table):
+            a, b = ([x for x in table if x["arm"] == name and x["split"] == split and x["task"] == task][0]["per_seed"]
+                    for name in (arm, base))
+            pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+            d = paired([x for x, _ in pairs], [y for _, y in pairs])
+            what = PAPER_TASKS.get(task, task) if task != "all" else "**all tasks**"
+            if d is None:
+                out.append(f"{arm} − {base}, {what}: needs at least two seeds for a paired test")
+                continue
+            verdict = "unlikely to be noise" if d.p_value < 0.05 else "within seed noise"
+            out.append(f"{arm} − {base} (paired by seed), {what}: {100 * d.difference:+.1f} ± {100 * d.stderr:.1f} "
+                       f"points (95% CI [{100 * d.ci95[0]:+.1f}, {100 * d.ci95[1]:+.1f}], paired t-test p = "
+                       f"{d.p_value:.3g}): {verdict}")
+    return out
+
+
 def _pct(mean: float | None, se: float | None) -> str:
     if mean is None:
         return "–"
@@ -193,14 +239,14 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
     has_paper = any(_paper(study, arm, t, s) for arm in study.arms for t in tasks for s in study.splits)
     lines = [f"# Study: {study.title}", "", study.question, "",
              f"{len(study.seeds)} training seeds per arm; mean ± standard error across seeds, in %. Evaluated on "
-             + "; ".join(f"{split}: {SPLITS.get(snaps, f'env.snapshots={snaps}')}" for split, snaps in
-                         study.splits.items())
+             + "; ".join(f"{split}: {split_words(study, split)}" for split in study.splits)
              + " (one run each: the phone and the policies are deterministic).", ""]
     for split in study.splits:
         head = [" task"] + [f" {arm}" for arm in study.arms]
         if has_paper:
             head += [f" paper: {arm}" for arm in study.arms if any(_paper(study, arm, t, split) for t in tasks)]
-        lines += [f"## {SPLITS.get(study.splits[split], split).capitalize()} ({split})", "",
+        words = split_words(study, split)
+        lines += [f"## {words[0].upper() + words[1:]} ({split})", "",
                   "|" + " |".join(head) + " |", "|" + " --- |" * len(head)]
         for task in tasks:
             cells = [f" {PAPER_TASKS.get(task, task) if task != 'all' else '**all**'}"]
@@ -211,11 +257,11 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                 cells += [f" {_paper(study, arm, task, split) or '–'}" for arm in study.arms
                           if any(_paper(study, arm, t, split) for t in tasks)]
             lines.append("|" + " |".join(cells) + " |")
-        comparisons = _results(study, split)["seeds"].get("comparisons", [])
+        comparisons = [comparison(c) for c in _results(study, split)["seeds"].get("comparisons", [])]
+        comparisons += paired_comparisons(study, table, split)
         if comparisons:
-            lines += ["", "Differences (Welch's t-test across seeds, overall):", ""]
-            for c in comparisons:
-                lines.append(f"- {comparison(c)}")
+            lines += ["", "Differences (Welch's t-test across seeds, overall; where an arm starts from another's "
+                      "policy, also a paired t-test by seed):", "", *[f"- {c}" for c in comparisons]]
         lines.append("")
     if study.paper:
         fig = paper_numbers()[study.paper]
@@ -308,7 +354,7 @@ def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:
         ax.set_xticks(range(len(tasks)), [PAPER_TASKS.get(t, t) for t in tasks], rotation=30, fontsize=8)
         ax.set_ylim(0, 100)
         ax.set_ylabel("success (%)")
-        ax.set_title(SPLITS.get(study.splits[split], split), fontsize=9)
+        ax.set_title(split_words(study, split).strip("`"), fontsize=9)
     axes[0][0].legend(fontsize=7, title="arm (★ paper)", title_fontsize=7)
     fig.suptitle(f"{study.title} (mean ± s.e., {len(study.seeds)} seeds)", fontsize=10)
     fig.tight_layout()
