@@ -1,5 +1,6 @@
 """The simulated phone's speed: steps (a gesture, then the 256x128 observation) per second over the expert's
-trajectories of the supported tasks, full-resolution screenshots per second, snapshot loads.
+trajectories of the supported tasks, full-resolution screenshots per second, rollouts over thousands of generated
+phones, snapshot loads.
 
 Baseline for steps: the same gestures with the observation made the naive way, by rendering the full screen and
 resizing it. Trajectories are replayed from recorded gestures, so only the device's own work is timed.
@@ -10,13 +11,19 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 from PIL import Image
 
+from vlui.agents.random_agent import RandomAgent
 from vlui.agents.walkthrough import walkthrough
 from vlui.android.snapshot import snapshot_ids
+from vlui.backends import resolve_snapshots
 from vlui.bench import BenchOptions, Record, median_seconds, record
+from vlui.config import EnvConfig
+from vlui.env.env import make_env
+from vlui.rollout import Job, rollout
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import task_set, tasks
 
@@ -69,5 +76,39 @@ def bench_sim(opts: BenchOptions) -> Iterator[Record]:
     yield record("sim_screenshot", 1 / statistics.median(shots), "screenshots/s", screens=n,
                  note="full resolution, nothing cached")
 
+    yield from _rollout_on_generated_phones(opts)
+
     t_load = median_seconds(lambda: dev.load_snapshot("000"), repeats=opts.repeats * 20)
     yield record("sim_snapshot_load", t_load * 1e3, "ms", note="restore a loaded snapshot's state (in-memory copy)")
+
+
+def _rollout_steps_per_s(snapshots: list[str], episodes: int, envs: int) -> float:
+    """Steps/s of a random agent's rollout of ``episodes`` episodes in ``envs`` phones side by side, each episode on a
+    (task, snapshot) pair drawn from ``snapshots``, as online RL and evaluation run them."""
+    env = replace(EnvConfig(), snapshots=snapshots)
+    names = task_set("representative")
+    rng = np.random.default_rng(0)
+    jobs = [Job(names[int(rng.integers(len(names)))], snapshots[int(rng.integers(len(snapshots)))], seed=i, id=i)
+            for i in range(episodes)]
+    steps = []
+    start = time.perf_counter()
+    rollout(jobs, lambda: make_env(env, names), lambda: RandomAgent(), envs, lambda r: steps.append(len(r.steps)))
+    return sum(steps) / (time.perf_counter() - start)
+
+
+def _rollout_on_generated_phones(opts: BenchOptions) -> Iterator[Record]:
+    """A rollout over thousands of generated phones, as ``algo=ppo env.snapshots=random:5000`` runs one: every episode
+    on a phone never drawn before. Baseline: the same rollout on the 35 training snapshots."""
+    envs, episodes, many = (8, 16, 500) if opts.quick else (32, 96, 5000)
+    generated = EnvConfig()
+    generated.generator.seed = 7
+    phones = resolve_snapshots(replace(generated, snapshots=f"random:{many}"))
+    # warm-up on other phones: the locales' strings and the fonts load once per process, as in a long run
+    _rollout_steps_per_s(phones[many // 2:], episodes * 2, envs)
+    fresh = _rollout_steps_per_s(phones[:many // 2], episodes, envs)
+    known = _rollout_steps_per_s(snapshot_ids("train"), episodes, envs)
+    yield record("sim_rollout_generated", fresh, "steps/s", baseline=known,
+                 method=f"random agent, {episodes} episodes in {envs} phones drawn from {many} generated ones",
+                 baseline_method="the same on the 35 training snapshots",
+                 note="a generated phone's first screens are rendered on first use; a phone is checked once per "
+                      "process however many environments list it")
