@@ -86,6 +86,36 @@ def test_bmoca_nav_points_press_back_home_overview_on_every_snapshot(snap: str) 
     assert dev.state.top is None and not dev.state.overview
 
 
+def test_clearing_or_dismissing_tasks_in_the_overview_leaves_a_working_phone() -> None:
+    # the app behind the overview may go with its task: the phone then shows home, as Android 10, and goes on
+    dev = SimDevice("000")
+    Driver(dev).open_app("settings")
+    dev.key("APP_SWITCH")
+    dev.tap(*_center(dev.frame().find(rid="com.android.systemui:id/clear_all")))
+    assert dev.state.top is None and not dev.state.overview and not dev.state.tasks and not dev.state.recents
+    assert dev.screenshot().shape[:2] == (dev.size[1], dev.size[0])
+    dev.key("BACK")
+    assert dev.top_screen() is None
+    Driver(dev).open_app("clock")
+    dev.key("HOME")
+    Driver(dev).open_app("settings")
+    dev.key("APP_SWITCH")
+    x, y = _center(dev.frame().find(rid="com.android.systemui:id/snapshot"))  # the most recent: Settings
+    dev.swipe(x, y, x, y - dev.size[1] // 4)  # swipe the front card (Settings) away: Clock is left
+    assert dev.state.overview and dev.state.recents == ["clock"] and dev.state.top is None
+    dev.key("BACK")  # out of the overview: home, since the app that was behind it is gone
+    assert not dev.state.overview and dev.state.top is None and dev.screenshot() is not None
+    dev.key("APP_SWITCH")
+    x, y = _center(dev.frame().find(rid="com.android.systemui:id/snapshot"))
+    dev.swipe(x, y, x, y - dev.size[1] // 4)  # the last task: the overview gives way to home
+    assert not dev.state.overview and not dev.state.recents and dev.screenshot() is not None
+
+
+def _center(node) -> tuple[int, int]:
+    x1, y1, x2, y2 = node.bounds
+    return (x1 + x2) // 2, (y1 + y2) // 2
+
+
 def test_nav_points_are_documented_per_device() -> None:
     phone, tablet = SimDevice("000"), SimDevice("109")
     assert [round(x, 2) for _, x in phone.nav_points().values()] == [0.22, 0.5, 0.78]

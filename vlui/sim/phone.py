@@ -430,6 +430,20 @@ class SimDevice(Device):
             st.recents.remove(key)
         st.recents.insert(0, key)
 
+    def remove_task(self, key: str) -> None:
+        """The overview's dismiss: ``key``'s task is gone. If it was the app behind the overview, the home screen is
+        there now; once no task is left, the overview gives way to it, as Android 10 does."""
+        st = self.state
+        if key in st.recents:
+            st.recents.remove(key)
+        st.tasks.pop(key, None)
+        if st.top == key:
+            st.top, st.dialog, st.focus = None, None, None
+            if st.permission is not None and st.permission["app"] == key:
+                st.permission = None
+        if not st.recents:
+            st.overview, st.top = False, None
+
     def press_back(self) -> None:
         st = self.state
         if st.shade:

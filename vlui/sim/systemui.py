@@ -320,8 +320,7 @@ def overview(dev: SimDevice, ctx: Ctx) -> Node:
 
         def swipe(xa, ya, xb, yb, k=key):
             if ya - yb > ctx.dp(48):  # swiped up: dismiss the task
-                st.recents.remove(k)
-                st.tasks.pop(k, None)
+                dev.remove_task(k)
                 return True
             return False
 
@@ -335,9 +334,11 @@ def overview(dev: SimDevice, ctx: Ctx) -> Node:
                       pkg=apps()[key].package))
         root.add(card)
 
-    def clear_all(x, y):
-        st.recents.clear()
+    def clear_all(x, y):  # every task goes, and with them the overview: the home screen is left
+        for key in list(st.recents):
+            dev.remove_task(key)
         st.tasks.clear()
+        st.overview, st.top = False, None
 
     root.add(button(ctx, SYSTEMUI, (ctx.width // 2 - ctx.dp(64), y1 + card_h + ctx.dp(24), ctx.width // 2 + ctx.dp(64),
                                     y1 + card_h + ctx.dp(64)), ctx.t("launcher.clear_all"), clear_all,
