@@ -48,6 +48,9 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     # run again: nothing is trained again
     again = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=600)
     assert again.returncode == 0 and again.stdout.count("done before") == 4
+    # the report of the resumed study still has the wall-clock of the steps done before
+    assert meta["timings_s"]["train scratch seed 0"] == json.loads((out / "study.json").read_text())["timings_s"][
+        "train scratch seed 0"]
 
 
 def test_the_shipped_studies_are_well_formed() -> None:

@@ -138,8 +138,10 @@ def evaluation_name(study: Study, split: str) -> str:
 
 
 def run(study: Study, out: Path, plan_only: bool = False) -> dict[str, Any]:
-    """Run (or, with ``plan_only``, print) every step, then write the report."""
-    timings: dict[str, float] = {}
+    """Run (or, with ``plan_only``, print) every step, then write the report. Each step's wall-clock is kept in
+    ``out/timings.json`` as it finishes, so the report of a resumed study still has the steps done before."""
+    kept = out / "timings.json"
+    timings: dict[str, float] = json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
     for what, cmd, done in commands(study):
         shown = " ".join(cmd[3:])
         if plan_only:
@@ -151,13 +153,23 @@ def run(study: Study, out: Path, plan_only: bool = False) -> dict[str, Any]:
         print(f"study: {what}", flush=True)
         start = time.perf_counter()
         code = subprocess.call(cmd, cwd=work_dir())
-        timings[what] = round(time.perf_counter() - start, 1)
+        if code == 0:
+            timings[what] = round(time.perf_counter() - start, 1)
+            out.mkdir(parents=True, exist_ok=True)
+            kept.write_text(json.dumps(timings, indent=1), encoding="utf-8")
         if code != 0:
             raise VluiError(f"study {study.name}: {what} failed (exit status {code}); its message is above. Run the "
                             "same command again to resume from there")
     if plan_only:
         return {}
-    return report(study, out, timings)
+    return report(study, out, recorded_timings(study, out))
+
+
+def recorded_timings(study: Study, out: Path) -> dict[str, float]:
+    """The wall-clock seconds of the study's steps that have run, in the order of the steps (``out/timings.json``)."""
+    kept = out / "timings.json"
+    timings = json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
+    return {what: timings[what] for what, _, _ in commands(study) if what in timings}
 
 
 # -------------------------------------------------------------------------------------------------------- report

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from vlui.errors import VluiError
 from vlui.resources import work_dir
-from vlui.study import commands, load, report, run, studies
+from vlui.study import commands, load, recorded_timings, report, run, studies
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         study = load(args.name, args.size, args.seeds, Path(args.studies) if args.studies else None)
         out = Path(args.out) if args.out else work_dir() / "outputs" / "study" / f"{study.name}-{study.size}"
         if args.report_only:
-            result = report(study, out)
+            result = report(study, out, recorded_timings(study, out))
         else:
             result = run(study, out, plan_only=args.plan)
             if args.plan:
