@@ -106,32 +106,40 @@ def test_online_runs_learning_curves_go_into_the_report(tmp_path: Path, monkeypa
     assert (tmp_path / "curve.png").stat().st_size > 1000
 
 
-def test_a_run_started_from_another_arms_run_is_compared_seed_by_seed(tmp_path: Path, monkeypatch) -> None:
-    # the report of the online study, from evaluations made of episodes: each PPO seed gains 10 or 15 points over its
-    # own starting policy, while the seeds differ among themselves by 30; a split may name any evaluate.py overrides
+def _report_of(study, base: dict[int, int], gain: dict[int, int], tmp_path: Path) -> str:
+    """The study's report from evaluations made of episodes: 20 per policy and split, the dagger arm's seed s
+    succeeding in base[s] of them and the ppo arm's in base[s] + gain[s]."""
     from vlui.eval.report import across_seeds
     from vlui.study import evaluation_name, report
 
+    groups = {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
+    for split in study.splits:
+        records = [{"task": "alarm_1030", "snapshot": f"s{i}", "run": 0, "checkpoint": groups[arm][seed],
+                    "success": i < base[seed] + (gain[seed] if arm == "ppo" else 0)}
+                   for arm in study.arms for seed in study.seeds for i in range(20)]
+        out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, split)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(json.dumps({"seeds": across_seeds(records, groups, {})}))
+    report(study, tmp_path / "report")
+    return (tmp_path / "report" / "report.md").read_text()
+
+
+def test_a_run_started_from_another_arms_run_is_compared_seed_by_seed(tmp_path: Path, monkeypatch) -> None:
+    # each PPO seed gains 10 or 15 points over its own starting policy, while the seeds differ among themselves by
+    # 30; a split may name any evaluate.py overrides
     monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
     spec = yaml.safe_load(yaml.safe_dump(studies()["online"]))
     spec["cpu"]["splits"] = {"test": "test", "unseen": ["env.snapshots=random:20", "env.generator.seed=2"]}
     (tmp_path / "studies.yaml").write_text(yaml.safe_dump({"online": spec}))
     study = load("online", path=tmp_path / "studies.yaml")
     assert any(cmd[-4:-2] == ["env.snapshots=random:20", "env.generator.seed=2"] for _, cmd, _ in commands(study))
-    groups = {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
-    base = {0: 10, 1: 13, 2: 16}  # successes out of 20, per seed, of the starting policies
-    gain = {0: 2, 1: 2, 2: 3}
-    for split in study.splits:
-        records = [{"task": "alarm_1030", "snapshot": f"s{i}", "run": 0, "checkpoint": groups[arm][seed],
-                    "success": i < base[seed] + (gain[seed] if arm == "ppo" else 0)}
-                   for arm in study.arms for seed in study.seeds for i in range(20)]
-        out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, split)
-        out.mkdir(parents=True)
-        (out / "results.json").write_text(json.dumps({"seeds": across_seeds(records, groups, {})}))
-    text = (report(study, tmp_path / "report") and (tmp_path / "report" / "report.md").read_text())
+    text = _report_of(study, {0: 10, 1: 13, 2: 16}, {0: 2, 1: 2, 2: 3}, tmp_path)
     assert "## `env.snapshots=random:20 env.generator.seed=2` (unseen)" in text
     lines = [line for line in text.splitlines() if line.startswith("- ppo − dagger (paired by seed), **all tasks**")]
     assert len(lines) == 2 and lines[0].startswith("- ppo − dagger (paired by seed), **all tasks**: +11.7 ± 1.7 points")
     assert lines[0].endswith("p = 0.0198): unlikely to be noise")  # t = 7 with 2 degrees of freedom
     welch = next(line for line in text.splitlines() if line.startswith("- dagger − ppo: "))
     assert welch.endswith("not distinguishable from noise at this number of seeds.")  # unpaired, the seeds' spread
+    # the same gain in every seed is said as such: a t-test has no spread to measure it against
+    text = _report_of(study, {0: 10, 1: 13, 2: 16}, {0: 2, 1: 2, 2: 2}, tmp_path)
+    assert "**all tasks**: +10.0 points in every seed (no spread across seeds to test it against)" in text

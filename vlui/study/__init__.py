@@ -217,6 +217,10 @@ def paired_comparisons(study: Study, table: list[dict[str, Any]], split: str) ->
             if d is None:
                 out.append(f"{arm} − {base}, {what}: needs at least two seeds for a paired test")
                 continue
+            if d.stderr == 0:  # a t-test has nothing to measure against; a few episodes each may be all it is
+                out.append(f"{arm} − {base} (paired by seed), {what}: {100 * d.difference:+.1f} points in every seed "
+                           "(no spread across seeds to test it against)")
+                continue
             verdict = "unlikely to be noise" if d.p_value < 0.05 else "within seed noise"
             out.append(f"{arm} − {base} (paired by seed), {what}: {100 * d.difference:+.1f} ± {100 * d.stderr:.1f} "
                        f"points (95% CI [{100 * d.ci95[0]:+.1f}, {100 * d.ci95[1]:+.1f}], paired t-test p = "
