@@ -104,9 +104,12 @@ class PPOConfig:
     eval_every: int = 5  # deterministic success on eval_snapshots every this many iterations (and before the first)
     eval_snapshots: Any = "test"  # the held-out phones of the learning curve; 0 eval_every turns it off
     checkpoint_every: int = 5  # iterations between checkpoints (a step*.ckpt and last.ckpt each time)
+    # weight of imitating data.name's demonstrations alongside (DAPG): keeps what they taught where PPO does not roll
+    # out; 0 turns it off
+    bc_coef: float = 0.0
 
     LIMITS: ClassVar[dict[str, Range]] = {
-        "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "envs": AT_LEAST_1, "epochs": AT_LEAST_1,
+        "bc_coef": NON_NEGATIVE, "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "envs": AT_LEAST_1, "epochs": AT_LEAST_1,
         "minibatch": AT_LEAST_1, "clip": Range(0, 1, open_lo=True), "discount": FRACTION, "gae_lambda": FRACTION,
         "value_coef": NON_NEGATIVE, "value_lr": POSITIVE, "entropy_coef": NON_NEGATIVE, "step_cost": NON_NEGATIVE,
         "max_grad_norm": POSITIVE, "target_kl": Range(0, optional=True, open_lo=True), "eval_every": Range(0),

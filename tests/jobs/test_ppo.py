@@ -57,6 +57,21 @@ def clock_probability(policy_dir: Path) -> float:
     return float(torch.softmax(out["touch_logits"], -1)[0, CLOCK_CELL])
 
 
+def demo_loss(policy_dir: Path, dataset: Path) -> float:
+    """The policy's BC loss (the pointer head's) on every step of a dataset's demonstrations."""
+    from vlui.algos.losses import pointer_loss
+    from vlui.data.datamodule import DemoDataModule
+
+    policy = load_policy(policy_dir)
+    demos = DemoDataModule(str(dataset), val_fraction=0.0, image_height=64, image_width=32, on_device=False)
+    demos.setup()
+    steps = demos.train_set
+    text, mask = policy.text.lookup([demos.instructions[i] for i in steps.instruction])
+    with torch.no_grad():
+        out = policy.head(policy.encoder(demos.frames[steps.obs], text, mask))
+        return float(pointer_loss(out, steps.actions, 0.14, 2.0).mean())
+
+
 def metrics(run_dir: Path) -> list[dict[str, str]]:
     with open(next(run_dir.rglob("metrics.csv")), newline="") as f:
         return list(csv.DictReader(f))
@@ -170,3 +185,21 @@ def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_poli
                                                                                           instructions[:1])[0])
     assert len({tuple(a) for a in sampled.round(4)}) > 6  # the uniform pointer explores the cells
     assert (sampled[:, :2] == sampled[:, 2:]).all(-1).mean() > 0.9  # mostly taps (swipe logit -3)
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_imitating_the_demonstrations_alongside_pulls_the_policy_toward_them(weak_policy: Path, trained: dict,
+                                                                               tiny_dataset: Path,
+                                                                               tmp_path: Path) -> None:
+    # the same run with the expert's demonstrations imitated alongside (DAPG): the policy ends closer to them than on
+    # the detector's reward alone, and its imitation loss falls as it trains
+    data = [f"paths.data_dir={tiny_dataset.parent}", f"data.name={tiny_dataset.name}"]
+    result = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=4", "algo.bc_coef=1.0", *data),
+                               output_dir=tmp_path / "out"))
+    assert demo_loss(Path(result["policy"]), tiny_dataset) < demo_loss(Path(trained["result"]["policy"]), tiny_dataset)
+    bc = [float(r["train/bc_loss"]) for r in metrics(tmp_path / "out") if r.get("train/bc_loss")]
+    assert len(bc) >= 2 and bc[-1] < bc[0]
+    with pytest.raises(VluiError, match=r"algo.bc_coef=1.0 imitates data.name's demonstrations, but there is no "):
+        train.run(compose("train", ppo(tmp_path, weak_policy, "algo.bc_coef=1.0", f"paths.data_dir={tmp_path}",
+                                       "data.name=nothing"), output_dir=tmp_path / "out2"))

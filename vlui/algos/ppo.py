@@ -94,6 +94,8 @@ class PPOModule(_Base):
         self.value = mlp(cfg.hidden_dim, [256, 256], 1)
         self.log_std = nn.Parameter(torch.full((4,), float(algo["log_std_init"]))) if cfg.head == "mlp" else None
         self.episodes: Episodes | None = None  # set by the job before training
+        self.demos: Any = None  # the demonstrations imitated alongside (algo.bc_coef > 0): a set-up DemoDataModule
+        self._demo_inputs: dict[str, torch.Tensor] | None = None
         self._features: dict[bytes, torch.Tensor] = {}  # a screen's digest -> its frozen backbone features
         self.stats: dict[str, float] = {}  # the last iteration's rollout figures (progress bar and loggers)
         self._kl_exceeded = False
@@ -108,12 +110,15 @@ class PPOModule(_Base):
     def setup(self, stage: str) -> None:
         self.use(self.episodes)
 
-    def use(self, episodes: Episodes) -> None:
-        """Act on ``episodes``' tasks: their instructions' embeddings, computed once."""
-        self.episodes = episodes
-        self.instruction_index = {text: i for i, text in enumerate(episodes.instructions)}
-        tokens, mask = self.policy.text.table(episodes.instructions)
+    def use(self, episodes: Episodes, demos: Any = None) -> None:
+        """Act on ``episodes``' tasks, and imitate ``demos`` (a set-up DemoDataModule) alongside if given: the
+        instructions' embeddings, computed once."""
+        self.episodes, self.demos = episodes, demos if demos is not None else self.demos
+        instructions = sorted({*episodes.instructions, *(self.demos.instructions if self.demos is not None else [])})
+        self.instruction_index = {text: i for i, text in enumerate(instructions)}
+        tokens, mask = self.policy.text.table(instructions)
         self.instr_tokens, self.instr_mask = tokens.to(self.device), mask.to(self.device)
+        self._demo_inputs = None
 
     def train(self, mode: bool = True) -> "PPOModule":
         super().train(mode)
@@ -269,7 +274,34 @@ class PPOModule(_Base):
         self.log_dict({k.removeprefix("rollout/"): v for k, v in self.stats.items()
                        if k in ("rollout/success", "rollout/return", "rollout/episodes_per_s")}, prog_bar=True)
         self._throughput(len(batch["actions"]))
-        return pg_loss + a["value_coef"] * v_loss - a["entropy_coef"] * entropy
+        loss = pg_loss + a["value_coef"] * v_loss - a["entropy_coef"] * entropy
+        if a.get("bc_coef", 0.0) > 0 and self.demos is not None:
+            bc = self.imitation_loss(batch_idx)
+            self.log("train/bc_loss", bc, prog_bar=False)
+            loss = loss + a["bc_coef"] * bc
+        return loss
+
+    def imitation_loss(self, batch_idx: int) -> torch.Tensor:
+        """The policy's BC loss on a minibatch of the demonstrations, drawn from the seed, the iteration and the
+        minibatch's index (a resumed run draws the same ones)."""
+        demos = self.demos.train_set
+        if self._demo_inputs is None:  # once: the screens' frozen features (from the dataset's feature store)
+            index = torch.tensor([self.instruction_index[self.demos.instructions[i]] for i in demos.instruction])
+            frames = self.demos.frames
+            self._demo_inputs = {"instruction": index.to(self.device), "actions": demos.actions.to(self.device),
+                                 "rows": demos.obs.to(self.device)}
+            if self.frozen:
+                self._demo_inputs["features"] = self._stored_features(str(self.demos.path.resolve()), frames)
+            else:
+                self._demo_inputs["screens"] = frames
+        g = torch.Generator().manual_seed((self.hparams.seed * 1_000_003 + self.iterations_done) * 10_007 + batch_idx)
+        pick = torch.randint(len(demos), (self.algo["minibatch"],), generator=g).to(self.device)
+        d = self._demo_inputs
+        rows = d["rows"][pick]
+        inputs = ({"features": d["features"][rows.to(d["features"].device)].to(self.device)} if "features" in d else
+                  {"screens": d["screens"][rows.to(d["screens"].device)].to(self.device)})
+        loss, _ = self.actor_loss(self.fused({**inputs, "instruction": d["instruction"][pick]}), d["actions"][pick])
+        return loss
 
     def configure_optimizers(self):
         optim = self.algo["optim"]

@@ -19,6 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 from vlui.algos.ppo import PPOModule, RolloutData
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, env_settings
+from vlui.data.datamodule import DemoDataModule
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
@@ -79,6 +80,22 @@ def build(cfg: DictConfig) -> tuple[PPOModule, RolloutData]:
     h, w = start.image_size  # the phones' screens at the policy's size
     env = replace(env_settings(cfg.env), observation_height=h, observation_width=w)
     module.use(OnlineEpisodes(env, algo["tasks"], algo["eval_snapshots"] if algo["eval_every"] else None,
-                              algo["episodes"], algo["envs"], cfg.seed))
+                              algo["episodes"], algo["envs"], cfg.seed), demonstrations(cfg, h, w))
     module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"
     return module, RolloutData(module)
+
+
+def demonstrations(cfg: DictConfig, height: int, width: int) -> DemoDataModule | None:
+    """The demonstrations PPO imitates alongside when ``algo.bc_coef`` > 0: ``data.name``'s dataset, at the
+    policy's screen size."""
+    if not cfg.algo.bc_coef:
+        return None
+    path = Path(cfg.data.path)
+    if not (path / "meta" / "info.json").exists():
+        raise VluiError(f"algo.bc_coef={cfg.algo.bc_coef} imitates data.name's demonstrations, but there is no dataset "
+                        f"at {path}: set data.name to the dataset the starting policy was trained on (or collect it: "
+                        f"python collect.py dataset={cfg.data.name} ...)")
+    demos = DemoDataModule(str(path), val_fraction=0.0, image_height=height, image_width=width, on_device=False,
+                           seed=cfg.seed)
+    demos.setup()
+    return demos
