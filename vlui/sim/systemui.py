@@ -335,10 +335,9 @@ def overview(dev: SimDevice, ctx: Ctx) -> Node:
         root.add(card)
 
     def clear_all(x, y):  # every task goes, and with them the overview: the home screen is left
-        for key in list(st.recents):
+        for key in list(st.recents):  # the last one closes the overview
             dev.remove_task(key)
         st.tasks.clear()
-        st.overview, st.top = False, None
 
     root.add(button(ctx, SYSTEMUI, (ctx.width // 2 - ctx.dp(64), y1 + card_h + ctx.dp(24), ctx.width // 2 + ctx.dp(64),
                                     y1 + card_h + ctx.dp(64)), ctx.t("launcher.clear_all"), clear_all,

@@ -39,6 +39,7 @@ HERE = Path(__file__).parent
 # the paper's names of the six representative tasks (B-MoCA Sec. 4.1)
 PAPER_TASKS = {"airplane_on": "Airplane", "alarm_9am_on": "Alarm1", "alarm_1030": "Alarm2",
                "brightness_down": "Brightness", "call_911": "Call 911", "add_language": "Language"}
+TIMINGS = "timings.json"  # each finished step's wall-clock seconds, in the report folder
 RUN_REF = re.compile(r"\{run:([^}]+)\}")  # an arm's override naming another arm's run of the same seed
 SPLITS = {"test": "the 10 held-out test snapshots", "train": "the 35 training snapshots"}  # env.snapshots -> words
 
@@ -140,8 +141,7 @@ def evaluation_name(study: Study, split: str) -> str:
 def run(study: Study, out: Path, plan_only: bool = False) -> dict[str, Any]:
     """Run (or, with ``plan_only``, print) every step, then write the report. Each step's wall-clock is kept in
     ``out/timings.json`` as it finishes, so the report of a resumed study still has the steps done before."""
-    kept = out / "timings.json"
-    timings: dict[str, float] = json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
+    timings = _read_timings(out)
     for what, cmd, done in commands(study):
         shown = " ".join(cmd[3:])
         if plan_only:
@@ -153,13 +153,12 @@ def run(study: Study, out: Path, plan_only: bool = False) -> dict[str, Any]:
         print(f"study: {what}", flush=True)
         start = time.perf_counter()
         code = subprocess.call(cmd, cwd=work_dir())
-        if code == 0:
-            timings[what] = round(time.perf_counter() - start, 1)
-            out.mkdir(parents=True, exist_ok=True)
-            kept.write_text(json.dumps(timings, indent=1), encoding="utf-8")
         if code != 0:
             raise VluiError(f"study {study.name}: {what} failed (exit status {code}); its message is above. Run the "
                             "same command again to resume from there")
+        timings[what] = round(time.perf_counter() - start, 1)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / TIMINGS).write_text(json.dumps(timings, indent=1), encoding="utf-8")
     if plan_only:
         return {}
     return report(study, out, recorded_timings(study, out))
@@ -167,9 +166,13 @@ def run(study: Study, out: Path, plan_only: bool = False) -> dict[str, Any]:
 
 def recorded_timings(study: Study, out: Path) -> dict[str, float]:
     """The wall-clock seconds of the study's steps that have run, in the order of the steps (``out/timings.json``)."""
-    kept = out / "timings.json"
-    timings = json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
+    timings = _read_timings(out)
     return {what: timings[what] for what, _, _ in commands(study) if what in timings}
+
+
+def _read_timings(out: Path) -> dict[str, float]:
+    kept = out / TIMINGS
+    return json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
 
 
 # -------------------------------------------------------------------------------------------------------- report
