@@ -55,6 +55,33 @@ def test_every_job_runs_once_and_a_batch_agent_acts_for_all_environments_at_once
         assert all(s.parsed["kind"] == "key" and s.parsed["key"] == "HOME" for s in r.steps)
 
 
+class Wanderer(Home):
+    """A batch agent that reads the previous action: it taps a point of its own per step, and remembers what it
+    was handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handed: list[np.ndarray] = []
+
+    def act_batch(self, screens, instructions, previous=None):
+        self.handed.append(previous.copy())
+        n = len(self.handed)
+        return np.tile(np.array([0.1 * (n % 5), 0.2, 0.1 * (n % 5), 0.2], np.float32), (len(screens), 1))
+
+
+def test_a_batch_agent_that_reads_the_previous_action_is_handed_each_episodes_own() -> None:
+    jobs = [Job("open_clock", snap, seed=i, episode=i) for i, snap in enumerate(["000", "030", "000"])]
+    agent, done = Wanderer(), []
+    rollout(jobs, env, lambda: agent, slots=2, on_done=done.append)
+    assert len(done) == 3 and all(len(r.steps) >= 2 for r in done)
+    assert agent.handed[0].shape == (2, 4) and np.isnan(agent.handed[0]).all()  # both episodes start with none
+    starts = sum(int(np.isnan(h).all(axis=1).sum()) for h in agent.handed)
+    assert starts == 3  # none at each episode's first step, the third's included ...
+    for n, handed in enumerate(agent.handed[1:], start=1):  # ... and otherwise what that episode did last round
+        went_on = ~np.isnan(handed).all(axis=1)
+        assert np.allclose(handed[went_on], [0.1 * (n % 5), 0.2, 0.1 * (n % 5), 0.2])
+
+
 def test_the_labeller_is_asked_on_every_state_the_agent_visits() -> None:
     done: list[EpisodeRecord] = []
     rollout([Job("airplane_on", "000", 0)], env, expert, 1, done.append, labeller=expert)

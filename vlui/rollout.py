@@ -20,6 +20,7 @@ for its action on every state the acting agent visits; its answer is kept in :at
 
 from __future__ import annotations
 
+import inspect
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -69,6 +70,7 @@ class Step:
     truncated: bool
     token: str | None = None  # a comparable name for the action (see :func:`action_token`), when XML was observed
     label: np.ndarray | None = None  # the labeller's action on the same observation
+    acted: np.ndarray | None = None  # the action taken, where ``action`` was replaced by a label (DAgger)
 
 
 @dataclass
@@ -138,6 +140,9 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
         return
     probe = make_agent()
     batch_agent = probe if isinstance(probe, BatchAgent) else None  # one agent, one forward pass for every env
+    # the episodes' previous actions, for a batch agent that reads them (one written before they were handed over
+    # does not take them)
+    hand_previous = batch_agent is not None and "previous" in inspect.signature(batch_agent.act_batch).parameters
     for slot in pool:
         slot.agent = batch_agent or (probe if slot is pool[0] else make_agent())
         slot.labeller = labeller() if labeller is not None else None
@@ -198,8 +203,11 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
 
     def act(active: list[_Slot]) -> list[Any]:
         if batch_agent is not None:
-            return list(batch_agent.act_batch(np.stack([s.obs["screen"] for s in active]),
-                                              [s.obs["instruction"] for s in active]))
+            screens, instructions = np.stack([s.obs["screen"] for s in active]), [s.obs["instruction"] for s in active]
+            if hand_previous:
+                return list(batch_agent.act_batch(screens, instructions,
+                                                  previous=np.stack([previous_action(s.record) for s in active])))
+            return list(batch_agent.act_batch(screens, instructions))
         actions = []
         for s in active:
             try:
@@ -225,6 +233,16 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
     if close_envs:
         for slot in pool:
             slot.env.close()
+
+
+def previous_action(record: EpisodeRecord | None) -> np.ndarray:
+    """The ``(4,)`` action the episode's agent took last, NaN at its first step (or after a malformed text
+    action): what a policy with ``model.history`` reads besides the screen."""
+    last = record.steps[-1] if record is not None and record.steps else None
+    taken = None if last is None else (last.acted if last.acted is not None else last.action)
+    if taken is None or np.shape(taken) != (4,):
+        return np.full(4, np.nan, dtype=np.float32)
+    return np.asarray(taken, dtype=np.float32)
 
 
 def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[[_Slot], None],
@@ -279,11 +297,12 @@ def dataset_rows(record: EpisodeRecord, save_xml: bool = False) -> list[dict[str
         row = observation_row(s.observation, s.extra, i)
         row.update(action=[float(v) for v in s.action], action_kind=s.parsed["kind"], action_key=s.parsed["key"] or None,
                    touch=s.parsed["touch"], lift=s.parsed["lift"], reward=s.reward, done=s.terminated or s.truncated,
-                   terminated=s.terminated, truncated=s.truncated, is_last=False)
+                   terminated=s.terminated, truncated=s.truncated, is_last=False,
+                   acted=None if s.acted is None else [float(v) for v in s.acted])
         rows.append(row)
     final = observation_row(record.final_observation, record.final_extra, len(record.steps))
     final.update(action=None, action_kind=None, action_key=None, touch=None, lift=None, reward=0.0, done=True,
-                 terminated=record.terminated, truncated=record.truncated, is_last=True)
+                 terminated=record.terminated, truncated=record.truncated, is_last=True, acted=None)
     rows.append(final)
     for r in rows:
         r["success"] = record.success

@@ -77,3 +77,24 @@ def test_only_success_is_terminal_and_success_only_keeps_successful_episodes(tin
                            on_device=False, success_only=True)
     with pytest.raises(VluiError, match="no training samples with data.success_only=true"):
         alone.setup("fit")
+
+
+def test_each_sample_knows_the_action_taken_before_it_in_its_episode(tiny_dataset) -> None:
+    import pyarrow.parquet as pq
+
+    dm = DemoDataModule(str(tiny_dataset), batch_size=4, val_fraction=0.0, image_height=64, image_width=32,
+                        on_device=False)
+    dm.setup("fit")
+    table = pq.read_table(tiny_dataset / "episodes").to_pandas()
+    assert table["acted"].isna().all()  # demonstrations: the action column is what was done
+    samples = dm.train_set
+    steps = torch.tensor(table["step"].to_numpy())[samples.obs]
+    first = steps == 0
+    assert first.any() and (~first).any()
+    assert samples.previous[first].isnan().all()  # an episode's first step has none
+    # later steps: the action of the row before, in the same episode
+    assert torch.equal(samples.previous[~first], dm.train_set.actions[torch.searchsorted(
+        samples.obs, samples.obs[~first] - 1)])
+    batch = dm.batch(samples, torch.arange(4))
+    assert torch.equal(batch["previous"].nan_to_num(9), samples.previous[:4].nan_to_num(9))
+    assert torch.equal(batch["next_previous"], samples.actions[:4])  # o' was reached by the action at o

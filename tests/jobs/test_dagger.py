@@ -34,6 +34,8 @@ def test_relabelling_puts_the_experts_actions_on_the_policys_states() -> None:
     assert np.array_equal(out.steps[0].action, SWIPE) and out.steps[0].parsed["kind"] == "swipe"  # the labels
     assert np.array_equal(out.steps[1].action, TAP) and out.steps[1].parsed["kind"] == "tap"
     assert out.final_observation == {"screen": "c"}
+    # what the policy did is kept: the next state's previous action for a policy with model.history
+    assert np.array_equal(out.steps[0].acted, TAP) and np.array_equal(out.steps[1].acted, SWIPE)
 
 
 def test_a_state_the_expert_cannot_label_ends_the_relabelled_episode() -> None:
@@ -63,6 +65,10 @@ def test_a_round_labels_every_visited_state_with_the_experts_action(tmp_path: Pa
         assert np.allclose(first.action, demo.action), (task, snap)
     # the policy acted, not the labeller (who finishes these tasks): the untrained policy wanders to the step limit
     assert not rounds.success.any() and rounds[rounds.is_last].truncated.all() and demos.success.all()
+    # and what it did is kept beside the labels
+    acted = rounds[~rounds.is_last]
+    assert acted.acted.notna().all() and rounds[rounds.is_last].acted.isna().all()
+    assert any(not np.allclose(a, b) for a, b in zip(acted.acted, acted.action))
 
 
 @pytest.mark.integration

@@ -187,6 +187,25 @@ def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_poli
     assert (sampled[:, :2] == sampled[:, 2:]).all(-1).mean() > 0.9  # mostly taps (swipe logit -3)
 
 
+def test_ppo_updates_a_history_policy_on_each_steps_previous_action() -> None:
+    from vlui.algos.ppo import PPOModule
+    from vlui.jobs.online import OnlineEpisodes
+    from vlui.models.settings import to_dict
+
+    cfg = ModelConfig(VisionConfig("efficientnet_b0", pretrained=None, freeze=True, feature_index=-2),
+                      TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32], head="pointer",
+                      positions=True, pointer_layers=0, history=True)
+    module = PPOModule(to_dict(cfg, (64, 32)), {"log_std_init": -1.0, "step_cost": 0.0, "discount": 0.9,
+                                                  "gae_lambda": 0.9}, seed=0)
+    env = EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32)
+    module.use(OnlineEpisodes(env, [TASK], None, episodes=3, envs=2, seed=0))
+    batch = module.collect(0)
+    first = batch["previous"].isnan().all(-1)
+    assert int(first.sum()) == 3 and bool(first[0])  # none at each episode's first step
+    later = first.logical_not().nonzero().squeeze(-1)
+    assert torch.equal(batch["previous"][later], batch["actions"][later - 1])  # else the step before's action
+
+
 @pytest.mark.integration
 @pytest.mark.slow
 def test_imitating_the_demonstrations_alongside_pulls_the_policy_toward_them(weak_policy: Path, trained: dict,

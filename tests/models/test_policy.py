@@ -151,3 +151,46 @@ def test_other_pretrained_sources_fail_clearly(tmp_path: Path) -> None:
         VisionEncoder("efficientnet_b0", 16, pretrained=str(tmp_path / "missing.safetensors"))
     with pytest.raises(VluiError, match="timm has no model"):
         VisionEncoder("efficientnet_b99", 16)
+
+
+def test_a_history_policy_learns_what_an_unchanged_screen_needs_from_its_previous_action(tmp_path: Path) -> None:
+    # the time picker after "Add alarm" and after tapping AM look alike when AM was already checked: only the
+    # previous action says whether to tap AM or go on to the hour. A memoryless policy can only average the two.
+    torch.manual_seed(0)
+    cfg = ModelConfig(VisionConfig("efficientnet_b0", feature_index=-2), TextConfig("t5", size="tiny"),
+                      hidden_dim=32, num_heads=2, head_dims=[32], head="mlp", history=True)
+    policy = VLUIPolicy(cfg, SIZE)
+    screen = torch.full((2, 64, 32, 3), 120, dtype=torch.uint8)
+    text, mask = policy.text.lookup(["create alarm at 10:30 am"] * 2)
+    previous = torch.tensor([[float("nan")] * 4, [-0.6, 0.5, -0.6, 0.5]])  # first step; after tapping "AM"
+    wanted = torch.tensor([[-0.6, 0.5, -0.6, 0.5], [0.1, -0.4, 0.1, -0.4]])  # tap "AM"; tap the hour
+    opt = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=3e-3)
+    for _ in range(150):
+        loss = torch.nn.functional.mse_loss(policy(screen, text, mask, previous), wanted)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    policy.eval()
+    acted = policy.select_action(screen.numpy(), ["create alarm at 10:30 am"] * 2, previous.numpy())
+    assert np.abs(acted - wanted.numpy()).max() < 0.1
+    # the export keeps the setting, and a rollout with no previous action reads as a first step
+    export_policy(policy, tmp_path / "policy")
+    loaded = load_policy(tmp_path)
+    assert loaded.cfg.history and np.allclose(loaded.select_action(screen.numpy(), ["create alarm at 10:30 am"] * 2,
+                                                                   previous.numpy()), acted, atol=1e-5)
+    assert np.allclose(loaded.select_action(screen.numpy()[:1], ["create alarm at 10:30 am"]), acted[:1], atol=1e-5)
+
+
+def test_a_memoryless_policy_ignores_the_previous_action() -> None:
+    policy = VLUIPolicy(TINY, SIZE).eval()
+    screens = np.full((2, 64, 32, 3), 90, np.uint8)
+    alone = policy.select_action(screens, ["a", "b"])
+    assert np.array_equal(alone, policy.select_action(screens, ["a", "b"], np.zeros((2, 4), np.float32)))
+    assert not any("previous" in name for name in policy.state_dict())
+
+
+def test_previous_actions_of_the_wrong_shape_are_a_clear_error() -> None:
+    cfg = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2,
+                      head_dims=[32], history=True)
+    with pytest.raises(VluiError, match=r"previous actions are \(2, 2\), expected \(2, 4\)"):
+        VLUIPolicy(cfg, SIZE).select_action(np.zeros((2, 64, 32, 3), np.uint8), ["a", "b"], np.zeros((2, 2)))

@@ -96,10 +96,11 @@ class _Base(L.LightningModule):
 
     def features(self, batch: dict[str, torch.Tensor], text, mask, key: str = "images", train: bool = True) -> Fused:
         """The encoder's :class:`Fused` features of the batch's screens (from the feature cache when there is one)."""
+        previous = batch.get("previous" if key == "images" else "next_previous")
         if self.feature_cache.numel():
             frame = batch["frame" if key == "images" else "next_frame"].to(self.feature_cache.device)
-            return self.policy.encoder.from_feature_map(self.feature_cache[frame], text, mask)
-        return self._encode(self.images(batch, key, train), text, mask)
+            return self.policy.encoder.from_feature_map(self.feature_cache[frame], text, mask, previous)
+        return self._encode(self.images(batch, key, train), text, mask, previous)
 
     def actor_loss(self, features: Fused, actions: torch.Tensor, weights: torch.Tensor | None = None):
         """The policy's loss on demonstrated ``actions`` (weighted per sample for IQL), and its ``(B, 4)``
@@ -175,7 +176,8 @@ class IQLModule(_Base):
     def _features(self, critics: Critics, batch, text, mask, key: str = "images"):
         if critics.encoder is None:
             return self.features(batch, text, mask, key)
-        return critics.encoder(self.images(batch, key), text, mask)
+        return critics.encoder(self.images(batch, key), text, mask,
+                               batch.get("previous" if key == "images" else "next_previous"))
 
     def training_step(self, batch, batch_idx):
         a = self.algo

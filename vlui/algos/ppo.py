@@ -35,6 +35,7 @@ from torch import nn
 from vlui.algos import losses
 from vlui.algos.distributions import PointerDistribution, SquashedGaussian
 from vlui.algos.modules import _Base
+from vlui.env.agent import OneEpisodeAtATime
 from vlui.models.policy import Fused, mlp
 
 
@@ -59,7 +60,7 @@ def _digest(screen: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(screen).data, digest_size=16).digest()
 
 
-class Actor:
+class Actor(OneEpisodeAtATime):
     """The policy being trained as a batch agent: it samples (rollouts) or takes the mode (evaluation), and times
     its forward passes (the rest of a rollout is the phones' time)."""
 
@@ -67,17 +68,11 @@ class Actor:
         self.module, self.sample, self.generator = module, sample, generator
         self.seconds = 0.0
 
-    def reset(self, task: Any, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
-        pass
-
-    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray:
-        return self.act_batch(obs["screen"][None], [obs["instruction"]])[0]
-
     @torch.no_grad()
-    def act_batch(self, screens: np.ndarray, instructions: list[str]) -> np.ndarray:
+    def act_batch(self, screens: np.ndarray, instructions: list[str], previous: np.ndarray | None = None) -> np.ndarray:
         start = time.perf_counter()
         m = self.module
-        dist = m.distribution(m.fused(m.inputs(list(screens), instructions)))
+        dist = m.distribution(m.fused(m.inputs(list(screens), instructions, previous)))
         actions = dist.sample(self.generator) if self.sample else dist.mode()
         self.seconds += time.perf_counter() - start
         return actions.float().cpu().numpy()
@@ -129,12 +124,17 @@ class PPOModule(_Base):
     def frozen(self) -> bool:
         return self.policy.encoder.vision.frozen
 
-    def inputs(self, screens: list[np.ndarray], instructions: list[str]) -> dict[str, torch.Tensor]:
-        """A batch of screens and instructions as the policy's inputs: a frozen backbone's features (computed once
-        per distinct screen), or the screens themselves."""
+    def inputs(self, screens: list[np.ndarray], instructions: list[str],
+               previous: np.ndarray | None = None) -> dict[str, torch.Tensor]:
+        """A batch of screens, instructions and previous actions (NaN rows where none) as the policy's inputs: a
+        frozen backbone's features (computed once per distinct screen), or the screens themselves."""
         index = torch.tensor([self.instruction_index[i] for i in instructions], device=self.device)
+        if previous is None:
+            previous = np.full((len(screens), 4), np.nan, dtype=np.float32)
+        index = {"instruction": index, "previous": torch.as_tensor(np.asarray(previous, dtype=np.float32),
+                                                                    device=self.device)}
         if not self.frozen:
-            return {"screens": torch.as_tensor(np.stack(screens), device=self.device), "instruction": index}
+            return {"screens": torch.as_tensor(np.stack(screens), device=self.device), **index}
         keys = [_digest(s) for s in screens]
         missing = list({k: s for k, s in zip(keys, screens) if k not in self._features}.items())
         vision = self.policy.encoder.vision
@@ -145,13 +145,14 @@ class PPOModule(_Base):
                 fmap = vision.feature_map(images).half()
             for (key, _), f in zip(chunk, fmap):
                 self._features[key] = f
-        return {"features": torch.stack([self._features[k] for k in keys]), "instruction": index}
+        return {"features": torch.stack([self._features[k] for k in keys]), **index}
 
     def fused(self, batch: dict[str, torch.Tensor]) -> Fused:
         text, mask = self.instr_tokens[batch["instruction"]], self.instr_mask[batch["instruction"]]
+        previous = batch.get("previous")
         if "features" in batch:
-            return self.policy.encoder.from_feature_map(batch["features"], text, mask)
-        return self._encode(batch["screens"], text, mask)
+            return self.policy.encoder.from_feature_map(batch["features"], text, mask, previous)
+        return self._encode(batch["screens"], text, mask, previous)
 
     def distribution(self, fused: Fused) -> PointerDistribution | SquashedGaussian:
         if self.policy.cfg.head == "pointer":
@@ -197,20 +198,22 @@ class PPOModule(_Base):
     def _batch(self, records: list[Any]) -> dict[str, torch.Tensor]:
         a = self.algo
         screens, instr, actions, rewards, terminated, ends, cut, success = [], [], [], [], [], [], [], []
+        previous = []
         for r in records:
             success += [float(r.success)] * len(r.steps)
             for i, s in enumerate(r.steps):
                 screens.append(s.observation["screen"])
                 instr.append(r.instruction)
+                previous.append(actions[-1] if i else np.full(4, np.nan, dtype=np.float32))
                 actions.append(s.action)
                 rewards.append(s.reward - a["step_cost"])
                 terminated.append(s.terminated)
                 ends.append(i == len(r.steps) - 1)
             if not r.steps[-1].terminated:  # cut at the step limit: bootstrapped from where it was cut
-                cut.append((len(screens) - 1, r.final_observation["screen"], r.instruction))
+                cut.append((len(screens) - 1, r.final_observation["screen"], r.instruction, r.steps[-1].action))
         if not screens:
             return {}
-        inputs = self.inputs(screens, instr)
+        inputs = self.inputs(screens, instr, np.stack(previous))
         values, old_logp = [], []
         act = torch.as_tensor(np.stack(actions), device=self.device)
         for i in range(0, len(screens), 256):
@@ -222,7 +225,7 @@ class PPOModule(_Base):
         next_values = torch.zeros_like(values_t)
         next_values[:-1] = values_t[1:]
         if cut:
-            final = self.inputs([c[1] for c in cut], [c[2] for c in cut])
+            final = self.inputs([c[1] for c in cut], [c[2] for c in cut], np.stack([c[3] for c in cut]))
             idx = torch.tensor([c[0] for c in cut], device=self.device)
             next_values[idx] = self.values(self.fused(final)).float()
         rewards_t = torch.tensor(rewards, dtype=torch.float32, device=self.device)
@@ -289,7 +292,7 @@ class PPOModule(_Base):
             index = torch.tensor([self.instruction_index[self.demos.instructions[i]] for i in demos.instruction])
             frames = self.demos.frames
             self._demo_inputs = {"instruction": index.to(self.device), "actions": demos.actions.to(self.device),
-                                 "rows": demos.obs.to(self.device)}
+                                 "rows": demos.obs.to(self.device), "previous": demos.previous.to(self.device)}
             if self.frozen:
                 self._demo_inputs["features"] = self._stored_features(str(self.demos.path.resolve()), frames)
             else:
@@ -300,7 +303,8 @@ class PPOModule(_Base):
         rows = d["rows"][pick]
         inputs = ({"features": d["features"][rows.to(d["features"].device)].to(self.device)} if "features" in d else
                   {"screens": d["screens"][rows.to(d["screens"].device)].to(self.device)})
-        loss, _ = self.actor_loss(self.fused({**inputs, "instruction": d["instruction"][pick]}), d["actions"][pick])
+        loss, _ = self.actor_loss(self.fused({**inputs, "instruction": d["instruction"][pick],
+                                              "previous": d["previous"][pick]}), d["actions"][pick])
         return loss
 
     def configure_optimizers(self):

@@ -45,6 +45,8 @@ class Transitions:
     rewards: torch.Tensor  # (M,) float32
     dones: torch.Tensor  # (M,) float32, 1 where the task succeeded with the action (not where time ran out)
     instruction: torch.Tensor  # (M,) int64 index into the instruction list
+    previous: torch.Tensor  # (M, 4) float32, the action taken before o in its episode (NaN at the first step)
+    acted: torch.Tensor  # (M, 4) float32, the action taken at o (a DAgger round's policy's, not the label)
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -109,7 +111,7 @@ class DemoDataModule(L.LightningDataModule):
             frames.append(self._decode(part))
             rows, episode = self._samples(part)
             samples.append(Transitions(rows.obs + offset, rows.next_obs + offset, *[
-                getattr(rows, f) for f in ("actions", "rewards", "dones", "instruction")]))
+                getattr(rows, f) for f in ("actions", "rewards", "dones", "instruction", "previous", "acted")]))
             episodes.append(np.stack([np.full(len(episode), n), episode], axis=1))
             offset += part.table.num_rows
         self.frames = torch.from_numpy(np.concatenate(frames))
@@ -163,13 +165,20 @@ class DemoDataModule(L.LightningDataModule):
         rows = np.flatnonzero(keep)
         index = {s: i for i, s in enumerate(self.instructions)}
         instructions = table.column("instruction").to_pylist()
+        actions = _actions(table)
+        acted = _actions(table, "acted")  # set where the row's action is a label the agent did not act on
+        acted = np.where(np.isnan(acted).all(axis=1, keepdims=True), actions, acted)
+        first = table.column("step").to_numpy() == 0
+        previous = np.where(first[rows, None], np.nan, acted[np.maximum(rows - 1, 0)]).astype(np.float32)
         samples = Transitions(
             obs=torch.from_numpy(rows),
             next_obs=torch.from_numpy(rows + 1),
-            actions=torch.from_numpy(_actions(table)[rows]),
+            actions=torch.from_numpy(actions[rows]),
             rewards=torch.from_numpy(table.column("reward").to_numpy()[rows].astype(np.float32)),
             dones=torch.from_numpy(table.column("terminated").to_numpy(zero_copy_only=False)[rows].astype(np.float32)),
             instruction=torch.tensor([index[instructions[r]] for r in rows], dtype=torch.int64),
+            previous=torch.from_numpy(previous),
+            acted=torch.from_numpy(acted[rows]),
         )
         return samples, episode[rows]
 
@@ -178,9 +187,11 @@ class DemoDataModule(L.LightningDataModule):
         idx = idx.to(samples.obs.device)
         obs, nxt = samples.obs[idx], samples.next_obs[idx]
         out = {"images": self.frames[obs.to(self.frames.device)], "frame": obs, "actions": samples.actions[idx],
-               "rewards": samples.rewards[idx], "dones": samples.dones[idx], "instruction": samples.instruction[idx]}
+               "rewards": samples.rewards[idx], "dones": samples.dones[idx], "instruction": samples.instruction[idx],
+               "previous": samples.previous[idx]}
         if next_obs:
             out["next_images"], out["next_frame"] = self.frames[nxt.to(self.frames.device)], nxt
+            out["next_previous"] = samples.acted[idx]  # o' was reached by the action taken at o
         return out
 
     def train_dataloader(self) -> DataLoader:
@@ -219,10 +230,10 @@ def _screen(data: bytes | None, size: tuple[int, int], root: Path, table, row: i
                     "collect that episode again")
 
 
-def _actions(table) -> np.ndarray:
-    """The ``action`` column as ``(rows, 4)`` float32, NaN on the final-observation rows."""
+def _actions(table, column: str = "action") -> np.ndarray:
+    """An action column as ``(rows, 4)`` float32, NaN where it is null (the final-observation rows)."""
     out = np.full((table.num_rows, 4), np.nan, dtype=np.float32)
-    for i, a in enumerate(table.column("action").to_pylist()):
+    for i, a in enumerate(table.column(column).to_pylist()):
         if a is not None:
             out[i] = a
     return out

@@ -62,6 +62,7 @@ SCHEMA = pa.schema([
     pa.field("truncated", pa.bool_()),  # ... because the step limit was reached
     pa.field("success", pa.bool_()),  # whether the episode succeeded (same on every row of the episode)
     pa.field("is_last", pa.bool_()),  # the final observation, after the last action
+    pa.field("acted", pa.list_(pa.float32(), 4)),  # the action the agent took, where `action` is a label (DAgger)
 ])
 
 

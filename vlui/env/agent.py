@@ -24,7 +24,29 @@ class Agent(Protocol):
 
 @runtime_checkable
 class BatchAgent(Agent, Protocol):
-    """An agent without memory of the episode, which acts on many environments at once (one forward pass)."""
+    """An agent which acts on many environments at once (one forward pass); what it remembers of an episode is the
+    action taken before, which the rollout hands it."""
 
-    def act_batch(self, screens: np.ndarray, instructions: list[str]) -> np.ndarray:
-        """``(B, H, W, 3)`` uint8 screens and their instructions -> ``(B, 4)`` actions."""
+    def act_batch(self, screens: np.ndarray, instructions: list[str],
+                  previous: np.ndarray | None = None) -> np.ndarray:
+        """``(B, H, W, 3)`` uint8 screens, their instructions and each episode's previous ``(B, 4)`` action (NaN
+        rows at a first step) -> ``(B, 4)`` actions."""
+
+
+class OneEpisodeAtATime:
+    """``reset`` and ``act`` for a :class:`BatchAgent` run on one environment: it keeps the episode's previous
+    action itself, which the rollout hands ``act_batch`` otherwise."""
+
+    previous: np.ndarray = np.full(4, np.nan, dtype=np.float32)
+
+    def act_batch(self, screens: np.ndarray, instructions: list[str],
+                  previous: np.ndarray | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+    def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
+        self.previous = np.full(4, np.nan, dtype=np.float32)
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray:
+        self.previous = np.asarray(self.act_batch(obs["screen"][None], [obs["instruction"]], self.previous[None])[0],
+                                   dtype=np.float32)
+        return self.previous

@@ -27,29 +27,24 @@ from vlui.agents import make_agent
 from vlui.config import EnvConfig
 from vlui.data.format import DatasetWriter, progress, read_info
 from vlui.env.actions import ActionParser
+from vlui.env.agent import OneEpisodeAtATime
 from vlui.env.env import make_env
 from vlui.models.policy import VLUIPolicy
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
 
 
-class PolicyActor:
+class PolicyActor(OneEpisodeAtATime):
     """A policy being trained, as a batch agent (deterministic: the actions evaluation would take). Screens of the
     dataset's size are resized to the policy's as training resized them."""
 
     def __init__(self, policy: VLUIPolicy) -> None:
         self.policy = policy
 
-    def reset(self, task: Any, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
-        pass
-
-    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray:
-        return self.act_batch(obs["screen"][None], [obs["instruction"]])[0]
-
-    def act_batch(self, screens: np.ndarray, instructions: list[str]) -> np.ndarray:
+    def act_batch(self, screens: np.ndarray, instructions: list[str], previous: np.ndarray | None = None) -> np.ndarray:
         h, w = self.policy.image_size
         if screens.shape[1:3] != (h, w):
             screens = np.stack([np.asarray(Image.fromarray(s).resize((w, h), Image.BILINEAR)) for s in screens])
-        return self.policy.select_action(screens, instructions)
+        return self.policy.select_action(screens, instructions, previous)
 
 
 class Labeller:
@@ -80,7 +75,7 @@ def relabelled(record: EpisodeRecord, parser: ActionParser) -> EpisodeRecord | N
                 return None
             return replace(record, steps=steps, final_observation=step.observation, final_extra=step.extra,
                            terminated=False, truncated=True)
-        steps.append(replace(step, action=step.label, parsed=parser.parse(step.label).as_dict()))
+        steps.append(replace(step, action=step.label, parsed=parser.parse(step.label).as_dict(), acted=step.action))
     return replace(record, steps=steps)
 
 

@@ -82,6 +82,33 @@ def grid_positions(h: int, w: int, dim: int, device: torch.device | None = None)
     return torch.cat([rows[:, None].expand(h, w, -1), cols[None].expand(h, w, -1)], dim=-1).reshape(h * w, dim)
 
 
+class PreviousAction(nn.Module):
+    """``model.history``: the episode's previous dual-gesture as a ``(B, d)`` vector, from its four numbers at
+    ``FREQUENCIES`` octaves (sine and cosine: a point is told from its neighbours a 32nd of the screen away) and
+    whether there is one at all (NaN, or no tensor, at an episode's first step).
+
+    A memoryless policy cannot tell a screen its last tap left unchanged (a radio button already checked) from the
+    same screen before that tap, and repeats the tap until the step limit; the previous action tells them apart."""
+
+    FREQUENCIES = 6
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.net = mlp(4 * 2 * self.FREQUENCIES + 1, [dim], dim)
+
+    def forward(self, previous: torch.Tensor | None, batch: int, device: torch.device) -> torch.Tensor:
+        if previous is None:
+            previous = torch.full((batch, 4), float("nan"), device=device)
+        previous = previous.to(device=device, dtype=torch.float32)
+        if previous.shape != (batch, 4):
+            raise VluiError(f"the previous actions are {tuple(previous.shape)}, expected ({batch}, 4)")
+        present = ~torch.isnan(previous).any(dim=-1, keepdim=True)
+        freqs = (2.0 ** torch.arange(self.FREQUENCIES, device=device)) * (math.pi / 2)
+        angle = (torch.where(present, previous, 0.0)[..., None] * freqs).flatten(1)  # (B, 4 * F)
+        waves = torch.cat([angle.sin(), angle.cos()], dim=-1) * present
+        return self.net(torch.cat([waves, present.float()], dim=-1))
+
+
 class Fused(NamedTuple):
     """What the encoder hands the heads: the pooled ``(B, d)`` vector, the ``(B, N, d)`` image tokens (with their
     positions when the model has them), the projected ``(B, L, d)`` instruction tokens with their mask, and the
@@ -102,22 +129,28 @@ class Encoder(nn.Module):
         self.vision = VisionEncoder(cfg.vision.name, cfg.hidden_dim, cfg.vision.pretrained if load_pretrained else None,
                                     cfg.vision.freeze, cfg.vision.feature_index, cfg.vision.detail_index)
         self.text_proj = nn.Linear(text_dim, cfg.hidden_dim)
+        self.previous = PreviousAction(cfg.hidden_dim) if cfg.history else None
         self.fusion = Fusion(cfg.hidden_dim, cfg.num_heads, cfg.dropout)
         self.positions = cfg.positions
         if cfg.positions and cfg.hidden_dim % 4:
             raise VluiError(f"model.hidden_dim ({cfg.hidden_dim}) must be divisible by 4 for model.positions=true")
 
-    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> Fused:
-        """``(B, H, W, 3)`` uint8, ``(B, L, Dt)``, ``(B, L)`` bool -> :class:`Fused`."""
-        return self.from_feature_map(self.vision.feature_map(images), text, mask)
+    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
+                previous: torch.Tensor | None = None) -> Fused:
+        """``(B, H, W, 3)`` uint8, ``(B, L, Dt)``, ``(B, L)`` bool, and with ``model.history`` the episode's
+        previous ``(B, 4)`` actions (NaN rows, or None, where there is none) -> :class:`Fused`."""
+        return self.from_feature_map(self.vision.feature_map(images), text, mask, previous)
 
-    def from_feature_map(self, fmap: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> Fused:
+    def from_feature_map(self, fmap: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
+                         previous: torch.Tensor | None = None) -> Fused:
         """The same from the image backbone's ``(B, C, h, w)`` output (precomputed when the backbone is frozen)."""
         h, w = int(fmap.shape[-2]), int(fmap.shape[-1])
         tokens = self.vision.tokens(fmap.float())
         if self.positions:
             tokens = tokens + grid_positions(h, w, tokens.shape[-1], tokens.device).to(tokens.dtype)
         text = self.text_proj(text)
+        if self.previous is not None:  # the previous action joins every query: "I just tapped there"
+            text = text + self.previous(previous, len(text), text.device).to(text.dtype)[:, None]
         return Fused(self.fusion(text, mask, tokens), tokens, text, mask, (h, w))
 
 
@@ -201,9 +234,11 @@ class VLUIPolicy(nn.Module):
             raise VluiError(f"unknown model.head {cfg.head!r}; choose from: {', '.join(HEADS)}")
         self.head = HEADS[cfg.head](cfg)
 
-    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """``(B, H, W, 3)`` uint8 screens and instruction tokens -> ``(B, 4)`` actions in [-1, 1]."""
-        return self.act_from_features(self.encoder(images, text, mask))
+    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
+                previous: torch.Tensor | None = None) -> torch.Tensor:
+        """``(B, H, W, 3)`` uint8 screens and instruction tokens (and, with ``model.history``, the episode's
+        previous ``(B, 4)`` actions, NaN where none) -> ``(B, 4)`` actions in [-1, 1]."""
+        return self.act_from_features(self.encoder(images, text, mask, previous))
 
     def head_output(self, features: Fused) -> Any:
         """The head's raw output (what its loss trains): ``(B, 4)`` actions for ``mlp``, cell scores and offsets
@@ -215,15 +250,19 @@ class VLUIPolicy(nn.Module):
         return self.head.actions(self.head(features))
 
     @torch.no_grad()
-    def select_action(self, screens: np.ndarray | torch.Tensor, instructions: list[str]) -> np.ndarray:
-        """Rollouts: ``(B, H, W, 3)`` uint8 screens and their instructions -> ``(B, 4)`` float32 actions."""
+    def select_action(self, screens: np.ndarray | torch.Tensor, instructions: list[str],
+                      previous: np.ndarray | None = None) -> np.ndarray:
+        """Rollouts: ``(B, H, W, 3)`` uint8 screens, their instructions and the episodes' previous ``(B, 4)``
+        actions (NaN rows where none; read by a policy with ``model.history``) -> ``(B, 4)`` float32 actions."""
         device = next(self.encoder.parameters()).device
         images = torch.as_tensor(np.asarray(screens), device=device)
         if tuple(images.shape[1:3]) != self.image_size:
             raise VluiError(f"the policy takes {self.image_size[0]}x{self.image_size[1]} screens, got "
                             f"{images.shape[1]}x{images.shape[2]}: set env.observation_height/width to match")
         text, mask = self.text.lookup(list(instructions))
-        return self(images, text.to(device), mask.to(device)).float().cpu().numpy()
+        prev = None if previous is None or not self.cfg.history else torch.as_tensor(
+            np.asarray(previous, dtype=np.float32), device=device)
+        return self(images, text.to(device), mask.to(device), prev).float().cpu().numpy()
 
 
 class Critics(nn.Module):

@@ -51,6 +51,7 @@ class ModelConfig:
     head: str = "mlp"  # "mlp": the paper's regression head | "pointer": touch and lift cells on the image grid
     positions: bool = False  # add 2-D sine-cosine positions to the image tokens (the paper adds none)
     pointer_layers: int = 1  # head=pointer: self-attention layers over the instruction-conditioned image tokens
+    history: bool = False  # the previous action of the episode is an input too (none at the first step)
 
     LIMITS: ClassVar[dict[str, Range]] = {"hidden_dim": AT_LEAST_1, "num_heads": AT_LEAST_1, "head_dims": AT_LEAST_1,
                                           "dropout": Range(0, 1, open_hi=True), "pointer_layers": Range(0, None)}
