@@ -55,6 +55,21 @@ def test_iql_logs_its_three_losses(tmp_path: Path, tiny_dataset: Path) -> None:
     assert {"train/q_loss", "train/v_loss", "train/actor_loss", "train/samples_per_s", "val/bc_loss"} <= logged
 
 
+@pytest.mark.parametrize("algo", [["algo=bc"], ["algo=iql", "algo.share_encoders=false"]])
+def test_a_policy_with_memory_trains_with_either_algorithm_and_keeps_it_in_its_export(tmp_path: Path,
+                                                                                       tiny_dataset: Path,
+                                                                                       algo: list[str]) -> None:
+    # IQL's critics read the previous action too, their own encoder's included; o' was reached by a's action
+    result = train.run(compose("train", tiny(tmp_path, tiny_dataset, *algo, "model.history=true", "model.head=pointer",
+                                             "model.positions=true"), output_dir=tmp_path / "run"))
+    policy = load_policy(result["policy"])
+    assert policy.cfg.history and policy.encoder.previous is not None
+    screens = np.zeros((2, 64, 32, 3), np.uint8)
+    actions = policy.select_action(screens, ["turn on airplane mode"] * 2,
+                                   np.array([[np.nan] * 4, [0.5, 0.0, -0.5, 0.0]], np.float32))
+    assert actions.shape == (2, 4) and np.isfinite(actions).all()
+
+
 def test_iql_trains_the_pointer_head_on_success_filtered_and_mixed_data(tmp_path: Path, tiny_dataset: Path,
                                                                         random_dataset: Path) -> None:
     # IQL weighs the pointer head's own loss by the advantages; the random agent's failures are in the mix
