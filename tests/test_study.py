@@ -51,6 +51,16 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     # the report of the resumed study still has the wall-clock of the steps done before
     assert meta["timings_s"]["train scratch seed 0"] == json.loads((out / "study.json").read_text())["timings_s"][
         "train scratch seed 0"]
+    # a study whose arms change evaluates them afresh, and keeps the evaluation of the arms before
+    before = sorted(p.name for p in (tmp_path / "outputs" / "evaluate").iterdir())
+    changed = yaml.safe_load(yaml.safe_dump(TINY))
+    del changed["tiny"]["cpu"]["arms"]["pretrained"]
+    spec.write_text(yaml.safe_dump(changed, sort_keys=False))
+    fewer = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=600)
+    assert fewer.returncode == 0, fewer.stderr[-2000:]
+    assert fewer.stdout.count("done before") == 2 and "| pretrained" not in (out / "report.md").read_text()
+    after = sorted(p.name for p in (tmp_path / "outputs" / "evaluate").iterdir())
+    assert set(before) < set(after) and len(after) == 2 * len(before)
 
 
 def test_the_shipped_studies_are_well_formed() -> None:

@@ -14,6 +14,7 @@ Where things go: checkpoints in ``checkpoints/study/<name>/<arm>-seed<s>``, eval
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 import os
@@ -126,16 +127,23 @@ def commands(study: Study) -> list[tuple[str, list[str], Path | None]]:
                 *_job("train"), *study.base, *overrides, f"seed={seed}",
                 f"run_name=study-{study.name}-{study.size}-{arm}-seed{seed}",
                 f"callbacks.model_checkpoint.dirpath={out}"], work_dir() / out / "policy" / "model.safetensors"))
-    groups = {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
     for split, split_overrides in study.splits.items():
         steps.append((f"evaluate on {split}", [
-            *_job("evaluate"), f"checkpoint={hydra_value(groups)}", *split_overrides, "runs=1",
+            *_job("evaluate"), f"checkpoint={hydra_value(_groups(study))}", *split_overrides, "runs=1",
             *study.evaluate, f"name={evaluation_name(study, split)}"], None))
     return steps
 
 
+def _groups(study: Study) -> dict[str, list[str]]:
+    return {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
+
+
 def evaluation_name(study: Study, split: str) -> str:
-    return f"study-{study.name}-{study.size}-{split}"
+    """The evaluation's folder in outputs/evaluate: named after the study and the split, and a digest of what it
+    evaluates (the arms' runs and the overrides), so a study whose arms change evaluates afresh and the evaluation
+    of the arms before is kept."""
+    what = json.dumps([_groups(study), study.splits[split], study.evaluate], sort_keys=True)
+    return f"study-{study.name}-{study.size}-{split}-{hashlib.sha256(what.encode()).hexdigest()[:8]}"
 
 
 def run(study: Study, out: Path, plan_only: bool = False) -> dict[str, Any]:
