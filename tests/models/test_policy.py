@@ -157,7 +157,7 @@ def test_a_history_policy_learns_what_an_unchanged_screen_needs_from_its_previou
     # the time picker after "Add alarm" and after tapping AM look alike when AM was already checked: only the
     # previous action says whether to tap AM or go on to the hour. A memoryless policy can only average the two.
     torch.manual_seed(0)
-    cfg = ModelConfig(VisionConfig("efficientnet_b0", feature_index=-2), TextConfig("t5", size="tiny"),
+    cfg = ModelConfig(VisionConfig("efficientnet_b0", freeze=True, feature_index=-2), TextConfig("t5", size="tiny"),
                       hidden_dim=32, num_heads=2, head_dims=[32], head="mlp", history=True)
     policy = VLUIPolicy(cfg, SIZE)
     screen = torch.full((2, 64, 32, 3), 120, dtype=torch.uint8)
@@ -165,8 +165,11 @@ def test_a_history_policy_learns_what_an_unchanged_screen_needs_from_its_previou
     previous = torch.tensor([[float("nan")] * 4, [-0.6, 0.5, -0.6, 0.5]])  # first step; after tapping "AM"
     wanted = torch.tensor([[-0.6, 0.5, -0.6, 0.5], [0.1, -0.4, 0.1, -0.4]])  # tap "AM"; tap the hour
     opt = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=3e-3)
+    with torch.no_grad():
+        fmap = policy.encoder.vision.feature_map(screen)  # the frozen backbone's, once
     for _ in range(150):
-        loss = torch.nn.functional.mse_loss(policy(screen, text, mask, previous), wanted)
+        loss = torch.nn.functional.mse_loss(policy.act_from_features(policy.encoder.from_feature_map(
+            fmap, text, mask, previous)), wanted)
         opt.zero_grad()
         loss.backward()
         opt.step()
