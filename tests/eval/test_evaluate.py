@@ -97,6 +97,27 @@ def _export_tiny(path: Path, seed: int) -> None:
                              (64, 32)), path / "policy")
 
 
+def test_a_policy_trained_again_into_the_same_folder_is_evaluated_afresh(tmp_path: Path, capsys) -> None:
+    # the quickstart evaluates checkpoints/quickstart/<run> under one name every time: episodes of the weights that
+    # were there before must not be passed off as the new policy's
+    args = (f"checkpoint={tmp_path}/run", "tasks=[open_clock]", "env.snapshots=[100,101]", "runs=1",
+            "env.observation_height=64", "env.observation_width=32", "adaptive_metrics=false")
+    _export_tiny(tmp_path / "run", seed=0)
+    evaluate.run(cfg(tmp_path, *args))
+    first = (tmp_path / "out" / "episodes.jsonl").read_text()
+    evaluate.run(cfg(tmp_path, *args))  # the same weights: resumed, nothing runs again or moves
+    assert (tmp_path / "out" / "episodes.jsonl").read_text() == first
+    assert not list((tmp_path / "out").glob("earlier-*"))
+    _export_tiny(tmp_path / "run", seed=1)  # trained again
+    capsys.readouterr()
+    evaluate.run(cfg(tmp_path, *args))
+    assert "evaluation of its policies' earlier weights" in capsys.readouterr().out
+    (aside,) = (tmp_path / "out").glob("earlier-*")
+    assert (aside / "episodes.jsonl").read_text() == first  # kept
+    fresh = [json.loads(x) for x in (tmp_path / "out" / "episodes.jsonl").read_text().splitlines()]
+    assert len(fresh) == 2 and [r["actions"] for r in fresh] != [json.loads(x)["actions"] for x in first.splitlines()]
+
+
 def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(tmp_path: Path) -> None:
     for seed in range(3):
         _export_tiny(tmp_path / "exp" / f"bc-seed{seed}", seed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
               "seed": cfg.seed, "agent": measured, "env": env.measured()}
     if several:
         recipe["policies"] = [[g, c] for g, c in policies]
+    if groups:  # a policy trained again into the same folder is another policy: its episodes are not resumed
+        from vlui.models.policy import weights_digest  # torch: only where policies are evaluated
+
+        recipe["weights"] = {c: weights_digest(c) for _, c in policies}
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
     log = out / "episodes.jsonl"
@@ -225,6 +230,21 @@ def _checked_agent(agent_cfg: dict[str, Any], env: EnvConfig, name: str = ""):
 CONNECTION = ("url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s")
 
 
+def _without_weights(recipe: Any) -> Any:
+    return {k: v for k, v in recipe.items() if k != "weights"} if isinstance(recipe, dict) else recipe
+
+
+def _set_aside(out: Path, what: str) -> None:
+    """Move the evaluation in ``out`` (its files, not the log of the runs) into ``out/earlier-<time>/``: kept, and
+    out of the way of a fresh one."""
+    aside = out / f"earlier-{time.strftime('%Y%m%d-%H%M%S')}"
+    aside.mkdir()
+    for path in out.iterdir():
+        if path.is_file() and path.name != "cli.log":
+            path.replace(aside / path.name)
+    print(f"evaluate: {out} held an evaluation of {what}; it is kept in {aside.name}/, evaluating afresh")
+
+
 def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dict[str, Any]]:
     """Episodes already evaluated in ``out`` with the same recipe. A damaged ``recipe.json`` or line of
     ``episodes.jsonl`` is a one-line error naming it; nothing in the folder is changed or dropped silently, except a
@@ -236,7 +256,9 @@ def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dic
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise VluiError(f"{meta} is damaged ({str(err).splitlines()[0]}): restore it, or evaluate into another "
                             "folder (name=... or hydra.run.dir=...)") from None
-        if saved != recipe:
+        if saved != recipe and _without_weights(saved) == _without_weights(recipe):
+            _set_aside(out, "its policies' earlier weights")  # trained again since: evaluate them afresh
+        elif saved != recipe:
             raise VluiError(f"{out} holds an evaluation with other settings: name this one (name=...) or choose "
                             "another output folder (hydra.run.dir=...)")
     done: dict[str, dict[str, Any]] = {}

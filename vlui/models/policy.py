@@ -17,6 +17,7 @@ no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -305,6 +306,22 @@ def export_policy(policy: VLUIPolicy, directory: str | Path, metadata: dict[str,
     finally:
         tmp.unlink(missing_ok=True)
     return directory
+
+
+def weights_digest(checkpoint: str | Path) -> str:
+    """A short digest of a policy's weights file (an export's ``model.safetensors``, or a ``.ckpt`` file): what
+    tells a policy from one trained again into the same folder. ``missing`` when there is no such file (loading it
+    says why)."""
+    path = Path(checkpoint)
+    if not path.is_file():
+        path = (path / "policy" if (path / "policy").is_dir() else path) / "model.safetensors"
+    if not path.is_file():
+        return "missing"
+    digest = hashlib.blake2b(digest_size=8)
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def load_policy(checkpoint: str | Path, device: str | torch.device = "cpu") -> VLUIPolicy:
