@@ -26,6 +26,7 @@ from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
+from vlui.models.policy import weights_digest
 from vlui.rollout import EpisodeRecord, Job, result_line, rollout
 from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
@@ -125,8 +126,6 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if several:
         recipe["policies"] = [[g, c] for g, c in policies]
     if groups:  # a policy trained again into the same folder is another policy: its episodes are not resumed
-        from vlui.models.policy import weights_digest  # torch: only where policies are evaluated
-
         recipe["weights"] = {c: weights_digest(c) for _, c in policies}
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
