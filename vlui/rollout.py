@@ -238,8 +238,7 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
 def previous_action(record: EpisodeRecord | None) -> np.ndarray:
     """The ``(4,)`` action the episode's agent took last, NaN at its first step (or after a malformed text
     action): what a policy with ``model.history`` reads besides the screen."""
-    last = record.steps[-1] if record is not None and record.steps else None
-    taken = None if last is None else (last.acted if last.acted is not None else last.action)
+    taken = record.steps[-1].action if record is not None and record.steps else None
     if taken is None or np.shape(taken) != (4,):
         return np.full(4, np.nan, dtype=np.float32)
     return np.asarray(taken, dtype=np.float32)

@@ -128,13 +128,12 @@ class PPOModule(_Base):
                previous: np.ndarray | None = None) -> dict[str, torch.Tensor]:
         """A batch of screens, instructions and previous actions (NaN rows where none) as the policy's inputs: a
         frozen backbone's features (computed once per distinct screen), or the screens themselves."""
-        index = torch.tensor([self.instruction_index[i] for i in instructions], device=self.device)
         if previous is None:
             previous = np.full((len(screens), 4), np.nan, dtype=np.float32)
-        index = {"instruction": index, "previous": torch.as_tensor(np.asarray(previous, dtype=np.float32),
-                                                                    device=self.device)}
+        common = {"instruction": torch.tensor([self.instruction_index[i] for i in instructions], device=self.device),
+                  "previous": torch.as_tensor(np.asarray(previous, dtype=np.float32), device=self.device)}
         if not self.frozen:
-            return {"screens": torch.as_tensor(np.stack(screens), device=self.device), **index}
+            return {"screens": torch.as_tensor(np.stack(screens), device=self.device), **common}
         keys = [_digest(s) for s in screens]
         missing = list({k: s for k, s in zip(keys, screens) if k not in self._features}.items())
         vision = self.policy.encoder.vision
@@ -145,7 +144,7 @@ class PPOModule(_Base):
                 fmap = vision.feature_map(images).half()
             for (key, _), f in zip(chunk, fmap):
                 self._features[key] = f
-        return {"features": torch.stack([self._features[k] for k in keys]), **index}
+        return {"features": torch.stack([self._features[k] for k in keys]), **common}
 
     def fused(self, batch: dict[str, torch.Tensor]) -> Fused:
         text, mask = self.instr_tokens[batch["instruction"]], self.instr_mask[batch["instruction"]]

@@ -261,8 +261,7 @@ class VLUIPolicy(nn.Module):
             raise VluiError(f"the policy takes {self.image_size[0]}x{self.image_size[1]} screens, got "
                             f"{images.shape[1]}x{images.shape[2]}: set env.observation_height/width to match")
         text, mask = self.text.lookup(list(instructions))
-        prev = None if previous is None or not self.cfg.history else torch.as_tensor(
-            np.asarray(previous, dtype=np.float32), device=device)
+        prev = None if previous is None else torch.as_tensor(np.asarray(previous, dtype=np.float32), device=device)
         return self(images, text.to(device), mask.to(device), prev).float().cpu().numpy()
 
 
