@@ -95,6 +95,18 @@ def test_an_arm_starts_from_the_same_seeds_run_of_an_earlier_arm() -> None:
                     assert ref in [a for a, _ in arms[:i]], (name, size, ref)
 
 
+def test_arms_runs_a_subset_with_the_arms_it_starts_from_and_the_same_runs() -> None:
+    study = load("online", seeds=5, arms=["ppo-bc-mem"])
+    assert list(study.arms) == ["dagger-mem", "ppo-bc-mem"]  # the policy it starts from comes along
+    train = {what: cmd for what, cmd, _ in commands(study) if what.startswith("train ")}
+    assert len(train) == 10 and f"init={run_dir(study, 'dagger-mem', 4)}" in train["train ppo-bc-mem seed 4"]
+    full = load("online")  # the same run folders as the whole study's: seeds trained there are not trained again
+    assert run_dir(study, "dagger-mem", 0) == run_dir(full, "dagger-mem", 0)
+    result = run_python("-m", "vlui.study", "online", "--arms", "ppo-bc-mem,nope", "--plan")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "--arms: the study has no arm 'nope'; its arms: dagger, ppo," in result.stderr
+
+
 def test_online_runs_learning_curves_go_into_the_report(tmp_path: Path, monkeypatch) -> None:
     from vlui.algos.ppo import CURVE_COLUMNS
 

@@ -60,6 +60,7 @@ class Study:
     splits: dict[str, list[str]] = field(default_factory=lambda: {"test": ["env.snapshots=test"],
                                                                    "train": ["env.snapshots=train"]})
     evaluate: list[str] = field(default_factory=list)  # more evaluate.py overrides (e.g. tasks=...)
+    chosen: list[str] = field(default_factory=list)  # --arms: the arms asked for (empty: all of them)
 
 
 def studies(path: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -70,8 +71,10 @@ def paper_numbers() -> dict[str, Any]:
     return yaml.safe_load((HERE / "paper.yaml").read_text(encoding="utf-8"))
 
 
-def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None) -> Study:
-    """Study ``name`` of ``studies.yaml`` (or of the file at ``path``) at ``size``, with seeds 0 to ``seeds - 1``."""
+def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
+         arms: list[str] | None = None) -> Study:
+    """Study ``name`` of ``studies.yaml`` (or of the file at ``path``) at ``size``, with seeds 0 to ``seeds - 1``;
+    with ``arms``, only those arms and the arms they start from (``{run:ARM}``)."""
     known = studies(path)
     if name not in known:
         raise VluiError(f"unknown study {name!r}; choose from: {', '.join(known)}")
@@ -81,11 +84,27 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None)
     if seeds < 1:
         raise VluiError("--seeds must be at least 1 (3 or more for an error bar)")
     sized = spec[size]
+    every = {str(k): [str(v) for v in vs] for k, vs in sized["arms"].items()}
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
                  {str(k): [str(v) for v in vs] for k, vs in sized["datasets"].items()}, [str(v) for v in sized["base"]],
-                 {str(k): [str(v) for v in vs] for k, vs in sized["arms"].items()}, list(range(seeds)),
+                 _with_starts(every, arms) if arms else every, list(range(seeds)),
                  {str(k): _split_overrides(v) for k, v in sized.get("splits", {"test": "test", "train": "train"}).items()},
-                 [str(v) for v in sized.get("evaluate", [])])
+                 [str(v) for v in sized.get("evaluate", [])], list(arms or []))
+
+
+def _with_starts(every: dict[str, list[str]], chosen: list[str]) -> dict[str, list[str]]:
+    """The arms ``chosen`` and those they start from (``{run:ARM}``, followed back), in the study's order."""
+    unknown = [a for a in chosen if a not in every]
+    if unknown:
+        raise VluiError(f"--arms: the study has no arm {unknown[0]!r}; its arms: {', '.join(every)}")
+    keep: set[str] = set()
+    todo = list(chosen)
+    while todo:
+        arm = todo.pop()
+        if arm not in keep:
+            keep.add(arm)
+            todo += [m.group(1) for o in every[arm] for m in RUN_REF.finditer(o)]
+    return {arm: overrides for arm, overrides in every.items() if arm in keep}
 
 
 def _split_overrides(value: Any) -> list[str]:
@@ -299,8 +318,9 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                   "first update, then as it trains) and of the sampling policy in its own rollouts, per seed: "
                   "`learning_curve.png`, `learning_curve.csv` (each run's `curve.csv`).", "",
                   "![learning curves](learning_curve.png)", ""]
+    chosen = f" --arms {','.join(study.chosen)}" if study.chosen else ""
     lines += ["## How it was made", "", f"`python -m vlui.study {study.name} --size {study.size} --seeds "
-              f"{len(study.seeds)}`, which ran:", "", "```"]
+              f"{len(study.seeds)}{chosen}`, which ran:", "", "```"]
     for _, cmd, _ in commands(study):
         lines.append(f"python {cmd[2].split(';')[0].split()[-1]}.py {' '.join(cmd[3:])}")
     lines += ["```", ""]

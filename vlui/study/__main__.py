@@ -1,4 +1,5 @@
-"""``python -m vlui.study NAME [--size cpu|gpu] [--seeds N] [--out DIR] [--plan] [--report-only] [--list]``."""
+"""``python -m vlui.study NAME [--size cpu|gpu] [--seeds N] [--arms A,B] [--out DIR] [--plan] [--report-only]
+[--list]``."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", nargs="?", help="the study (--list shows them)")
     parser.add_argument("--size", default="cpu", help="cpu (default: finishes on a laptop) or gpu (the paper's recipes)")
     parser.add_argument("--seeds", type=int, default=3, help="training seeds per arm (default 3)")
-    parser.add_argument("--out", help="report folder (default outputs/study/<name>-<size>)")
+    parser.add_argument("--arms", help="only these arms (comma-separated) and the arms they start from, e.g. to "
+                        "add seeds where a question needs them: --arms ppo-bc-mem --seeds 5")
+    parser.add_argument("--out", help="report folder (default outputs/study/<name>-<size>, with --arms "
+                        "outputs/study/<name>-<size>-<arm>+<arm>)")
     parser.add_argument("--plan", action="store_true", help="print the commands the study runs, run nothing")
     parser.add_argument("--report-only", action="store_true", help="write the report from finished evaluations")
     parser.add_argument("--list", action="store_true", help="list the studies")
@@ -29,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
             for name, spec in studies(Path(args.studies) if args.studies else None).items():
                 print(f"{name}: {spec['title']} ({len(spec['cpu']['arms'])} arms)")
             return 0
-        study = load(args.name, args.size, args.seeds, Path(args.studies) if args.studies else None)
-        out = Path(args.out) if args.out else work_dir() / "outputs" / "study" / f"{study.name}-{study.size}"
+        arms = [a.strip() for a in args.arms.split(",") if a.strip()] if args.arms else None
+        study = load(args.name, args.size, args.seeds, Path(args.studies) if args.studies else None, arms)
+        folder = f"{study.name}-{study.size}" + ("-" + "+".join(arms) if arms else "")
+        out = Path(args.out) if args.out else work_dir() / "outputs" / "study" / folder
         if args.report_only:
             result = report(study, out, recorded_timings(study, out))
         else:
