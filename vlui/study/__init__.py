@@ -103,7 +103,7 @@ def _with_starts(every: dict[str, list[str]], chosen: list[str]) -> dict[str, li
         arm = todo.pop()
         if arm not in keep:
             keep.add(arm)
-            todo += [m.group(1) for o in every[arm] for m in RUN_REF.finditer(o)]
+            todo += _starts(every[arm])
     return {arm: overrides for arm, overrides in every.items() if arm in keep}
 
 
@@ -224,9 +224,14 @@ def rows(study: Study) -> list[dict[str, Any]]:
     return out
 
 
+def _starts(overrides: list[str]) -> list[str]:
+    """The arms whose same-seed runs an arm's ``overrides`` name (``{run:ARM}``)."""
+    return [m.group(1) for o in overrides for m in RUN_REF.finditer(o)]
+
+
 def started_from(study: Study, arm: str) -> str | None:
     """The arm whose same-seed run ``arm`` starts from (``{run:ARM}`` in its overrides), if any."""
-    found = [m.group(1) for o in study.arms[arm] for m in [RUN_REF.search(o)] if m]
+    found = _starts(study.arms[arm])
     return found[0] if found else None
 
 
