@@ -46,19 +46,13 @@ def _weighted(rng: random.Random, table: Mapping[Any, float]) -> Any:
     return rng.choices(keys, weights=[float(table[k]) for k in keys])[0]
 
 
-def _fits(profile: dict[str, Any], dpi: int, spec: dict[str, Any]) -> bool:
-    """Whether the screen at ``dpi`` is at least ``min_width_dp`` wide and ``min_height_dp`` tall."""
-    return (smallest_width_dp(profile, dpi) >= spec["min_width_dp"]
-            and profile["height"] * 160 / dpi >= spec["min_height_dp"])
-
-
 def _density(rng: random.Random, profile: dict[str, Any], spec: dict[str, Any]) -> int:
     """A density around the profile's default: a drawn factor, or the next lower one while the screen would be
-    narrower than ``min_width_dp`` or shorter than ``min_height_dp``."""
+    narrower than ``min_width_dp``."""
     factors = sorted(float(f) for f in spec["density"])
     factor = float(_weighted(rng, spec["density"]))
     i = factors.index(factor)
-    while i > 0 and not _fits(profile, round(profile["dpi"] * factors[i]), spec):
+    while i > 0 and smallest_width_dp(profile, round(profile["dpi"] * factors[i])) < spec["min_width_dp"]:
         i -= 1
     return round(profile["dpi"] * factors[i])
 
