@@ -107,9 +107,12 @@ class PPOConfig:
     # weight of imitating data.name's demonstrations alongside (DAPG): keeps what they taught where PPO does not roll
     # out; 0 turns it off
     bc_coef: float = 0.0
+    # the last blocks of the starting policy's frozen backbone that train too (its model.vision.tune_blocks); None
+    # keeps the policy's own setting
+    tune_blocks: Optional[int] = None
 
     LIMITS: ClassVar[dict[str, Range]] = {
-        "bc_coef": NON_NEGATIVE, "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "envs": AT_LEAST_1, "epochs": AT_LEAST_1,
+        "bc_coef": NON_NEGATIVE, "tune_blocks": Range(0, optional=True), "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "envs": AT_LEAST_1, "epochs": AT_LEAST_1,
         "minibatch": AT_LEAST_1, "clip": Range(0, 1, open_lo=True), "discount": FRACTION, "gae_lambda": FRACTION,
         "value_coef": NON_NEGATIVE, "value_lr": POSITIVE, "entropy_coef": NON_NEGATIVE, "step_cost": NON_NEGATIVE,
         "max_grad_norm": POSITIVE, "target_kl": Range(0, optional=True, open_lo=True), "eval_every": Range(0),

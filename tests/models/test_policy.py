@@ -166,9 +166,9 @@ def test_a_history_policy_learns_what_an_unchanged_screen_needs_from_its_previou
     wanted = torch.tensor([[-0.6, 0.5, -0.6, 0.5], [0.1, -0.4, 0.1, -0.4]])  # tap "AM"; tap the hour
     opt = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=3e-3)
     with torch.no_grad():
-        fmap = policy.encoder.vision.feature_map(screen)  # the frozen backbone's, once
+        fmap = policy.encoder.vision.cached_map(screen)  # the frozen backbone's, once
     for _ in range(150):
-        loss = torch.nn.functional.mse_loss(policy.act_from_features(policy.encoder.from_feature_map(
+        loss = torch.nn.functional.mse_loss(policy.act_from_features(policy.encoder.from_cached(
             fmap, text, mask, previous)), wanted)
         opt.zero_grad()
         loss.backward()

@@ -36,8 +36,8 @@ def key(vision: VisionEncoder, frames: torch.Tensor) -> str:
     """The hash naming the feature maps of ``frames`` (``(N, H, W, 3)`` uint8) under ``vision``'s backbone."""
     h = hashlib.sha256()
     h.update(repr((FORMAT, torch.__version__, vision.name, vision.feature_index, vision.detail_index,
-                   tuple(frames.shape))).encode())
-    state = {**vision.backbone.state_dict(prefix="backbone."), "mean": vision.mean, "std": vision.std}
+                   tuple(frames.shape)) + ((vision.tune_blocks,) if vision.tune_blocks else ())).encode())
+    state = vision.cache_state()  # the backbone's frozen part (trained blocks change during training)
     for name in sorted(state):
         t = state[name].detach().cpu().contiguous()
         h.update(name.encode() + str(t.dtype).encode() + str(tuple(t.shape)).encode())

@@ -90,7 +90,7 @@ class _Base(L.LightningModule):
         vision = self.policy.encoder.vision.to(self.device)
         # on a CPU small batches are several times faster: a large batch's activations are fresh memory each time
         batch = 256 if self.device.type == "cuda" else 8
-        out = [vision.feature_map(frames[i:i + batch].to(self.device)).half()  # half the memory
+        out = [vision.cached_map(frames[i:i + batch].to(self.device)).half()  # half the memory
                for i in range(0, len(frames), batch)]
         return torch.cat(out).contiguous()  # the layout a stored copy is read back in (not channels-last)
 
@@ -99,7 +99,7 @@ class _Base(L.LightningModule):
         previous = batch.get("previous" if key == "images" else "next_previous")
         if self.feature_cache.numel():
             frame = batch["frame" if key == "images" else "next_frame"].to(self.feature_cache.device)
-            return self.policy.encoder.from_feature_map(self.feature_cache[frame], text, mask, previous)
+            return self.policy.encoder.from_cached(self.feature_cache[frame], text, mask, previous)
         return self._encode(self.images(batch, key, train), text, mask, previous)
 
     def actor_loss(self, features: Fused, actions: torch.Tensor, weights: torch.Tensor | None = None):

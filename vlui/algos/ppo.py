@@ -141,7 +141,7 @@ class PPOModule(_Base):
             chunk = missing[i:i + 64]
             images = torch.as_tensor(np.stack([s for _, s in chunk]), device=self.device)
             with torch.no_grad():
-                fmap = vision.feature_map(images).half()
+                fmap = vision.cached_map(images).half()
             for (key, _), f in zip(chunk, fmap):
                 self._features[key] = f
         return {"features": torch.stack([self._features[k] for k in keys]), **common}
@@ -150,7 +150,7 @@ class PPOModule(_Base):
         text, mask = self.instr_tokens[batch["instruction"]], self.instr_mask[batch["instruction"]]
         previous = batch.get("previous")
         if "features" in batch:
-            return self.policy.encoder.from_feature_map(batch["features"], text, mask, previous)
+            return self.policy.encoder.from_cached(batch["features"], text, mask, previous)
         return self._encode(batch["screens"], text, mask, previous)
 
     def distribution(self, fused: Fused) -> PointerDistribution | SquashedGaussian:

@@ -74,7 +74,10 @@ def build(cfg: DictConfig) -> tuple[PPOModule, RolloutData]:
         raise VluiError("algo=ppo trains at a constant learning rate: algo.optim.scheduler=constant")
     start = load_policy(cfg.init)
     algo = OmegaConf.to_container(cfg.algo, resolve=True)
-    module = PPOModule(policy=to_dict(start.cfg, start.image_size), algo=algo, seed=cfg.seed,
+    model = start.cfg
+    if algo.get("tune_blocks") is not None:  # the settings of the policy it starts from, but more of it trains
+        model = replace(model, vision=replace(model.vision, tune_blocks=algo["tune_blocks"]))
+    module = PPOModule(policy=to_dict(model, start.image_size), algo=algo, seed=cfg.seed,
                        channels_last=cfg.channels_last, compile=cfg.compile)
     module.policy.load_state_dict(start.state_dict())
     h, w = start.image_size  # the phones' screens at the policy's size

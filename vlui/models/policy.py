@@ -128,7 +128,8 @@ class Encoder(nn.Module):
     def __init__(self, cfg: ModelConfig, text_dim: int, load_pretrained: bool = True) -> None:
         super().__init__()
         self.vision = VisionEncoder(cfg.vision.name, cfg.hidden_dim, cfg.vision.pretrained if load_pretrained else None,
-                                    cfg.vision.freeze, cfg.vision.feature_index, cfg.vision.detail_index)
+                                    cfg.vision.freeze, cfg.vision.feature_index, cfg.vision.detail_index,
+                                    cfg.vision.tune_blocks)
         self.text_proj = nn.Linear(text_dim, cfg.hidden_dim)
         self.previous = PreviousAction(cfg.hidden_dim) if cfg.history else None
         self.fusion = Fusion(cfg.hidden_dim, cfg.num_heads, cfg.dropout)
@@ -140,11 +141,13 @@ class Encoder(nn.Module):
                 previous: torch.Tensor | None = None) -> Fused:
         """``(B, H, W, 3)`` uint8, ``(B, L, Dt)``, ``(B, L)`` bool, and with ``model.history`` the episode's
         previous ``(B, 4)`` actions (NaN rows, or None, where there is none) -> :class:`Fused`."""
-        return self.from_feature_map(self.vision.feature_map(images), text, mask, previous)
+        return self.from_cached(self.vision.cached_map(images), text, mask, previous)
 
-    def from_feature_map(self, fmap: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
-                         previous: torch.Tensor | None = None) -> Fused:
-        """The same from the image backbone's ``(B, C, h, w)`` output (precomputed when the backbone is frozen)."""
+    def from_cached(self, cached: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
+                    previous: torch.Tensor | None = None) -> Fused:
+        """The same from the vision encoder's :meth:`~vlui.models.vision.VisionEncoder.cached_map` of the screens
+        (precomputed once per screen when the backbone is frozen)."""
+        fmap = self.vision.from_cached(cached.float())
         h, w = int(fmap.shape[-2]), int(fmap.shape[-1])
         tokens = self.vision.tokens(fmap.float())
         if self.positions:

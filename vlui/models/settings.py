@@ -23,6 +23,9 @@ class VisionConfig:
     freeze: bool = False
     feature_index: Optional[int] = None  # None: the last feature map; a stage (e.g. -2, stride 16): a finer grid
     detail_index: Optional[int] = None  # a finer stage (e.g. -3, stride 8) added to the tokens by a trainable adapter
+    tune_blocks: int = 0  # with freeze: the last blocks before the token stage train (EfficientNet, MobileNetV3)
+
+    LIMITS: ClassVar[dict[str, Range]] = {"tune_blocks": Range(0, None)}
 
 
 @dataclass
