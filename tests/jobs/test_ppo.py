@@ -222,3 +222,17 @@ def test_imitating_the_demonstrations_alongside_pulls_the_policy_toward_them(wea
     with pytest.raises(VluiError, match=r"algo.bc_coef=1.0 imitates data.name's demonstrations, but there is no "):
         train.run(compose("train", ppo(tmp_path, weak_policy, "algo.bc_coef=1.0", f"paths.data_dir={tmp_path}",
                                        "data.name=nothing"), output_dir=tmp_path / "out2"))
+
+
+@pytest.mark.integration
+def test_ppo_trains_the_last_blocks_of_the_backbone_when_asked(weak_policy: Path, tmp_path: Path) -> None:
+    # algo.tune_blocks on a policy trained with its whole backbone frozen: the rollouts and updates run the last block
+    # on cached inputs of it, and the export says so (evaluate.py loads it like any other)
+    result = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=1", "algo.eval_every=0",
+                                            "algo.tune_blocks=1"), output_dir=tmp_path / "out"))
+    start, tuned = (load_file(str(p / "model.safetensors")) for p in (weak_policy, Path(result["policy"])))
+    changed = {k for k in start if k.startswith("encoder.vision.backbone.") and not torch.equal(start[k], tuned[k])}
+    assert changed and all(k.startswith("encoder.vision.backbone.blocks.4.2.") for k in changed)
+    assert not any("running" in k for k in changed)  # BatchNorm keeps its statistics
+    assert load_policy(result["policy"]).cfg.vision.tune_blocks == 1
+    assert load_policy(weak_policy).cfg.vision.tune_blocks == 0

@@ -180,8 +180,9 @@ class VisionEncoder(nn.Module):
         """The tensors :meth:`cached_map` depends on (the trained blocks' weights are not among them)."""
         state = {**self.backbone.state_dict(prefix="backbone."), "mean": self.mean, "std": self.std}
         if self._split is not None:
-            trained = {id(t) for block in self._split.trained for t in block.state_dict().values()}
-            state = {k: v for k, v in state.items() if id(v) not in trained}
+            names = {id(module): name for name, module in self.backbone.named_modules()}
+            trained = tuple(f"backbone.{names[id(block)]}." for block in self._split.trained)
+            state = {k: v for k, v in state.items() if not k.startswith(trained)}
         return state
 
     def _as_grid(self, out: torch.Tensor, size: torch.Size) -> torch.Tensor:
