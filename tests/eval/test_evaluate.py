@@ -87,8 +87,20 @@ def test_a_trained_policy_export_is_evaluated_in_batches(tmp_path: Path) -> None
     result = evaluate.run(cfg(tmp_path, f"checkpoint={tmp_path}/run", "env.snapshots=[100]", "runs=1",
                               "env.observation_height=64", "env.observation_width=32", "adaptive_metrics=false"))
     assert result["episodes"] == 6
-    with pytest.raises(VluiError, match="the policy takes 64x32 screens but the environment gives 256x128"):
-        evaluate.run(compose("evaluate", [f"checkpoint={tmp_path}/run"], output_dir=tmp_path / "out2"))
+
+
+def test_each_policy_sees_screens_at_the_size_it_was_trained_at(tmp_path: Path) -> None:
+    # a policy trained on 64x32 screens next to one trained on 48x24, with no screen size given: each is evaluated
+    # at its own (a policy handed another size refuses the batch, so finishing is the check)
+    for name, size in (("small", (64, 32)), ("smaller", (48, 24))):
+        torch.manual_seed(0)
+        export_policy(VLUIPolicy(ModelConfig(text=TextConfig(size="tiny"), hidden_dim=32, num_heads=2,
+                                             head_dims=[32, 32]), size), tmp_path / name / "policy")
+    result = evaluate.run(cfg(tmp_path, f"checkpoint={{a: [{tmp_path}/small], b: [{tmp_path}/smaller]}}",
+                              "env.snapshots=[100]", "tasks=[open_clock]", "runs=1", "adaptive_metrics=false"))
+    assert result["episodes"] == 2
+    records = [json.loads(x) for x in (tmp_path / "out" / "episodes.jsonl").read_text().splitlines()]
+    assert sorted(r["group"] for r in records) == ["a", "b"] and not any(r["infra_failure"] for r in records)
 
 
 def _export_tiny(path: Path, seed: int) -> None:

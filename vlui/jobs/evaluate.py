@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from vlui.agents import make_agent, needs_xml
+from vlui.agents.policy_agent import PolicyAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import max_parallel, resolve_snapshots
@@ -132,7 +134,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     log = out / "episodes.jsonl"
     # the first policy is loaded before anything is written or run: a missing or incompatible checkpoint is one line
     # (the others load when their turn comes)
-    first: Any = _checked_agent(agent_cfgs[0], env, name=policies[0][1] if several else "")
+    first: Any = make_agent(agent_cfgs[0])
     done = _resume(out, recipe, jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
@@ -153,8 +155,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             mine = [j for j in todo if j.policy == (index if several else None)]
             if not mine and several:
                 continue
-            agent = first if index == 0 else _checked_agent(one_cfg, env, name=checkpoint or "")
+            agent = first if index == 0 else make_agent(one_cfg)
             agents = iter([agent])
+            phones = _screens_for(agent, env)
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
                 record, frames = result_line(episode), episode.frames
@@ -172,7 +175,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 bar.update(1)
 
             try:
-                rollout(mine, lambda: make_env(env, tasks, include_xml=include_xml),
+                rollout(mine, lambda e=phones: make_env(e, tasks, include_xml=include_xml),
                         lambda c=one_cfg, a=agents: next(a, None) or make_agent(c),
                         slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
             except KeyboardInterrupt:
@@ -212,17 +215,13 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     return {k: result[k] for k in ("success_rate", "episodes")} | {"results": str(paths["json"])}
 
 
-def _checked_agent(agent_cfg: dict[str, Any], env: EnvConfig, name: str = ""):
-    """The agent of ``agent_cfg``, checked before it runs: a policy takes the environment's screen size."""
-    agent = make_agent(agent_cfg)
-    if agent_cfg["name"] == "policy":
-        want = agent.policy.image_size
-        have = (env.observation_height, env.observation_width)
-        if want != have:
-            raise VluiError(f"the policy{f' {name}' if name else ''} takes {want[0]}x{want[1]} screens but the "
-                            f"environment gives {have[0]}x{have[1]}: add env.observation_height={want[0]} "
-                            f"env.observation_width={want[1]}")
-    return agent
+def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
+    """The phones an agent is evaluated on: a trained policy sees screens at the size it was trained at (so policies
+    of several sizes compare in one evaluation); other agents at ``env.observation_height/width``."""
+    if not isinstance(agent, PolicyAgent):
+        return env
+    h, w = agent.policy.image_size
+    return replace(env, observation_height=h, observation_width=w)
 
 
 # how the text agent reaches its model, which a resume may change (the model itself, agent.model, it may not)
