@@ -37,8 +37,8 @@ def test_the_key_names_the_screens_the_weights_and_the_stage() -> None:
 
 @pytest.fixture
 def dataset(tmp_path: Path, tiny_dataset: Path) -> Path:
-    """A copy of the shared tiny dataset: these tests write into its folder."""
-    return Path(shutil.copytree(tiny_dataset, tmp_path / "data" / "tiny"))
+    """A copy of the shared tiny dataset, without features other tests stored: these tests write into its folder."""
+    return Path(shutil.copytree(tiny_dataset, tmp_path / "data" / "tiny", ignore=shutil.ignore_patterns("features")))
 
 
 def _frozen(tmp_path: Path, dataset: Path, run: str, *extra: str):
