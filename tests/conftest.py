@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -47,6 +48,13 @@ def tiny_dataset(tmp_path_factory) -> Path:
                   output_dir=data_dir / "run")
     collect.run(cfg)
     return data_dir / "tiny"
+
+
+@pytest.fixture
+def tiny_dataset_copy(tmp_path: Path, tiny_dataset: Path) -> Path:
+    """A copy of ``tiny_dataset`` for a test that writes into the dataset's folder, without the features other tests
+    stored there (``<tmp_path>/data/tiny``)."""
+    return Path(shutil.copytree(tiny_dataset, tmp_path / "data" / "tiny", ignore=shutil.ignore_patterns("features")))
 
 
 @dataclass(frozen=True)

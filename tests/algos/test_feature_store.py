@@ -3,7 +3,6 @@ by the next runs on the same screens and backbone, and never used for other scre
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -36,9 +35,9 @@ def test_the_key_names_the_screens_the_weights_and_the_stage() -> None:
 
 
 @pytest.fixture
-def dataset(tmp_path: Path, tiny_dataset: Path) -> Path:
-    """A copy of the shared tiny dataset, without features other tests stored: these tests write into its folder."""
-    return Path(shutil.copytree(tiny_dataset, tmp_path / "data" / "tiny", ignore=shutil.ignore_patterns("features")))
+def dataset(tiny_dataset_copy: Path) -> Path:
+    """These tests write into the dataset's folder."""
+    return tiny_dataset_copy
 
 
 def _frozen(tmp_path: Path, dataset: Path, run: str, *extra: str):

@@ -89,11 +89,8 @@ def test_a_cut_that_cannot_be_made_is_a_clear_error(kwargs: dict, message: str) 
 
 
 @pytest.mark.integration
-def test_bc_trains_the_last_block_and_reads_stored_inputs_of_it(tmp_path: Path, tiny_dataset: Path) -> None:
-    import shutil
-
-    # other tests may have stored features in the shared dataset: this one counts only what its runs store
-    dataset = Path(shutil.copytree(tiny_dataset, tmp_path / "data" / "tiny", ignore=shutil.ignore_patterns("features")))
+def test_bc_trains_the_last_block_and_reads_stored_inputs_of_it(tmp_path: Path, tiny_dataset_copy: Path) -> None:
+    dataset = tiny_dataset_copy  # without features other tests stored: this one counts what its runs store
     common = ("model.vision.freeze=true", "model.vision.feature_index=-2", "model.vision.tune_blocks=1",
               "data.augment.random_shift=0", "trainer.max_steps=6", "data.steps_per_epoch=3")
     first = train.run(compose("train", tiny(tmp_path / "a", dataset, *common), output_dir=tmp_path / "a" / "out"))
