@@ -34,43 +34,37 @@ def test_the_key_names_the_screens_the_weights_and_the_stage() -> None:
     assert feature_store.key(_vision(feature_index=-2), frames) != same  # another stage
 
 
-@pytest.fixture
-def dataset(tiny_dataset_copy: Path) -> Path:
-    """These tests write into the dataset's folder."""
-    return tiny_dataset_copy
-
-
 def _frozen(tmp_path: Path, dataset: Path, run: str, *extra: str):
     return compose("train", tiny(tmp_path / run, dataset, "model.vision.freeze=true", "data.augment.random_shift=0",
                                  *extra), output_dir=tmp_path / run / "out")
 
 
-def test_a_second_run_reads_the_features_instead_of_computing_them(tmp_path: Path, dataset: Path,
+def test_a_second_run_reads_the_features_instead_of_computing_them(tmp_path: Path, tiny_dataset_copy: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    first = train.run(_frozen(tmp_path, dataset, "first"))
-    (stored,) = (dataset / "features").glob("*.safetensors")
+    first = train.run(_frozen(tmp_path, tiny_dataset_copy, "first"))
+    (stored,) = (tiny_dataset_copy / "features").glob("*.safetensors")
 
     def no_backbone(self, frames):
         raise AssertionError("the backbone ran although its features are stored")
 
     monkeypatch.setattr(_Base, "_backbone_features", no_backbone)
-    second = train.run(_frozen(tmp_path, dataset, "second"))
+    second = train.run(_frozen(tmp_path, tiny_dataset_copy, "second"))
     a, b = load_policy(first["policy"]).state_dict(), load_policy(second["policy"]).state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)  # the same seed trains the same policy from stored features
-    assert list((dataset / "features").glob("*.safetensors")) == [stored]
+    assert list((tiny_dataset_copy / "features").glob("*.safetensors")) == [stored]
 
 
-def test_an_unreadable_store_is_recomputed_and_replaced(tmp_path: Path, dataset: Path,
+def test_an_unreadable_store_is_recomputed_and_replaced(tmp_path: Path, tiny_dataset_copy: Path,
                                                         caplog: pytest.LogCaptureFixture) -> None:
-    train.run(_frozen(tmp_path, dataset, "first"))
-    (stored,) = (dataset / "features").glob("*.safetensors")
-    good = feature_store.load(dataset, stored.stem)
+    train.run(_frozen(tmp_path, tiny_dataset_copy, "first"))
+    (stored,) = (tiny_dataset_copy / "features").glob("*.safetensors")
+    good = feature_store.load(tiny_dataset_copy, stored.stem)
     stored.write_bytes(stored.read_bytes()[:100])  # a run killed while another wrote it, a full disk
-    train.run(_frozen(tmp_path, dataset, "second"))
+    train.run(_frozen(tmp_path, tiny_dataset_copy, "second"))
     assert "unreadable" in caplog.text
-    assert torch.equal(feature_store.load(dataset, stored.stem), good)
+    assert torch.equal(feature_store.load(tiny_dataset_copy, stored.stem), good)
 
 
-def test_the_store_can_be_turned_off(tmp_path: Path, dataset: Path) -> None:
-    train.run(_frozen(tmp_path, dataset, "run", "data.feature_cache=false"))
-    assert not (dataset / "features").exists()
+def test_the_store_can_be_turned_off(tmp_path: Path, tiny_dataset_copy: Path) -> None:
+    train.run(_frozen(tmp_path, tiny_dataset_copy, "run", "data.feature_cache=false"))
+    assert not (tiny_dataset_copy / "features").exists()
