@@ -1,10 +1,18 @@
 """Device configurations drawn from a seed: as many as a study wants, each reproducible from its id.
 
-A generated configuration is named ``gen-<seed>-<index>``; the same name gives the same configuration on every
-machine (for one ``version`` of ``data/generator.yaml``, which holds every axis's distribution). ``random:N`` picks
-the first N indices whose configuration keeps clear of a holdout; ``heldout:N`` the first N that fall in it, so the
-two never share a configuration. No generated configuration equals one of the test snapshots (``avoid``): a draw
-that would is drawn again.
+Three disjoint pools of values keep evaluation honest (docs/evaluation.md, "Held out means held out"):
+
+- the *test-only* values, which the test snapshots use and no training snapshot does (devices, panels, screens,
+  densities, locales, scripts, wallpapers, home layouts), are derived from ``envs/`` and never drawn for training;
+- the *validation* values (``generator.yaml``'s ``validation`` section) are drawn only for validation phones;
+- everything else is the training pool.
+
+``random:N`` gives training phones ``gen-<seed>-<index>``: the first N indices clear of a holdout (``heldout:N`` the
+first N in it, so the two never share one). ``val:N`` gives validation phones ``val-<seed>-<index>``, which take a
+validation value on an axis as often as the test snapshots hold a test-only value there. ``leaky:N`` gives
+``leaky-<seed>-<index>``: training phones that may take test-only values, only to measure what that leak is worth.
+The same id is the same configuration on every machine (for one ``version`` of ``data/generator.yaml``). No
+generated configuration equals one of the test snapshots (``avoid``): a draw that would is drawn again.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from datetime import date, timedelta
 from functools import lru_cache
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -23,10 +32,18 @@ from vlui.android.profiles import DATA_DIR, DIALS, WALLPAPERS, device_profiles, 
 from vlui.android.state import NOTIFYING_APPS
 from vlui.errors import VluiError
 
-GENERATED = re.compile(r"gen-(\d{1,9})-(\d{1,9})")  # the id of a generated configuration
-SAMPLE = re.compile(r"(random|heldout):(\d{1,7})")  # env.snapshots=random:500 / heldout:100
+GENERATED = re.compile(r"(gen|val|leaky)-(\d{1,9})-(\d{1,9})")  # the id of a generated configuration
+SAMPLE = re.compile(r"(random|heldout|val|leaky):(\d{1,7})")  # env.snapshots=random:500 / heldout:100 / val:50
+# the pool a sample draws from -> the prefix of its ids
+PREFIX = {"random": "gen", "heldout": "gen", "val": "val", "leaky": "leaky"}
+SPLIT = {"gen": "generated", "val": "val", "leaky": "leaky"}  # a generated configuration's split, by id prefix
+VAL_PHONES = 50  # env.snapshots=val: the validation phones val-0-0 … val-0-49
 # What a holdout may name, and the values a configuration has on each axis.
 HOLDOUT_AXES = ("device", "locale", "script", "dark_theme", "font_scale", "density", "clock_dial", "wallpaper")
+# The axes on which the test snapshots' values are kept out of training (every value the test snapshots use and no
+# training snapshot does): a device by name and by its panel (two profiles with one panel are one screen), the
+# screen (panel and dpi), the density factor, the locale and its script, the wallpaper and the home layout's seed.
+POOL_AXES = ("device", "panel", "screen", "density", "locale", "script", "wallpaper", "home_layout")
 MAX_SCAN = 200  # a sample looks at no more than this many indices per configuration it asks for
 REDRAWS = 100  # draws of one index before giving up on keeping clear of the test snapshots
 
@@ -46,37 +63,166 @@ def _weighted(rng: random.Random, table: Mapping[Any, float]) -> Any:
     return rng.choices(keys, weights=[float(table[k]) for k in keys])[0]
 
 
-def _density(rng: random.Random, profile: dict[str, Any], spec: dict[str, Any]) -> int:
-    """A density around the profile's default: a drawn factor, or the next lower one while the screen would be
-    narrower than ``min_width_dp``."""
-    factors = sorted(float(f) for f in spec["density"])
-    factor = float(_weighted(rng, spec["density"]))
-    i = factors.index(factor)
-    while i > 0 and smallest_width_dp(profile, round(profile["dpi"] * factors[i])) < spec["min_width_dp"]:
-        i -= 1
-    return round(profile["dpi"] * factors[i])
+# ---------------------------------------------------------------------------------------------------------- pools
+@dataclass(frozen=True)
+class Pools:
+    """The three disjoint pools of values generated configurations draw from.
+
+    ``test_only``: per :data:`POOL_AXES` axis, the values the test snapshots use and no training snapshot does,
+    derived from the snapshot files (never written down by hand). ``validation``: the values of ``generator.yaml``'s
+    ``validation`` section, which no training draw takes either and which share nothing with ``test_only``.
+    ``rates``: per axis, the share of test snapshots that hold a test-only value there; a validation phone takes a
+    validation value on an axis that often, so that validation is as far from training as the test snapshots are.
+    Training draws (``random:N``) take neither pool's values; validation draws (``val:N``) never a test-only one;
+    only ``leaky:N``, there to measure the leak, takes test-only values (never validation ones)."""
+
+    test_only: Mapping[str, frozenset]
+    validation: Mapping[str, frozenset]
+    rates: Mapping[str, float]
+
+    def clear(self, values: Mapping[str, set], pool: str) -> bool:
+        """Whether a configuration's :func:`pool_values` stay clear of the pool ``test_only`` or ``validation``."""
+        kept = self.test_only if pool == "test_only" else self.validation
+        return not any(values.get(axis, set()) & kept.get(axis, frozenset()) for axis in POOL_AXES)
 
 
-def _draw(rng: random.Random) -> dict[str, Any]:
-    spec = distribution()
-    device = _weighted(rng, spec["device"])
+def pool_values(config: Mapping[str, Any] | Any) -> dict[str, set]:
+    """A configuration's values on each of :data:`POOL_AXES` (a mapping of snapshot fields, or a snapshot)."""
+    get = _fields(config)
+    profile = device_profiles()[get("device")]
+    panel = (profile["width"], profile["height"])
+    dpi = int(get("dpi"))
+    layout = get("home_layout", "default")
+    return {"device": {get("device")}, "panel": {panel}, "screen": {(*panel, dpi)},
+            "density": {round(dpi / profile["dpi"], 2)}, "locale": {get("locale")},
+            "script": {locales()[get("locale")]["script"]}, "wallpaper": {str(get("wallpaper"))},
+            "home_layout": {layout} if isinstance(layout, int) and not isinstance(layout, bool) else set()}
+
+
+def derive_pools(train: Sequence[Any], test: Sequence[Any]) -> Pools:
+    """The pools of a set of snapshots: the test-only values of ``test`` against ``train`` (snapshots), the validation
+    values of ``generator.yaml``, and the rates of validation values; a validation value that a training snapshot
+    uses, or that the test snapshots hold out, is an error in ``generator.yaml``."""
+    seen: dict[str, set] = {axis: set() for axis in POOL_AXES}
+    for snap in train:
+        for axis, values in pool_values(snap).items():
+            seen[axis] |= values
+    per_test = [pool_values(snap) for snap in test]
+    test_only = {axis: frozenset(set().union(*(v[axis] for v in per_test)) - seen[axis]) for axis in POOL_AXES}
+    validation = _validation_values()
+    for axis, values in validation.items():
+        clash = (values & test_only[axis]) or (values & seen[axis])
+        if clash:
+            where = "the test snapshots hold it out" if values & test_only[axis] else "a training snapshot uses it"
+            raise VluiError(f"generator.yaml: validation {axis} {sorted(map(str, clash))[0]!r} cannot be a validation "
+                            f"value: {where}")
+    # a validation phone takes a validation value on an axis as often as a test snapshot holds a test-only one there:
+    # device (by name or panel), density (the factor or the screen), locale (or its script), wallpaper
+    groups = {"device": ("device", "panel"), "density": ("density", "screen"), "locale": ("locale", "script"),
+              "wallpaper": ("wallpaper",)}
+    rates = {axis: sum(any(v[a] & test_only[a] for a in axes) for v in per_test) / len(per_test) if per_test else 0.0
+             for axis, axes in groups.items()}
+    return Pools(test_only, validation, rates)
+
+
+def _validation_values() -> dict[str, frozenset]:
+    """The validation section of ``generator.yaml`` as pool values: a device also holds out its panel."""
+    spec = distribution().get("validation") or {}
+    unknown = sorted(set(spec) - {"device", "locale", "wallpaper", "density"})
+    if unknown:
+        raise VluiError(f"generator.yaml: validation axis {unknown[0]!r} is not one of device, locale, wallpaper, "
+                        "density")
+    profiles = device_profiles()
+    for device in spec.get("device", {}):
+        if device not in profiles:
+            raise VluiError(f"generator.yaml: validation device {device!r} is not a device profile")
+    for locale in spec.get("locale", []):
+        if locale not in locales():
+            raise VluiError(f"generator.yaml: validation locale {locale!r} is not a locale")
+    return {"device": frozenset(spec.get("device", {})),
+            "panel": frozenset((profiles[d]["width"], profiles[d]["height"]) for d in spec.get("device", {})),
+            "locale": frozenset(spec.get("locale", [])),
+            "wallpaper": frozenset(str(w) for w in spec.get("wallpaper", [])),
+            "density": frozenset(round(float(f), 2) for f in spec.get("density", {}))}
+
+
+# ------------------------------------------------------------------------------------------------------- drawing
+def _admits(pool: str, pools: Pools, shown: Mapping[str, set]) -> bool:
+    """Whether a value that brings the pool values ``shown`` (a device: its name and its panel) may be drawn for a
+    configuration of ``pool``: ``train`` takes neither test-only nor validation values, ``val`` no test-only ones,
+    ``leaky`` no validation ones."""
+    clear_test = pools.clear(shown, "test_only")
+    clear_val = pools.clear(shown, "validation")
+    return {"train": clear_test and clear_val, "val": clear_test, "leaky": clear_val}[pool]
+
+
+def _choose(rng: random.Random, pool: str, pools: Pools, axis: str, table: Mapping[Any, float],
+            shown: Any) -> Any:
+    """A value of ``table`` (value -> weight) for a configuration of ``pool``: ``shown(value)`` gives the pool values a
+    value brings. A validation configuration takes one of the validation values with the axis's rate."""
+    allowed = {v: w for v, w in table.items() if _admits(pool, pools, shown(v))}
+    if pool == "val":
+        held = {v: w for v, w in allowed.items() if not pools.clear(shown(v), "validation")}
+        rest = {v: w for v, w in allowed.items() if v not in held}
+        allowed = held if held and (not rest or rng.random() < pools.rates.get(axis, 0.0)) else rest
+    if not allowed:
+        raise VluiError(f"the generator's {axis} distribution (vlui/android/data/generator.yaml) leaves nothing to "
+                        f"draw for a {pool} configuration")
+    return _weighted(rng, allowed)
+
+
+def _density(rng: random.Random, device: str, pool: str, pools: Pools, spec: dict[str, Any]) -> int:
+    """A density around the profile's default: a factor drawn among those the pool allows on this device (the
+    screen it makes is not a held-out one), or the next lower one while the screen would be narrower than
+    ``min_width_dp``."""
     profile = device_profiles()[device]
-    locale_ids = list(spec["locale"])
-    wallpaper = (rng.choice(WALLPAPERS) if _weighted(rng, spec["wallpaper"]) == "bmoca"
-                 else f"procedural-{rng.randrange(10**9)}")
+    table = {**{float(f): w for f, w in spec["density"].items()},
+             **{float(f): w for f, w in (spec.get("validation") or {}).get("density", {}).items()}}
+    panel = (profile["width"], profile["height"])
+
+    def shown(factor: float) -> dict[str, set]:
+        dpi = round(profile["dpi"] * factor)
+        return {"screen": {(*panel, dpi)}, "density": {round(dpi / profile["dpi"], 2)}}
+
+    def fits(factor: float) -> bool:
+        return smallest_width_dp(profile, round(profile["dpi"] * factor)) >= spec["min_width_dp"]
+
+    factor = _choose(rng, pool, pools, "density", {f: w for f, w in table.items() if fits(f)}, shown)
+    return round(profile["dpi"] * factor)
+
+
+def _draw(rng: random.Random, pool: str, pools: Pools) -> dict[str, Any]:
+    spec = distribution()
+    profiles = device_profiles()
+    devices = {**spec["device"], **(spec.get("validation") or {}).get("device", {})}
+    device = _choose(rng, pool, pools, "device", devices, lambda d: {
+        "device": {d}, "panel": {(profiles[d]["width"], profiles[d]["height"])}})
+    locale_table = {loc: 1 for loc in [*spec["locale"], *(spec.get("validation") or {}).get("locale", [])]}
+    locale = _choose(rng, pool, pools, "locale", locale_table,
+                     lambda loc: {"locale": {loc}, "script": {locales()[loc]["script"]}})
+    bmoca = {w: 1 for w in WALLPAPERS}
+    if _weighted(rng, spec["wallpaper"]) == "bmoca" or pool == "val":
+        wallpaper = _choose(rng, pool, pools, "wallpaper", bmoca, lambda w: {"wallpaper": {w}})
+    else:
+        wallpaper = f"procedural-{rng.randrange(10**9)}"
     first, last = date.fromisoformat(str(spec["time"]["from"])), date.fromisoformat(str(spec["time"]["to"]))
     day = first + timedelta(days=rng.randint(0, (last - first).days))
     state = {"battery_level": rng.randint(*spec["battery_level"]), "charging": rng.random() < spec["charging"],
              "signal_level": rng.randint(*spec["signal_level"]), "wifi_level": rng.randint(*spec["wifi_level"]),
              "notifications": rng.sample(NOTIFYING_APPS, rng.randint(*spec["notifications"]))}
+    layout: str | int = "default"
+    if _weighted(rng, spec["home_layout"]) != "default":
+        layout = rng.randrange(1, 10**9)
+        while layout in pools.test_only.get("home_layout", ()):
+            layout = rng.randrange(1, 10**9)
     return {
         "device": device,
-        "dpi": _density(rng, profile, spec),
+        "dpi": _density(rng, device, pool, pools, spec),
         "font_scale": float(_weighted(rng, spec["font_scale"])),
-        "locale": rng.choice(locale_ids),
+        "locale": locale,
         "wallpaper": wallpaper,
         "dark_theme": rng.random() < spec["dark_theme"],
-        "home_layout": "default" if _weighted(rng, spec["home_layout"]) == "default" else rng.randrange(1, 10**9),
+        "home_layout": layout,
         "clock_dial": _weighted(rng, spec["clock_dial"]),
         "time": f"{day.isoformat()} {rng.randrange(24):02d}:{rng.randrange(60):02d}",
         "state": state,
@@ -95,22 +241,29 @@ def config_key(config: Mapping[str, Any] | Any) -> tuple:
             bool(get("dark_theme", False)), str(get("home_layout", "default")), get("clock_dial", "circle"))
 
 
-def generated_fields(seed: int, index: int, avoid: Collection[tuple] = ()) -> dict[str, Any]:
-    """The snapshot fields of configuration ``gen-<seed>-<index>``; never one whose :func:`config_key` is in
-    ``avoid``."""
-    rng = random.Random(f"vlui-generator-v{version()}:{seed}:{index}")
+def generated_fields(seed: int, index: int, pools: Pools, avoid: Collection[tuple] = (),
+                     prefix: str = "gen") -> dict[str, Any]:
+    """The snapshot fields of configuration ``<prefix>-<seed>-<index>``, drawn from the pool of its prefix: ``gen``
+    training phones, ``val`` validation phones, ``leaky`` training phones that may take test-only values (to measure
+    what that leak is worth); never one whose :func:`config_key` is in ``avoid``."""
+    if prefix not in SPLIT:
+        raise VluiError(f"{prefix}-{seed}-{index}: unknown kind of generated configuration; ids are "
+                        "gen-<seed>-<index>, val-<seed>-<index> or leaky-<seed>-<index>")
+    pool = {"gen": "train", "val": "val", "leaky": "leaky"}[prefix]
+    stream = f"{seed}:{index}" if prefix == "gen" else f"{prefix}:{seed}:{index}"
+    rng = random.Random(f"vlui-generator-v{version()}:{stream}")
     for _ in range(REDRAWS):
-        fields = _draw(rng)
+        fields = _draw(rng, pool, pools)
         if config_key(fields) not in avoid:
-            return {"id": f"gen-{seed}-{index}", **fields, "split": "generated"}
-    raise VluiError(f"gen-{seed}-{index}: every draw equals a test snapshot; the generator's distribution "
+            return {"id": f"{prefix}-{seed}-{index}", **fields, "split": SPLIT[prefix]}
+    raise VluiError(f"{prefix}-{seed}-{index}: every draw equals a test snapshot; the generator's distribution "
                     "(vlui/android/data/generator.yaml) is too narrow")
 
 
-def parse_generated(ref: str) -> tuple[int, int] | None:
-    """(seed, index) of a generated configuration's id, or None."""
+def parse_generated(ref: str) -> tuple[str, int, int] | None:
+    """(prefix, seed, index) of a generated configuration's id (``gen-0-17``, ``val-0-3``, ``leaky-0-5``), or None."""
     m = GENERATED.fullmatch(ref)
-    return (int(m.group(1)), int(m.group(2))) if m else None
+    return (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
 
 
 # ------------------------------------------------------------------------------------------------------ holdout
@@ -182,21 +335,25 @@ def held_out(config: Mapping[str, Any] | Any, holdout: Mapping[str, set]) -> boo
     return any(values[axis] & kept for axis, kept in holdout.items())
 
 
-def sample(kind: str, n: int, seed: int, holdout: Mapping[str, set], avoid: Collection[tuple] = ()) -> list[str]:
-    """Ids of ``n`` generated configurations: the first indices clear of ``holdout`` (``random``) or in it
-    (``heldout``)."""
+def sample(kind: str, n: int, seed: int, holdout: Mapping[str, set], pools: Pools,
+           avoid: Collection[tuple] = ()) -> list[str]:
+    """Ids of ``n`` generated configurations: training phones clear of ``holdout`` (``random``) or in it
+    (``heldout``), validation phones (``val``), or training phones that may take the test-only values (``leaky``,
+    clear of ``holdout``); each the first indices that qualify."""
     if n < 1:
         raise VluiError(f"{kind}:{n}: ask for at least one configuration")
     if kind == "heldout" and not holdout:
         raise VluiError("heldout:N needs a holdout: env.generator.holdout={locale: [ja-JP], device: [tablet]} "
                         "(or evaluate on fresh configurations with random:N and another env.generator.seed)")
+    if kind == "val":
+        return [f"val-{seed}-{index}" for index in range(n)]
     ids: list[str] = []
     for index in range(n * MAX_SCAN):
-        fields = generated_fields(seed, index, avoid)
+        fields = generated_fields(seed, index, pools, avoid, PREFIX[kind])
         if held_out(fields, holdout) == (kind == "heldout"):
             ids.append(fields["id"])
             if len(ids) == n:
                 return ids
-    side = "outside" if kind == "random" else "inside"
+    side = "inside" if kind == "heldout" else "outside"
     raise VluiError(f"{kind}:{n}: only {len(ids)} of {n * MAX_SCAN} generated configurations fall {side} the "
                     "holdout; hold out less (env.generator.holdout) or ask for fewer")

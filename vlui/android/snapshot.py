@@ -9,6 +9,7 @@ Generated configurations (:mod:`vlui.android.generate`) have ids ``gen-<seed>-<i
 from __future__ import annotations
 
 import csv
+import logging
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from functools import lru_cache
@@ -25,9 +26,11 @@ from vlui.android.state import state_problem
 from vlui.errors import VluiError
 from vlui.resources import shipped
 
+log = logging.getLogger(__name__)
 ENVS_DIR = shipped("envs")  # the snapshot definitions: the checkout's envs/, or the installed copy
 SPLITS = ("train", "test", "all")
-SNAPSHOT_SPLITS = ("train", "test", "user", "generated")  # what a snapshot file's own ``split`` may say
+NAMED = (*SPLITS, "val")  # what env.snapshots may name: the splits of envs/ and the validation phones
+SNAPSHOT_SPLITS = ("train", "test", "user", "generated", "val", "leaky")  # what a snapshot file's own ``split`` may say
 
 
 @dataclass(frozen=True)
@@ -157,9 +160,17 @@ def load_snapshot(ref: str | Path | Snapshot, envs_dir: str | Path | None = None
 
 
 @lru_cache(maxsize=4096)
-def _generated(seed: int, index: int, envs: str) -> Snapshot:
-    fields = generate.generated_fields(seed, index, configs_of_test_snapshots(envs))
+def _generated(prefix: str, seed: int, index: int, envs: str) -> Snapshot:
+    fields = generate.generated_fields(seed, index, generator_pools(envs), configs_of_test_snapshots(envs), prefix)
     return _check(fields, fields["id"])
+
+
+@lru_cache(maxsize=8)
+def generator_pools(envs: str | Path | None = None) -> generate.Pools:
+    """The generator's pools for the snapshots of ``envs``: the values its test snapshots hold out from its training
+    snapshots, and the validation values (:class:`~vlui.android.generate.Pools`)."""
+    return generate.derive_pools([load_snapshot(i, envs) for i in snapshot_ids("train", envs)],
+                                 [load_snapshot(i, envs) for i in snapshot_ids("test", envs)])
 
 
 @lru_cache(maxsize=8)
@@ -170,22 +181,31 @@ def configs_of_test_snapshots(envs: str | Path | None = None) -> frozenset[tuple
 
 def snapshot_refs(spec: Any, seed: int = 0, holdout: dict[str, Any] | None = None,
                   envs_dir: str | Path | None = None) -> list[str]:
-    """The snapshot references a setting names: a split (``train``, ``test``, ``all``), ``random:N`` (N generated
-    configurations clear of ``holdout``), ``heldout:N`` (N in it), one id or file, or a list of any of these.
-    ``seed`` and ``holdout`` are the generator's (``env.generator``)."""
+    """The snapshot references a setting names: a split (``train``, ``test``, ``all``), ``val`` (the validation
+    phones ``val-0-0`` … ``val-0-49``), ``random:N`` (N generated training phones clear of ``holdout``), ``heldout:N``
+    (N in it), ``val:N`` (N validation phones), ``leaky:N`` (N training phones that may take the test-only values: only
+    to measure that leak), one id or file, or a list of any of these. ``seed`` and ``holdout`` are the generator's
+    (``env.generator``); ``val`` is the same phones whatever the seed."""
     items = [spec] if isinstance(spec, (str, int)) else list(spec)
     kept = generate.check_holdout(holdout)
     refs: list[str] = []
     for item in items:
         item = str(item)
         sampled = generate.SAMPLE.fullmatch(item)
+        envs = str(Path(envs_dir) if envs_dir else ENVS_DIR)
         if item in SPLITS:
             refs += snapshot_ids(item, envs_dir)
+        elif item == "val":
+            refs += generate.sample("val", generate.VAL_PHONES, 0, {}, generator_pools(envs))
         elif sampled:
-            refs += generate.sample(sampled.group(1), int(sampled.group(2)), seed, kept,
-                                    configs_of_test_snapshots(str(Path(envs_dir) if envs_dir else ENVS_DIR)))
-        elif item.startswith(("random", "heldout")) and ":" in item:
-            raise VluiError(f"{item!r}: write random:N or heldout:N with a whole number N, e.g. random:500")
+            if sampled.group(1) == "leaky":
+                log.warning("%s: these training phones may take the values the test snapshots hold out; a policy "
+                            "trained on them has seen the test phones' values (use it only to measure that leak)", item)
+            refs += generate.sample(sampled.group(1), int(sampled.group(2)), seed, kept, generator_pools(envs),
+                                    configs_of_test_snapshots(envs))
+        elif item.startswith(tuple(generate.PREFIX)) and ":" in item:
+            raise VluiError(f"{item!r}: write random:N, heldout:N, val:N or leaky:N with a whole number N, e.g. "
+                            "random:500")
         else:
             refs.append(item)
     if not refs:
@@ -236,8 +256,8 @@ def write_snapshots(snaps: list[Snapshot], envs_dir: str | Path) -> list[Path]:
     paths = []
     for snap in snaps:
         path = envs / f"{snap.id}.yaml"
-        if snap.split == "generated":
-            seed, index = generate.parse_generated(snap.id) or (None, None)
+        if snap.split in generate.SPLIT.values():
+            _, seed, index = generate.parse_generated(snap.id) or (None, None, None)
             header = (f"# Generated configuration {snap.id} (generator version {generate.version()}, seed {seed}, "
                       f"index {index}).\n# Use it by path (env.snapshots=[{path}]) or as any snapshot file; copy "
                       "and edit it to make your own.\n")

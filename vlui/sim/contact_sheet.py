@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
+from vlui.android.generate import SPLIT
 from vlui.android.snapshot import Snapshot, load_snapshot
 from vlui.sim.phone import SimDevice
 from vlui.sim.typeset import font
@@ -18,7 +19,7 @@ def caption(snap_id: str, dev: SimDevice) -> str:
     scale = f" x{s.font_scale:g}" if s.font_scale != 1.0 else ""
     details = f"{s.device} {s.dpi}dpi{scale} {s.locale}{' dark' if s.dark_theme else ''}"
     # a generated id is long: the details go on a second line
-    return f"{snap_id}\n{details}" if s.split == "generated" else f"{snap_id} {details}"
+    return f"{snap_id}\n{details}" if s.split in SPLIT.values() else f"{snap_id} {details}"
 
 
 def sheet(images: Sequence[tuple[str, np.ndarray]], columns: int = 9, cell_height: int = 400) -> Image.Image:
