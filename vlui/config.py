@@ -102,7 +102,9 @@ class PPOConfig:
     target_kl: Optional[float] = 0.02  # stop an iteration's updates once the KL to the acting policy passes 1.5x
     log_std_init: float = -1.0  # the mlp head's Gaussian spread at the start (the pointer head's is its logits')
     eval_every: int = 5  # deterministic success on eval_snapshots every this many iterations (and before the first)
-    eval_snapshots: Any = "test"  # the held-out phones of the learning curve; 0 eval_every turns it off
+    # the phones of the learning curve: validation phones (choose iterations on them, never on the test snapshots;
+    # docs/evaluation.md); 0 eval_every turns it off
+    eval_snapshots: Any = "val:20"
     checkpoint_every: int = 5  # iterations between checkpoints (a step*.ckpt and last.ckpt each time)
     # weight of imitating data.name's demonstrations alongside (DAPG): keeps what they taught where PPO does not roll
     # out; 0 turns it off
