@@ -43,6 +43,12 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
         rows = list(csv.DictReader(f))
     assert {(r["arm"], r["task"]) for r in rows} >= {("scratch", "add_language"), ("pretrained", "all")}
     assert all(r["seeds"] == "2" for r in rows) and (out / "success.png").stat().st_size > 1000
+    # every cell has its bootstrap interval over seeds and phones around the mean, and each seed's own success
+    assert all(float(r["ci_low"]) - 1e-9 <= float(r["mean"]) <= float(r["ci_high"]) + 1e-9 for r in rows)
+    assert all(r["seed0"] != "" and r["seed1"] != "" for r in rows)
+    with open(out / "per_phone.csv") as f:  # one held-out phone: 2 arms x 1 split x 1 phone x 2 seeds
+        assert sorted((r["arm"], r["snapshot"], r["seed"]) for r in csv.DictReader(f)) == [
+            ("pretrained", "100", "0"), ("pretrained", "100", "1"), ("scratch", "100", "0"), ("scratch", "100", "1")]
     meta = json.loads((out / "study.json").read_text())
     assert set(meta["timings_s"]) >= {"collect tiny1", "train scratch seed 0", "evaluate on held-out"}
     # run again: nothing is trained again
@@ -141,7 +147,11 @@ def _report_of(study, base: dict[int, int], gain: dict[int, int], tmp_path: Path
                    for arm in study.arms for seed in study.seeds for i in range(20)]
         out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, split)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(json.dumps({"seeds": across_seeds(records, groups, {})}))
+        # an evaluation as results.json keeps it: its episodes, and statistics without the keys added since
+        seeds = across_seeds(records, groups, {})
+        old = {"groups": {arm: {"checkpoints": g["checkpoints"], "overall": {"per_policy": g["overall"]["per_policy"]}}
+                          for arm, g in seeds["groups"].items()}}
+        (out / "results.json").write_text(json.dumps({"seeds": old, "records": records}))
     report(study, tmp_path / "report")
     return (tmp_path / "report" / "report.md").read_text()
 
@@ -153,15 +163,63 @@ def test_a_run_started_from_another_arms_run_is_compared_seed_by_seed(tmp_path: 
     spec = yaml.safe_load(yaml.safe_dump(studies()["online"]))
     spec["cpu"]["splits"] = {"test": "test", "unseen": ["env.snapshots=random:20", "env.generator.seed=2"]}
     (tmp_path / "studies.yaml").write_text(yaml.safe_dump({"online": spec}))
-    study = load("online", path=tmp_path / "studies.yaml")
+    study = load("online", path=tmp_path / "studies.yaml", arms=["ppo", "dagger-mem"])
+    assert list(study.splits) == ["val", "unseen", "test"]  # choose on validation (added), report test last
     assert any(cmd[-4:-2] == ["env.snapshots=random:20", "env.generator.seed=2"] for _, cmd, _ in commands(study))
     text = _report_of(study, {0: 10, 1: 13, 2: 16}, {0: 2, 1: 2, 2: 3}, tmp_path)
     assert "## `env.snapshots=random:20 env.generator.seed=2` (unseen)" in text
+    assert "| arm | val (chosen on) | unseen | test (reported once) |" in text
+    assert "Chosen on the validation phones (the highest mean, all tasks): **ppo**" in text
+    assert text.index("## The 10 test snapshots, reported once and never chosen on (test)") > text.index("(unseen)")
     lines = [line for line in text.splitlines() if line.startswith("- ppo − dagger (paired by seed), **all tasks**")]
-    assert len(lines) == 2 and lines[0].startswith("- ppo − dagger (paired by seed), **all tasks**: +11.7 ± 1.7 points")
-    assert lines[0].endswith("p = 0.0198): unlikely to be noise")  # t = 7 with 2 degrees of freedom
-    welch = next(line for line in text.splitlines() if line.startswith("- dagger − ppo: "))
-    assert welch.endswith("not distinguishable from noise at this number of seeds.")  # unpaired, the seeds' spread
-    # the same gain in every seed is said as such: a t-test has no spread to measure it against
+    assert len(lines) == 3 and lines[0].startswith("- ppo − dagger (paired by seed), **all tasks**: +11.7 ± 1.7 points")
+    # t = 7 with 2 degrees of freedom; Holm's adjustment over the split's planned tests can only raise p: the paired
+    # test and dagger-mem against the first arm, dagger (ppo starts from dagger: it is compared with it, paired)
+    assert "(paired t-test across seeds: 95% CI [+4.5, +18.8], p = 0.0198, Holm-adjusted for 2 tests p = " in lines[0]
+    tests = _p_values(lines[0])
+    assert len(tests) == 2 and all(adjusted >= p for p, adjusted in tests) and "paired bootstrap over seeds" in lines[0]
+    welch = next(line for line in text.splitlines() if line.startswith("- dagger − dagger-mem: "))
+    assert "Welch's t-test across seeds" in welch and "bootstrap over seeds and phones: 95% CI [" in welch
+    assert welch.endswith("not distinguishable from noise at this number of seeds and phones.")  # no difference
+    assert not any(line.startswith(("- dagger − ppo", "- ppo − dagger-mem")) for line in text.splitlines())
+    per_task = next(line for line in text.splitlines() if line.startswith("- ppo − dagger (paired by seed), Alarm2"))
+    assert "exploratory (not adjusted)" in per_task
+    _assert_tables(study, tmp_path / "report", phones=20)
+    meta = json.loads((tmp_path / "report" / "study.json").read_text())
+    assert meta["chosen_on_validation"] == "ppo"
+    # the same gain in every seed is said as such: a t-test has no spread to measure it against; the phones do
     text = _report_of(study, {0: 10, 1: 13, 2: 16}, {0: 2, 1: 2, 2: 2}, tmp_path)
-    assert "**all tasks**: +10.0 points in every seed (no spread across seeds to test it against)" in text
+    assert ("**all tasks**: +10.0 points in every seed (no spread across seeds for a t-test; paired bootstrap over "
+            "seeds and phones: 95% CI [") in text
+
+
+def test_studies_choose_on_validation_and_report_test_last() -> None:
+    for name in studies():
+        for size in ("cpu", "gpu"):
+            splits = list(load(name, size).splits)
+            assert splits[0] == "val" and splits[-1] == "test", (name, size, splits)
+    assert load("quickstart").splits["val"] == ["env.snapshots=val"]
+
+
+def _p_values(line: str) -> list[tuple[float, float]]:
+    """The (p, Holm-adjusted p) pairs of a comparison's sentence."""
+    return [(float(p), float(adjusted)) for p, adjusted in
+            re.findall(r"p = ([0-9.e-]+), Holm-adjusted for \d+ tests? p = ([0-9.e-]+)", line)]
+
+
+def _assert_tables(study, out: Path, phones: int) -> None:
+    """results.csv has each arm's mean with its bootstrap interval around it and each seed's success; per_phone.csv
+    each seed's success on each phone."""
+    with open(out / "results.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(study.arms) * len(study.splits) * 2  # one task and 'all'
+    for r in rows:
+        assert float(r["ci_low"]) - 1e-9 <= float(r["mean"]) <= float(r["ci_high"]) + 1e-9, r
+        assert all(r[f"seed{s}"] != "" for s in study.seeds) and r["stderr"] != ""
+    with open(out / "per_phone.csv") as f:
+        cells = list(csv.DictReader(f))
+    assert len(cells) == len(study.arms) * len(study.splits) * phones * len(study.seeds)
+    assert len({(c["arm"], c["split"], c["snapshot"], c["seed"]) for c in cells}) == len(cells)
+    assert {float(c["success"]) for c in cells} == {0.0, 1.0}  # one episode per phone in these evaluations
+    report = (out / "report.md").read_text()
+    assert "in [ ] its 95% interval from a bootstrap over seeds and phones" in report and "per_phone.csv" in report

@@ -146,16 +146,29 @@ def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(t
     assert set(bc["per_family"]) == {"open_clock", "airplane_on"}
     rates = list(bc["overall"]["per_policy"].values())
     assert bc["overall"]["mean"] == pytest.approx(sum(rates) / 3)
+    # the interval of a bootstrap over the 3 seeds and the 2 phones, overall and per split (that split's phones)
+    ci = bc["overall"]["ci95"]
+    assert ci["method"] == "bootstrap over seeds and phones" and (ci["seeds"], ci["phones"]) == (3, 2)
+    assert ci["low"] - 1e-9 <= bc["overall"]["mean"] <= ci["high"] + 1e-9
+    assert {s: g["ci95"]["phones"] for s, g in bc["per_split"].items()} == {"test": 2}
+    assert bc["per_phone"].keys() == {"100", "101"} and all(
+        set(seeds) == set(bc["checkpoints"]) and all(0 <= v <= 1 for v in seeds.values())
+        for seeds in bc["per_phone"].values())
     (comparison,) = out["seeds"]["comparisons"]
     assert comparison["a"] == "bc" and comparison["b"] == "iql" and 0 <= comparison["p_value"] <= 1
+    boot = comparison["bootstrap"]  # the same phones for both, each recipe's seeds drawn on their own
+    assert boot["ci95"][0] <= boot["difference"] <= boot["ci95"][1] and 1e-4 <= boot["p_value"] <= 1
+    assert comparison["p_holm"] >= comparison["p_value"] and boot["p_holm"] >= boot["p_value"]
     # every policy ran the same episodes with the same seeds, and every episode says which policy acted
     by_policy = {}
     for r in out["records"]:
         by_policy.setdefault(r["checkpoint"], set()).add((r["task"], r["snapshot"], r["run"], r["seed"]))
     assert len(by_policy) == 6 and len({frozenset(v) for v in by_policy.values()}) == 1
     md = (tmp_path / "out" / "results.md").read_text()
-    assert "| task | bc (3 seeds, mean ± s.e. across seeds) | iql (3 seeds, mean ± s.e. across seeds) |" in md
-    assert "bc − iql: " in md and "Welch's t-test across seeds" in md
+    assert "| task | bc (3 seeds, mean [95% CI]) | iql (3 seeds, mean [95% CI]) |" in md
+    assert f"| **all** | {100 * bc['overall']['mean']:.1f}% [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}] |" in md
+    assert "its 95% interval from a bootstrap over seeds and phones (10,000 resamples" in md
+    assert "bc − iql: " in md and "Welch's t-test across seeds" in md and "Holm-adjusted for 1 test p = " in md
     # resuming with the same policies runs nothing again; other policies in the same folder are refused
     again = evaluate.run(cfg(tmp_path, f"checkpoint={{bc: '{tmp_path}/exp/bc-*', iql: '{tmp_path}/exp/iql-*'}}",
                              *small))

@@ -1,12 +1,16 @@
-"""Evaluation statistics: Wilson intervals, standard errors, and AndroidArena's adaptive metrics."""
+"""Evaluation statistics: Wilson intervals, standard errors, t-tests, the bootstrap over seeds and phones, Holm's
+adjustment, and AndroidArena's adaptive metrics."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from scipy import stats
 
-from vlui.eval.metrics import adaptive_metrics, lcs_matches, mean_stderr, paired, repeat_ratio, welch, wilson_interval
+from vlui.eval.metrics import (adaptive_metrics, bootstrap_ci, bootstrap_difference, holm, lcs_matches, mean_stderr,
+                               paired, repeat_ratio, welch, wilson_interval)
 
 
 def test_androidarena_worked_example() -> None:
@@ -57,6 +61,79 @@ def test_paired_t_test_by_hand() -> None:
     # the same change in every seed is exact; too few pairs give no test
     assert paired([0.5, 0.6], [0.4, 0.5]).p_value == 0.0 and paired([0.5], [0.4]) is None
     assert paired([0.5, 0.6], [0.5, 0.6]).p_value == 1.0
+
+
+def test_welch_matches_scipys_unequal_variance_t_test() -> None:
+    a, b = [0.62, 0.55, 0.71, 0.58], [0.41, 0.52, 0.47]
+    d, ref = welch(a, b), stats.ttest_ind(a, b, equal_var=False)
+    assert d.t == pytest.approx(ref.statistic) and d.p_value == pytest.approx(ref.pvalue)
+    assert d.dof == pytest.approx(ref.df) and d.ci95 == pytest.approx(tuple(ref.confidence_interval()))
+    assert welch([0.5], b) is None  # fewer than two seeds: no test
+    assert welch([0.5, 0.5], [0.4, 0.4]).ci95 == (pytest.approx(0.1), pytest.approx(0.1))  # no spread: exact
+
+
+def test_holm_on_a_textbook_example() -> None:
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == [1.0, 1.0] and holm([0.02]) == [0.02] and holm([]) == []  # capped at 1
+
+
+def test_a_constant_matrix_has_a_zero_width_interval_at_the_constant() -> None:
+    b = bootstrap_ci(np.full((3, 45), 1 / 6))
+    assert b.mean == b.ci95[0] == b.ci95[1] == 1 / 6 and b.stderr == 0 and (b.seeds, b.phones) == (3, 45)
+
+
+def test_one_seed_over_many_phones_is_the_binomial_standard_error() -> None:
+    n = 400
+    b = bootstrap_ci([[1.0] * (n // 2) + [0.0] * (n // 2)])
+    se = math.sqrt(0.5 * 0.5 / n)
+    assert b.mean == 0.5 and b.stderr == pytest.approx(se, rel=0.03)
+    assert b.ci95 == (pytest.approx(0.5 - 1.96 * se, abs=0.005), pytest.approx(0.5 + 1.96 * se, abs=0.005))
+
+
+def test_seeds_and_phones_both_add_their_variance() -> None:
+    # M[s, p] = a_s + b_p: a resample's mean is the mean of the a drawn plus the mean of the b drawn, independent
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(0.5, 0.1, 20), rng.normal(0.0, 0.2, 50)
+    boot = bootstrap_ci(a[:, None] + b[None, :])
+    assert boot.stderr ** 2 == pytest.approx(a.var() / 20 + b.var() / 50, rel=0.05)
+    # where every phone is the same, only the seeds vary: the bootstrap over seeds alone
+    same = bootstrap_ci(np.repeat(a[:, None], 50, axis=1))
+    seeds_only = bootstrap_ci(a[:, None])
+    assert same.stderr == pytest.approx(seeds_only.stderr, rel=0.03)
+    assert same.ci95 == pytest.approx(seeds_only.ci95, abs=0.005)
+    assert same.stderr ** 2 == pytest.approx(a.var() / 20, rel=0.05)
+
+
+def test_the_bootstrap_is_reproducible_and_leaves_missing_cells_out() -> None:
+    m = np.random.default_rng(3).random((3, 10))
+    assert bootstrap_ci(m) == bootstrap_ci(m) and bootstrap_ci(m, seed=1) != bootstrap_ci(m)
+    holes = m.copy()
+    holes[0, 2] = holes[1, 5] = np.nan  # a phone where none of the seed's episodes counted
+    b = bootstrap_ci(holes)
+    assert b.mean == pytest.approx(np.nanmean(holes)) and b.ci95[0] < b.mean < b.ci95[1]
+    with_empty_seed = np.vstack([holes, np.full(10, np.nan)])  # a seed with nothing counted is no sample
+    assert bootstrap_ci(with_empty_seed).seeds == 3
+    with pytest.raises(ValueError, match="observed"):
+        bootstrap_ci(np.full((2, 3), np.nan))
+    with pytest.raises(ValueError, match="same phones"):
+        bootstrap_difference(m, m[:, :5], paired=False)
+
+
+def test_bootstrap_differences_paired_and_unpaired() -> None:
+    rng = np.random.default_rng(11)
+    seeds, phones = rng.normal(0, 0.15, 5), rng.normal(0, 0.2, 30)
+    base = 0.5 + seeds[:, None] + phones[None, :]
+    # the same policies plus a constant: the paired difference is exactly it, and the smallest p a bootstrap gives
+    d = bootstrap_difference(base + 0.125, base, paired=True)
+    assert d.difference == pytest.approx(0.125) and d.ci95 == (pytest.approx(0.125), pytest.approx(0.125))
+    assert d.stderr == pytest.approx(0, abs=1e-12) and d.p_value == 1 / 10_000
+    # unpaired, the seeds' spread is in the difference; the shared phones' is not
+    u = bootstrap_difference(base + 0.125, base, paired=False)
+    assert u.difference == pytest.approx(0.125) and u.ci95[0] < 0.125 < u.ci95[1]
+    assert u.stderr ** 2 == pytest.approx(2 * seeds.var() / 5, rel=0.05)
+    # no difference: p is 1 and the interval straddles 0
+    same = bootstrap_difference(base, base[::-1], paired=False)
+    assert same.ci95[0] < 0 < same.ci95[1] and same.p_value > 0.5
 
 
 def test_repeat_ratio() -> None:

@@ -236,3 +236,14 @@ def test_ppo_trains_the_last_blocks_of_the_backbone_when_asked(weak_policy: Path
     assert not any("running" in k for k in changed)  # BatchNorm keeps its statistics
     assert load_policy(result["policy"]).cfg.vision.tune_blocks == 1
     assert load_policy(weak_policy).cfg.vision.tune_blocks == 0
+
+
+def test_the_learning_curve_runs_on_validation_phones_by_default(tmp_path: Path) -> None:
+    # choices (an iteration count) are made on validation phones, never on the test snapshots
+    from vlui.android.snapshot import snapshot_refs
+    from vlui.config import PPOConfig
+
+    cfg = compose("train", ["algo=ppo", "env.generator.seed=1"], output_dir=tmp_path)
+    for phones in (cfg.algo.eval_snapshots, PPOConfig().eval_snapshots):
+        refs = snapshot_refs(phones, seed=cfg.env.generator.seed)
+        assert len(refs) == 20 and all(r.startswith("val-1-") for r in refs), refs[:3]

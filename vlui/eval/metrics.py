@@ -8,6 +8,8 @@
   Ratio ``TCR = k / L`` (k = position of the last matched reference action), Reversed Redundancy Ratio
   ``RRR = L / L̂``. ``tr_normalised`` divides TR by its maximum ``Σ_i γ^(L-i)`` so that it lies in [0, 1].
 - Repeat-action ratio: the share of actions identical to the one before.
+- Comparing recipes: Welch's and the paired t-test across training seeds (scipy's t distribution), a bootstrap over
+  training seeds and phones for a mean or a difference, and Holm's adjustment where a report runs several tests.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -90,57 +95,9 @@ def repeat_ratio(actions: Sequence[Hashable]) -> float:
 
 
 # ------------------------------------------------------------------------------------------ comparing two policies
-def _beta_cf(a: float, b: float, x: float) -> float:
-    """The continued fraction of the regularized incomplete beta function (modified Lentz's method)."""
-    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def incomplete_beta(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 <= x <= 1."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _beta_cf(a, b, x) / a
-    return 1.0 - front * _beta_cf(b, a, 1.0 - x) / b
-
-
-def student_t_two_sided(t: float, dof: float) -> float:
-    """P(|T| >= |t|) for Student's t distribution with ``dof`` degrees of freedom."""
-    return incomplete_beta(dof / 2.0, 0.5, dof / (dof + t * t))
-
-
-def student_t_quantile(p: float, dof: float) -> float:
-    """The ``p`` quantile (0.5 < p < 1) of Student's t with ``dof`` degrees of freedom, by bisection."""
-    lo, hi = 0.0, 1e3
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if 1 - student_t_two_sided(mid, dof) / 2 < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
 @dataclass(frozen=True)
 class Difference:
-    """Policy A's mean success minus B's, across training seeds, with Welch's t-test."""
+    """Policy A's mean success minus B's, across training seeds, with a t-test."""
 
     difference: float
     stderr: float
@@ -173,10 +130,159 @@ def paired(a: Sequence[float], b: Sequence[float]) -> Difference | None:
 
 
 def _t_test(diff: float, se: float, dof: float) -> Difference:
-    """Student's t-test of a difference with standard error ``se``; where ``se`` is 0 the difference is exact: p is 0
-    if it is not 0."""
+    """Student's t-test of a difference with standard error ``se`` and ``dof`` degrees of freedom (scipy's t
+    distribution); where ``se`` is 0 the difference is exact: p is 0 if it is not 0."""
     if se == 0:
         return Difference(diff, 0.0, (diff, diff), math.inf if diff else 0.0, dof, 0.0 if diff else 1.0)
     t = diff / se
-    half = student_t_quantile(0.975, dof) * se
-    return Difference(diff, se, (diff - half, diff + half), t, dof, student_t_two_sided(t, dof))
+    half = float(stats.t.ppf(0.975, dof)) * se
+    return Difference(diff, se, (diff - half, diff + half), t, dof, float(2 * stats.t.sf(abs(t), dof)))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of ``p_values`` tested together (in their order): the i-th smallest p times the
+    number of tests not yet passed, made monotone and capped at 1. Rejecting where an adjusted p is below 0.05 keeps
+    the chance of any false positive among all of them below 5%, where each raw p only bounds its own."""
+    m = len(p_values)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda j: p_values[j])):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+# ------------------------------------------------------------------ the bootstrap over training seeds and phones
+BOOTSTRAP_RESAMPLES = 10_000
+BOOTSTRAP_SEED = 0  # a fixed generator: the same evaluation gives the same interval in every report
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """The mean success over a (training seed x phone) matrix, with its bootstrap standard error and 95% percentile
+    interval (:func:`bootstrap_ci`)."""
+
+    mean: float
+    stderr: float
+    ci95: tuple[float, float]
+    seeds: int
+    phones: int
+    resamples: int
+
+
+@dataclass(frozen=True)
+class BootstrapDifference:
+    """Recipe A's mean success minus B's over the same phones (:func:`bootstrap_difference`), with its bootstrap
+    standard error, 95% percentile interval and two-sided p-value."""
+
+    difference: float
+    stderr: float
+    ci95: tuple[float, float]
+    p_value: float
+    paired: bool
+    resamples: int
+
+
+def bootstrap_ci(matrix: np.ndarray | Sequence[Sequence[float]], resamples: int = BOOTSTRAP_RESAMPLES,
+                 seed: int = BOOTSTRAP_SEED) -> Bootstrap:
+    """The mean of ``matrix[seed, phone]`` (one training seed's success rate on one phone) and how much it would
+    change with other seeds and other phones, by a two-way crossed bootstrap.
+
+    Both are samples: the training seeds of the recipe's training randomness, the phones (snapshots) of the
+    population of phones a user could have. A claim such as "recipe A reaches 60% on held-out phones" is about both
+    populations, so each resample draws the seeds and, independently, the phones with replacement, and takes the
+    mean of the cells they cross (a seed or phone drawn twice counts twice). The spread of those means is the error
+    bar; the 2.5% and 97.5% quantiles are the interval. For an additive matrix ``a_s + b_p`` its variance is
+    ``var(a) / seeds + var(b) / phones`` (population variances): with 3 seeds the seeds' part is that of 3 values,
+    which is why the reports keep a t-test across seeds beside it.
+
+    NaN cells (a phone where none of a seed's episodes counted) are left out: a resample averages the observed cells
+    among those it drew, and one that drew none is left out; a seed with no observed cell is not a sample and is
+    dropped. Where every observed cell is the same value, the interval is exactly that value. Raises ValueError
+    for a matrix without an observed cell."""
+    m = _observed_rows(matrix)
+    rng = np.random.default_rng(seed)
+    seeds, phones = _counts(rng, m.shape[0], resamples), _counts(rng, m.shape[1], resamples)
+    lo, hi, se = _spread(_resampled_means(m, seeds, phones))
+    return Bootstrap(_mean(m), se, (lo, hi), m.shape[0], m.shape[1], resamples)
+
+
+def bootstrap_difference(a: np.ndarray | Sequence[Sequence[float]], b: np.ndarray | Sequence[Sequence[float]],
+                         paired: bool, resamples: int = BOOTSTRAP_RESAMPLES,
+                         seed: int = BOOTSTRAP_SEED) -> BootstrapDifference:
+    """mean(a) - mean(b) for two recipes' (seed x phone) success matrices over the SAME phones (the same columns in
+    the same order), by the bootstrap of :func:`bootstrap_ci`: each resample draws one set of phones for both, since
+    both were evaluated on them and a hard phone is hard for both.
+
+    ``paired``: row i of ``a`` belongs with row i of ``b`` (a recipe fine-tuned from the other's policy of the same
+    training seed): the seeds are drawn jointly, so the seed-to-seed spread they share cancels, and the difference
+    is the mean of the cells ``a - b`` observed in both. Otherwise each recipe's seeds are drawn on their own.
+
+    The p-value is two-sided: twice the smaller share of resampled differences at or below 0 and at or above 0,
+    bounded to [1 / resamples, 1] (a bootstrap cannot say less than one in ``resamples``). NaN cells as in
+    :func:`bootstrap_ci`; raises ValueError where the matrices do not have the same phones (or, paired, seeds)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1] or (paired and a.shape != b.shape):
+        raise ValueError(f"a bootstrap difference needs matrices of the same phones{' and seeds' if paired else ''}: "
+                         f"{a.shape} and {b.shape}")
+    rng = np.random.default_rng(seed)
+    if paired:
+        d = _observed_rows(a - b)
+        seeds, phones = _counts(rng, d.shape[0], resamples), _counts(rng, d.shape[1], resamples)
+        diffs, difference = _resampled_means(d, seeds, phones), _mean(d)
+    else:
+        a, b = _observed_rows(a), _observed_rows(b)
+        seeds_a, seeds_b = _counts(rng, a.shape[0], resamples), _counts(rng, b.shape[0], resamples)
+        phones = _counts(rng, a.shape[1], resamples)
+        diffs = _resampled_means(a, seeds_a, phones) - _resampled_means(b, seeds_b, phones)
+        difference = _mean(a) - _mean(b)
+    lo, hi, se = _spread(diffs)
+    drawn = diffs[~np.isnan(diffs)]
+    p = 2 * min(np.mean(drawn <= 0), np.mean(drawn >= 0))
+    return BootstrapDifference(difference, se, (lo, hi), float(min(1.0, max(1 / resamples, p))), paired, resamples)
+
+
+def _observed_rows(matrix: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+    """``matrix`` as a float array without its rows that have no observed (non-NaN) cell."""
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2:
+        raise ValueError(f"a bootstrap over seeds and phones needs a (seed x phone) matrix, not shape {m.shape}")
+    m = m[~np.isnan(m).all(axis=1)]
+    if m.size == 0:
+        raise ValueError("a bootstrap over seeds and phones needs at least one observed (non-NaN) cell")
+    return m
+
+
+def _counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+    """How often each of ``n`` items is drawn in each of ``resamples`` draws of n with replacement: (resamples, n)."""
+    drawn = rng.integers(0, n, size=(resamples, n)) + n * np.arange(resamples)[:, None]
+    return np.bincount(drawn.ravel(), minlength=resamples * n).reshape(resamples, n).astype(float)
+
+
+def _mean(m: np.ndarray) -> float:
+    """The mean of the observed cells; exactly their value where they are all the same (no rounding)."""
+    lo, hi = np.nanmin(m), np.nanmax(m)
+    return float(lo) if lo == hi else float(np.nanmean(m))
+
+
+def _resampled_means(m: np.ndarray, seeds: np.ndarray, phones: np.ndarray) -> np.ndarray:
+    """Each resample's mean of the observed cells of the seeds and phones it drew (``seeds``, ``phones``: how often
+    each was drawn), weighting a cell by how often its seed times how often its phone was drawn; NaN for a resample
+    that drew no observed cell."""
+    observed = ~np.isnan(m)
+    # sum over seeds s and phones p of seeds[b, s] * m[s, p] * phones[b, p], as one matrix product per resample b
+    total = ((seeds @ np.where(observed, m, 0.0)) * phones).sum(axis=1)
+    weight = ((seeds @ observed.astype(float)) * phones).sum(axis=1)
+    means = np.full(len(weight), np.nan)
+    drew = weight > 0
+    means[drew] = total[drew] / weight[drew]
+    if np.nanmin(m) == np.nanmax(m):  # every observed cell the same: every resample's mean is it, not off by rounding
+        means[drew] = _mean(m)
+    return means
+
+
+def _spread(values: np.ndarray) -> tuple[float, float, float]:
+    """The 2.5% and 97.5% quantiles and the standard deviation of the resampled values (NaN ones left out)."""
+    drawn = values[~np.isnan(values)]
+    lo, hi = np.percentile(drawn, [2.5, 97.5])
+    return float(lo), float(hi), float(drawn.std(ddof=1)) if drawn.min() < drawn.max() else 0.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,10 @@ import imageio.v2 as imageio
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vlui.eval.metrics import mean_stderr, welch, wilson_interval
+from vlui.eval.metrics import (BOOTSTRAP_RESAMPLES, bootstrap_ci, bootstrap_difference, holm, mean_stderr, welch,
+                               wilson_interval)
+
+BOOTSTRAP = "bootstrap over seeds and phones"
 
 
 def _rate(records: list[dict[str, Any]], runs: list[int]) -> dict[str, Any]:
@@ -58,35 +62,107 @@ def repeats(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {"runs": runs, "identical": runs > 1 and differing == 0, "differing_episodes": differing}
 
 
+class PhoneTable:
+    """Successes and counted episodes per policy (checkpoint), phone (snapshot) and task family: the cells of the
+    bootstrap over training seeds and phones (:func:`vlui.eval.metrics.bootstrap_ci`). Episodes that failed for
+    infrastructure reasons do not count, and a phone appears only where some policy counted an episode on it."""
+
+    def __init__(self, records: list[dict[str, Any]], checkpoints: list[str]) -> None:
+        self.checkpoints = list(checkpoints)
+        at_checkpoint = {c: i for i, c in enumerate(self.checkpoints)}
+        counted = [r for r in records if not r.get("infra_failure") and r.get("checkpoint") in at_checkpoint]
+        self.phones = sorted({r["snapshot"] for r in counted})
+        self.families = list(dict.fromkeys(family(r["task"]) for r in counted))
+        shape = (len(self.checkpoints), len(self.phones), len(self.families))
+        self.successes, self.episodes = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
+        at_phone = {p: i for i, p in enumerate(self.phones)}
+        at_family = {f: i for i, f in enumerate(self.families)}
+        for r in counted:
+            cell = at_checkpoint[r["checkpoint"]], at_phone[r["snapshot"]], at_family[family(r["task"])]
+            self.successes[cell] += bool(r["success"])
+            self.episodes[cell] += 1
+
+    def cells(self, checkpoints: list[str], families: list[str] | None = None,
+              phones: Collection[str] | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The phones (of ``phones``, all by default) where any policy of the table counted an episode of
+        ``families`` (all by default), and the successes and episodes [checkpoint, phone] there."""
+        which = [self.families.index(f) for f in families] if families is not None else slice(None)
+        successes, episodes = self.successes[:, :, which].sum(axis=2), self.episodes[:, :, which].sum(axis=2)
+        keep = (episodes.sum(axis=0) > 0) & np.array([phones is None or p in phones for p in self.phones], dtype=bool)
+        rows = [self.checkpoints.index(c) for c in checkpoints]
+        return ([p for p, k in zip(self.phones, keep) if k], successes[rows][:, keep], episodes[rows][:, keep])
+
+    def matrix(self, checkpoints: list[str], families: list[str] | None = None,
+               phones: Collection[str] | None = None) -> tuple[list[str], np.ndarray]:
+        """The phones of :meth:`cells` and the success rate [checkpoint, phone] on them: NaN where the policy counted
+        no episode on the phone."""
+        names, successes, episodes = self.cells(checkpoints, families, phones)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return names, np.where(episodes > 0, successes / episodes, np.nan)
+
+
+def bootstrap_summary(matrix: np.ndarray) -> dict[str, Any] | None:
+    """The bootstrap over training seeds and phones of a (seed x phone) success matrix, for results.json: its 95%
+    interval, standard error and the mean of the cells it is about; None where no cell was observed."""
+    if np.isnan(matrix).all():  # also an empty matrix: no policy counted an episode
+        return None
+    b = bootstrap_ci(matrix)
+    return {"low": b.ci95[0], "high": b.ci95[1], "mean": b.mean, "stderr": b.stderr, "seeds": b.seeds,
+            "phones": b.phones, "resamples": b.resamples, "method": BOOTSTRAP}
+
+
+def bootstrap_comparison(a: np.ndarray, b: np.ndarray, paired: bool) -> dict[str, Any] | None:
+    """The bootstrap difference of two recipes' (seed x phone) success matrices over the same phones, for
+    results.json; None where either has no observed cell."""
+    if np.isnan(a).all() or np.isnan(b).all():
+        return None
+    d = bootstrap_difference(a, b, paired)
+    return {"difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95), "p_value": d.p_value,
+            "resamples": d.resamples,
+            "method": BOOTSTRAP + (" (paired by seed)" if paired else " (seeds drawn per recipe, phones shared)")}
+
+
+def holm_adjust(tests: list[dict[str, Any]]) -> None:
+    """Adds to each of ``tests`` (dicts with a "p_value"), in place, "p_holm": its p adjusted by Holm's method over
+    all of them, and "holm_tests": how many they are. A report that runs several tests adjusts over all of them, so
+    that one of many coming out below 0.05 by chance is not read as a finding."""
+    for test, p in zip(tests, holm([t["p_value"] for t in tests])):
+        test.update(p_holm=p, holm_tests=len(tests))
+
+
 def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
                  splits: dict[str, str]) -> dict[str, Any]:
     """Success of each policy (a training seed: its episodes pooled over runs), and per group of policies (one recipe)
-    the mean ± standard error across them, overall, per task (or template) and per split; then each pair of groups
-    compared with Welch's t-test across seeds. This is the spread that says whether a recipe is better, where the
-    spread across evaluation runs only measures the phone's and the agent's own randomness."""
-    counted = [r for r in records if not r.get("infra_failure")]
+    the mean ± standard error across them and a 95% interval from a bootstrap over seeds and phones, overall, per
+    task (or template) and per split (the phones of that split), with each seed's success on each phone
+    (``per_phone``: snapshot -> checkpoint -> rate); then each pair of groups compared with Welch's t-test across
+    seeds and the bootstrap difference over seeds and phones (each group's seeds drawn on their own, the phones
+    shared), their p-values Holm-adjusted over all the comparisons. The spread across seeds and phones is what says
+    whether a recipe is better, where the spread across evaluation runs only measures the phone's and the agent's own
+    randomness."""
+    table = PhoneTable(records, [c for paths in groups.values() for c in paths])
 
-    def rate(rs: list[dict[str, Any]]) -> float | None:
-        return sum(r["success"] for r in rs) / len(rs) if rs else None
-
-    def summary(per_policy: dict[str, float | None]) -> dict[str, Any]:
+    def summary(paths: list[str], families: list[str] | None = None, split: str | None = None) -> dict[str, Any]:
+        phones = None if split is None else {p for p in table.phones if splits.get(p, "user") == split}
+        _, successes, episodes = table.cells(paths, families, phones)
+        totals, counts = successes.sum(axis=1), episodes.sum(axis=1)
+        per_policy = {c: int(k) / int(n) if n else None for c, k, n in zip(paths, totals, counts)}
         values = [v for v in per_policy.values() if v is not None]
         mean, se = mean_stderr(values) if values else (None, None)
         return {"mean": mean, "stderr": se if len(values) > 1 else None, "seeds": len(values),
-                "per_policy": per_policy}
+                "per_policy": per_policy, "ci95": bootstrap_summary(table.matrix(paths, families, phones)[1])}
 
     out: dict[str, Any] = {"groups": {}, "comparisons": []}
-    families = list(dict.fromkeys(family(r["task"]) for r in counted))
-    split_names = sorted({splits.get(r["snapshot"], "user") for r in counted})
+    split_names = sorted({splits.get(p, "user") for p in table.phones})
     for group, paths in groups.items():
-        mine = {c: [r for r in counted if r.get("checkpoint") == c] for c in paths}
+        phones, rates = table.matrix(paths)
         out["groups"][group] = {
             "checkpoints": paths,
-            "overall": summary({c: rate(rs) for c, rs in mine.items()}),
-            "per_family": {f: summary({c: rate([r for r in rs if family(r["task"]) == f]) for c, rs in mine.items()})
-                           for f in families},
-            "per_split": {s: summary({c: rate([r for r in rs if splits.get(r["snapshot"], "user") == s])
-                                      for c, rs in mine.items()}) for s in split_names},
+            "overall": summary(paths),
+            "per_family": {f: summary(paths, [f]) for f in table.families},
+            "per_split": {s: summary(paths, split=s) for s in split_names},
+            "per_phone": {p: {c: None if math.isnan(v) else float(v) for c, v in zip(paths, rates[:, j])}
+                          for j, p in enumerate(phones)},
         }
     names = list(groups)
     for i, a in enumerate(names):
@@ -95,8 +171,14 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
             vb = [v for v in out["groups"][b]["overall"]["per_policy"].values() if v is not None]
             d = welch(va, vb)
             out["comparisons"].append({"a": a, "b": b, **({
-                "difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95), "t": None if math.isinf(d.t) else d.t, "dof": d.dof, "p_value": d.p_value, "test": "Welch's t-test across seeds"}
-                if d else {"difference": None, "note": "needs at least two seeds (policies) in each group"})})
+                "difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95),
+                "t": None if math.isinf(d.t) else d.t, "dof": d.dof, "p_value": d.p_value,
+                "test": "Welch's t-test across seeds"}
+                if d else {"difference": None, "note": "needs at least two seeds (policies) in each group for a "
+                                                      "t-test across seeds"}),
+                "bootstrap": bootstrap_comparison(table.matrix(groups[a])[1], table.matrix(groups[b])[1], False)})
+    holm_adjust([c for c in out["comparisons"] if c["difference"] is not None])
+    holm_adjust([c["bootstrap"] for c in out["comparisons"] if c["bootstrap"]])
     return out
 
 
@@ -185,42 +267,81 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _mean_se(s: dict[str, Any]) -> str:
+def _mean_ci(s: dict[str, Any]) -> str:
+    """A group's success as a table cell: the mean across seeds and the bootstrap interval over seeds and phones."""
     if s["mean"] is None:
         return "–"
-    if s["stderr"] is None:
-        return f"{100 * s['mean']:.1f}% (1 seed)"
-    return f"{100 * s['mean']:.1f}% ± {100 * s['stderr']:.1f}"
+    ci = s["ci95"]
+    return (f"{100 * s['mean']:.1f}% [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}]"
+            + (" (1 seed)" if s["seeds"] == 1 else ""))
 
 
 def seeds_table(seeds: dict[str, Any]) -> str:
-    """Success per group of policies: mean ± s.e. across its training seeds, per task and overall (and per split when
-    there are several), then the comparisons of the groups."""
+    """Success per group of policies: the mean across its training seeds with a 95% bootstrap interval over seeds and
+    phones, per task and overall (and per split when there are several), then the comparisons of the groups."""
     groups = seeds["groups"]
     names = [g or "policy" for g in groups]
-    counts = [f"{g['overall']['seeds']} seeds" for g in groups.values()]
-    lines = ["| task | " + " | ".join(f"{n} ({c}, mean ± s.e. across seeds)" for n, c in zip(names, counts)) + " |",
+    counts = [f"{g['overall']['seeds']} seed{'s' if g['overall']['seeds'] != 1 else ''}" for g in groups.values()]
+    lines = ["| task | " + " | ".join(f"{n} ({c}, mean [95% CI])" for n, c in zip(names, counts)) + " |",
              "| --- " * (len(names) + 1) + "|"]
     first = next(iter(groups.values()))
     for f in first["per_family"]:
-        lines.append(f"| {f} | " + " | ".join(_mean_se(g["per_family"][f]) for g in groups.values()) + " |")
+        lines.append(f"| {f} | " + " | ".join(_mean_ci(g["per_family"][f]) for g in groups.values()) + " |")
     for s in first["per_split"] if len(first["per_split"]) > 1 else []:
-        lines.append(f"| *{s} snapshots* | " + " | ".join(_mean_se(g["per_split"][s]) for g in groups.values())
+        lines.append(f"| *{s} snapshots* | " + " | ".join(_mean_ci(g["per_split"][s]) for g in groups.values())
                      + " |")
-    lines.append("| **all** | " + " | ".join(_mean_se(g["overall"]) for g in groups.values()) + " |")
+    lines.append("| **all** | " + " | ".join(_mean_ci(g["overall"]) for g in groups.values()) + " |")
+    lines += ["", f"Each cell: the mean across training seeds of each seed's success, in [ ] its 95% interval from a "
+              f"{BOOTSTRAP} ({BOOTSTRAP_RESAMPLES:,} resamples, each drawing the seeds and, independently, the "
+              "phones with replacement: both are samples, of the training randomness and of the phones users have)."]
     for c in seeds["comparisons"]:
         lines += ["", comparison(c)]
     return "\n".join(lines)
 
 
+def ci_points(ci: list[float]) -> str:
+    """A 95% interval of a difference in points."""
+    return f"[{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]"
+
+
+def p_text(test: dict[str, Any]) -> str:
+    """A test's p and its Holm-adjusted p, saying over how many tests."""
+    if "p_holm" not in test:
+        return f"p = {test['p_value']:.3g}, exploratory (not adjusted)"
+    n = test["holm_tests"]
+    return f"p = {test['p_value']:.3g}, Holm-adjusted for {n} test{'s' if n > 1 else ''} p = {test['p_holm']:.3g}"
+
+
+def verdict(tests: list[dict[str, Any]]) -> str:
+    """What the tests of one difference (with Holm-adjusted p-values, :func:`holm_adjust`) say together: unlikely to be
+    noise where every one is below 0.05 after Holm's adjustment; where every one is only below 0.05 on its own, that
+    it does not survive the adjustment for the other tests of the report."""
+    if tests and any("p_holm" not in t for t in tests):
+        return ("below 0.05, an exploratory test" if max(t["p_value"] for t in tests) < 0.05 else
+                "not distinguishable from noise at this number of seeds and phones")
+    if tests and max(t["p_holm"] for t in tests) < 0.05:
+        return "a difference unlikely to be noise"
+    if tests and max(t["p_value"] for t in tests) < 0.05:
+        return "below 0.05 on its own, not after adjusting for the other tests"
+    return "not distinguishable from noise at this number of seeds and phones"
+
+
 def comparison(c: dict[str, Any]) -> str:
-    """One comparison of two groups of policies (:func:`across_seeds`) as a sentence."""
-    if c["difference"] is None:
+    """One comparison of two groups of policies (:func:`across_seeds`, with Holm-adjusted p-values) as a sentence."""
+    boot = c.get("bootstrap")
+    if c["difference"] is None and boot is None:
         return f"{c['a']} vs {c['b']}: {c['note']}."
-    verdict = ("a difference unlikely to be noise" if c["p_value"] < 0.05 else
-               "not distinguishable from noise at this number of seeds")
-    return (f"{c['a']} − {c['b']}: {100 * c['difference']:+.1f} points (95% CI [{100 * c['ci95'][0]:+.1f}, "
-            f"{100 * c['ci95'][1]:+.1f}], Welch's t-test across seeds p = {c['p_value']:.3g}): {verdict}.")
+    tests, words = [], []
+    if c["difference"] is not None:
+        tests.append(c)
+        words.append(f"Welch's t-test across seeds: 95% CI {ci_points(c['ci95'])}, {p_text(c)}")
+    else:
+        words.append(f"no t-test: {c['note']}")
+    if boot is not None:
+        tests.append(boot)
+        words.append(f"{BOOTSTRAP}: 95% CI {ci_points(boot['ci95'])}, {p_text(boot)}")
+    return (f"{c['a']} − {c['b']}: {100 * tests[0]['difference']:+.1f} points ({'; '.join(words)}): "
+            f"{verdict(tests)}.")
 
 
 def _percent(r: dict[str, Any]) -> str:

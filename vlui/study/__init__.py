@@ -31,8 +31,9 @@ import yaml
 
 from vlui.algos.ppo import CURVE_COLUMNS
 from vlui.errors import VluiError
-from vlui.eval.metrics import paired
-from vlui.eval.report import comparison
+from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
+from vlui.eval.report import (BOOTSTRAP, PhoneTable, across_seeds, bootstrap_comparison, ci_points, comparison,
+                              holm_adjust, p_text, verdict)
 from vlui.jobs.train import hydra_value
 from vlui.resources import checkout, work_dir
 
@@ -42,7 +43,11 @@ PAPER_TASKS = {"airplane_on": "Airplane", "alarm_9am_on": "Alarm1", "alarm_1030"
                "brightness_down": "Brightness", "call_911": "Call 911", "add_language": "Language"}
 TIMINGS = "timings.json"  # each finished step's wall-clock seconds, in the report folder
 RUN_REF = re.compile(r"\{run:([^}]+)\}")  # an arm's override naming another arm's run of the same seed
-SPLITS = {"test": "the 10 held-out test snapshots", "train": "the 35 training snapshots"}  # env.snapshots -> words
+# env.snapshots -> words
+SPLITS = {"val": "the 50 validation phones", "train": "the 35 training snapshots", "test": "the 10 test snapshots"}
+SELECT_ON = "val"  # the split a study chooses on (docs/evaluation.md, "Held out means held out")
+TEST = "test"  # the split a study reports once, last, and never chooses on
+DEFAULT_SPLITS = {SELECT_ON: SELECT_ON, "train": "train", TEST: TEST}
 
 
 @dataclass
@@ -57,8 +62,7 @@ class Study:
     arms: dict[str, list[str]]
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
     # evaluated on: split name -> evaluate.py overrides (a plain value in studies.yaml is env.snapshots)
-    splits: dict[str, list[str]] = field(default_factory=lambda: {"test": ["env.snapshots=test"],
-                                                                   "train": ["env.snapshots=train"]})
+    splits: dict[str, list[str]] = field(default_factory=lambda: _ordered(DEFAULT_SPLITS))
     evaluate: list[str] = field(default_factory=list)  # more evaluate.py overrides (e.g. tasks=...)
     chosen: list[str] = field(default_factory=list)  # --arms: the arms asked for (empty: all of them)
 
@@ -88,7 +92,7 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
                  {str(k): [str(v) for v in vs] for k, vs in sized["datasets"].items()}, [str(v) for v in sized["base"]],
                  _with_starts(every, arms) if arms else every, list(range(seeds)),
-                 {str(k): _split_overrides(v) for k, v in sized.get("splits", {"test": "test", "train": "train"}).items()},
+                 _ordered(sized.get("splits", DEFAULT_SPLITS)),
                  [str(v) for v in sized.get("evaluate", [])], list(arms or []))
 
 
@@ -107,6 +111,15 @@ def _with_starts(every: dict[str, list[str]], chosen: list[str]) -> dict[str, li
     return {arm: overrides for arm, overrides in every.items() if arm in keep}
 
 
+def _ordered(splits: dict[str, Any]) -> dict[str, list[str]]:
+    """A study's splits as evaluate.py overrides, in the order the protocol reads them: the validation phones first
+    (added where a study names none: every choice is made there), the test snapshots last (reported once)."""
+    out = {str(k): _split_overrides(v) for k, v in splits.items()}
+    if SELECT_ON not in out:
+        out = {SELECT_ON: _split_overrides(SELECT_ON), **out}
+    return {**{k: v for k, v in out.items() if k != TEST}, **({TEST: out[TEST]} if TEST in out else {})}
+
+
 def _split_overrides(value: Any) -> list[str]:
     """A split of studies.yaml as evaluate.py overrides: ``test`` is ``env.snapshots=test``; a list is overrides as
     typed (``[env.snapshots=random:50, env.generator.seed=2]``: 50 generated phones of a seed nobody trained on)."""
@@ -117,7 +130,10 @@ def split_words(study: Study, split: str) -> str:
     """What a split evaluates on, in words for the report."""
     overrides = study.splits[split]
     named = overrides[0].removeprefix("env.snapshots=") if len(overrides) == 1 else None
-    return SPLITS[named] if named in SPLITS else "`" + " ".join(overrides) + "`"
+    words = SPLITS[named] if named in SPLITS else "`" + " ".join(overrides) + "`"
+    if split == SELECT_ON:
+        return f"{words}, where the study chooses"
+    return f"{words}, reported once and never chosen on" if split == TEST else words
 
 
 # ------------------------------------------------------------------------------------------------------ commands
@@ -210,17 +226,53 @@ def _results(study: Study, split: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def rows(study: Study) -> list[dict[str, Any]]:
-    """One row per (arm, split, task or 'all'): mean, standard error and each seed's success."""
+@dataclass
+class Evaluation:
+    """One split's evaluation of every arm: the statistics across seeds (:func:`vlui.eval.report.across_seeds`) and
+    each policy's successes per phone and task."""
+
+    seeds: dict[str, Any]
+    phones: PhoneTable
+
+
+def evaluations(study: Study) -> dict[str, Evaluation]:
+    """Each split's evaluation, its statistics computed afresh from the episodes results.json keeps (``records``):
+    a report regenerated with ``--report-only`` from an evaluation made before a statistic was added still has it."""
+    out = {}
+    for split in study.splits:
+        result = _results(study, split)
+        groups = {arm: g["checkpoints"] for arm, g in result["seeds"]["groups"].items()}
+        out[split] = Evaluation(across_seeds(result["records"], groups, {}),
+                                PhoneTable(result["records"], [c for paths in groups.values() for c in paths]))
+    return out
+
+
+def rows(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, Any]]:
+    """One row per (arm, split, task or 'all'): mean and standard error across seeds, the 95% interval of the
+    bootstrap over seeds and phones, and each seed's success."""
     out = []
     for split in study.splits:
-        groups = _results(study, split)["seeds"]["groups"]
+        groups = evaluated[split].seeds["groups"]
         for arm in study.arms:
             g = groups[arm]
             for task, s in [*g["per_family"].items(), ("all", g["overall"])]:
-                per_seed = [v for v in s["per_policy"].values()]
+                ci = s["ci95"] or {}
                 out.append({"arm": arm, "split": split, "task": task, "mean": s["mean"], "stderr": s["stderr"],
-                            "seeds": s["seeds"], "per_seed": per_seed})
+                            "ci_low": ci.get("low"), "ci_high": ci.get("high"), "seeds": s["seeds"],
+                            "per_seed": list(s["per_policy"].values())})
+    return out
+
+
+def per_phone(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, Any]]:
+    """Each seed's success on each phone, all tasks pooled: one row per (arm, split, snapshot, seed); success None
+    where none of the seed's episodes on the phone counted."""
+    out = []
+    for split in study.splits:
+        for arm in study.arms:
+            g = evaluated[split].seeds["groups"][arm]
+            for snapshot, rates in g["per_phone"].items():
+                out += [{"arm": arm, "split": split, "snapshot": snapshot, "seed": seed, "success": rates[c]}
+                        for seed, c in zip(study.seeds, g["checkpoints"])]
     return out
 
 
@@ -235,10 +287,14 @@ def started_from(study: Study, arm: str) -> str | None:
     return found[0] if found else None
 
 
-def paired_comparisons(study: Study, table: list[dict[str, Any]], split: str) -> list[str]:
+def paired_comparisons(study: Study, table: list[dict[str, Any]], split: str,
+                       evaluation: Evaluation) -> list[dict[str, Any]]:
     """Each arm that starts from another arm's run of the same seed against that arm, seed by seed (paired), per
-    task and overall: the seed-to-seed spread both share cancels."""
+    task and overall: the paired t-test across seeds (None with fewer than two pairs, or where the difference is the
+    same in every seed: then ``every_seed`` is it) and the paired bootstrap over seeds and phones. The seed-to-seed
+    spread both share cancels; the phones are the same for both."""
     out = []
+    groups = evaluation.seeds["groups"]
     for arm in study.arms:
         base = started_from(study, arm)
         if base is None:
@@ -248,25 +304,93 @@ def paired_comparisons(study: Study, table: list[dict[str, Any]], split: str) ->
                     for name in (arm, base))
             pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
             d = paired([x for x, _ in pairs], [y for _, y in pairs])
-            what = PAPER_TASKS.get(task, task) if task != "all" else "**all tasks**"
-            if d is None:
-                out.append(f"{arm} − {base}, {what}: needs at least two seeds for a paired test")
-                continue
-            if d.stderr == 0:  # a t-test has nothing to measure against; a few episodes each may be all it is
-                out.append(f"{arm} − {base} (paired by seed), {what}: {100 * d.difference:+.1f} points in every seed "
-                           "(no spread across seeds to test it against)")
-                continue
-            verdict = "unlikely to be noise" if d.p_value < 0.05 else "within seed noise"
-            out.append(f"{arm} − {base} (paired by seed), {what}: {100 * d.difference:+.1f} ± {100 * d.stderr:.1f} "
-                       f"points (95% CI [{100 * d.ci95[0]:+.1f}, {100 * d.ci95[1]:+.1f}], paired t-test p = "
-                       f"{d.p_value:.3g}): {verdict}")
+            families = None if task == "all" else [task]
+            _, ma = evaluation.phones.matrix(groups[arm]["checkpoints"], families)
+            _, mb = evaluation.phones.matrix(groups[base]["checkpoints"], families)
+            out.append({"a": arm, "b": base, "task": task, "pairs": len(pairs),
+                        "every_seed": d.difference if d is not None and d.stderr == 0 else None,
+                        "t_test": {"difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95),
+                                   "p_value": d.p_value, "test": "paired t-test across seeds"}
+                        if d is not None and d.stderr > 0 else None,
+                        "bootstrap": bootstrap_comparison(ma, mb, paired=True)})
     return out
 
 
-def _pct(mean: float | None, se: float | None) -> str:
-    if mean is None:
+def differences(study: Study, table: list[dict[str, Any]],
+                evaluated: dict[str, Evaluation]) -> dict[str, list[dict[str, Any]]]:
+    """Per split, the comparisons the report prints: each arm that starts from no other arm against the study's first
+    arm (Welch's t-test across seeds and the bootstrap over seeds and phones), and each arm against the arm it starts
+    from (:func:`paired_comparisons`), overall and per task. The overall comparisons of a split are its family of
+    planned tests: their p-values are Holm-adjusted over that family (the t-tests and the bootstrap tests each on
+    their own), since the more tests a report runs the more come out below 0.05 by chance. Per-task differences are
+    exploratory and printed unadjusted, saying so."""
+    first = next(iter(study.arms))
+    out = {}
+    for split in study.splits:
+        pairs = [c for c in evaluated[split].seeds["comparisons"]
+                 if first in (c["a"], c["b"]) and started_from(study, c["a"] if c["b"] == first else c["b"]) is None]
+        paired_ones = paired_comparisons(study, table, split, evaluated[split])
+        planned = [*pairs, *[c for c in paired_ones if c["task"] == "all"]]
+        for test in [*pairs, *[c["bootstrap"] for c in pairs if c.get("bootstrap")]]:
+            for key in ("p_holm", "holm_tests"):  # the evaluation adjusted over all its pairs; the family is this
+                test.pop(key, None)
+        holm_adjust([c for c in pairs if c.get("difference") is not None]
+                    + [c["t_test"] for c in planned if c.get("t_test")])
+        holm_adjust([c["bootstrap"] for c in planned if c.get("bootstrap")])
+        out[split] = [*planned, *[c for c in paired_ones if c["task"] != "all"]]
+    return out
+
+
+def selected(study: Study, table: list[dict[str, Any]]) -> str | None:
+    """The arm the study chooses: the highest mean success on the validation phones, all tasks (None with one arm)."""
+    if len(study.arms) < 2 or SELECT_ON not in study.splits:
+        return None
+    scored = {r["arm"]: r["mean"] for r in table if r["split"] == SELECT_ON and r["task"] == "all"
+              and r["mean"] is not None}
+    return max(scored, key=scored.get) if scored else None
+
+
+def _paired_sentence(c: dict[str, Any]) -> str:
+    """A paired comparison (:func:`paired_comparisons`, with Holm-adjusted p-values) as a sentence."""
+    t, boot = c["t_test"], c["bootstrap"]
+    what = PAPER_TASKS.get(c["task"], c["task"]) if c["task"] != "all" else "**all tasks**"
+    if t is not None:
+        head, tests = f"{100 * t['difference']:+.1f} ± {100 * t['stderr']:.1f} points", [
+            f"paired t-test across seeds: 95% CI {ci_points(t['ci95'])}, {p_text(t)}"]
+    elif c["every_seed"] is not None:
+        head, tests = f"{100 * c['every_seed']:+.1f} points in every seed", ["no spread across seeds for a t-test"]
+    elif boot is None:
+        return f"{c['a']} − {c['b']}, {what}: needs at least two seeds for a paired test"
+    else:
+        head, tests = f"{100 * boot['difference']:+.1f} points", ["needs at least two seeds for a paired t-test"]
+    if boot is not None:
+        tests.append(f"paired {BOOTSTRAP}: 95% CI {ci_points(boot['ci95'])}, {p_text(boot)}")
+    return (f"{c['a']} − {c['b']} (paired by seed), {what}: {head} ({'; '.join(tests)}): "
+            f"{verdict([x for x in (t, boot) if x is not None])}")
+
+
+def summary(study: Study, table: list[dict[str, Any]]) -> list[str]:
+    """The report's first table: each arm's success over all tasks on every split, the validation phones first and
+    the test snapshots in the last column, marked as reported once; then the arm the study chooses on validation."""
+    names = [f"{s} (reported once)" if s == TEST else f"{s} (chosen on)" if s == SELECT_ON else s
+             for s in study.splits]
+    lines = ["## Summary", "", "| arm | " + " | ".join(names) + " |", "| --- " * (len(names) + 1) + "|"]
+    for arm in study.arms:
+        cells = [_pct(next(r for r in table if r["arm"] == arm and r["split"] == s and r["task"] == "all"))
+                 for s in study.splits]
+        lines.append(f"| {arm} | " + " | ".join(cells) + " |")
+    chosen = selected(study, table)
+    if chosen is not None:
+        lines += ["", f"Chosen on the validation phones (the highest mean, all tasks): **{chosen}**. The test column "
+                  "played no part in that choice."]
+    return [*lines, ""]
+
+
+def _pct(row: dict[str, Any]) -> str:
+    """A table cell: the mean across seeds with the 95% bootstrap interval over seeds and phones, in %."""
+    if row["mean"] is None:
         return "–"
-    return f"{100 * mean:.1f}" + (f" ± {100 * se:.1f}" if se is not None else "")
+    return f"{100 * row['mean']:.1f} [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
 
 
 def _paper(study: Study, arm: str, task: str, split: str) -> str:
@@ -278,20 +402,33 @@ def _paper(study: Study, arm: str, task: str, split: str) -> str:
 
 
 def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> dict[str, Any]:
-    """``report.md``, ``results.csv``, ``success.png`` and ``study.json`` in ``out``."""
+    """``report.md``, ``results.csv``, ``per_phone.csv``, ``success.png`` and ``study.json`` in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    table = rows(study)
+    evaluated = evaluations(study)
+    table = rows(study, evaluated)
     with open(out / "results.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["arm", "split", "task", "mean", "stderr", "seeds", *[f"seed{s}" for s in study.seeds]])
+        w.writerow(["arm", "split", "task", "mean", "stderr", "ci_low", "ci_high", "seeds",
+                    *[f"seed{s}" for s in study.seeds]])
         for r in table:
-            w.writerow([r["arm"], r["split"], r["task"], r["mean"], r["stderr"], r["seeds"], *r["per_seed"]])
+            w.writerow([r["arm"], r["split"], r["task"], r["mean"], r["stderr"], r["ci_low"], r["ci_high"], r["seeds"],
+                        *r["per_seed"]])
+    with open(out / "per_phone.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, ["arm", "split", "snapshot", "seed", "success"])
+        w.writeheader()
+        w.writerows(per_phone(study, evaluated))
+    found = differences(study, table, evaluated)
     tasks = list(dict.fromkeys(r["task"] for r in table))
     has_paper = any(_paper(study, arm, t, s) for arm in study.arms for t in tasks for s in study.splits)
     lines = [f"# Study: {study.title}", "", study.question, "",
-             f"{len(study.seeds)} training seeds per arm; mean ± standard error across seeds, in %. Evaluated on "
+             f"{len(study.seeds)} training seeds per arm; each cell is the mean across seeds, in %, and in [ ] its 95% "
+             f"interval from a {BOOTSTRAP} ({BOOTSTRAP_RESAMPLES:,} resamples, each drawing the seeds and, "
+             "independently, the phones with replacement: both are samples, of the training randomness and of the "
+             "phones users have), per task and overall alike; each seed's success is in `results.csv`, each seed's "
+             "on each phone in `per_phone.csv`. Evaluated on "
              + "; ".join(f"{split}: {split_words(study, split)}" for split in study.splits)
              + " (one run each: the phone and the policies are deterministic).", ""]
+    lines += summary(study, table)
     for split in study.splits:
         head = [" task"] + [f" {arm}" for arm in study.arms]
         if has_paper:
@@ -303,16 +440,17 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
             cells = [f" {PAPER_TASKS.get(task, task) if task != 'all' else '**all**'}"]
             for arm in study.arms:
                 r = next(x for x in table if x["arm"] == arm and x["split"] == split and x["task"] == task)
-                cells.append(f" {_pct(r['mean'], r['stderr'])}")
+                cells.append(f" {_pct(r)}")
             if has_paper:
                 cells += [f" {_paper(study, arm, task, split) or '–'}" for arm in study.arms
                           if any(_paper(study, arm, t, split) for t in tasks)]
             lines.append("|" + " |".join(cells) + " |")
-        comparisons = [comparison(c) for c in _results(study, split)["seeds"].get("comparisons", [])]
-        comparisons += paired_comparisons(study, table, split)
-        if comparisons:
-            lines += ["", "Differences (Welch's t-test across seeds, overall; where an arm starts from another's "
-                      "policy, also a paired t-test by seed):", "", *[f"- {c}" for c in comparisons]]
+        if found[split]:
+            lines += ["", "Differences, each with a t-test across seeds (Welch's, each arm against the first; paired by "
+                      f"seed where an arm starts from another's policy) and a {BOOTSTRAP}. Overall differences are "
+                      "this split's planned tests, their p also Holm-adjusted over them (t-tests and bootstrap tests "
+                      "each on their own); per-task ones are exploratory and unadjusted:", "",
+                      *[f"- {_paired_sentence(c) if 'task' in c else comparison(c)}" for c in found[split]]]
         lines.append("")
     if study.paper:
         fig = paper_numbers()[study.paper]
@@ -336,7 +474,9 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
             f"{k} {v / 60:.1f} min" for k, v in timings.items()) + "."]
     lines += [f"Commit: `{meta['commit']}`.", ""]
     (out / "report.md").write_text("\n".join(lines), encoding="utf-8")
-    (out / "study.json").write_text(json.dumps({**meta, "rows": table}, indent=2), encoding="utf-8")
+    (out / "study.json").write_text(json.dumps({**meta, "rows": table, "differences": found,
+                                                "chosen_on_validation": selected(study, table)}, indent=2),
+                                    encoding="utf-8")
     _plot(study, table, out / "success.png")
     if curves:
         _plot_curves(study, curves, out / "learning_curve.png")
@@ -397,8 +537,9 @@ def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:
         for i, arm in enumerate(study.arms):
             rs = [next(x for x in table if x["arm"] == arm and x["split"] == split and x["task"] == t) for t in tasks]
             xs = [j + (i - (len(study.arms) - 1) / 2) * width for j in range(len(tasks))]
-            ax.bar(xs, [100 * (r["mean"] or 0) for r in rs], width, label=arm,
-                   yerr=[100 * (r["stderr"] or 0) for r in rs], capsize=2)
+            ax.bar(xs, [100 * (r["mean"] or 0) for r in rs], width, label=arm, capsize=2, yerr=[
+                [100 * max(0.0, r["mean"] - r["ci_low"]) if r["mean"] is not None else 0 for r in rs],
+                [100 * max(0.0, r["ci_high"] - r["mean"]) if r["mean"] is not None else 0 for r in rs]])
             for x, t in zip(xs, tasks):
                 value = _paper(study, arm, t, split).lstrip("~>")
                 if value and not math.isnan(float(value)):
@@ -408,7 +549,7 @@ def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:
         ax.set_ylabel("success (%)")
         ax.set_title(split_words(study, split).strip("`"), fontsize=9)
     axes[0][0].legend(fontsize=7, title="arm (★ paper)", title_fontsize=7)
-    fig.suptitle(f"{study.title} (mean ± s.e., {len(study.seeds)} seeds)", fontsize=10)
+    fig.suptitle(f"{study.title} (mean across {len(study.seeds)} seeds, 95% {BOOTSTRAP})", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
