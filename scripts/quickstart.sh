@@ -19,6 +19,7 @@ stage "collect 1,110 expert demonstrations (6 tasks x the 35 training snapshots 
     $PY collect.py 'env.snapshots=[train,random:150]' dataset=train_gen150
 stage "train a policy, then 2 rounds of DAgger with the expert (experiment=quickstart)" $PY train.py experiment=quickstart
 RUN=checkpoints/quickstart/bc-tf_efficientnet_lite0-seed0
-stage "evaluate it on the 10 held-out test snapshots (the B-MoCA protocol)" $PY evaluate.py checkpoint=$RUN name=quickstart
+stage "evaluate it on the 50 validation phones and the 10 held-out test snapshots (the B-MoCA protocol)" \
+    $PY evaluate.py checkpoint=$RUN 'env.snapshots=[val,test]' runs=1 name=quickstart
 say "trained policy: $RUN/policy"
 say "results: outputs/evaluate/quickstart/results.md (and results.json, success_per_task.png)"
