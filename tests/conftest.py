@@ -50,6 +50,21 @@ def tiny_dataset(tmp_path_factory) -> Path:
     return data_dir / "tiny"
 
 
+@pytest.fixture(scope="session")
+def tiny_xml_dataset(tmp_path_factory) -> Path:
+    """``tiny_dataset``'s tasks and snapshots, one episode each, with every screen's UI tree (``save_xml=true``):
+    what grounding (``data.grounding``) reads."""
+    from vlui.cli import compose
+    from vlui.jobs import collect
+
+    data_dir = tmp_path_factory.mktemp("data")
+    cfg = compose("collect", [f"paths.data_dir={data_dir}", "dataset=tiny_xml", "tasks=[airplane_on,open_clock]",
+                              "env.snapshots=[000,001,030]", "env.num_envs=1", "save_xml=true"],
+                  output_dir=data_dir / "run")
+    collect.run(cfg)
+    return data_dir / "tiny_xml"
+
+
 @pytest.fixture
 def tiny_dataset_copy(tmp_path: Path, tiny_dataset: Path) -> Path:
     """A copy of ``tiny_dataset`` for a test that writes into the dataset's folder, without the features other tests

@@ -132,6 +132,18 @@ class AugmentConfig:
 
 
 @dataclass
+class GroundingConfig:
+    """Grounding from the UI tree (docs/training.md): besides the demonstrations, the policy learns to tap the
+    clickable elements of the stored screens named by their labels (vlui/env/grounding.py). Needs a dataset collected
+    with save_xml=true."""
+
+    weight: float = 0.0  # weight of the grounding loss added to the policy's loss; 0 turns it off
+    per_screen: int = 4  # labelled elements drawn (with the seed) from each stored screen, at most
+
+    LIMITS: ClassVar[dict[str, Range]] = {"weight": NON_NEGATIVE, "per_screen": AT_LEAST_1}
+
+
+@dataclass
 class DataConfig:
     """A demonstration dataset written by collect.py (format: docs/dataset.md)."""
 
@@ -151,6 +163,7 @@ class DataConfig:
     # screens with the same backbone (seeds, study arms, resumes); false: computed in memory each run
     feature_cache: bool = True
     augment: AugmentConfig = field(default_factory=AugmentConfig)
+    grounding: GroundingConfig = field(default_factory=GroundingConfig)
 
     LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,
                                           "image_height": Range(8),

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+import numpy as np
 import pytest
 import torch
 
 from vlui.algos.augment import color_jitter, random_shift
 from vlui.data.datamodule import DemoDataModule, EpochBatches
+from vlui.data.format import read_dataset
+from vlui.env.grounding import grounding_pairs
 from vlui.errors import VluiError
 
 
@@ -98,3 +103,39 @@ def test_each_sample_knows_the_action_taken_before_it_in_its_episode(tiny_datase
     batch = dm.batch(samples, torch.arange(4))
     assert torch.equal(batch["previous"].nan_to_num(9), samples.previous[:4].nan_to_num(9))
     assert torch.equal(batch["next_previous"], samples.actions[:4])  # o' was reached by the action at o
+
+
+def test_grounding_examples_are_pairs_of_the_training_screens_ui_trees(tiny_xml_dataset) -> None:
+    def data() -> DemoDataModule:
+        dm = DemoDataModule(str(tiny_xml_dataset), batch_size=4, val_fraction=0.25, image_height=64, image_width=32,
+                            on_device=False, grounding=grounding_pairs, grounding_per_screen=2)
+        dm.setup("fit")
+        return dm
+
+    dm = data()
+    g, trees = dm.grounding_set, read_dataset(tiny_xml_dataset)[1].column("xml").to_pylist()
+    train_frames = set(dm.train_set.obs.tolist()) | set(dm.train_set.next_obs.tolist())
+    assert set(g.frame.tolist()) <= train_frames  # the validation episodes' screens stay out
+    per_screen = Counter(g.frame.tolist())
+    assert max(per_screen.values()) == 2 and len(per_screen) > 5
+    for frame, label, action in zip(g.frame.tolist(), g.label.tolist(), g.actions.numpy()):
+        pairs = [(text, a) for text, a in grounding_pairs(trees[frame]) if text == dm.labels[label]]
+        assert len(pairs) == 1 and np.array_equal(pairs[0][1], action)
+    assert dm.labels == sorted({dm.labels[i] for i in g.label.tolist()})  # each label once, each one used
+    same = data().grounding_set  # drawn with the seed
+    assert torch.equal(same.frame, g.frame) and torch.equal(same.label, g.label)
+    # every training batch carries a batch of examples: the screen, its label, the tap, and no action before it
+    batch = next(iter(dm.train_dataloader()))
+    assert batch["actions"].shape == (4, 4) and batch["images"].shape == (4, 64, 32, 3)
+    grounding = batch["grounding"]
+    assert grounding["images"].shape == (4, 64, 32, 3) and grounding["actions"].shape == (4, 4)
+    assert torch.equal(grounding["images"], dm.frames[grounding["frame"]]) and grounding["previous"].isnan().all()
+
+
+def test_grounding_on_a_dataset_without_ui_trees_is_a_one_line_error(tiny_dataset) -> None:
+    dm = DemoDataModule(str(tiny_dataset), image_height=64, image_width=32, on_device=False,
+                        grounding=grounding_pairs)
+    with pytest.raises(VluiError, match=r"tiny was collected without them \(save_xml=false\): collect it again "
+                                        r"with save_xml=true") as err:
+        dm.setup("fit")
+    assert "\n" not in str(err.value)

@@ -118,6 +118,14 @@ def test_parse_xml_settings_rows(settings_xml: str) -> None:
     assert all(title in text for title in titles)
 
 
+def test_parse_xml_keeps_each_nodes_parent(settings_xml: str) -> None:
+    elements = parse_xml(settings_xml)
+    assert elements[0].parent == -1 and all(0 <= e.parent < e.index for e in elements[1:])
+    title = next(e for e in elements if e.text == "Network & internet")
+    row = elements[title.parent]  # the clickable row that holds the title and the summary
+    assert row.clickable and not row.text and elements[title.index + 1].parent == row.index
+
+
 def test_parse_xml_tolerates_declaration_and_trailer(home_xml: str) -> None:
     body = home_xml.split("?>", 1)[1]
     assert len(parse_xml(body)) == len(parse_xml(home_xml))

@@ -11,10 +11,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import ROOT, run_python
 from vlui.cli import CONFIG_DIR, compose
+from vlui.data.format import read_info
 from vlui.errors import VluiError
 from vlui.jobs import train
 from vlui.models.policy import load_policy
@@ -94,6 +96,45 @@ def test_bc_loss_goes_down(tmp_path: Path, tiny_dataset: Path) -> None:
                       output_dir=tmp_path / "run"))
     losses = [float(r["train/loss"]) for r in metrics(tmp_path / "run") if r.get("train/loss")]
     assert np.mean(losses[-5:]) < 0.7 * np.mean(losses[:5])
+
+
+def test_grounding_trains_beside_bc_logs_its_own_loss_and_learns(tmp_path: Path, tiny_xml_dataset: Path) -> None:
+    # the quickstart's head and cached features of a frozen backbone; the loss of tapping the element a label names
+    # falls as the policy learns to find it
+    result = train.run(compose("train", tiny(tmp_path, tiny_xml_dataset, "data.grounding.weight=1.0",
+                                             "model.head=pointer", "model.positions=true", "model.vision.freeze=true",
+                                             "trainer.max_steps=40", "data.steps_per_epoch=20", "data.batch_size=16",
+                                             "algo.optim.lr=3e-3", "data.augment.random_shift=0"),
+                               output_dir=tmp_path / "run"))
+    rows = metrics(tmp_path / "run")
+    grounding = [float(r["train/grounding_loss"]) for r in rows if r.get("train/grounding_loss")]
+    assert len(grounding) == 40 and len([r for r in rows if r.get("train/loss")]) == 40  # logged apart from BC's
+    assert np.mean(grounding[-10:]) < 0.75 * np.mean(grounding[:5])
+    assert load_policy(result["policy"]).select_action(np.zeros((1, 64, 32, 3), np.uint8), ["Clock"]).shape == (1, 4)
+
+
+def test_grounding_on_a_dataset_without_ui_trees_is_one_line_saying_how_to_get_them(tmp_path: Path,
+                                                                                     tiny_dataset: Path) -> None:
+    out = run_python("train.py", *tiny(tmp_path, tiny_dataset), "data.grounding.weight=0.5",
+                     f"hydra.run.dir={tmp_path}/run")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines()[-1] == (
+        f"error: data.grounding.weight > 0 reads the screens' UI trees, but {tiny_dataset} was collected without them "
+        "(save_xml=false): collect it again with save_xml=true (under another data.name), or set "
+        "data.grounding.weight=0")
+
+
+def test_dagger_rounds_keep_the_ui_trees_that_grounding_reads(tmp_path: Path, tiny_xml_dataset: Path) -> None:
+    result = train.run(compose("train", tiny(tmp_path, tiny_xml_dataset, "data.grounding.weight=1.0",
+                                             "dagger.rounds=1", "dagger.steps=2", "dagger.envs=2", "dagger.pairs=2",
+                                             "model.head=pointer", "model.vision.freeze=true", "run_name=grounded"),
+                               output_dir=tmp_path / "run"))
+    assert result["dagger"][0]["labelled_states"] > 0
+    round_dir = tiny_xml_dataset.parent / "tiny_xml.dagger" / "grounded" / "round-1"
+    assert read_info(round_dir)["recipe"]["save_xml"] is True
+    assert pq.read_table(round_dir / "episodes").column("xml").null_count == 0
+    # the round's training read them: its steps logged the grounding loss too
+    assert len([r for r in metrics(tmp_path / "run") if r.get("train/grounding_loss")]) == 4 + 2
 
 
 def test_missing_dataset_says_how_to_make_it(tmp_path: Path) -> None:

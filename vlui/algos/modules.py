@@ -2,7 +2,8 @@
 
 Both take plain, typed hyperparameters (dicts of numbers and strings), so their checkpoints reload without Hydra.
 Instruction embeddings are computed once, for the dataset's distinct instructions, when training starts; a batch
-carries instruction indices into that table.
+carries instruction indices into that table. Grounding examples (``data.grounding``) do the same with their labels,
+and their loss (the policy's own loss on the taps at the labelled elements) is added with ``grounding_weight``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def lr_schedule(opt: torch.optim.Optimizer, kind: str, warmup: int, total: int) 
 
 class _Base(L.LightningModule):
     def __init__(self, policy: dict[str, Any], algo: dict[str, Any], augment: dict[str, Any], seed: int = 0,
-                 channels_last: bool = True, compile: bool = False) -> None:
+                 channels_last: bool = True, compile: bool = False, grounding_weight: float = 0.0) -> None:
         super().__init__()
         self.save_hyperparameters()
         self.policy = VLUIPolicy(*from_dict(policy))
@@ -46,6 +47,8 @@ class _Base(L.LightningModule):
         self.register_buffer("instr_tokens", torch.zeros(0), persistent=False)
         self.register_buffer("feature_cache", torch.zeros(0), persistent=False)
         self.register_buffer("instr_mask", torch.zeros(0, dtype=torch.bool), persistent=False)
+        self.register_buffer("label_tokens", torch.zeros(0), persistent=False)  # the grounding labels' embeddings
+        self.register_buffer("label_mask", torch.zeros(0, dtype=torch.bool), persistent=False)
         self._last_time: float | None = None
         self._part_features: dict[str, torch.Tensor] = {}  # a dataset's folder -> its frames' backbone features
         self.store_features = True  # keep them in the dataset's feature store for the next run (data.feature_cache)
@@ -57,6 +60,9 @@ class _Base(L.LightningModule):
         dm = self.trainer.datamodule
         tokens, mask = self.policy.text.table(dm.instructions)  # once per distinct instruction
         self.instr_tokens, self.instr_mask = tokens.to(self.device), mask.to(self.device)
+        if dm.labels:  # grounding: its labels are instructions too, embedded once
+            tokens, mask = self.policy.text.table(dm.labels)
+            self.label_tokens, self.label_mask = tokens.to(self.device), mask.to(self.device)
         if self.caches_features:  # per dataset of the mix, kept for the next fit (DAgger adds a dataset a round)
             parts, start = [], 0
             for path, n in dm.parts:
@@ -115,6 +121,15 @@ class _Base(L.LightningModule):
         per_sample = losses.pointer_loss(out, actions, gesture.get("threshold", 0.14), gesture.get("y_scale", 2.0))
         return (per_sample.mean() if weights is None else (weights * per_sample).mean()), pred
 
+    def grounding_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The policy's loss on a batch of grounding examples (a label as the instruction, the tap at its element as
+        the action; :meth:`DemoDataModule.grounding_batch`), logged as ``train/grounding_loss`` and returned times
+        ``grounding_weight``, to be added to the algorithm's loss."""
+        text, mask = self.label_tokens[batch["label"]], self.label_mask[batch["label"]]
+        loss, _ = self.actor_loss(self.features(batch, text, mask), batch["actions"])
+        self.log("train/grounding_loss", loss)
+        return self.hparams.grounding_weight * loss
+
     def text(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.instr_tokens[index], self.instr_mask[index]
 
@@ -150,7 +165,7 @@ class BCModule(_Base):
         loss, pred = self.actor_loss(self.features(batch, text, mask), batch["actions"])
         self.log("train/loss", loss, prog_bar=True)
         self._throughput(len(pred))
-        return loss
+        return loss + self.grounding_loss(batch["grounding"]) if "grounding" in batch else loss
 
     def validation_step(self, batch, batch_idx):
         validate(self, batch)
@@ -200,7 +215,8 @@ class IQLModule(_Base):
         self.log_dict({"train/v_loss": v_loss, "train/q_loss": q_loss, "train/actor_loss": actor_loss,
                        "train/bc_loss": losses.bc_loss(pred.detach(), batch["actions"])}, prog_bar=True)
         self._throughput(len(pred))
-        return v_loss + q_loss + actor_loss
+        loss = v_loss + q_loss + actor_loss
+        return loss + self.grounding_loss(batch["grounding"]) if "grounding" in batch else loss
 
     def on_train_batch_end(self, outputs, batch, batch_idx) -> None:
         losses.polyak_update(self.target_critics, self.critics, self.algo["polyak"])

@@ -8,10 +8,17 @@ first two, IQL all of them.
 Batches come from :class:`EpochBatches`, whose order depends only on the seed and the epoch number: an epoch is
 ``steps_per_epoch`` steps and checkpoints are written at epoch ends, so a run that is killed and resumed from its
 last checkpoint sees exactly the batches the uninterrupted run would have.
+
+With grounding (``data.grounding``, docs/training.md), each training batch also carries, under ``"grounding"``, a
+batch of :class:`Grounding` examples: a stored screen of the training episodes, the label of one of its clickable
+elements as the instruction, and the tap at that element as the action. They come from the UI trees the dataset
+stores (collected with ``save_xml=true``) through the function the caller passes, and reuse the screens' frames (and
+so their cached features): only the text differs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +31,10 @@ from torch.utils.data import DataLoader, Sampler
 
 from vlui.data.format import decode_png, episode_path, read_dataset
 from vlui.errors import VluiError
+
+# a screen's UI tree (a uiautomator dump) -> its (label, tap action) grounding pairs (vlui.env.grounding)
+PairsOf = Callable[[str], Sequence[tuple[str, np.ndarray]]]
+GROUNDING_SEED = 1_000_003  # added to the seed for the grounding examples' draw and order: a stream of their own
 
 
 @dataclass
@@ -55,6 +66,21 @@ class Transitions:
         return Transitions(*(getattr(self, f).to(device) for f in self.__dataclass_fields__))
 
 
+@dataclass
+class Grounding:
+    """Grounding examples, one entry each (length G): a screen, the label of one of its elements, the tap at it."""
+
+    frame: torch.Tensor  # (G,) int64 row of the screen in the frame tensor
+    label: torch.Tensor  # (G,) int64 index into the label list
+    actions: torch.Tensor  # (G, 4) float32, the tap at the element's centre
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def to(self, device) -> Grounding:
+        return Grounding(*(getattr(self, f).to(device) for f in self.__dataclass_fields__))
+
+
 class EpochBatches(Sampler[list[int]]):
     """``steps_per_epoch`` batches of ``batch_size`` indices into ``n`` samples; the order is a function of
     ``(seed, epoch)`` alone. Under DDP each rank takes its own slice of every batch."""
@@ -80,12 +106,36 @@ class EpochBatches(Sampler[list[int]]):
             yield order[start:start + per_rank].tolist()
 
 
+class WithGrounding(Sampler[list[int]]):
+    """Each step's batch of ``samples`` followed by its batch of ``grounding`` examples, numbered after the ``n``
+    samples (example ``i`` is ``n + i``); both orders are functions of the seed and the epoch."""
+
+    def __init__(self, samples: EpochBatches, grounding: EpochBatches, n: int) -> None:
+        self.samples, self.grounding, self.n = samples, grounding, n
+
+    def set_epoch(self, epoch: int) -> None:
+        self.samples.set_epoch(epoch)
+        self.grounding.set_epoch(epoch)
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def __iter__(self):
+        for batch, examples in zip(self.samples, self.grounding):
+            yield batch + [self.n + i for i in examples]
+
+
 class DemoDataModule(L.LightningDataModule):
-    """Batches of one dataset, or of several trained on together (``mix``: e.g. DAgger's relabelled rounds)."""
+    """Batches of one dataset, or of several trained on together (``mix``: e.g. DAgger's relabelled rounds).
+
+    ``grounding`` (a screen's UI tree -> its ``(label, tap)`` pairs) adds grounding examples to every training batch:
+    up to ``grounding_per_screen`` pairs of each screen of the training episodes, drawn with the seed. Every dataset
+    must then hold its screens' UI trees."""
 
     def __init__(self, path: str, batch_size: int = 64, val_fraction: float = 0.1, image_height: int = 256,
                  image_width: int = 128, on_device: bool = True, steps_per_epoch: int = 500, seed: int = 0,
-                 val_batches: int = 8, mix: list[str] | tuple[str, ...] = (), success_only: bool = False) -> None:
+                 val_batches: int = 8, mix: list[str] | tuple[str, ...] = (), success_only: bool = False,
+                 grounding: PairsOf | None = None, grounding_per_screen: int = 4) -> None:
         super().__init__()
         self.path = Path(path)
         self.paths = [self.path, *(Path(p) for p in mix)]
@@ -99,12 +149,17 @@ class DemoDataModule(L.LightningDataModule):
         self.instructions: list[str] = []
         self.train_set: Transitions | None = None
         self.val_set: Transitions | None = None
+        self.grounding, self.grounding_per_screen = grounding, grounding_per_screen
+        self.labels: list[str] = []  # the grounding examples' labels (their instructions), indexed by Grounding.label
+        self.grounding_set: Grounding | None = None
 
     # ------------------------------------------------------------------------------------------------ loading
     def setup(self, stage: str | None = None) -> None:
         if self.frames is not None:
             return
         parts = [_Part(path, *read_dataset(path)) for path in self.paths]
+        if self.grounding is not None:
+            _check_ui_trees(parts)
         self.instructions = sorted({s for part in parts for s in part.table.column("instruction").to_pylist()})
         frames, samples, episodes, offset = [], [], [], 0
         for n, part in enumerate(parts):
@@ -131,11 +186,15 @@ class DemoDataModule(L.LightningDataModule):
             kept = " with data.success_only=true (no successful episodes?)" if self.success_only else ""
             raise VluiError(f"{', '.join(map(str, self.paths))} has no training samples{kept} (episodes: {len(keys)}); "
                             "collect more episodes")
+        if self.grounding is not None:
+            self.grounding_set = self._grounding_examples(parts)
         if self.on_device and torch.cuda.is_available():
             free, _ = torch.cuda.mem_get_info()
             if self.frames.numel() < 0.5 * free:  # leave room for the model
                 self.frames = self.frames.cuda()
                 self.train_set, self.val_set = self.train_set.to("cuda"), self.val_set.to("cuda")
+                if self.grounding_set is not None:
+                    self.grounding_set = self.grounding_set.to("cuda")
 
     def _decode(self, part: _Part) -> np.ndarray:
         """Every screen of a dataset, ``(rows, H, W, 3)`` uint8 at the training resolution."""
@@ -182,6 +241,31 @@ class DemoDataModule(L.LightningDataModule):
         )
         return samples, episode[rows]
 
+    def _grounding_examples(self, parts: list[_Part]) -> Grounding:
+        """Up to ``grounding_per_screen`` (label, tap) pairs of every screen of the training episodes (each row a
+        training transition starts or ends at: the validation episodes' screens stay out), drawn with the seed;
+        sets :attr:`labels`. A dump seen before (the same screen in another episode) is not parsed again."""
+        trees = [tree for part in parts for tree in part.table.column("xml").to_pylist()]  # rows in frame order
+        rows = torch.unique(torch.cat([self.train_set.obs, self.train_set.next_obs])).tolist()
+        rng = np.random.default_rng([self.seed, GROUNDING_SEED])
+        pairs_of: dict[str, Sequence[tuple[str, np.ndarray]]] = {}
+        chosen: list[tuple[int, str, np.ndarray]] = []
+        for row in rows:
+            tree = trees[row]
+            if tree not in pairs_of:
+                pairs_of[tree] = self.grounding(tree)
+            pairs = pairs_of[tree]
+            k = min(self.grounding_per_screen, len(pairs))
+            chosen += [(row, *pairs[i]) for i in sorted(rng.choice(len(pairs), k, replace=False))]
+        if not chosen:
+            raise VluiError(f"data.grounding: no screen of {', '.join(map(str, self.paths))} has a labelled clickable "
+                            "element to ground: set data.grounding.weight=0")
+        self.labels = sorted({label for _, label, _ in chosen})
+        index = {label: i for i, label in enumerate(self.labels)}
+        return Grounding(frame=torch.tensor([row for row, _, _ in chosen], dtype=torch.int64),
+                         label=torch.tensor([index[label] for _, label, _ in chosen], dtype=torch.int64),
+                         actions=torch.from_numpy(np.stack([action for _, _, action in chosen]).astype(np.float32)))
+
     # ------------------------------------------------------------------------------------------------ batches
     def batch(self, samples: Transitions, idx: torch.Tensor, next_obs: bool = True) -> dict[str, torch.Tensor]:
         idx = idx.to(samples.obs.device)
@@ -194,12 +278,32 @@ class DemoDataModule(L.LightningDataModule):
             out["next_previous"] = samples.acted[idx]  # o' was reached by the action taken at o
         return out
 
+    def grounding_batch(self, idx: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Grounding examples ``idx`` as the inputs a transition's observation has (no action before them) plus
+        their ``label`` indices and tap ``actions``."""
+        g = self.grounding_set
+        idx = idx.to(g.frame.device)
+        frame = g.frame[idx]
+        return {"images": self.frames[frame.to(self.frames.device)], "frame": frame, "label": g.label[idx],
+                "actions": g.actions[idx], "previous": torch.full((len(idx), 4), float("nan"), device=frame.device)}
+
     def train_dataloader(self) -> DataLoader:
         trainer = self.trainer
         rank, world = (trainer.global_rank, trainer.world_size) if trainer is not None else (0, 1)
-        sampler = EpochBatches(len(self.train_set), self.batch_size, self.steps_per_epoch, self.seed, rank, world)
-        return DataLoader(range(len(self.train_set)), batch_sampler=sampler,
-                          collate_fn=lambda idx: self.batch(self.train_set, torch.tensor(idx)))
+        n = len(self.train_set)
+        sampler = EpochBatches(n, self.batch_size, self.steps_per_epoch, self.seed, rank, world)
+        if self.grounding_set is None:
+            return DataLoader(range(n), batch_sampler=sampler,
+                              collate_fn=lambda idx: self.batch(self.train_set, torch.tensor(idx)))
+        examples = EpochBatches(len(self.grounding_set), self.batch_size, self.steps_per_epoch,
+                                self.seed + GROUNDING_SEED, rank, world)
+
+        def collate(idx: list[int]) -> dict:
+            idx = torch.tensor(idx)
+            return self.batch(self.train_set, idx[idx < n]) | {"grounding": self.grounding_batch(idx[idx >= n] - n)}
+
+        return DataLoader(range(n + len(self.grounding_set)), batch_sampler=WithGrounding(sampler, examples, n),
+                          collate_fn=collate)
 
     def val_dataloader(self) -> DataLoader:
         n = len(self.val_set)
@@ -208,6 +312,17 @@ class DemoDataModule(L.LightningDataModule):
         chunks = [list(range(i, min(i + self.batch_size, n))) for i in range(0, n, self.batch_size)]
         return DataLoader(chunks[: self.val_batches], batch_size=None,
                           collate_fn=lambda idx: self.batch(self.val_set, torch.tensor(idx)))
+
+
+def _check_ui_trees(parts: list[_Part]) -> None:
+    """Grounding reads the screens' UI trees: a dataset collected without them is a one-line error saying how to
+    get them."""
+    for part in parts:
+        if part.table.column("xml").null_count:
+            fix = ("delete it to collect the round again, with them" if part.info["recipe"].get("relabelled_by") else
+                   "collect it again with save_xml=true (under another data.name)")
+            raise VluiError(f"data.grounding.weight > 0 reads the screens' UI trees, but {part.path} was collected "
+                            f"without them (save_xml=false): {fix}, or set data.grounding.weight=0")
 
 
 def _screen(data: bytes | None, size: tuple[int, int], root: Path, table, row: int) -> np.ndarray:

@@ -70,6 +70,8 @@ class Element:
 
     ``index`` is the number the agent sees: 0-based in document order over all nodes (containers included).
     ``bounds`` is ``(x1, y1, x2, y2)`` in pixels, ``x2``/``y2`` exclusive as in uiautomator's ``[x1,y1][x2,y2]``.
+    ``parent`` is the index of the node that encloses it in the tree (-1 for a root), so the flat list keeps what
+    a container holds (a settings row's title is a child of the clickable row).
     """
 
     index: int
@@ -85,6 +87,7 @@ class Element:
     scrollable: bool = False
     selected: bool = False
     enabled: bool = True
+    parent: int = -1
 
     @property
     def has_content(self) -> bool:
@@ -161,8 +164,11 @@ def parse_xml(xml: str) -> list[Element]:
         raise VluiError(f"cannot parse the UI XML ({e}); expected a uiautomator dump") from None
     if root.tag not in ("hierarchy", "node"):
         raise VluiError(f"not a uiautomator dump: the root element is <{root.tag}>, expected <hierarchy>")
+    nodes = list(root.iter("node"))
+    position = {id(node): i for i, node in enumerate(nodes)}
+    parent = {id(child): position.get(id(node), -1) for node in root.iter() for child in node}
     elements = []
-    for i, node in enumerate(root.iter("node")):
+    for i, node in enumerate(nodes):
         raw = node.get("bounds", "")
         m = _BOUNDS.fullmatch(raw)
         if m is None:
@@ -182,6 +188,7 @@ def parse_xml(xml: str) -> list[Element]:
             scrollable=_flag(node, "scrollable"),
             selected=_flag(node, "selected"),
             enabled=_flag(node, "enabled", True),
+            parent=parent.get(id(node), -1),
         ))
     return elements
 

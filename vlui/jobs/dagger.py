@@ -8,6 +8,8 @@ changed nothing), which demonstrations alone never show.
 
 A round's dataset is an ordinary dataset (docs/dataset.md) whose recipe says ``relabelled_by: expert``: its
 ``action`` column holds the expert's labels; the steps, rewards and ``done`` are those of the policy that acted.
+With ``save_xml`` (training with grounding, which reads them) it keeps every screen's UI tree too: the labeller reads
+them anyway, so they cost no extra device work, and the policy's own wrong turns add screens to ground on.
 Rounds are written under ``<data>.dagger/<run>/round-<r>`` and kept, so an interrupted run resumes at the round it
 was in (a round whose dataset and policy export exist is not redone).
 """
@@ -85,11 +87,12 @@ def round_dir(data_path: str | Path, run_name: str, round_: int) -> Path:
 
 
 def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Path, round_: int,
-                  episodes_per_pair: int, seed: int, slots: int = 16, pairs: int | None = None) -> dict[str, Any]:
+                  episodes_per_pair: int, seed: int, slots: int = 16, pairs: int | None = None,
+                  save_xml: bool = False) -> dict[str, Any]:
     """Roll ``policy`` out on the tasks x snapshots of dataset ``base`` (or ``pairs`` of them, drawn from the seed
     and the round), label each visited state with the expert's action, and write the relabelled episodes to ``out``
-    (resuming a round cut short). Returns the round's success rate (the policy's own, as it acted) and the number
-    of labelled states."""
+    (resuming a round cut short), with each screen's UI tree when ``save_xml``. Returns the round's success rate
+    (the policy's own, as it acted) and the number of labelled states."""
     info = read_info(base)
     recipe = info["recipe"]
     tasks, snaps = list(recipe["tasks"]), [str(s) for s in recipe["snapshots"]]
@@ -105,7 +108,10 @@ def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Pat
     writer = DatasetWriter(out, {"tasks": tasks, "snapshots": snaps, "pairs": [list(p) for p in chosen],
                                  "episodes_per_pair": episodes_per_pair,
                                  "seed": seed, "round": round_, "relabelled_by": "expert", "base": str(base),
-                                 "env": env.measured()}, (env.observation_height, env.observation_width))
+                                 "env": env.measured(),
+                                 # recorded when set only: rounds collected before the option resume as they were
+                                 **({"save_xml": True} if save_xml else {})},
+                       (env.observation_height, env.observation_width))
     writer.open(resume=True, plan={j.id: (j.task, j.snapshot, j.seed) for j in jobs})
     done = writer.done()
     todo = [j for j in jobs if j.id not in done]
@@ -119,7 +125,7 @@ def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Pat
         bar.update(1)
         labelled = None if record.infra_failure or not record.steps else relabelled(record, parser)
         if labelled is not None:  # otherwise nothing to learn from: the environment failed, or no label
-            writer.write(record.job.id, dataset_rows(labelled))
+            writer.write(record.job.id, dataset_rows(labelled, save_xml=save_xml))
 
     try:
         with torch.no_grad():

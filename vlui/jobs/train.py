@@ -11,6 +11,7 @@ import errno
 import subprocess
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,8 @@ from vlui.algos.modules import ALGOS
 from vlui.config import check_settings, env_settings
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import progress, writer_pid
+from vlui.env.actions import ActionParser
+from vlui.env.grounding import grounding_pairs
 from vlui.errors import VluiError
 from vlui.jobs import dagger, online
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
@@ -63,7 +66,8 @@ def ensure_dataset(cfg: DictConfig) -> Path:
                             "data.allow_incomplete=true to train on what is there")
         print(f"train: {path} has {have} of {planned} episodes; finishing its collection first")
     elif not cfg.data.collect_if_missing:
-        raise VluiError(f"no dataset at {path}: create it with `python collect.py dataset={cfg.data.name}` "
+        xml = " save_xml=true" if cfg.data.grounding.weight else ""  # grounding reads the screens' UI trees
+        raise VluiError(f"no dataset at {path}: create it with `python collect.py dataset={cfg.data.name}{xml}` "
                         "(or add data.collect_if_missing=true)")
     else:
         print(f"train: no dataset at {path}; collecting it first (python collect.py dataset={cfg.data.name})")
@@ -85,7 +89,8 @@ def _collect(cfg: DictConfig, path: Path) -> None:
     cmd = [sys.executable, "-c", "from vlui.cli import collect; collect()", f"dataset={cfg.data.name}",
            f"paths.data_dir={path.parent}", f"hydra.run.dir={cfg.paths.output_dir}/collect",
            f"env.snapshots={hydra_value(env['snapshots'])}", f"env.generator.seed={env['generator']['seed']}",
-           f"env.generator.holdout={hydra_value(env['generator']['holdout'])}"]
+           f"env.generator.holdout={hydra_value(env['generator']['holdout'])}",
+           *(["save_xml=true"] if cfg.data.grounding.weight else [])]  # grounding reads the screens' UI trees
     with sigterm_as_interrupt():
         child = subprocess.Popen(cmd, cwd=root, preexec_fn=die_with_parent)
         try:
@@ -180,19 +185,26 @@ def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
     module = ALGOS[cfg.algo.name](
         policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True) | {"gesture": gesture},
         augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
-        channels_last=cfg.channels_last, compile=cfg.compile)
+        channels_last=cfg.channels_last, compile=cfg.compile, grounding_weight=cfg.data.grounding.weight)
     module.store_features = cfg.data.feature_cache
     return module, datamodule(cfg)
 
 
 def datamodule(cfg: DictConfig, extra: Sequence[str] = (), seed: int | None = None,
                steps_per_epoch: int | None = None) -> DemoDataModule:
-    """The training data of ``cfg`` (``data.name`` and ``data.mix``), with ``extra`` datasets (DAgger's rounds)."""
+    """The training data of ``cfg`` (``data.name`` and ``data.mix``), with ``extra`` datasets (DAgger's rounds), and
+    grounding examples from the screens' UI trees when ``data.grounding.weight`` > 0 (their taps read as the
+    environment reads actions)."""
+    grounding = cfg.data.grounding
+    pairs = partial(grounding_pairs, parser=ActionParser(threshold=cfg.env.tap_threshold,
+                                                         y_scale=cfg.env.y_distance_scale))
     return DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
                           image_height=cfg.data.image_height, image_width=cfg.data.image_width,
                           on_device=cfg.data.on_device, steps_per_epoch=steps_per_epoch or cfg.data.steps_per_epoch,
                           seed=cfg.seed if seed is None else seed, mix=[*mixed_datasets(cfg), *extra],
-                          success_only=cfg.data.success_only)
+                          success_only=cfg.data.success_only,
+                          grounding=pairs if grounding.weight else None,
+                          grounding_per_screen=grounding.per_screen)
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
@@ -201,6 +213,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     torch.set_float32_matmul_precision("high")
     is_online = cfg.algo.name == "ppo"
     if is_online:  # no dataset: the policy learns from its own episodes
+        if cfg.data.grounding.weight:
+            raise VluiError("data.grounding trains alongside BC or IQL on a dataset's screens; algo=ppo learns from "
+                            "its own rollouts: drop data.grounding.weight")
         module, data = online.build(cfg)
         settings = from_dict(module.hparams.policy)
     else:
@@ -263,7 +278,8 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
             print(f"train: DAgger round {r} already done; its policy is loaded from {export}")
             continue
         round_stats = dagger.collect_round(module.policy, env, cfg.data.path, out, r, cfg.dagger.episodes_per_pair,
-                                           cfg.seed, slots=cfg.dagger.envs, pairs=cfg.dagger.pairs)
+                                           cfg.seed, slots=cfg.dagger.envs, pairs=cfg.dagger.pairs,
+                                           save_xml=bool(cfg.data.grounding.weight))  # grounding's trees
         print(f"train: DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
               f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
