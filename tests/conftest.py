@@ -36,33 +36,31 @@ def root() -> Path:
     return ROOT
 
 
-@pytest.fixture(scope="session")
-def tiny_dataset(tmp_path_factory) -> Path:
-    """A small collected dataset (2 tasks x 3 snapshots, expert), shared by the training tests."""
+def _collect_tiny(tmp_path_factory, name: str, *overrides: str) -> Path:
+    """A small dataset of the expert (airplane_on and open_clock on snapshots 000, 001 and 030) collected into a fresh
+    folder, with more collect.py ``overrides``."""
     from vlui.cli import compose
     from vlui.jobs import collect
 
     data_dir = tmp_path_factory.mktemp("data")
-    cfg = compose("collect", [f"paths.data_dir={data_dir}", "dataset=tiny", "tasks=[airplane_on,open_clock]",
-                              "env.snapshots=[000,001,030]", "episodes_per_pair=2", "env.num_envs=1"],
+    cfg = compose("collect", [f"paths.data_dir={data_dir}", f"dataset={name}", "tasks=[airplane_on,open_clock]",
+                              "env.snapshots=[000,001,030]", "env.num_envs=1", *overrides],
                   output_dir=data_dir / "run")
     collect.run(cfg)
-    return data_dir / "tiny"
+    return data_dir / name
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory) -> Path:
+    """A small collected dataset (2 tasks x 3 snapshots x 2 episodes, expert), shared by the training tests."""
+    return _collect_tiny(tmp_path_factory, "tiny", "episodes_per_pair=2")
 
 
 @pytest.fixture(scope="session")
 def tiny_xml_dataset(tmp_path_factory) -> Path:
     """``tiny_dataset``'s tasks and snapshots, one episode each, with every screen's UI tree (``save_xml=true``):
     what grounding (``data.grounding``) reads."""
-    from vlui.cli import compose
-    from vlui.jobs import collect
-
-    data_dir = tmp_path_factory.mktemp("data")
-    cfg = compose("collect", [f"paths.data_dir={data_dir}", "dataset=tiny_xml", "tasks=[airplane_on,open_clock]",
-                              "env.snapshots=[000,001,030]", "env.num_envs=1", "save_xml=true"],
-                  output_dir=data_dir / "run")
-    collect.run(cfg)
-    return data_dir / "tiny_xml"
+    return _collect_tiny(tmp_path_factory, "tiny_xml", "save_xml=true")
 
 
 @pytest.fixture

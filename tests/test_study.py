@@ -19,7 +19,7 @@ TINY = {"tiny": {"title": "Tiny", "question": "Does it run?", "paper": "fig7", "
     "datasets": {"tiny1": ["tasks=[airplane_on,add_language]", "env.snapshots=[000,001]", "env.num_envs=1"]},
     "base": ["debug=tiny", "data.name=tiny1", "logger=csv", "trainer.max_steps=2", "data.val_fraction=0"],
     "arms": {"scratch": [], "pretrained": ["algo.optim.lr=1e-3"]},
-    "splits": {"held-out": "[100]"},
+    "splits": {"val": "[val-0-0]", "held-out": "[100]"},  # one validation phone keeps it tiny
     "evaluate": ["tasks=[airplane_on,add_language]", "env.num_envs=1", "env.observation_height=64",
                  "env.observation_width=32"]}}}
 
@@ -46,9 +46,10 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     # every cell has its bootstrap interval over seeds and phones around the mean, and each seed's own success
     assert all(float(r["ci_low"]) - 1e-9 <= float(r["mean"]) <= float(r["ci_high"]) + 1e-9 for r in rows)
     assert all(r["seed0"] != "" and r["seed1"] != "" for r in rows)
-    with open(out / "per_phone.csv") as f:  # one held-out phone: 2 arms x 1 split x 1 phone x 2 seeds
+    with open(out / "per_phone.csv") as f:  # 2 arms x (1 validation + 1 held-out phone) x 2 seeds
         assert sorted((r["arm"], r["snapshot"], r["seed"]) for r in csv.DictReader(f)) == [
-            ("pretrained", "100", "0"), ("pretrained", "100", "1"), ("scratch", "100", "0"), ("scratch", "100", "1")]
+            (arm, phone, seed) for arm in ("pretrained", "scratch") for phone in ("100", "val-0-0") for seed in "01"]
+    assert "| arm | val (chosen on) | held-out |" in report and "Chosen on the validation phones" in report
     meta = json.loads((out / "study.json").read_text())
     assert set(meta["timings_s"]) >= {"collect tiny1", "train scratch seed 0", "evaluate on held-out"}
     # run again: nothing is trained again
