@@ -171,13 +171,13 @@ def _choose(rng: random.Random, pool: str, pools: Pools, axis: str, table: Mappi
     return _weighted(rng, allowed)
 
 
-def _density(rng: random.Random, device: str, pool: str, pools: Pools, spec: dict[str, Any]) -> int:
-    """A density around the profile's default: a factor drawn among those the pool allows on this device (the
-    screen it makes is not a held-out one), or the next lower one while the screen would be narrower than
-    ``min_width_dp``."""
+def _density(rng: random.Random, device: str, pool: str, pools: Pools, spec: dict[str, Any],
+             validation: dict[str, Any]) -> int:
+    """A density around the profile's default: a factor (of the training and validation ones) drawn among those the
+    pool allows on this device (the screen it makes is not a held-out one) that leave the screen at least
+    ``min_width_dp`` wide."""
     profile = device_profiles()[device]
-    table = {**{float(f): w for f, w in spec["density"].items()},
-             **{float(f): w for f, w in (spec.get("validation") or {}).get("density", {}).items()}}
+    table = {float(f): w for f, w in {**spec["density"], **validation.get("density", {})}.items()}
     panel = (profile["width"], profile["height"])
 
     def shown(factor: float) -> dict[str, set]:
@@ -193,11 +193,12 @@ def _density(rng: random.Random, device: str, pool: str, pools: Pools, spec: dic
 
 def _draw(rng: random.Random, pool: str, pools: Pools) -> dict[str, Any]:
     spec = distribution()
+    validation = spec.get("validation") or {}
     profiles = device_profiles()
-    devices = {**spec["device"], **(spec.get("validation") or {}).get("device", {})}
+    devices = {**spec["device"], **validation.get("device", {})}
     device = _choose(rng, pool, pools, "device", devices, lambda d: {
         "device": {d}, "panel": {(profiles[d]["width"], profiles[d]["height"])}})
-    locale_table = {loc: 1 for loc in [*spec["locale"], *(spec.get("validation") or {}).get("locale", [])]}
+    locale_table = {loc: 1 for loc in [*spec["locale"], *validation.get("locale", [])]}
     locale = _choose(rng, pool, pools, "locale", locale_table,
                      lambda loc: {"locale": {loc}, "script": {locales()[loc]["script"]}})
     bmoca = {w: 1 for w in WALLPAPERS}
@@ -217,7 +218,7 @@ def _draw(rng: random.Random, pool: str, pools: Pools) -> dict[str, Any]:
             layout = rng.randrange(1, 10**9)
     return {
         "device": device,
-        "dpi": _density(rng, device, pool, pools, spec),
+        "dpi": _density(rng, device, pool, pools, spec, validation),
         "font_scale": float(_weighted(rng, spec["font_scale"])),
         "locale": locale,
         "wallpaper": wallpaper,
