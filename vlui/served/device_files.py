@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import io
 import sqlite3
-import tempfile
-from pathlib import Path
 
 from PIL import PngImagePlugin
 
 from vlui.android import launcher
 from vlui.android.i18n import locales
+# a database file's bytes <-> a connection: defined with the confined SQL, whose worker imports nothing of vlui;
+# the launcher's readers (configure, tests) take them from here
+from vlui.served.confined_sql import db_bytes, open_db  # noqa: F401
 from vlui.sim.phone import SimDevice
 from vlui.sim.wallpapers import wallpaper
 
@@ -62,36 +63,3 @@ def launcher_db(layout: launcher.Layout, locale_id: str) -> bytes:
 def device_launcher_db(dev: SimDevice) -> bytes:
     """The launcher database a device writes for the home screen it shows now."""
     return launcher_db(current_layout(dev), dev.snapshot.locale)
-
-
-def open_db(data: bytes) -> sqlite3.Connection:
-    """An in-memory SQLite connection on the bytes of a database file. Bytes that are no database raise
-    :class:`sqlite3.DatabaseError` here or at the first query."""
-    con = sqlite3.connect(":memory:")
-    if hasattr(con, "deserialize"):  # Python 3.11+
-        con.deserialize(data)
-        return con
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp, "db")
-        path.write_bytes(data)
-        src = sqlite3.connect(path)
-        try:
-            src.backup(con)
-        finally:
-            src.close()
-    return con
-
-
-def db_bytes(con: sqlite3.Connection) -> bytes:
-    """The database file of a connection, as bytes (committing first)."""
-    con.commit()
-    if hasattr(con, "serialize"):  # Python 3.11+
-        return con.serialize()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp, "db")
-        dst = sqlite3.connect(path)
-        try:
-            con.backup(dst)
-        finally:
-            dst.close()
-        return path.read_bytes()

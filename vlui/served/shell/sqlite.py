@@ -1,44 +1,32 @@
-"""``sqlite3`` on the phone's database files, confined to the phone (:mod:`vlui.served.confined_sql`)."""
+"""``sqlite3`` on the phone's database files: its options and files here; its SQL in a worker process of its own,
+confined (:mod:`vlui.served.confined_sql`), started for each invocation and killed when the client goes away.
+
+At most :data:`MAX_WORKERS` workers run at once, over all clients, so the memory of all queries together is bounded
+too; an invocation waits for a free one."""
 
 from __future__ import annotations
 
-import re
-import sqlite3
-from collections.abc import Iterator
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
 
-from vlui.served.confined_sql import ConfinedDb
+from vlui.served import confined_sql
+from vlui.served.confined_sql import FRAME
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _Io, _Session, _UsageError
+from vlui.served.shell.context import _Io, _Session
+from vlui.served.storage import StorageError
 
-
-def _sqlite_value(value) -> bytes:
-    """A value as sqlite3's list mode prints it: NULL empty, reals always with a point (``printf %!.15g``)."""
-    if value is None:
-        return b""
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, float):
-        text = "%.15g" % value
-        if text in ("inf", "-inf"):
-            return b"Inf" if text == "inf" else b"-Inf"
-        mantissa, e, exponent = text.partition("e")
-        if "." not in mantissa and mantissa.lstrip("-").isdigit():
-            mantissa += ".0"
-        return (mantissa + (f"e{exponent}" if e else "")).encode()
-    return str(value).encode("utf-8", "surrogateescape")
-
-
-def _sql_statements(sql: str) -> Iterator[str]:
-    """The complete statements of ``sql``, one by one (a ``;`` inside a string does not end one)."""
-    buf = ""
-    for piece in re.split(r"(;)", sql):
-        buf += piece
-        if piece == ";" and sqlite3.complete_statement(buf):
-            if buf.strip(" \t\r\n;"):
-                yield buf
-            buf = ""
-    if buf.strip(" \t\r\n;"):
-        yield buf
+MAX_WORKERS = 4
+GRACE_S = 5.0  # beyond the statement time limit, before a silent worker is killed
+WORKER = (sys.executable, "-I", "-S", confined_sql.__file__)  # the standard library only: no site, no environment
+_SIGNALS = {signal.SIGSEGV: "Segmentation fault", signal.SIGBUS: "Bus error", signal.SIGABRT: "Aborted",
+            signal.SIGKILL: "Killed"}  # as mksh reports a command that one of these ended
+_slots = threading.BoundedSemaphore(MAX_WORKERS)
 
 
 class SqliteCommands:
@@ -58,7 +46,7 @@ class SqliteCommands:
             elif opt == "noheader":
                 header = False
             elif opt == "separator" and args:
-                separator = args.pop(0).encode()
+                separator = args.pop(0).encode("utf-8", "surrogateescape")
             elif opt not in ("list", "batch", "bail"):
                 io.complain(f"sqlite3: Error: unknown option: -{opt}\nUse -help for a list of options.\n")
                 return 1
@@ -74,41 +62,117 @@ class SqliteCommands:
         if problem:
             io.complain(f"Error: unable to open database \"{db}\": unable to open database file\n")
             return 1
-        status, data = 0, original or b""
-        try:
-            with ConfinedDb(data, room, self.phone.limits.sql_timeout_s) as con:
-                try:
-                    for statement in (st for text in sql for st in _sql_statements(text)):
-                        if self._stopped(s):
-                            status = 1
-                            break
-                        if statement.lstrip().startswith("."):
-                            io.out(self._sqlite_dot(con, statement.strip()))
-                            continue
-                        cur = con.execute(statement)
-                        first = True
-                        while rows := con.fetch(cur):
-                            if header and first and cur.description:
-                                io.out(separator.join(c[0].encode() for c in cur.description) + b"\n")
-                            first = False
-                            io.out(b"".join(separator.join(_sqlite_value(v) for v in row) + b"\n" for row in rows))
-                finally:  # statements that ran before an error stay done (autocommit), as on a device
-                    data = con.data()
-        except (sqlite3.Error, _UsageError) as err:
-            io.complain(f"Error: {err}\n")
-            status = 1
-        if data != (original or b""):
-            with self.phone.lock:  # the last writer's file wins, as with two sqlite3 processes on a device
-                self.phone.files[path] = data
+        job = confined_sql.job(sql, room, self.phone.limits.sql_timeout_s, header, separator, original or b"")
+        status, data = run_confined(job, self.phone.limits.sql_timeout_s, io.out, io.complain,
+                                    lambda: self._stopped(s))
+        if data is not None:
+            try:
+                with self.phone.lock:  # the last writer's file wins, as with two sqlite3 processes on a device
+                    self.phone.files[path] = data
+            except StorageError:  # others filled the storage while the SQL ran
+                io.complain("Error: database or disk is full\n")
+                return 1
         return status
 
-    def _sqlite_dot(self, con: ConfinedDb, command: str) -> bytes:
-        name, *rest = command.split()
-        if name == ".tables":
-            tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
-                                                "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-            return b"".join(f"{t}\n".encode() for t in tables)
-        if name == ".schema":
-            query = "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL" + (" AND tbl_name = ?" if rest else "")
-            return b"".join(f"{r[0]};\n".encode() for r in con.execute(query, rest[:1]))
-        raise _UsageError(f"unknown command or invalid arguments:  \"{name[1:]}\". Enter \".help\" for help")
+
+def run_confined(job: list[bytes], timeout_s: float, out: Callable[[bytes], None], complain: Callable[[str], None],
+                 stopped: Callable[[], bool]) -> tuple[int, bytes | None]:
+    """Run ``job`` (:func:`confined_sql.job`) in a new worker: rows go to ``out`` as they come, an error to
+    ``complain`` as one line (``Error: ...``, as a device's sqlite3 prints it).
+
+    Returns the exit status and the database file's new bytes (None when unchanged). Statements that ran before an
+    error stay done (autocommit), as on a device. The worker is killed when ``stopped()`` turns true, or when it
+    says nothing for ``timeout_s`` + :data:`GRACE_S` (its own time limit failed to stop it)."""
+    while not _slots.acquire(timeout=0.1):
+        if stopped():
+            return 1, None
+    try:
+        return _Worker(timeout_s, stopped).run(job, out, complain)
+    finally:
+        _slots.release()
+
+
+class _Worker:
+    """One worker process, from its start to its end; :attr:`ended` says why the server ended it ("stopped",
+    "silent"), if it did."""
+
+    def __init__(self, timeout_s: float, stopped: Callable[[], bool]) -> None:
+        self.timeout_s = timeout_s
+        self.stopped = stopped
+        self.ended = ""
+        self._buf = b""
+
+    def run(self, job: list[bytes], out: Callable[[bytes], None],
+            complain: Callable[[str], None]) -> tuple[int, bytes | None]:
+        try:
+            self.proc = subprocess.Popen(WORKER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        except OSError:  # no process to be had: the host is short of memory or processes
+            complain("Error: out of memory\n")
+            return 1, None
+        try:
+            try:  # the worker reads its whole job before it writes anything, so this cannot deadlock
+                for piece in job:
+                    view = memoryview(piece)
+                    while view:
+                        view = view[self.proc.stdin.write(view):]
+                self.proc.stdin.close()
+            except OSError:
+                pass  # it died early; its exit status says how
+            return self._results(out, complain)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            self.proc.stdout.close()
+
+    def _results(self, out: Callable[[bytes], None], complain: Callable[[str], None]) -> tuple[int, bytes | None]:
+        status, data = 0, None
+        while (message := self._next()) is not None:
+            kind, payload = message
+            if kind == b"o":
+                out(payload)
+            elif kind == b"e":
+                complain(f"Error: {payload.decode('utf-8', 'surrogateescape')}\n")
+                status = 1
+            elif kind == b"d":
+                data = payload
+        if self.ended == "stopped":
+            return 1, None
+        if self.ended == "silent":
+            complain(f"Error: interrupted: the simulated phone stops an SQL statement after {self.timeout_s:g} s\n")
+            return 1, None
+        code = self.proc.wait()
+        if code != 0:  # ended by something other than SQL's errors, which it reports itself
+            if -code in _SIGNALS:
+                complain(f"{_SIGNALS[-code]}\n")
+                return 128 - code, None
+            complain("Error: out of memory\n")
+            return 1, None
+        return status, data
+
+    def _next(self) -> tuple[bytes, bytes] | None:
+        """The worker's next message (kind, payload); None at its end, or once the server killed it."""
+        silent_since = time.monotonic()
+        fd = self.proc.stdout.fileno()
+        poll = select.poll()  # not select(): a busy server's descriptors may pass FD_SETSIZE
+        poll.register(fd, select.POLLIN)
+        while True:
+            if len(self._buf) >= FRAME.size:
+                kind, size = FRAME.unpack(self._buf[:FRAME.size])
+                if len(self._buf) >= FRAME.size + size:
+                    payload, self._buf = self._buf[FRAME.size:FRAME.size + size], self._buf[FRAME.size + size:]
+                    return kind, payload
+            if self.stopped():
+                self.ended = "stopped"
+            elif time.monotonic() - silent_since > self.timeout_s + GRACE_S:
+                self.ended = "silent"
+            if self.ended:
+                self.proc.kill()
+                return None
+            if not poll.poll(100):
+                continue
+            piece = os.read(fd, 1 << 20)
+            if not piece:
+                return None
+            self._buf += piece
+            silent_since = time.monotonic()
