@@ -27,6 +27,20 @@ class ProbeShell:
     def exited(self) -> bool:
         return self.shell.exited
 
+    @property
+    def waiting(self) -> bool:
+        return self.shell.waiting
+
+    def feed(self, data: bytes, write, cancelled: threading.Event, err=None) -> int:
+        """A terminal's line: a probe command runs here, anything else goes to the shell."""
+        line = data.decode("utf-8", "replace").strip()
+        if not self.shell.waiting and line.split()[:1] in (["blob"], ["ticks"]):
+            return self.run(line, write, cancelled, err)
+        return self.shell.feed(data, write, cancelled, err)
+
+    def run_script(self, read, write, cancelled: threading.Event, err=None) -> int:
+        return self.shell.run_script(read, write, cancelled, err)
+
     def run(self, command: str, write, cancelled: threading.Event, err=None) -> int:
         argv = shlex.split(command)
         if argv[:1] == ["blob"]:

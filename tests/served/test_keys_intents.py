@@ -41,7 +41,9 @@ def center(node) -> tuple[int, int]:
 
 @pytest.fixture
 def phone() -> ServedPhone:
-    return ServedPhone("000", noise=False)
+    phone = ServedPhone("000", noise=False)
+    phone.device.clear_log()  # these tests read what the commands log, not the boot log (`logcat -c`, as the backend)
+    return phone
 
 
 # ---------------------------------------------------------------------------------------------- log lines

@@ -11,8 +11,15 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
+
+import yaml
 
 EPOCH = datetime(1970, 1, 1)
+
+# The lines an Android 10 emulator logs while it boots: (ms since the kernel started, pid, tid, level, tag, message)
+BOOT_LOG: list[tuple[int, int, int, str, str, str]] = [
+    tuple(line) for line in yaml.safe_load((Path(__file__).parent / "data" / "boot_log.yaml").read_text("utf-8"))]
 
 # One threadtime line: date, time, pid, tid, level, tag, message. Tags may contain spaces and dots.
 THREADTIME = re.compile(
@@ -75,3 +82,11 @@ class LogBuffer:
         self._entries.clear()
         self._entries.extend(state[0])
         self._next = state[1]
+
+
+def write_boot_log(log: LogBuffer, booted_ms: int) -> None:
+    """Write :data:`BOOT_LOG` into ``log``, the boot's last line 1 s before ``booted_ms`` (the clock when the device
+    is ready): what an emulator's log holds when a client first reads it."""
+    start = booted_ms - 1000 - BOOT_LOG[-1][0]
+    for offset, pid, tid, level, tag, message in BOOT_LOG:
+        log.write(start + offset, pid, tid, level, tag, message)

@@ -12,11 +12,17 @@ that runs one service in its own thread:
 ``shell:``         an interactive shell: a prompt, the host's keystrokes echoed, ``exit`` ends it
 ``sync:``          file transfer (version 1: ``STAT LIST SEND RECV QUIT``) on :attr:`ServedPhone.files`
 ``root:``          "adbd is already running as root"
+``reboot:``        the phone reboots: every connection drops and the phone comes back on its snapshot
 =================  ======================================================================================
 
 Flow control is the classic one: after each ``WRTE`` we wait for the host's ``OKAY`` before the next. Output the
-service writes while a packet is in flight is queued and sent, coalesced up to the payload limit, by the thread that
-receives that ``OKAY``; a service that writes faster than the host reads waits once a megabyte is queued.
+service writes while a packet is in flight is queued on its stream and sent, coalesced up to the payload limit, once
+that ``OKAY`` comes. Nothing but a connection's own writer thread waits for its socket: packets go to the
+connection's outbox (sent at once when the socket takes them without waiting), so a host that does not read stalls
+only its own streams. The queues are bounded (docs/security.md): a service that writes faster than its host reads
+waits once its stream holds a megabyte, or its connection or all connections hold their quota
+(:class:`~vlui.served.phone.ServeLimits`), except while it holds the phone's lock, when it must not wait; a stream
+that then queues :data:`LOCKED_QUEUE_LIMIT` bytes is closed instead: the host that does not read loses it.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import itertools
 import logging
 import posixpath
+import re
 import select
 import socket
 import struct
@@ -51,11 +58,16 @@ HEADER = struct.Struct("<6I")
 # shell_v2: exit statuses and stderr of their own; fixed_push_mkdir: SEND creates the parent directories
 FEATURES = ("shell_v2", "fixed_push_mkdir")
 QUEUE_LIMIT = 1 << 20  # bytes a stream queues before its writer waits for the host
+LOCKED_QUEUE_LIMIT = 4 << 20  # bytes a stream queues from a writer that holds the phone's lock, which cannot wait
+OUTBOX_LIMIT = 4096  # buffers in a connection's outbox before its reader stops taking the host's packets
+POLL_S = 0.05  # how often a writer waiting on a quota shared with other streams looks again
 
 SYNC_DATA_MAX = 64 << 10
 MODE_FILE, MODE_DIR = 0o100644, 0o40755
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+MAX_CANON = 4096  # a terminal line's room, the newline included (Linux's N_TTY_BUF_SIZE)
+TTY_CONTROL = re.compile(rb"[\r\n\x03\x04\x08\x7f]")  # the bytes a terminal session acts on
 
 
 class ShellLike(Protocol):
@@ -116,12 +128,17 @@ class LoopbackServer:
                 return
             sock.settimeout(None)
             peer = _peer_name(address)
+            evict = None
             with self._lock:
                 if self._closed:
                     sock.close()
                     return
+                if self._client_count() >= self.max_connections:
+                    evict = self._make_room()
                 full = self._client_count() >= self.max_connections
                 start = None if full else self._accepted(sock, peer)
+            if evict is not None:
+                evict()
             if start is None:
                 log.warning("%s: refused a connection from %s: %d connections already (the limit)", self.what,
                             peer, self.max_connections)
@@ -138,6 +155,11 @@ class LoopbackServer:
     def _refuse(self, sock: socket.socket) -> None:
         """Turn away a client over the connection limit."""
         sock.close()
+
+    def _make_room(self) -> Callable[[], None] | None:
+        """With every connection taken (the caller holds :attr:`_lock`): stop counting a connection that may be
+        dropped for a new client and return what drops it; None: the new client is refused."""
+        return None
 
     def _stop(self) -> bool:
         """Stop accepting; False if the server was already closed."""
@@ -197,7 +219,18 @@ class AdbDaemon(LoopbackServer):
         self.max_connections = phone.limits.max_connections
         self._connections: set[_Connection] = set()
         self._open_streams = 0
+        self._shared_streams = 0  # streams beyond their connection's reserved share (ServeLimits.reserved_streams)
+        self._usage = threading.Lock()  # for the byte counts below
+        self.buffered = 0  # output queued on every stream, in bytes
+        self.registered_with: int | None = None  # the adb server we register with (see register)
+        self._comeback: threading.Thread | None = None
         super().__init__(host, port, "adb transport")
+
+    def register(self, server_port: int = 5037) -> None:
+        """Register with the adb server on ``127.0.0.1:server_port`` as ``emulator-<port - 1>`` (see
+        :func:`register_emulator`), and again after every ``adb reboot``, as an emulator does at each boot."""
+        register_emulator(self.port, server_port)
+        self.registered_with = server_port
 
     def _accepted(self, sock: socket.socket, peer: str) -> Callable[[], None]:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -208,17 +241,85 @@ class AdbDaemon(LoopbackServer):
     def _client_count(self) -> int:
         return len(self._connections)
 
-    def _stream_opened(self) -> bool:
-        """Count a new stream; False when :attr:`ServeLimits.max_streams` are open already."""
-        with self._lock:
-            if self._open_streams >= self.limits.max_streams:
-                return False
-            self._open_streams += 1
-            return True
+    def _make_room(self) -> Callable[[], None] | None:
+        """The connection that holds the most streams beyond its reserved share makes way for a new client: one
+        client cannot keep the others out by holding every connection busy. Idle connections stay (an adb server
+        keeps one to each device it knows)."""
+        share = self.limits.reserved_streams
+        victim = max(self._connections, key=lambda c: c.open_streams, default=None)
+        if victim is None or victim.open_streams <= share:
+            return None
+        self._connections.discard(victim)
+        log.warning("adb transport: dropped the connection from %s: it runs %d streams, more than its share of %d, "
+                    "and every connection is taken", victim.peer, victim.open_streams, share)
+        return victim.drop
 
-    def _stream_closed(self) -> None:
+    def _stream_opened(self, conn: _Connection) -> str:
+        """Count a new stream on ``conn``; why it is refused ("" when it is not). Every connection can open
+        :attr:`ServeLimits.reserved_streams` streams; beyond those, up to :attr:`ServeLimits.client_streams`, it
+        takes from a pool that all share, so that all of them hold at most :attr:`ServeLimits.max_streams`."""
+        limits = self.limits
+        share = limits.reserved_streams
         with self._lock:
+            own = conn.open_streams
+            if own >= limits.client_streams:
+                return f"{own} streams open on its connection (the most for one client)"
+            if own >= share and self._shared_streams >= limits.max_streams - share * limits.max_connections:
+                return f"{self._open_streams} streams open already (the limit)"
+            conn.open_streams += 1
+            self._open_streams += 1
+            if own >= share:
+                self._shared_streams += 1
+            return ""
+
+    def _stream_closed(self, conn: _Connection) -> None:
+        with self._lock:
+            conn.open_streams -= 1
             self._open_streams -= 1
+            if conn.open_streams >= self.limits.reserved_streams:
+                self._shared_streams -= 1
+
+    def _buffer(self, conn: _Connection, size: int) -> None:
+        """``size`` more bytes (fewer, if negative) queued for ``conn``'s host."""
+        with self._usage:
+            conn.buffered += size
+            self.buffered += size
+
+    def _over_quota(self, conn: _Connection) -> bool:
+        """Whether the output queued for ``conn``, or for every connection, is at its quota."""
+        return conn.buffered >= self.limits.client_buffer_bytes or self.buffered >= self.limits.max_buffer_bytes
+
+    def reboot(self) -> None:
+        """``adb reboot``: every connection drops (once what is queued for it has gone out), the phone comes back
+        on its snapshot, and registers again with the adb server it registered with."""
+        with self._lock:
+            conns = list(self._connections)
+        for conn in conns:
+            conn.flush(1.0)
+        for conn in conns:
+            conn.drop()
+        self.phone.reboot()
+        if self.registered_with is not None and not self._closed:
+            self._comeback = threading.Thread(target=self._register_again, args=(self.registered_with,),
+                                              name="adbd-reboot", daemon=True)
+            self._comeback.start()
+
+    def _register_again(self, server_port: int) -> None:
+        """Ask the adb server to connect until it does: it ignores the request while it has not yet seen the old
+        connection close."""
+        for _ in range(20):
+            if self._closed:
+                return
+            try:
+                register_emulator(self.port, server_port, attempts=1)
+            except VluiError:
+                pass
+            deadline = time.monotonic() + 0.5
+            while time.monotonic() < deadline:
+                with self._lock:
+                    if any(conn.online for conn in self._connections):
+                        return
+                time.sleep(0.02)
 
     @property
     def streams(self) -> int:
@@ -246,6 +347,8 @@ class AdbDaemon(LoopbackServer):
             conn.drop()
         deadline = time.monotonic() + timeout
         self._thread.join(max(0.0, deadline - time.monotonic()))
+        if self._comeback is not None:
+            self._comeback.join(max(0.0, deadline - time.monotonic()))
         for conn in conns:
             conn.join(max(0.0, deadline - time.monotonic()))
 
@@ -261,7 +364,8 @@ class _Rejected(Exception):
 
 
 class _Connection:
-    """One host: a reader thread that dispatches its packets, and the streams it opened."""
+    """One host (one client, see :class:`~vlui.served.phone.ServeLimits`): a reader thread that dispatches its
+    packets, a writer thread that sends what :meth:`send` queues, and the streams it opened."""
 
     def __init__(self, daemon: AdbDaemon, sock: socket.socket, peer: str) -> None:
         self.daemon = daemon
@@ -269,7 +373,12 @@ class _Connection:
         self.sock = sock
         self.peer = peer
         self.inbuf = bytearray()
-        self.wlock = threading.Lock()
+        self.outbox: deque[bytes | memoryview] = deque()  # what the writer thread sends, in order
+        self.ocond = threading.Condition()  # guards outbox, sending and dropped
+        self.sending = False  # the writer thread has taken buffers from the outbox and is sending them
+        self.open_streams = 0  # counted by the daemon, under its lock
+        self.buffered = 0  # bytes queued on its streams, counted by the daemon
+        self.push_slots = threading.Semaphore(daemon.limits.client_pushes)
         self.streams: dict[int, _Stream] = {}
         self.slock = threading.Lock()
         self.ids = itertools.count(1)
@@ -279,26 +388,71 @@ class _Connection:
         self.dropped = False
         self.threads: list[threading.Thread] = []
         self.reader = threading.Thread(target=self._read, name="adbd-connection", daemon=True)
+        self.writer = threading.Thread(target=self._write, name="adbd-writer", daemon=True)
 
     def start(self) -> None:
         self.reader.start()
+        self.writer.start()
 
     def join(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         self.reader.join(timeout)
+        self.writer.join(max(0.0, deadline - time.monotonic()))
         for thread in list(self.threads):
             thread.join(max(0.0, deadline - time.monotonic()))
 
     # ------------------------------------------------------------------------------------------ packets
     def send(self, command: int, arg0: int, arg1: int, data: bytes | memoryview = b"") -> None:
+        """Queue a packet for the host; it never waits for the network. When nothing is queued before it and the
+        caller does not hold the phone's lock, the socket takes what it can at once (the common case: no switch to
+        the writer thread). Raises BrokenPipeError once the connection is dropped."""
         check = _checksum(data) if self.version < A_VERSION and len(data) else 0
         header = HEADER.pack(command, arg0, arg1, len(data), check, command ^ 0xFFFFFFFF)
-        with self.wlock:
-            if len(data) <= 4096:
-                self.sock.sendall(header + bytes(data))
-            else:  # no copy of a big payload just to prepend 24 bytes
-                self.sock.sendall(header)
-                self.sock.sendall(data)
+        parts: list[bytes | memoryview] = [header, data] if len(data) else [header]
+        with self.ocond:
+            if self.dropped:
+                raise BrokenPipeError("the connection is closed")
+            if not self.outbox and not self.sending and not self.phone.holds_lock():
+                try:
+                    sent = self.sock.sendmsg(parts, (), socket.MSG_DONTWAIT)
+                except OSError:  # a full socket (BlockingIOError), or a broken one: the writer finds out
+                    sent = 0
+                while parts and sent >= len(parts[0]):
+                    sent -= len(parts.pop(0))
+                if parts and sent:
+                    parts[0] = memoryview(parts[0])[sent:]
+            if parts:
+                self.outbox.extend(parts)
+                self.ocond.notify_all()
+
+    def _write(self) -> None:
+        """The writer thread: the only one that waits for the host to take what we send."""
+        try:
+            while True:
+                with self.ocond:
+                    while not self.outbox and not self.dropped:
+                        self.ocond.wait()
+                    if self.dropped:
+                        return
+                    parts = list(self.outbox)
+                    self.outbox.clear()
+                    self.sending = True
+                for part in parts:
+                    self.sock.sendall(part)
+                with self.ocond:
+                    self.sending = False
+                    self.ocond.notify_all()
+        except OSError:
+            pass
+        finally:
+            self.drop()
+
+    def flush(self, timeout: float) -> None:
+        """Wait up to ``timeout`` s for what is queued to be sent."""
+        deadline = time.monotonic() + timeout
+        with self.ocond:
+            while (self.outbox or self.sending) and not self.dropped and time.monotonic() < deadline:
+                self.ocond.wait(max(0.0, deadline - time.monotonic()))
 
     def _recv(self, n: int, starting: bool = False) -> bytes:
         """Exactly ``n`` bytes from the host. Raises EOFError when it hangs up, and :class:`_Rejected` when it
@@ -327,6 +481,9 @@ class _Connection:
     def _read(self) -> None:
         try:
             while True:
+                with self.ocond:  # a host that sends faster than it reads our answers waits, as TCP makes it
+                    while len(self.outbox) > OUTBOX_LIMIT and not self.dropped:
+                        self.ocond.wait()
                 command, arg0, arg1, length, check, magic = HEADER.unpack(self._recv(HEADER.size, starting=True))
                 if magic != command ^ 0xFFFFFFFF:
                     raise _Rejected("a packet with a bad magic")
@@ -360,6 +517,8 @@ class _Connection:
             stream = self._stream(arg1)
             if stream is not None and stream.on_write(data):
                 self.send(A_OKAY, stream.local_id, stream.remote_id)
+            if stream is not None and len(stream.inbox) > QUEUE_LIMIT + 2 * MAX_PAYLOAD:
+                raise _Rejected("data written past the flow control (no OKAY was given for it)")
         elif command == A_CLSE:
             stream = self._stream(arg1)
             if stream is not None:
@@ -387,9 +546,9 @@ class _Connection:
             log.info("adbd: refused unknown service %r", service)
             self.send(A_CLSE, 0, remote_id)
             return
-        if not self.daemon._stream_opened():
-            log.warning("adb transport: refused service %r from %s: %d streams open already (the limit)",
-                        service[:40], self.peer, self.daemon.limits.max_streams)
+        refused = self.daemon._stream_opened(self)
+        if refused:
+            log.warning("adb transport: refused service %r from %s: %s", service[:40], self.peer, refused)
             self.send(A_CLSE, 0, remote_id)
             return
         stream = _Stream(self, next(self.ids), remote_id)
@@ -403,7 +562,7 @@ class _Connection:
     def forget(self, stream: _Stream) -> None:
         with self.slock:
             self.streams.pop(stream.local_id, None)
-        self.daemon._stream_closed()
+        self.daemon._stream_closed(self)
 
     def _cancel_streams(self) -> None:
         with self.slock:
@@ -414,9 +573,12 @@ class _Connection:
 
     def drop(self) -> None:
         """The connection is gone (or the server closes): cancel every stream and close the socket."""
-        if self.dropped:
-            return
-        self.dropped = True
+        with self.ocond:
+            if self.dropped:
+                return
+            self.dropped = True
+            self.outbox.clear()
+            self.ocond.notify_all()
         self._cancel_streams()
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
@@ -428,7 +590,8 @@ class _Connection:
 
 class _Stream:
     """One service on one connection. :meth:`write` is what the service writes with; :meth:`read` reads what the
-    host sent. Locking: the stream's condition, then the connection's write lock, never the other way round."""
+    host sent. Locking: the phone's lock, then the stream's condition, then the connection's outbox and the daemon's
+    counters, never the other way round."""
 
     def __init__(self, conn: _Connection, local_id: int, remote_id: int) -> None:
         self.conn = conn
@@ -457,21 +620,36 @@ class _Stream:
 
     # ------------------------------------------------------------------------------------------ output
     def write(self, data: bytes | bytearray | memoryview) -> None:
-        """Send ``data`` to the host. Raises BrokenPipeError once the host has closed the stream."""
+        """Send ``data`` to the host. Raises BrokenPipeError once the host has closed the stream, or once it has
+        been closed because its host does not read (see the module's documentation)."""
         view = memoryview(data).cast("B")
         if not view.readonly:  # the caller may reuse its buffer after we return
             view = memoryview(bytes(view))
         if not len(view):
             return
+        locked = self.phone.holds_lock()
+        daemon = self.conn.daemon
         with self.cond:
-            while not self.closed and self.out_size >= QUEUE_LIMIT:
-                self.cond.wait()
+            while not self.closed and (self.out_size >= QUEUE_LIMIT or daemon._over_quota(self.conn)):
+                if locked:  # waiting here would stall every client: queue it, up to a limit
+                    if self.out_size < LOCKED_QUEUE_LIMIT:
+                        break
+                    log.warning("adb transport: closed a stream of %s: its host does not read (%d bytes queued)",
+                                self.conn.peer, self.out_size)
+                    self._close(send=True)
+                else:  # an OKAY on this stream wakes us; room on the others' we look for
+                    self.cond.wait(None if self.out_size >= QUEUE_LIMIT else POLL_S)
             if self.closed:
                 raise BrokenPipeError("the host closed the stream")
             self.out.append(view)
-            self.out_size += len(view)
+            self._queued(len(view))
             if not self.in_flight:
                 self._send_next()
+
+    def _queued(self, size: int) -> None:
+        """``size`` more bytes (fewer, if negative) in :attr:`out` (the caller holds :attr:`cond`)."""
+        self.out_size += size
+        self.conn.daemon._buffer(self.conn, size)
 
     def _send_next(self) -> None:
         """Send the next packet of queued output (the caller holds :attr:`cond`)."""
@@ -494,7 +672,7 @@ class _Stream:
                 parts.append(part)
                 size += len(part)
             chunk = parts[0] if len(parts) == 1 else b"".join(parts)
-        self.out_size -= len(chunk)
+        self._queued(-len(chunk))
         self.in_flight = True
         try:
             self.conn.send(A_WRTE, self.local_id, self.remote_id, chunk)
@@ -525,7 +703,7 @@ class _Stream:
         self.closed = True
         self.cancelled.set()
         self.out.clear()
-        self.out_size = 0
+        self._queued(-self.out_size)
         self.conn.forget(self)
         if send:
             try:
@@ -603,6 +781,8 @@ def _service(name: str) -> Callable[[_Stream], None] | None:
         return _sync
     if name == "root:":
         return lambda stream: stream.write(b"adbd is already running as root\n")
+    if base == "reboot":  # reboot:[bootloader|recovery|...]: an emulator has neither, and reboots into Android
+        return lambda stream: stream.conn.daemon.reboot()
     return None
 
 
@@ -625,9 +805,11 @@ def _interactive(stream: _Stream) -> None:
 
 
 def _terminal(stream: _Stream, read: Callable[[], bytes], write: Callable[[bytes], None]) -> int:
-    """A pseudo-terminal session: echo what the host types (``read`` gives it, b"" at its end), run each line,
-    ``exit`` (or ^D on an empty line) ends it; the status of the last command. Output goes through the terminal's
-    line discipline."""
+    """A pseudo-terminal session: echo what the host types (``read`` gives it, b"" at its end), hand each line to
+    the shell (a command spanning lines, an ``if`` or an open quote, waits for its end behind a ``> `` prompt),
+    ``exit`` (or ^D on an empty line) ends it; the status of the last command. As the kernel's terminal does, a line
+    holds at most MAX_CANON - 1 bytes: what is typed beyond is dropped until the newline. Plain text is taken in
+    runs, so a long paste costs time linear in its length."""
     phone = stream.phone
     shell = stream.conn.daemon.shell(phone)
     prompt = f"{phone.prop('ro.product.device')}:/ # ".encode()
@@ -640,37 +822,44 @@ def _terminal(stream: _Stream, read: Callable[[], bytes], write: Callable[[bytes
         data = read()
         if not data:
             return status
-        for byte in data:
+        pos = 0
+        while pos < len(data):
+            control = TTY_CONTROL.search(data, pos)
+            end = control.start() if control else len(data)
+            if end > pos:  # plain text: kept up to the line's room, echoed as kept
+                kept = data[pos:min(end, pos + MAX_CANON - 1 - len(line))]
+                line += kept
+                write(kept)
+                previous = data[end - 1]
+            if control is None:
+                break
+            byte, pos = data[end], end + 1
             if byte == 0x0A and previous == 0x0D:  # \r\n from a pipe: one line, not two
                 previous = byte
                 continue
             previous = byte
             if byte in (0x0D, 0x0A):
                 write(b"\r\n")
-                command = line.decode("utf-8", "replace").strip()
-                line.clear()
-                if command == "logout":
+                if not shell.waiting and line.strip() == b"logout":
                     return status
-                if command:
+                if line.strip() or shell.waiting:
                     try:
-                        status = shell.run(command, tty_write, stream.cancelled)
+                        status = shell.feed(bytes(line) + b"\n", tty_write, stream.cancelled)
                     finally:
                         phone.changed()
                     if shell.exited:
                         return status
-                write(prompt)
-            elif byte == 0x04 and not line:  # ^D
-                return status
+                line.clear()
+                write(b"> " if shell.waiting else prompt)
+            elif byte == 0x04:  # ^D ends the session on an empty line; within a line it sends nothing here
+                if not line:
+                    return status
             elif byte == 0x03:  # ^C
                 line.clear()
                 write(b"^C\r\n" + prompt)
-            elif byte in (0x7F, 0x08):
-                if line:
-                    del line[-1]
-                    write(b"\b \b")
-            else:
-                line.append(byte)
-                write(bytes([byte]))
+            elif line:  # DEL or backspace
+                del line[-1]
+                write(b"\b \b")
 
 
 # ---------------------------------------------------------------------------------------------- shell v2
@@ -712,16 +901,7 @@ def _shell_v2(stream: _Stream, command: str, pty: bool) -> None:
         elif pty:
             status = _terminal(stream, stdin, out)
         else:
-            pending = b""
-            while not shell.exited:
-                data = stdin()
-                pending += data
-                *lines, pending = pending.split(b"\n") if data else [*pending.split(b"\n"), b""]
-                for line in lines:
-                    if line.strip() and not shell.exited:
-                        status = shell.run(line.decode("utf-8", "replace"), out, stream.cancelled, err)
-                if not data:
-                    break
+            status = shell.run_script(stdin, out, stream.cancelled, err)
     finally:
         phone.changed()
     stream.write(V2_HEADER.pack(V2_EXIT, 1) + bytes([status & 0xFF]))
@@ -794,39 +974,68 @@ def _fail(stream: _Stream, message: str) -> bool:
 
 
 def _send(stream: _Stream, spec: str) -> bool:
-    """SEND "path,mode": DATA chunks then DONE(mtime); answered OKAY or FAIL."""
+    """SEND "path,mode": DATA chunks then DONE(mtime); answered OKAY or FAIL. A connection sends
+    :attr:`ServeLimits.client_pushes` files at once; the others wait their turn."""
     raw_path = spec.rpartition(",")[0] if "," in spec else spec
     path = _normpath(raw_path)
-    phone = stream.phone
     if read_only(path):
         return _fail(stream, "couldn't create file: Read-only file system")
-    chunks, size = [], 0
-    while True:
-        header = stream.read(8)
-        ident, length = header[:4], int.from_bytes(header[4:], "little")
-        if ident == b"DATA":
-            if length > SYNC_DATA_MAX:
-                return _fail(stream, "data chunk too large")
-            size += length
-            if size > phone.files.room(replacing=path):  # refused as it arrives: never held in memory
-                return _fail(stream, "write failed: No space left on device")
-            chunks.append(stream.read(length))
-        elif ident == b"DONE":
-            break
-        else:
-            return _fail(stream, f"invalid data message {ident!r}")
+    slots = stream.conn.push_slots
+    while not slots.acquire(timeout=POLL_S):
+        if stream.cancelled.is_set():
+            raise EOFError
+    try:
+        return _receive_file(stream, raw_path, path)
+    finally:
+        slots.release()
+
+
+def _receive_file(stream: _Stream, raw_path: str, path: str) -> bool:
+    """The DATA chunks of a push, each reserved against the storage budget before it is taken, so that pushes in
+    parallel never hold more than the budget; then the file, stored in place of its reservation."""
+    phone = stream.phone
     with phone.lock:
-        parents = [posixpath.dirname(path)]
-        while parents[-1] != "/":
-            parents.append(posixpath.dirname(parents[-1]))
-        if phone.is_dir(path) or raw_path.endswith("/"):
-            return _fail(stream, f"couldn't create file {raw_path}: Is a directory")
-        if any(p in phone.files for p in parents):
-            return _fail(stream, f"couldn't create file {path}: Not a directory")
-        try:
-            phone.files[path] = b"".join(chunks)
-        except StorageError as err:  # others filled the storage meanwhile
-            return _fail(stream, f"write failed: {err.strerror}")
+        files = phone.files  # reserved and released here, even if a snapshot load replaces phone.files meanwhile
+    content = bytearray()  # one buffer that grows, not a list of chunks: freed whole, it goes back to the system
+    reserved = 0
+    try:
+        while True:
+            header = stream.read(8)
+            ident, length = header[:4], int.from_bytes(header[4:], "little")
+            if ident == b"DATA":
+                if length > SYNC_DATA_MAX:
+                    return _fail(stream, "data chunk too large")
+                try:
+                    with phone.lock:
+                        files.reserve(path, length)
+                except StorageError:  # refused as it arrives: never held in memory
+                    return _fail(stream, "write failed: No space left on device")
+                reserved += length
+                content += stream.read(length)
+            elif ident == b"DONE":
+                break
+            else:
+                return _fail(stream, f"invalid data message {ident!r}")
+        data = bytes(content)  # copied unlocked; the buffer goes before the file is stored
+        del content
+        with phone.lock:
+            files.release(reserved)
+            reserved = 0
+            parents = [posixpath.dirname(path)]
+            while parents[-1] != "/":
+                parents.append(posixpath.dirname(parents[-1]))
+            if phone.is_dir(path) or raw_path.endswith("/"):
+                return _fail(stream, f"couldn't create file {raw_path}: Is a directory")
+            if any(p in phone.files for p in parents):
+                return _fail(stream, f"couldn't create file {path}: Not a directory")
+            try:
+                phone.files[path] = data
+            except StorageError as err:  # others filled the storage meanwhile
+                return _fail(stream, f"write failed: {err.strerror}")
+    finally:
+        if reserved:
+            with phone.lock:
+                files.release(reserved)
     stream.write(b"OKAY" + bytes(4))
     return True
 

@@ -9,7 +9,7 @@ import signal
 import threading
 
 from vlui.errors import VluiError, tool_status
-from vlui.served.adbd import AdbDaemon, register_emulator
+from vlui.served.adbd import AdbDaemon
 from vlui.served.console import EmulatorConsole
 from vlui.served.phone import ServedPhone, ServeLimits
 
@@ -30,6 +30,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"seconds one sqlite3 statement may run (default {limits.sql_timeout_s:g})")
     p.add_argument("--max-connections", type=int, default=limits.max_connections,
                    help=f"clients at once on each port (default {limits.max_connections})")
+    p.add_argument("--max-streams", type=int, default=limits.max_streams,
+                   help=f"adb streams open at once, over every client (default {limits.max_streams})")
+    p.add_argument("--client-streams", type=int, default=limits.client_streams,
+                   help=f"adb streams one client (one connection) may open (default {limits.client_streams})")
     p.add_argument("--idle-timeout", type=float, default=None,
                    help="drop a connection silent this many seconds with nothing running (default: never, as adbd)")
 
@@ -52,6 +56,7 @@ def serve(args: argparse.Namespace) -> int:
         raise VluiError(f"--console-port and --port are both {args.port}; give them different ports")
     limits = ServeLimits(storage_bytes=args.storage_mib << 20 if args.storage_mib >= 0 else args.storage_mib,
                          sql_timeout_s=args.sql_timeout, max_connections=args.max_connections,
+                         max_streams=args.max_streams, client_streams=args.client_streams,
                          idle_timeout_s=args.idle_timeout)
     # one line per refused or dropped client, on stderr
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
@@ -64,7 +69,7 @@ def serve(args: argparse.Namespace) -> int:
         daemon = AdbDaemon(phone, args.port)
         console = EmulatorConsole(phone, console_port, on_kill=stop.set)
         if args.adb_server_port:
-            register_emulator(args.port, args.adb_server_port)
+            daemon.register(args.adb_server_port)
         serial = f" or serial emulator-{console_port}" if console_port == args.port - 1 else ""
         print(f"serving the simulated phone (snapshot {phone.device.snapshot.id}) on 127.0.0.1:{args.port}, "
               f"console on {console_port}: adb connect 127.0.0.1:{args.port}{serial}", flush=True)

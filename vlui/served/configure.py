@@ -167,7 +167,7 @@ def delete_setting(phone: ServedPhone, namespace: str, key: str) -> int:
 def list_settings(phone: ServedPhone, namespace: str) -> dict[str, str]:
     """``settings list NS``: every row, those the device state backs included."""
     with phone.lock:
-        keys = set(_table(phone, namespace)) | {k for ns, k in STATE_SETTINGS if ns == namespace}
+        keys = set(_table(phone, namespace)) | {k for ns, k in (*STATE_SETTINGS, *DEFAULT_SETTINGS) if ns == namespace}
         return {key: value for key in sorted(keys) if (value := get_setting(phone, namespace, key)) is not None}
 
 
@@ -240,6 +240,52 @@ def set_time(phone: ServedPhone, when: datetime) -> None:
         dev.state.time_ms = int((when - EPOCH).total_seconds() * 1000)
         dev._last_log_ms = min(dev._last_log_ms, dev.state.time_ms)
         dev._invalidate()
+
+
+# ---------------------------------------------------------------------------------------------------- sensors, radio
+ROTATIONS = 4  # Surface.ROTATION_0 .. ROTATION_270
+
+
+def rotation(phone: ServedPhone) -> int:
+    """The display's rotation (0-3, quarter turns counter-clockwise as Surface.ROTATION_*): the ``system
+    user_rotation`` setting, which Android 10's WindowManager applies while auto-rotate is off."""
+    with phone.lock:
+        value = phone.settings["system"].get("user_rotation", "0")
+    return int(value) % ROTATIONS if value.isdigit() else 0
+
+
+def rotate(phone: ServedPhone) -> None:
+    """The console's ``rotate``: the emulator turns the device a quarter clockwise. Deviation: on the emulator the
+    sensor turns and the display follows the system's rotation rules; the simulated phone sets the display's rotation
+    itself (``user_rotation``), and keeps drawing its screen in portrait."""
+    with phone.lock:
+        phone.settings["system"]["user_rotation"] = str((rotation(phone) + 1) % ROTATIONS)
+        phone.device._invalidate()
+
+
+def set_battery(phone: ServedPhone, level: int | None = None, charging: bool | None = None) -> None:
+    """The console's ``power capacity N`` and ``power ac on|off``: the emulated battery's charge and charger, which the
+    status bar, ``dumpsys battery`` and ``dumpsys power`` report."""
+    with phone.lock:
+        st = phone.device.state
+        if level is not None:
+            st.battery_level = min(max(level, 0), 100)
+        if charging is not None:
+            st.charging = charging
+        phone.device._invalidate()
+
+
+SMS_HEADSUP_MS = 5000  # how long the heads-up of an arriving message shows (Android 10's minimum display time)
+
+
+def receive_sms(phone: ServedPhone, number: str, text: str) -> None:
+    """The console's ``sms send NUMBER TEXT``: a message arrives; Messages posts its notification, shown as a heads-up
+    over the screen (the simulated Messages keeps no conversations: the notification is what changes)."""
+    with phone.lock:
+        st = phone.device.state
+        st.headsup = {"app": "messages", "title": number, "text": text, "until_ms": st.time_ms + SMS_HEADSUP_MS}
+        st.notifications = [a for a in st.notifications if a != "messages"] + ["messages"]
+        phone.device._invalidate()
 
 
 # ---------------------------------------------------------------------------------------------------- processes

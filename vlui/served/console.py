@@ -4,13 +4,16 @@ console port (by convention the adb port − 1), which ``adb -s emulator-PORT em
 It speaks as the emulator does: lines end in ``\\r\\n``, every answer ends in ``OK`` or ``KO: reason``, and until the
 client sends ``auth <token>`` (the token in ``~/.emulator_console_auth_token``, created at random when missing; an
 empty file turns authentication off) only ``help``, ``auth`` and ``quit`` work. The commands are the ones agents and
-benchmarks use: ``avd name|status``, ``avd snapshot list|save|load|delete NAME``, ``ping``, ``kill``.
+benchmarks use: ``avd name|status``, ``avd snapshot list|save|load|delete NAME``, ``ping``, ``kill``, and those
+that change the phone as the emulator's hardware would: ``power``, ``geo fix``, ``sms send``, ``rotate``,
+``gsm signal-profile``. No reply names a host path, but the token file's in the banner, as the emulator's does.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 import socket
 import threading
@@ -18,9 +21,11 @@ from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
+from vlui.android.generate import parse_generated
 from vlui.android.logcat import EPOCH
 from vlui.android.snapshot import load_snapshot
 from vlui.errors import VluiError
+from vlui.served import configure
 from vlui.served.adbd import LoopbackServer
 from vlui.served.phone import SDK, ServedPhone
 
@@ -35,8 +40,12 @@ HELP = """Android console commands:
     kill             kill the emulator instance
     quit|exit        quit control session
     ping             check if the emulator is alive
+    geo              Geo-location commands
     gsm              GSM related commands
+    sms              SMS related commands
+    power            power related commands
     avd              control virtual device execution
+    rotate           rotate the screen clockwise by 90 degrees
 
 try 'help <command>' for command-specific help"""
 
@@ -69,6 +78,26 @@ available sub-commands:
     avd snapshot delete           delete state snapshot"""
 
 
+HELP_POWER = """allows to change battery and AC power status
+
+available sub-commands:
+    power display          display battery and charger state
+    power ac               set AC charging state
+    power capacity         set battery capacity state"""
+
+HELP_GEO = """allows you to change Geo-related settings, or to send GPS NMEA sentences
+
+available sub-commands:
+    geo fix                send a simple GPS fix"""
+
+HELP_SMS = """allows you to simulate an inbound SMS
+
+available sub-commands:
+    sms send               send inbound SMS text message"""
+
+HELPS = {"avd": HELP_AVD, "gsm": HELP_GSM, "power": HELP_POWER, "geo": HELP_GEO, "sms": HELP_SMS}
+
+
 def signal_profile(phone: ServedPhone, args: list[str]) -> list[str]:
     """``gsm signal-profile N``: the cellular signal's strength, 0 (none) to 4 (great), as the status bar's bars."""
     if len(args) != 1 or not args[0].isdigit() or not 0 <= int(args[0]) <= 4:
@@ -77,6 +106,72 @@ def signal_profile(phone: ServedPhone, args: list[str]) -> list[str]:
         phone.device.state.signal_level = int(args[0])
         phone.device._invalidate()
     return ["OK"]
+
+
+def power(phone: ServedPhone, args: list[str]) -> list[str]:
+    """``power display | ac on|off | capacity N``: the emulated battery, as the emulator's console answers."""
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    if sub == "capacity":
+        if len(rest) != 1 or not rest[0].isdigit() or not 0 <= int(rest[0]) <= 100:
+            return ['KO: Usage: "capacity <percentage>"']
+        configure.set_battery(phone, level=int(rest[0]))
+        return ["OK"]
+    if sub == "ac":
+        if rest not in (["on"], ["off"]):
+            return ['KO: Usage: "ac on" or "ac off"']
+        configure.set_battery(phone, charging=rest[0] == "on")
+        return ["OK"]
+    if sub == "display":
+        with phone.lock:
+            st = phone.device.state
+            level, charging = st.battery_level, st.charging
+        status = ("Full" if level == 100 else "Charging") if charging else "Discharging"
+        return [f"AC: {'online' if charging else 'offline'}", f"status: {status}", "health: Good", "present: true",
+                f"capacity: {level}", "OK"]
+    return ["KO: unknown command, try 'help'"]
+
+
+GEO_USAGE = 'KO: Usage: "geo fix <longitude> <latitude> [<altitude> [<satellites> [<velocity>]]]"'
+
+
+def geo(phone: ServedPhone, args: list[str]) -> list[str]:
+    """``geo fix LONGITUDE LATITUDE [ALTITUDE [SATELLITES [VELOCITY]]]``: a GPS fix. The simulated phone has no
+    location provider, so a well-formed fix is accepted and changes nothing."""
+    if not 2 <= len(args) <= 5:
+        return [GEO_USAGE]
+    for arg in args:
+        try:
+            float(arg)
+        except ValueError:
+            return [f"KO: argument '{arg}' is not a number"]
+    if len(args) >= 4 and (not args[3].isdigit() or not 1 <= int(args[3]) <= 12):
+        return ["KO: invalid number of satellites. Must be an integer between 1 and 12"]
+    return ["OK"]
+
+
+SMS_NUMBER = re.compile(r"\+?[0-9]+")
+
+
+def sms(phone: ServedPhone, args: list[str]) -> list[str]:
+    """``sms send NUMBER TEXT``: a text message arrives from NUMBER."""
+    if len(args) < 2:
+        return ["KO: missing argument, try 'sms send <phonenumber> <text message>'"]
+    if not SMS_NUMBER.fullmatch(args[0]):
+        return ["KO: bad phone number format, must be [+](0-9)*"]
+    configure.receive_sms(phone, args[0], " ".join(args[1:]))
+    return ["OK"]
+
+
+def rotate(phone: ServedPhone, args: list[str]) -> list[str]:
+    """``rotate``: the device turns a quarter clockwise (see :func:`vlui.served.configure.rotate`)."""
+    configure.rotate(phone)
+    return ["OK"]
+
+
+# console commands that change the phone: command -> (its sub-command, or "" for none; what it does)
+DEVICE_COMMANDS: dict[str, tuple[str, Callable[[ServedPhone, list[str]], list[str]]]] = {
+    "geo": ("fix", geo), "sms": ("send", sms), "rotate": ("", rotate),
+}
 
 
 def ensure_token(path: str | Path) -> str:
@@ -234,11 +329,7 @@ class EmulatorConsole(LoopbackServer):
             return HELP_UNAUTHENTICATED
         if args[:2] == ["avd", "snapshot"]:
             return HELP_SNAPSHOT
-        if args[:1] == ["avd"]:
-            return HELP_AVD
-        if args[:1] == ["gsm"]:
-            return HELP_GSM
-        return HELP
+        return HELPS.get(args[0], HELP) if args else HELP
 
     def _command(self, command: str, args: list[str]) -> list[str]:
         """The answer's lines, ending in ``OK`` or ``KO: ...``."""
@@ -246,6 +337,14 @@ class EmulatorConsole(LoopbackServer):
             return ["I am alive!", "OK"]
         if command == "gsm" and args[:1] == ["signal-profile"]:
             return signal_profile(self.phone, args[1:])
+        if command == "power":
+            return power(self.phone, args)
+        if command in DEVICE_COMMANDS:
+            sub, run = DEVICE_COMMANDS[command]
+            if not sub:
+                return run(self.phone, args)
+            if args[:1] == [sub]:
+                return run(self.phone, args[1:])
         if command != "avd" or not args:
             return ["KO: unknown command, try 'help'"]
         sub, rest = args[0], args[1:]
@@ -262,13 +361,26 @@ class EmulatorConsole(LoopbackServer):
             return ["KO: unknown command, try 'help'"]
         if len(names) != 1:
             return [f"KO: 'avd snapshot {action}' takes one snapshot name"]
+        if action == "load" and not self._loadable(names[0]):
+            # the snapshot code's own error names the host folder it looked in: the console names none
+            return [f"KO: unknown snapshot '{names[0]}'"]
         method = {"save": self.phone.save_snapshot, "load": self.phone.load_snapshot,
                   "delete": self.phone.delete_snapshot}[action]
         try:
             method(names[0])
         except VluiError as err:
-            return [f"KO: {err}"]
+            if action != "load":
+                return [f"KO: {err}"]
+            # a snapshot file that does not load: why (with its host path) goes to the server's log, not the client
+            log.warning("emulator console: snapshot %r does not load: %s", names[0], err)
+            return [f"KO: snapshot '{names[0]}' could not be loaded"]
         return ["OK"]
+
+    def _loadable(self, name: str) -> bool:
+        """Whether ``avd snapshot load NAME`` finds a snapshot: one saved here, one of ``envs/``, or a generated one."""
+        with self.phone.lock:
+            names = self.phone.snapshot_names()
+        return name in names or parse_generated(name) is not None
 
     def _snapshot_table(self) -> list[str]:
         """``avd snapshot list`` as the emulator prints it (QEMU's ``info snapshots`` layout)."""

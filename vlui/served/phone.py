@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vlui.android.launcher import LAUNCHER_DB
-from vlui.android.logcat import Entry
+from vlui.android.logcat import Entry, write_boot_log
 from vlui.android.snapshot import Snapshot, load_snapshot, snapshot_ids
 from vlui.android.state import DeviceState
 from vlui.errors import VluiError
@@ -85,19 +85,26 @@ def build_props(product: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class ServeLimits:
-    """What one client of the served phone may use, so that no client can starve the others or the host
-    (``docs/security.md``). ``None`` turns a timeout off."""
+    """What the clients of the served phone may use, so that no client can starve the others or the host
+    (``docs/security.md``). A *client* is one connection: every client comes from loopback, so a peer's address
+    tells none apart, and an adb server sends all its commands over one connection. The ``client_*`` quotas bound
+    one connection; the ``max_*`` caps above them bound them all. ``None`` turns a timeout off."""
 
     storage_bytes: int = DEFAULT_BUDGET  # the phone's files; the console's saved snapshots get as much again
     sql_timeout_s: float = 5.0  # one sqlite3 invocation
     max_connections: int = 64  # per server (the adb transport, the console)
     max_streams: int = 256  # open adb streams (services running) across every connection
+    client_streams: int = 32  # open adb streams on one connection
+    client_pushes: int = 4  # pushes one connection sends at once; more wait their turn
+    client_buffer_bytes: int = 16 << 20  # output queued for one connection before its services wait for the host
+    max_buffer_bytes: int = 256 << 20  # output queued for every connection together
     handshake_timeout_s: float = 10.0  # to send CNXN (adb), and to finish a packet begun
     auth_timeout_s: float = 60.0  # to authenticate on the console (time enough to paste the token by hand)
     idle_timeout_s: float | None = None  # a connection that sends nothing this long; None: kept, as adbd does
 
     def __post_init__(self) -> None:
-        for name in ("storage_bytes", "max_connections", "max_streams"):
+        for name in ("storage_bytes", "max_connections", "max_streams", "client_streams", "client_pushes",
+                     "client_buffer_bytes", "max_buffer_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "storage_bytes" else 1):
                 raise VluiError(f"serve limit {name} must be an integer >= {0 if name == 'storage_bytes' else 1}, "
@@ -109,6 +116,13 @@ class ServeLimits:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or value <= 0:
                 raise VluiError(f"serve limit {name} must be a number of seconds > 0, not {value!r}")
+
+    @property
+    def reserved_streams(self) -> int:
+        """Streams every connection can open however many the others hold: half of :attr:`max_streams` is set
+        aside in equal shares for :attr:`max_connections` connections, and the other half is first come, first
+        served."""
+        return self.max_streams // (2 * self.max_connections)
 
 
 @dataclass
@@ -130,6 +144,8 @@ class ServedPhone:
                  step_ms: int = 3000, noise: bool = True, serial: str = "EMULATOR29X0X0X0",
                  limits: ServeLimits = ServeLimits()) -> None:
         self.device = SimDevice(snapshot, envs_dir, step_ms=step_ms, noise=noise)
+        write_boot_log(self.device.log, self.device.state.time_ms)  # an emulator's log starts with its boot
+        self.boot_snapshot = snapshot  # what ``adb reboot`` comes back on
         self.envs_dir = envs_dir
         self.serial = serial
         self.limits = limits
@@ -148,6 +164,11 @@ class ServedPhone:
         with self.lock:
             if LAUNCHER_DB not in self.files:
                 self.files[LAUNCHER_DB] = device_launcher_db(self.device)
+
+    def holds_lock(self) -> bool:
+        """Whether the calling thread holds :attr:`lock` (the transport never waits for the network then).
+        ``_is_owned`` is what :class:`threading.Condition` asks every lock; both RLocks have it."""
+        return self.lock._is_owned()
 
     # ------------------------------------------------------------------------------------------ notifications
     def changed(self) -> None:
@@ -202,13 +223,26 @@ class ServedPhone:
                 dev._invalidate()
                 self.files, self.props = PhoneFiles(saved.files, self.limits.storage_bytes), dict(saved.props)
                 self.settings = {k: dict(v) for k, v in saved.settings.items()}
+                self._on_boot()
+                self.log_changed.notify_all()
             else:
                 if "/" in name or name.endswith((".yaml", ".yml")):
                     raise VluiError(f"snapshot '{name}' not found")
                 load_snapshot(name, self.envs_dir)  # raises VluiError for an unknown name
-                self.device.load_snapshot(name)
-                self.files, self.props = PhoneFiles(budget=self.limits.storage_bytes), {}
-                self.settings = {"system": {}, "secure": {}, "global": {}}
+                self._boot(name)
+
+    def reboot(self) -> None:
+        """``adb reboot``: the phone comes back on the snapshot it was served with, files and properties too, as
+        an emulator that boots from its snapshot. Snapshots saved on the console stay."""
+        self._boot(self.boot_snapshot)
+
+    def _boot(self, snapshot: str | Path | Snapshot) -> None:
+        """The phone as ``snapshot`` defines it, with fresh files, properties and settings."""
+        with self.lock:
+            self.device.load_snapshot(snapshot)
+            write_boot_log(self.device.log, self.device.state.time_ms)
+            self.files, self.props = PhoneFiles(budget=self.limits.storage_bytes), {}
+            self.settings = {"system": {}, "secure": {}, "global": {}}
             self._on_boot()
             self.log_changed.notify_all()
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import adbutils
 
 from vlui.errors import VluiError
-from vlui.served.adbd import AdbDaemon, register_emulator
+from vlui.served.adbd import AdbDaemon
 from vlui.served.console import TOKEN_FILE, EmulatorConsole
 from vlui.served.phone import ServedPhone, ServeLimits
 
@@ -142,7 +142,7 @@ class PrivateAdb:
         else:
             raise VluiError(f"found no free pair of ports in {PORT_RANGE} for the simulated phone")
         if register == "emulator":
-            register_emulator(self.device_port, self.adb_port)
+            self.daemon.register(self.adb_port)
 
     def _killed(self) -> None:
         """The console's ``kill``: the emulator is gone, so is its adb transport."""
@@ -164,7 +164,8 @@ class PrivateAdb:
             cmd += [] if noise else ["--no-noise"]
             lim = self.limits
             cmd += ["--storage-mib", str(lim.storage_bytes >> 20), "--sql-timeout", str(lim.sql_timeout_s),
-                    "--max-connections", str(lim.max_connections)]
+                    "--max-connections", str(lim.max_connections), "--max-streams", str(lim.max_streams),
+                    "--client-streams", str(lim.client_streams)]
             cmd += [] if lim.idle_timeout_s is None else ["--idle-timeout", str(lim.idle_timeout_s)]
             with open(self.home / "serve.log", "w") as log:  # its stderr: read when it fails
                 self.process = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -4,8 +4,8 @@ the phone's own services write, held in memory and bounded.
 Two rules make it safe to serve to any client that reaches the port (see ``docs/security.md``):
 
 - it is the phone's alone: paths are keys of a dict, never host paths, so no client reads or writes a host file;
-- it is bounded: the bytes it holds never exceed :attr:`PhoneFiles.budget` (a write past it fails as a full disk
-  does, ``No space left on device``), and the system partitions are read-only, as on a user build (``/system``,
+- it is bounded: the bytes it holds, and those that pushes in progress have reserved, never exceed
+  :attr:`PhoneFiles.budget` (a write past it fails as a full disk does, ``No space left on device``), and the system partitions are read-only, as on a user build (``/system``,
   ``/vendor``, ``/product`` and the root file system itself: ``Read-only file system``).
 """
 
@@ -39,7 +39,10 @@ class PhoneFiles(MutableMapping[str, bytes]):
 
     Setting a path checks the two rules: a read-only path raises ``StorageError(EROFS)``, and content that would take
     the total past :attr:`budget` raises ``StorageError(ENOSPC)``; the old content then stays. :meth:`room` says how
-    many more bytes fit, for writers that stream (a redirection, a push) and must stop before they hold too much."""
+    many more bytes fit, for writers that stream (a redirection, a push) and must stop before they hold too much.
+    A push reserves what it receives (:meth:`reserve`), so that pushes in parallel cannot together hold more than
+    the budget in memory, and releases it (:meth:`release`) when it stores its file or fails. Take the phone's lock
+    around every call."""
 
     def __init__(self, items: Iterable[tuple[str, bytes]] | dict[str, bytes] = (),
                  budget: int = DEFAULT_BUDGET) -> None:
@@ -48,6 +51,7 @@ class PhoneFiles(MutableMapping[str, bytes]):
         self.budget = budget
         self._data: dict[str, bytes] = {}
         self.used = 0
+        self.reserved = 0  # bytes that pushes in progress hold (see reserve)
         for path, content in dict(items).items():  # restoring a saved state: it fitted when it was saved
             self._data[path] = content
             self.used += len(content)
@@ -55,7 +59,18 @@ class PhoneFiles(MutableMapping[str, bytes]):
     def room(self, replacing: str | None = None) -> int:
         """Bytes that still fit; with ``replacing``, counting that path's content as freed."""
         freed = len(self._data.get(replacing, b"")) if replacing is not None else 0
-        return self.budget - self.used + freed
+        return self.budget - self.used - self.reserved + freed
+
+    def reserve(self, path: str, size: int) -> None:
+        """Set ``size`` more bytes aside for a file that is arriving at ``path``; ``StorageError(ENOSPC)`` if they
+        do not fit beside the stored files and the other reservations."""
+        if size > self.room(replacing=path):
+            raise StorageError(errno.ENOSPC, path)
+        self.reserved += size
+
+    def release(self, size: int) -> None:
+        """Give back ``size`` reserved bytes (before storing the file they were for, or after a failure)."""
+        self.reserved -= size
 
     def check_write(self, path: str, size: int) -> None:
         """Raise the :class:`StorageError` that writing ``size`` bytes to ``path`` would raise."""

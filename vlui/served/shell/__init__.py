@@ -5,11 +5,14 @@ Android 10 emulator after ``adb root``: the output (stdout and stderr together, 
 merges them) goes through ``write`` and the exit status is returned. Streaming commands (``logcat`` without ``-d``,
 ``sleep``) return when ``cancelled`` is set or the phone closes.
 
-The language is the part of ``sh`` that ADB clients send: POSIX quoting, ``;``, ``&&``, ``||``, ``$?`` and a few
-variables, globs over the phone's files, ``cd``, the redirections ``>``, ``>>`` and ``N>&M``, and ``|`` into the
-line filters ``grep``, ``head``, ``tail``, ``wc``, ``sort`` and ``cat``. Nothing is ever evaluated: the line is
-parsed into words and every command is a Python function over the phone's data. What a real shell would run but
+The language is what Android 10's mksh runs in a script: POSIX quoting, ``$`` parameters and ``$(( ))`` (32-bit, as
+mksh), field splitting and globs over the phone's files, lists, pipelines of any length, ``{ }``, ``if``, ``while``,
+``until``, ``for``, ``case``, functions, and the redirections ``>``, ``>>``, ``N>&M`` and ``<``. A script may also be
+read from a pipe or a terminal (:meth:`Shell.feed`, :meth:`Shell.run_script`). Nothing is ever evaluated: the script
+is parsed into a tree and every command is a Python function over the phone's data. What a real shell would run but
 this one cannot (``$(...)``, backquotes, ``&``, subshells, here-documents) is a syntax error, never something else.
+Every size a client sends is bounded where it arrives (a line below MAX_ARG_STRLEN, arguments and variables below
+ARG_MAX, 64 levels of nesting, a CPU budget per line), and parsing is linear.
 
 Commands print what Android 10 prints (``input``'s usage, ``wm``'s "Physical size", screencap's raw format,
 uiautomator's "hierchary"), so clients written for a real device work unchanged. Input commands call
@@ -23,9 +26,11 @@ The modules, by command family (names with a leading underscore are shared betwe
 - :mod:`~vlui.served.shell.language` (lexer, parser, globs) and :mod:`~vlui.served.shell.context` (session, streams,
   options, environment);
 - :mod:`~vlui.served.shell.filters`: ``cat head tail wc sort grep`` (:data:`~vlui.served.shell.filters.FILTERS`);
-- :mod:`~vlui.served.shell.builtins`: ``echo true false exit sleep cd pwd id whoami sh export unset exec``;
+- :mod:`~vlui.served.shell.builtins`: ``echo true false : exit sleep cd pwd id whoami sh export unset exec test [
+  read break continue return local set``;
 - :mod:`~vlui.served.shell.files`: ``ls mkdir rm rmdir cp mv touch chmod chown``;
-- :mod:`~vlui.served.shell.system`: ``getprop setprop start stop date settings cmd svc service media``;
+- :mod:`~vlui.served.shell.system`: ``getprop setprop start stop date settings cmd svc service media df env
+  content``;
 - :mod:`~vlui.served.shell.screen`: ``wm input screencap uiautomator``;
 - :mod:`~vlui.served.shell.log`: ``log logcat``;
 - :mod:`~vlui.served.shell.apps`: ``am monkey pm``;

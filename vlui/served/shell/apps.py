@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io as io_module
 import re
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 
 import yaml
@@ -11,7 +14,7 @@ from vlui.android import intents as android_intents
 from vlui.android.apps import apps, short_component
 from vlui.served import DATA_DIR, configure
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _getopt, _Io, _Session
+from vlui.served.shell.context import _getopt, _Io, _Session, _UsageError
 from vlui.served.shell.system import SYSTEM_PACKAGES, _without_user
 from vlui.sim import intents
 from vlui.sim.apps import dialer
@@ -293,8 +296,46 @@ class AppCommands:
             names = [n for n in names if not operands or operands[0] in n]
             io.say("".join(f"package:{n}\n" for n in names))
             return 0
+        if args[:1] == ["install"]:
+            return self._pm_install(s, io, args[1:])
         if not args or args[0] in ("help", "-h"):
-            io.say("Package manager (package) commands:\n  list packages [-3] [-s] [FILTER]\n")
+            io.say("Package manager (package) commands:\n  list packages [-3] [-s] [FILTER]\n"
+                   "  install [-r] [-t] [-d] [-g] PATH\n")
             return 0
         io.complain(f"Error: pm {args[0]} is not supported by the simulated phone\n")
         return 255
+
+    def _pm_install(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``pm install [OPTIONS] PATH`` (``adb install`` pushes the APK to /data/local/tmp, runs this, then removes
+        it). Answered as an Android 10 emulator's install session answers at commit: a file that is no zip archive is
+        ``INSTALL_PARSE_FAILED_NOT_APK``, a zip without a manifest fails to parse. Deviation: the simulated phone
+        runs only its own apps, so a real APK is refused too (``INSTALL_FAILED_INTERNAL_ERROR``)."""
+        try:
+            _, operands = _getopt(_without_user(args), "lrtdgfspR", "iSP")
+        except _UsageError as err:
+            io.complain(f"Error: {err}\n")
+            return 1
+        if not operands:
+            io.complain("Error: must either specify a package size or an APK file\n")
+            return 1
+        path = self._path(s, operands[-1])
+        data, problem = self._read(path)
+        if problem:
+            io.complain(f"Error: Can't open file: {operands[-1]}\n")
+            return 1
+        staged = f"/data/app/vmdl{zlib.crc32(path.encode() + data[:4096]) % 2_000_000_000}.tmp/base.apk"
+        if not data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+            why = f"INSTALL_PARSE_FAILED_NOT_APK: Failed to parse {staged}"
+        else:
+            try:
+                names = zipfile.ZipFile(io_module.BytesIO(data)).namelist()
+            except (zipfile.BadZipFile, ValueError, OSError):
+                names = None
+            if names is None:
+                why = f"INSTALL_PARSE_FAILED_NOT_APK: Failed to parse {staged}"
+            elif "AndroidManifest.xml" not in names:
+                why = f"INSTALL_PARSE_FAILED_UNEXPECTED_EXCEPTION: Failed to parse {staged}"
+            else:
+                why = "INSTALL_FAILED_INTERNAL_ERROR: the simulated phone installs no apps"
+        io.say(f"Failure [{why}]\n")
+        return 1

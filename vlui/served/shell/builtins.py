@@ -1,5 +1,6 @@
-"""The shell's builtins: ``echo``, ``true``, ``false``, ``exit``, ``sleep``, ``cd``, ``pwd``, ``id``, ``whoami``,
-``sh``, ``export``, ``unset`` and ``exec``."""
+"""The shell's builtins: ``echo``, ``true``, ``false``, ``:``, ``exit``, ``sleep``, ``cd``, ``pwd``, ``id``,
+``whoami``, ``sh``, ``export``, ``unset``, ``exec``, ``test`` and ``[``, ``read``, ``break``, ``continue`` and
+``return``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,18 @@ import re
 import time
 
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import ID, POLL_S, SH, _Exit, _Io, _Session, _UsageError
+from vlui.served.shell.context import (
+    ID,
+    MAX_DEPTH,
+    POLL_S,
+    SH,
+    _Break,
+    _Exit,
+    _Io,
+    _Return,
+    _Session,
+    _UsageError,
+)
 
 _ECHO_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
                  "\\": "\\"}
@@ -111,11 +123,23 @@ class BuiltinCommands:
         return 0
 
     def _sh(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``sh -c LINE``: LINE runs in a new shell (its ``exit`` and ``cd`` stay there)."""
-        if len(args) < 2 or args[0] != "-c":
-            io.complain(f"{SH}: only 'sh -c COMMAND' is supported by the simulated phone\n")
+        """``sh -c SCRIPT [NAME ARG...]``, or ``sh`` reading its script from its standard input: it runs in a new
+        shell (its ``exit``, ``cd`` and variables stay there)."""
+        inner = _Session(s.cancelled, s.cwd, env=dict(s.env), depth=s.depth + 1, cpu_start=s.cpu_start)
+        if inner.depth > MAX_DEPTH:
+            io.complain(f"{SH}: sh: nested too deeply (at most {MAX_DEPTH} levels)\n")
+            return 1
+        if args and args[0] == "-c":
+            if len(args) < 2:
+                io.complain(f"{SH}: -c: option requires an argument\n")
+                return 1
+            inner.name, inner.args = (args[2], args[3:]) if len(args) > 2 else (SH, [])
+            return self._run_line(args[1], io, inner)
+        if args and args != ["-s"]:
+            io.complain(f"{SH}: only 'sh -c SCRIPT' and 'sh' reading its input are supported by the simulated "
+                        f"phone\n")
             return 2
-        return self._run_line(args[1], io, _Session(s.cancelled, s.cwd, env=dict(s.env)))
+        return self._run_line(io.inp.read().decode("utf-8", "surrogateescape"), io, inner)
 
     def _export(self, s: _Session, io: _Io, args: list[str]) -> int:
         """``export NAME=VALUE ...`` (or ``export NAME``, which keeps NAME's value). Every variable of the simulated
@@ -127,18 +151,228 @@ class BuiltinCommands:
                 io.complain(f"{SH}: export: {arg}: bad variable name\n")
                 status = 1
             elif eq:
-                s.env[name] = value
-            else:
-                s.env.setdefault(name, "")
+                s.setvar(name, value)
+            elif name not in s.env:
+                s.setvar(name, "")
         return status
 
     def _unset(self, s: _Session, io: _Io, args: list[str]) -> int:
-        for name in args:
-            s.env.pop(name, None)
+        """``unset [-v] NAME...`` (variables), ``unset -f NAME...`` (functions)."""
+        functions = bool(args) and args[0] == "-f"
+        for name in args[1:] if args and args[0] in ("-f", "-v") else args:
+            if functions:
+                s.functions.pop(name, None)
+            else:
+                s.unsetvar(name)
         return 0
+
+    def _local(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``local NAME[=VALUE]...``: variables of the running function, restored when it returns."""
+        if s.locals is None:
+            io.complain(f"{SH}: local: not in a function\n")  # mksh makes them global; bash refuses: so do we
+            return 1
+        for arg in args:
+            name, eq, value = arg.partition("=")
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                io.complain(f"{SH}: local: {arg}: bad variable name\n")
+                return 1
+            if name not in s.locals:
+                s.locals[name] = s.env.get(name)
+            s.setvar(name, value) if eq else s.unsetvar(name)
+        return 0
+
+    def _set(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``set`` (the variables, one ``NAME=value`` a line) and ``set -- ARG...`` (the positional parameters).
+        Options (``-e``, ``-x``, ...) are not supported: refused, not ignored."""
+        if not args:
+            io.say("".join(f"{k}={_quoted(v)}\n" for k, v in sorted(s.env.items())))
+            return 0
+        if args[0] != "--":
+            io.complain(f"{SH}: set: {args[0]}: not supported by the simulated phone's shell\n")
+            return 1
+        s.args = args[1:]
+        return 0
+
+    def _colon(self, s: _Session, io: _Io, args: list[str]) -> int:
+        return 0
+
+    def _break(self, s: _Session, io: _Io, args: list[str]) -> int:
+        return self._unwind(s, io, "break", args)
+
+    def _continue(self, s: _Session, io: _Io, args: list[str]) -> int:
+        return self._unwind(s, io, "continue", args)
+
+    def _unwind(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
+        """``break [N]`` and ``continue [N]``: out of (or on with) the N-th enclosing loop."""
+        if args and not re.fullmatch(r"\d+", args[0]) or args and int(args[0]) < 1:
+            io.complain(f"{SH}: {name}: {args[0]}: bad number\n")
+            return 1
+        if not s.loops:
+            io.complain(f"{SH}: {name}: can't {name}\n")
+            return 1
+        raise _Break(min(int(args[0]) if args else 1, s.loops), again=name == "continue")
+
+    def _return(self, s: _Session, io: _Io, args: list[str]) -> int:
+        if args and not re.fullmatch(r"-?\d+", args[0]):
+            io.complain(f"{SH}: return: {args[0]}: bad number\n")
+            raise _Return(1)
+        raise _Return((int(args[0]) if args else s.status) & 0xFF)
+
+    def _read_line(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``read [-r] [NAME...]``: one line of the standard input, split at ``$IFS`` into the NAMEs (the last
+        takes the rest; ``REPLY`` when none is named). Status 1 at the end of the input."""
+        raw = bool(args) and args[0] == "-r"
+        names = (args[1:] if raw else args) or ["REPLY"]
+        line = b""
+        while True:
+            piece = io.inp.readline()
+            line += piece
+            if raw or not piece.endswith(b"\\\n"):
+                break
+            line = line[:-2]  # a backslash at the end of a line continues it
+        if not line:
+            return 1
+        text = line.decode("utf-8", "surrogateescape").removesuffix("\n")
+        if not raw:
+            text = re.sub(r"\\(.)", r"\1", text)
+        white = "".join(c for c in s.env.get("IFS", " \t\n") if c in " \t\n")
+        fields = self._split(s, text.strip(white) if white else text, maxsplit=len(names) - 1)
+        for i, name in enumerate(names):
+            s.setvar(name, fields[i] if i < len(fields) else "")
+        return 0 if line.endswith(b"\n") else 1
+
+    def _test(self, s: _Session, io: _Io, args: list[str]) -> int:
+        return self._condition(s, io, "test", args)
+
+    def _bracket(self, s: _Session, io: _Io, args: list[str]) -> int:
+        if not args or args[-1] != "]":
+            io.complain(f"{SH}: [: missing ]\n")
+            return 2
+        return self._condition(s, io, "[", args[:-1])
+
+    def _condition(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
+        """``test EXPR``: 0 when true, 1 when false, 2 (with a message) when EXPR is malformed."""
+        try:
+            return 0 if _Test(self, s, args).evaluate() else 1
+        except _UsageError as err:
+            io.complain(f"{SH}: {name}: {err}\n")
+            return 2
 
     def _exec(self, s: _Session, io: _Io, args: list[str]) -> int:
         """``exec CMD ARGS``: CMD replaces the shell, so nothing after it on the line runs."""
         if not args:
             return 0
         raise _Exit(self._call(s, io, args))
+
+
+def _quoted(value: str) -> str:
+    """A value as ``set`` prints it: bare when that reads back the same, else in single quotes."""
+    if re.fullmatch(r"[A-Za-z0-9_./:,+=@%-]+", value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+_FILE_TESTS = "efdsrwxLhb"
+_BINARY_TESTS = ("=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">")
+
+
+class _Test:
+    """The expression of ``test`` (and ``[``): POSIX's rules for up to four arguments, then ``!``, ``-a``, ``-o``
+    and parentheses by precedence. The phone is asked about files; an integer operand must be an integer."""
+
+    def __init__(self, shell, s: _Session, args: list[str]) -> None:
+        self.shell, self.s, self.args, self.i, self.depth = shell, s, args, 0, 0
+
+    def evaluate(self) -> bool:
+        a = self.args
+        if len(a) == 0:
+            return False
+        if len(a) == 1:
+            return a[0] != ""
+        if len(a) == 2 and a[0] == "!":
+            return a[1] == ""
+        if len(a) == 3 and a[1] in _BINARY_TESTS:
+            return self.binary(a[0], a[1], a[2])
+        value = self.or_()
+        if self.i < len(a):
+            raise _UsageError(f"{a[self.i]}: unexpected operator")
+        return value
+
+    def peek(self) -> str | None:
+        return self.args[self.i] if self.i < len(self.args) else None
+
+    def take(self) -> str:
+        if self.i >= len(self.args):
+            raise _UsageError("argument expected")
+        self.i += 1
+        return self.args[self.i - 1]
+
+    def or_(self) -> bool:
+        value = self.and_()
+        while self.peek() == "-o":
+            self.i += 1
+            value = self.and_() or value
+        return value
+
+    def and_(self) -> bool:
+        value = self.not_()
+        while self.peek() == "-a":
+            self.i += 1
+            value = self.not_() and value
+        return value
+
+    def not_(self) -> bool:
+        negate = False
+        while self.peek() == "!" and self.i + 1 < len(self.args):
+            self.i += 1
+            negate = not negate
+        return self.primary() != negate
+
+    def primary(self) -> bool:
+        tok = self.take()
+        if tok == "(" and self.peek() is not None:
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise _UsageError("expression nested too deeply")
+            value = self.or_()
+            if self.take() != ")":
+                raise _UsageError("')' expected")
+            self.depth -= 1
+            return value
+        if self.peek() in _BINARY_TESTS:
+            op = self.take()
+            return self.binary(tok, op, self.take())
+        if len(tok) == 2 and tok[0] == "-" and tok[1] in "nz" + _FILE_TESTS and self.peek() is not None:
+            return self.unary(tok[1], self.take())
+        return tok != ""
+
+    def unary(self, op: str, arg: str) -> bool:
+        if op in "nz":
+            return (arg != "") == (op == "n")
+        data, problem = self.shell._read(self.shell._path(self.s, arg))
+        is_dir = problem == "Is a directory"
+        if op in "Lhb":  # the simulated phone's files are no links or devices
+            return False
+        if op == "d":
+            return is_dir
+        if op == "f":
+            return not problem
+        if op == "s":
+            return bool(data) or is_dir
+        return not problem or is_dir  # e, r, w, x: root may
+
+    def binary(self, a: str, op: str, b: str) -> bool:
+        if op in ("=", "=="):
+            return a == b
+        if op == "!=":
+            return a != b
+        if op in ("<", ">"):
+            return a < b if op == "<" else a > b
+        x, y = self.integer(a), self.integer(b)
+        return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}[op]
+
+    @staticmethod
+    def integer(text: str) -> int:
+        if not re.fullmatch(r"\s*[-+]?\d+\s*", text):
+            raise _UsageError(f"{text}: bad number")
+        return int(text)

@@ -30,6 +30,16 @@ DUMP_PATH = "/sdcard/window_dump.xml"
 POLL_S = 0.1  # how often waits look at ``cancelled`` and ``phone.closed``
 
 
+# What a client's script may take (docs/security.md). A command line reaches ``sh -c`` as one argument of execve, so it
+# is at most the kernel's MAX_ARG_STRLEN; what one command is given, and the variables together, at most Android's
+# ARG_MAX (sysconf: a quarter of the 8 MiB stack limit), what execve takes.
+MAX_ARG_STRLEN = 131072
+ARG_MAX = 2097152
+MAX_DEPTH = 64  # functions, compound commands and ``sh`` running inside one another
+CPU_BUDGET_S = 10.0  # the CPU time one command line's loops and function calls may take (sleeping is free)
+PIPE_INPUT_MAX = 4 << 20  # what a command after ``|`` that is not a line filter is given (it reads when its input ends)
+
+
 class _Exit(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
@@ -43,10 +53,53 @@ class _UsageError(Exception):
     pass
 
 
+class _Abort(Exception):
+    """The script stops here (an arithmetic error, an argument past ARG_MAX, the CPU budget spent, the client gone):
+    ``message`` (none when the client is gone) and the exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+class _Break(Exception):
+    """``break N`` (``continue`` with ``again``): unwinds N loops."""
+
+    def __init__(self, levels: int, again: bool) -> None:
+        self.levels, self.again = levels, again
+
+
+class _Return(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+class _Input:
+    """A command's standard input: a file given with ``<``, or what the command before ``|`` wrote. ``adb shell
+    CMD`` gives none (the host's standard input is not read)."""
+
+    def __init__(self, data: bytes = b"") -> None:
+        self.data, self.pos = data, 0
+
+    def readline(self) -> bytes:
+        end = self.data.find(b"\n", self.pos)
+        end = len(self.data) if end < 0 else end + 1
+        line, self.pos = self.data[self.pos:end], end
+        return line
+
+    def read(self) -> bytes:
+        rest, self.pos = self.data[self.pos:], len(self.data)
+        return rest
+
+
+_NO_INPUT = _Input()
+
+
 @dataclass(frozen=True)
 class _Io:
     out: Callable[[bytes], None]
     err: Callable[[bytes], None]
+    inp: _Input = _NO_INPUT
 
     def say(self, text: str) -> None:
         if text:
@@ -63,13 +116,38 @@ def _discard(data: bytes) -> None:
 
 @dataclass
 class _Session:
-    """The state of one ``run``: it outlives each command of the line."""
+    """The state of one shell: it outlives each command of a line, and each line of an interactive session."""
 
     cancelled: threading.Event
     cwd: str = "/"
     status: int = 0  # $?
     env: dict[str, str] = field(default_factory=lambda: dict(ENV))
     exited: bool = False  # ``exit`` (or ``exec``) ended the shell
+    args: list[str] = field(default_factory=list)  # $1 ..., a function's arguments while it runs
+    name: str = SH  # $0
+    functions: dict = field(default_factory=dict)  # name: the function's body (a node of the language's tree)
+    locals: dict[str, str | None] | None = None  # in a function: its ``local`` names and the values they hid
+    depth: int = 0  # functions and compound commands running inside one another
+    loops: int = 0  # loops running, for ``break`` and ``continue``
+    cpu_start: float = 0.0  # the thread's CPU time when the current line began
+    env_bytes: int = 0  # the variables' size, as execve counts an environment
+
+    def __post_init__(self) -> None:
+        self.env_bytes = sum(len(k) + len(v) + 2 for k, v in self.env.items())
+
+    def setvar(self, name: str, value: str) -> None:
+        """``name=value``, refused past ARG_MAX for the variables together (what a device could still pass on to a
+        command it runs)."""
+        old = self.env.get(name)
+        size = self.env_bytes - (len(name) + len(old) + 2 if old is not None else 0) + len(name) + len(value) + 2
+        if size > ARG_MAX:
+            raise _Abort(f"{SH}: {name}: Argument list too long\n", 1)
+        self.env[name], self.env_bytes = value, size
+
+    def unsetvar(self, name: str) -> None:
+        old = self.env.pop(name, None)
+        if old is not None:
+            self.env_bytes -= len(name) + len(old) + 2
 
 
 def _getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[str, str]], list[str]]:

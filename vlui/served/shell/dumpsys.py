@@ -11,6 +11,17 @@ from vlui.served.shell.apps import PACKAGES
 from vlui.served.shell.context import _Io, _Session
 
 
+SYSTEMUI_PID, IME_PID = 1402, 1655  # SystemUI's process (as the boot log starts it) and the keyboard's
+
+
+ROTATION_NAMES = ("ROTATION_0", "ROTATION_90", "ROTATION_180", "ROTATION_270")
+
+
+def _ref(salt: str) -> str:
+    """A stable object hash for a window, token or record (what Android prints as ``Integer.toHexString``)."""
+    return f"{zlib.crc32(salt.encode()) & 0xFFFFFFF:x}"
+
+
 class DumpsysCommands:
     """The dumpsys commands of :class:`~vlui.served.shell.runner.Shell` (a mixin: ``self`` is the shell)."""
 
@@ -35,44 +46,197 @@ class DumpsysCommands:
                             sorted([*dumps, "window", "activity"])) + "\n")
             return 0 if service else 1
         with self.phone.lock:
-            st = self.phone.device.state
-            if st.top is None or st.overview:
-                package, activity = LAUNCHER_PKG, LAUNCHER_PKG + ".NexusLauncherActivity"
-            else:
-                info = apps()[st.top]
-                package, activity = info.package, info.activity
-
-        def ref(salt: str) -> str:
-            return f"{zlib.crc32((salt + activity).encode()) & 0xFFFFFFF:x}"
-
-        task = zlib.crc32(package.encode()) % 90 + 10
-        record = f"ActivityRecord{{{ref('r')} u0 {short_component(package, activity)} t{task}}}"
-        if service == "window":
-            io.say(f"WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
-                   f"  mCurrentFocus=Window{{{ref('w')} u0 {package}/{activity}}}\n"
-                   f"  mFocusedApp=AppWindowToken{{{ref('a')} token=Token{{{ref('t')} {record}}}}}\n")
-        else:
-            io.say(f"ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to "
-                   f"bottom):\n    mResumedActivity: {record}\n  ResumedActivity: {record}\n")
+            io.say(self._dump_window(args[1:]) if service == "window" else self._dump_activity())
         return 0
+
+    def _front(self) -> tuple[str, str]:
+        """(package, activity) of the window in front: the app's, or the launcher's."""
+        st = self.phone.device.state
+        if st.top is None or st.overview:
+            return LAUNCHER_PKG, LAUNCHER_PKG + ".NexusLauncherActivity"
+        info = apps()[st.top]
+        return info.package, info.activity
+
+    def _record(self, package: str, activity: str) -> str:
+        task = zlib.crc32(package.encode()) % 90 + 10
+        return f"ActivityRecord{{{_ref('r' + activity)} u0 {short_component(package, activity)} t{task}}}"
+
+    def _dump_activity(self) -> str:
+        record = self._record(*self._front())
+        return (f"ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to "
+                f"bottom):\n    mResumedActivity: {record}\n  ResumedActivity: {record}\n")
+
+    def _dump_window(self, args: list[str]) -> str:
+        """``dumpsys window [lastanr|policy|displays|tokens|windows]``: the sections of Android 10's WindowManager
+        dump with the lines tools read (the windows from top to bottom, the focus, the display's frames and
+        rotation); without a section, all of them in the order WindowManager prints them."""
+        sections = {"lastanr": self._window_lastanr, "policy": self._window_policy,
+                    "displays": self._window_displays, "tokens": self._window_tokens,
+                    "windows": self._window_windows}
+        wanted = [a for a in args if not a.startswith("-")]
+        if wanted and wanted[0] in sections:
+            return sections[wanted[0]]()
+        if wanted and wanted[0] in ("-h", "help"):
+            return "Window manager dump options:\n  [-a] [-h] [cmd] ...\n"
+        return "\n".join(section() for section in sections.values())
+
+    def _windows(self) -> list[tuple[str, str, str, int, int]]:
+        """The windows on screen from top to bottom: (name, package, type, owner uid, owner pid)."""
+        st = self.phone.device.state
+        package, activity = self._front()
+        front = f"{package}/{activity}"
+        systemui = (PACKAGES["com.android.systemui"]["uid"], SYSTEMUI_PID)
+        key = next((k for k, a in apps().items() if a.package == package), None)
+        owner = ((app_uid(key), st.pids.get(key, configure.LAUNCHER_PID)) if key is not None
+                 else (configure.LAUNCHER_UID, configure.LAUNCHER_PID))
+        windows = [("NavigationBar", "com.android.systemui", "NAVIGATION_BAR", *systemui),
+                   ("StatusBar", "com.android.systemui", "STATUS_BAR", *systemui)]
+        if st.focus is not None:
+            windows.append(("InputMethod", "com.google.android.inputmethod.latin", "INPUT_METHOD",
+                            PACKAGES["com.google.android.inputmethod.latin"]["uid"], IME_PID))
+        windows.append((front, package, "BASE_APPLICATION", *owner))
+        if front.startswith(LAUNCHER_PKG):
+            windows.append(("com.android.systemui.ImageWallpaper", "com.android.systemui", "WALLPAPER", *systemui))
+        return windows
+
+    def _window_lastanr(self) -> str:
+        return "WINDOW MANAGER LAST ANR (dumpsys window lastanr)\n  <no ANR has occurred since boot>\n"
+
+    def _window_policy(self) -> str:
+        st = self.phone.device.state
+        awake = "true" if self._awake() else "false"
+        rotation = configure.rotation(self.phone)
+        return ("WINDOW MANAGER POLICY STATE (dumpsys window policy)\n"
+                "    mSafeMode=false mSystemReady=true mSystemBooted=true\n"
+                "    mLidState=LID_ABSENT mLidOpenRotation=-1\n"
+                "    mCameraLensCoverState=CAMERA_LENS_COVER_ABSENT mHdmiPlugged=false\n"
+                "    mLastSystemUiFlags=0x8000 mResettingSystemUiFlags=0x0 mForceClearedSystemUiFlags=0x0\n"
+                f"    mSupportAutoRotation=true mOrientationSensorEnabled={str(st.auto_rotate).lower()}\n"
+                "    mUiMode=UI_MODE_TYPE_NORMAL mDockMode=EXTRA_DOCK_STATE_UNDOCKED\n"
+                f"    mAwake={awake}\n    mScreenOnEarly={awake} mScreenOnFully={awake}\n"
+                "    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true\n"
+                f"    mStatusBar=Window{{{_ref('wStatusBar')} u0 StatusBar}} isStatusBarKeyguard=false\n"
+                f"    mNavigationBar=Window{{{_ref('wNavigationBar')} u0 NavigationBar}}\n"
+                f"    mFocusedWindow={self._focus_window()}\n"
+                f"    mTopFullscreenOpaqueWindowState={self._focus_window()}\n"
+                f"    mUserRotationMode=USER_ROTATION_LOCKED mUserRotation={ROTATION_NAMES[rotation]}\n")
+
+    def _window_ref(self, name: str) -> str:
+        return f"Window{{{_ref('w' + name)} u0 {name}}}"
+
+    def _focus_window(self) -> str:
+        package, activity = self._front()
+        return self._window_ref(f"{package}/{activity}")
+
+    def _frames(self) -> dict[str, int]:
+        """The display's size, rotated, and the bars' thickness in pixels."""
+        dev = self.phone.device
+        ctx = dev.ctx()
+        width, height = dev.size
+        rotation = configure.rotation(self.phone)
+        if rotation % 2:
+            width, height = height, width
+        return {"w": width, "h": height, "status": ctx.top, "nav": dev.size[1] - ctx.bottom, "r": rotation}
+
+    def _window_displays(self) -> str:
+        dev = self.phone.device
+        f = self._frames()
+        physical, override = configure.density(self.phone)
+        dpi = override or physical
+        pw, ph = dev.size
+        app_w, app_h = (f["w"], f["h"] - f["nav"]) if f["r"] % 2 == 0 else (f["w"] - f["nav"], f["h"])
+        short, long_ = min(pw, ph), max(pw, ph)
+        package, activity = self._front()
+        return ("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n  Display: mDisplayId=0\n"
+                f"    init={pw}x{ph} {physical}dpi cur={f['w']}x{f['h']} app={app_w}x{app_h} "
+                f"rng={short}x{short - f['status'] - f['nav']}-{long_ - f['nav']}x{long_ - f['status'] - f['nav']}\n"
+                f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n\n"
+                f"  DisplayFrames w={f['w']} h={f['h']} r={f['r']}\n"
+                f"    mStable=[0,{f['status']}][{app_w},{app_h}]\n"
+                f"    mContent=[0,{f['status']}][{app_w},{app_h}]\n"
+                f"    mDisplayCutout=DisplayCutout{{insets=Rect(0, 0 - 0, 0) boundingRect={{}}}}\n\n"
+                f"  mCurrentFocus={self._focus_window()}\n"
+                f"  mFocusedApp={self._app_token(package, activity)}\n\n"
+                f"  DisplayRotation\n    mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED\n"
+                f"    mRotation={f['r']} mDeferredRotationPauseCount=0\n"
+                "    mLandscapeRotation=ROTATION_90 mSeascapeRotation=ROTATION_270\n"
+                "    mPortraitRotation=ROTATION_0 mUpsideDownRotation=ROTATION_180\n"
+                f"    mUserRotationMode=USER_ROTATION_LOCKED mUserRotation={ROTATION_NAMES[f['r']]} "
+                f"mAllowAllRotations=false\n    mDensity={dpi}\n")
+
+    def _app_token(self, package: str, activity: str) -> str:
+        record = self._record(package, activity)
+        return f"AppWindowToken{{{_ref('a' + activity)} token=Token{{{_ref('t' + activity)} {record}}}}}"
+
+    def _window_tokens(self) -> str:
+        package, activity = self._front()
+        return ("WINDOW MANAGER TOKENS (dumpsys window tokens)\n  All tokens:\n  Display #0\n"
+                f"  {self._app_token(package, activity)}\n")
+
+    def _window_windows(self) -> str:
+        st = self.phone.device.state
+        f = self._frames()
+        lines = ["WINDOW MANAGER WINDOWS (dumpsys window windows)"]
+        for i, (name, package, kind, uid, pid) in enumerate(self._windows()):
+            if kind == "STATUS_BAR":
+                frame = f"[0,0][{f['w']},{f['status']}]"
+            elif kind == "NAVIGATION_BAR":
+                frame = f"[0,{f['h'] - f['nav']}][{f['w']},{f['h']}]"
+            else:
+                frame = f"[0,0][{f['w']},{f['h']}]"
+            lines += [f"  Window #{i} {self._window_ref(name)}:",
+                      f"    mDisplayId=0 stackId=1 mSession=Session{{{_ref('s' + package)} {pid}:u0a{uid - 10000}}}",
+                      f"    mOwnerUid={uid} mShowToOwnerOnly=false package={package} appop=NONE",
+                      f"    mAttrs={{(0,0)(fillxfill) ty={kind} fmt=TRANSLUCENT}}",
+                      "    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false",
+                      f"    Frames: containing={frame} parent={frame}",
+                      "    mViewVisibility=0x0 mHaveFrame=true mObscured=false"]
+        package, activity = self._front()
+        loc = self.phone.device.snapshot.locale.replace("-", "_")
+        direction = "ldrtl" if self.phone.device.locale.rtl else "ldltr"
+        physical, override = configure.density(self.phone)
+        dpi = override or physical
+
+        def dp(px: int) -> int:
+            return round(px * 160 / dpi)
+
+        app_h = f["h"] - f["nav"] if f["r"] % 2 == 0 else f["h"]
+        app_w = f["w"] if f["r"] % 2 == 0 else f["w"] - f["nav"]
+        orientation = "land" if f["r"] % 2 else "port"
+        lines += ["",
+                  f"  mGlobalConfiguration={{1.0 310mcc260mnc [{loc}] {direction} sw{dp(min(f['w'], f['h']))}dp "
+                  f"w{dp(app_w)}dp h{dp(app_h - f['status'])}dp {dpi}dpi nrml long {orientation} finger -keyb/v/h "
+                  f"-nav/h winConfig={{ mBounds=Rect(0, 0 - {f['w']}, {f['h']}) mAppBounds=Rect(0, 0 - {app_w}, "
+                  f"{app_h}) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=undefined "
+                  f"mAlwaysOnTop=undefined mRotation={ROTATION_NAMES[f['r']]}}}}}",
+                  "  mHasPermanentDpad=false",
+                  "  mTopFocusedDisplayId=0",
+                  f"  mInputMethodTarget={self._focus_window() if st.focus is not None else 'null'}",
+                  f"  mInputMethodWindow={self._window_ref('InputMethod') if st.focus is not None else 'null'}",
+                  f"  mCurrentFocus={self._focus_window()}",
+                  f"  mFocusedApp={self._app_token(package, activity)}",
+                  f"  mScreenOn={'true' if self._awake() else 'false'}", ""]
+        return "\n".join(lines)
 
     # Each dump is Android 10's layout for the lines it has (the services print many more); the caller holds the lock.
     def _dump_display(self, args: list[str]) -> str:
         dev = self.phone.device
-        width, height = dev.size
+        pw, ph = dev.size  # the panel's, in its natural orientation
+        rotation = configure.rotation(self.phone)
+        width, height = (ph, pw) if rotation % 2 else (pw, ph)
         physical, override = configure.density(self.phone)
         dpi = override or physical
         info = (f'DisplayInfo{{"Built-in Screen", uniqueId "local:0", app {width} x {height}, real {width} x '
                 f"{height}, largest app {width} x {height}, smallest app {width} x {height}, mode 1, defaultModeId "
-                f"1, modes [{{id=1, width={width}, height={height}, fps=60.0}}], rotation 0, density {dpi} "
+                f"1, modes [{{id=1, width={pw}, height={ph}, fps=60.0}}], rotation {rotation}, density {dpi} "
                 f"({dpi}.0 x {dpi}.0) dpi, layerStack 0, type INTERNAL, state {'ON' if self._awake() else 'OFF'}, "
                 "FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS}")
         frame = f"Rect(0, 0 - {width}, {height})"
         return (f"DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n"
                 f"  mPendingTraversal=false\n  mGlobalDisplayState={'ON' if self._awake() else 'OFF'}\n"
                 f"  mNextNonDefaultDisplayId=1\n  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, "
-                f"isActive=true, displayId=0, uniqueId='local:0', physicalPort=0, orientation=0, logicalFrame="
-                f"{frame}, physicalFrame={frame}, deviceWidth={width}, deviceHeight={height}}}]\n"
+                f"isActive=true, displayId=0, uniqueId='local:0', physicalPort=0, orientation={rotation}, "
+                f"logicalFrame={frame}, physicalFrame={frame}, deviceWidth={width}, deviceHeight={height}}}]\n"
                 f"  mDefaultDisplayDefaultColorMode=0\n\nDisplay Adapters: size=1\n  LocalDisplayAdapter\n\n"
                 f"Logical Displays: size=1\n  Display 0:\n    mDisplayId=0\n    mLayerStack=0\n"
                 f"    mHasContent=true\n    mRequestedColorMode=0\n    mDisplayOffset=(0, 0)\n"

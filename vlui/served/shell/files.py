@@ -1,13 +1,47 @@
 """The phone's files: ``ls``, ``mkdir``, ``rm``, ``rmdir``, ``cp``, ``mv``, ``touch``, ``chmod``, ``chown``, and the
-path helpers the other commands use (reading, writability as on a device)."""
+path helpers the other commands use (reading, writability as on a device, the shared storage's other names, the
+read-only ``/proc`` files)."""
 
 from __future__ import annotations
 
 import posixpath
 
+from vlui.served import DATA_DIR
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import _getopt, _Io, _Session, _UsageError
 from vlui.served.storage import read_only
+
+
+# Android 10's external storage: /sdcard is a symbolic link on the root file system to /storage/self/primary, which
+# leads (through /mnt/user/0/primary) to /storage/emulated/0, the sdcardfs view of /data/media/0. The phone keeps those
+# files under /sdcard; every other name of the folder is resolved to it.
+SDCARD = "/sdcard"
+STORAGE_ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/user/0/primary", "/storage/emulated/legacy")
+
+
+# symbolic links as ``ls -l`` shows them: path -> (mode, target, date; None: the phone's boot, as tmpfs links are)
+SYMLINKS: dict[str, tuple[str, str, str | None]] = {
+    "/sdcard": ("lrw-r--r--", "/storage/self/primary", "2009-01-01 00:00"),  # made with the image (its build time)
+    "/storage/self/primary": ("lrwxrwxrwx", "/mnt/user/0/primary", None),
+    "/mnt/user/0/primary": ("lrwxrwxrwx", "/storage/emulated/0", None),
+}
+
+
+# folders every Android 10 emulator has that hold no file of the phone's, listed by ``ls``: path -> names
+VIRTUAL_DIRS = {"/storage": ("emulated", "self"), "/storage/emulated": ("0",), "/storage/self": ("primary",),
+                "/mnt": ("user",), "/mnt/user": ("0",), "/mnt/user/0": ("primary",), "/proc": ()}
+
+
+# read-only kernel files, as the emulator's kernel shows them (the CPU is the emulator's virtual x86 processor)
+PROC_FILES = {f"/proc/{p.name}": p.read_bytes() for p in sorted((DATA_DIR / "proc").iterdir())}
+
+
+def resolve_storage(path: str) -> str:
+    """``path`` (absolute, normalised) with another name of the shared storage folder replaced by /sdcard."""
+    for alias in STORAGE_ALIASES:
+        if path == alias or path.startswith(alias + "/"):
+            return SDCARD + path[len(alias):]
+    return path
 
 
 class FileCommands:
@@ -17,6 +51,10 @@ class FileCommands:
 
     # ---------------------------------------------------------------------------------------------- files
     def _path(self, s: _Session, path: str) -> str:
+        """The phone's path of ``path`` typed in ``s``: absolute, normalised, the storage links followed."""
+        return resolve_storage(self._lexical(s, path))
+
+    def _lexical(self, s: _Session, path: str) -> str:
         norm = posixpath.normpath(posixpath.join(s.cwd, path))
         return "/" + norm.lstrip("/")
 
@@ -24,6 +62,8 @@ class FileCommands:
         """(content, "") or (b"", why it cannot be read)."""
         if path in ("/dev/null", "/dev/zero"):
             return b"", ""
+        if path in PROC_FILES:
+            return PROC_FILES[path], ""
         with self.phone.lock:
             data = self.phone.files.get(path)
             if data is not None:
@@ -44,7 +84,7 @@ class FileCommands:
         return "Read-only file system" if read_only(path) else ""
 
     def _exists(self, path: str) -> bool:
-        return path in self.phone.files or self.phone.is_dir(path)
+        return path in self.phone.files or path in PROC_FILES or self._is_dir(path)
 
     def _tree(self, path: str) -> list[str]:
         """The keys of ``files`` at or under ``path``."""
@@ -52,41 +92,67 @@ class FileCommands:
         return [p for p in self.phone.files if p == path or p.startswith(prefix)]
 
     def _ls(self, s: _Session, io: _Io, args: list[str]) -> int:
-        opts, operands = _getopt(args, "la1dAhnF")
+        opts, operands = _getopt(args, "la1dAhnFL")
         o = {k for k, _ in opts}
         errors, blocks = [], []
         with self.phone.lock:
             now = self.phone.device.now().strftime("%Y-%m-%d %H:%M")
             files, dirs = [], []
             for arg in operands or ["."]:
-                path = self._path(s, arg)
-                if path in self.phone.files or (path != "/" and "d" in o and self.phone.is_dir(path)):
-                    files.append((arg, path))
-                elif self.phone.is_dir(path):
+                lexical = self._lexical(s, arg)
+                path = resolve_storage(lexical)
+                # as toybox: a link named on the command line is shown itself with -l or -d, unless it ends in "/"
+                if lexical in SYMLINKS and o & {"l", "d"} and not arg.endswith("/") and "L" not in o:
+                    files.append((arg, lexical, True))
+                elif path in self.phone.files or path in PROC_FILES or (
+                        path != "/" and "d" in o and self._is_dir(path)):
+                    files.append((arg, path, False))
+                elif self._is_dir(path):
                     dirs.append((arg, path))
                 else:
                     errors.append(f"ls: {arg}: No such file or directory\n")
 
-            def rows(entries: list[tuple[str, str]]) -> str:
+            def row(name: str, p: str, link: bool) -> tuple[str, str, int, str, str]:
+                """(mode and links, owner and group, size, date, name) of one entry."""
+                if link:
+                    mode, target, date = SYMLINKS[p]
+                    return f"{mode} 1", "root root", len(target), date or now, f"{name} -> {target}"
+                group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
+                if p in PROC_FILES:
+                    return "-r--r--r-- 1", "root root", 0, now, name
+                if self._is_dir(p):
+                    return "drwxrwx--x 2", f"root {group}", 4096, now, name
+                return "-rw-rw---- 1", f"root {group}", len(self.phone.files.get(p, b"")), now, name
+
+            def rows(entries: list[tuple[str, str, bool]]) -> str:
                 if "l" not in o:
-                    return "".join(name + "\n" for name, _ in entries)
-                stats = [(name, p not in self.phone.files, len(self.phone.files.get(p, b"")) or 4096)
-                         for name, p in entries]
-                width = max((len(str(size)) for _, _, size in stats), default=1)
-                return "".join(f"{'drwxrwx--x 2' if is_dir else '-rw-rw---- 1'} root root {size:>{width}} {now} "
-                               f"{name}\n" for name, is_dir, size in stats)
+                    return "".join(name + "\n" for name, _, _ in entries)
+                stats = [row(*entry) for entry in entries]
+                width = max((len(str(size)) for _, _, size, _, _ in stats), default=1)
+                return "".join(f"{mode} {owner} {size:>{width}} {date} {name}\n"
+                               for mode, owner, size, date, name in stats)
 
             if files:
                 blocks.append(rows(files))
             for arg, path in dirs:
-                names = [n for n in self.phone.list_dir(path) if o & {"a", "A"} or not n.startswith(".")]
-                entries = [(n, posixpath.join(path, n)) for n in names]
-                total = sum(-(-len(self.phone.files.get(p, b"")) // 4096) * 4 for _, p in entries)
+                names = [n for n in self._dir_names(path) if o & {"a", "A"} or not n.startswith(".")]
+                entries = [(n, p, p in SYMLINKS) for n in names for p in [posixpath.join(path, n)]]
+                total = sum(-(-len(self.phone.files.get(p, b"")) // 4096) * 4 for _, p, _ in entries)
                 blocks.append((f"{arg}:\n" if len(files) + len(dirs) > 1 else "")
                               + (f"total {total}\n" if "l" in o else "") + rows(entries))
         io.complain("".join(errors))
         io.say("\n".join(blocks))
         return 1 if errors else 0
+
+    def _is_dir(self, path: str) -> bool:
+        """Whether ``path`` (the phone's) is a directory: the phone's, or one of the system's folders it lists."""
+        return self.phone.is_dir(path) or path in VIRTUAL_DIRS
+
+    def _dir_names(self, path: str) -> list[str]:
+        names = set(self.phone.list_dir(path)) | set(VIRTUAL_DIRS.get(path, ()))
+        names |= {p[len(path.rstrip("/")) + 1:] for p in (*SYMLINKS, *VIRTUAL_DIRS, *PROC_FILES)
+                  if posixpath.dirname(p) == path}
+        return sorted(names)
 
     def _mkdir(self, s: _Session, io: _Io, args: list[str]) -> int:
         opts, operands = _getopt(args, "pv", "m")

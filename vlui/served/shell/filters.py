@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from vlui.served.shell.context import _getopt, _PipeClosed, _UsageError
+from vlui.served.shell.context import PIPE_INPUT_MAX, _getopt, _Input, _PipeClosed, _UsageError
 
 
 class _Stage:
@@ -29,6 +29,29 @@ class _After(_Stage):
         return self.run()
 
 
+class _Collect(_Stage):
+    """Any other command after ``|`` (a builtin, a compound command, a function): it runs when its input ends, and
+    reads that input then. It keeps at most PIPE_INPUT_MAX bytes: the writer of more stops, as if this command had
+    closed the pipe (on a device the writer would wait, and this command would run meanwhile)."""
+
+    def __init__(self, run: Callable[[_Input], int]) -> None:
+        self.run = run
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def feed(self, data: bytes) -> None:
+        room = PIPE_INPUT_MAX - self.size
+        self.chunks.append(bytes(data[:room]))
+        self.size += min(room, len(data))
+        if len(data) > room:
+            raise _PipeClosed
+
+    def close(self) -> int:
+        data = b"".join(self.chunks)
+        self.chunks = []
+        return self.run(_Input(data))
+
+
 class _Filter(_Stage):
     """A command that reads lines (from its input, or from the files named on its command line)."""
 
@@ -38,7 +61,7 @@ class _Filter(_Stage):
     def __init__(self, args: list[str], out: Callable[[bytes], None]) -> None:
         self.out = out
         self.status = 0
-        self._pending = b""
+        self._pieces: list[bytes] = []  # the line being received
         opts, self.files = _getopt(self.normalise(args), self.flags, self.valued)
         self.setup(opts)
 
@@ -49,14 +72,19 @@ class _Filter(_Stage):
         pass
 
     def feed(self, data: bytes) -> None:
-        *lines, self._pending = (self._pending + data).split(b"\n")
+        if b"\n" not in data:  # part of a line: kept in pieces, joined once its newline comes (linear, however long)
+            self._pieces.append(bytes(data))
+            return
+        *lines, rest = data.split(b"\n")
+        lines[0] = b"".join(self._pieces) + lines[0]
+        self._pieces = [rest] if rest else []
         for line in lines:
             self.line(line + b"\n")
 
     def close(self) -> int:
-        if self._pending:
-            self.line(self._pending)
-            self._pending = b""
+        if self._pieces:
+            last, self._pieces = b"".join(self._pieces), []
+            self.line(last)
         self.finish()
         return self.status
 

@@ -207,11 +207,17 @@ class _LogPrinter:
 LOG_MAX_PAYLOAD = 4068  # liblog's LOGGER_ENTRY_MAX_PAYLOAD: priority, tag, NUL, message, NUL
 
 
-def _log_payload(tag: str, message: str) -> str:
-    """``message`` as liblog stores it: cut so that the entry's payload fits :data:`LOG_MAX_PAYLOAD` bytes."""
-    room = max(0, LOG_MAX_PAYLOAD - 3 - len(tag.encode("utf-8", "surrogateescape")))
+def _log_payload(tag: str, message: str) -> tuple[str, str]:
+    """``(tag, message)`` as liblog stores them: the entry's payload (priority, tag, NUL, message, NUL) is cut at
+    :data:`LOG_MAX_PAYLOAD` bytes, the tag included. A tag that fills the payload leaves no room for the message:
+    logcat then prints the tag's bytes that fit and an empty message."""
+    raw_tag = tag.encode("utf-8", "surrogateescape")
+    tag_room = LOG_MAX_PAYLOAD - 2  # the priority byte, and the last byte that holds the tag's NUL or the cut
+    if len(raw_tag) >= tag_room:
+        return raw_tag[:tag_room].decode("utf-8", "ignore"), ""
+    room = LOG_MAX_PAYLOAD - 3 - len(raw_tag)
     raw = message.encode("utf-8", "surrogateescape")
-    return message if len(raw) <= room else raw[:room].decode("utf-8", "ignore")
+    return tag, message if len(raw) <= room else raw[:room].decode("utf-8", "ignore")
 
 
 class LogCommands:
@@ -238,7 +244,7 @@ class LogCommands:
         if not words:
             io.complain("log: Needs 1 argument\n")
             return 1
-        message = _log_payload(tag, " ".join(words))
+        tag, message = _log_payload(tag, " ".join(words))
         with self.phone.lock:
             dev = self.phone.device
             # Stamped with the latest line's time, which it does not advance: an ADB backend logs a marker after

@@ -1,5 +1,6 @@
-"""The shell itself: running a command line (lists, pipelines, redirections, expansion) and :data:`COMMANDS`,
-the one table of commands by name. :class:`Shell` gathers the command families' methods."""
+"""The shell itself: running a script (lists, pipelines, compound commands, functions, redirections, expansion),
+reading one from a pipe or a terminal, and :data:`COMMANDS`, the one table of commands by name. :class:`Shell`
+gathers the command families' methods."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import errno
 import posixpath
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
@@ -15,21 +17,47 @@ from vlui.served.phone import ServedPhone
 from vlui.served.shell.apps import AppCommands
 from vlui.served.shell.builtins import BuiltinCommands
 from vlui.served.shell.context import (
+    ARG_MAX,
     BIN_DIRS,
+    CPU_BUDGET_S,
+    MAX_ARG_STRLEN,
+    MAX_DEPTH,
     SH,
     SHELL_PID,
+    _Abort,
+    _Break,
     _discard,
     _Exit,
+    _Input,
     _Io,
     _PipeClosed,
     _RedirectError,
+    _Return,
     _Session,
     _UsageError,
 )
 from vlui.served.shell.dumpsys import DumpsysCommands
 from vlui.served.shell.files import FileCommands
-from vlui.served.shell.filters import FILTERS, _After, _Stage
-from vlui.served.shell.language import _Command, _glob_regex, _Parser, _Redirect, _SyntaxError, _Word
+from vlui.served.shell.filters import FILTERS, _After, _Collect, _Stage
+from vlui.served.shell.language import (
+    _arithmetic,
+    _ArithError,
+    _Case,
+    _For,
+    _Function,
+    _glob_regex,
+    _Group,
+    _If,
+    _List,
+    _Loop,
+    _Node,
+    _Parser,
+    _Pipeline,
+    _Redirect,
+    _Simple,
+    _SyntaxError,
+    _Word,
+)
 from vlui.served.shell.log import LogCommands
 from vlui.served.shell.screen import ScreenCommands
 from vlui.served.shell.sqlite import SqliteCommands
@@ -39,108 +67,302 @@ from vlui.served.storage import StorageError
 
 class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCommands, AppCommands, DumpsysCommands,
             SqliteCommands):
-    """``/system/bin/sh -c`` on the served phone. One instance may run several lines one after the other."""
+    """``/system/bin/sh`` on the served phone. One instance may run several lines one after the other, as lines typed
+    at one prompt: they share the working directory, the variables, the functions and ``$?``.
 
-    def __init__(self, phone: ServedPhone) -> None:
+    ``cpu_budget_s``: the CPU time one command line's loops and function calls may take before the line stops
+    (``while true; do :; done`` ends there; sleeping and waiting take none)."""
+
+    def __init__(self, phone: ServedPhone, cpu_budget_s: float = CPU_BUDGET_S) -> None:
         self.phone = phone
+        self.cpu_budget_s = cpu_budget_s
         self._session: _Session | None = None
+        self._reader = _ScriptReader()
 
     def run(self, command: str, write: Callable[[bytes], None], cancelled: threading.Event,
             err: Callable[[bytes], None] | None = None) -> int:
-        """Run ``command``; its standard output through ``write``, its standard error through ``err`` (with
-        ``write`` when None, as adb's legacy shell protocol mixes them); the exit status. Lines run by one Shell
-        share a session, as lines typed at one prompt do: the working directory, exported variables and ``$?``."""
-        if self._session is None:
-            self._session = _Session(cancelled)
-        s = self._session
-        s.cancelled = cancelled
-        return self._run_line(command, _Io(write, err or write), s)
+        """Run ``command`` as ``sh -c`` does; its standard output through ``write``, its standard error through
+        ``err`` (with ``write`` when None, as adb's legacy shell protocol mixes them); the exit status. A command
+        of MAX_ARG_STRLEN bytes or more cannot be an argument of ``sh -c``: adbd's exec fails, as on a device."""
+        io = _Io(write, err or write)
+        if len(command) >= MAX_ARG_STRLEN // 4 and len(command.encode("utf-8", "surrogateescape")) >= MAX_ARG_STRLEN:
+            io.complain(f"error: exec '{SH}' failed: Argument list too long\n")
+            return 126
+        return self._run_line(command, io, self._session_for(cancelled))
+
+    def feed(self, data: bytes, write: Callable[[bytes], None], cancelled: threading.Event,
+             err: Callable[[bytes], None] | None = None) -> int:
+        """Go on reading a script from a pipe or a terminal: ``data`` is its next bytes. Every command that a line
+        of it completes runs now; a command that spans lines (an open quote, ``if``, ``{``) waits for the line that
+        ends it (:attr:`waiting`). A line is at most MAX_ARG_STRLEN - 1 bytes (a longer one is dropped with one
+        error line), and the parsing is linear in what was sent. The status of the last command."""
+        s = self._session_for(cancelled)
+        io = _Io(write, err or write)
+        for line in self._reader.lines(data):
+            if s.exited:
+                break
+            script = self._reader.add(line, io)
+            if script is not None:
+                self._run_lines(script, io, s, final=False)
+        return s.status
+
+    def finish(self, write: Callable[[bytes], None], cancelled: threading.Event,
+               err: Callable[[bytes], None] | None = None) -> int:
+        """The script's input ended: its last line runs, and a command still open is a syntax error."""
+        s = self._session_for(cancelled)
+        io = _Io(write, err or write)
+        for line in self._reader.end():
+            script = self._reader.add(line, io)
+            if script is not None and not s.exited:
+                self._run_lines(script, io, s, final=False)
+        if self._reader.waiting and not s.exited:
+            self._run_lines(self._reader.take(), io, s, final=True)
+        return s.status
+
+    def run_script(self, read: Callable[[], bytes], write: Callable[[bytes], None], cancelled: threading.Event,
+                   err: Callable[[bytes], None] | None = None) -> int:
+        """``sh`` reading its script from a pipe (``echo ... | adb shell``): ``read()`` gives the next bytes, b"" at
+        the end; runs until the end or ``exit``. The status of the last command."""
+        while not self.exited:
+            data = read()
+            if not data:
+                break
+            self.feed(data, write, cancelled, err)
+        if self.exited:
+            return self._session.status
+        return self.finish(write, cancelled, err)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether a command begun on an earlier line waits for more lines (a terminal shows ``> `` then)."""
+        return self._reader.waiting
 
     @property
     def exited(self) -> bool:
         """Whether ``exit`` or ``exec`` ended this shell (an interactive session then ends)."""
         return self._session is not None and self._session.exited
 
+    def _session_for(self, cancelled: threading.Event) -> _Session:
+        if self._session is None:
+            self._session = _Session(cancelled)
+        self._session.cancelled = cancelled
+        return self._session
+
     def _run_line(self, command: str, io: _Io, s: _Session) -> int:
         try:
-            items = _Parser(command).parse()
+            tree = _Parser(command).parse()
         except _SyntaxError as err:
             io.complain(f"{SH}: {err}\n")
+            s.status = 2
             return 2
+        return self._execute(tree, io, s)
+
+    def _run_lines(self, script: str, io: _Io, s: _Session, final: bool) -> None:
+        """The complete commands of the lines in ``script``; what they leave open goes back to the reader."""
         try:
-            for connector, pipeline in items:
-                if self._stopped(s):
-                    break
-                if (connector == "&&" and s.status != 0) or (connector == "||" and s.status == 0):
-                    continue
-                s.status = self._run_pipeline(s, io, pipeline)
-        except _Exit as done:
+            tree, rest = _Parser(script, partial=True).complete_lines()
+        except _SyntaxError as err:
+            io.complain(f"{SH}: {err}\n")
+            s.status = 2
+            return
+        if tree:
+            self._execute(tree, io, s)
+        if final and script[rest:].strip():
+            self._run_line(script[rest:], io, s)  # says what is open
+        elif not final:
+            self._reader.keep(script[rest:], progress=bool(tree))
+
+    def _execute(self, tree: _List, io: _Io, s: _Session) -> int:
+        s.cpu_start = time.thread_time()
+        try:
+            self._run_list(s, io, tree)
+        except (_Exit, _Return) as done:  # ``return`` outside a function ends the script, as in mksh
             s.status = done.status
             s.exited = True
+        except _Abort as stop:
+            io.complain(stop.message)
+            s.status = stop.status
         return s.status
 
     def _stopped(self, s: _Session) -> bool:
         return s.cancelled.is_set() or self.phone.closed.is_set()
 
-    # ---------------------------------------------------------------------------------------------- running
-    def _run_pipeline(self, s: _Session, io: _Io, pipeline: list[_Command]) -> int:
-        if len(pipeline) == 1:
-            return self._run_command(s, io, pipeline[0])
+    def _tick(self, s: _Session) -> None:
+        """Between two turns of a loop and before a function runs: stop when the client is gone or the line has
+        used its CPU time. (A device has no such budget; ``ulimit -t`` would end the shell with SIGXCPU, 152.)"""
+        if self._stopped(s):
+            raise _Abort("", 130)
+        if time.thread_time() - s.cpu_start > self.cpu_budget_s:
+            raise _Abort(f"{SH}: CPU time limit exceeded: a command line may take {self.cpu_budget_s:g} s of "
+                         f"the simulated phone's CPU\n", 152)
+
+    # ---------------------------------------------------------------------------------------------- lists
+    def _run_list(self, s: _Session, io: _Io, items: _List) -> int:
+        for and_or in items:
+            for connector, pipeline in and_or:
+                if self._stopped(s):
+                    raise _Abort("", s.status)
+                if (connector == "&&" and s.status != 0) or (connector == "||" and s.status == 0):
+                    continue
+                status = self._run_pipeline(s, io, pipeline)
+                s.status = int(not status) if pipeline.negated else status
+        return s.status
+
+    def _run_pipeline(self, s: _Session, io: _Io, pipeline: _Pipeline) -> int:
+        commands = pipeline.commands
+        if len(commands) == 1:
+            return self._run_node(s, io, commands[0])
+        pump = _Pump(io.out)
         with ExitStack() as stack:
-            stages: list[_Stage] = []
-            downstream = io.out
-            for cmd in reversed(pipeline[1:]):  # right to left: each stage's output is the next one's input
-                stage = self._stage(s, _Io(downstream, io.err), cmd, stack)
-                stages.insert(0, stage)
-                downstream = stage.feed
+            for k, cmd in enumerate(commands[1:]):
+                pump.add(self._stage(s, _Io(pump.writer(k + 1), io.err), cmd, stack))
+            return pump.run(lambda: self._run_node(s, _Io(pump.writer(0), io.err, io.inp), commands[0]))
+
+    def _stage(self, s: _Session, io: _Io, cmd: _Node, stack: ExitStack) -> _Stage:
+        """A command after ``|``: a line filter reads its input as it comes; any other command runs when its input
+        ends, and reads it then."""
+        if isinstance(cmd, _Simple) and not cmd.assigns and all(r.op != "<" for r in cmd.redirects):
             try:
-                self._run_command(s, _Io(downstream, io.err), pipeline[0])
-            except _PipeClosed:
-                pass
-            status = 0
-            for stage in stages:
+                rio = stack.enter_context(self._redirected(s, io, cmd.redirects))
+            except _RedirectError as err:
+                io.complain(f"{SH}: {err}\n")
+                return _After(lambda: 1)
+            argv = self._expand(s, cmd.words)
+            name = self._name(argv[0]) if argv else ""
+            if name in FILTERS and argv[0] not in s.functions:
                 try:
-                    status = stage.close()
-                except _PipeClosed:
-                    status = 0
-            return status
+                    stage = FILTERS[name](argv[1:], rio.out)
+                except _UsageError as err:
+                    rio.complain(f"{name}: {err}\n")
+                    return _After(lambda: 2 if name == "grep" else 1)
+                if not stage.files:
+                    return stage
+            return _Collect(lambda inp: self._call(s, _Io(rio.out, rio.err, inp), argv) if argv else 0)
+        return _Collect(lambda inp: self._run_node(s, _Io(io.out, io.err, inp), cmd))
 
-    def _stage(self, s: _Session, io: _Io, cmd: _Command, stack: ExitStack) -> _Stage:
+    # ---------------------------------------------------------------------------------------------- commands
+    def _run_node(self, s: _Session, io: _Io, node: _Node) -> int:
+        if isinstance(node, _Simple):
+            return self._run_simple(s, io, node)
+        if isinstance(node, _Function):
+            s.functions[node.name] = node.body
+            return 0
         try:
-            rio = stack.enter_context(self._redirected(s, io, cmd.redirects))
-        except _RedirectError as err:
-            io.complain(f"{SH}: {err}\n")
-            return _After(lambda: 1)
-        argv = self._expand(s, cmd.words)
-        name = self._name(argv[0]) if argv else ""
-        if name in FILTERS:
-            try:
-                stage = FILTERS[name](argv[1:], rio.out)
-            except _UsageError as err:
-                rio.complain(f"{name}: {err}\n")
-                return _After(lambda: 2 if name == "grep" else 1)
-            if not stage.files:
-                return stage
-        return _After(lambda: self._call(s, rio, argv) if argv else 0)
-
-    def _run_command(self, s: _Session, io: _Io, cmd: _Command) -> int:
-        try:
-            with self._redirected(s, io, cmd.redirects) as rio:
-                argv = self._expand(s, cmd.words)
-                return self._call(s, rio, argv) if argv else 0
+            with self._redirected(s, io, node.redirects) as rio:
+                self._enter(s, "{" if isinstance(node, _Group) else type(node).__name__.strip("_").lower())
+                try:
+                    if isinstance(node, _Group):
+                        return self._run_list(s, rio, node.body)
+                    if isinstance(node, _If):
+                        return self._run_if(s, rio, node)
+                    if isinstance(node, _Case):
+                        return self._run_case(s, rio, node)
+                    return self._run_loop(s, rio, node)
+                finally:
+                    s.depth -= 1
         except _RedirectError as err:
             io.complain(f"{SH}: {err}\n")
             return 1
 
+    def _enter(self, s: _Session, name: str) -> None:
+        """One level deeper (a function, a compound command), at most MAX_DEPTH: deeper is an error, not a crash."""
+        if s.depth >= MAX_DEPTH:
+            raise _Abort(f"{SH}: {name}: nested too deeply (at most {MAX_DEPTH} levels)\n", 1)
+        s.depth += 1
+
+    def _run_simple(self, s: _Session, io: _Io, cmd: _Simple) -> int:
+        try:
+            with self._redirected(s, io, cmd.redirects) as rio:
+                argv = self._expand(s, cmd.words)
+                values = [(name, self._expand_one(s, word)) for name, word in cmd.assigns]
+                if not argv:
+                    for name, value in values:
+                        s.setvar(name, value)
+                    return 0
+                saved = [(name, s.env.get(name)) for name, _ in values]
+                for name, value in values:  # for this command only (every variable reaches the commands here)
+                    s.setvar(name, value)
+                try:
+                    return self._call(s, rio, argv)
+                finally:
+                    for name, old in reversed(saved):
+                        s.unsetvar(name) if old is None else s.setvar(name, old)
+        except _RedirectError as err:
+            io.complain(f"{SH}: {err}\n")
+            return 1
+
+    def _run_if(self, s: _Session, io: _Io, node: _If) -> int:
+        for cond, body in node.branches:
+            self._run_list(s, io, cond)
+            if s.status == 0:
+                return self._run_list(s, io, body)
+        return self._run_list(s, io, node.orelse) if node.orelse else 0
+
+    def _run_case(self, s: _Session, io: _Io, node: _Case) -> int:
+        subject = self._expand_one(s, node.subject)
+        for patterns, body in node.arms:
+            if any(re.fullmatch(_glob_regex(self._pattern(s, p), path=False), subject) for p in patterns):
+                return self._run_list(s, io, body) if body else 0
+        return 0
+
+    def _run_loop(self, s: _Session, io: _Io, node: _Loop | _For) -> int:
+        """``while``, ``until`` and ``for``: the status of the body's last run (0 when it never ran)."""
+        status = 0
+        if isinstance(node, _For):
+            turns = iter(self._expand(s, node.items) if node.items is not None else list(s.args))
+        s.loops += 1
+        try:
+            while True:
+                self._tick(s)
+                if isinstance(node, _For):
+                    item = next(turns, None)
+                    if item is None:
+                        return status
+                    s.setvar(node.name, item)
+                else:
+                    self._run_list(s, io, node.cond)
+                    if (s.status == 0) == node.until:
+                        return status
+                try:
+                    status = self._run_list(s, io, node.body)
+                except _Break as brk:
+                    if brk.levels > 1:
+                        raise _Break(brk.levels - 1, brk.again) from None
+                    status = s.status
+                    if not brk.again:
+                        return status
+        finally:
+            s.loops -= 1
+
+    def _call_function(self, s: _Session, io: _Io, argv: list[str]) -> int:
+        self._tick(s)
+        self._enter(s, argv[0])
+        saved = s.args, s.loops, s.locals
+        s.args, s.loops, s.locals = argv[1:], 0, {}
+        try:
+            return self._run_node(s, io, s.functions[argv[0]])
+        except _Return as done:
+            return done.status
+        finally:
+            for name, old in s.locals.items():  # ``local`` variables end with the function
+                s.unsetvar(name) if old is None else s.setvar(name, old)
+            s.args, s.loops, s.locals = saved
+            s.depth -= 1
+
     @contextmanager
     def _redirected(self, s: _Session, io: _Io, redirects: list[_Redirect]) -> Iterator[_Io]:
         """``io`` with ``redirects`` applied. A file is created when opened, and its content stored when the command
-        ends."""
-        out, err = io.out, io.err
+        ends; ``<`` reads the file as it is when the command starts."""
+        out, err, inp = io.out, io.err, io.inp
         files: list[tuple[str, bytearray, bool]] = []
         for r in redirects:
-            words = self._expand(s, [r.target], glob=False)
-            target = words[0] if words else ""
+            target = self._expand_one(s, r.target)
+            if r.op == "<":
+                data, problem = self._read(self._path(s, target))
+                if problem:
+                    raise _RedirectError(f"can't open {target}: {problem}")
+                inp = _Input(data)
+                continue
             if r.op == ">&":
                 if target not in ("1", "2", "-"):
                     raise _RedirectError(f"{target}: illegal file descriptor name")
@@ -165,7 +387,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             else:
                 err = stream
         try:
-            yield _Io(out, err)
+            yield _Io(out, err, inp)
         finally:
             if files:
                 with self.phone.lock:
@@ -188,30 +410,116 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             buf.extend(data)
         return write
 
-    def _expand(self, s: _Session, words: list[_Word], glob: bool = True) -> list[str]:
-        """The arguments that ``words`` become: variables expanded, unquoted empty expansions dropped, unquoted
-        globs matched against the phone's files (a glob that matches nothing stays as written, as in sh)."""
-        args = []
+    # ---------------------------------------------------------------------------------------------- expansion
+    def _expand(self, s: _Session, words: list[_Word]) -> list[str]:
+        """The arguments that ``words`` become: parameters and ``$(( ))`` expanded, unquoted expansions split at
+        ``$IFS``, unquoted empty expansions dropped, unquoted globs matched against the phone's files (a glob that
+        matches nothing stays as written, as in sh). Past ARG_MAX in all, the command does not run (as execve
+        refuses it on a device)."""
+        args: list[str] = []
+        size = [0]
         for word in words:
-            text = "".join(self._variable(s, t) if k in ("var", "qvar") else t for k, t in word.parts)
-            if not text and not word.quoted:
-                continue
-            if glob and any(k == "lit" and any(c in t for c in "*?[") for k, t in word.parts):
-                pattern = "".join(self._glob_part(s, k, t) for k, t in word.parts)
-                args += self._glob(s, pattern) or [text]
-            else:
-                args.append(text)
+            for text, pattern in self._fields(s, word, size):
+                args += (self._glob(s, pattern) or [text]) if pattern is not None else [text]
         return args
 
-    def _glob_part(self, s: _Session, kind: str, text: str) -> str:
-        """A word part in a glob pattern: what was quoted matches literally."""
-        if kind in ("var", "qvar"):
-            text = self._variable(s, text)
-        return re.sub(r"([*?\[])", r"[\1]", text) if kind in ("quoted", "qvar") else text
+    def _expand_one(self, s: _Session, word: _Word) -> str:
+        """A word that stays one (an assignment's value, a redirection's file, ``case``'s subject): expanded, not
+        split, not globbed."""
+        size = [0]
+        return "".join(self._value(s, kind, text, size) if kind not in ("lit", "quoted") else text
+                       for kind, text in word.parts)
+
+    def _value(self, s: _Session, kind: str, text: str, size: list[int]) -> str:
+        value = self._arith(s, text) if kind in ("arith", "qarith") else self._variable(s, text)
+        size[0] += len(value)
+        if size[0] > ARG_MAX:
+            raise _Abort(f"{SH}: Argument list too long\n", 126)
+        return value
+
+    def _fields(self, s: _Session, word: _Word, size: list[int]) -> list[tuple[str, str | None]]:
+        """The fields a word becomes: (text, the glob pattern when an unquoted part has ``*?[``, else None)."""
+        fields: list[tuple[str, str | None]] = []
+        text: list[str] = []
+        pattern: list[str] = []
+        globby = present = False  # present: the field exists even when empty (it had quotes)
+        at_only = ("qvar", "@") in word.parts
+
+        def end() -> None:
+            nonlocal text, pattern, globby, present
+            if present or any(text):
+                fields.append(("".join(text), "".join(pattern) if globby else None))
+            text, pattern, globby, present = [], [], False, False
+
+        for kind, part in word.parts:
+            if kind in ("lit", "quoted"):
+                size[0] += len(part)
+                if size[0] > ARG_MAX:
+                    raise _Abort(f"{SH}: Argument list too long\n", 126)
+            if kind == "lit":
+                text.append(part)
+                pattern.append(part)
+                globby = globby or _GLOB_CHARS.search(part) is not None
+            elif kind == "quoted" or (kind in ("qvar", "qarith") and part != "@"):
+                value = part if kind == "quoted" else self._value(s, kind, part, size)
+                text.append(value)
+                pattern.append(_GLOB_CHARS.sub(r"[\g<0>]", value))
+                present = present or bool(value) or not at_only
+            elif kind == "qvar":  # "$@": one field per argument
+                for j, arg in enumerate(s.args):
+                    size[0] += len(arg)
+                    if j:
+                        end()
+                    text.append(arg)
+                    pattern.append(_GLOB_CHARS.sub(r"[\g<0>]", arg))
+                    present = True
+            else:  # an unquoted expansion: split at $IFS
+                pieces = self._split(s, self._value(s, kind, part, size))
+                for j, piece in enumerate(pieces):
+                    if j:
+                        end()
+                    text.append(piece)
+                    pattern.append(piece)
+                    globby = globby or _GLOB_CHARS.search(piece) is not None
+        end()
+        return fields
+
+    def _split(self, s: _Session, value: str, maxsplit: int = 0) -> list[str]:
+        """Field splitting: whitespace in ``$IFS`` separates (runs of it count once), any other IFS character
+        ends a field. The first and last pieces join the text around the expansion. ``maxsplit``: as many fields
+        at most, plus the rest (``read``)."""
+        ifs = s.env.get("IFS", " \t\n")
+        if not value or not ifs:
+            return [value]
+        white = "".join(c for c in ifs if c in " \t\n")
+        other = "".join(c for c in ifs if c not in " \t\n")
+        w = f"[{re.escape(white)}]*" if white else ""
+        delims = ([f"{w}[{re.escape(other)}]{w}"] if other else []) + ([f"[{re.escape(white)}]+"] if white else [])
+        return re.split("|".join(delims), value, maxsplit=maxsplit)
+
+    def _pattern(self, s: _Session, word: _Word) -> str:
+        """A ``case`` pattern: quoted text matches literally."""
+        size = [0]
+        out = []
+        for kind, text in word.parts:
+            value = text if kind in ("lit", "quoted") else self._value(s, kind, text, size)
+            out.append(_GLOB_CHARS.sub(r"[\g<0>]", value) if kind in ("quoted", "qvar", "qarith") else value)
+        return "".join(out)
+
+    def _arith(self, s: _Session, text: str) -> str:
+        expanded = _PARAMETER.sub(lambda m: self._variable(s, m.group(1) or m.group(2)), text)
+        try:
+            return str(_arithmetic(expanded, lambda name: s.env.get(name, ""), s.setvar))
+        except _ArithError as err:
+            raise _Abort(f"{SH}: {err}\n", 1) from None
 
     def _variable(self, s: _Session, name: str) -> str:
-        special = {"?": str(s.status), "$": str(SHELL_PID), "#": "0", "0": SH}
-        return special.get(name, s.env.get(name, ""))
+        if name.isdigit():
+            n = int(name)
+            return s.name if n == 0 else (s.args[n - 1] if n <= len(s.args) else "")
+        special = {"?": str(s.status), "$": str(SHELL_PID), "#": str(len(s.args)), "@": " ".join(s.args),
+                   "*": " ".join(s.args), "!": "", "-": ""}
+        return special[name] if name in special else s.env.get(name, "")
 
     def _glob(self, s: _Session, pattern: str) -> list[str]:
         absolute = self._path(s, pattern)
@@ -238,6 +546,8 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         return arg
 
     def _call(self, s: _Session, io: _Io, argv: list[str]) -> int:
+        if argv[0] in s.functions:
+            return self._call_function(s, io, argv)
         name = self._name(argv[0])
         if name in FILTERS:
             return self._filter(s, io, name, argv[1:])
@@ -257,7 +567,8 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             self.phone.changed()  # any command may have logged: streaming readers look
 
     def _filter(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
-        """A filter run on its own: it reads the files it names (its standard input, the host's, stays unread)."""
+        """A filter run on its own: it reads the files it names, or its standard input (a ``<`` file, what came
+        through ``|``; none for ``adb shell CMD``)."""
         try:
             f = FILTERS[name](args, io.out)
         except _UsageError as err:
@@ -265,8 +576,8 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             return 2 if name == "grep" else 1
         status = 0
         try:
-            for arg in f.files:
-                data, problem = self._read(self._path(s, arg)) if arg != "-" else (b"", "")
+            for arg in f.files or ["-"]:
+                data, problem = self._read(self._path(s, arg)) if arg != "-" else (io.inp.read(), "")
                 if problem:
                     io.complain(f"{name}: {arg}: {problem}\n")
                     status = 2 if name == "grep" else 1
@@ -276,6 +587,141 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         except _PipeClosed:
             pass
         return status or f.status
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_PARAMETER = re.compile(r"\$(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9?$#!@*-]))")  # inside $(( ))
+
+
+class _Pump:
+    """A pipeline's stages, fed in a loop rather than through one another, so that a pipeline of any length runs
+    in constant stack depth. While data moves along, what each stage writes waits in its box."""
+
+    def __init__(self, out: Callable[[bytes], None]) -> None:
+        self.out = out
+        self.stages: list[_Stage] = []
+        self.boxes: list[list[bytes]] = []
+        self.dead = -1  # the stages up to this one read no more (``head`` has its lines): their writers stop
+        self.pumping = False
+
+    def add(self, stage: _Stage) -> None:
+        self.stages.append(stage)
+        self.boxes.append([])
+
+    def writer(self, k: int) -> Callable[[bytes], None]:
+        """Where the command before stage ``k`` writes (the first command for 0; past the last stage, ``out``)."""
+        def write(data: bytes) -> None:
+            if self.pumping:
+                self.boxes[k - 1].append(data)
+            elif data:
+                self.push(k, data)
+        return write
+
+    def push(self, k: int, data: bytes) -> None:
+        """``data`` into stage ``k``, and what comes out of it along the rest; ``_PipeClosed`` when stage ``k``
+        reads no more."""
+        closed = False
+        self.pumping = True
+        try:
+            while k < len(self.stages) and data:
+                if k <= self.dead:
+                    raise _PipeClosed
+                try:
+                    self.stages[k].feed(data)
+                except _PipeClosed:
+                    self.dead, closed = k, True
+                data = b"".join(self.boxes[k])
+                self.boxes[k].clear()
+                k += 1
+        finally:
+            self.pumping = False
+        if data and k == len(self.stages):
+            self.out(data)
+        if closed:
+            raise _PipeClosed
+
+    def run(self, first: Callable[[], int]) -> int:
+        """Run the first command, then end each stage's input in turn; the last stage's status."""
+        try:
+            first()
+        except _PipeClosed:
+            pass
+        status = 0
+        for stage in self.stages:
+            try:
+                status = stage.close()
+            except _PipeClosed:
+                status = 0
+        return status
+
+
+class _ScriptReader:
+    """The lines of a script read from a pipe or a terminal, bounded and parsed in linear time: a line of
+    MAX_ARG_STRLEN bytes or more is dropped (with one error line) as it arrives, and a command spanning lines is
+    parsed again only as often as its growth pays for (so a long ``{`` block costs a few times its size)."""
+
+    def __init__(self) -> None:
+        self.partial: list[bytes] = []  # the line being received
+        self.partial_size = 0
+        self.overflow = False  # the line being received is too long: dropped up to its newline
+        self.pending: list[str] = []  # the lines of a command not complete yet
+        self.pending_size = 0
+        self.spent = 0  # what parsing the pending command has cost so far
+
+    @property
+    def waiting(self) -> bool:
+        return bool(self.pending)
+
+    def lines(self, data: bytes) -> Iterator[bytes | None]:
+        """The lines ``data`` completes (with their newline); None for one that was too long."""
+        *complete, last = data.split(b"\n")
+        for piece in complete:
+            too_long = self.overflow or self.partial_size + len(piece) >= MAX_ARG_STRLEN
+            line = None if too_long else b"".join(self.partial) + piece + b"\n"
+            self.partial, self.partial_size, self.overflow = [], 0, False
+            yield line
+        if not self.overflow:
+            if self.partial_size + len(last) >= MAX_ARG_STRLEN:
+                self.partial, self.partial_size, self.overflow = [], 0, True
+            elif last:
+                self.partial.append(last)
+                self.partial_size += len(last)
+
+    def end(self) -> list[bytes | None]:
+        """At the end of the input: its last line, when it has no newline (None: it was too long)."""
+        last: list[bytes | None] = [None] if self.overflow else [b"".join(self.partial) + b"\n"] if self.partial else []
+        self.partial, self.partial_size, self.overflow = [], 0, False
+        return last
+
+    def add(self, line: bytes | None, io: _Io) -> str | None:
+        """One more line: the script to parse now (what is pending and this line), or None to wait."""
+        if line is None:
+            io.complain(f"{SH}: line too long: at most {MAX_ARG_STRLEN - 1} bytes\n")
+            self.pending, self.pending_size, self.spent = [], 0, 0
+            return None
+        text = line.decode("utf-8", "surrogateescape")
+        if self.pending_size + len(text) >= MAX_ARG_STRLEN:
+            io.complain(f"{SH}: command too long: at most {MAX_ARG_STRLEN - 1} bytes\n")
+            self.pending, self.pending_size, self.spent = [], 0, 0
+            return None
+        self.pending.append(text)
+        self.pending_size += len(text)
+        if self.spent > 3 * self.pending_size:
+            return None  # parsed too often for its size: wait until it has grown
+        return self.take()
+
+    def take(self) -> str:
+        script = "".join(self.pending)
+        self.spent += len(script)
+        self.pending, self.pending_size = [], 0
+        return script
+
+    def keep(self, rest: str, progress: bool) -> None:
+        """What the last parse left open: it waits for more lines."""
+        if rest.strip():
+            self.pending, self.pending_size = [rest], len(rest)
+        if progress or not rest.strip():
+            self.spent = 0
 
 
 # The commands, by name (an executable's path under /system/bin and the like finds the same one).
@@ -290,4 +736,7 @@ COMMANDS: dict[str, Callable[[Shell, _Session, _Io, list[str]], int]] = {
     "setprop": Shell._setprop, "settings": Shell._settings, "sh": Shell._sh, "sleep": Shell._sleep,
     "sqlite3": Shell._sqlite3, "start": Shell._start, "stop": Shell._stop, "touch": Shell._touch,
     "true": Shell._true, "uiautomator": Shell._uiautomator, "whoami": Shell._whoami, "wm": Shell._wm,
+    ":": Shell._colon, "[": Shell._bracket, "test": Shell._test, "read": Shell._read_line, "break": Shell._break,
+    "continue": Shell._continue, "return": Shell._return, "local": Shell._local, "set": Shell._set,
+    "content": Shell._content, "df": Shell._df, "env": Shell._env,
 }

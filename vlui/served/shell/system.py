@@ -1,23 +1,61 @@
 """System services and properties: ``getprop``/``setprop``, ``start``/``stop``, ``date``, ``settings``, ``cmd``,
-``svc``, ``service`` and ``media``."""
+``svc``, ``service``, ``media``, ``df``, ``env`` and ``content``."""
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
 
+import yaml
+
 from vlui.android.apps import LAUNCHER_PKG
 from vlui.android.logcat import EPOCH
 from vlui.android.state import VOLUME_MAX, VOLUME_MIN
-from vlui.served import configure
+from vlui.served import DATA_DIR, configure
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _Io, _Session
+from vlui.served.shell.context import _getopt, _Io, _Session
+from vlui.served.shell.files import SDCARD
 from vlui.sim import services
 
 PROP_VALUE_MAX = 91  # bytes of a property's value (bionic's PROP_VALUE_MAX, less its NUL); ro. ones may be longer
 
 
 MAX_SET_PROPS = 1024  # properties a client may add: the property area of a device is a few hundred KiB
+
+
+PROP_AREA_BYTES = 128 << 10  # bionic's PA_SIZE: one property area's bytes, which the names and values a client adds share
+
+
+PROP_MSG_MAX = 0xFFFF  # init's RecvString refuses a longer name or value ("RecvString asked to read huge string")
+
+
+PROP_INFO_BYTES = 96  # what a property takes in the area besides its name and value (prop_info and its trie node)
+
+
+# the properties of an Android 10 emulator that tools read and the simulated phone does not derive (init's services,
+# the VM's settings, the radio, USB): YAML, as `getprop` lists them
+EMULATOR_PROPS: dict[str, str] = {k: str(v) for k, v in yaml.safe_load(
+    (DATA_DIR / "props.yaml").read_text(encoding="utf-8")).items()}
+
+
+def _property_name_problem(name: str) -> str:
+    """Why toybox's ``setprop`` refuses ``name`` before asking init ("" when it asks): it repeats init's
+    IsLegalPropertyName, since init's refusal gives no reason."""
+    if not name or name[0] == "." or name[-1] == ".":
+        return "property names must not start or end with '.'"
+    if ".." in name:
+        return "'..' is not allowed in a property name"
+    bad = next((c for c in name if not (c.isascii() and c.isalnum()) and c not in ":@_.-"), None)
+    return f"invalid character '{bad}' in name '{name}'" if bad is not None else ""
+
+
+def _props(phone: ServedPhone) -> dict[str, str]:
+    """Every property ``getprop`` lists: an emulator's (:data:`EMULATOR_PROPS`) under the phone's own. The caller
+    holds the lock."""
+    return {**EMULATOR_PROPS, **phone.all_props()}
+
+
+SERVICES: list[str] = yaml.safe_load((DATA_DIR / "services.yaml").read_text(encoding="utf-8"))
 
 
 SYSTEM_PACKAGES = ("android", "com.android.phone", "com.android.providers.settings", "com.android.shell",
@@ -39,6 +77,18 @@ _SETTINGS_USAGE = """Settings provider (settings) commands:
 """
 
 
+_CONTENT_USAGE = """usage: adb shell content [subcommand] [options]
+
+usage: adb shell content query --uri <URI> [--user <USER_ID>] [--projection <PROJECTION>] [--where <WHERE>] [--sort <SORT_ORDER>]
+  <PROJECTION> is a list of colon separated column names and is formatted:
+  <COLUMN_NAME>[:<COLUMN_NAME>...]
+  <SORT_ORDER> is the order in which rows in the result should be sorted.
+  Example:
+  # Select "name" and "value" columns from secure settings where "name" is equal to "new_setting" and sort the result by name in ascending order.
+  adb shell content query --uri content://settings/secure --projection name:value --where "name=\'new_setting\'" --sort "name ASC"
+"""
+
+
 def _without_user(args: list[str]) -> list[str]:
     """``args`` without ``--user N`` (the simulated phone has one user)."""
     out = list(args)
@@ -56,7 +106,7 @@ class SystemCommands:
     # ---------------------------------------------------------------------------------------------- system
     def _getprop(self, s: _Session, io: _Io, args: list[str]) -> int:
         with self.phone.lock:
-            props = self.phone.all_props()
+            props = _props(self.phone)
         if not args:
             io.say("".join(f"[{k}]: [{v}]\n" for k, v in sorted(props.items())))
         else:
@@ -72,12 +122,25 @@ class SystemCommands:
             if value in ("zygote", "zygote_secondary") and name in ("ctl.restart", "ctl.start"):
                 configure.restart_framework(self.phone)
             return 0
+        problem = _property_name_problem(name)
+        if problem:
+            io.complain(f"setprop: {problem}\n")
+            return 1
+        raw = value.encode("utf-8", "surrogateescape")
         with self.phone.lock:
-            refused = ((name.startswith("ro.") and name in self.phone.all_props())  # ro. properties are set once
-                       or (len(value.encode()) > PROP_VALUE_MAX and not name.startswith("ro."))
-                       or (name not in self.phone.props and len(self.phone.props) >= MAX_SET_PROPS))
+            props = self.phone.props
+            used = sum(len(k) + len(v) + PROP_INFO_BYTES for k, v in props.items() if k != name)
+            # What init refuses, as __system_property_set reports it (a bare failure): a name or value longer than its
+            # socket message, an ro. property already set, a value past PROP_VALUE_MAX (ro. ones excepted), a value
+            # that is not UTF-8, and a property that the full property area has no room for.
+            refused = (len(name.encode()) > PROP_MSG_MAX or len(raw) > PROP_MSG_MAX
+                       or (name.startswith("ro.") and name in _props(self.phone))
+                       or (len(raw) > PROP_VALUE_MAX and not name.startswith("ro."))
+                       or raw.decode("utf-8", "replace").encode("utf-8") != raw
+                       or used + len(name.encode()) + len(raw) + PROP_INFO_BYTES > PROP_AREA_BYTES
+                       or (name not in props and len(props) >= MAX_SET_PROPS))
             if not refused:
-                self.phone.props[name] = value
+                props[name] = value
         if refused:
             io.complain(f"setprop: failed to set property '{name}' to '{value}'\n")
             return 1
@@ -153,11 +216,14 @@ class SystemCommands:
             io.complain("cmd: No service specified; use -l to list all known\n")
             return 20
         if args[0] == "-l":
-            io.say("Currently running known:\n" + "".join(f"  {name}\n" for name in sorted(known)))
+            io.say("Currently running services:\n" + "".join(f"  {name}\n" for name in SERVICES))
             return 0
-        if args[0] not in known:
+        if args[0] not in SERVICES:
             io.complain(f"cmd: Can't find service: {args[0]}\n")
             return 20
+        if args[0] not in known:  # deviation: the service exists on a device; the simulated phone runs few commands
+            io.complain(f"cmd: the simulated phone answers cmd {', '.join(sorted(known))}, not {args[0]}\n")
+            return 255
         if args[0] != "uimode":
             return known[args[0]](s, io, args[1:])
         if args[1:2] != ["night"] or len(args) > 3:
@@ -187,8 +253,7 @@ class SystemCommands:
         """``service call bluetooth_manager 6|8``: IBluetoothManager's enable() and disable() (Android 10's
         transaction numbers), which is how a shell switches Bluetooth before Android 12's ``svc bluetooth``.
         ``service list`` and ``service check`` name the services the simulated phone has."""
-        names = ("activity", "audio", "bluetooth_manager", "connectivity", "display", "package", "settings",
-                 "telecom", "uimode", "wifi", "window")
+        names = SERVICES
         if args[:1] == ["list"]:
             io.say(f"Found {len(names)} services:\n" + "".join(f"{i}\t{n}: []\n" for i, n in enumerate(names)))
             return 0
@@ -266,4 +331,115 @@ class SystemCommands:
             dev._invalidate()
             if get:
                 io.say(f"[V] volume is {dev.state.volume[key]} in range [{lo}..{hi}]\n")
+        return 0
+
+    # ---------------------------------------------------------------------------------------------- df, env, content
+    def _df(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``df [-h] [-k] [PATH...]``: an emulator's mounts. /data (and the shared storage on it) is the phone's
+        storage: its size is the served phone's budget, its use what the phone's files hold."""
+        opts, operands = _getopt(args, "hHkPat", "")
+        human = any(k in "hH" for k, _ in opts)
+        with self.phone.lock:
+            files = self.phone.files
+            data = (files.budget >> 10, files.used >> 10)
+        ram = (2_035_480, 0)
+        mounts = [("/dev/root", "/", (2_027_408, 1_655_124)), ("tmpfs", "/dev", (ram[0], 484)),
+                  ("tmpfs", "/mnt", ram), ("tmpfs", "/apex", ram), ("/dev/block/vde1", "/vendor", (99_150, 77_280)),
+                  ("/dev/block/vdc", "/data", data), ("/data/media", "/storage/emulated", data)]
+        if operands:
+            wanted = []
+            for arg in operands:
+                path = self._path(s, arg)
+                if path == SDCARD or path.startswith(SDCARD + "/"):  # the shared storage is mounted there
+                    path = "/storage/emulated/0" + path[len(SDCARD):]
+                elif not self._exists(path) and path not in ("/", "/dev", "/mnt", "/apex", "/vendor"):
+                    io.complain(f"df: {arg}: No such file or directory\n")
+                    return 1
+                wanted.append(max((m for m in mounts if path == m[1] or path.startswith(m[1].rstrip("/") + "/")),
+                                  key=lambda m: len(m[1])))
+            mounts = wanted
+
+        def size(kib: int) -> str:
+            if not human:
+                return str(kib)
+            value, units = float(kib), "KMGT"
+            while value >= 1024 and len(units) > 1:
+                value, units = value / 1024, units[1:]
+            return (f"{value:.1f}" if value < 10 and units[0] != "K" else f"{value:.0f}") + units[0]
+
+        rows = [("Filesystem", "Size" if human else "1K-blocks", "Used", "Avail" if human else "Available",
+                 "Use%", "Mounted on")]
+        for fs, mount, (total, used) in mounts:
+            rows.append((fs, size(total), size(used), size(total - used), f"{-(-100 * used // total) if total else 0}%",
+                         mount))
+        io.say("".join(f"{r[0]:<16} {r[1]:>9} {r[2]:>7} {r[3]:>9} {r[4]:>4} {r[5]}\n" for r in rows))
+        return 0
+
+    def _env(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``env [-i] [NAME=VALUE]... [COMMAND [ARG]...]``: the environment, or COMMAND run with it changed."""
+        env = dict(s.env)
+        rest = list(args)
+        if rest[:1] in (["-i"], ["-"]):
+            env = {}
+            rest = rest[1:]
+        while rest and "=" in rest[0] and not rest[0].startswith("="):
+            name, _, value = rest.pop(0).partition("=")
+            env[name] = value
+        if not rest:
+            io.say("".join(f"{k}={v}\n" for k, v in env.items()) + "_=/system/bin/env\n")
+            return 0
+        saved, s.env = s.env, env
+        try:
+            return self._call(s, io, rest)
+        finally:
+            s.env = saved
+
+    def _content(self, s: _Session, io: _Io, args: list[str]) -> int:
+        """``content query --uri content://settings/NAMESPACE[/KEY] [--projection COL[:COL]] [--where "name='KEY'"]``:
+        the settings provider's rows, printed as Android 10's ``content`` prints a cursor. Deviation: the simulated
+        phone's providers are the settings' only, and a where clause is one ``name='KEY'``."""
+        if not args or args[0] != "query":
+            io.say(_CONTENT_USAGE)
+            return 0 if not args or args[0] in ("help", "-h") else 1
+        options: dict[str, str] = {}
+        rest = _without_user(args[1:])
+        while rest:
+            option = rest.pop(0)
+            if option not in ("--uri", "--projection", "--where", "--sort", "--arg") or not rest:
+                io.complain(f"Error: Unknown argument: {option}\n{_CONTENT_USAGE}")
+                return 1
+            options[option] = rest.pop(0)
+        uri = options.get("--uri")
+        if uri is None:
+            io.complain(f"Error: Content provider URI not specified\n{_CONTENT_USAGE}")
+            return 1
+        m = re.fullmatch(r"content://([^/]+)(?:/([^/]+)(?:/([^/]+))?)?/?", uri)
+        authority = m.group(1) if m else uri
+        if m is None or authority != "settings" or m.group(2) not in ("system", "secure", "global"):
+            io.complain(f"Error while accessing provider:{authority}\n"
+                        f"java.lang.IllegalArgumentException: Unknown URI {uri}\n")
+            return 1
+        namespace, key = m.group(2), m.group(3)
+        where = options.get("--where")
+        if where is not None:
+            w = re.fullmatch(r"\s*name\s*=\s*(['\"])(.*)\1\s*", where)
+            if w is None:
+                io.complain(f"Error while accessing provider:settings\njava.lang.IllegalArgumentException: the "
+                            f"simulated phone's settings provider takes a where clause name='KEY', not {where!r}\n")
+                return 1
+            key = w.group(2) if key is None or key == w.group(2) else "\0"
+        table = configure.list_settings(self.phone, namespace)
+        names = list(table)
+        rows = [(i + 1, k, table[k]) for i, k in enumerate(names) if key is None or k == key]
+        columns = options.get("--projection", "_id:name:value").split(":")
+        unknown = [c for c in columns if c not in ("_id", "name", "value")]
+        if unknown:
+            io.complain(f"Error while accessing provider:settings\nandroid.database.sqlite.SQLiteException: no such "
+                        f"column: {unknown[0]}\n")
+            return 1
+        if not rows:
+            io.say("No result found.\n")
+            return 0
+        io.say("".join(f"Row: {n} " + ", ".join(f"{c}={dict(_id=i, name=k, value=v)[c]}" for c in columns) + "\n"
+                       for n, (i, k, v) in enumerate(rows)))
         return 0

@@ -1,0 +1,85 @@
+"""Property-based fuzzing of the simulated phone's shell: whatever a client sends, as a command line or as a script
+on standard input, ends in output or one clean error line, never a traceback, in time linear in what was sent."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vlui.served.phone import ServedPhone
+from vlui.served.shell import Shell
+from vlui.served.shell.language import _Parser, _SyntaxError
+
+# Pieces of the language (and of its bounds), glued at random: most scripts are wrong, some run, a few loop.
+_PIECES = ["echo", "x", "$x", "${x}", "$?", "$#", "$1", '"$@"', "$((", "))", "$((1+x))", "$((1/0))", "x=1", "i=$((i+1))",
+           "for", "in", "do", "done", "while", "until", "if", "then", "elif", "else", "fi", "case", "esac", ")", "(",
+           ";;", "{", "}", "f()", "function", "return", "break", "continue", ":", "true", "false", "!", "[", "]",
+           "test", "-d", "-eq", "-lt", "read", "cat", "grep", "a", "head", "-n", "1", "wc", "sort", "sh", "-c", "|",
+           "||", "&&", ";", "&", "\n", "<", ">", ">>", "2>&1", "</dev/null", ">/data/local/tmp/f", "/data/local/tmp/f",
+           "'", '"', "\\", "`", "$(", "#", "*", "?", "[a-z]", " ", "\t", "<<", "<&", "<>", "${", "exit", "export",
+           "unset", "-f", "IFS=:", "cd", "/sdcard", "pwd", "ls", "é", "\x00", "\r"]
+
+_SH = "/system/bin/sh: "
+_PYTHON_ERROR = re.compile(r"Traceback|(Recursion|Memory|Type|Value|Key|Index|Attribute|Name|Unicode\w*)Error")
+
+
+def _phone() -> ServedPhone:
+    return ServedPhone("000", noise=False)
+
+
+_PHONE = _phone()
+
+
+def _run(command: str) -> tuple[str, int, float]:
+    """``command`` run with a small CPU budget and a client that leaves after 2 s (a ``sleep`` ends there)."""
+    out: list[bytes] = []
+    cancelled = threading.Event()
+    timer = threading.Timer(2.0, cancelled.set)
+    timer.start()
+    start = time.perf_counter()
+    try:
+        status = Shell(_PHONE, cpu_budget_s=0.2).run(command, out.append, cancelled)
+    finally:
+        timer.cancel()
+    return b"".join(out).decode("utf-8", "replace"), status, time.perf_counter() - start
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map(" ".join))
+def test_any_command_line_ends_in_output_or_one_clean_error(command: str) -> None:
+    out, status, seconds = _run(command)
+    assert isinstance(status, int) and 0 <= status <= 255
+    assert not _PYTHON_ERROR.search(out)
+    assert seconds < 5
+    try:
+        _Parser(command).parse()
+    except _SyntaxError as err:  # what does not parse runs nothing and says so in one line
+        assert (out, status) == (f"{_SH}{err}\n", 2)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=200))
+def test_any_text_is_run_or_refused_cleanly(command: str) -> None:
+    out, status, seconds = _run(command)
+    assert isinstance(status, int) and not _PYTHON_ERROR.search(out) and seconds < 5
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES) | st.binary(max_size=8).map(lambda b: b.decode("latin-1")), max_size=30),
+       st.lists(st.integers(1, 16), min_size=1, max_size=8))
+def test_any_script_on_standard_input_runs_cleanly_however_it_is_cut(pieces: list[str], cuts: list[int]) -> None:
+    data = " ".join(pieces).encode("utf-8", "surrogateescape")
+    chunks, i = [], 0
+    while i < len(data):  # the same bytes, cut into packets anywhere
+        size = cuts[len(chunks) % len(cuts)]
+        chunks.append(data[i:i + size])
+        i += size
+    feed = iter(chunks)
+    out: list[bytes] = []
+    status = Shell(_PHONE, cpu_budget_s=0.2).run_script(lambda: next(feed, b""), out.append, threading.Event())
+    text = b"".join(out).decode("utf-8", "replace")
+    assert isinstance(status, int) and 0 <= status <= 255 and not _PYTHON_ERROR.search(text)
