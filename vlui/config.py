@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Optional, TypeVar
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 
+from vlui.device import OBSERVATION_VERSION
 from vlui.errors import VluiError
 from vlui.limits import AT_LEAST_1, FRACTION, NON_NEGATIVE, PORT, POSITIVE, SEED, Range
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
@@ -226,8 +227,9 @@ class EnvConfig:
     def measured(self) -> dict[str, Any]:
         """The settings that change what an episode is (the screens an agent sees, how its actions are read): a
         dataset or an evaluation resumes only under the same."""
-        return {k: getattr(self, k) for k in ("backend", "observation_height", "observation_width", "tap_threshold",
-                                              "y_distance_scale", "stochastic")}
+        return {**{k: getattr(self, k) for k in ("backend", "observation_height", "observation_width",
+                                                 "tap_threshold", "y_distance_scale", "stochastic")},
+                "observation_version": OBSERVATION_VERSION}
 
 
 # --------------------------------------------------------------------------------------------------------- trainer

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from vlui.adb.console import console_port
-from vlui.adb.device import _wm_value, claim, locale_id_of, parse_screencap, resize, text_commands
+from vlui.adb.device import _wm_value, claim, locale_id_of, parse_screencap, text_commands
+from vlui.device import observe
 from vlui.adb.errors import DeviceError
 from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
 
@@ -58,9 +59,9 @@ def test_raw_screencap_is_decoded_for_both_header_sizes(header):
     pixels = rgba(6, 4)
     frame = parse_screencap(header + pixels.tobytes(), "device x")
     np.testing.assert_array_equal(frame, pixels)
-    small = resize(frame, 2, 3)
+    small = observe(frame, 2, 3)
     assert small.shape == (2, 3, 3)
-    np.testing.assert_array_equal(small, resize(np.ascontiguousarray(pixels[:, :, :3]), 2, 3))
+    np.testing.assert_array_equal(small, observe(np.ascontiguousarray(pixels[:, :, :3]), 2, 3))
 
 
 def test_a_truncated_or_unknown_screencap_is_an_error_not_garbage():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -137,5 +138,24 @@ def test_grounding_on_a_dataset_without_ui_trees_is_a_one_line_error(tiny_datase
                         grounding=grounding_pairs)
     with pytest.raises(VluiError, match=r"tiny was collected without them \(save_xml=false\): collect it again "
                                         r"with save_xml=true") as err:
+        dm.setup("fit")
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("recorded", [None, 1])
+def test_screens_of_an_older_observation_are_a_one_line_error(tiny_dataset_copy, recorded) -> None:
+    """A dataset whose screens the simulated phone drew before observation version 2 (no version recorded, or 1)
+    would train a policy on other pixels than it is evaluated on."""
+    meta = tiny_dataset_copy / "meta" / "info.json"
+    info = json.loads(meta.read_text())
+    assert info["recipe"]["env"]["observation_version"] == 2  # what collect.py records now
+    if recorded is None:
+        del info["recipe"]["env"]["observation_version"]
+    else:
+        info["recipe"]["env"]["observation_version"] = recorded
+    meta.write_text(json.dumps(info))
+    dm = DemoDataModule(str(tiny_dataset_copy), image_height=64, image_width=32, on_device=False,
+                        observation_version=2)
+    with pytest.raises(VluiError, match=r"tiny holds screens of observation version 1: .* collect it again") as err:
         dm.setup("fit")
     assert "\n" not in str(err.value)

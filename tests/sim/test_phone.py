@@ -9,6 +9,7 @@ from tests.sim.driver import Driver
 from vlui.agents.walkthrough import walkthrough
 from vlui.android.snapshot import snapshot_ids
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_percent, brightness_to_gamma, gamma_to_brightness
+from vlui.device import observe
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import hit
@@ -199,6 +200,20 @@ def test_turning_on_dark_theme_in_settings_recolours_the_screen() -> None:
     before = dev.screenshot().mean()
     d.tap_title("settings.dark_theme")
     assert dev.state.dark_theme and dev.screenshot().mean() < before - 50
+
+
+@pytest.mark.parametrize("snap", ["000", "012", "109", "105"])  # 1080x2160, 1080x2280, the landscape tablet, dark
+def test_the_observation_is_the_full_screen_observed_as_over_adb(snap: str) -> None:
+    """Whatever the aspect ratio, the simulated phone's observation is exactly a screenshot resized the one way
+    (vlui.device.observe), as the ADB path computes it from a raw (4-channel) screencap."""
+    dev = SimDevice(snap)
+    w, h = dev.size
+    for height, width in ((256, 128), (64, 32), (384, 192)):
+        full = dev.screenshot()
+        raw = np.concatenate([full, np.full((*full.shape[:2], 1), 255, np.uint8)], axis=2)
+        np.testing.assert_array_equal(dev.observation(height, width), observe(raw, height, width))
+        dev.swipe(w / 2, h * 0.8, w / 2, h * 0.2)  # the app drawer, then a scroll in it
+    assert dev.observation(256, 128).flags.writeable  # a copy: the caller may change it
 
 
 def test_tablet_is_laid_out_for_its_screen_not_stretched() -> None:

@@ -47,7 +47,7 @@ from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
 from vlui.android.i18n import locales
 from vlui.android.logcat import parse_threadtime
 from vlui.android.snapshot import load_snapshot
-from vlui.device import KEYS, Device
+from vlui.device import KEYS, Device, observe
 
 log = logging.getLogger(__name__)
 KEYCODES = {"BACK": 4, "HOME": 3, "APP_SWITCH": 187}
@@ -151,17 +151,6 @@ def parse_screencap(data: bytes | bytearray, where: str) -> np.ndarray:
     return np.frombuffer(data, np.uint8, w * h * 4, header).reshape(h, w, 4)
 
 
-def resize(pixels: np.ndarray, height: int, width: int) -> np.ndarray:
-    """An ``(H, W, 3|4)`` frame resized to ``(height, width, 3)`` (bilinear, after a box reduction), reading a
-    4-channel frame in place."""
-    if pixels.shape[2] == 4 and pixels.flags.c_contiguous:
-        h, w = pixels.shape[:2]
-        img = Image.frombuffer("RGBX", (w, h), pixels, "raw", "RGBX", 0, 1)
-    else:
-        img = Image.fromarray(np.ascontiguousarray(pixels[:, :, :3]))
-    return np.asarray(img.resize((width, height), Image.BILINEAR, reducing_gap=2.0).convert("RGB"))
-
-
 class AdbDevice(Device):
     """A device an adb server knows by ``serial``. ``console_port`` defaults to the emulator's (``emulator-5554``
     → 5554); snapshots need it unless ``snapshot_reset="none"`` (a phone: episodes start from the home screen)."""
@@ -226,7 +215,7 @@ class AdbDevice(Device):
         return self._grab()[:, :, :3]
 
     def observation(self, height: int, width: int) -> np.ndarray:
-        return resize(self._grab(), height, width)
+        return observe(self._grab(), height, width)
 
     def ui_xml(self) -> str:
         for attempt in range(2):  # uiautomator sometimes fails while the screen is changing; once more then

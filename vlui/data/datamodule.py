@@ -130,13 +130,18 @@ class DemoDataModule(L.LightningDataModule):
 
     ``grounding`` (a screen's UI tree -> its ``(label, tap)`` pairs) adds grounding examples to every training batch:
     up to ``grounding_per_screen`` pairs of each screen of the training episodes, drawn with the seed. Every dataset
-    must then hold its screens' UI trees."""
+    must then hold its screens' UI trees.
+
+    ``observation_version`` (vlui.device.OBSERVATION_VERSION, as training passes it) refuses screens that the
+    simulated phone drew under another definition of the observation."""
 
     def __init__(self, path: str, batch_size: int = 64, val_fraction: float = 0.1, image_height: int = 256,
                  image_width: int = 128, on_device: bool = True, steps_per_epoch: int = 500, seed: int = 0,
                  val_batches: int = 8, mix: list[str] | tuple[str, ...] = (), success_only: bool = False,
-                 grounding: PairsOf | None = None, grounding_per_screen: int = 4) -> None:
+                 grounding: PairsOf | None = None, grounding_per_screen: int = 4,
+                 observation_version: int | None = None) -> None:
         super().__init__()
+        self.observation_version = observation_version
         self.path = Path(path)
         self.paths = [self.path, *(Path(p) for p in mix)]
         self.success_only = success_only
@@ -158,6 +163,8 @@ class DemoDataModule(L.LightningDataModule):
         if self.frames is not None:
             return
         parts = [_Part(path, *read_dataset(path)) for path in self.paths]
+        if self.observation_version is not None:
+            _check_observations(parts, self.observation_version)
         if self.grounding is not None:
             _check_ui_trees(parts)
         self.instructions = sorted({s for part in parts for s in part.table.column("instruction").to_pylist()})
@@ -312,6 +319,19 @@ class DemoDataModule(L.LightningDataModule):
         chunks = [list(range(i, min(i + self.batch_size, n))) for i in range(0, n, self.batch_size)]
         return DataLoader(chunks[: self.val_batches], batch_size=None,
                           collate_fn=lambda idx: self.batch(self.val_set, torch.tensor(idx)))
+
+
+def _check_observations(parts: list[_Part], current: int) -> None:
+    """Screens the simulated phone drew before observation version 2 are not what a policy sees now (on it or over
+    ADB): training on them is a one-line error saying to collect them again."""
+    for part in parts:
+        env = part.info["recipe"].get("env", {})
+        version = env.get("observation_version", 1)
+        if env.get("backend", "sim") == "sim" and version != current:
+            raise VluiError(f"{part.path} holds screens of observation version {version}: the simulated phone drew "
+                            f"them at their own size, and a policy now sees the full screen resized as over ADB "
+                            f"(version {current}); collect it again (delete it, or collect under another "
+                            f"dataset=)")
 
 
 def _check_ui_trees(parts: list[_Part]) -> None:

@@ -24,6 +24,7 @@ from vlui.algos.modules import ALGOS
 from vlui.config import check_settings, env_settings
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import progress, writer_pid
+from vlui.device import OBSERVATION_VERSION
 from vlui.env.actions import ActionParser
 from vlui.env.grounding import grounding_pairs
 from vlui.errors import VluiError
@@ -204,7 +205,7 @@ def datamodule(cfg: DictConfig, extra: Sequence[str] = (), seed: int | None = No
                           seed=cfg.seed if seed is None else seed, mix=[*mixed_datasets(cfg), *extra],
                           success_only=cfg.data.success_only,
                           grounding=pairs if grounding.weight else None,
-                          grounding_per_screen=grounding.per_screen)
+                          grounding_per_screen=grounding.per_screen, observation_version=OBSERVATION_VERSION)
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:

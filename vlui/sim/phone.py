@@ -168,7 +168,7 @@ class SimDevice(Device):
         return self._renderer().render(self.frame())
 
     def observation(self, height: int, width: int) -> np.ndarray:
-        return self._renderer().render(self.frame(), width, height).copy()
+        return self._renderer().observation(self.frame(), width, height).copy()
 
     def ui_xml(self) -> str:
         self.frame()
