@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up (idempotent) and run the test suite. Arguments go to pytest:
+# Set up (idempotent) and run the test suite, in parallel: one pytest-xdist worker per core (VLUI_TEST_WORKERS=N
+# to choose; 0 runs in this process, for a debugger). Arguments go to pytest:
 #   bash scripts/test.sh                           # everything
 #   bash scripts/test.sh -m "not slow"             # skip the long tests
 #   bash scripts/test.sh tests/test_config.py -x   # one file, stop at the first failure
@@ -7,4 +8,4 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
 printf '\033[1;34m[test]\033[0m running pytest %s\n' "$*"
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest -n "${VLUI_TEST_WORKERS:-auto}" "$@"
