@@ -285,7 +285,8 @@ def test_console_power_capacity_sets_the_battery(phone, console) -> None:
     assert "  level: 42\n" in sh(phone, "dumpsys battery")[0]
     assert phone.device.state.battery_level == 42
     assert console.ask("power capacity 101") == ['KO: Usage: "capacity <percentage>"']
-    assert console.ask("power capacity x") == ['KO: Usage: "capacity <percentage>"']
+    for bad in ("x", "¹", "٤٢"):  # not a number to the console, superscripts and Arabic-Indic digits included
+        assert console.ask(f"power capacity {bad}") == ['KO: Usage: "capacity <percentage>"']
     assert console.ask("power ac on") == ["OK"] and "  AC powered: true\n" in sh(phone, "dumpsys battery")[0]
     assert console.ask("power display") == ["AC: online", "status: Charging", "health: Good", "present: true",
                                             "capacity: 42", "OK"]

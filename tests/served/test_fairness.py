@@ -19,6 +19,26 @@ from vlui.served.private_adb import PrivateAdb
 from vlui.served.shell import Shell
 
 SLOW_RCVBUF = 4096  # the receive buffer of a host that never reads
+# How long a client waits for an answer, and a test for what it waits on: a guard against a hang, not a measure of
+# speed (the suite runs on loaded machines, two tests at a time, where a normal answer may take seconds).
+PATIENCE_S = 30.0
+
+
+def wait_until(condition, timeout: float = PATIENCE_S) -> bool:
+    """Poll ``condition()`` until it holds (True, at once) or ``timeout`` s have passed (False)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def raw_host(port: int) -> RawHost:
+    """A :class:`RawHost` that waits up to :data:`PATIENCE_S` for each packet."""
+    host = RawHost(port)
+    host.sock.settimeout(PATIENCE_S)
+    return host
 
 
 def slow_host(port: int) -> socket.socket:
@@ -50,8 +70,9 @@ def run(host: RawHost, service: str, remote: int = 1) -> bytes:
         host.send(A_OKAY, remote, local)
 
 
-def well_behaved_client_is_served(port: int, within: float = 5.0) -> None:
-    """A client's echo, getprop, input and screencap, each answered and closed within ``within`` seconds."""
+def well_behaved_client_is_served(port: int, within: float = PATIENCE_S) -> None:
+    """A client's echo, getprop, input and screencap, each answered and closed, all within ``within`` seconds (a
+    client that is stalled waits forever)."""
     host = RawHost(port)
     host.sock.settimeout(within)
     try:
@@ -79,6 +100,19 @@ class FloodShell:
     @property
     def exited(self) -> bool:
         return self.shell.exited
+
+    @property
+    def waiting(self) -> bool:
+        return self.shell.waiting
+
+    # a script on standard input (``shell,v2,raw:``) and a terminal's lines go to the phone's shell as they are: without
+    # these, such a stream's service failed at once (AttributeError) and closed its stream, so that the test counting
+    # the streams open saw 8 or 9 depending on when it looked, and ``dumpsys display`` never ran
+    def run_script(self, read, write, cancelled: threading.Event, err=None) -> int:
+        return self.shell.run_script(read, write, cancelled, err)
+
+    def feed(self, data: bytes, write, cancelled: threading.Event, err=None) -> int:
+        return self.shell.feed(data, write, cancelled, err)
 
     def run(self, command: str, write, cancelled: threading.Event, err=None) -> int:
         if command != "flood":
@@ -112,10 +146,8 @@ def test_a_host_that_does_not_read_stalls_only_itself(served):
         send(slow, A_OPEN, 9, 0, b"shell,v2,raw:\0")
         line = b"dumpsys display\n"
         send(slow, A_WRTE, 9, 9, struct.pack("<BI", 0, len(line)) + line)  # local ids count from 1: this is 9
-        deadline = time.monotonic() + 20  # the screencaps fill the slow host's window; dumpsys writes under the lock
-        while served.streams < 9 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert served.streams == 9
+        # the screencaps fill the slow host's window; dumpsys writes under the lock
+        assert wait_until(lambda: served.streams == 9), served.streams
         well_behaved_client_is_served(served.port)
         well_behaved_client_is_served(served.port)
     finally:
@@ -129,9 +161,7 @@ def test_a_stream_that_queues_too_much_under_the_lock_is_closed(served):
     slow = slow_host(served.port)
     try:
         send(slow, A_OPEN, 1, 0, b"shell:flood\0")
-        deadline = time.monotonic() + 5
-        while not FloodShell.floods and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: bool(FloodShell.floods))
         assert FloodShell.floods == ["closed"]
         well_behaved_client_is_served(served.port)
         assert served.buffered < 8 << 20  # the slow host's queue is gone with its stream (what is in flight stays)
@@ -144,7 +174,7 @@ class SyncHost:
     """``sync:`` streams on one raw connection, each a push sent chunk by chunk with the flow control obeyed."""
 
     def __init__(self, port: int) -> None:
-        self.host = RawHost(port)
+        self.host = raw_host(port)
         assert self.host.recv()[0] == A_CNXN
         self.local: dict[int, int] = {}  # our id -> the phone's
         self.replies: dict[int, bytearray] = {}
@@ -165,7 +195,7 @@ class SyncHost:
         self.host.send(A_WRTE, remote, self.local[remote], data)
         assert self.pump(lambda okayed: remote in okayed or remote in self.closed), "no OKAY from the phone"
 
-    def pump(self, done, timeout: float = 20.0) -> bool:
+    def pump(self, done, timeout: float = PATIENCE_S) -> bool:
         """Answer the phone's packets until ``done(streams okayed)``; False if that takes over ``timeout`` s."""
         okayed: set[int] = set()
         deadline = time.monotonic() + timeout
@@ -184,6 +214,7 @@ class SyncHost:
                 self.host.send(A_OKAY, remote, self.local[remote])
             elif command == A_CLSE:
                 self.closed.add(remote)
+        self.host.sock.settimeout(PATIENCE_S)
         return True
 
     def close(self) -> None:
@@ -205,7 +236,7 @@ def test_pushes_in_parallel_hold_the_storage_budget_together():
             for _ in range(size // chunk):  # round robin, as adb pushes from three terminals go
                 for remote in pushes:
                     sync.write(remote, b"DATA" + struct.pack("<I", chunk) + bytes(chunk))
-            sync.pump(lambda okayed: len(sync.closed) == 2, timeout=20)
+            assert sync.pump(lambda okayed: len(sync.closed) >= 2), "fewer than 2 pushes failed"
             # no DONE yet: the failures were refused as the data arrived
             failed = [r for r in pushes if sync.replies[r].startswith(b"FAIL")]
             assert len(failed) == 2 and all(b"No space left on device" in sync.replies[r] for r in failed)
@@ -221,9 +252,7 @@ def test_pushes_in_parallel_hold_the_storage_budget_together():
                 assert [len(phone.files.get(f"/data/local/tmp/push{r}", b"")) for r in stored] == [size] * len(stored)
         finally:
             sync.close()
-        deadline = time.monotonic() + 3
-        while daemon.streams and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: phone.files.reserved == 0)
         assert phone.files.reserved == 0  # every push's reservation given back, stored or failed
 
 
@@ -235,6 +264,8 @@ def test_a_failed_push_gives_its_reservation_back():
             sync.open(1, "/data/local/tmp/a")
             for _ in range(16):
                 sync.write(1, b"DATA" + struct.pack("<I", 64 << 10) + bytes(64 << 10))
+            # the phone OKAYs a chunk as it arrives and reserves it as the push takes it: wait for the last one
+            wait_until(lambda: phone.files.reserved == 1 << 20)
             assert phone.files.reserved == 1 << 20
             sync.write(1, b"BOGUS" + bytes(3))  # a broken push: FAIL, and its megabyte is free again
             assert sync.pump(lambda okayed: 1 in sync.closed)
@@ -251,7 +282,7 @@ def test_one_client_with_many_connections_cannot_lock_out_the_rest(caplog):
     limits = ServeLimits(max_connections=8, max_streams=32)
     phone = ServedPhone("000", noise=False, limits=limits)
     with AdbDaemon(phone) as daemon:
-        greedy = [RawHost(daemon.port) for _ in range(limits.max_connections - 1)]
+        greedy = [raw_host(daemon.port) for _ in range(limits.max_connections - 1)]
         good = newcomer = None
         try:
             for host in greedy:
@@ -260,11 +291,10 @@ def test_one_client_with_many_connections_cannot_lock_out_the_rest(caplog):
                     host.send(A_OPEN, stream, 0, b"shell:sleep 100\0")
                     host.recv()  # OKAY, or CLSE once the shared streams are taken
             assert daemon.streams <= limits.max_streams
-            good = RawHost(daemon.port)
+            good = raw_host(daemon.port)
             assert good.recv()[0] == A_CNXN
             assert run(good, "shell:echo hi", 1) == b"hi\n"
-            newcomer = RawHost(daemon.port)  # every connection is taken: one of the greedy ones makes way
-            newcomer.sock.settimeout(5)
+            newcomer = raw_host(daemon.port)  # every connection is taken: one of the greedy ones makes way
             assert newcomer.recv()[0] == A_CNXN
             assert run(newcomer, "shell:echo still", 1) == b"still\n"
             assert run(good, "shell:echo hi", 2) == b"hi\n"  # the well-behaved client was not the one dropped
@@ -280,14 +310,14 @@ def test_one_connection_opens_at_most_its_quota_of_streams():
     limits = ServeLimits(client_streams=3)
     phone = ServedPhone("000", noise=False, limits=limits)
     with AdbDaemon(phone) as daemon:
-        host = RawHost(daemon.port)
+        host = raw_host(daemon.port)
         try:
             assert host.recv()[0] == A_CNXN
             for stream in range(1, 5):
                 host.send(A_OPEN, stream, 0, b"shell:sleep 100\0")
             answers = [host.recv()[0] for _ in range(4)]
             assert answers == [A_OKAY] * 3 + [A_CLSE] and daemon.streams == 3
-            other = RawHost(daemon.port)  # another client is not counted against it
+            other = raw_host(daemon.port)  # another client is not counted against it
             try:
                 assert other.recv()[0] == A_CNXN
                 assert run(other, "shell:echo hi") == b"hi\n"
@@ -309,7 +339,7 @@ def test_adb_reboot_reboots_the_phone():
     snapshot, registered again with the adb server."""
     with PrivateAdb("000", noise=False) as pa:
         def adb(*args: str) -> str:
-            out = pa.adb("-s", pa.serial, *args, timeout=20)
+            out = pa.adb("-s", pa.serial, *args, timeout=60)
             assert out.returncode == 0, out
             return out.stdout
 

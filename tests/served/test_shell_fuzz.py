@@ -24,6 +24,9 @@ _PIECES = ["echo", "x", "$x", "${x}", "$?", "$#", "$1", '"$@"', "$((", "))", "$(
            "unset", "-f", "IFS=:", "cd", "/sdcard", "pwd", "ls", "é", "\x00", "\r"]
 
 _SH = "/system/bin/sh: "
+# What a command may take, wall clock: it ends at its CPU budget (0.2 s) or when its client leaves (2 s); the bound is
+# a guard against a command that does neither, with room for a loaded machine.
+_GUARD_S = 30.0
 _PYTHON_ERROR = re.compile(r"Traceback|(Recursion|Memory|Type|Value|Key|Index|Attribute|Name|Unicode\w*)Error")
 
 
@@ -54,7 +57,7 @@ def test_any_command_line_ends_in_output_or_one_clean_error(command: str) -> Non
     out, status, seconds = _run(command)
     assert isinstance(status, int) and 0 <= status <= 255
     assert not _PYTHON_ERROR.search(out)
-    assert seconds < 5
+    assert seconds < _GUARD_S
     try:
         _Parser(command).parse()
     except _SyntaxError as err:  # what does not parse runs nothing and says so in one line
@@ -65,7 +68,7 @@ def test_any_command_line_ends_in_output_or_one_clean_error(command: str) -> Non
 @given(st.text(max_size=200))
 def test_any_text_is_run_or_refused_cleanly(command: str) -> None:
     out, status, seconds = _run(command)
-    assert isinstance(status, int) and not _PYTHON_ERROR.search(out) and seconds < 5
+    assert isinstance(status, int) and not _PYTHON_ERROR.search(out) and seconds < _GUARD_S
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

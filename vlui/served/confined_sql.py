@@ -136,7 +136,7 @@ def sqlite_value(value) -> bytes:
         if text in ("inf", "-inf"):
             return b"Inf" if text == "inf" else b"-Inf"
         mantissa, e, exponent = text.partition("e")
-        if "." not in mantissa and mantissa.lstrip("-").isdigit():
+        if "." not in mantissa and mantissa.lstrip("-").isascii() and mantissa.lstrip("-").isdigit():
             mantissa += ".0"
         return (mantissa + (f"e{exponent}" if e else "")).encode()
     return str(value).encode("utf-8", "surrogateescape")

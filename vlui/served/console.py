@@ -100,7 +100,7 @@ HELPS = {"avd": HELP_AVD, "gsm": HELP_GSM, "power": HELP_POWER, "geo": HELP_GEO,
 
 def signal_profile(phone: ServedPhone, args: list[str]) -> list[str]:
     """``gsm signal-profile N``: the cellular signal's strength, 0 (none) to 4 (great), as the status bar's bars."""
-    if len(args) != 1 or not args[0].isdigit() or not 0 <= int(args[0]) <= 4:
+    if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()) or not 0 <= int(args[0]) <= 4:
         return ["KO: bad signal profile, expected a value between 0 and 4"]
     with phone.lock:
         phone.device.state.signal_level = int(args[0])
@@ -112,7 +112,7 @@ def power(phone: ServedPhone, args: list[str]) -> list[str]:
     """``power display | ac on|off | capacity N``: the emulated battery, as the emulator's console answers."""
     sub, rest = (args[0], args[1:]) if args else ("", [])
     if sub == "capacity":
-        if len(rest) != 1 or not rest[0].isdigit() or not 0 <= int(rest[0]) <= 100:
+        if len(rest) != 1 or not (rest[0].isascii() and rest[0].isdigit()) or not 0 <= int(rest[0]) <= 100:
             return ['KO: Usage: "capacity <percentage>"']
         configure.set_battery(phone, level=int(rest[0]))
         return ["OK"]
@@ -144,7 +144,7 @@ def geo(phone: ServedPhone, args: list[str]) -> list[str]:
             float(arg)
         except ValueError:
             return [f"KO: argument '{arg}' is not a number"]
-    if len(args) >= 4 and (not args[3].isdigit() or not 1 <= int(args[3]) <= 12):
+    if len(args) >= 4 and (not (args[3].isascii() and args[3].isdigit()) or not 1 <= int(args[3]) <= 12):
         return ["KO: invalid number of satellites. Must be an integer between 1 and 12"]
     return ["OK"]
 

@@ -271,7 +271,7 @@ class AppCommands:
                 package = value if arg == "-p" else package
             elif arg.startswith("-"):
                 continue
-            elif arg.isdigit():
+            elif arg.isascii() and arg.isdigit():
                 count = int(arg)
         key = next((k for k, info in apps().items() if info.package == package), None)
         if count != 1:

@@ -108,7 +108,7 @@ def _count_option(args: list[str]) -> list[str]:
 
 
 def _count(value: str) -> int:
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):  # isdigit() alone takes '¹', which int() refuses
         raise _UsageError(f"Not a number '{value}'")
     return int(value)
 
@@ -153,7 +153,7 @@ class _Tail(_Filter):
         self.count, self.start = 10, None  # the last ``count`` lines, or from line ``start`` (``-n +K``)
         self.lines: list[bytes] = []
         for _, value in opts:
-            if value.startswith("+") and value[1:].isdigit():
+            if value.startswith("+") and value[1:].isascii() and value[1:].isdigit():
                 self.start = max(1, int(value[1:]))
             else:
                 self.count = _count(value)

@@ -68,7 +68,7 @@ class _Word:
     def io_number(self) -> int | None:
         """The file descriptor a word like the ``2`` of ``2>&1`` names, else None."""
         text = self.literal()
-        return int(text) if text is not None and text.isdigit() and len(text) < 4 else None
+        return int(text) if text is not None and text.isascii() and text.isdigit() and len(text) < 4 else None
 
 
 @dataclass
@@ -267,13 +267,14 @@ def _lex_dollar(script: str, i: int, word: _Word, quoted: bool) -> int:
         return end + 2
     if nxt == "(":
         raise _not_supported("command substitution $(...)")
-    if nxt and (nxt in _SPECIAL_PARAMS or nxt.isdigit()):
+    if nxt and (nxt in _SPECIAL_PARAMS or nxt in "0123456789"):  # ASCII digits: '$¹' is no parameter
         word.add(kind, nxt)
         return i + 2
     if nxt == "{":
         end = script.find("}", i + 2)
         name = script[i + 2:end] if end > 0 else ""
-        if not (_NAME.fullmatch(name) or name.isdigit() or (len(name) == 1 and name in _SPECIAL_PARAMS)):
+        if not (_NAME.fullmatch(name) or (name.isascii() and name.isdigit())
+                or (len(name) == 1 and name in _SPECIAL_PARAMS)):
             if end < 0:
                 raise _SyntaxError("syntax error: unexpected EOF", incomplete=True)
             raise _SyntaxError(f"{script[i:end + 1]}: bad substitution")

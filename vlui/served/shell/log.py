@@ -114,7 +114,7 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
             value = args.pop(0)
         if name != "--pid":
             short += [long_options[name], value]
-        elif value.isdigit():
+        elif value.isascii() and value.isdigit():
             q.pid = int(value)
         else:
             raise _UsageError(f"--pid={value} is not a process id")
@@ -139,12 +139,12 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
                                       f"{', '.join(_LOG_FORMATS)} (with {', '.join(_LOG_MODIFIERS)})")
         elif opt in "tT":
             q.dump = q.dump or opt == "t"
-            if value.isdigit():
+            if value.isascii() and value.isdigit():
                 q.tail = int(value)
             else:
                 q.since_ms = _log_time(value, year)
         elif opt == "m":
-            if not value.isdigit() or int(value) == 0:
+            if not (value.isascii() and value.isdigit()) or int(value) == 0:
                 raise _UsageError(f"-m \"{value}\" isn't an integer greater than zero")
             q.max_count = int(value)
         elif opt == "e":

@@ -514,7 +514,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             raise _Abort(f"{SH}: {err}\n", 1) from None
 
     def _variable(self, s: _Session, name: str) -> str:
-        if name.isdigit():
+        if name.isascii() and name.isdigit():  # str.isdigit() is true of '¹' too, which int() refuses
             n = int(name)
             return s.name if n == 0 else (s.args[n - 1] if n <= len(s.args) else "")
         special = {"?": str(s.status), "$": str(SHELL_PID), "#": str(len(s.args)), "@": " ".join(s.args),
