@@ -241,6 +241,11 @@ def test_push_and_pull_with_adb(private_adb, tmp_path):
     assert missing.returncode != 0 and "does not exist" in missing.stdout + missing.stderr  # adb 29: on stdout
     into_a_file = private_adb.adb("-s", serial, "push", str(src), "/sdcard/Download/notes.txt/inside.txt")
     assert into_a_file.returncode != 0 and "Not a directory" in into_a_file.stdout + into_a_file.stderr
+    # the shared storage's other names reach the same files, as /sdcard links to them on a device
+    adb_ok(private_adb, "-s", serial, "push", str(src), "/storage/emulated/0/Download/again.txt")
+    assert phone.files["/sdcard/Download/again.txt"] == src.read_bytes()
+    adb_ok(private_adb, "-s", serial, "pull", "/storage/self/primary/Download/notes.txt", str(back))
+    assert back.read_bytes() == src.read_bytes()
 
 
 def test_sync_with_adbutils(private_adb, tmp_path):

@@ -45,6 +45,7 @@ import numpy as np
 from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
+from vlui.served.shell.files import resolve_storage
 from vlui.served.storage import PhoneFiles, StorageError, read_only
 
 log = logging.getLogger(__name__)
@@ -936,7 +937,9 @@ def _sync(stream: _Stream) -> None:
 
 
 def _normpath(path: str) -> str:
-    return posixpath.normpath("/" + path.lstrip("/")) if path else "/"
+    """A sync path as the phone's files name it: absolute, normalised, another name of the shared storage
+    (/storage/emulated/0, /storage/self/primary) read as /sdcard, as the shell reads it."""
+    return resolve_storage(posixpath.normpath("/" + path.lstrip("/"))) if path else "/"
 
 
 def _mtime(phone: ServedPhone) -> int:
