@@ -109,6 +109,10 @@ def test_arms_runs_a_subset_with_the_arms_it_starts_from_and_the_same_runs() -> 
     assert len(train) == 10 and f"init={run_dir(study, 'dagger-mem', 4)}" in train["train ppo-bc-mem seed 4"]
     full = load("online")  # the same run folders as the whole study's: seeds trained there are not trained again
     assert run_dir(study, "dagger-mem", 0) == run_dir(full, "dagger-mem", 0)
+    # only the datasets the arms train on are collected
+    quick = load("quickstart", arms=["quickstart"])
+    assert list(quick.datasets) == ["train_gen150"] and list(load("quickstart").datasets) == ["train_gen150",
+                                                                                          "train_leaky150"]
     result = run_python("-m", "vlui.study", "online", "--arms", "ppo-bc-mem,nope", "--plan")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "--arms: the study has no arm 'nope'; its arms: dagger, ppo," in result.stderr

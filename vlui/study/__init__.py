@@ -89,11 +89,26 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
         raise VluiError("--seeds must be at least 1 (3 or more for an error bar)")
     sized = spec[size]
     every = {str(k): [str(v) for v in vs] for k, vs in sized["arms"].items()}
+    kept = _with_starts(every, arms) if arms else every
+    base = [str(v) for v in sized["base"]]
+    datasets = {str(k): [str(v) for v in vs] for k, vs in sized["datasets"].items()}
+    if arms:  # only the datasets the arms kept train on (data.name or data.mix, in their overrides or the base)
+        used = _datasets_named([*base, *(o for os in kept.values() for o in os)])
+        datasets = {k: v for k, v in datasets.items() if k in used or not used}
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
-                 {str(k): [str(v) for v in vs] for k, vs in sized["datasets"].items()}, [str(v) for v in sized["base"]],
-                 _with_starts(every, arms) if arms else every, list(range(seeds)),
+                 datasets, base, kept, list(range(seeds)),
                  _ordered(sized.get("splits", DEFAULT_SPLITS)),
                  [str(v) for v in sized.get("evaluate", [])], list(arms or []))
+
+
+def _datasets_named(overrides: list[str]) -> set[str]:
+    """The datasets that ``overrides`` train on: ``data.name=X`` and ``data.mix=[X,Y]``."""
+    names: set[str] = set()
+    for o in overrides:
+        key, _, value = o.lstrip("+~").partition("=")
+        if key in ("data.name", "data.mix"):
+            names.update(v.strip(" '\"") for v in value.strip("[]").split(",") if v.strip())
+    return names
 
 
 def _with_starts(every: dict[str, list[str]], chosen: list[str]) -> dict[str, list[str]]:
