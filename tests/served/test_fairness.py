@@ -11,12 +11,12 @@ import time
 
 import pytest
 
+from tests.served.conftest import ProbeShell
 from tests.served.test_adbd import RawHost
 from vlui.errors import VluiError
 from vlui.served.adbd import A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, AdbDaemon
 from vlui.served.phone import ServedPhone, ServeLimits
 from vlui.served.private_adb import PrivateAdb
-from vlui.served.shell import Shell
 
 SLOW_RCVBUF = 4096  # the receive buffer of a host that never reads
 # How long a client waits for an answer, and a test for what it waits on: a guard against a hang, not a measure of
@@ -87,36 +87,20 @@ def well_behaved_client_is_served(port: int, within: float = PATIENCE_S) -> None
         host.close()
 
 
-class FloodShell:
-    """The phone's shell plus ``flood``: 16 MB written while it holds the phone's lock, as a command does that
-    writes what it reads under the lock; ``flood`` records how it ended in :attr:`floods`."""
+class FloodShell(ProbeShell):
+    """The phone's shell (a terminal's lines and a script on standard input go to it as they are) plus ``flood``:
+    16 MB written while it holds the phone's lock, as a command does that writes what it reads under the lock;
+    ``flood`` records how it ended in :attr:`floods`."""
 
     floods: list[str] = []
 
     def __init__(self, phone: ServedPhone) -> None:
+        super().__init__(phone)
         self.phone = phone
-        self.shell = Shell(phone)
-
-    @property
-    def exited(self) -> bool:
-        return self.shell.exited
-
-    @property
-    def waiting(self) -> bool:
-        return self.shell.waiting
-
-    # a script on standard input (``shell,v2,raw:``) and a terminal's lines go to the phone's shell as they are: without
-    # these, such a stream's service failed at once (AttributeError) and closed its stream, so that the test counting
-    # the streams open saw 8 or 9 depending on when it looked, and ``dumpsys display`` never ran
-    def run_script(self, read, write, cancelled: threading.Event, err=None) -> int:
-        return self.shell.run_script(read, write, cancelled, err)
-
-    def feed(self, data: bytes, write, cancelled: threading.Event, err=None) -> int:
-        return self.shell.feed(data, write, cancelled, err)
 
     def run(self, command: str, write, cancelled: threading.Event, err=None) -> int:
         if command != "flood":
-            return self.shell.run(command, write, cancelled, err)
+            return super().run(command, write, cancelled, err)
         try:
             with self.phone.lock:
                 for _ in range(256):
