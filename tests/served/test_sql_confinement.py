@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from vlui.served import confined_sql
 from vlui.served.phone import ServedPhone, ServeLimits
+from tests.served.test_security import shell
 from vlui.served.private_adb import PrivateAdb
 from vlui.served.shell import Shell
 from vlui.served.shell.sqlite import run_confined
@@ -34,11 +35,6 @@ TEMP_BLOBS = ("CREATE TEMP TABLE t AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL
 def pa():
     with PrivateAdb("000", noise=False, limits=LIMITS) as pa:
         yield pa
-
-
-def shell(pa: PrivateAdb, command: str) -> str:
-    out = pa.adb("-s", pa.serial, "shell", command)
-    return out.stdout + out.stderr
 
 
 def served_meanwhile(pa: PrivateAdb, stop: threading.Event, answers: list[tuple[str, float]]) -> None:

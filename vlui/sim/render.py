@@ -76,26 +76,29 @@ class Renderer:
 
     def render(self, root: Node) -> np.ndarray:
         """``root`` drawn at full resolution, an ``(height, width, 3)`` uint8 array (read-only, cached)."""
-        key = ("screen", hash(draw_ops(visual_nodes(root))))
+        nodes = visual_nodes(root)
+        key = ("screen", hash(draw_ops(nodes)))
         frame = self._cached(key)
         if frame is None:
-            frame = self._keep(key, np.asarray(self._image(root)))
+            frame = self._keep(key, np.asarray(self._image(nodes)))
         return frame
 
     def observation(self, root: Node, width: int, height: int) -> np.ndarray:
         """``root`` observed at ``(height, width)``: :func:`vlui.device.observe` of its full-resolution frame
         (read-only, cached)."""
-        ops = hash(draw_ops(visual_nodes(root)))
+        nodes = visual_nodes(root)
+        ops = hash(draw_ops(nodes))
         key = ("observation", width, height, ops)
         obs = self._cached(key)
         if obs is None:
             screen = self._cached(("screen", ops))
-            obs = self._keep(key, observe(screen if screen is not None else self._image(root), height, width))
+            obs = self._keep(key, observe(screen if screen is not None else self._image(nodes), height, width))
         return obs
 
-    def _image(self, root: Node) -> Image.Image:
+    def _image(self, nodes: list[Node]) -> Image.Image:
+        """``nodes`` (a tree's :func:`visual_nodes`) drawn at full resolution."""
         img = Image.new("RGB", self.screen, self.style.theme.background)
-        self._draw(img, visual_nodes(root), 1.0, 1.0)
+        self._draw(img, nodes, 1.0, 1.0)
         return img
 
     def _cached(self, key: tuple) -> np.ndarray | None:
