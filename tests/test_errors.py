@@ -405,7 +405,7 @@ def test_a_lightning_checkpoint_loads_as_a_policy(inputs: Inputs) -> None:
     from vlui.models.policy import load_policy
 
     a, b = load_policy(inputs.run / "last.ckpt"), load_policy(inputs.run / "policy")
-    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
+    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
         assert np.array_equal(x.numpy(), y.numpy()), name
     result = run_job("evaluate", inputs.evaluate("agent=policy", f"checkpoint={inputs.run / 'last.ckpt'}",
                                                  "env.observation_height=64", "env.observation_width=32"), inputs.tmp)

@@ -219,7 +219,7 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
     active = [s for s in pool if start(s)]
     while active:
         still = []
-        for slot, action in zip(active, act(active)):
+        for slot, action in zip(active, act(active), strict=True):
             if isinstance(action, ConnectionError):
                 recover(slot, str(action))
             elif _step(slot, action, keep_observations, observed, finish, recover):

@@ -168,7 +168,7 @@ def test_device_log_is_chronological_and_parses(snapshot: str) -> None:
     lines = dev.log_lines()
     assert len(lines) > 10
     stamps = [_stamp(line) for line in lines]
-    late = [(a, b) for a, b in zip(lines, lines[1:]) if _stamp(b) < _stamp(a)]
+    late = [(a, b) for a, b in zip(lines, lines[1:], strict=False) if _stamp(b) < _stamp(a)]
     assert not late, f"log lines stamped before the line above them: {late[:3]}"
     assert stamps[0] >= ("11-23", "08:00:00.000")
 

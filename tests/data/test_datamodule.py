@@ -43,7 +43,7 @@ def test_batches_depend_only_on_seed_and_epoch_and_shard_across_ranks() -> None:
     for r in ranks:
         r.set_epoch(0)
     r0, r1 = list(ranks[0]), list(ranks[1])
-    assert all(not set(x) & set(y) for x, y in zip(r0, r1))  # each rank its own slice of the global batch
+    assert all(not set(x) & set(y) for x, y in zip(r0, r1, strict=True))  # each rank its own slice of the global batch
 
 
 def test_augmentations_keep_shape_and_are_reproducible() -> None:
@@ -119,7 +119,7 @@ def test_grounding_examples_are_pairs_of_the_training_screens_ui_trees(tiny_xml_
     assert set(g.frame.tolist()) <= train_frames  # the validation episodes' screens stay out
     per_screen = Counter(g.frame.tolist())
     assert max(per_screen.values()) == 2 and len(per_screen) > 5
-    for frame, label, action in zip(g.frame.tolist(), g.label.tolist(), g.actions.numpy()):
+    for frame, label, action in zip(g.frame.tolist(), g.label.tolist(), g.actions.numpy(), strict=True):
         pairs = [(text, a) for text, a in grounding_pairs(trees[frame]) if text == dm.labels[label]]
         assert len(pairs) == 1 and np.array_equal(pairs[0][1], action)
     assert dm.labels == sorted({dm.labels[i] for i in g.label.tolist()})  # each label once, each one used

@@ -68,7 +68,7 @@ def test_a_round_labels_every_visited_state_with_the_experts_action(tmp_path: Pa
     # and what it did is kept beside the labels
     acted = rounds[~rounds.is_last]
     assert acted.acted.notna().all() and rounds[rounds.is_last].acted.isna().all()
-    assert any(not np.allclose(a, b) for a, b in zip(acted.acted, acted.action))
+    assert any(not np.allclose(a, b) for a, b in zip(acted.acted, acted.action, strict=True))
 
 
 @pytest.mark.integration

@@ -168,7 +168,7 @@ def test_a_killed_run_resumes_to_the_same_weights(tmp_path: Path, tiny_dataset: 
     assert "resuming from" in out.stdout
     a = load_policy(whole / "ckpt" / "default" / "bc-efficientnet_b0-seed0")
     b = load_policy(ckpts)
-    for (name, pa), (_, pb) in zip(a.state_dict().items(), b.state_dict().items()):
+    for (name, pa), (_, pb) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
         assert np.allclose(pa.numpy(), pb.numpy(), atol=1e-6), name
 
 

@@ -75,7 +75,7 @@ def test_font_scale_resizes_text(phone) -> None:
     configure.put_setting(phone, "system", "font_scale", "1.3")
     assert configure.get_setting(phone, "system", "font_scale") == "1.3" and dev.snapshot.font_scale == 1.3
     scaled = [n.size for n in dev.frame().walk() if n.text and n.size]
-    assert len(scaled) == len(sizes) and all(abs(a / b - 1.3) < 0.05 for a, b in zip(scaled, sizes))
+    assert len(scaled) == len(sizes) and all(abs(a / b - 1.3) < 0.05 for a, b in zip(scaled, sizes, strict=True))
     assert not np.array_equal(dev.screenshot(), shot)
     assert configure.delete_setting(phone, "system", "font_scale") == 1
     assert np.array_equal(dev.screenshot(), shot)

@@ -184,7 +184,7 @@ def test_the_log_holds_a_boot_log_after_boot(phone) -> None:
     lines = out.splitlines()
     assert status == 0 and lines[0] == "--------- beginning of main"
     fields = [parse_threadtime(line) for line in lines[1:]]
-    assert all(fields), [line for line, f in zip(lines[1:], fields) if not f]
+    assert all(fields), [line for line, f in zip(lines[1:], fields, strict=True) if not f]
     said = [(f["level"], f["tag"], f["message"]) for f in fields]
     for line in [("I", "vold", "Vold 3.0 (the awakening) firing up"), ("D", "Zygote", "begin preload"),
                  ("I", "SystemServer", "Entered the Android system server!"),

@@ -146,7 +146,7 @@ def test_collect_with_a_template_writes_the_instances_instructions(tmp_path: Pat
     assert (summary["episodes"], summary["successes"]) == (2, 2)
     want = {t.id: t.instruction for t in instances("create_alarm", 3, 2, "test")}
     df = pd.read_parquet(tmp_path / "t" / "episodes")
-    assert dict(zip(df.task_id, df.instruction)) == want
+    assert dict(zip(df.task_id, df.instruction, strict=True)) == want
 
 
 def test_an_adb_log_reader_streams_every_tag_a_template_detector_reads():

@@ -206,12 +206,12 @@ def polyak_update(target: nn.Module, source: nn.Module, tau: float) -> None:
     if len(t_params) != len(s_params) or len(t_bufs) != len(s_bufs):
         raise ValueError("target and source must have the same parameters and buffers")
     # Check every shape before touching anything, so a mismatch cannot leave the target half updated.
-    for t, s in zip(t_params + t_bufs, s_params + s_bufs):
+    for t, s in zip(t_params + t_bufs, s_params + s_bufs, strict=True):
         _check_same_shape("target tensor", t, "source tensor", s)
     with torch.no_grad():
-        for t, s in zip(t_params, s_params):
+        for t, s in zip(t_params, s_params, strict=True):
             t.mul_(1.0 - tau).add_(s, alpha=tau)
-        for t, s in zip(t_bufs, s_bufs):
+        for t, s in zip(t_bufs, s_bufs, strict=True):
             t.copy_(s)
 
 

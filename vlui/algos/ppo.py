@@ -135,14 +135,14 @@ class PPOModule(_Base):
         if not self.frozen:
             return {"screens": torch.as_tensor(np.stack(screens), device=self.device), **common}
         keys = [_digest(s) for s in screens]
-        missing = list({k: s for k, s in zip(keys, screens) if k not in self._features}.items())
+        missing = list({k: s for k, s in zip(keys, screens, strict=True) if k not in self._features}.items())
         vision = self.policy.encoder.vision
         for i in range(0, len(missing), 64):
             chunk = missing[i:i + 64]
             images = torch.as_tensor(np.stack([s for _, s in chunk]), device=self.device)
             with torch.no_grad():
                 fmap = vision.cached_map(images).half()
-            for (key, _), f in zip(chunk, fmap):
+            for (key, _), f in zip(chunk, fmap, strict=True):
                 self._features[key] = f
         return {"features": torch.stack([self._features[k] for k in keys]), **common}
 

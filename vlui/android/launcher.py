@@ -65,7 +65,8 @@ def _generated_layout(layout: str | int, columns: int, rows: int) -> Layout:
     count = rng.randint(4, min(len(rest), columns * rows - 2))
     slots = [(r, c) for r in range(rows) for c in range(columns)]
     rng.shuffle(slots)
-    workspace = tuple(sorted(((app, r, c) for app, (r, c) in zip(rest[:count], slots)), key=lambda t: (t[1], t[2])))
+    placed = zip(rest[:count], slots[:count], strict=True)
+    workspace = tuple(sorted(((app, r, c) for app, (r, c) in placed), key=lambda t: (t[1], t[2])))
     return hotseat, workspace
 
 

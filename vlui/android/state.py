@@ -190,7 +190,7 @@ def _fits(value: Any, hint: Any) -> bool:
         return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
     if origin is tuple:
         return isinstance(value, (list, tuple)) and len(value) == len(args) and all(
-            _fits(v, a) for v, a in zip(value, args))
+            _fits(v, a) for v, a in zip(value, args, strict=True))
     if origin is dict:
         return isinstance(value, dict) and all(_fits(k, args[0]) and _fits(v, args[1]) for k, v in value.items())
     return isinstance(value, hint) if isinstance(hint, type) else False

@@ -41,7 +41,7 @@ def replay(dev: Device, snapshot: str, gestures: list[tuple]) -> tuple[int, floa
 def steps_per_second(dev: Device, trajectories: list[tuple[str, list[tuple]]], repeats: int) -> float:
     rates = []
     for _ in range(repeats):
-        steps, seconds = zip(*(replay(dev, s, g) for s, g in trajectories))
+        steps, seconds = zip(*(replay(dev, s, g) for s, g in trajectories), strict=True)
         rates.append(sum(steps) / sum(seconds))
     return statistics.median(rates)
 

@@ -121,7 +121,7 @@ class WithGrounding(Sampler[list[int]]):
         return len(self.samples)
 
     def __iter__(self):
-        for batch, examples in zip(self.samples, self.grounding):
+        for batch, examples in zip(self.samples, self.grounding, strict=False):
             yield batch + [self.n + i for i in examples]
 
 
@@ -177,7 +177,8 @@ class DemoDataModule(L.LightningDataModule):
             episodes.append(np.stack([np.full(len(episode), n), episode], axis=1))
             offset += part.table.num_rows
         self.frames = torch.from_numpy(np.concatenate(frames))
-        self.parts = [(str(part.path.resolve()), len(f)) for part, f in zip(parts, frames)]  # frames of each, in order
+        # the frames of each part, in order
+        self.parts = [(str(part.path.resolve()), len(f)) for part, f in zip(parts, frames, strict=True)]
         all_samples = Transitions(*(torch.cat([getattr(s, f) for s in samples]) for f in Transitions.__dataclass_fields__))
         episode = np.concatenate(episodes)  # (dataset, episode id) of every sample
         # split by episode, so no episode is in both sets

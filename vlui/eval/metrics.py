@@ -91,7 +91,7 @@ def repeat_ratio(actions: Sequence[Hashable]) -> float:
     """Share of actions equal to the action just before them."""
     if len(actions) < 2:
         return 0.0
-    return sum(a == b for a, b in zip(actions, actions[1:])) / (len(actions) - 1)
+    return sum(a == b for a, b in zip(actions, actions[1:], strict=False)) / (len(actions) - 1)
 
 
 # ------------------------------------------------------------------------------------------ comparing two policies
@@ -125,7 +125,7 @@ def paired(a: Sequence[float], b: Sequence[float]) -> Difference | None:
     training seed's policy b[i]): the seed-to-seed spread they share cancels. None unless there are two pairs."""
     if len(a) != len(b) or len(a) < 2:
         return None
-    diff, se = mean_stderr([x - y for x, y in zip(a, b)])
+    diff, se = mean_stderr([x - y for x, y in zip(a, b, strict=True)])
     return _t_test(diff, se, float(len(a) - 1))
 
 

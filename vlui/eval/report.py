@@ -90,7 +90,8 @@ class PhoneTable:
         successes, episodes = self.successes[:, :, which].sum(axis=2), self.episodes[:, :, which].sum(axis=2)
         keep = (episodes.sum(axis=0) > 0) & np.array([phones is None or p in phones for p in self.phones], dtype=bool)
         rows = [self.checkpoints.index(c) for c in checkpoints]
-        return ([p for p, k in zip(self.phones, keep) if k], successes[rows][:, keep], episodes[rows][:, keep])
+        phones = [p for p, k in zip(self.phones, keep, strict=True) if k]
+        return phones, successes[rows][:, keep], episodes[rows][:, keep]
 
     def matrix(self, checkpoints: list[str], families: list[str] | None = None,
                phones: Collection[str] | None = None) -> tuple[list[str], np.ndarray]:
@@ -126,7 +127,7 @@ def holm_adjust(tests: list[dict[str, Any]]) -> None:
     """Adds to each of ``tests`` (dicts with a "p_value"), in place, "p_holm": its p adjusted by Holm's method over
     all of them, and "holm_tests": how many they are. A report that runs several tests adjusts over all of them, so
     that one of many coming out below 0.05 by chance is not read as a finding."""
-    for test, p in zip(tests, holm([t["p_value"] for t in tests])):
+    for test, p in zip(tests, holm([t["p_value"] for t in tests]), strict=True):
         test.update(p_holm=p, holm_tests=len(tests))
 
 
@@ -146,7 +147,7 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
         phones = None if split is None else {p for p in table.phones if splits.get(p, "user") == split}
         _, successes, episodes = table.cells(paths, families, phones)
         totals, counts = successes.sum(axis=1), episodes.sum(axis=1)
-        per_policy = {c: int(k) / int(n) if n else None for c, k, n in zip(paths, totals, counts)}
+        per_policy = {c: int(k) / int(n) if n else None for c, k, n in zip(paths, totals, counts, strict=True)}
         values = [v for v in per_policy.values() if v is not None]
         mean, se = mean_stderr(values) if values else (None, None)
         return {"mean": mean, "stderr": se if len(values) > 1 else None, "seeds": len(values),
@@ -161,7 +162,7 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
             "overall": summary(paths),
             "per_family": {f: summary(paths, [f]) for f in table.families},
             "per_split": {s: summary(paths, split=s) for s in split_names},
-            "per_phone": {p: {c: None if math.isnan(v) else float(v) for c, v in zip(paths, rates[:, j])}
+            "per_phone": {p: {c: None if math.isnan(v) else float(v) for c, v in zip(paths, rates[:, j], strict=True)}
                           for j, p in enumerate(phones)},
         }
     names = list(groups)
@@ -282,7 +283,7 @@ def seeds_table(seeds: dict[str, Any]) -> str:
     groups = seeds["groups"]
     names = [g or "policy" for g in groups]
     counts = [f"{g['overall']['seeds']} seed{'s' if g['overall']['seeds'] != 1 else ''}" for g in groups.values()]
-    lines = ["| task | " + " | ".join(f"{n} ({c}, mean [95% CI])" for n, c in zip(names, counts)) + " |",
+    lines = ["| task | " + " | ".join(f"{n} ({c}, mean [95% CI])" for n, c in zip(names, counts, strict=True)) + " |",
              "| --- " * (len(names) + 1) + "|"]
     first = next(iter(groups.values()))
     for f in first["per_family"]:

@@ -152,7 +152,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = out / "videos"
     with open(log, "a", encoding="utf-8") as f:
-        for index, ((group, checkpoint), one_cfg) in enumerate(zip(policies, agent_cfgs)):
+        for index, ((group, checkpoint), one_cfg) in enumerate(zip(policies, agent_cfgs, strict=True)):
             mine = [j for j in todo if j.policy == (index if several else None)]
             if not mine and several:
                 continue

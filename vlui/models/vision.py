@@ -62,7 +62,7 @@ def _package_state_dict(name: str, model: nn.Module) -> dict[str, torch.Tensor]:
     if len(ours) != len(theirs):
         raise VluiError(f"{package}'s weights do not fit timm's {name} ({len(theirs)} vs {len(ours)} tensors)")
     mapped = {}
-    for key, (their_key, tensor) in zip(ours, theirs):
+    for key, (their_key, tensor) in zip(ours, theirs, strict=True):
         if model.state_dict()[key].shape != tensor.shape:
             raise VluiError(f"{package}'s {their_key} {tuple(tensor.shape)} does not fit timm's {key}")
         mapped[key] = tensor

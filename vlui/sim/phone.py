@@ -353,7 +353,7 @@ class SimDevice(Device):
         """Background lines in the second part of the step, after the input's own lines."""
         lines = noise_lines(self._rng, self)
         offsets = sorted(self._rng.randrange(self.step_ms // 3, self.step_ms) for _ in lines)
-        for (tag, level, message, pid), offset in zip(lines, offsets):
+        for (tag, level, message, pid), offset in zip(lines, offsets, strict=True):
             self._write_log(self.state.time_ms + offset, pid, pid + 11, level, tag, message)
 
     # ------------------------------------------------------------------------------------------ navigation
@@ -537,4 +537,4 @@ class SimDevice(Device):
         xs = TABLET_NAV_POINTS if self.tablet else NAV_POINTS
         ctx = self.ctx()
         y = (ctx.bottom + self.height) / 2 / self.height
-        return {k: (y, x) for k, x in zip(KEYS, xs)}
+        return {k: (y, x) for k, x in zip(KEYS, xs, strict=True)}

@@ -278,7 +278,7 @@ def nav_bar(dev: SimDevice, ctx: Ctx) -> Node:
     dark = dev.state.top is None or ctx.theme.dark
     bar = Node(cls="android.widget.FrameLayout", bounds=(0, y1, ctx.width, y2), package=SYSTEMUI,
                rid=f"{SYSTEMUI}:id/navigation_bar_frame", bg=(0, 0, 0) if dark else ctx.theme.nav_bar)
-    edges = [0] + [int(ctx.width * (a + b) / 2) for a, b in zip(xs, xs[1:])] + [ctx.width]
+    edges = [0] + [int(ctx.width * (a + b) / 2) for a, b in zip(xs, xs[1:], strict=False)] + [ctx.width]
     g = ctx.dp(24)
     color = (255, 255, 255) if dark else ctx.theme.nav_icon
     for i, (name, glyph, action) in enumerate((("back", "back", dev.press_back), ("home", "home", dev.press_home),

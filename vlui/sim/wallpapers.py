@@ -278,7 +278,7 @@ class _Canvas:
         rng = np.random.default_rng(seed)
         xs, ys = rng.random(n), top + (bottom - top) * rng.random(n) ** 1.6  # denser towards the top
         rs, bright = 0.0012 + 0.0022 * rng.random(n) ** 3, 0.55 + 0.45 * rng.random(n)
-        for x, y, r, b in zip(xs, ys, rs, bright):
+        for x, y, r, b in zip(xs, ys, rs, bright, strict=True):
             if r > 0.0028:
                 self.glow(x, y, r * 5, "#c8d8ff", 0.35 * b)
             self.disc(x, y, r * size, "#ffffff", b)
@@ -441,7 +441,7 @@ def _w012(c: _Canvas) -> None:  # aurora over dark mountains
     curtains = [("#37ffb0", 0.3, 0.5), ("#2de2e6", 0.4, 0.4), ("#9b5cff", 0.22, 0.35)]
     for i, (colour, y, alpha) in enumerate(curtains):
         ys = _waves(np.linspace(0, 1, 9), y, [(0.05, 0.8, 1.5 * i), (0.02, 1.7, i)])
-        for x, yy in zip(np.linspace(0, 1, 9), ys):
+        for x, yy in zip(np.linspace(0, 1, 9), ys, strict=True):
             c.glow(float(x), float(yy), 0.32, colour, alpha, ry=0.1)
     c.below(_ridge(c.x, 120, 0.82, 0.14, 4), "#03101a")
 

@@ -287,7 +287,7 @@ def per_phone(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, 
             g = evaluated[split].seeds["groups"][arm]
             for snapshot, rates in g["per_phone"].items():
                 out += [{"arm": arm, "split": split, "snapshot": snapshot, "seed": seed, "success": rates[c]}
-                        for seed, c in zip(study.seeds, g["checkpoints"])]
+                        for seed, c in zip(study.seeds, g["checkpoints"], strict=True)]
     return out
 
 
@@ -317,7 +317,7 @@ def paired_comparisons(study: Study, table: list[dict[str, Any]], split: str,
         for task in dict.fromkeys(r["task"] for r in table):
             a, b = ([x for x in table if x["arm"] == name and x["split"] == split and x["task"] == task][0]["per_seed"]
                     for name in (arm, base))
-            pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+            pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
             d = paired([x for x, _ in pairs], [y for _, y in pairs])
             families = None if task == "all" else [task]
             _, ma = evaluation.phones.matrix(groups[arm]["checkpoints"], families)
@@ -523,11 +523,12 @@ def _plot_curves(study: Study, curves: dict[tuple[str, int], list[dict[str, str]
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for (arm, seed), curve in curves.items():
-        for ax, column in zip(axes, ("heldout_success", "rollout_success")):
+        for ax, column in zip(axes, ("heldout_success", "rollout_success"), strict=True):
             points = [(float(r["iteration"]), 100 * float(r[column])) for r in curve if r[column] != ""]
             if points:
-                ax.plot(*zip(*points), marker="o", markersize=3, label=f"{arm} seed {seed}")
-    for ax, title in zip(axes, ("held-out snapshots (deterministic policy)", "its own rollouts (sampling policy)")):
+                ax.plot(*zip(*points, strict=True), marker="o", markersize=3, label=f"{arm} seed {seed}")
+    titles = ("held-out snapshots (deterministic policy)", "its own rollouts (sampling policy)")
+    for ax, title in zip(axes, titles, strict=True):
         ax.set_xlabel("iteration (the CSV has the wall-clock)")
         ax.set_ylabel("success (%)")
         ax.set_ylim(0, 100)
@@ -548,14 +549,14 @@ def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:
     tasks = list(dict.fromkeys(r["task"] for r in table))
     fig, axes = plt.subplots(1, len(study.splits), figsize=(5.5 * len(study.splits), 3.6), squeeze=False)
     width = 0.8 / max(1, len(study.arms))
-    for ax, split in zip(axes[0], study.splits):
+    for ax, split in zip(axes[0], study.splits, strict=True):
         for i, arm in enumerate(study.arms):
             rs = [next(x for x in table if x["arm"] == arm and x["split"] == split and x["task"] == t) for t in tasks]
             xs = [j + (i - (len(study.arms) - 1) / 2) * width for j in range(len(tasks))]
             ax.bar(xs, [100 * (r["mean"] or 0) for r in rs], width, label=arm, capsize=2, yerr=[
                 [100 * max(0.0, r["mean"] - r["ci_low"]) if r["mean"] is not None else 0 for r in rs],
                 [100 * max(0.0, r["ci_high"] - r["mean"]) if r["mean"] is not None else 0 for r in rs]])
-            for x, t in zip(xs, tasks):
+            for x, t in zip(xs, tasks, strict=True):
                 value = _paper(study, arm, t, split).lstrip("~>")
                 if value and not math.isnan(float(value)):
                     ax.plot([x], [float(value)], marker="*", color="black", markersize=8)

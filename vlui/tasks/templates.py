@@ -159,7 +159,8 @@ def instance_from_id(task_id: str) -> Task:
     if len(tokens) != len(t["params"]) or not rest:
         raise VluiError(f"task {task_id!r}: {name} takes {len(t['params'])} parameter(s) "
                         f"({', '.join(t['params'])}) after '@', joined by '-'")
-    return instance(name, {n: _parse_token(name, n, p, tok) for (n, p), tok in zip(t["params"].items(), tokens)})
+    pairs = zip(t["params"].items(), tokens, strict=True)
+    return instance(name, {n: _parse_token(name, n, p, tok) for (n, p), tok in pairs})
 
 
 # ------------------------------------------------------------------------------------------------ instances

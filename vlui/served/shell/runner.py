@@ -533,7 +533,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                     paths.add(p)
                     p = posixpath.dirname(p) if p != "/" else ""
         found = sorted(p for p in paths if p != "/" and len(p.strip("/").split("/")) == len(parts)
-                       and all(r.fullmatch(c) for r, c in zip(regexes, p.strip("/").split("/"))))
+                       and all(r.fullmatch(c) for r, c in zip(regexes, p.strip("/").split("/"), strict=True)))
         if pattern.startswith("/"):
             return found
         base = s.cwd.rstrip("/") + "/"

@@ -442,7 +442,7 @@ def time_picker(dev: SimDevice, ctx: Ctx) -> Node:
                 kind="dial", extra={"shape": shape, "center": (cx, cy), "hand": hand, "selector": ctx.dp(20)},
                 desc=ctx.t("clock.hour" if mode == "hour" else "clock.minute"), on_tap=select, mirror=False)
     r = ctx.dp(20)
-    for i, (value, (lx, ly)) in enumerate(zip(labels, positions)):
+    for i, (value, (lx, ly)) in enumerate(zip(labels, positions, strict=False)):
         shown = f"{value:02d}" if mode == "minute" or not hour12 else str(value)
         dial.add(Node(cls="android.widget.TextView", bounds=(lx - r, ly - r, lx + r, ly + r), package=PKG,
                       text=ctx.locale.number(shown), size=ctx.sp(14 if len(labels) > 12 and i >= 12 else 16),

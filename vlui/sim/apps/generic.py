@@ -83,7 +83,7 @@ def _screen(dev: SimDevice, ctx: Ctx, key: str, pkg: str, spec: dict[str, Any], 
         if actions:  # icon buttons at the end of the search bar
             x1, y1, x2, y2 = box.bounds
             box.bounds = (x1, y1, x2 - ctx.dp(48) * len(actions), y2)
-        for (glyph_name, desc, tap), a in reversed(list(zip(actions, page.get("actions", [])))):
+        for (glyph_name, desc, tap), a in reversed(list(zip(actions, page.get("actions", []), strict=False))):
             root.add(Node(cls="android.widget.ImageButton", bounds=(right - ctx.dp(48), y + ctx.dp(12), right,
                           y + ctx.dp(60)), package=pkg, rid=a.get("rid", ""), desc=desc, icon=f"glyph:{glyph_name}",
                           icon_color=ctx.theme.icon, on_tap=tap))
