@@ -3,15 +3,24 @@
 # .venv. Idempotent: a second run checks what is there and skips it. Debian/Ubuntu; see README "Supported platforms".
 #
 #   bash scripts/setup.sh            # VLUI_PYTHON=python3.12 to choose the interpreter (3.10-3.12)
+#   bash scripts/setup.sh --tests    # also what the test suite needs (scripts/test.sh runs this)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 UV_VERSION=0.13.9
 SYSTEM_PACKAGES=(fonts-noto-core fonts-noto-cjk fontconfig)
+TEST_PACKAGES=(sqlite3)   # the tests run the emulator builder's sqlite3 transcript against a local sqlite3
 PYTHON=${VLUI_PYTHON:-python3}
 
 step() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
 die() { printf '\033[1;31m[setup] error:\033[0m %s\n' "$*" >&2; exit 1; }
+
+for arg in "$@"; do
+    case "$arg" in
+        --tests) SYSTEM_PACKAGES+=("${TEST_PACKAGES[@]}") ;;
+        *) die "unknown option $arg (usage: bash scripts/setup.sh [--tests])" ;;
+    esac
+done
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"

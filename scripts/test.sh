@@ -6,6 +6,6 @@
 #   bash scripts/test.sh tests/test_config.py -x   # one file, stop at the first failure
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
 printf '\033[1;34m[test]\033[0m running pytest %s\n' "$*"
 exec .venv/bin/python -m pytest -n "${VLUI_TEST_WORKERS:-auto}" "$@"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hydra.errors import ConfigCompositionException
+from hydra.errors import ConfigCompositionException, MissingConfigException
 from omegaconf import OmegaConf
 
 from vlui.cli import CONFIG_DIR, compose
@@ -102,7 +102,7 @@ def test_schema_rejects_unknown_keys_and_wrong_types(override: str, message: str
 
 
 def test_unknown_group_option_lists_the_valid_ones(tmp_path: Path) -> None:
-    with pytest.raises(Exception) as err:
+    with pytest.raises(MissingConfigException) as err:
         compose("train", ["algo=sac"], output_dir=tmp_path)
     assert all(name in str(err.value) for name in ("bc", "iql", "ppo"))
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import re
 from pathlib import Path
 
 import pytest
 from hydra.utils import instantiate
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from vlui.cli import compose
 
@@ -23,9 +26,32 @@ def test_logger_config_writes_metrics_offline(name: str, tmp_path: Path, monkeyp
     if name == "wandb":
         logger.experiment.finish()
 
-    written = {p.name for p in tmp_path.rglob("*") if p.is_file()}
-    expected = {"csv": "metrics.csv", "tensorboard": "events.out.tfevents", "wandb": ".wandb"}[name]
-    assert any(expected in f for f in written), f"{name} wrote {sorted(written)}"
+    assert _logged(name, tmp_path) == 0.5  # the metric, under its name, with its value
+
+
+def _logged(name: str, root: Path) -> float:
+    """The value of ``train/bc_loss`` at step 1 as the logger wrote it under ``root``, read back with the format's
+    own reader."""
+    if name == "csv":
+        (path,) = root.rglob("metrics.csv")
+        with path.open(newline="") as f:
+            (row,) = [r for r in csv.DictReader(f) if r.get("train/bc_loss")]
+        assert int(row["step"]) == 1
+        return float(row["train/bc_loss"])
+    if name == "tensorboard":
+        (path,) = root.rglob("events.out.tfevents*")
+        events = EventAccumulator(str(path))
+        events.Reload()
+        (scalar,) = events.Scalars("train/bc_loss")
+        assert scalar.step == 1
+        return scalar.value
+    (path,) = root.rglob("*.wandb")  # wandb's offline run file (it ships no reader for it)
+    data = path.read_bytes()
+    # a history record's item: the key, then its value as JSON in protobuf field 16 (tag 0x82 0x01), length-prefixed
+    # (the history record and the run's summary both hold it)
+    items = re.finditer(rb"train/bc_loss\x82\x01([\x00-\x7f])", data)
+    (value,) = {float(data[m.end():m.end() + m.group(1)[0]]) for m in items}
+    return value
 
 
 def test_default_logger_is_csv(tmp_path: Path) -> None:

@@ -83,12 +83,19 @@ def test_a_batch_agent_that_reads_the_previous_action_is_handed_each_episodes_ow
 
 
 def test_the_labeller_is_asked_on_every_state_the_agent_visits() -> None:
+    # the agent presses HOME until the step limit; the expert labels every state it leaves the phone in
     done: list[EpisodeRecord] = []
-    rollout([Job("airplane_on", "000", 0)], env, expert, 1, done.append, labeller=expert)
+    rollout([Job("airplane_on", "000", 0)], env, lambda: Home(), 1, done.append, labeller=expert)
     (record,) = done
-    assert record.success and len(record.steps) >= 2
-    for step in record.steps:  # the same expert on the same states: the label is the action it took
-        assert step.label is not None and np.allclose(step.label, step.action)
+    assert not record.success and len(record.steps) >= 2
+    e, teacher = env(), expert()
+    obs, info = e.reset(seed=0, options={"task": "airplane_on", "snapshot": "000"})
+    teacher.reset(e.task, info, seed=0)
+    first = teacher.act(obs, info)  # what the expert does on the episode's first state, asked on its own
+    assert np.allclose(record.steps[0].label, first)
+    for step in record.steps:  # a label on every step: the expert's move, not the agent's HOME
+        assert step.label is not None and np.shape(step.label) == (4,)
+        assert not np.allclose(step.label, step.action)
 
 
 def test_a_broken_environment_is_retried_once_then_counted_as_infrastructure(monkeypatch) -> None:

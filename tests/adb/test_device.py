@@ -19,6 +19,7 @@ from vlui.android.snapshot import snapshot_ids
 from vlui.backends import make_device
 from vlui.config import EnvConfig
 from vlui.env.env import make_env
+from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import task_set
@@ -154,7 +155,7 @@ def test_a_device_that_goes_away_is_a_clear_error_and_one_that_returns_is_reconn
 def test_unknown_device_and_missing_serial_are_one_line_errors(adb):
     with pytest.raises(DeviceError, match="emulator-9998 is not connected.*lists: emulator-"):
         AdbDevice("emulator-9998", adb_port=adb.adb_port, connect_timeout_s=0.5)
-    with pytest.raises(Exception, match="env=adb needs the device"):
+    with pytest.raises(VluiError, match="env=adb needs the device"):
         make_device(EnvConfig(backend="adb", serial=None), "000")
 
 
@@ -199,7 +200,6 @@ def test_a_broken_log_stream_is_reopened_without_losing_or_repeating_lines(adb):
 
 
 def test_evaluation_records_a_vanished_device_as_an_infrastructure_failure_and_stops_resumably():
-    from vlui.errors import VluiError
     from vlui.rollout import Job, rollout
 
     with PrivateAdb("000", register="connect") as server:

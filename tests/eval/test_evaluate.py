@@ -7,8 +7,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
+from scipy import stats
 
 from tests.conftest import run_python
 from vlui.cli import compose
@@ -155,7 +157,14 @@ def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(t
         set(seeds) == set(bc["checkpoints"]) and all(0 <= v <= 1 for v in seeds.values())
         for seeds in bc["per_phone"].values())
     (comparison,) = out["seeds"]["comparisons"]
-    assert comparison["a"] == "bc" and comparison["b"] == "iql" and 0 <= comparison["p_value"] <= 1
+    assert comparison["a"] == "bc" and comparison["b"] == "iql"
+    a = list(bc["overall"]["per_policy"].values())
+    b = list(out["seeds"]["groups"]["iql"]["overall"]["per_policy"].values())
+    assert comparison["difference"] == pytest.approx(np.mean(a) - np.mean(b))  # Welch's test of the seeds' rates
+    if np.std(a) + np.std(b) > 0:
+        assert comparison["p_value"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    else:  # both spreads 0: the difference is exact
+        assert comparison["p_value"] == (0.0 if comparison["difference"] else 1.0)
     boot = comparison["bootstrap"]  # the same phones for both, each recipe's seeds drawn on their own
     assert boot["ci95"][0] <= boot["difference"] <= boot["ci95"][1] and 1e-4 <= boot["p_value"] <= 1
     assert comparison["p_holm"] >= comparison["p_value"] and boot["p_holm"] >= boot["p_value"]

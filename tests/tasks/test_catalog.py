@@ -18,7 +18,7 @@ from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import TASK_SETS, Detector, Task, resolve_tasks, task_set, tasks
 
-REFERENCE = Path("/work/shared/reference/bmoca_tasks.tsv")
+REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "bmoca_tasks.tsv"  # B-MoCA Table 4 (tests/reference)
 PAPER_SIX = {"Airplane", "Alarm1", "Alarm2", "Brightness", "Call 911", "Language"}
 
 
@@ -81,13 +81,12 @@ ANDROID_10 = {
 }
 
 
-@pytest.mark.skipif(not REFERENCE.exists(), reason=f"{REFERENCE} (the paper's table) is not available here")
 def test_catalog_equals_the_papers_table_row_by_row() -> None:
     with REFERENCE.open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
     assert len(rows) == 60
     corrected = {"open_settings", "clock_alarm_tab", "clock_stopwatch_tab", "clock_timer_tab"}
-    for i, (row, t) in enumerate(zip(rows, tasks().values())):
+    for i, (row, t) in enumerate(zip(rows, tasks().values(), strict=True)):
         assert int(row["step_limit"]) == t.step_limit, (i, t.id)
         assert row["instruction"] == t.instruction, (i, t.id)
         if t.id in ANDROID_10:  # the paper's detector disagrees with Android 10: B-MoCA's released one is used
@@ -401,4 +400,9 @@ def test_a_tasks_starting_state_is_checked_when_it_is_made() -> None:
         Task(**{**base, "state": {"airplane": True}})
     with pytest.raises(VluiError, match=r"task airplane_off: state: airplane_mode must be"):
         Task(**{**base, "state": {"airplane_mode": "yes"}})
-    assert all(t.state is not None for t in tasks().values())  # the catalog's own states all pass
+    stated = [t for t in tasks().values() if t.state]
+    assert len(stated) >= 5  # the catalog's own starting states all pass the same check
+    for t in stated:
+        fields = dataclasses.asdict(t)
+        fields.pop("pattern", None)
+        assert Task(**fields).state == t.state, t.id
