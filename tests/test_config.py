@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException
 from omegaconf import OmegaConf
 
+from tests.conftest import run_python
 from vlui.cli import CONFIG_DIR, compose
+from vlui.config import check_settings
+from vlui.errors import VluiError
 
 JOBS = ["train", "collect", "evaluate"]
 # The groups each job's defaults list selects; every option in them must compose into that job.
@@ -99,6 +103,36 @@ def test_schema_rejects_unknown_keys_and_wrong_types(override: str, message: str
     with pytest.raises(ConfigCompositionException) as err:
         compose("train", [override], output_dir=tmp_path)
     assert message in str(err.value.__cause__) or message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("job", "override", "message"),
+    [
+        ("evaluate", "+env.paralel_envs=2", "unknown setting env.paralel_envs: did you mean parallel_envs?"),
+        ("evaluate", "+paralel_envs=2", "unknown setting paralel_envs: did you mean parallel_envs?"),
+        ("train", "+data.batchsize=8", "unknown setting data.batchsize: did you mean data.batch_size?"),
+        ("train", "+model.vision.fre=true", "unknown setting model.vision.fre: did you mean model.vision.freeze?"),
+        ("collect", "+env.zzz=1", "unknown setting env.zzz: env takes: backend, snapshots,"),
+    ],
+)
+def test_a_key_added_with_plus_must_be_a_setting(job: str, override: str, message: str, tmp_path: Path) -> None:
+    # Hydra lets `+key=value` add any key to a structured config; the job refuses it before any work starts
+    cfg = compose(job, [override], output_dir=tmp_path)
+    with pytest.raises(VluiError, match=re.escape(message)):
+        check_settings(cfg)
+
+
+def test_every_shipped_config_holds_only_settings(tmp_path: Path) -> None:
+    for job in ("train", "collect", "evaluate"):
+        check_settings(compose(job, [], output_dir=tmp_path))
+    for experiment in sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml")):
+        check_settings(compose("train", [f"experiment={experiment}"], output_dir=tmp_path))
+
+
+def test_a_misspelt_setting_is_one_line_from_the_command_line(tmp_path: Path) -> None:
+    out = run_python("evaluate.py", "agent=random", "+env.paralel_envs=2", f"hydra.run.dir={tmp_path}")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "unknown setting env.paralel_envs: did you mean parallel_envs?" in out.stderr
 
 
 def test_unknown_group_option_lists_the_valid_ones(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ anything; nothing is registered as a side effect of importing this module.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Optional, TypeVar
@@ -412,9 +413,30 @@ def register_configs() -> None:
 
 def check_settings(cfg: DictConfig) -> None:
     """Check every setting a schema bounds (its ``LIMITS`` and ``CHOICES``) before any work starts, so that e.g.
-    ``data.batch_size=0`` or ``parallel_envs=0`` is one line naming the key, not a traceback or a NaN much later."""
-    for key, schema, node in _schema_nodes(cfg, ""):
+    ``data.batch_size=0`` or ``parallel_envs=0`` is one line naming the key, not a traceback or a NaN much later; and
+    that every key is one of its schema's, since Hydra lets ``+key=value`` add any key to a structured config:
+    ``+env.paralel_envs=2`` is an error that suggests ``parallel_envs``, not a setting silently ignored."""
+    nodes = list(_schema_nodes(cfg, ""))
+    every = [f"{key}{f.name}" for key, schema, _ in nodes for f in fields(schema)]
+    for key, schema, node in nodes:
+        known = [f.name for f in fields(schema)]
+        for name in node:
+            if name not in known:
+                raise VluiError(f"unknown setting {key}{name}: {_closest(key, str(name), known, every)}")
         _check(schema, node, key)
+
+
+def _closest(key: str, name: str, known: list[str], every: list[str]) -> str:
+    """A hint for the unknown setting ``key + name``: the closest setting of the same group, else of any group
+    (``+env.paralel_envs`` -> ``parallel_envs``), else the group's settings."""
+    close = difflib.get_close_matches(name, known, n=1)
+    if close:
+        return f"did you mean {key}{close[0]}?"
+    leaves = {k.rsplit(".", 1)[-1]: k for k in reversed(every)}
+    close = difflib.get_close_matches(name, list(leaves), n=1, cutoff=0.8)
+    if close:
+        return f"did you mean {leaves[close[0]]}?"
+    return f"{key.rstrip('.') or 'the job'} takes: {', '.join(known)}"
 
 
 def settings(schema: type[T], value: T | DictConfig | Mapping[str, Any], group: str) -> T:

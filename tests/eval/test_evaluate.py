@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -12,7 +17,7 @@ import pytest
 import torch
 from scipy import stats
 
-from tests.conftest import run_python
+from tests.conftest import ROOT, run_python
 from vlui.cli import compose
 from vlui.errors import VluiError
 from vlui.jobs import evaluate
@@ -280,3 +285,37 @@ def test_a_broken_environment_is_retried_then_recorded_as_infrastructure(tmp_pat
     assert out["overall"]["infra_failures"] == 1 and out["overall"]["episodes"] == 1  # not counted against it
     assert result["success_rate"] == 1.0
     assert "device went away" in [r for r in out["records"] if r["task"] == "open_phone"][0]["infra_failure"]
+
+
+def test_an_evaluation_killed_mid_way_resumes_to_the_same_records(tmp_path: Path) -> None:
+    """A real SIGKILL to the whole process group (as when a machine dies): the same command finishes the evaluation,
+    with every episode once and each as an uninterrupted evaluation records it."""
+    def command(root: Path) -> list[str]:
+        return [sys.executable, "evaluate.py", f"paths.root_dir={root}", "agent=random", "name=killed",
+                "tasks=[open_clock,airplane_on]", "env.snapshots=[000,001,002,003,004,005]", "runs=2",
+                "env.observation_height=64", "env.observation_width=32", "parallel_envs=2", "adaptive_metrics=false"]
+
+    def records(root: Path) -> dict[tuple, tuple]:
+        lines = (root / "outputs" / "evaluate" / "killed" / "episodes.jsonl").read_text().splitlines()
+        rows = [json.loads(x) for x in lines]
+        keys = [(r["task"], r["snapshot"], r["run"], r["seed"]) for r in rows]
+        assert len(keys) == len(set(keys)), "an episode recorded twice"
+        return {k: (r["success"], r["steps"], r["actions"]) for k, r in zip(keys, rows, strict=True)}
+
+    whole = subprocess.run(command(tmp_path / "whole"), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert whole.returncode == 0, whole.stderr[-3000:]
+    killed = tmp_path / "killed"
+    log = killed / "outputs" / "evaluate" / "killed" / "episodes.jsonl"
+    proc = subprocess.Popen(command(killed), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 300  # a guard against a hang
+    while time.time() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 5):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = len(log.read_text().splitlines())
+    assert 5 <= done_before < 24  # 2 tasks x 6 snapshots x 2 runs: it died mid-way
+    again = subprocess.run(command(killed), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "already done, resuming" in again.stdout
+    assert records(killed) == records(tmp_path / "whole") and len(records(killed)) == 24

@@ -4,6 +4,11 @@ ADB unchanged, and refuses what it cannot do in one line."""
 from __future__ import annotations
 
 import csv
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +16,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from tests.conftest import ROOT
 from vlui.cli import compose
 from vlui.config import EnvConfig
 from vlui.env.env import make_env
@@ -109,6 +115,22 @@ def test_ppo_teaches_a_weak_policy_an_easy_task_from_the_detector_alone(weak_pol
 
 @pytest.mark.integration
 @pytest.mark.slow
+def test_ppo_raises_the_chance_of_success_in_every_seed_with_a_margin(weak_policy: Path, tmp_path: Path) -> None:
+    # the first action decides the episode: the chance of touching the Clock's cell is the chance of success, exactly
+    # (no sampled episode's 0 or 1); three training seeds, each well above the weak policy's 1 in 8
+    before = clock_probability(weak_policy)
+    assert before == pytest.approx(1 / 8)
+    after = []
+    for seed in (1, 2, 3):
+        run = tmp_path / f"seed{seed}"
+        result = train.run(compose("train", ppo(run, weak_policy, "algo.iterations=8", f"seed={seed}"),
+                                   output_dir=run / "out"))
+        after.append(clock_probability(Path(result["policy"])))
+    assert min(after) > 2 * before and float(np.mean(after)) > 3 * before, after
+
+
+@pytest.mark.integration
+@pytest.mark.slow
 def test_the_filtered_objective_imitates_its_successes(weak_policy: Path, tmp_path: Path) -> None:
     result = train.run(compose("train", ppo(tmp_path, weak_policy, "algo.iterations=3", "algo.objective=filtered",
                                             "algo.eval_every=0"), output_dir=tmp_path / "out"))
@@ -128,6 +150,31 @@ def test_ppo_resumed_from_a_checkpoint_ends_with_the_same_weights(weak_policy: P
     assert [r["iteration"] for r in read_curve(Path(resumed["checkpoint_dir"]))] == ["0", "1", "2", "3", "4"]
     a = load_file(str(Path(resumed["policy"]) / "model.safetensors"))
     b = load_file(str(Path(trained["result"]["policy"]) / "model.safetensors"))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_ppo_killed_mid_way_resumes_to_the_same_weights_in_a_new_process(weak_policy: Path, trained: dict,
+                                                                        tmp_path: Path) -> None:
+    # a real SIGKILL to the process group after two iterations' checkpoints; the same command in a new process ends
+    # bit for bit where the uninterrupted run (in this process) ended
+    args = [sys.executable, "train.py", *ppo(tmp_path, weak_policy, "algo.iterations=4"),
+            f"hydra.run.dir={tmp_path}/out"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    ckpts = tmp_path / "ckpt"
+    deadline = time.time() + 600  # a guard against a hang
+    while time.time() < deadline and len(list(ckpts.rglob("step*.ckpt"))) < 2 and proc.poll() is None:
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not list(ckpts.rglob("model.safetensors"))  # it died before the end
+    out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "resuming from" in out.stdout
+    (policy,) = ckpts.rglob("policy/model.safetensors")
+    a, b = load_file(str(policy)), load_file(str(Path(trained["result"]["policy"]) / "model.safetensors"))
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
