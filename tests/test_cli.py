@@ -20,6 +20,19 @@ def test_help_lists_the_config_groups(job: str) -> None:
     assert groups <= listed
 
 
+@pytest.mark.parametrize("flag", ["--help", "--cfg=job", "--info"])
+def test_what_hydra_answers_without_running_a_job_loads_no_torch(flag: str) -> None:
+    # --help answers in a second or two instead of the 15 s it took to import Lightning and torch first
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('torch loaded:', 'torch' in sys.modules))\n"
+            f"sys.argv = ['train.py', '{flag}']\n"
+            "from vlui.cli import train\n"
+            "train()\n")
+    out = run_python("-c", code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "torch loaded: False"
+
+
 def test_user_error_is_one_line_without_traceback() -> None:
     code = (
         "from vlui.cli import hydra_main\n"

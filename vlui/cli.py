@@ -70,6 +70,12 @@ def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[
 
 
 INTERRUPTED = "error: interrupted; what was written is kept, and the same command resumes"
+# Hydra's flags that print something (the groups, the composed config, its search path) and run no job
+INFORMATIONAL = {"--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc", "--version"}
+
+
+def _not_run(cfg: DictConfig) -> None:
+    raise AssertionError("Hydra ran the job for an informational flag")
 
 
 def entry_point(config_name: str, job_path: str) -> None:
@@ -83,8 +89,11 @@ def entry_point(config_name: str, job_path: str) -> None:
     # While the job's modules load nothing has been written, so Ctrl-C ends the process at once: raised inside an
     # import, KeyboardInterrupt can leave a half-imported module (numpy's) that fails again with another error.
     signal.signal(signal.SIGINT, interrupted)
-    module, _, function = job_path.partition(":")
-    job = getattr(importlib.import_module(module), function)
+    if INFORMATIONAL.intersection(a.split("=", 1)[0] for a in sys.argv[1:]):  # answered without the job: no torch
+        job = _not_run
+    else:
+        module, _, function = job_path.partition(":")
+        job = getattr(importlib.import_module(module), function)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # from here the jobs stop cleanly on Ctrl-C
     try:
         hydra_main(config_name, job)()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -49,6 +50,23 @@ def test_every_experiment_trains_and_exports_with_a_tiny_model(tmp_path: Path, t
     actions = policy.select_action(np.zeros((1, 64, 32, 3), np.uint8), ["turn on airplane mode"])
     assert actions.shape == (1, 4)
     assert (Path(result["checkpoint_dir"]) / "last.ckpt").exists()
+
+
+def test_a_trained_policy_is_evaluated_on_generated_training_and_validation_phones(tmp_path: Path,
+                                                                                   tiny_dataset: Path) -> None:
+    from vlui.jobs import evaluate
+
+    result = train.run(compose("train", tiny(tmp_path, tiny_dataset), output_dir=tmp_path / "run"))
+    cfg = compose("evaluate", [f"checkpoint={result['policy']}", "tasks=[airplane_on,open_clock]",
+                               "env.snapshots=[random:2,val:1]", "runs=1", "adaptive_metrics=false"],
+                  output_dir=tmp_path / "eval")
+    assert evaluate.run(cfg)["episodes"] == 2 * 3
+    lines = (tmp_path / "eval" / "episodes.jsonl").read_text().splitlines()
+    phones = {json.loads(x)["snapshot"] for x in lines}
+    assert len(phones) == 3 and all(p.startswith(("gen-", "val-")) for p in phones), phones
+    results = json.loads((tmp_path / "eval" / "results.json").read_text())
+    assert set(results["per_snapshot"]) == phones  # every phone's success is reported
+    assert set(results["per_split"]) == {"generated", "val"}  # generated training phones and validation phones apart
 
 
 def test_iql_logs_its_three_losses(tmp_path: Path, tiny_dataset: Path) -> None:
