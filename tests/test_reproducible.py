@@ -5,6 +5,7 @@ process: tests/eval/test_evaluate.py and tests/jobs/test_ppo.py.)"""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,15 +31,17 @@ def files(folder: Path) -> dict[str, bytes]:
 
 
 def test_generated_phones_are_the_same_files_in_every_process(tmp_path: Path) -> None:
-    for hash_seed, out in ((1, tmp_path / "a"), (2, tmp_path / "b")):
+    out, written = tmp_path / "phones", []
+    for hash_seed in (1, 2):  # the same folder each time: the files name their own path
+        shutil.rmtree(out, ignore_errors=True)
         python("-m", "vlui.sim", "snapshots", "generate", "40", "--seed", "7", "--out", str(out), hash_seed=hash_seed)
-    a, b = files(tmp_path / "a"), files(tmp_path / "b")
-    assert len(a) == 40 and a == b
+        written.append(files(out))
+    assert len(written[0]) == 40 and written[0] == written[1]
 
 
 def test_task_template_instances_are_the_same_in_every_process() -> None:
     code = ("from vlui.tasks.templates import instances\n"
-            "for t in instances('create_alarm', 3, 20, 'test'): print(t.id, t.instruction, t.regex, sorted(t.state))")
+            "for t in instances('create_alarm', 3, 20, 'train'): print(t.id, t.instruction, t.regex, sorted(t.state))")
     a, b = (python("-c", code, hash_seed=s) for s in (1, 2))
     assert len(a.splitlines()) == 20 and a == b
 

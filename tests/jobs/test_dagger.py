@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+import torch
+from safetensors.torch import load_file
 
+from tests.conftest import ROOT
 from tests.jobs.test_train import tiny
 from vlui.cli import compose
 from vlui.config import EnvConfig
@@ -81,3 +90,38 @@ def test_train_runs_dagger_rounds_and_resumes_past_finished_ones(tmp_path: Path,
     assert export.exists() and (tiny_dataset.parent / "tiny.dagger").is_dir()
     again = train.run(compose("train", overrides, output_dir=tmp_path / "run2"))
     assert again["dagger"] == [] and "DAgger round 1 already done" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_run_killed_between_dagger_rounds_resumes_to_the_same_policy(tmp_path: Path, tiny_dataset: Path) -> None:
+    # a real SIGKILL to the process group once round 1 is exported; the same command finishes round 2 from there and
+    # ends with the weights of a run that was never interrupted (each run on its own copy of the dataset, since the
+    # rounds' demonstrations are kept beside it)
+    def command(name: str) -> list[str]:  # called once per run: it copies the dataset
+        data = Path(shutil.copytree(tiny_dataset, tmp_path / name / "data" / "tiny",
+                                    ignore=shutil.ignore_patterns("features")))
+        return [sys.executable, "train.py", *tiny(tmp_path / name, data, "dagger.rounds=2", "dagger.steps=2",
+                                                   "dagger.envs=4", "model.head=pointer", "model.positions=true"),
+                f"hydra.run.dir={tmp_path / name}/run"]
+
+    def final(name: str) -> dict:
+        (path,) = (tmp_path / name / "ckpt").rglob("dagger/round-2/model.safetensors")
+        return load_file(str(path))
+
+    whole = subprocess.run(command("whole"), cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert whole.returncode == 0, whole.stderr[-3000:]
+    args = command("killed")
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 900  # a guard against a hang
+    while time.time() < deadline and proc.poll() is None and not list(
+            (tmp_path / "killed" / "ckpt").rglob("dagger/round-1/model.safetensors")):
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not list((tmp_path / "killed" / "ckpt").rglob("dagger/round-2/model.safetensors"))  # died in between
+    out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "DAgger round 1 already done" in out.stdout
+    a, b = final("whole"), final("killed")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
