@@ -71,7 +71,8 @@ def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[
 
 INTERRUPTED = "error: interrupted; what was written is kept, and the same command resumes"
 # Hydra's flags that print something (the groups, the composed config, its search path) and run no job
-INFORMATIONAL = {"--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc", "--version"}
+INFORMATIONAL = {"--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc",
+                 "--version"}
 
 
 def _not_run(cfg: DictConfig) -> None:

@@ -417,21 +417,21 @@ def check_settings(cfg: DictConfig) -> None:
     that every key is one of its schema's, since Hydra lets ``+key=value`` add any key to a structured config:
     ``+env.paralel_envs=2`` is an error that suggests ``parallel_envs``, not a setting silently ignored."""
     nodes = list(_schema_nodes(cfg, ""))
-    every = [f"{key}{f.name}" for key, schema, _ in nodes for f in fields(schema)]
     for key, schema, node in nodes:
         known = [f.name for f in fields(schema)]
         for name in node:
             if name not in known:
-                raise VluiError(f"unknown setting {key}{name}: {_closest(key, str(name), known, every)}")
+                raise VluiError(f"unknown setting {key}{name}: {_closest(key, str(name), known, nodes)}")
         _check(schema, node, key)
 
 
-def _closest(key: str, name: str, known: list[str], every: list[str]) -> str:
-    """A hint for the unknown setting ``key + name``: the closest setting of the same group, else of any group
-    (``+env.paralel_envs`` -> ``parallel_envs``), else the group's settings."""
+def _closest(key: str, name: str, known: list[str], nodes: list[tuple[str, type, DictConfig]]) -> str:
+    """A hint for the unknown setting ``key + name``: the closest setting of the same group, else of any group of
+    ``nodes`` (:func:`_schema_nodes`; ``+env.paralel_envs`` -> ``parallel_envs``), else the group's settings."""
     close = difflib.get_close_matches(name, known, n=1)
     if close:
         return f"did you mean {key}{close[0]}?"
+    every = [f"{prefix}{f.name}" for prefix, schema, _ in nodes for f in fields(schema)]
     leaves = {k.rsplit(".", 1)[-1]: k for k in reversed(every)}
     close = difflib.get_close_matches(name, list(leaves), n=1, cutoff=0.8)
     if close:

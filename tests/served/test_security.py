@@ -8,12 +8,12 @@ import os
 import sqlite3
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.served.conftest import blob
+from tests.served.test_fairness import wait_until
 from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone, ServeLimits
 from vlui.served.private_adb import PrivateAdb
@@ -102,20 +102,13 @@ def _sql_workers() -> list[int]:
     return found
 
 
-def _until(condition, what: str, guard_s: float = 30.0) -> None:
-    deadline = time.monotonic() + guard_s  # a guard against a hang, not a speed requirement
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} did not happen"
-        time.sleep(0.02)
-
-
 def test_other_clients_are_served_while_a_query_runs_and_a_client_that_leaves_ends_its_query():
     with PrivateAdb("000", noise=False, limits=ServeLimits(storage_bytes=STORAGE, sql_timeout_s=600)) as slow:
         query = subprocess.Popen([slow.adb_path, "-P", str(slow.adb_port), "-s", slow.serial, "shell",
                                   f"sqlite3 /data/local/tmp/q.db '{FOREVER}'"], env=slow.env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            _until(_sql_workers, "the query's worker starting")
+            assert wait_until(_sql_workers), "the query's worker did not start"
             (worker,) = _sql_workers()
             for _ in range(3):  # answered while the query runs: the phone is not locked meanwhile
                 assert shell(slow, "getprop ro.build.version.sdk") == "29\n"
@@ -123,7 +116,7 @@ def test_other_clients_are_served_while_a_query_runs_and_a_client_that_leaves_en
         finally:
             query.kill()
             query.wait()
-        _until(lambda: not _sql_workers(), "the worker ending once its client left")
+        assert wait_until(lambda: not _sql_workers()), "the worker did not end once its client left"
 
 
 def test_a_database_cannot_outgrow_the_phones_storage(pa):

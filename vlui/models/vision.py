@@ -61,9 +61,9 @@ def _package_state_dict(name: str, model: nn.Module) -> dict[str, torch.Tensor]:
               and not k.startswith("_fc.")]  # the ImageNet classifier: the encoder has none
     if len(ours) != len(theirs):
         raise VluiError(f"{package}'s weights do not fit timm's {name} ({len(theirs)} vs {len(ours)} tensors)")
-    mapped = {}
+    mapped, shapes = {}, {k: v.shape for k, v in model.state_dict().items()}
     for key, (their_key, tensor) in zip(ours, theirs, strict=True):
-        if model.state_dict()[key].shape != tensor.shape:
+        if shapes[key] != tensor.shape:
             raise VluiError(f"{package}'s {their_key} {tuple(tensor.shape)} does not fit timm's {key}")
         mapped[key] = tensor
     return mapped

@@ -187,8 +187,8 @@ class Renderer:
         cy, h = (y1 + y2) / 2, (y2 - y1)
         track_h = h * 0.42
         on = n.checked
-        half = tuple(int(c * 0.5 + b * 0.5) for c, b in zip(t.accent, t.background, strict=True))
-        track = half if on else t.switch_off_track
+        track = (tuple(int(c * 0.5 + b * 0.5) for c, b in zip(t.accent, t.background, strict=True)) if on
+                 else t.switch_off_track)
         draw.rounded_rectangle((x1 + h * 0.15, cy - track_h / 2, x2 - h * 0.15, cy + track_h / 2),
                                radius=track_h / 2, fill=track)
         r = h * 0.34
