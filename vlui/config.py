@@ -18,10 +18,11 @@ from typing import Any, ClassVar, Optional, TypeVar
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 
+from vlui.algos.settings import ALGORITHMS, AugmentConfig
 from vlui.device import OBSERVATION_VERSION
 from vlui.errors import VluiError
 from vlui.limits import AT_LEAST_1, FRACTION, NON_NEGATIVE, PORT, POSITIVE, SEED, Range
-from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
+from vlui.models.settings import Gesture, ModelConfig, TextConfig, VisionConfig
 
 T = TypeVar("T")
 
@@ -37,102 +38,7 @@ class PathsConfig:
     output_dir: str = "${hydra:runtime.output_dir}"
 
 
-# --------------------------------------------------------------------------------------------------------- algo
-@dataclass
-class OptimConfig:
-    """Adam with an optional cosine-annealed learning rate (the paper's App. C.4: Adam, 3e-4, cosine)."""
-
-    lr: float = 3e-4
-    weight_decay: float = 0.0
-    betas: tuple[float, float] = (0.9, 0.999)
-    scheduler: str = "cosine"  # "cosine" | "constant"
-    warmup_steps: int = 0
-
-    LIMITS: ClassVar[dict[str, Range]] = {"lr": POSITIVE, "weight_decay": NON_NEGATIVE,
-                                          "betas": Range(0, 1, open_hi=True), "warmup_steps": NON_NEGATIVE}
-    CHOICES: ClassVar[dict[str, tuple]] = {"scheduler": ("cosine", "constant")}
-
-
-@dataclass
-class BCConfig:
-    """Behaviour cloning: mean squared error to the expert's dual-gesture."""
-
-    name: str = "bc"
-    optim: OptimConfig = field(default_factory=OptimConfig)
-
-
-@dataclass
-class IQLConfig:
-    """Implicit Q-learning (Kostrikov et al. 2022; B-MoCA App. E.3)."""
-
-    name: str = "iql"
-    optim: OptimConfig = field(default_factory=OptimConfig)
-    discount: float = 0.99  # gamma
-    expectile: float = 0.7  # tau of the expectile value loss
-    beta: float = 3.0  # inverse temperature of the advantage weights
-    max_weight: float = 100.0  # clip of exp(beta * A)
-    polyak: float = 0.005  # target-network update rate
-    share_encoders: bool = True  # critics reuse the actor's encoders (frozen for the critic loss) or own copies
-
-    LIMITS: ClassVar[dict[str, Range]] = {"discount": FRACTION, "expectile": Range(0, 1, open_lo=True, open_hi=True),
-                                          "beta": NON_NEGATIVE, "max_weight": POSITIVE,
-                                          "polyak": Range(0, 1, open_lo=True)}
-
-
-@dataclass
-class PPOConfig:
-    """Online RL on the phone (vlui/algos/ppo.py): PPO from a trained policy, rewarded by the tasks' detectors."""
-
-    name: str = "ppo"
-    # ppo: the clipped surrogate on generalised advantages; filtered: imitate the successful rollouts' steps only
-    objective: str = "ppo"
-    optim: OptimConfig = field(default_factory=lambda: OptimConfig(lr=3e-5, scheduler="constant"))
-    tasks: Any = "representative"  # the tasks rolled out (a set name or a list of ids), on env.snapshots
-    iterations: int = 20  # rollouts then updates; each is one Lightning epoch
-    episodes: int = 96  # episodes per iteration, (task, snapshot) pairs drawn from the seed and the iteration
-    envs: int = 32  # phones stepped side by side (one batched forward pass per step)
-    epochs: int = 4  # passes over each iteration's steps
-    minibatch: int = 128
-    clip: float = 0.2  # PPO's epsilon
-    discount: float = 0.99
-    gae_lambda: float = 0.95
-    value_coef: float = 0.5
-    value_lr: float = 1.0e-3  # the value head is new: it learns faster than the policy it judges
-    entropy_coef: float = 0.001
-    step_cost: float = 0.0  # subtracted from the reward at every step (success is 1)
-    max_grad_norm: float = 0.5
-    target_kl: Optional[float] = 0.02  # stop an iteration's updates once the KL to the acting policy passes 1.5x
-    log_std_init: float = -1.0  # the mlp head's Gaussian spread at the start (the pointer head's is its logits')
-    eval_every: int = 5  # deterministic success on eval_snapshots every this many iterations (and before the first)
-    # the phones of the learning curve: validation phones (choose iterations on them, never on the test snapshots;
-    # docs/evaluation.md); 0 eval_every turns it off
-    eval_snapshots: Any = "val:20"
-    checkpoint_every: int = 5  # iterations between checkpoints (a step*.ckpt and last.ckpt each time)
-    # weight of imitating data.name's demonstrations alongside (DAPG): keeps what they taught where PPO does not roll
-    # out; 0 turns it off
-    bc_coef: float = 0.0
-    # the last blocks of the starting policy's frozen backbone that train too (its model.vision.tune_blocks); None
-    # keeps the policy's own setting
-    tune_blocks: Optional[int] = None
-
-    LIMITS: ClassVar[dict[str, Range]] = {
-        "bc_coef": NON_NEGATIVE, "tune_blocks": Range(0, optional=True), "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "envs": AT_LEAST_1, "epochs": AT_LEAST_1,
-        "minibatch": AT_LEAST_1, "clip": Range(0, 1, open_lo=True), "discount": FRACTION, "gae_lambda": FRACTION,
-        "value_coef": NON_NEGATIVE, "value_lr": POSITIVE, "entropy_coef": NON_NEGATIVE, "step_cost": NON_NEGATIVE,
-        "max_grad_norm": POSITIVE, "target_kl": Range(0, optional=True, open_lo=True), "eval_every": Range(0),
-        "checkpoint_every": AT_LEAST_1}
-    CHOICES: ClassVar[dict[str, tuple]] = {"objective": ("ppo", "filtered")}
-
-
 # --------------------------------------------------------------------------------------------------------- data
-@dataclass
-class AugmentConfig:
-    random_shift: int = 4  # pixels of random shift (pad and crop), 0 disables
-    color_jitter: float = 0.0  # strength of brightness/contrast jitter, 0 disables
-
-    LIMITS: ClassVar[dict[str, Range]] = {"random_shift": NON_NEGATIVE, "color_jitter": FRACTION}
-
-
 @dataclass
 class GroundingConfig:
     """Grounding from the UI tree (docs/training.md): besides the demonstrations, the policy learns to tap the
@@ -206,8 +112,8 @@ class EnvConfig:
     observation_height: int = 256
     observation_width: int = 128
     include_xml: bool = False
-    tap_threshold: float = 0.14  # B-MoCA App. A.1: touch-to-lift distance under which a gesture is a tap
-    y_distance_scale: float = 2.0  # the paper's code doubles the y difference for the 2:1 screen
+    tap_threshold: float = Gesture.tap_threshold  # B-MoCA App. A.1: touch-to-lift distance under which it is a tap
+    y_distance_scale: float = Gesture.y_scale  # the paper's code doubles the y difference for the 2:1 screen
     clip_actions: bool = False  # clip out-of-range actions instead of raising
     # wait before each observation; null: the device's own (3.0 s on emulators and phones: B-MoCA's 1/3 Hz; 0 on the
     # simulated phone, also when it is served over ADB)
@@ -215,7 +121,7 @@ class EnvConfig:
     num_envs: int = 1  # parallel environments (subprocess workers when > 1)
     # episode-level randomness on the simulated phone, seeded per episode (vlui/sim/perturb.py): the clock, a
     # notification arriving, where a list was left, a slow app start, a permission prompt. Off for the B-MoCA protocol.
-    stochastic: bool = False
+    stochastic: bool = False  # episode-level randomness (a notification, the clock, a slow app start): environment.md
 
     LIMITS: ClassVar[dict[str, Range]] = {
         "adb_port": PORT, "console_port": Range(1, 65535, optional=True), "command_timeout_s": POSITIVE,
@@ -390,9 +296,6 @@ SCHEMAS: dict[str, type] = {
     "collect_schema": CollectJobConfig,
     "evaluate_schema": EvaluateJobConfig,
     "schema/paths": PathsConfig,
-    "schema/algo/bc": BCConfig,
-    "schema/algo/iql": IQLConfig,
-    "schema/algo/ppo": PPOConfig,
     "schema/model/vlui": ModelConfig,
     "schema/model/vision": VisionConfig,
     "schema/model/text": TextConfig,
@@ -404,9 +307,12 @@ SCHEMAS: dict[str, type] = {
 
 
 def register_configs() -> None:
-    """Put the schemas in Hydra's ConfigStore so that ``configs/`` can extend them. Safe to call more than once."""
+    """Put the schemas in Hydra's ConfigStore so that ``configs/`` can extend them: :data:`SCHEMAS`, and each
+    algorithm's settings (:data:`vlui.algos.settings.ALGORITHMS`) as ``schema/algo/<name>``. Safe to call more than
+    once."""
     cs = ConfigStore.instance()
-    for path, node in SCHEMAS.items():
+    algos = {f"schema/algo/{name}": algorithm.settings for name, algorithm in ALGORITHMS.items()}
+    for path, node in (SCHEMAS | algos).items():
         group, _, name = path.rpartition("/")
         cs.store(group=group or None, name=name, node=node)
 

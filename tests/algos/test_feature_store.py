@@ -10,7 +10,7 @@ import torch
 
 from tests.jobs.test_train import tiny
 from vlui.algos import feature_store
-from vlui.algos.modules import _Base
+from vlui.algos.base import PolicyModule
 from vlui.cli import compose
 from vlui.jobs import train
 from vlui.models.policy import load_policy
@@ -47,7 +47,7 @@ def test_a_second_run_reads_the_features_instead_of_computing_them(tmp_path: Pat
     def no_backbone(self, frames):
         raise AssertionError("the backbone ran although its features are stored")
 
-    monkeypatch.setattr(_Base, "_backbone_features", no_backbone)
+    monkeypatch.setattr(PolicyModule, "_backbone_features", no_backbone)
     second = train.run(_frozen(tmp_path, tiny_dataset_copy, "second"))
     a, b = load_policy(first["policy"]).state_dict(), load_policy(second["policy"]).state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)  # the same seed trains the same policy from stored features

@@ -1,4 +1,4 @@
-"""The learning-rate schedule (torch's schedulers, composed in vlui.algos.modules.lr_schedule) against the formula
+"""The learning-rate schedule (torch's schedulers, composed in vlui.algos.base.lr_schedule) against the formula
 the configs describe: a linear warm-up from lr/warmup to lr, then constant or cosine annealing to 0 at the last step."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import warnings
 import pytest
 import torch
 
-from vlui.algos.modules import lr_schedule
+from vlui.algos.base import lr_schedule
 
 
 def expected(step: int, kind: str, warmup: int, total: int) -> float:

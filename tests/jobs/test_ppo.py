@@ -227,8 +227,8 @@ def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_poli
     module.use(OnlineEpisodes(env, [TASK], None, episodes=1, envs=1, seed=0))
     screen = make_env(env, [TASK]).reset(seed=0, options={"task": TASK, "snapshot": SNAPSHOT})[0]
     screens, instructions = np.stack([screen["screen"]] * 512), [screen["instruction"]] * 512
-    sampled = Actor(module, True, torch.Generator().manual_seed(0)).act_batch(screens, instructions)
-    mode = Actor(module, False).act_batch(screens[:2], instructions[:2])
+    sampled = Actor(module, True, torch.Generator().manual_seed(0))(screens, instructions)
+    mode = Actor(module, False)(screens[:2], instructions[:2])
     assert np.array_equal(mode[0], mode[1]) and np.allclose(mode[0], start.select_action(screens[:1],
                                                                                           instructions[:1])[0])
     assert len({tuple(a) for a in sampled.round(4)}) > 6  # the uniform pointer explores the cells
@@ -289,7 +289,7 @@ def test_ppo_trains_the_last_blocks_of_the_backbone_when_asked(weak_policy: Path
 def test_the_learning_curve_runs_on_validation_phones_by_default(tmp_path: Path) -> None:
     # choices (an iteration count) are made on validation phones, never on the test snapshots
     from vlui.android.snapshot import snapshot_refs
-    from vlui.config import PPOConfig
+    from vlui.algos.settings import PPOConfig
 
     cfg = compose("train", ["algo=ppo", "env.generator.seed=1"], output_dir=tmp_path)
     for phones in (cfg.algo.eval_snapshots, PPOConfig().eval_snapshots):

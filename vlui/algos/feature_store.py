@@ -1,7 +1,7 @@
 """A frozen image backbone's features of a dataset's screens, kept on disk next to the dataset.
 
 Training with a frozen backbone computes every screen's feature map once, before the first step
-(:class:`vlui.algos.modules._Base`). Every run on the same screens with the same backbone gets the same maps: the
+(:class:`vlui.algos.base.PolicyModule`). Every run on the same screens with the same backbone gets the same maps: the
 seeds of a sweep, the arms of a study that share a dataset, a resumed run, the next DAgger round. So the maps are
 stored in ``<dataset>/features/<key>.safetensors`` and read back instead of recomputed.
 

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import logging
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import lightning as L
 import numpy as np
@@ -33,10 +35,13 @@ import torch
 from torch import nn
 
 from vlui.algos import losses
+from vlui.algos.base import PolicyModule
 from vlui.algos.distributions import PointerDistribution, SquashedGaussian
-from vlui.algos.modules import _Base
-from vlui.env.agent import OneEpisodeAtATime
+from vlui.algos.settings import PPOConfig
 from vlui.models.policy import Fused, mlp
+from vlui.seeding import substream
+
+log = logging.getLogger(__name__)
 
 
 CURVE_COLUMNS = ["iteration", "seconds", "episodes", "env_steps", "rollout_success", "rollout_return",
@@ -45,31 +50,34 @@ CURVE_COLUMNS = ["iteration", "seconds", "episodes", "env_steps", "rollout_succe
 
 class Episodes(Protocol):
     """Where online RL's episodes come from (:class:`vlui.jobs.online.OnlineEpisodes` on the configured phones):
-    the instructions of its tasks, a training iteration's episodes and the held-out evaluation's, each run with
-    the agent given. Records are :class:`vlui.rollout.EpisodeRecord`; training ones keep their observations."""
+    the instructions of its tasks, a training iteration's episodes and the held-out evaluation's, each acted in by
+    ``act`` (an :class:`Actor`). Records are :class:`vlui.rollout.EpisodeRecord`; training ones keep their
+    observations."""
 
     instructions: list[str]
     tasks: list[str]
 
-    def train(self, iteration: int, agent: Any) -> list[Any]: ...
+    def train(self, iteration: int, act: "Actor") -> list[Any]: ...
 
-    def evaluate(self, agent: Any) -> list[Any]: ...
+    def evaluate(self, act: "Actor") -> list[Any]: ...
 
 
 def _digest(screen: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(screen).data, digest_size=16).digest()
 
 
-class Actor(OneEpisodeAtATime):
-    """The policy being trained as a batch agent: it samples (rollouts) or takes the mode (evaluation), and times
-    its forward passes (the rest of a rollout is the phones' time)."""
+class Actor:
+    """The policy being trained as a function of a batch of screens: ``(B, H, W, 3)`` uint8 screens, their
+    instructions and each episode's previous ``(B, 4)`` action (NaN rows at a first step, None for none) ->
+    ``(B, 4)`` actions, sampled (rollouts) or the distributions' mode (evaluation). It times its forward passes (the
+    rest of a rollout is the phones' time)."""
 
     def __init__(self, module: "PPOModule", sample: bool, generator: torch.Generator | None = None) -> None:
         self.module, self.sample, self.generator = module, sample, generator
         self.seconds = 0.0
 
     @torch.no_grad()
-    def act_batch(self, screens: np.ndarray, instructions: list[str], previous: np.ndarray | None = None) -> np.ndarray:
+    def __call__(self, screens: np.ndarray, instructions: list[str], previous: np.ndarray | None = None) -> np.ndarray:
         start = time.perf_counter()
         m = self.module
         dist = m.distribution(m.fused(m.inputs(list(screens), instructions, previous)))
@@ -78,16 +86,87 @@ class Actor(OneEpisodeAtATime):
         return actions.float().cpu().numpy()
 
 
-class PPOModule(_Base):
+# ---------------------------------------------------------------------------------------------------- the algorithm
+# One iteration in the order it runs (PPOModule.minibatches): the rollout's episodes become one list of steps
+# (episode_steps), each step's value and the advantages follow (PPOModule.estimate, losses.gae), then shuffled
+# minibatches of the steps (minibatch_indices) are the updates' (PPOModule.training_step).
+
+@dataclass
+class Steps:
+    """An iteration's episodes as one list of steps, in episode order. ``previous`` is the action before each step
+    (NaN at an episode's first); ``cut`` holds, for each episode stopped at the task's step limit rather than ended,
+    its last step's index, the screen it was cut at, its instruction and its last action (its value is bootstrapped
+    from that screen)."""
+
+    screens: list[np.ndarray] = field(default_factory=list)
+    instructions: list[str] = field(default_factory=list)
+    previous: list[np.ndarray] = field(default_factory=list)
+    actions: list[np.ndarray] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+    terminated: list[bool] = field(default_factory=list)
+    ends: list[bool] = field(default_factory=list)  # the episode's last step (ended or cut)
+    success: list[float] = field(default_factory=list)  # whether the episode the step is in succeeded
+    cut: list[tuple[int, np.ndarray, str, np.ndarray]] = field(default_factory=list)
+
+
+def episode_steps(records: list[Any], step_cost: float) -> Steps:
+    """The steps of ``records`` (:class:`vlui.rollout.EpisodeRecord`, with their observations), each rewarded the
+    detector's reward minus ``step_cost``."""
+    out = Steps()
+    for r in records:
+        out.success += [float(r.success)] * len(r.steps)
+        for i, s in enumerate(r.steps):
+            out.screens.append(s.observation["screen"])
+            out.instructions.append(r.instruction)
+            out.previous.append(out.actions[-1] if i else np.full(4, np.nan, dtype=np.float32))
+            out.actions.append(s.action)
+            out.rewards.append(s.reward - step_cost)
+            out.terminated.append(s.terminated)
+            out.ends.append(i == len(r.steps) - 1)
+        if not r.steps[-1].terminated:  # cut at the step limit: bootstrapped from where it was cut
+            out.cut.append((len(out.screens) - 1, r.final_observation["screen"], r.instruction, r.steps[-1].action))
+    return out
+
+
+def rollout_stats(ran: list[Any], step_cost: float, wall: float, policy_seconds: float) -> dict[str, float]:
+    """The figures of an iteration's rollout (``ran``: every episode run, in ``wall`` seconds of which the policy
+    took ``policy_seconds``): success, return, episodes and steps, and their rates."""
+    records = [r for r in ran if not r.infra_failure and r.steps]
+    steps = sum(len(r.steps) for r in records)
+    success = [r.success for r in records]
+    return {
+        "rollout/success": float(np.mean(success)) if success else 0.0,
+        "rollout/return": float(np.mean([sum(s.reward for s in r.steps) - step_cost * len(r.steps)
+                                         for r in records])) if records else 0.0,
+        "rollout/episodes": float(len(records)), "rollout/steps": float(steps),
+        "rollout/episode_steps": steps / max(1, len(records)),
+        "rollout/episodes_per_s": len(records) / max(wall, 1e-9),
+        "rollout/steps_per_s": steps / max(wall, 1e-9),
+        "rollout/env_steps_per_s": steps / max(wall - policy_seconds, 1e-9),  # the phones alone
+        "rollout/infra_failures": float(len(ran) - len(records))}
+
+
+def minibatch_indices(n: int, epochs: int, size: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
+    """``epochs`` passes over ``n`` steps in minibatches of at most ``size``, each pass in a new order drawn from
+    ``generator``."""
+    for _ in range(epochs):
+        order = torch.randperm(n, generator=generator)
+        for i in range(0, n, size):
+            yield order[i:i + size]
+
+
+class PPOModule(PolicyModule):
     """PPO on the policy of ``policy`` (the settings of the policy it starts from), with a value head on the
     encoder's pooled features (detached: the value learns to judge, it does not reshape what the policy sees)."""
 
+    Settings: ClassVar[type] = PPOConfig
+
     def __init__(self, policy: dict[str, Any], algo: dict[str, Any], seed: int = 0, channels_last: bool = True,
-                 compile: bool = False) -> None:
-        super().__init__(policy, algo, {}, seed, channels_last, compile)
+                 compile: bool = False, gesture: dict[str, float] | None = None) -> None:
+        super().__init__(policy, algo, None, seed, channels_last, compile, gesture=gesture)
         cfg = self.policy.cfg
         self.value = mlp(cfg.hidden_dim, [256, 256], 1)
-        self.log_std = nn.Parameter(torch.full((4,), float(algo["log_std_init"]))) if cfg.head == "mlp" else None
+        self.log_std = nn.Parameter(torch.full((4,), float(self.algo.log_std_init))) if cfg.head == "mlp" else None
         self.episodes: Episodes | None = None  # set by the job before training
         self.demos: Any = None  # the demonstrations imitated alongside (algo.bc_coef > 0): a set-up DemoDataModule
         self._demo_inputs: dict[str, torch.Tensor] | None = None
@@ -172,50 +251,24 @@ class PPOModule(_Base):
 
     def collect(self, iteration: int) -> dict[str, torch.Tensor]:
         """Roll the sampling policy out and turn the episodes into one batch of steps with their advantages."""
-        a = self.algo
-        actor = Actor(self, True, torch.Generator().manual_seed(self.hparams.seed * 1_000_003 + iteration))
+        actor = Actor(self, True, torch.Generator().manual_seed(substream(self.hparams.seed, iteration)))
         self._features.clear()
         start = time.perf_counter()
-        ran = self._acting(lambda agent: self.episodes.train(iteration, agent), actor)
-        wall = time.perf_counter() - start
-        records = [r for r in ran if not r.infra_failure and r.steps]
-        steps = sum(len(r.steps) for r in records)
-        success = [r.success for r in records]
-        self.stats = {
-            "rollout/success": float(np.mean(success)) if success else 0.0,
-            "rollout/return": float(np.mean([sum(s.reward for s in r.steps) - a["step_cost"] * len(r.steps)
-                                             for r in records])) if records else 0.0,
-            "rollout/episodes": float(len(records)), "rollout/steps": float(steps),
-            "rollout/episode_steps": steps / max(1, len(records)),
-            "rollout/episodes_per_s": len(records) / max(wall, 1e-9),
-            "rollout/steps_per_s": steps / max(wall, 1e-9),
-            "rollout/env_steps_per_s": steps / max(wall - actor.seconds, 1e-9),  # the phones alone
-            "rollout/infra_failures": float(len(ran) - len(records))}
-        return self._batch(records)
+        ran = self._acting(lambda act: self.episodes.train(iteration, act), actor)
+        self.stats = rollout_stats(ran, self.algo.step_cost, time.perf_counter() - start, actor.seconds)
+        return self.estimate(episode_steps([r for r in ran if not r.infra_failure and r.steps], self.algo.step_cost))
 
     @torch.no_grad()
-    def _batch(self, records: list[Any]) -> dict[str, torch.Tensor]:
+    def estimate(self, steps: Steps) -> dict[str, torch.Tensor]:
+        """The batch of ``steps`` the updates read: the policy's inputs, the actions and their log-probabilities
+        under the acting policy, normalised generalised advantages and the value targets."""
         a = self.algo
-        screens, instr, actions, rewards, terminated, ends, cut, success = [], [], [], [], [], [], [], []
-        previous = []
-        for r in records:
-            success += [float(r.success)] * len(r.steps)
-            for i, s in enumerate(r.steps):
-                screens.append(s.observation["screen"])
-                instr.append(r.instruction)
-                previous.append(actions[-1] if i else np.full(4, np.nan, dtype=np.float32))
-                actions.append(s.action)
-                rewards.append(s.reward - a["step_cost"])
-                terminated.append(s.terminated)
-                ends.append(i == len(r.steps) - 1)
-            if not r.steps[-1].terminated:  # cut at the step limit: bootstrapped from where it was cut
-                cut.append((len(screens) - 1, r.final_observation["screen"], r.instruction, r.steps[-1].action))
-        if not screens:
+        if not steps.screens:
             return {}
-        inputs = self.inputs(screens, instr, np.stack(previous))
+        inputs = self.inputs(steps.screens, steps.instructions, np.stack(steps.previous))
         values, old_logp = [], []
-        act = torch.as_tensor(np.stack(actions), device=self.device)
-        for i in range(0, len(screens), 256):
+        act = torch.as_tensor(np.stack(steps.actions), device=self.device)
+        for i in range(0, len(steps.screens), 256):
             part = {k: v[i:i + 256] for k, v in inputs.items()}
             fused = self.fused(part)
             values.append(self.values(fused))
@@ -223,40 +276,38 @@ class PPOModule(_Base):
         values_t = torch.cat(values).float()
         next_values = torch.zeros_like(values_t)
         next_values[:-1] = values_t[1:]
-        if cut:
+        if steps.cut:
+            cut = steps.cut
             final = self.inputs([c[1] for c in cut], [c[2] for c in cut], np.stack([c[3] for c in cut]))
             idx = torch.tensor([c[0] for c in cut], device=self.device)
             next_values[idx] = self.values(self.fused(final)).float()
-        rewards_t = torch.tensor(rewards, dtype=torch.float32, device=self.device)
-        adv, returns = losses.gae(rewards_t, values_t, next_values, torch.tensor(terminated, device=self.device),
-                                  torch.tensor(ends, device=self.device), a["discount"], a["gae_lambda"])
+        rewards_t = torch.tensor(steps.rewards, dtype=torch.float32, device=self.device)
+        adv, returns = losses.gae(rewards_t, values_t, next_values, torch.tensor(steps.terminated, device=self.device),
+                                  torch.tensor(steps.ends, device=self.device), a.discount, a.gae_lambda)
         if len(adv) > 1 and adv.std() > 0:
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         return {**inputs, "actions": act, "old_logp": torch.cat(old_logp), "advantages": adv, "returns": returns,
-                "success": torch.tensor(success, device=self.device)}
+                "success": torch.tensor(steps.success, device=self.device)}
 
     def minibatches(self) -> Iterator[dict[str, torch.Tensor]]:
         """One iteration: roll out, then ``algo.epochs`` shuffled passes of minibatches over its steps. The
         iterations done are counted here and kept in the checkpoints, not taken from Lightning's epochs (a run
         resumed from a checkpoint written at an epoch's end may be handed that epoch again)."""
         iteration = self.iterations_done
-        if iteration >= self.algo["iterations"]:
+        if iteration >= self.algo.iterations:
             return
         self._ran = True
         batch = self.collect(iteration)
         self._report(iteration)
         if not batch:
             return
-        n = len(batch["actions"])
-        g = torch.Generator().manual_seed(self.hparams.seed * 1_000_003 + iteration)
+        g = torch.Generator().manual_seed(substream(self.hparams.seed, iteration))
         self._kl_exceeded = False
-        for _ in range(self.algo["epochs"]):
-            order = torch.randperm(n, generator=g)
-            for i in range(0, n, self.algo["minibatch"]):
-                if self._kl_exceeded:
-                    return
-                idx = order[i:i + self.algo["minibatch"]].to(batch["actions"].device)
-                yield {k: v[idx] for k, v in batch.items()}
+        for idx in minibatch_indices(len(batch["actions"]), self.algo.epochs, self.algo.minibatch, g):
+            if self._kl_exceeded:
+                return
+            idx = idx.to(batch["actions"].device)
+            yield {k: v[idx] for k, v in batch.items()}
 
     # ------------------------------------------------------------------------------------------------ training
     def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
@@ -264,23 +315,23 @@ class PPOModule(_Base):
         fused = self.fused(batch)
         dist = self.distribution(fused)
         logp = dist.log_prob(batch["actions"])
-        pg_loss, clipped, kl = losses.ppo_policy_loss(logp, batch["old_logp"], batch["advantages"], a["clip"])
-        if a.get("objective", "ppo") == "filtered":  # imitate the successful episodes' steps only
+        pg_loss, clipped, kl = losses.ppo_policy_loss(logp, batch["old_logp"], batch["advantages"], a.clip)
+        if a.objective == "filtered":  # imitate the successful episodes' steps only
             pg_loss = losses.filtered_imitation_loss(logp, batch["success"])
         v_loss = nn.functional.mse_loss(self.values(fused).float(), batch["returns"])
         entropy = dist.entropy().mean()
-        if a.get("target_kl") is not None and kl > 1.5 * a["target_kl"]:
+        if a.target_kl is not None and kl > 1.5 * a.target_kl:
             self._kl_exceeded = True
         self.log_dict({"train/policy_loss": pg_loss, "train/value_loss": v_loss, "train/entropy": entropy,
                        "train/approx_kl": kl, "train/clip_fraction": clipped}, prog_bar=False)
         self.log_dict({k.removeprefix("rollout/"): v for k, v in self.stats.items()
                        if k in ("rollout/success", "rollout/return", "rollout/episodes_per_s")}, prog_bar=True)
         self._throughput(len(batch["actions"]))
-        loss = pg_loss + a["value_coef"] * v_loss - a["entropy_coef"] * entropy
-        if a.get("bc_coef", 0.0) > 0 and self.demos is not None:
+        loss = pg_loss + a.value_coef * v_loss - a.entropy_coef * entropy
+        if a.bc_coef > 0 and self.demos is not None:
             bc = self.imitation_loss(batch_idx)
             self.log("train/bc_loss", bc, prog_bar=False)
-            loss = loss + a["bc_coef"] * bc
+            loss = loss + a.bc_coef * bc
         return loss
 
     def imitation_loss(self, batch_idx: int) -> torch.Tensor:
@@ -296,8 +347,9 @@ class PPOModule(_Base):
                 self._demo_inputs["features"] = self._stored_features(str(self.demos.path.resolve()), frames)
             else:
                 self._demo_inputs["screens"] = frames
-        g = torch.Generator().manual_seed((self.hparams.seed * 1_000_003 + self.iterations_done) * 10_007 + batch_idx)
-        pick = torch.randint(len(demos), (self.algo["minibatch"],), generator=g).to(self.device)
+        g = torch.Generator().manual_seed(substream(substream(self.hparams.seed, self.iterations_done), batch_idx,
+                                                           10_007))
+        pick = torch.randint(len(demos), (self.algo.minibatch,), generator=g).to(self.device)
         d = self._demo_inputs
         rows = d["rows"][pick]
         inputs = ({"features": d["features"][rows.to(d["features"].device)].to(self.device)} if "features" in d else
@@ -306,14 +358,16 @@ class PPOModule(_Base):
                                               "previous": d["previous"][pick]}), d["actions"][pick])
         return loss
 
+    def trainer_settings(self) -> dict[str, Any]:
+        return {"gradient_clip_val": self.algo.max_grad_norm}
+
     def configure_optimizers(self):
-        optim = self.algo["optim"]
+        optim = self.algo.optim
         value = list(self.value.parameters())
         own = {id(p) for p in value}
         policy = [p for p in self.parameters() if p.requires_grad and id(p) not in own]
-        groups = [{"params": policy, "lr": optim["lr"]}, {"params": value, "lr": self.algo["value_lr"]}]
-        return torch.optim.Adam(groups, betas=tuple(optim.get("betas", (0.9, 0.999))),
-                                weight_decay=optim.get("weight_decay", 0.0))
+        groups = [{"params": policy, "lr": optim.lr}, {"params": value, "lr": self.algo.value_lr}]
+        return torch.optim.Adam(groups, betas=tuple(optim.betas), weight_decay=optim.weight_decay)
 
     # ------------------------------------------------------------------------------------------------ reporting
     def evaluate(self) -> dict[str, float]:
@@ -358,21 +412,21 @@ class PPOModule(_Base):
         metrics = {**self.stats, "iteration": float(iteration)}
         self._totals["episodes"] += self.stats["rollout/episodes"]
         self._totals["env_steps"] += self.stats["rollout/steps"]
-        every = self.algo["eval_every"]
+        every = self.algo.eval_every
         if every and iteration % every == 0:
             metrics |= self.evaluate()
         self._record(iteration, metrics)
         held_out = f", held-out {100 * metrics['eval/success']:.1f}%" if "eval/success" in metrics else ""
-        print(f"ppo: iteration {iteration + 1}/{self.algo['iterations']}: success {100 * self.stats['rollout/success']:.1f}%"
-              f" of {self.algo['episodes']} episodes, return {self.stats['rollout/return']:.3f}, "
-              f"{self.stats['rollout/steps_per_s']:.0f} steps/s ({self.stats['rollout/env_steps_per_s']:.0f} on the "
-              f"phones){held_out}", flush=True)
+        log.info(f"iteration {iteration + 1}/{self.algo.iterations}: success {100 * self.stats['rollout/success']:.1f}%"
+                 f" of {self.algo.episodes} episodes, return {self.stats['rollout/return']:.3f}, "
+                 f"{self.stats['rollout/steps_per_s']:.0f} steps/s ({self.stats['rollout/env_steps_per_s']:.0f} on "
+                 f"the phones){held_out}")
 
     def on_train_epoch_end(self) -> None:
         if self._ran:  # runs before the checkpoint callback: the checkpoint counts this iteration as done
             self.iterations_done += 1
             self._ran = False
-        if self.iterations_done >= self.algo["iterations"]:
+        if self.iterations_done >= self.algo.iterations:
             self.trainer.should_stop = True
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
@@ -385,11 +439,10 @@ class PPOModule(_Base):
         self._clock = time.perf_counter()
 
     def on_train_end(self) -> None:
-        if self.algo["eval_every"]:
+        if self.algo.eval_every:
             metrics = self.evaluate()
             self._record(self.iterations_done, {**metrics, "iteration": float(self.iterations_done)})
-            print(f"ppo: after {self.iterations_done} iterations, held-out {100 * metrics['eval/success']:.1f}%",
-                  flush=True)
+            log.info(f"after {self.iterations_done} iterations, held-out {100 * metrics['eval/success']:.1f}%")
 
     def _record(self, iteration: int, metrics: dict[str, float]) -> None:
         """``metrics`` to the loggers (at the current step) and a row of the learning curve."""

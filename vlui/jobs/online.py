@@ -1,5 +1,6 @@
-"""The online RL job's side of ``python train.py algo=ppo``: the starting policy, and the episodes PPO learns from
-(:mod:`vlui.algos.ppo` is the algorithm; this module knows the phones).
+"""The online side of ``python train.py``, for an algorithm whose settings are :class:`~vlui.algos.settings.OnlineConfig`
+(PPO): the policy it starts from, and the episodes it learns from (:mod:`vlui.algos.ppo` is the algorithm; this module
+knows the phones).
 
 Training episodes are drawn from the tasks of ``algo.tasks`` on ``env.snapshots`` (the configurations trained on);
 the learning curve's held-out evaluation runs every task on ``algo.eval_snapshots``, the same episodes each time.
@@ -16,10 +17,11 @@ from typing import Any
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from vlui.algos.ppo import PPOModule, RolloutData
+from vlui.algos.ppo import Actor, PPOModule, RolloutData
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, env_settings
 from vlui.data.datamodule import DemoDataModule
+from vlui.env.agent import OneEpisodeAtATime
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
@@ -42,48 +44,62 @@ class OnlineEpisodes:
         self.eval_snapshots = resolve_snapshots(replace(env, snapshots=eval_snapshots)) if eval_snapshots else []
         self.slots = max_parallel(env, envs)
 
-    def train(self, iteration: int, agent: Any) -> list[EpisodeRecord]:
+    def train(self, iteration: int, act: Actor) -> list[EpisodeRecord]:
         rng = np.random.default_rng([self.seed, iteration])
         pairs = [(t, s) for t in self.tasks for s in self.snapshots]
         chosen = rng.choice(len(pairs), self.episodes, replace=self.episodes > len(pairs))
         jobs = [Job(*pairs[c], seed=int(rng.integers(2**31)), id=i) for i, c in enumerate(chosen)]
-        return self._run(jobs, agent, self.snapshots, keep_observations=True)
+        return self._run(jobs, act, self.snapshots, keep_observations=True)
 
-    def evaluate(self, agent: Any) -> list[EpisodeRecord]:
+    def evaluate(self, act: Actor) -> list[EpisodeRecord]:
         pairs = [(t, s) for t in self.tasks for s in self.eval_snapshots]
-        return self._run([Job(t, s, seed=i, id=i) for i, (t, s) in enumerate(pairs)], agent, self.eval_snapshots)
+        return self._run([Job(t, s, seed=i, id=i) for i, (t, s) in enumerate(pairs)], act, self.eval_snapshots)
 
-    def _run(self, jobs: list[Job], agent: Any, snapshots: list[str], keep_observations: bool = False
+    def _run(self, jobs: list[Job], act: Actor, snapshots: list[str], keep_observations: bool = False
              ) -> list[EpisodeRecord]:
         env = replace(self.env, snapshots=snapshots)
         records: list[EpisodeRecord] = []
+        agent = ActorAgent(act)
         rollout(jobs, lambda: make_env(env, self.tasks), lambda: agent, self.slots, records.append,
                 keep_observations=keep_observations)
         return records
 
 
-def build(cfg: DictConfig) -> tuple[PPOModule, RolloutData]:
-    """PPO from the policy ``init`` names (its settings and weights) on the episodes of ``algo`` and ``env``."""
+class ActorAgent(OneEpisodeAtATime):
+    """The policy being trained (an :class:`~vlui.algos.ppo.Actor`) as the rollout loop's batch agent."""
+
+    def __init__(self, act: Actor) -> None:
+        self.act_batch = act
+
+
+def build(cfg: DictConfig, module_class: type[PPOModule]) -> tuple[PPOModule, RolloutData]:
+    """The online algorithm ``module_class`` from the policy ``init`` names (its settings and weights) on the
+    episodes of ``algo`` and ``env``."""
     if not cfg.init:
-        raise VluiError("algo=ppo fine-tunes a trained policy online: add init=checkpoints/<experiment>/<run> (a "
-                        "run's folder or its policy/ export)")
+        raise VluiError(f"algo={cfg.algo.name} fine-tunes a trained policy online: add init=checkpoints/<experiment>/"
+                        "<run> (a run's folder or its policy/ export)")
     if cfg.dagger.rounds:
-        raise VluiError(f"dagger.rounds={cfg.dagger.rounds} with algo=ppo: DAgger follows offline training; "
-                        "fine-tune a policy DAgger already improved, with dagger.rounds=0")
+        raise VluiError(f"dagger.rounds={cfg.dagger.rounds} with algo={cfg.algo.name}: DAgger follows offline "
+                        "training; fine-tune a policy DAgger already improved, with dagger.rounds=0")
+    if cfg.data.grounding.weight:
+        raise VluiError(f"data.grounding trains alongside BC or IQL on a dataset's screens; algo={cfg.algo.name} "
+                        "learns from its own rollouts: drop data.grounding.weight")
     if cfg.algo.optim.scheduler != "constant":
-        raise VluiError("algo=ppo trains at a constant learning rate: algo.optim.scheduler=constant")
+        raise VluiError(f"algo={cfg.algo.name} trains at a constant learning rate: algo.optim.scheduler=constant")
     start = load_policy(cfg.init)
     algo = OmegaConf.to_container(cfg.algo, resolve=True)
     model = start.cfg
-    if algo.get("tune_blocks") is not None:  # the settings of the policy it starts from, but more of it trains
-        model = replace(model, vision=replace(model.vision, tune_blocks=algo["tune_blocks"]))
-    module = PPOModule(policy=to_dict(model, start.image_size), algo=algo, seed=cfg.seed,
-                       channels_last=cfg.channels_last, compile=cfg.compile)
+    if cfg.algo.tune_blocks is not None:  # the settings of the policy it starts from, but more of it trains
+        model = replace(model, vision=replace(model.vision, tune_blocks=cfg.algo.tune_blocks))
+    module = module_class(policy=to_dict(model, start.image_size), algo=algo, seed=cfg.seed,
+                          channels_last=cfg.channels_last, compile=cfg.compile,
+                          gesture={"tap_threshold": cfg.env.tap_threshold, "y_scale": cfg.env.y_distance_scale})
     module.policy.load_state_dict(start.state_dict())
     h, w = start.image_size  # the phones' screens at the policy's size
     env = replace(env_settings(cfg.env), observation_height=h, observation_width=w)
-    module.use(OnlineEpisodes(env, algo["tasks"], algo["eval_snapshots"] if algo["eval_every"] else None,
-                              algo["episodes"], algo["envs"], cfg.seed), demonstrations(cfg, h, w))
+    a = module.algo
+    module.use(OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed),
+               demonstrations(cfg, h, w))
     module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"
     return module, RolloutData(module)
 

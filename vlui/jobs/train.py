@@ -21,7 +21,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from vlui.algos.modules import ALGOS
+from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
 from vlui.config import check_settings, env_settings
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import progress, writer_pid
@@ -68,13 +68,13 @@ def ensure_dataset(cfg: DictConfig) -> Path:
             raise VluiError(f"{path} is incomplete: {have} of {planned} episodes (its collection stopped before "
                             "the end); finish it by running the same collect.py command again, or add "
                             "data.allow_incomplete=true to train on what is there")
-        print(f"train: {path} has {have} of {planned} episodes; finishing its collection first")
+        log.info(f"{path} has {have} of {planned} episodes; finishing its collection first")
     elif not cfg.data.collect_if_missing:
         xml = " save_xml=true" if cfg.data.grounding.weight else ""  # grounding reads the screens' UI trees
         raise VluiError(f"no dataset at {path}: create it with `python collect.py dataset={cfg.data.name}{xml}` "
                         "(or add data.collect_if_missing=true)")
     else:
-        print(f"train: no dataset at {path}; collecting it first (python collect.py dataset={cfg.data.name})")
+        log.info(f"no dataset at {path}; collecting it first (python collect.py dataset={cfg.data.name})")
     _collect(cfg, path)
     have, planned = progress(path)
     if planned is not None and have < planned:
@@ -144,7 +144,7 @@ def resume_path(cfg: DictConfig, ckpt_dir: Path, settings: tuple[ModelConfig, tu
         last = ckpt_dir / "last.ckpt"
         if last.exists():
             check_resumable(cfg, last, settings)
-            print(f"train: resuming from {last}")
+            log.info(f"resuming from {last}")
             return str(last)
         if cfg.ckpt_path == "last":
             raise VluiError(f"ckpt_path=last but {last} does not exist")
@@ -181,15 +181,20 @@ def check_resumable(cfg: DictConfig, path: Path, settings: tuple[ModelConfig, tu
                         "another run_name=..., or ckpt_path=null to start this run over")
 
 
-def build(cfg: DictConfig) -> tuple[L.LightningModule, DemoDataModule]:
-    if cfg.algo.name not in ALGOS:
-        raise VluiError(f"unknown algo {cfg.algo.name!r}; choose from: {', '.join([*ALGOS, 'ppo'])}")
-    # the pointer head's labels tell taps from swipes as the environment does
-    gesture = {"threshold": cfg.env.tap_threshold, "y_scale": cfg.env.y_distance_scale}
-    module = ALGOS[cfg.algo.name](
-        policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True) | {"gesture": gesture},
+def build(cfg: DictConfig, module_class: type[L.LightningModule]) -> tuple[L.LightningModule, DemoDataModule]:
+    """The offline algorithm ``module_class`` (BC, IQL) on the policy of ``model`` and the dataset of ``data``."""
+    if cfg.init:
+        online = ", ".join(f"algo={name}" for name, a in ALGORITHMS.items() if a.online)
+        raise VluiError(f"init= starts online RL from a trained policy ({online}); algo={cfg.algo.name} trains "
+                        "from the model settings: drop init=")
+    warn_random_image_encoder(cfg.model.vision)
+    ensure_dataset(cfg)
+    module = module_class(
+        policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True),
         augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
-        channels_last=cfg.channels_last, compile=cfg.compile, grounding_weight=cfg.data.grounding.weight)
+        channels_last=cfg.channels_last, compile=cfg.compile, grounding_weight=cfg.data.grounding.weight,
+        # the pointer head's labels tell taps from swipes as the environment does
+        gesture={"tap_threshold": cfg.env.tap_threshold, "y_scale": cfg.env.y_distance_scale})
     module.store_features = cfg.data.feature_cache
     return module, datamodule(cfg)
 
@@ -226,31 +231,19 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     torch.set_float32_matmul_precision("high")
-    is_online = cfg.algo.name == "ppo"
-    if is_online:  # no dataset: the policy learns from its own episodes
-        if cfg.data.grounding.weight:
-            raise VluiError("data.grounding trains alongside BC or IQL on a dataset's screens; algo=ppo learns from "
-                            "its own rollouts: drop data.grounding.weight")
-        module, data = online.build(cfg)
-        settings = from_dict(module.hparams.policy)
-    else:
-        if cfg.init:
-            raise VluiError(f"init= starts online RL from a trained policy (algo=ppo); algo={cfg.algo.name} trains "
-                            "from the model settings: drop init=")
-        warn_random_image_encoder(cfg.model.vision)
-        ensure_dataset(cfg)
-        module, data = build(cfg)
-        settings = None
+    algo: Algorithm = algorithm(cfg.algo.name)
+    # an online algorithm learns from its own episodes on the phones, an offline one from a dataset
+    module, data = (online.build if algo.online else build)(cfg, algo.load())
     ckpt_dir = Path(cfg.callbacks.model_checkpoint.dirpath)
-    resume = resume_path(cfg, ckpt_dir, settings)
+    resume = resume_path(cfg, ckpt_dir, from_dict(module.hparams.policy))
     loggers = [instantiate(c) for c in (cfg.logger or {}).values()]
     callbacks_cfg = OmegaConf.to_container(cfg.callbacks or {}, resolve=True)
     trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True)
-    if is_online:  # an epoch is an iteration (roll out, then update)
+    if algo.online:  # an epoch is an iteration (roll out, then update); it stops itself after algo.iterations
         if "model_checkpoint" in callbacks_cfg:
             callbacks_cfg["model_checkpoint"]["every_n_epochs"] = cfg.algo.checkpoint_every
-        trainer_cfg |= {"max_steps": -1, "max_epochs": -1,  # it stops itself after algo.iterations
-                        "gradient_clip_val": cfg.algo.max_grad_norm}
+        trainer_cfg |= {"max_steps": -1, "max_epochs": -1}
+    trainer_cfg |= module.trainer_settings()
     callbacks = [instantiate(c) for c in callbacks_cfg.values()]
     trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=callbacks)
     try:
@@ -263,15 +256,15 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
                 "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
                 "steps": trainer.global_step, **({"init": str(cfg.init), "iterations": trainer.current_epoch}
-                                                 if is_online else {"dataset": str(cfg.data.path)}),
+                                                 if algo.online else {"dataset": str(cfg.data.path)}),
                 "text_encoder_untrained": bool(module.policy.text.encoder.untrained)})
             result["policy"] = str(policy_dir)
-            print(f"train: policy exported to {policy_dir}")
+            log.info(f"policy exported to {policy_dir}")
     except OSError as err:
         if err.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
         raise VluiError(_disk_full(err, ckpt_dir)) from None
-    print(f"train: checkpoints in {ckpt_dir}; logs in {cfg.paths.output_dir}")
+    log.info(f"checkpoints in {ckpt_dir}; logs in {cfg.paths.output_dir}")
     return result
 
 
@@ -291,13 +284,13 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
         rounds.append(str(out))
         if (export / "model.safetensors").exists() and (out / "meta" / "info.json").exists():
             module.policy.load_state_dict(load_policy(export).state_dict())
-            print(f"train: DAgger round {r} already done; its policy is loaded from {export}")
+            log.info(f"DAgger round {r} already done; its policy is loaded from {export}")
             continue
         round_stats = dagger.collect_round(module.policy, env, cfg.data.path, out, r, cfg.dagger.episodes_per_pair,
                                            cfg.seed, slots=cfg.dagger.envs, pairs=cfg.dagger.pairs,
                                            save_xml=bool(cfg.data.grounding.weight))  # grounding's trees
-        print(f"train: DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
-              f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
+        log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
+                 f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
         data = datamodule(cfg, rounds, seed=cfg.seed + r,
                           steps_per_epoch=min(cfg.data.steps_per_epoch, cfg.dagger.steps))

@@ -369,7 +369,7 @@ def _load_export(directory: Path) -> VLUIPolicy:
 
 
 def _load_lightning_checkpoint(path: Path) -> VLUIPolicy:
-    """The policy inside a Lightning checkpoint of :mod:`vlui.algos.modules` (``weights_only``: no pickle)."""
+    """The policy inside a Lightning checkpoint of an algorithm (:mod:`vlui.algos.base`) (``weights_only``: no pickle)."""
     checkpoint = read_checkpoint(path)
     hparams = checkpoint.get("hyper_parameters")
     if not isinstance(hparams, dict) or "policy" not in hparams or "state_dict" not in checkpoint:

@@ -41,6 +41,16 @@ class TextConfig:
     CHOICES: ClassVar[dict[str, tuple]] = {"kind": ("t5", "minilm")}
 
 
+@dataclass(frozen=True)
+class Gesture:
+    """How a dual-gesture reads (vlui/env/actions.py): touch and lift closer than ``tap_threshold`` are a tap, in
+    normalised units with the y difference times ``y_scale``. The environment parses actions by it and the pointer
+    head's loss tells taps from swipes by it; ``env.tap_threshold`` and ``env.y_distance_scale`` set it."""
+
+    tap_threshold: float = 0.14  # B-MoCA App. A.1
+    y_scale: float = 2.0  # the paper's code doubles the y difference for the 2:1 screen
+
+
 @dataclass
 class ModelConfig:
     """The VLUI policy: image encoder, text encoder, cross-attention fusion and an MLP action head."""

@@ -1,24 +1,29 @@
-"""BC and IQL as LightningModules over the VLUI policy.
+"""What every algorithm's LightningModule shares (:class:`PolicyModule`): the VLUI policy it trains, its instruction
+embeddings, the frozen backbone's feature cache, augmentation, the policy's own loss on demonstrated actions and on
+grounding examples, and Adam with the learning-rate schedule.
 
-Both take plain, typed hyperparameters (dicts of numbers and strings), so their checkpoints reload without Hydra.
-Instruction embeddings are computed once, for the dataset's distinct instructions, when training starts; a batch
-carries instruction indices into that table. Grounding examples (``data.grounding``) do the same with their labels,
-and their loss (the policy's own loss on the taps at the labelled elements) is added with ``grounding_weight``.
+Each algorithm is a subclass in a module of its own (:mod:`vlui.algos.bc`, :mod:`vlui.algos.iql`, :mod:`vlui.algos.ppo`)
+with its settings' dataclass in :mod:`vlui.algos.settings`. Modules take plain, typed hyperparameters (dicts of
+numbers and strings), so their checkpoints reload without Hydra. Instruction embeddings are computed once, for the
+dataset's distinct instructions, when training starts; a batch carries instruction indices into that table.
+Grounding examples (``data.grounding``) do the same with their labels, and their loss (the policy's own loss on the
+taps at the labelled elements) is added with ``grounding_weight``.
 """
 
 from __future__ import annotations
 
-import copy
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import lightning as L
 import torch
 
 from vlui.algos import feature_store, losses
 from vlui.algos.augment import color_jitter, random_shift
-from vlui.models.policy import Critics, Fused, VLUIPolicy
-from vlui.models.settings import from_dict
+from vlui.algos.settings import AugmentConfig, from_mapping
+from vlui.models.policy import Fused, VLUIPolicy
+from vlui.models.settings import Gesture, from_dict
+from vlui.seeding import substream
 
 
 def lr_schedule(opt: torch.optim.Optimizer, kind: str, warmup: int, total: int) -> torch.optim.lr_scheduler.LRScheduler:
@@ -34,13 +39,23 @@ def lr_schedule(opt: torch.optim.Optimizer, kind: str, warmup: int, total: int) 
     return sched.SequentialLR(opt, [ramp, after], milestones=[warmup])
 
 
-class _Base(L.LightningModule):
-    def __init__(self, policy: dict[str, Any], algo: dict[str, Any], augment: dict[str, Any], seed: int = 0,
-                 channels_last: bool = True, compile: bool = False, grounding_weight: float = 0.0) -> None:
+class PolicyModule(L.LightningModule):
+    """The policy of ``policy`` (:func:`vlui.models.settings.to_dict`) trained by the algorithm of ``algo`` (a
+    mapping of its ``Settings``' fields), with ``augment`` (:class:`AugmentConfig`'s fields; none when None) and the
+    pointer head's gestures read by ``gesture`` (:class:`Gesture`'s fields)."""
+
+    Settings: ClassVar[type]  # the algorithm's settings (vlui/algos/settings.py), read into ``self.algo``
+
+    def __init__(self, policy: dict[str, Any], algo: dict[str, Any], augment: dict[str, Any] | None = None,
+                 seed: int = 0, channels_last: bool = True, compile: bool = False, grounding_weight: float = 0.0,
+                 gesture: dict[str, float] | None = None) -> None:
         super().__init__()
         self.save_hyperparameters()
         self.policy = VLUIPolicy(*from_dict(policy))
-        self.algo, self.augment = algo, augment
+        self.algo = from_mapping(self.Settings, algo)
+        self.augment = (from_mapping(AugmentConfig, augment) if augment is not None
+                        else AugmentConfig(random_shift=0, color_jitter=0.0))
+        self.gesture = Gesture(**(gesture or {}))
         if channels_last:
             self.policy.encoder.vision.backbone.to(memory_format=torch.channels_last)
         self._encode = torch.compile(self.policy.encoder) if compile else self.policy.encoder
@@ -75,8 +90,7 @@ class _Base(L.LightningModule):
     @property
     def caches_features(self) -> bool:
         """A frozen backbone and no augmentation: every frame's feature map is computed once, before training."""
-        return (self.policy.encoder.vision.frozen and not self.augment.get("random_shift", 0)
-                and not self.augment.get("color_jitter", 0.0))
+        return self.policy.encoder.vision.frozen and not self.augment.random_shift and not self.augment.color_jitter
 
     def _stored_features(self, dataset: str, frames: torch.Tensor) -> torch.Tensor:
         """The backbone's features of a dataset's frames: from its feature store when a run has already computed
@@ -117,8 +131,7 @@ class _Base(L.LightningModule):
         if self.policy.cfg.head == "mlp":
             loss = losses.bc_loss(pred, actions) if weights is None else losses.awr_actor_loss(pred, actions, weights)
             return loss, pred
-        gesture = self.algo.get("gesture") or {}
-        per_sample = losses.pointer_loss(out, actions, gesture.get("threshold", 0.14), gesture.get("y_scale", 2.0))
+        per_sample = losses.pointer_loss(out, actions, self.gesture.tap_threshold, self.gesture.y_scale)
         return (per_sample.mean() if weights is None else (weights * per_sample).mean()), pred
 
     def grounding_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -136,18 +149,21 @@ class _Base(L.LightningModule):
     def images(self, batch: dict[str, torch.Tensor], key: str = "images", train: bool = True) -> torch.Tensor:
         x = batch[key]
         if train:
-            g = torch.Generator().manual_seed(self.hparams.seed * 1_000_003 + self.global_step)
-            x = random_shift(x, self.augment.get("random_shift", 0), g)
-            x = color_jitter(x, self.augment.get("color_jitter", 0.0), g)
+            g = torch.Generator().manual_seed(substream(self.hparams.seed, self.global_step))
+            x = random_shift(x, self.augment.random_shift, g)
+            x = color_jitter(x, self.augment.color_jitter, g)
         return x
 
+    def trainer_settings(self) -> dict[str, Any]:
+        """Settings of Lightning's Trainer that the algorithm decides (over the ``trainer`` config's)."""
+        return {}
+
     def configure_optimizers(self):
-        optim = self.algo["optim"]
+        optim = self.algo.optim
         params = [p for p in self.parameters() if p.requires_grad]
-        opt = torch.optim.Adam(params, lr=optim["lr"], betas=tuple(optim.get("betas", (0.9, 0.999))),
-                               weight_decay=optim.get("weight_decay", 0.0))
+        opt = torch.optim.Adam(params, lr=optim.lr, betas=tuple(optim.betas), weight_decay=optim.weight_decay)
         total = max(1, self.trainer.max_steps if self.trainer.max_steps > 0 else 1)
-        sched = lr_schedule(opt, optim.get("scheduler", "cosine"), optim.get("warmup_steps", 0), total)
+        sched = lr_schedule(opt, optim.scheduler, optim.warmup_steps, total)
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     def _throughput(self, batch_size: int) -> None:
@@ -157,75 +173,7 @@ class _Base(L.LightningModule):
         self._last_time = now
 
 
-class BCModule(_Base):
-    """Behaviour cloning: mean squared error to the demonstrated dual-gesture."""
-
-    def training_step(self, batch, batch_idx):
-        text, mask = self.text(batch["instruction"])
-        loss, pred = self.actor_loss(self.features(batch, text, mask), batch["actions"])
-        self.log("train/loss", loss, prog_bar=True)
-        self._throughput(len(pred))
-        return loss + self.grounding_loss(batch["grounding"]) if "grounding" in batch else loss
-
-    def validation_step(self, batch, batch_idx):
-        validate(self, batch)
-
-
-class IQLModule(_Base):
-    """Implicit Q-learning (Kostrikov et al. 2022; B-MoCA App. E.3).
-
-    Deviations from the paper, as CORL does them: twin Q heads (the minimum of the target pair is used), a
-    Polyak-averaged target Q, advantage weights clipped at ``max_weight``, and the TD target masked by ``done``.
-    One Adam optimises the sum of the three losses; each loss only reaches its own heads because every cross-term
-    is detached. With ``share_encoders`` the critics read the policy's encoder features (trained by all three
-    losses); otherwise they have an encoder of their own.
-    """
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        cfg = self.policy.cfg
-        self.critics = Critics(cfg, self.policy.text.dim, list(cfg.head_dims), own_encoder=not self.algo[
-            "share_encoders"])
-        self.target_critics = copy.deepcopy(self.critics).requires_grad_(False)
-
-    def _features(self, critics: Critics, batch, text, mask, key: str = "images"):
-        if critics.encoder is None:
-            return self.features(batch, text, mask, key)
-        return critics.encoder(self.images(batch, key), text, mask,
-                               batch.get("previous" if key == "images" else "next_previous"))
-
-    def training_step(self, batch, batch_idx):
-        a = self.algo
-        text, mask = self.text(batch["instruction"])
-        fused = self._features(self.critics, batch, text, mask)
-        feats = fused.pooled
-        with torch.no_grad():
-            target_feats = self._features(self.target_critics, batch, text, mask).pooled
-            tq1, tq2 = self.target_critics.q(target_feats, batch["actions"])
-            target_q = torch.minimum(tq1, tq2)
-            next_v = self.critics.value(self._features(self.critics, batch, text, mask, "next_images").pooled)
-        v = self.critics.value(feats)
-        v_loss = losses.value_loss(target_q, v, a["expectile"])
-        q1, q2 = self.critics.q(feats, batch["actions"])
-        q_loss = losses.q_loss(q1, q2, losses.td_target(batch["rewards"], batch["dones"], next_v, a["discount"]))
-        weights = losses.advantage_weights(target_q - v.detach(), a["beta"], a["max_weight"])
-        shared = self.critics.encoder is None  # the actor's features are the critics' features
-        actor_loss, pred = self.actor_loss(fused if shared else self.features(batch, text, mask), batch["actions"],
-                                           weights)
-        self.log_dict({"train/v_loss": v_loss, "train/q_loss": q_loss, "train/actor_loss": actor_loss,
-                       "train/bc_loss": losses.bc_loss(pred.detach(), batch["actions"])}, prog_bar=True)
-        self._throughput(len(pred))
-        loss = v_loss + q_loss + actor_loss
-        return loss + self.grounding_loss(batch["grounding"]) if "grounding" in batch else loss
-
-    def on_train_batch_end(self, outputs, batch, batch_idx) -> None:
-        losses.polyak_update(self.target_critics, self.critics, self.algo["polyak"])
-
-    def validation_step(self, batch, batch_idx):
-        validate(self, batch)
-
-
-def validate(module: _Base, batch: dict[str, torch.Tensor]) -> None:
+def validate(module: PolicyModule, batch: dict[str, torch.Tensor]) -> None:
     """Validation, whatever the algorithm: the policy's own loss, and the mean squared error of the actions it
     would take (comparable across heads)."""
     text, mask = module.text(batch["instruction"])
@@ -233,4 +181,3 @@ def validate(module: _Base, batch: dict[str, torch.Tensor]) -> None:
     module.log_dict({"val/loss": loss, "val/bc_loss": losses.bc_loss(pred, batch["actions"])}, prog_bar=True)
 
 
-ALGOS = {"bc": BCModule, "iql": IQLModule}
