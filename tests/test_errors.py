@@ -377,15 +377,16 @@ def test_a_full_disk_while_collecting_keeps_the_episodes_and_the_same_command_re
 
 
 def test_a_full_disk_while_training_keeps_the_checkpoints_and_the_same_command_resumes(inputs: Inputs,
-                                                                                       capsys) -> None:
+                                                                                       caplog) -> None:
     from vlui.models.policy import read_checkpoint
 
     with pytest.raises(VluiError):
         _train_disk_full(inputs)
     run = inputs.tmp / "fresh" / "default" / "bc-efficientnet_b0-seed0"
     assert read_checkpoint(run / "last.ckpt")["global_step"] == 2 and not (run / "step000004.ckpt").exists()
-    result = run_job("train", inputs.train(f"paths.checkpoint_dir={inputs.tmp / 'fresh'}"), inputs.tmp)
-    assert "resuming from" in capsys.readouterr().out and Path(result["policy"]).is_dir()
+    with caplog.at_level("INFO", logger="vlui.jobs.train"):
+        result = run_job("train", inputs.train(f"paths.checkpoint_dir={inputs.tmp / 'fresh'}"), inputs.tmp)
+    assert "resuming from" in caplog.text and Path(result["policy"]).is_dir()
 
 
 def test_a_lost_info_json_is_rebuilt_for_the_same_recipe_without_duplicates(inputs: Inputs) -> None:

@@ -116,7 +116,7 @@ def _export_tiny(path: Path, seed: int) -> None:
                              (64, 32)), path / "policy")
 
 
-def test_a_policy_trained_again_into_the_same_folder_is_evaluated_afresh(tmp_path: Path, capsys) -> None:
+def test_a_policy_trained_again_into_the_same_folder_is_evaluated_afresh(tmp_path: Path, caplog) -> None:
     # the quickstart evaluates checkpoints/quickstart/<run> under one name every time: episodes of the weights that
     # were there before must not be passed off as the new policy's
     args = (f"checkpoint={tmp_path}/run", "tasks=[open_clock]", "env.snapshots=[100,101]", "runs=1",
@@ -128,9 +128,9 @@ def test_a_policy_trained_again_into_the_same_folder_is_evaluated_afresh(tmp_pat
     assert (tmp_path / "out" / "episodes.jsonl").read_text() == first
     assert not list((tmp_path / "out").glob("earlier-*"))
     _export_tiny(tmp_path / "run", seed=1)  # trained again
-    capsys.readouterr()
-    evaluate.run(cfg(tmp_path, *args))
-    assert "evaluation of its policies' earlier weights" in capsys.readouterr().out
+    with caplog.at_level("INFO", logger="vlui.jobs.evaluate"):
+        evaluate.run(cfg(tmp_path, *args))
+    assert "evaluation of its policies' earlier weights" in caplog.text
     (aside,) = (tmp_path / "out").glob("earlier-*")
     assert (aside / "episodes.jsonl").read_text() == first  # kept
     fresh = [json.loads(x) for x in (tmp_path / "out" / "episodes.jsonl").read_text().splitlines()]

@@ -43,12 +43,12 @@ def reject_non_json(constant: str):
     raise AssertionError(f"results.json holds {constant}, which is not JSON")
 
 
-def test_infrastructure_failures_are_not_counted_and_run_again_on_resume(tmp_path: Path, capsys) -> None:
+def test_infrastructure_failures_are_not_counted_and_run_again_on_resume(tmp_path: Path, capsys, caplog) -> None:
     args = ("tasks=[open_settings,open_clock]", "agent.max_retries=1")
-    with StandIn() as llm:
+    with StandIn() as llm, caplog.at_level("INFO", logger="vlui.jobs.evaluate"):
         llm.fail = lambda prompt: Failure(503, message="clock model offline") if "the clock app" in prompt else None
         result = run(tmp_path, *text_agent(llm, *args))
-    out = capsys.readouterr().out
+    out = capsys.readouterr().out + caplog.text  # the results table is printed, the rest logged
     assert result["success_rate"] == 1.0  # open_settings, 1/1: the clock episode is not the agent's failure
     results = json.loads((tmp_path / "out" / "results.json").read_text(), parse_constant=reject_non_json)
     assert results["overall"]["infra_failures"] == 1 and results["overall"]["episodes"] == 1
@@ -58,9 +58,11 @@ def test_infrastructure_failures_are_not_counted_and_run_again_on_resume(tmp_pat
     assert "clock model offline" in out and "nan" not in out
     assert "| open_clock | – (1 failed for infrastructure reasons) |" in out
 
-    with StandIn() as llm:  # the endpoint works again: the same command runs the clock episode again, and only it
+    caplog.clear()
+    with StandIn() as llm, caplog.at_level("INFO", logger="vlui.jobs.evaluate"):
+        # the endpoint works again: the same command runs the clock episode again, and only it
         result = run(tmp_path, *text_agent(llm, *args, "agent.max_retries=3"))  # retry settings may change
-    out = capsys.readouterr().out
+    out = caplog.text
     assert "1 already done, resuming; 1 that failed for infrastructure reasons run again" in out
     assert {p.split("\n", 1)[0] for p in (b["messages"][-1]["content"] for b in llm.chat_requests())} == {
         "Task: open the clock app"}

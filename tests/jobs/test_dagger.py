@@ -81,15 +81,16 @@ def test_a_round_labels_every_visited_state_with_the_experts_action(tmp_path: Pa
 
 
 @pytest.mark.integration
-def test_train_runs_dagger_rounds_and_resumes_past_finished_ones(tmp_path: Path, tiny_dataset: Path, capsys) -> None:
+def test_train_runs_dagger_rounds_and_resumes_past_finished_ones(tmp_path: Path, tiny_dataset: Path, caplog) -> None:
     overrides = tiny(tmp_path, tiny_dataset, "dagger.rounds=1", "dagger.steps=2", "dagger.envs=4",
                      "model.head=pointer", "model.positions=true")
     result = train.run(compose("train", overrides, output_dir=tmp_path / "run"))
     assert [r["round"] for r in result["dagger"]] == [1] and result["dagger"][0]["labelled_states"] > 0
     export = Path(result["checkpoint_dir"]) / "dagger" / "round-1" / "model.safetensors"
     assert export.exists() and (tiny_dataset.parent / "tiny.dagger").is_dir()
-    again = train.run(compose("train", overrides, output_dir=tmp_path / "run2"))
-    assert again["dagger"] == [] and "DAgger round 1 already done" in capsys.readouterr().out
+    with caplog.at_level("INFO", logger="vlui.jobs.train"):
+        again = train.run(compose("train", overrides, output_dir=tmp_path / "run2"))
+    assert again["dagger"] == [] and "DAgger round 1 already done" in caplog.text
 
 
 @pytest.mark.slow

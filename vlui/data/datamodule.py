@@ -31,10 +31,11 @@ from torch.utils.data import DataLoader, Sampler
 
 from vlui.data.format import decode_png, episode_path, read_dataset
 from vlui.errors import VluiError
+from vlui.seeding import WIDTH
 
 # a screen's UI tree (a uiautomator dump) -> its (label, tap action) grounding pairs (vlui.env.grounding)
 PairsOf = Callable[[str], Sequence[tuple[str, np.ndarray]]]
-GROUNDING_SEED = 1_000_003  # added to the seed for the grounding examples' draw and order: a stream of their own
+GROUNDING_SEED = WIDTH  # added to the seed for the grounding examples' draw and order: a stream of their own
 
 
 @dataclass

@@ -6,6 +6,7 @@ collection loses at most the episodes in flight, and running the same command ag
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import signal
@@ -25,8 +26,11 @@ from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
+from vlui.seeding import substream
 from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
+
+log = logging.getLogger(__name__)
 
 _worker: dict[str, Any] = {}
 
@@ -81,7 +85,7 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
         for snap in snaps:
             for _ in range(cfg.episodes_per_pair):
                 eid = len(jobs)
-                jobs.append(Job(task, snap, cfg.seed * 1_000_003 + eid, id=eid))
+                jobs.append(Job(task, snap, substream(cfg.seed, eid), id=eid))
     return tasks, snaps, jobs
 
 
@@ -111,9 +115,9 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
              jobs: list[Job], env: EnvConfig, agent_cfg: dict, root: Path) -> None:
     done = writer.done()
     todo = [j for j in jobs if j.id not in done]
-    print(f"collect: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
-          f"with agent={agent_cfg['name']} into {root}"
-          + ("; all already collected" if done and not todo else f"; {len(done)} already there, resuming" if done else ""))
+    log.info(f"{len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
+             f"with agent={agent_cfg['name']} into {root}"
+             + ("; all already collected" if done and not todo else f"; {len(done)} already there, resuming" if done else ""))
     include_xml = needs_xml(agent_cfg) or cfg.save_xml
     options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
     workers = max(1, min(max_parallel(env, env.num_envs), len(todo)))
@@ -149,8 +153,8 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
     finally:
         bar.close()
     if failed:
-        print(f"collect: {len(failed)} episode(s) not collected: the environment failed twice on each (the last: "
-              f"{failed[-1]}); run the same command again to collect them")
+        log.info(f"{len(failed)} episode(s) not collected: the environment failed twice on each (the last: "
+                 f"{failed[-1]}); run the same command again to collect them")
 
 
 def _consume(results, writer: DatasetWriter, bar: tqdm) -> list[str]:

@@ -33,6 +33,7 @@ from vlui.env.agent import OneEpisodeAtATime
 from vlui.env.env import make_env
 from vlui.models.policy import VLUIPolicy
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
+from vlui.seeding import substream
 
 
 class PolicyActor(OneEpisodeAtATime):
@@ -100,7 +101,7 @@ def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Pat
     if pairs is not None and pairs < len(chosen):
         rng = np.random.default_rng([seed, round_])
         chosen = [chosen[i] for i in sorted(rng.choice(len(chosen), pairs, replace=False))]
-    jobs = [Job(task, snap, (seed * 7919 + round_) * 1_000_003 + i, id=i)
+    jobs = [Job(task, snap, substream(substream(seed, round_, 7919), i), id=i)
             for i, (task, snap) in enumerate((t, s) for t, s in chosen for _ in range(episodes_per_pair))]
     # the dataset's phones, screens of its size
     env = replace(env, snapshots=snaps, observation_height=info["image"]["height"],

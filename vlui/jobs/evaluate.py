@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import json
+import logging
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -18,8 +19,10 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from vlui.agents import make_agent, needs_screen, needs_xml
+from vlui.agents import make_agent, needs_screen, needs_xml, takes_checkpoint
+from vlui.agents.expert import ExpertAgent
 from vlui.agents.policy_agent import PolicyAgent
+from vlui.agents.text_agent import TextAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import max_parallel, resolve_snapshots
@@ -30,8 +33,11 @@ from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
 from vlui.models.policy import weights_digest
 from vlui.rollout import EpisodeRecord, Job, result_line, rollout
+from vlui.seeding import substream
 from vlui.tasks import templates
 from vlui.tasks.catalog import resolve_tasks
+
+log = logging.getLogger(__name__)
 
 
 def _plain(value: Any) -> Any:
@@ -46,7 +52,7 @@ def plan(cfg: DictConfig, policies: int = 1) -> tuple[list[str], list[str], list
     snaps = resolve_snapshots(env_settings(cfg.env))
     if cfg.runs < 1 or cfg.episodes_per_pair < 1:
         raise VluiError("runs and episodes_per_pair must be at least 1")
-    jobs = [Job(task, snap, cfg.seed * 1_000_003 + run * 10_007 + i, run=run, episode=k,
+    jobs = [Job(task, snap, substream(cfg.seed, substream(run, i, 10_007)), run=run, episode=k,
                 policy=p if policies > 1 else None)
             for p in range(policies)
             for run in range(cfg.runs)
@@ -109,8 +115,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
     agent_cfg = {**_plain(cfg.agent)}
     groups: dict[str, list[str]] = {}
-    if agent_cfg["name"] == "policy":
-        groups = checkpoint_groups(agent_cfg.get("checkpoint") or cfg.checkpoint)
+    if takes_checkpoint(agent_cfg):
+        groups = checkpoint_groups(cfg.agent.checkpoint or cfg.checkpoint)
         if not groups:
             raise VluiError("agent=policy needs checkpoint=checkpoints/<experiment>/<run> (or a glob or list of "
                             "runs trained with different seeds)")
@@ -131,27 +137,28 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         recipe["weights"] = {c: weights_digest(c) for _, c in policies}
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
-    log = out / "episodes.jsonl"
+    journal = out / "episodes.jsonl"
     # the first policy is loaded before anything is written or run: a missing or incompatible checkpoint is one line
     # (the others load when their turn comes)
     first: Any = make_agent(agent_cfgs[0])
+    is_expert = isinstance(first, ExpertAgent)
     done = _resume(out, recipe, jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
     # run a snapshot's episodes together (the phone keeps only a few configurations' renderings at hand); the seeds,
     # keys and the order of the results are the plan's
     todo = sorted((j for j in jobs if j.key not in done), key=lambda j: j.snapshot)
-    if agent_cfg["name"] == "text" and todo:
+    if isinstance(first, TextAgent) and todo:
         first.check()  # the endpoint, the API key and the model, in one line, before anything runs
-    print(f"evaluate: {len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair} x "
-          f"{cfg.runs} runs{f' x {len(policies)} policies' if several else ''}) with agent={agent_cfg['name']} -> "
-          f"{out}" + (f"; {len(done)} already done, resuming" if done else "")
-          + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
+    log.info(f"{len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair} x "
+             f"{cfg.runs} runs{f' x {len(policies)} policies' if several else ''}) with agent={agent_cfg['name']} -> "
+             f"{out}" + (f"; {len(done)} already done, resuming" if done else "")
+             + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
     include_xml = needs_xml(agent_cfg) or cfg.adaptive_metrics
     include_screen = needs_screen(agent_cfg) or cfg.video != "none"  # the screens are drawn only to be looked at
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = out / "videos"
-    with open(log, "a", encoding="utf-8") as f:
+    with open(journal, "a", encoding="utf-8") as f:
         for index, ((group, checkpoint), one_cfg) in enumerate(zip(policies, agent_cfgs, strict=True)):
             mine = [j for j in todo if j.policy == (index if several else None)]
             if not mine and several:
@@ -182,7 +189,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                         slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
             except KeyboardInterrupt:
                 bar.close()
-                raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {log}; run the same "
+                raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {journal}; run the same "
                                 "command again to finish") from None
             del agent, agents
             first = None  # the first policy's agent is not kept while the others run
@@ -193,7 +200,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise VluiError(f"all {len(records)} episodes failed for infrastructure reasons, the last with: "
                         f"{failed[-1]['infra_failure']}; fix that and run the same command again to retry them")
     if cfg.adaptive_metrics and records:
-        if agent_cfg["name"] == "expert":  # its own successful episodes are the reference: no second pass
+        if is_expert:  # its own successful episodes are the reference: no second pass
             refs = {(r["task"], r["snapshot"]): r["tokens"] for r in reversed(records) if r["success"]}
         else:
             refs = references(tasks, snaps, env)
@@ -210,9 +217,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     paths = report.write(result, out)
     print(report.table(result))
     if failed:
-        print(f"\nevaluate: {len(failed)} of {len(records)} episodes failed for infrastructure reasons and are not "
-              f"counted (the last with: {failed[-1]['infra_failure']}); run the same command again to retry them")
-    print(f"\nevaluate: results in {paths['json']} and {paths['md']}" + (f"; GIFs in {videos}" if videos.exists()
+        log.info(f"{len(failed)} of {len(records)} episodes failed for infrastructure reasons and are not "
+                 f"counted (the last with: {failed[-1]['infra_failure']}); run the same command again to retry them")
+    log.info(f"results in {paths['json']} and {paths['md']}" + (f"; GIFs in {videos}" if videos.exists()
                                                                          else ""))
     return {k: result[k] for k in ("success_rate", "episodes")} | {"results": str(paths["json"])}
 
@@ -242,14 +249,14 @@ def _set_aside(out: Path, what: str) -> None:
     for path in out.iterdir():
         if path.is_file() and path.name != "cli.log":
             path.replace(aside / path.name)
-    print(f"evaluate: {out} held an evaluation of {what}; it is kept in {aside.name}/, evaluating afresh")
+    log.info(f"{out} held an evaluation of {what}; it is kept in {aside.name}/, evaluating afresh")
 
 
 def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dict[str, Any]]:
     """Episodes already evaluated in ``out`` with the same recipe. A damaged ``recipe.json`` or line of
     ``episodes.jsonl`` is a one-line error naming it; nothing in the folder is changed or dropped silently, except a
     last line that a kill cut short (its episode runs again)."""
-    meta, log = out / "recipe.json", out / "episodes.jsonl"
+    meta, journal = out / "recipe.json", out / "episodes.jsonl"
     if meta.exists():
         try:
             saved = json.loads(meta.read_text(encoding="utf-8"))
@@ -262,11 +269,11 @@ def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dic
             raise VluiError(f"{out} holds an evaluation with other settings: name this one (name=...) or choose "
                             "another output folder (hydra.run.dir=...)")
     done: dict[str, dict[str, Any]] = {}
-    if log.exists():
-        text = log.read_text(encoding="utf-8", errors="replace")
+    if journal.exists():
+        text = journal.read_text(encoding="utf-8", errors="replace")
         if text and not text.endswith("\n"):  # a line cut short by a kill: drop it, that episode runs again
             text = text[: text.rfind("\n") + 1]
-            log.write_text(text, encoding="utf-8")
+            journal.write_text(text, encoding="utf-8")
         seeds = {j.key: j.seed for j in jobs}
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
@@ -275,7 +282,7 @@ def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dic
                 record = json.loads(line)
                 key = record["key"]
             except (json.JSONDecodeError, KeyError, TypeError):
-                raise VluiError(f"{log} line {n} is damaged: delete that line and run the same command again to "
+                raise VluiError(f"{journal} line {n} is damaged: delete that line and run the same command again to "
                                 "evaluate that episode again") from None
             if not meta.exists() and seeds.get(key) != record.get("seed"):
                 raise VluiError(f"{out} has episodes but no recipe.json, and line {n} ({key}) is not an episode of "
