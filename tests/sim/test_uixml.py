@@ -130,7 +130,7 @@ def test_every_clickable_node_reacts_to_a_tap(snapshot: str, screen: str) -> Non
         if x2 - x1 < 2 or y2 - y1 < 2 or node.get("resource-id") in KNOWN_INERT:
             continue  # clipped away at the edge of a scrolling list, or a known bug
         dev.state = start.copy()
-        dev._invalidate()
+        dev.state_changed()
         dev.tap((x1 + x2) / 2, (y1 + y2) / 2)
         moved = dataclasses.replace(dev.state, time_ms=start.time_ms) != start
         if not moved and dev.ui_xml() == before:

@@ -32,6 +32,11 @@ def make_agent(agent: AgentConfig | Mapping[str, Any], seed: int = 0):
     raise VluiError(f"unknown agent {agent.name!r}; choose from: {', '.join(AGENTS)}")
 
 
+def takes_checkpoint(agent: AgentConfig | Mapping[str, Any]) -> bool:
+    """Whether the agent is a trained policy, loaded from ``agent.checkpoint`` (or evaluate's ``checkpoint``)."""
+    return agent_settings(agent).name == "policy"
+
+
 def needs_screen(agent: AgentConfig | Mapping[str, Any]) -> bool:
     """Whether the agent looks at the screen (a policy does; the expert and text agents read the UI tree, the random
     agent reads nothing)."""

@@ -1,6 +1,7 @@
 """``python -m vlui.agents``: watch the expert work.
 
-  task-sheet  SNAPSHOT [TASKS...] --out F   every screen of the expert's episodes (default: the six representative tasks)
+  task-sheet  SNAPSHOT [TASKS...] --out F [--serial S]   every screen of the expert's episodes (default: the six
+              representative tasks), on the simulated phone or, with --serial, on an emulator or phone over ADB
 
 This lives with the agents, not in ``python -m vlui.sim``: the simulator is a lower layer that knows no agent, and
 the screens shown are the expert's episodes (its plans are the one recipe per task).
@@ -12,6 +13,8 @@ import argparse
 import sys
 
 from vlui.agents.walkthrough import task_sheet
+from vlui.backends import make_device
+from vlui.config import EnvConfig
 from vlui.errors import tool_status
 
 
@@ -24,10 +27,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("tasks", nargs="*", help="task ids (default: the six representative tasks)")
     p.add_argument("--columns", type=int, default=7)
     p.add_argument("--out", default="tasks.png")
+    p.add_argument("--serial", help="an emulator or phone over ADB (its snapshot loaded first), not the simulated one")
     args = parser.parse_args(argv)
 
     def sheet() -> int:
-        task_sheet(args.snapshot, args.tasks or None, columns=args.columns).save(args.out)
+        env = EnvConfig(backend="adb", serial=args.serial) if args.serial else EnvConfig()
+        device = make_device(env, args.snapshot)
+        task_sheet(device, args.snapshot, args.tasks or None, columns=args.columns).save(args.out)
         print(args.out)
         return 0
 

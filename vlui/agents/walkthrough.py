@@ -20,8 +20,7 @@ from PIL import Image
 from vlui.agents.expert import ExpertAgent
 from vlui.device import Device
 from vlui.env.env import PhoneEnv
-from vlui.sim.contact_sheet import sheet
-from vlui.sim.phone import SimDevice
+from vlui.pictures import sheet
 from vlui.tasks.catalog import resolve_tasks, task_set
 
 Gesture = tuple  # ("tap", x, y) | ("swipe", x1, y1, x2, y2) | ("key", name), in device pixels: Device's own calls
@@ -83,9 +82,9 @@ def walkthrough(device: Device, task: str, snapshot: str, seed: int = 0, screens
     return Walkthrough(task, snapshot, recording.gestures, device.log_lines(mark), shots, terminated)
 
 
-def task_sheet(snapshot: str, tasks: Sequence[str] | None = None, columns: int = 7) -> Image.Image:
-    """Every screen of the expert's episodes of ``tasks`` (default: the six representative ones) on ``snapshot``."""
-    dev = SimDevice(snapshot)
+def task_sheet(dev: Device, snapshot: str, tasks: Sequence[str] | None = None, columns: int = 7) -> Image.Image:
+    """Every screen of the expert's episodes of ``tasks`` (default: the six representative ones) on ``snapshot``,
+    on the device ``dev``."""
     shots = []
     for task in tasks or task_set("representative"):
         walk = walkthrough(dev, task, snapshot, screens=True)

@@ -141,7 +141,7 @@ def put_setting(phone: ServedPhone, namespace: str, key: str, value: str) -> Non
         backed = STATE_SETTINGS.get((namespace, key))
         if backed is not None and backed[1] is not None:
             backed[1](phone.device, value)
-            phone.device._invalidate()
+            phone.device.state_changed()
             return
         if backed is not None:
             phone.device.state.unapplied_settings[f"{namespace}/{key}"] = value
@@ -178,7 +178,7 @@ def apply_airplane_mode(phone: ServedPhone, on: bool | None) -> None:
         if on is None:
             on = get_setting(phone, "global", "airplane_mode_on") not in (None, "0")
         services.set_airplane_mode(phone.device, on, from_settings=False)
-        phone.device._invalidate()
+        phone.device.state_changed()
 
 
 # What the settings a client writes may hold, as characters of keys and values. The system table's bound and message
@@ -236,10 +236,7 @@ def set_time(phone: ServedPhone, when: datetime) -> None:
     if when < EPOCH:
         raise VluiError(f"cannot set the clock before 1970: {when}")
     with phone.lock:
-        dev = phone.device
-        dev.state.time_ms = int((when - EPOCH).total_seconds() * 1000)
-        dev._last_log_ms = min(dev._last_log_ms, dev.state.time_ms)
-        dev._invalidate()
+        phone.device.set_clock(int((when - EPOCH).total_seconds() * 1000))
 
 
 # ---------------------------------------------------------------------------------------------------- sensors, radio
@@ -260,7 +257,7 @@ def rotate(phone: ServedPhone) -> None:
     itself (``user_rotation``), and keeps drawing its screen in portrait."""
     with phone.lock:
         phone.settings["system"]["user_rotation"] = str((rotation(phone) + 1) % ROTATIONS)
-        phone.device._invalidate()
+        phone.device.state_changed()
 
 
 def set_battery(phone: ServedPhone, level: int | None = None, charging: bool | None = None) -> None:
@@ -272,7 +269,7 @@ def set_battery(phone: ServedPhone, level: int | None = None, charging: bool | N
             st.battery_level = min(max(level, 0), 100)
         if charging is not None:
             st.charging = charging
-        phone.device._invalidate()
+        phone.device.state_changed()
 
 
 SMS_HEADSUP_MS = 5000  # how long the heads-up of an arriving message shows (Android 10's minimum display time)
@@ -285,7 +282,7 @@ def receive_sms(phone: ServedPhone, number: str, text: str) -> None:
         st = phone.device.state
         st.headsup = {"app": "messages", "title": number, "text": text, "until_ms": st.time_ms + SMS_HEADSUP_MS}
         st.notifications = [a for a in st.notifications if a != "messages"] + ["messages"]
-        phone.device._invalidate()
+        phone.device.state_changed()
 
 
 # ---------------------------------------------------------------------------------------------------- processes
@@ -353,7 +350,7 @@ def force_stop(phone: ServedPhone, package: str) -> None:
                     st.top, st.dialog = None, None  # the home screen is behind every app started from it
                 if st.focus is not None and st.focus[0] == key:
                     st.focus = None
-        dev._invalidate()
+        dev.state_changed()
         phone.changed()
 
 

@@ -104,7 +104,7 @@ def signal_profile(phone: ServedPhone, args: list[str]) -> list[str]:
         return ["KO: bad signal profile, expected a value between 0 and 4"]
     with phone.lock:
         phone.device.state.signal_level = int(args[0])
-        phone.device._invalidate()
+        phone.device.state_changed()
     return ["OK"]
 
 

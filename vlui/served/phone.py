@@ -220,7 +220,7 @@ class ServedPhone:
                 dev.load_snapshot(saved.snapshot)
                 dev.state = saved.state.copy()
                 dev.log.restore_state((list(saved.log[0]), saved.log[1]))
-                dev._invalidate()
+                dev.state_changed()
                 self.files, self.props = PhoneFiles(saved.files, self.limits.storage_bytes), dict(saved.props)
                 self.settings = {k: dict(v) for k, v in saved.settings.items()}
                 self._on_boot()

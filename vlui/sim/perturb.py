@@ -64,5 +64,5 @@ def perturb(dev: SimDevice, seed: int) -> dict[str, Any]:
     if rng.random() < PERMISSION_P:
         st.permission_prompt = True
         drawn["permission_prompt"] = True
-    dev._invalidate()
+    dev.state_changed()
     return drawn

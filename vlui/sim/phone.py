@@ -33,10 +33,18 @@ from vlui.sim import services, uixml
 from vlui.sim.apps import build_window, on_back, on_editor_action, on_launch
 from vlui.sim.apps.dialer import DIALABLE
 from vlui.sim.noise import noise_lines
-from vlui.sim.render import Renderer, Style
 from vlui.sim.perturb import perturb
-from vlui.sim.systemui import (GRANT_ACTIVITY, NAV_POINTS, PERMISSION_CONTROLLER, PERMISSION_GROUPS,
-                               TABLET_NAV_POINTS, headsup, nav_bar, status_bar)
+from vlui.sim.render import Renderer, Style
+from vlui.sim.systemui import (
+    GRANT_ACTIVITY,
+    NAV_POINTS,
+    PERMISSION_CONTROLLER,
+    PERMISSION_GROUPS,
+    TABLET_NAV_POINTS,
+    headsup,
+    nav_bar,
+    status_bar,
+)
 from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
 from vlui.sim.widgets import Ctx
@@ -116,7 +124,7 @@ class SimDevice(Device):
         self.log.clear()
         self._last_log_ms = 0
         self._rng = random.Random(f"{snap.id}:{snap.time}")
-        self._invalidate()
+        self.state_changed()
 
     def reconfigure(self, **changes: Any) -> None:
         """Change the configuration (density, font scale, locale, wallpaper, theme, home layout) of the running
@@ -130,7 +138,7 @@ class SimDevice(Device):
         self.profile = snap.profile
         self.width, self.height = snap.size
         self.tablet = self.profile["kind"] == "tablet"
-        self._invalidate()
+        self.state_changed()
 
     def _boot_state(self, snap: Snapshot) -> DeviceState:
         start = snap.start_time
@@ -142,7 +150,7 @@ class SimDevice(Device):
     def set_state(self, fields: dict[str, Any]) -> None:
         self.state = self.state.copy()
         _apply_state(self.state, fields, "the task's starting state")
-        self._invalidate()
+        self.state_changed()
 
     def check_state(self, spec: dict[str, Any]) -> bool:
         return state_meets(spec, lambda path: _state_value(self.state, path))
@@ -322,12 +330,14 @@ class SimDevice(Device):
         st.time_ms += self.step_ms
         if st.headsup is not None and st.headsup["until_ms"] <= st.time_ms:
             st.headsup = None
-        self._invalidate()
+        self.state_changed()
 
     def perturb(self, seed: int) -> dict[str, Any]:
         return perturb(self, seed)
 
-    def _invalidate(self) -> None:
+    def state_changed(self) -> None:
+        """Its state was changed from outside its gestures (a shell command, the emulator console, a perturbation):
+        the next screenshot and UI dump are drawn anew."""
         self._frame = None
         self._window = None
 
@@ -342,6 +352,18 @@ class SimDevice(Device):
             pid = self.state.pids.get(app, SYSTEM_PID) if app else SYSTEM_PID
         tid = pid if app else pid + 37
         self._write_log(self.state.time_ms + offset_ms, pid, tid, level, tag, message)
+
+    def set_clock(self, time_ms: int) -> None:
+        """The wall clock jumps to ``time_ms``: lines logged after a jump back are stamped by the new clock, as logd
+        stamps them on a device."""
+        self.state.time_ms = time_ms
+        self._last_log_ms = min(self._last_log_ms, time_ms)
+        self.state_changed()
+
+    def log_marker(self, pid: int, level: str, tag: str, message: str) -> None:
+        """A line stamped with the latest line's time, which it does not advance: markers (an ADB backend logs one
+        after every input) must not move the lines after them."""
+        self.log.write(self._last_log_ms or self.state.time_ms, pid, pid, level, tag, message)
 
     def _write_log(self, time_ms: int, pid: int, tid: int, level: str, tag: str, message: str) -> None:
         # logcat is chronological: a line is never stamped before the one written just before it
@@ -370,11 +392,11 @@ class SimDevice(Device):
         bnds = f" bnds=[{bounds[0]},{bounds[1]}][{bounds[2]},{bounds[3]}]" if bounds else ""
         self.logi("ActivityTaskManager",
                   f"START u0 {{{flags} cmp={short_component(info.package, info.activity)}{bnds}}} from uid 10080")
-        self._ensure_process(key, info, info.activity)
+        self.start_process(key, info, info.activity)
         created = key not in st.tasks
         if created:
             st.tasks[key] = [{"screen": screen}]
-        self._to_front(key)
+        self.bring_to_front(key)
         if st.slow_start:  # env.stochastic: this app takes a step to draw its first screen
             st.slow_start, st.starting = False, {"app": key, "at_ms": st.time_ms}
         if st.permission_prompt and key in PERMISSION_GROUPS:  # env.stochastic: it asks for a permission first
@@ -385,9 +407,10 @@ class SimDevice(Device):
         on_launch(self, key, created)
         self.logi("ActivityTaskManager", f"Displayed {short_component(info.package, info.activity)}: "
                   f"+{280 + self._rng.randrange(400)}ms", offset_ms=400)
-        self._invalidate()
+        self.state_changed()
 
-    def _ensure_process(self, key: str, info: AppInfo, activity: str) -> None:
+    def start_process(self, key: str, info: AppInfo, activity: str) -> None:
+        """``key``'s process starts (as ActivityManager logs it) for its ``activity``, unless it is running."""
         st = self.state
         if key in st.running:
             return
@@ -403,7 +426,7 @@ class SimDevice(Device):
         intent as the START line prints it, inside the braces) and start the app's process if it is not running.
         Returns whether the app had no task yet (its main activity will be created)."""
         self.logi("ActivityTaskManager", f"START u0 {{{intent}}} from uid {caller_uid}")
-        self._ensure_process(key, apps()[key], activity)
+        self.start_process(key, apps()[key], activity)
         return key not in self.state.tasks
 
     def displayed(self, key: str, activity: str) -> None:
@@ -423,7 +446,8 @@ class SimDevice(Device):
         self.state.tasks.setdefault(key, []).append({"screen": screen, **params})
         self.state.focus = None
 
-    def _to_front(self, key: str) -> None:
+    def bring_to_front(self, key: str) -> None:
+        """``key``'s task comes to the front (the top of the recents), over the drawer, the overview and focus."""
         st = self.state
         st.top, st.drawer, st.overview, st.focus = key, False, False, None
         if key in st.recents:
@@ -481,7 +505,7 @@ class SimDevice(Device):
         if st.overview:  # a second press switches to the previous app, as on Android 10
             st.overview = False
             if len(st.recents) > 1:
-                self._to_front(st.recents[1])
+                self.bring_to_front(st.recents[1])
             return
         st.overview, st.dialog, st.focus = True, None, None
 

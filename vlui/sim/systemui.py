@@ -316,7 +316,7 @@ def overview(dev: SimDevice, ctx: Ctx) -> Node:
         label = ctx.t(f"app.{key}")
 
         def tap(x, y, k=key):
-            dev._to_front(k)
+            dev.bring_to_front(k)
 
         def swipe(xa, ya, xb, yb, k=key):
             if ya - yb > ctx.dp(48):  # swiped up: dismiss the task

@@ -165,7 +165,7 @@ class AppCommands:
         if intent.action == CALL and intent.component is None and (intent.data or "").startswith("tel:"):
             with self.phone.lock:  # Telecom places the call, or shows the dial pad for an emergency number
                 dialer.call_intent(self.phone.device, intent.data[4:], caller_uid=0)
-                self.phone.device._invalidate()
+                self.phone.device.state_changed()
             return 0
         key = self._resolve(intent)
         target = None if key is not None else android_intents.resolve(
@@ -183,7 +183,7 @@ class AppCommands:
                 mark = dev.log.mark()
                 intents.deliver(dev, target, str(intent)[len("Intent { "):-len(" }")], intent.data, extras,
                                 caller_uid=0)
-                dev._invalidate()
+                dev.state_changed()
                 shown = [int(m.group(1)) for e in dev.log.entries(mark) if e.tag == "ActivityTaskManager"
                          for m in [re.match(r"Displayed .*: \+(\d+)ms", e.message)] if m]
             if wait:
@@ -213,7 +213,7 @@ class AppCommands:
             state = "HOT" if key in st.tasks else "WARM" if key in st.running else "COLD"
             mark = dev.log.mark()
             dev.launch(key)  # as the launcher starts it: the START line is the launcher's
-            dev._invalidate()
+            dev.state_changed()
             shown = [int(m.group(1)) for e in dev.log.entries(mark) if e.tag == "ActivityTaskManager"
                      for m in [re.match(r"Displayed .*: \+(\d+)ms", e.message)] if m]
         io.say(warning)
@@ -282,7 +282,7 @@ class AppCommands:
             return 252
         with self.phone.lock:
             self.phone.device.launch(key)
-            self.phone.device._invalidate()
+            self.phone.device.state_changed()
         io.say("Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n")
         return 0
 

@@ -10,7 +10,6 @@ from vlui.served.phone import SDK, ServedPhone
 from vlui.served.shell.apps import PACKAGES
 from vlui.served.shell.context import _Io, _Session
 
-
 SYSTEMUI_PID, IME_PID = 1402, 1655  # SystemUI's process (as the boot log starts it) and the keyboard's
 
 
@@ -299,11 +298,11 @@ class DumpsysCommands:
                     st.battery_level = min(max(value, 0), 100)
                 elif args[1] == "ac":
                     st.charging = value != 0
-                self.phone.device._invalidate()
+                self.phone.device.state_changed()
         elif args[0] == "unplug":
             with self.phone.lock:
                 st.charging = False
-                self.phone.device._invalidate()
+                self.phone.device.state_changed()
         return 0  # reset: the simulated battery has nothing else to report than what was set
 
     def _dump_package(self, args: list[str]) -> str:

@@ -246,10 +246,8 @@ class LogCommands:
             return 1
         tag, message = _log_payload(tag, " ".join(words))
         with self.phone.lock:
-            dev = self.phone.device
-            # Stamped with the latest line's time, which it does not advance: an ADB backend logs a marker after
-            # every input, and markers must not move the lines after them, so the log stays the in-process one.
-            dev.log.write(dev._last_log_ms or dev.state.time_ms, SHELL_PID, SHELL_PID, level, tag, message)
+            # an ADB backend logs a marker after every input: the log stays the in-process one
+            self.phone.device.log_marker(SHELL_PID, level, tag, message)
         return 0
 
     def _logcat(self, s: _Session, io: _Io, args: list[str]) -> int:

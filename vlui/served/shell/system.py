@@ -246,7 +246,7 @@ class SystemCommands:
             return 0 if args[:1] in ([], ["help"], ["wifi"]) else 1
         with self.phone.lock:
             services.set_wifi(self.phone.device, args[1] == "enable", caller=(services.SHELL_CALLER[0], 0))
-            self.phone.device._invalidate()
+            self.phone.device.state_changed()
         return 0
 
     def _service(self, s: _Session, io: _Io, args: list[str]) -> int:
@@ -263,7 +263,7 @@ class SystemCommands:
         if args[:2] == ["call", "bluetooth_manager"] and len(args) == 3 and args[2] in ("6", "8"):
             with self.phone.lock:
                 services.set_bluetooth(self.phone.device, args[2] == "6", package=None)
-                self.phone.device._invalidate()
+                self.phone.device.state_changed()
             io.say("Result: Parcel(00000000 00000001   '........')\n")
             return 0
         if args[:1] == ["call"] and len(args) >= 3:
@@ -328,7 +328,7 @@ class SystemCommands:
             elif adjust is not None:
                 step = {"raise": 1, "same": 0, "lower": -1}[adjust]
                 services.set_volume(dev, key, min(hi, max(lo, dev.state.volume[key] + step)))
-            dev._invalidate()
+            dev.state_changed()
             if get:
                 io.say(f"[V] volume is {dev.state.volume[key]} in range [{lo}..{hi}]\n")
         return 0

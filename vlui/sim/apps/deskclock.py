@@ -152,7 +152,7 @@ def _show(dev: SimDevice) -> None:
     st = dev.state
     if "clock" not in st.tasks:
         st.tasks["clock"] = [{"screen": "main"}]
-    dev._to_front("clock")
+    dev.bring_to_front("clock")
 
 
 # ---------------------------------------------------------------------------------------------------- screens

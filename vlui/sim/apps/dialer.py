@@ -53,9 +53,9 @@ def call_intent(dev: SimDevice, number: str, caller_uid: int) -> None:
     dev.logi("ActivityTaskManager", f"START u0 {{act=android.intent.action.CALL dat=tel:xxxxxxxxxx flg=0x10000000 "
              f"cmp=com.android.server.telecom/.components.UserCallActivity}} from uid {caller_uid}")
 
-    dev._ensure_process("phone", apps()["phone"], apps()["phone"].activity)
+    dev.start_process("phone", apps()["phone"], apps()["phone"].activity)
     stack = st.tasks.setdefault("phone", [])
-    dev._to_front("phone")
+    dev.bring_to_front("phone")
     if number in EMERGENCY_NUMBERS:
         dev.logi("Telecom", f"NewOutgoingCallIntentBroadcaster: Cannot call potential emergency number {number} "
                  "with CALL Intent Intent { act=android.intent.action.CALL dat=tel:xxx } unless caller is system or "
@@ -81,7 +81,7 @@ def dial_intent(dev: SimDevice, number: str) -> None:
         stack.append({"screen": "main"})
     stack.append({"screen": "keypad"})
     st.digits = number
-    dev._to_front("phone")
+    dev.bring_to_front("phone")
 
 
 def _outgoing_call(dev: SimDevice, number: str) -> None:

@@ -84,7 +84,7 @@ def open_from_intent(dev: SimDevice, page: str) -> None:
     """A page started by another app's intent (``android.settings.*``, resolved to a ``Settings$...Activity``):
     pushed onto Settings' task, which comes to the front (BACK returns to what Settings showed before, or home)."""
     dev.state.tasks.setdefault("settings", []).append({"screen": page})
-    dev._to_front("settings")
+    dev.bring_to_front("settings")
     if page != "main":
         _show_fragment(dev, page)
 
