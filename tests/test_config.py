@@ -173,3 +173,32 @@ def test_every_setting_is_read_by_the_code(tmp_path: Path) -> None:
     unread = sorted(k for k in keys if k not in interpolated and not re.search(
         rf"\.{re.escape(k.rsplit('.', 1)[-1])}\b|[\"']{re.escape(k.rsplit('.', 1)[-1])}[\"']", source))
     assert not unread, f"settings no code reads: {', '.join(unread)}"
+
+
+def test_group_files_say_only_what_differs_from_their_schema() -> None:
+    # a default is written once, in its dataclass: a YAML repeating it would go on saying the old value when the
+    # dataclass changes (python train.py --cfg job shows every setting)
+    import dataclasses
+
+    from vlui.algos.settings import ALGORITHMS
+    from vlui.config import SCHEMAS
+
+    schemas = SCHEMAS | {f"schema/algo/{name}": a.settings for name, a in ALGORITHMS.items()}
+    repeated, checked = [], 0
+    for path in sorted(CONFIG_DIR.rglob("*.yaml")):
+        yaml = OmegaConf.load(path)
+        extends = [d for d in yaml.get("defaults") or [] if isinstance(d, str) and d.startswith("/schema/")]
+        if not extends:
+            continue
+        checked += 1
+        defaults = schemas[extends[0].split("@")[0].lstrip("/")]()
+        for key in yaml:
+            if key == "defaults" or not hasattr(defaults, key):
+                continue
+            node = yaml._get_node(key)
+            value = OmegaConf.to_container(node) if OmegaConf.is_config(node) else node._value()
+            default = getattr(defaults, key)
+            default = dataclasses.asdict(default) if dataclasses.is_dataclass(default) else default
+            if value == (list(default) if isinstance(default, tuple) else default):
+                repeated.append(f"{path.relative_to(CONFIG_DIR)}: {key}")
+    assert checked >= 20 and not repeated, repeated
