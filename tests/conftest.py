@@ -96,7 +96,7 @@ def random_dataset(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def expert_runs() -> dict[tuple[str, str], ExpertRun]:
-    """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, about 30 s), run
+    """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, about 10 s), run
     once for all the detector tests."""
     from vlui.agents.walkthrough import walkthrough
     from vlui.android.snapshot import snapshot_ids

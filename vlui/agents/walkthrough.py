@@ -67,7 +67,7 @@ def walkthrough(device: Device, task: str, snapshot: str, seed: int = 0, screens
     """The expert's episode of ``task`` (an id, or a template instance's) from ``snapshot`` on ``device``, which is
     left in the state the episode ends in."""
     recording = _Recording(device)
-    env = PhoneEnv(recording, resolve_tasks([task]), [snapshot], include_xml=True)
+    env = PhoneEnv(recording, resolve_tasks([task]), [snapshot], include_xml=True, include_screen=False)  # drawn below
     obs, info = env.reset(seed=seed, options={"task": task, "snapshot": snapshot})
     recording.gestures.clear()  # the reset's HOME is not the expert's
     mark = device.log_mark()
