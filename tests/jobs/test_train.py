@@ -214,3 +214,43 @@ def test_sweep_over_encoders_writes_one_run_each(tmp_path: Path, tiny_dataset: P
     runs = sorted(p.name for p in (tmp_path / "ckpt" / "default").iterdir())
     assert runs == ["bc-efficientnet_b0-seed0", "bc-efficientnet_b3-seed0"]
     assert (tmp_path / "sweep" / "0").is_dir() and (tmp_path / "sweep" / "1").is_dir()
+
+
+@pytest.mark.parametrize(("seconds_a_step", "level", "said"), [
+    (0.5, "INFO", "about 33 min of training left on this machine (0.50 s a step), then 2 DAgger rounds"),
+    (2.0, "WARNING", "about 2.2 h of training left on this machine (2.00 s a step), then 2 DAgger rounds: more "
+                     "than 60 min. A GPU (trainer=gpu)"),
+])
+def test_a_run_says_how_long_it_will_take_and_warns_past_an_hour(monkeypatch, caplog, seconds_a_step: float,
+                                                                level: str, said: str) -> None:
+    from types import SimpleNamespace
+
+    clock = SimpleNamespace(now=100.0)
+    monkeypatch.setattr(train.time, "perf_counter", lambda: clock.now)
+    trainer = SimpleNamespace(global_step=0, current_epoch=0)
+    timer = train.WallClock(steps_planned=4000, after=", then 2 DAgger rounds")
+    with caplog.at_level("INFO", logger="vlui.jobs.train"):
+        timer.on_train_start(trainer, None)
+        for step in range(1, 30):  # the first five steps (warming up) take 60 s each and are not counted
+            clock.now += 60.0 if step <= 5 else seconds_a_step
+            trainer.global_step = step
+            timer.on_train_batch_end(trainer)
+    (record,) = caplog.records
+    assert record.levelname == level and said in record.getMessage()
+    assert timer.estimate_s == pytest.approx(seconds_a_step * (4000 - 25))
+
+
+def test_an_online_run_estimates_from_its_first_iteration(monkeypatch, caplog) -> None:
+    from types import SimpleNamespace
+
+    clock = SimpleNamespace(now=0.0)
+    monkeypatch.setattr(train.time, "perf_counter", lambda: clock.now)
+    trainer = SimpleNamespace(global_step=0, current_epoch=0)
+    timer = train.WallClock(epochs_planned=20)
+    with caplog.at_level("INFO", logger="vlui.jobs.train"):
+        timer.on_train_start(trainer, None)
+        clock.now += 300.0
+        timer.on_train_epoch_end(trainer, None)
+        timer.on_train_epoch_end(trainer, None)  # said once
+    (record,) = caplog.records
+    assert record.levelname == "WARNING" and "about 1.6 h of training left" in record.getMessage()

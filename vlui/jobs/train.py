@@ -11,6 +11,7 @@ import errno
 import logging
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -227,6 +228,60 @@ def warn_random_image_encoder(vision: DictConfig) -> None:
                 "uses them)", vision.name, frozen)
 
 
+class WallClock(L.Callback):
+    """Say, once the first steps are timed, how long the rest of the run will take on this machine, and warn when
+    that is more than ``warn_s`` (a recipe sized for a GPU, or a random-weight backbone trained on a CPU, can take a
+    day). An offline run times steps ``skip`` to ``skip + steps`` of this process (the first ones pay for warming up)
+    against ``steps_planned``; an online one its first iteration against ``epochs_planned``."""
+
+    def __init__(self, steps_planned: int | None = None, epochs_planned: int | None = None, skip: int = 5,
+                 steps: int = 20, warn_s: float = 3600.0, after: str = "") -> None:
+        self.steps_planned, self.epochs_planned = steps_planned, epochs_planned
+        self.skip, self.steps, self.warn_s, self.after = skip, steps, warn_s, after
+        self._first = 0
+        self._timer: tuple[int, float] | None = None
+        self._epoch_start = 0.0
+        self.estimate_s: float | None = None  # what is left of the run when it was measured
+
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._first = trainer.global_step  # a resumed run starts where its checkpoint was
+        self._epoch_start = time.perf_counter()
+
+    def on_train_batch_end(self, trainer: L.Trainer, *_: Any) -> None:
+        if not self.steps_planned or self.estimate_s is not None:
+            return
+        step = trainer.global_step
+        if self._timer is None:
+            if step - self._first >= self.skip:
+                self._timer = (step, time.perf_counter())
+        elif step - self._timer[0] >= self.steps:
+            per_step = (time.perf_counter() - self._timer[1]) / (step - self._timer[0])
+            self._say(per_step * max(0, self.steps_planned - step), f"{per_step:.2f} s a step")
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if not self.epochs_planned or self.estimate_s is not None:
+            return
+        per_epoch = time.perf_counter() - self._epoch_start
+        left = max(0, self.epochs_planned - trainer.current_epoch - 1)
+        self._say(per_epoch * left, f"{per_epoch:.0f} s an iteration")
+
+    def _say(self, seconds: float, rate: str) -> None:
+        self.estimate_s = seconds
+        text = f"about {_duration(seconds)} of training left on this machine ({rate}){self.after}"
+        if seconds > self.warn_s:
+            log.warning("%s: more than %s. A GPU (trainer=gpu), a frozen pretrained image encoder "
+                        "(experiment=quickstart's) or fewer trainer.max_steps make it shorter; the run goes on, and "
+                        "the same command resumes it from its last checkpoint", text, _duration(self.warn_s))
+        else:
+            log.info(text)
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 5400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
 def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
@@ -245,6 +300,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         trainer_cfg |= {"max_steps": -1, "max_epochs": -1}
     trainer_cfg |= module.trainer_settings()
     callbacks = [instantiate(c) for c in callbacks_cfg.values()]
+    dagger_after = f", then {cfg.dagger.rounds} DAgger rounds" if cfg.dagger.rounds and not algo.online else ""
+    callbacks.append(WallClock(epochs_planned=cfg.algo.iterations) if algo.online else
+                     WallClock(steps_planned=max(0, trainer_cfg["max_steps"]) or None, after=dagger_after))
     trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=callbacks)
     try:
         trainer.fit(module, datamodule=data, ckpt_path=resume, weights_only=True)
