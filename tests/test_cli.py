@@ -10,6 +10,7 @@ from vlui.cli import compose, slug
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("job", ["train", "collect", "evaluate"])
 def test_help_lists_the_config_groups(job: str) -> None:
     out = run_python(f"{job}.py", "--help")
@@ -47,6 +48,7 @@ def test_user_error_is_one_line_without_traceback() -> None:
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_bad_override_is_reported_by_hydra_without_traceback() -> None:
     out = run_python("train.py", "algo.bogus=1")
     assert out.returncode != 0

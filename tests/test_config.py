@@ -36,6 +36,7 @@ def cases():
                 yield pytest.param(job, [f"{group}={option}"], id=f"{job}:{group}={option}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("job", "overrides"), list(cases()))
 def test_every_config_composes_and_resolves(job: str, overrides: list[str], tmp_path: Path) -> None:
     cfg = compose(job, overrides, output_dir=tmp_path)
@@ -129,6 +130,7 @@ def test_every_shipped_config_holds_only_settings(tmp_path: Path) -> None:
         check_settings(compose("train", [f"experiment={experiment}"], output_dir=tmp_path))
 
 
+@pytest.mark.slow
 def test_a_misspelt_setting_is_one_line_from_the_command_line(tmp_path: Path) -> None:
     out = run_python("evaluate.py", "agent=random", "+env.paralel_envs=2", f"hydra.run.dir={tmp_path}")
     assert out.returncode == 2 and "Traceback" not in out.stderr
@@ -154,6 +156,7 @@ def _leaves(node, prefix: str = ""):
             yield f"{prefix}{key}"
 
 
+@pytest.mark.slow
 def test_every_setting_is_read_by_the_code(tmp_path: Path) -> None:
     """A setting in configs/ that no code reads is a knob that does nothing: every leaf of every composed config
     (each option of each group) must be read by name somewhere in vlui/ outside the schemas, as an attribute, an

@@ -356,6 +356,7 @@ def inputs(tmp_path: Path, tiny_dataset: Path, trained_run: Path) -> Inputs:
     return Inputs(tmp_path, tiny_dataset, trained_run)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_one_clear_line(case: Case, inputs: Inputs) -> None:
     with pytest.raises(VluiError) as err:
@@ -376,6 +377,7 @@ def test_a_full_disk_while_collecting_keeps_the_episodes_and_the_same_command_re
     assert summary["episodes"] == 4 and len(fmt.read_dataset(root)[1].column("episode_id").unique()) == 4
 
 
+@pytest.mark.slow
 def test_a_full_disk_while_training_keeps_the_checkpoints_and_the_same_command_resumes(inputs: Inputs,
                                                                                        caplog) -> None:
     from vlui.models.policy import read_checkpoint
@@ -413,6 +415,7 @@ def test_a_lightning_checkpoint_loads_as_a_policy(inputs: Inputs) -> None:
     assert result["episodes"] == 1
 
 
+@pytest.mark.slow
 def test_an_incomplete_dataset_trains_with_allow_incomplete(inputs: Inputs) -> None:
     drop_episodes(inputs.dataset, 3)
     result = run_job("train", inputs.train("data.allow_incomplete=true", "ckpt_path=null"), inputs.tmp)
@@ -431,6 +434,7 @@ def _wait_for_episodes(index: Path, n: int, timeout: float = 180) -> None:
     assert index.exists() and len(index.read_text().splitlines()) >= n
 
 
+@pytest.mark.slow
 def test_a_killed_collection_leaves_no_workers_and_prints_no_noise(tmp_path: Path) -> None:
     for n, how in enumerate(("SIGKILL to the collection", "Ctrl-C to the process group")):
         args = [sys.executable, "collect.py", f"paths.data_dir={tmp_path}", f"dataset=k{n}", "tasks=open_app",
@@ -456,6 +460,7 @@ def test_a_killed_collection_leaves_no_workers_and_prints_no_noise(tmp_path: Pat
     assert proc.returncode == 2 and "error: interrupted: " in stderr
 
 
+@pytest.mark.slow
 def test_a_killed_train_stops_the_collection_it_started(tmp_path: Path) -> None:
     args = [sys.executable, "train.py", "debug=tiny", f"paths.data_dir={tmp_path}", "data.name=auto",
             "data.collect_if_missing=true", f"paths.checkpoint_dir={tmp_path}/ckpt", f"hydra.run.dir={tmp_path}/run"]
@@ -476,6 +481,7 @@ def test_a_killed_train_stops_the_collection_it_started(tmp_path: Path) -> None:
     assert out.returncode == 2 and "is incomplete:" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("script", "override", "message"), [
     ("train.py", "data.batch_size=0", "error: data.batch_size must be at least 1, not 0"),
     ("evaluate.py", "parallel_envs=0", "error: parallel_envs must be at least 1, not 0"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -46,11 +47,17 @@ def _logged(name: str, root: Path) -> float:
         assert scalar.step == 1
         return scalar.value
     (path,) = root.rglob("*.wandb")  # wandb's offline run file (it ships no reader for it)
-    data = path.read_bytes()
     # a history record's item: the key, then its value as JSON in protobuf field 16 (tag 0x82 0x01), length-prefixed
-    # (the history record and the run's summary both hold it)
-    items = re.finditer(rb"train/bc_loss\x82\x01([\x00-\x7f])", data)
-    (value,) = {float(data[m.end():m.end() + m.group(1)[0]]) for m in items}
+    # (the history record and the run's summary both hold it). wandb's service process writes the file: on a loaded
+    # machine its records can land a moment after finish() returns
+    deadline, values = time.monotonic() + 60, set()
+    while not values and time.monotonic() < deadline:
+        data = path.read_bytes()
+        items = re.finditer(rb"train/bc_loss\x82\x01([\x00-\x7f])", data)
+        values = {float(data[m.end():m.end() + m.group(1)[0]]) for m in items}
+        if not values:
+            time.sleep(0.2)
+    (value,) = values
     return value
 
 

@@ -46,6 +46,7 @@ def test_task_template_instances_are_the_same_in_every_process() -> None:
     assert len(a.splitlines()) == 20 and a == b
 
 
+@pytest.mark.slow
 def test_a_collection_is_the_same_demonstrations_in_every_process(tmp_path: Path) -> None:
     for hash_seed, name in ((1, "a"), (2, "b")):
         python("collect.py", f"paths.data_dir={tmp_path}", f"dataset={name}", "tasks=[airplane_on,alarm_9am_on]",

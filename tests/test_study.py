@@ -24,6 +24,7 @@ TINY = {"tiny": {"title": "Tiny", "question": "Does it run?", "paper": "fig7", "
                  "env.observation_width=32"]}}}
 
 
+@pytest.mark.slow
 def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_paper(tmp_path: Path) -> None:
     spec = tmp_path / "studies.yaml"
     spec.write_text(yaml.safe_dump(TINY, sort_keys=False))
@@ -82,6 +83,7 @@ def test_the_shipped_studies_are_well_formed() -> None:
         assert spec["paper"] is None or spec["paper"] in paper
 
 
+@pytest.mark.slow
 def test_an_unknown_study_is_a_one_line_error() -> None:
     result = run_python("-m", "vlui.study", "nope")
     assert result.returncode == 2 and "unknown study 'nope'; choose from: algorithms" in result.stderr
@@ -102,6 +104,7 @@ def test_an_arm_starts_from_the_same_seeds_run_of_an_earlier_arm() -> None:
                     assert ref in [a for a, _ in arms[:i]], (name, size, ref)
 
 
+@pytest.mark.slow
 def test_arms_runs_a_subset_with_the_arms_it_starts_from_and_the_same_runs() -> None:
     study = load("online", seeds=5, arms=["ppo-bc-mem"])
     assert list(study.arms) == ["dagger-mem", "ppo-bc-mem"]  # the policy it starts from comes along

@@ -58,6 +58,7 @@ def test_the_installed_package_is_the_wheel_with_its_data(installed: Path, tmp_p
     assert (Path(configs) / "train.yaml").is_file() and (Path(envs) / "000.yaml").is_file()
 
 
+@pytest.mark.slow
 def test_collect_and_evaluate_run_from_outside_the_checkout(installed: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("VLUI_ROOT", "PYTHONPATH")}
     env.update(HF_HUB_OFFLINE="1", WANDB_MODE="offline")

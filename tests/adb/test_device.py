@@ -52,6 +52,7 @@ def episode(env, task: str, snapshot: str) -> dict:
     return {"success": reward == 1.0, "steps": steps, "log": env.device.log_lines(0), "xml": obs["xml"]}
 
 
+@pytest.mark.slow
 def test_representative_tasks_over_adb_match_the_in_process_phone_step_for_step(adb):
     over_adb = make_env(adb_env(adb), "representative", include_xml=True)
     in_process = make_env(EnvConfig(snapshots=SNAPSHOTS), "representative", include_xml=True)
@@ -163,6 +164,7 @@ def run_cli(script: str, *args: str, cwd) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, script, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_collect_and_evaluate_run_over_adb_as_on_the_simulated_phone(adb, tmp_path):
     common = ["env=adb", f"env.serial={adb.serial}", f"env.adb_port={adb.adb_port}",
               f"env.console_token_file={adb.home / '.emulator_console_auth_token'}", "env.snapshots=[000,109]",

@@ -23,6 +23,7 @@ def test_app_screen_tasks_are_supported() -> None:
     assert set(APP_SCREENS) <= set(task_set("supported"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", APP_SCREENS)
 def test_detector_fires_exactly_on_its_own_task(fired, task: str) -> None:  # noqa: F811
     for (traj, snap), hits in fired.items():

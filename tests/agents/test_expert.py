@@ -35,6 +35,7 @@ def env():
     e.close()
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 @pytest.mark.parametrize("snapshot", snapshot_ids("all"))
 def test_expert_solves_every_supported_task_within_its_limit(env, snapshot: str) -> None:

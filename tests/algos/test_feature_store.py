@@ -39,6 +39,7 @@ def _frozen(tmp_path: Path, dataset: Path, run: str, *extra: str):
                                  *extra), output_dir=tmp_path / run / "out")
 
 
+@pytest.mark.slow
 def test_a_second_run_reads_the_features_instead_of_computing_them(tmp_path: Path, tiny_dataset_copy: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     first = train.run(_frozen(tmp_path, tiny_dataset_copy, "first"))
@@ -65,6 +66,7 @@ def test_an_unreadable_store_is_recomputed_and_replaced(tmp_path: Path, tiny_dat
     assert torch.equal(feature_store.load(tiny_dataset_copy, stored.stem), good)
 
 
+@pytest.mark.slow
 def test_the_store_can_be_turned_off(tmp_path: Path, tiny_dataset_copy: Path) -> None:
     train.run(_frozen(tmp_path, tiny_dataset_copy, "run", "data.feature_cache=false"))
     assert not (tiny_dataset_copy / "features").exists()

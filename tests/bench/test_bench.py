@@ -16,6 +16,7 @@ def test_record_computes_ratio_against_its_baseline() -> None:
     assert "ratio" not in record("y", 1.0, "s")
 
 
+@pytest.mark.slow
 def test_every_benchmark_runs_quick_and_prints_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--quick"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -202,11 +202,13 @@ def test_stochastic_episodes_make_runs_differ_and_record_what_was_drawn(tmp_path
     assert "success (mean ± s.e. over runs)" in md and "identical repeats" not in md
 
 
+@pytest.mark.slow
 def test_a_glob_that_matches_no_policy_is_one_line() -> None:
     out = run_python("evaluate.py", "checkpoint=checkpoints/nothing-here-*/x", "hydra.run.dir=/tmp/vlui-test-glob")
     assert out.returncode == 2 and "matches no policy" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_missing_checkpoint_and_unknown_task_are_one_line_errors(tmp_path: Path) -> None:
     for args, message in ((["checkpoint=nowhere"], "is not a policy export"),
                           (["agent=expert", "tasks=[fly]"], "unknown task id(s) fly"),
@@ -287,6 +289,7 @@ def test_a_broken_environment_is_retried_then_recorded_as_infrastructure(tmp_pat
     assert "device went away" in [r for r in out["records"] if r["task"] == "open_phone"][0]["infra_failure"]
 
 
+@pytest.mark.slow
 def test_an_evaluation_killed_mid_way_resumes_to_the_same_records(tmp_path: Path) -> None:
     """A real SIGKILL to the whole process group (as when a machine dies): the same command finishes the evaluation,
     with every episode once and each as an uninterrupted evaluation records it."""

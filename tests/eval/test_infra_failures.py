@@ -105,6 +105,7 @@ def test_a_device_that_breaks_in_every_episode_is_an_error_too(tmp_path: Path, m
 
 
 # ---------------------------------------------------------------------------------------------------- the command line
+@pytest.mark.slow
 def test_every_episode_failing_for_infrastructure_exits_non_zero_in_one_line(tmp_path: Path) -> None:
     with StandIn() as llm:
         llm.fail = lambda prompt: Failure(503, message="overloaded")
@@ -116,6 +117,7 @@ def test_every_episode_failing_for_infrastructure_exits_non_zero_in_one_line(tmp
     assert "Traceback" not in out.stderr and "nan" not in out.stdout + out.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["wrong key", "unreachable"])
 def test_the_check_before_the_run_is_one_line_and_exit_status_2(tmp_path: Path, case: str) -> None:
     with StandIn(key="sk-right") as llm:

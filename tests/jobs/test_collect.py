@@ -26,6 +26,7 @@ def cfg(tmp_path: Path, *overrides: str):
     return compose("collect", [f"paths.data_dir={tmp_path}", *overrides], output_dir=tmp_path / "run")
 
 
+@pytest.mark.slow
 def test_collects_the_recipe_into_a_dataset_pandas_can_read(tmp_path: Path) -> None:
     summary = collect.run(cfg(tmp_path, "dataset=demo", "tasks=[airplane_on,call_911]", "env.snapshots=[000,030,109]",
                               "save_xml=true"))
@@ -68,6 +69,7 @@ def test_corrupted_episode_file_is_a_clear_error(tmp_path: Path) -> None:
         read_dataset(tmp_path / "c")
 
 
+@pytest.mark.slow
 def test_a_killed_collection_resumes_without_losing_or_duplicating_episodes(tmp_path: Path) -> None:
     args = [sys.executable, "collect.py", f"paths.data_dir={tmp_path}", "dataset=k", "tasks=open_app",
             "env.snapshots=[000,001,002,003,004,005,006]", "env.num_envs=1", f"hydra.run.dir={tmp_path}/run"]

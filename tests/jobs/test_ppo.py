@@ -272,6 +272,7 @@ def test_imitating_the_demonstrations_alongside_pulls_the_policy_toward_them(wea
                                        "data.name=nothing"), output_dir=tmp_path / "out2"))
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_ppo_trains_the_last_blocks_of_the_backbone_when_asked(weak_policy: Path, tmp_path: Path) -> None:
     # algo.tune_blocks on a policy trained with its whole backbone frozen: the rollouts and updates run the last block

@@ -36,6 +36,7 @@ def metrics(run_dir: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment", sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml")))
 def test_every_experiment_trains_and_exports_with_a_tiny_model(tmp_path: Path, tiny_dataset: Path,
                                                                experiment: str) -> None:
@@ -90,6 +91,7 @@ def test_iql_logs_its_three_losses(tmp_path: Path, tiny_dataset: Path) -> None:
     assert {"train/q_loss", "train/v_loss", "train/actor_loss", "train/samples_per_s", "val/bc_loss"} <= logged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algo", [["algo=bc"], ["algo=iql", "algo.share_encoders=false"]])
 def test_a_policy_with_memory_trains_with_either_algorithm_and_keeps_it_in_its_export(tmp_path: Path,
                                                                                        tiny_dataset: Path,
@@ -123,6 +125,7 @@ def test_a_missing_mixed_dataset_is_a_clear_error(tmp_path: Path, tiny_dataset: 
         train.run(compose("train", tiny(tmp_path, tiny_dataset, "data.mix=[nope]"), output_dir=tmp_path / "run"))
 
 
+@pytest.mark.slow
 def test_bc_loss_goes_down(tmp_path: Path, tiny_dataset: Path) -> None:
     train.run(compose("train", tiny(tmp_path, tiny_dataset, "trainer.max_steps=40", "data.steps_per_epoch=20",
                                     "algo.optim.lr=1e-3", "data.augment.random_shift=0"),
@@ -146,6 +149,7 @@ def test_grounding_trains_beside_bc_logs_its_own_loss_and_learns(tmp_path: Path,
     assert load_policy(result["policy"]).select_action(np.zeros((1, 64, 32, 3), np.uint8), ["Clock"]).shape == (1, 4)
 
 
+@pytest.mark.slow
 def test_grounding_on_a_dataset_without_ui_trees_is_one_line_saying_how_to_get_them(tmp_path: Path,
                                                                                      tiny_dataset: Path) -> None:
     out = run_python("train.py", *tiny(tmp_path, tiny_dataset), "data.grounding.weight=0.5",
@@ -182,6 +186,7 @@ def _train_cmd(tmp_path: Path, dataset: Path, *extra: str) -> list[str]:
             f"hydra.run.dir={tmp_path}/run", *extra]
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_weights(tmp_path: Path, tiny_dataset: Path) -> None:
     whole = tmp_path / "whole"
     out = subprocess.run(_train_cmd(whole, tiny_dataset), cwd=ROOT, capture_output=True, text=True, timeout=600)

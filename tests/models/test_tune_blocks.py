@@ -88,6 +88,7 @@ def test_a_cut_that_cannot_be_made_is_a_clear_error(kwargs: dict, message: str) 
         VisionEncoder("resnet18", 16, freeze=True, tune_blocks=1)
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_bc_trains_the_last_block_and_reads_stored_inputs_of_it(tmp_path: Path, tiny_dataset_copy: Path) -> None:
     dataset = tiny_dataset_copy  # without features other tests stored: this one counts what its runs store

@@ -134,6 +134,7 @@ def test_the_expert_solves_hundreds_of_instances_of_every_template() -> None:
     _solve_all(200)  # fewer where a template has fewer values (toggle_setting: 6)
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_collect_with_a_template_writes_the_instances_instructions(tmp_path: Path) -> None:
     from vlui.cli import compose
