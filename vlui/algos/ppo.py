@@ -128,10 +128,15 @@ def episode_steps(records: list[Any], step_cost: float) -> Steps:
     return out
 
 
-def rollout_stats(ran: list[Any], step_cost: float, wall: float, policy_seconds: float) -> dict[str, float]:
-    """The figures of an iteration's rollout (``ran``: every episode run, in ``wall`` seconds of which the policy
-    took ``policy_seconds``): success, return, episodes and steps, and their rates."""
-    records = [r for r in ran if not r.infra_failure and r.steps]
+def learned_from(ran: list[Any]) -> list[Any]:
+    """The episodes of ``ran`` that count: those that took steps and did not fail for infrastructure reasons."""
+    return [r for r in ran if not r.infra_failure and r.steps]
+
+
+def rollout_stats(records: list[Any], ran: int, step_cost: float, wall: float, policy_seconds: float
+                  ) -> dict[str, float]:
+    """The figures of an iteration's rollout (``records``: the :func:`learned_from` of the ``ran`` episodes run, in
+    ``wall`` seconds of which the policy took ``policy_seconds``): success, return, episodes and steps, their rates."""
     steps = sum(len(r.steps) for r in records)
     success = [r.success for r in records]
     return {
@@ -143,7 +148,7 @@ def rollout_stats(ran: list[Any], step_cost: float, wall: float, policy_seconds:
         "rollout/episodes_per_s": len(records) / max(wall, 1e-9),
         "rollout/steps_per_s": steps / max(wall, 1e-9),
         "rollout/env_steps_per_s": steps / max(wall - policy_seconds, 1e-9),  # the phones alone
-        "rollout/infra_failures": float(len(ran) - len(records))}
+        "rollout/infra_failures": float(ran - len(records))}
 
 
 def minibatch_indices(n: int, epochs: int, size: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
@@ -255,8 +260,9 @@ class PPOModule(PolicyModule):
         self._features.clear()
         start = time.perf_counter()
         ran = self._acting(lambda act: self.episodes.train(iteration, act), actor)
-        self.stats = rollout_stats(ran, self.algo.step_cost, time.perf_counter() - start, actor.seconds)
-        return self.estimate(episode_steps([r for r in ran if not r.infra_failure and r.steps], self.algo.step_cost))
+        records = learned_from(ran)
+        self.stats = rollout_stats(records, len(ran), self.algo.step_cost, time.perf_counter() - start, actor.seconds)
+        return self.estimate(episode_steps(records, self.algo.step_cost))
 
     @torch.no_grad()
     def estimate(self, steps: Steps) -> dict[str, torch.Tensor]:

@@ -40,9 +40,9 @@ XML_CHARS = frozenset(chr(c) for c in range(0x20, 0x10000) if not 0xD800 <= c <=
 def text_space(max_length: int, min_length: int, charset: str) -> spaces.Text:
     """A text observation's space. Built once per kind and copied: gymnasium indexes the character set when a
     ``Text`` space is made (14 ms for the UI tree's), which was most of the cost of making an environment (the expert's
-    walkthroughs make one per episode). The copy draws its own samples once seeded."""
+    walkthroughs make one per episode)."""
     space = copy.copy(_text_space(max_length, min_length, charset))
-    space._np_random = None  # not the first copy's generator: seeded on first use, as a new space is
+    space.seed()  # a generator of its own, not the first copy's
     return space
 
 
