@@ -61,7 +61,9 @@ def test_experiments_reproduce_the_paper_recipes(tmp_path: Path) -> None:
     assert (bc.model.vision.name, bc.model.vision.pretrained, bc.model.vision.freeze) == (
         "tf_efficientnet_lite0", "package", False)
     assert bc.model.text.kind == "minilm" and bc.model.head == "mlp" and not bc.model.positions
-    assert (bc.data.image_height, bc.data.image_width, bc.model.hidden_dim) == (256, 128, 768)
+    # 256x128 screens: the dataset's (collected at env.observation_*), not resized by data.image_*
+    assert (bc.env.observation_height, bc.env.observation_width, bc.model.hidden_dim) == (256, 128, 768)
+    assert (bc.data.image_height, bc.data.image_width) == (None, None)
     assert list(bc.model.head_dims) == [1024, 1024]
     iql = compose("train", ["experiment=bmoca_iql"], output_dir=tmp_path)
     assert (iql.algo.name, iql.trainer.max_steps, iql.data.batch_size) == ("iql", 20000, 512)
@@ -163,8 +165,11 @@ def test_every_setting_is_read_by_the_code(tmp_path: Path) -> None:
     item or a quoted key."""
     import re
 
-    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted((CONFIG_DIR.parent / "vlui").rglob("*.py"))
-                       if p.name != "config.py" and p.parts[-2:] != ("models", "settings.py"))
+    files = sorted((CONFIG_DIR.parent / "vlui").rglob("*.py"))
+    schemas = [p for p in files if p.name == "config.py" or p.parts[-2:] == ("models", "settings.py")]
+    source = "\n".join(p.read_text(encoding="utf-8") for p in files if p not in schemas)
+    # in the schemas, quoted names are their limits and choices; a method reading a setting is an attribute
+    attributes = "\n".join(p.read_text(encoding="utf-8") for p in schemas)
     keys: set[str] = set()
     # a setting other settings interpolate (Hydra's run dir: ${task_name}) is read by them
     interpolated = " ".join(p.read_text(encoding="utf-8") for p in CONFIG_DIR.rglob("*.yaml"))
@@ -173,8 +178,13 @@ def test_every_setting_is_read_by_the_code(tmp_path: Path) -> None:
         keys |= {k for k in _leaves(cfg) if not k.startswith(READ_BY_LIBRARIES) and not k.endswith("_target_")}
         interpolated += str(cfg)
     interpolated = set(re.findall(r"\$\{([\w.]+)\}", interpolated))
-    unread = sorted(k for k in keys if k not in interpolated and not re.search(
-        rf"\.{re.escape(k.rsplit('.', 1)[-1])}\b|[\"']{re.escape(k.rsplit('.', 1)[-1])}[\"']", source))
+
+    def read(key: str) -> bool:
+        name = re.escape(key.rsplit(".", 1)[-1])
+        return bool(key in interpolated or re.search(rf"\.{name}\b|[\"']{name}[\"']", source)
+                    or re.search(rf"self\.{name}\b", attributes))
+
+    unread = sorted(k for k in keys if not read(k))
     assert not unread, f"settings no code reads: {', '.join(unread)}"
 
 

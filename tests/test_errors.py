@@ -265,7 +265,7 @@ CASES = [
          "…config.json is damaged (not JSON: …): export the policy again (run the same train.py command; it "
          "resumes from last.ckpt and exports)", lambda x: _evaluate_export(x, lambda p: _truncate(p / "config.json"))),
     Case("export-unknown-key", 4, "a policy export's config.json with a setting this vlui does not know",
-         "…config.json: unknown policy setting(s) colour; this vlui knows: model, image_size",
+         "…config.json: unknown policy setting(s) colour; this vlui knows: model, spec",
          lambda x: _evaluate_export(x, lambda p: edit_json(p / "config.json", lambda c: c["policy"].update(
              colour="red")))),
     Case("collect-disk-full", 5, "the disk fills up while collecting",

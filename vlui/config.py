@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Optional, TypeVar
 
 from hydra.core.config_store import ConfigStore
@@ -22,7 +22,8 @@ from vlui.algos.settings import ALGORITHMS, AugmentConfig
 from vlui.device import OBSERVATION_VERSION
 from vlui.errors import VluiError
 from vlui.limits import AT_LEAST_1, FRACTION, NON_NEGATIVE, PORT, POSITIVE, SEED, Range
-from vlui.models.settings import Gesture, ModelConfig, TextConfig, VisionConfig
+from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
+from vlui.spec import ObsActionSpec
 
 T = TypeVar("T")
 
@@ -59,8 +60,9 @@ class DataConfig:
     path: str = "${paths.data_dir}/${data.name}"
     val_fraction: float = 0.1  # episode-level split
     batch_size: int = 64
-    image_height: int = 256
-    image_width: int = 128
+    # the training screens' size; null: the dataset's (its spec, written by collect.py); another size resizes them
+    image_height: Optional[int] = None
+    image_width: Optional[int] = None
     on_device: bool = True  # keep decoded frames on the accelerator when they fit
     steps_per_epoch: int = 500  # an epoch is this many steps; checkpoints and validation happen at epoch ends
     collect_if_missing: bool = False
@@ -74,8 +76,8 @@ class DataConfig:
     grounding: GroundingConfig = field(default_factory=GroundingConfig)
 
     LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,
-                                          "image_height": Range(8),
-                                          "image_width": Range(8), "steps_per_epoch": AT_LEAST_1}
+                                          "image_height": Range(8, optional=True),
+                                          "image_width": Range(8, optional=True), "steps_per_epoch": AT_LEAST_1}
 
 
 # --------------------------------------------------------------------------------------------------------- env
@@ -109,11 +111,12 @@ class EnvConfig:
     log_tags: Any = "tasks"  # logcat tags streamed: "tasks" (those the task detectors read) | "all" | a list
     command_timeout_s: float = 30.0  # a device command that takes longer is an error (a hung device)
     connect_timeout_s: float = 30.0  # how long to wait for a device to come (back) online
-    observation_height: int = 256
-    observation_width: int = 128
+    # the screens and how actions read (vlui/spec.py); a trained policy brings its own to DAgger, PPO and evaluate
+    observation_height: int = ObsActionSpec.height
+    observation_width: int = ObsActionSpec.width
     include_xml: bool = False
-    tap_threshold: float = Gesture.tap_threshold  # B-MoCA App. A.1: touch-to-lift distance under which it is a tap
-    y_distance_scale: float = Gesture.y_scale  # the paper's code doubles the y difference for the 2:1 screen
+    tap_threshold: float = ObsActionSpec.tap_threshold  # B-MoCA App. A.1: touch-to-lift distance under which it is a tap
+    y_distance_scale: float = ObsActionSpec.y_scale  # the paper's code doubles the y difference for the 2:1 screen
     clip_actions: bool = False  # clip out-of-range actions instead of raising
     # wait before each observation; null: the device's own (3.0 s on emulators and phones: B-MoCA's 1/3 Hz; 0 on the
     # simulated phone, also when it is served over ADB)
@@ -130,6 +133,16 @@ class EnvConfig:
         "num_envs": AT_LEAST_1}
     CHOICES: ClassVar[dict[str, tuple]] = {"backend": ("sim", "adb"), "snapshot_reset": ("console", "none"),
                                            "screencap": ("raw", "png", "auto")}
+
+    def spec(self) -> ObsActionSpec:
+        """The screens these settings show and how they read actions."""
+        return ObsActionSpec(self.observation_height, self.observation_width, self.tap_threshold,
+                             self.y_distance_scale)
+
+    def with_spec(self, spec: ObsActionSpec) -> EnvConfig:
+        """These settings showing ``spec``'s screens and reading actions by it (a trained policy's)."""
+        return replace(self, observation_height=spec.height, observation_width=spec.width,
+                       tap_threshold=spec.tap_threshold, y_distance_scale=spec.y_scale)
 
     def measured(self) -> dict[str, Any]:
         """The settings that change what an episode is (the screens an agent sees, how its actions are read): a

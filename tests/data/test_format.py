@@ -9,8 +9,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from vlui.data.format import SCHEMA, DatasetWriter, decode_png, encode_png, episode_path, read_dataset, read_info
+from vlui.data.format import (SCHEMA, DatasetWriter, dataset_spec, decode_png, encode_png, episode_path, read_dataset,
+                              read_info)
 from vlui.errors import VluiError
+from vlui.spec import ObsActionSpec
 
 
 def rows(eid: int, steps: int = 2, success: bool = True) -> list[dict]:
@@ -28,7 +30,7 @@ def rows(eid: int, steps: int = 2, success: bool = True) -> list[dict]:
 
 
 def writer(root: Path) -> DatasetWriter:
-    w = DatasetWriter(root, {"tasks": ["airplane_on"]}, (8, 4))
+    w = DatasetWriter(root, {"tasks": ["airplane_on"]}, ObsActionSpec(8, 4))
     w.open(resume=True)
     return w
 
@@ -39,7 +41,7 @@ def test_round_trip_and_png_decoding(tmp_path: Path) -> None:
         w.write(eid, rows(eid, success=eid != 1))
     info, table = read_dataset(tmp_path)
     assert table.schema.equals(SCHEMA) and table.num_rows == 9
-    assert info["image"]["height"] == 8
+    assert info["image"]["height"] == 8 and dataset_spec(info) == ObsActionSpec(8, 4)
     assert decode_png(table.column("screen")[3].as_py())[0, 0, 0] == 1
     assert [e["success"] for e in w.done().values()] == [True, False, True]
 

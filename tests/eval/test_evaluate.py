@@ -24,6 +24,7 @@ from vlui.jobs import evaluate
 from vlui.models.policy import VLUIPolicy, export_policy
 from vlui.models.settings import ModelConfig, TextConfig
 from vlui.tasks.catalog import task_set
+from vlui.spec import ObsActionSpec
 
 pytestmark = pytest.mark.integration
 
@@ -89,7 +90,7 @@ def test_rerunning_resumes_and_other_settings_are_refused(tmp_path: Path) -> Non
 
 def test_a_trained_policy_export_is_evaluated_in_batches(tmp_path: Path) -> None:
     policy = VLUIPolicy(ModelConfig(text=TextConfig(size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32, 32]),
-                        (64, 32))
+                        ObsActionSpec(64, 32))
     export_policy(policy, tmp_path / "run" / "policy")
     result = evaluate.run(cfg(tmp_path, f"checkpoint={tmp_path}/run", "env.snapshots=[100]", "runs=1",
                               "env.observation_height=64", "env.observation_width=32", "adaptive_metrics=false"))
@@ -102,7 +103,7 @@ def test_each_policy_sees_screens_at_the_size_it_was_trained_at(tmp_path: Path) 
     for name, size in (("small", (64, 32)), ("smaller", (48, 24))):
         torch.manual_seed(0)
         export_policy(VLUIPolicy(ModelConfig(text=TextConfig(size="tiny"), hidden_dim=32, num_heads=2,
-                                             head_dims=[32, 32]), size), tmp_path / name / "policy")
+                                             head_dims=[32, 32]), ObsActionSpec(*size)), tmp_path / name / "policy")
     result = evaluate.run(cfg(tmp_path, f"checkpoint={{a: [{tmp_path}/small], b: [{tmp_path}/smaller]}}",
                               "env.snapshots=[100]", "tasks=[open_clock]", "runs=1", "adaptive_metrics=false"))
     assert result["episodes"] == 2
@@ -113,7 +114,7 @@ def test_each_policy_sees_screens_at_the_size_it_was_trained_at(tmp_path: Path) 
 def _export_tiny(path: Path, seed: int) -> None:
     torch.manual_seed(seed)
     export_policy(VLUIPolicy(ModelConfig(text=TextConfig(size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32, 32]),
-                             (64, 32)), path / "policy")
+                             ObsActionSpec(64, 32)), path / "policy")
 
 
 def test_a_policy_trained_again_into_the_same_folder_is_evaluated_afresh(tmp_path: Path, caplog) -> None:

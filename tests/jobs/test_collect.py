@@ -39,6 +39,9 @@ def test_collects_the_recipe_into_a_dataset_pandas_can_read(tmp_path: Path) -> N
     info = json.loads((tmp_path / "demo" / "meta" / "info.json").read_text())
     assert info["format_version"] == FORMAT_VERSION and info["image"] == {"height": 256, "width": 128,
                                                                           "format": "png"}
+    # the screens and how their actions read, for training to take from the dataset
+    assert info["spec"]["screen"] == [256, 128, 3] and (info["spec"]["tap_threshold"], info["spec"]["y_scale"]) == (
+        0.14, 2.0)
     _, table = read_dataset(tmp_path / "demo")
     assert table.num_rows == len(df)
 

@@ -26,6 +26,7 @@ from vlui.jobs import dagger, train
 from vlui.models.policy import VLUIPolicy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.rollout import EpisodeRecord, Job, Step
+from vlui.spec import ObsActionSpec
 
 TAP = np.array([0.0, 0.0, 0.0, 0.0], np.float32)
 SWIPE = np.array([0.5, 0.0, -0.5, 0.0], np.float32)
@@ -60,7 +61,7 @@ def test_a_state_the_expert_cannot_label_ends_the_relabelled_episode() -> None:
 def test_a_round_labels_every_visited_state_with_the_experts_action(tmp_path: Path, tiny_dataset: Path) -> None:
     cfg = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2,
                       head_dims=[32])
-    policy = VLUIPolicy(cfg, (64, 32))  # untrained: it wanders
+    policy = VLUIPolicy(cfg, ObsActionSpec(64, 32))  # untrained: it wanders
     env = EnvConfig(observation_height=64, observation_width=32)
     stats = dagger.collect_round(policy, env, tiny_dataset, tmp_path / "round-1", 1, 1, seed=0, slots=4)
     assert stats["complete"] and stats["episodes"] == 6  # 2 tasks x 3 snapshots of the dataset, one each

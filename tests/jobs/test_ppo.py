@@ -24,6 +24,7 @@ from vlui.errors import VluiError
 from vlui.jobs import train
 from vlui.models.policy import VLUIPolicy, export_policy, load_policy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
+from vlui.spec import ObsActionSpec
 
 TASK, SNAPSHOT, CLOCK_CELL = "open_clock", "030", 1 * 2 + 1  # the Clock icon is under cell (1, 1) of the 4x2 grid
 
@@ -36,7 +37,7 @@ def weak_policy(tmp_path_factory) -> Path:
     cfg = ModelConfig(VisionConfig("efficientnet_b0", pretrained=None, freeze=True, feature_index=-2),
                       TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32], head="pointer",
                       positions=True, pointer_layers=0)
-    policy = VLUIPolicy(cfg, (64, 32))
+    policy = VLUIPolicy(cfg, ObsActionSpec(64, 32))
     with torch.no_grad():
         policy.head.cells[1].weight.zero_()
         policy.head.cells[1].bias.zero_()
@@ -221,7 +222,7 @@ def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_poli
     from vlui.models.settings import to_dict
 
     start = load_policy(weak_policy)
-    module = PPOModule(to_dict(start.cfg, start.image_size), {"log_std_init": -1.0}, seed=0)
+    module = PPOModule(to_dict(start.cfg, start.spec), {"log_std_init": -1.0}, seed=0)
     module.policy.load_state_dict(start.state_dict())
     env = EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32)
     module.use(OnlineEpisodes(env, [TASK], None, episodes=1, envs=1, seed=0))
@@ -243,7 +244,7 @@ def test_ppo_updates_a_history_policy_on_each_steps_previous_action() -> None:
     cfg = ModelConfig(VisionConfig("efficientnet_b0", pretrained=None, freeze=True, feature_index=-2),
                       TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32], head="pointer",
                       positions=True, pointer_layers=0, history=True)
-    module = PPOModule(to_dict(cfg, (64, 32)), {"log_std_init": -1.0, "step_cost": 0.0, "discount": 0.9,
+    module = PPOModule(to_dict(cfg, ObsActionSpec(64, 32)), {"log_std_init": -1.0, "step_cost": 0.0, "discount": 0.9,
                                                   "gae_lambda": 0.9}, seed=0)
     env = EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32)
     module.use(OnlineEpisodes(env, [TASK], None, episodes=3, envs=2, seed=0))

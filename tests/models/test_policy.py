@@ -16,10 +16,11 @@ from vlui.errors import VluiError
 from vlui.models.policy import PointerHead, VLUIPolicy, export_policy, grid_positions, load_policy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.models.vision import VisionEncoder
+from vlui.spec import ObsActionSpec
 
 TINY = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2,
                    head_dims=[32, 32])
-SIZE = (64, 32)
+SIZE = ObsActionSpec(64, 32)
 
 
 def test_policy_maps_screens_and_instructions_to_actions_in_range() -> None:
@@ -98,8 +99,10 @@ def test_export_reloads_identically_from_json_and_safetensors(tmp_path: Path) ->
     export_policy(policy, tmp_path / "policy", metadata={"algo": "bc"})
     assert sorted(os.listdir(tmp_path / "policy")) == ["config.json", "model.safetensors"]
     config = json.loads((tmp_path / "policy" / "config.json").read_text())
-    assert config["policy"]["model"]["vision"]["name"] == "efficientnet_b0" and "dual-gesture" in config["action"]
-    assert config["policy"]["image_size"] == [64, 32] and config["observation"]["screen"] == [64, 32, 3]
+    assert config["policy"]["model"]["vision"]["name"] == "efficientnet_b0"
+    spec = config["policy"]["spec"]
+    assert spec["screen"] == [64, 32, 3] and "dual-gesture" in spec["action"]
+    assert (spec["tap_threshold"], spec["y_scale"]) == (0.14, 2.0)
     loaded = load_policy(tmp_path)  # the run folder works too
     screens = np.full((2, 64, 32, 3), 100, np.uint8)
     assert np.allclose(policy.select_action(screens, ["a", "b"]), loaded.select_action(screens, ["a", "b"]))
@@ -117,7 +120,7 @@ def test_an_export_of_format_1_still_loads(tmp_path: Path) -> None:
                         "image_width": 32}
     (tmp_path / "policy" / "config.json").write_text(json.dumps(config))
     loaded = load_policy(tmp_path)
-    assert loaded.cfg == TINY and loaded.image_size == SIZE
+    assert loaded.cfg == TINY and loaded.spec == SIZE
     screens = np.full((2, 64, 32, 3), 100, np.uint8)
     assert np.allclose(policy.select_action(screens, ["a", "b"]), loaded.select_action(screens, ["a", "b"]))
 

@@ -22,7 +22,7 @@ from vlui.algos import feature_store, losses
 from vlui.algos.augment import color_jitter, random_shift
 from vlui.algos.settings import AugmentConfig, from_mapping
 from vlui.models.policy import Fused, VLUIPolicy
-from vlui.models.settings import Gesture, from_dict
+from vlui.models.settings import from_dict
 from vlui.seeding import substream
 
 
@@ -41,21 +41,19 @@ def lr_schedule(opt: torch.optim.Optimizer, kind: str, warmup: int, total: int) 
 
 class PolicyModule(L.LightningModule):
     """The policy of ``policy`` (:func:`vlui.models.settings.to_dict`) trained by the algorithm of ``algo`` (a
-    mapping of its ``Settings``' fields), with ``augment`` (:class:`AugmentConfig`'s fields; none when None) and the
-    pointer head's gestures read by ``gesture`` (:class:`Gesture`'s fields)."""
+    mapping of its ``Settings``' fields), with ``augment`` (:class:`AugmentConfig`'s fields; none when None). The
+    pointer head's labels tell taps from swipes by the policy's spec, as the environment reads its actions."""
 
     Settings: ClassVar[type]  # the algorithm's settings (vlui/algos/settings.py), read into ``self.algo``
 
     def __init__(self, policy: dict[str, Any], algo: dict[str, Any], augment: dict[str, Any] | None = None,
-                 seed: int = 0, channels_last: bool = True, compile: bool = False, grounding_weight: float = 0.0,
-                 gesture: dict[str, float] | None = None) -> None:
+                 seed: int = 0, channels_last: bool = True, compile: bool = False, grounding_weight: float = 0.0) -> None:
         super().__init__()
         self.save_hyperparameters()
         self.policy = VLUIPolicy(*from_dict(policy))
         self.algo = from_mapping(self.Settings, algo)
         self.augment = (from_mapping(AugmentConfig, augment) if augment is not None
                         else AugmentConfig(random_shift=0, color_jitter=0.0))
-        self.gesture = Gesture(**(gesture or {}))
         if channels_last:
             self.policy.encoder.vision.backbone.to(memory_format=torch.channels_last)
         self._encode = torch.compile(self.policy.encoder) if compile else self.policy.encoder
@@ -131,7 +129,8 @@ class PolicyModule(L.LightningModule):
         if self.policy.cfg.head == "mlp":
             loss = losses.bc_loss(pred, actions) if weights is None else losses.awr_actor_loss(pred, actions, weights)
             return loss, pred
-        per_sample = losses.pointer_loss(out, actions, self.gesture.tap_threshold, self.gesture.y_scale)
+        spec = self.policy.spec  # taps and swipes told apart as the environment reads the actions
+        per_sample = losses.pointer_loss(out, actions, spec.tap_threshold, spec.y_scale)
         return (per_sample.mean() if weights is None else (weights * per_sample).mean()), pred
 
     def grounding_loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:

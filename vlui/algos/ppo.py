@@ -167,8 +167,8 @@ class PPOModule(PolicyModule):
     Settings: ClassVar[type] = PPOConfig
 
     def __init__(self, policy: dict[str, Any], algo: dict[str, Any], seed: int = 0, channels_last: bool = True,
-                 compile: bool = False, gesture: dict[str, float] | None = None) -> None:
-        super().__init__(policy, algo, None, seed, channels_last, compile, gesture=gesture)
+                 compile: bool = False) -> None:
+        super().__init__(policy, algo, None, seed, channels_last, compile)
         cfg = self.policy.cfg
         self.value = mlp(cfg.hidden_dim, [256, 256], 1)
         self.log_std = nn.Parameter(torch.full((4,), float(self.algo.log_std_init))) if cfg.head == "mlp" else None

@@ -22,6 +22,7 @@ from vlui.cli import compose
 from vlui.jobs import evaluate
 from vlui.models.policy import VLUIPolicy, export_policy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
+from vlui.spec import ObsActionSpec
 
 
 def bench_evaluate(opts: BenchOptions) -> Iterator[Record]:
@@ -29,7 +30,7 @@ def bench_evaluate(opts: BenchOptions) -> Iterator[Record]:
         tmp = Path(tmp)
         torch.manual_seed(0)
         cfg = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig(size="tiny" if opts.quick else "small"))
-        export_policy(VLUIPolicy(cfg, (256, 128)), tmp / "b0" / "policy")
+        export_policy(VLUIPolicy(cfg, ObsActionSpec()), tmp / "b0" / "policy")
         snaps = "[100,101]" if opts.quick else "test"
         runs = 1 if opts.quick else 3
         common = [f"checkpoint={tmp}/b0", f"env.snapshots={snaps}", "adaptive_metrics=false"]

@@ -20,6 +20,7 @@ from vlui.bench import BenchOptions, Record, record
 from vlui.bench.frames import decode_png, screen_like_pngs
 from vlui.models.policy import VLUIPolicy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
+from vlui.spec import ObsActionSpec
 
 INSTRUCTIONS = ["turn on airplane mode", "turn on alarm at 9 am", "create alarm at 10:30 am",
                 "decrease screen brightness in setting", "call 911", "go to 'add a language' page in setting"]
@@ -69,7 +70,7 @@ def bench_train(opts: BenchOptions) -> Iterator[Record]:
     results = {}
     for name in ("naive", "vlui"):
         torch.manual_seed(0)
-        policy = VLUIPolicy(cfg, (h, w)).to(device)
+        policy = VLUIPolicy(cfg, ObsActionSpec(h, w)).to(device)
         optimizer = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=3e-4)
         if name == "naive":
             loader = DataLoader(PngDataset(pngs, actions), batch_size=batch, shuffle=True, num_workers=2,

@@ -29,7 +29,7 @@ import torch
 from PIL import Image
 from torch.utils.data import DataLoader, Sampler
 
-from vlui.data.format import decode_png, episode_path, read_dataset
+from vlui.data.format import dataset_spec, decode_png, episode_path, read_dataset
 from vlui.errors import VluiError
 from vlui.seeding import WIDTH
 
@@ -208,7 +208,7 @@ class DemoDataModule(L.LightningDataModule):
     def _decode(self, part: _Part) -> np.ndarray:
         """Every screen of a dataset, ``(rows, H, W, 3)`` uint8 at the training resolution."""
         h, w = self.image_size
-        stored = (part.info["image"]["height"], part.info["image"]["width"])
+        stored = dataset_spec(part.info, part.path).image_size
 
         def decode(row: int, data: bytes | None) -> np.ndarray:
             img = _screen(data, stored, part.path, part.table, row)

@@ -3,7 +3,7 @@
 ::
 
     data/<name>/
-      meta/info.json          format_version, image size, the collection recipe, feature descriptions
+      meta/info.json          format_version, the screens and actions' spec, the collection recipe, feature descriptions
       meta/episodes.jsonl     one line per finished episode (task, snapshot, seed, success, steps, file)
       episodes/chunk-000/episode_000000.parquet   one file per episode, up to 1000 per chunk folder
 
@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 from PIL import Image
 
 from vlui.errors import VluiError
+from vlui.spec import ObsActionSpec
 
 FORMAT_VERSION = 1
 EPISODES_PER_CHUNK = 1000
@@ -86,11 +87,12 @@ Plan = dict[int, tuple[str, str, int]]  # episode id -> (task, snapshot, seed) t
 
 @dataclass
 class DatasetWriter:
-    """Writes episodes atomically and keeps the episode index; ``done()`` tells which episodes already exist."""
+    """Writes episodes atomically and keeps the episode index; ``done()`` tells which episodes already exist. The
+    episodes' screens and actions are those of ``spec``, stored in ``meta/info.json`` for training to read."""
 
     root: Path
     recipe: dict[str, Any]
-    image_size: tuple[int, int]
+    spec: ObsActionSpec
     _lock: Any = field(default=None, init=False, repr=False)
 
     def open(self, resume: bool, plan: Plan | None = None) -> None:
@@ -117,7 +119,8 @@ class DatasetWriter:
                 self._index.unlink(missing_ok=True)  # indexed again from the files below, once each
             _atomic_write(meta, json.dumps({
                 "format_version": FORMAT_VERSION,
-                "image": {"height": self.image_size[0], "width": self.image_size[1], "format": "png"},
+                "image": {"height": self.spec.height, "width": self.spec.width, "format": "png"},
+                "spec": self.spec.to_dict(),
                 "recipe": self.recipe,
                 "features": {f.name: str(f.type) for f in SCHEMA},
                 "layout": "episodes/chunk-NNN/episode_NNNNNN.parquet, one row per step plus a final observation row",
@@ -175,7 +178,7 @@ class DatasetWriter:
         if plan is None:
             raise VluiError(f"{self.root} has episodes but no meta/info.json: run the collect.py command that "
                             "collected it to write the info again, or collect into another dataset name")
-        h, w = self.image_size
+        h, w = self.spec.image_size
         for path in found:
             first = _read_episode(path, columns=["episode_id", "task_id", "snapshot_id", "seed", "screen"]).slice(
                 0, 1).to_pylist()[0]
@@ -285,6 +288,21 @@ def read_info(root: str | Path) -> dict[str, Any]:
         raise VluiError(f"{root} has dataset format version {version}, this vlui reads version {FORMAT_VERSION}: "
                         "collect it again with this version")
     return info
+
+
+def dataset_spec(info: dict[str, Any], where: str | Path = "the dataset") -> ObsActionSpec:
+    """The screens and actions of a dataset (its ``meta/info.json``, :func:`read_info`). Datasets collected before
+    the spec was stored give it by their image size and the environment settings in their recipe."""
+    if "spec" in info:
+        return ObsActionSpec.from_dict(info["spec"], f"{where}: meta/info.json's spec")
+    env = (info.get("recipe") or {}).get("env") or {}
+    image = info.get("image") or {}
+    try:
+        return ObsActionSpec(image.get("height"), image.get("width"),
+                             env.get("tap_threshold", ObsActionSpec.tap_threshold),
+                             env.get("y_distance_scale", ObsActionSpec.y_scale))
+    except VluiError as err:
+        raise VluiError(f"{where}: meta/info.json does not say its screens' size ({err}): collect it again") from None
 
 
 def read_index(root: str | Path) -> dict[int, dict[str, Any]]:

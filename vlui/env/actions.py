@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vlui.config import EnvConfig
 from vlui.errors import VluiError
+from vlui.spec import ObsActionSpec
 
 NAV_POINTS = {"BACK": (0.95, 0.22), "HOME": (0.95, 0.50), "APP_SWITCH": (0.95, 0.78)}
 
@@ -44,11 +44,16 @@ class ParsedAction:
 
 @dataclass(frozen=True)
 class ActionParser:
-    threshold: float = EnvConfig.tap_threshold
-    y_scale: float = EnvConfig.y_distance_scale
+    threshold: float = ObsActionSpec.tap_threshold
+    y_scale: float = ObsActionSpec.y_scale
     nav_radius: float = 0.05
     clip: bool = False
     nav_points: tuple[tuple[str, tuple[float, float]], ...] = tuple(NAV_POINTS.items())
+
+    @classmethod
+    def of(cls, spec: ObsActionSpec, clip: bool = False) -> ActionParser:
+        """Actions read as ``spec`` says (a dataset's, a policy's or an environment's)."""
+        return cls(threshold=spec.tap_threshold, y_scale=spec.y_scale, clip=clip)
 
     def parse(self, action) -> ParsedAction:
         _check_real(action)

@@ -30,6 +30,7 @@ from vlui.config import EnvConfig, env_settings
 from vlui.device import Device
 from vlui.env.actions import ActionParser, ParsedAction
 from vlui.errors import VluiError
+from vlui.spec import ObsActionSpec
 from vlui.tasks.catalog import Detector, Task, resolve_tasks
 
 INSTRUCTION_CHARS = string.ascii_letters + string.digits + " '-:,.?!()&/"
@@ -58,8 +59,8 @@ class PhoneEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"]}
 
     def __init__(self, device: Device, tasks: Sequence[Task], snapshots: Sequence[str],
-                 obs_size: tuple[int, int] = (256, 128), include_xml: bool = False, include_full_screen: bool = False,
-                 parser: ActionParser | None = None, observation_wait_s: float = 0.0, render_mode: str | None = None,
+                 obs_action: ObsActionSpec = ObsActionSpec(), include_xml: bool = False, include_full_screen: bool = False,
+                 clip_actions: bool = False, observation_wait_s: float = 0.0, render_mode: str | None = None,
                  full_screen_size: tuple[int, int] | None = None, backend: str = "sim",
                  stochastic: bool = False, include_screen: bool = True) -> None:
         if not tasks or not snapshots:
@@ -70,15 +71,15 @@ class PhoneEnv(gym.Env):
         self.perturbations: dict[str, Any] = {}  # what env.stochastic drew for the current episode
         self.tasks = {t.id: t for t in tasks}
         self.snapshots = list(snapshots)
-        self.obs_size = obs_size
+        self.obs_action = obs_action  # the screens it shows and how it reads actions (gymnasium's `spec` is its id)
         self.include_xml = include_xml
         self.include_screen = include_screen
         self.include_full_screen = include_full_screen
-        self.parser = parser or ActionParser()
+        self.parser = ActionParser.of(obs_action, clip=clip_actions)
         self.observation_wait_s = observation_wait_s
         self.render_mode = render_mode
         self.action_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
-        h, w = obs_size
+        h, w = obs_action.image_size
         obs: dict[str, spaces.Space] = {"instruction": text_space(256, 1, INSTRUCTION_CHARS)}
         if include_screen:
             obs["screen"] = spaces.Box(0, 255, (h, w, 3), np.uint8)
@@ -166,7 +167,7 @@ class PhoneEnv(gym.Env):
                               min(p.lift[1] * w, w - 1), min(p.lift[0] * h, h - 1))
 
     def _observation(self) -> dict[str, Any]:
-        h, w = self.obs_size
+        h, w = self.obs_action.image_size
         obs: dict[str, Any] = {"instruction": self.task.instruction}
         if self.include_screen:
             obs["screen"] = self.device.observation(h, w)
@@ -217,9 +218,8 @@ def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool |
     snapshots = resolve_snapshots(env)
     device = make_device(env, snapshots[0])
     wait = device.observation_wait_s if env.observation_wait_s is None else env.observation_wait_s
-    parser = ActionParser(threshold=env.tap_threshold, y_scale=env.y_distance_scale, clip=env.clip_actions)
-    return PhoneEnv(device, task_list, snapshots, obs_size=(env.observation_height, env.observation_width),
-                    include_xml=env.include_xml if include_xml is None else include_xml, parser=parser,
+    return PhoneEnv(device, task_list, snapshots, obs_action=env.spec(), clip_actions=env.clip_actions,
+                    include_xml=env.include_xml if include_xml is None else include_xml,
                     observation_wait_s=wait, backend=env.backend, stochastic=env.stochastic,
                     include_screen=include_screen)
 

@@ -101,7 +101,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
               "env": env.measured()}
     if any(generate.parse_generated(s) for s in snaps):  # what gen-<seed>-<index> means depends on it
         recipe["generator_version"] = generate.version()
-    writer = DatasetWriter(root, recipe, (cfg.env.observation_height, cfg.env.observation_width))
+    writer = DatasetWriter(root, recipe, env.spec())
     writer.open(cfg.resume, plan={j.id: (j.task, j.snapshot, j.seed) for j in jobs})
     try:
         with sigterm_as_interrupt():

@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from vlui.agents import make_agent
 from vlui.config import EnvConfig
-from vlui.data.format import DatasetWriter, progress, read_info
+from vlui.data.format import DatasetWriter, dataset_spec, progress, read_info
 from vlui.env.actions import ActionParser
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.env.env import make_env
@@ -103,20 +103,22 @@ def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Pat
         chosen = [chosen[i] for i in sorted(rng.choice(len(chosen), pairs, replace=False))]
     jobs = [Job(task, snap, substream(substream(seed, round_, 7919), i), id=i)
             for i, (task, snap) in enumerate((t, s) for t, s in chosen for _ in range(episodes_per_pair))]
-    # the dataset's phones, screens of its size
-    env = replace(env, snapshots=snaps, observation_height=info["image"]["height"],
-                  observation_width=info["image"]["width"])
+    # the dataset's phones, its screens and its reading of actions (the policy's, which learnt from it)
+    spec = dataset_spec(info, base)
+    policy.spec.require_same_actions(spec, "the policy", str(base), "run DAgger on the dataset the policy was "
+                                     "trained on")
+    env = replace(env.with_spec(spec), snapshots=snaps)
     writer = DatasetWriter(out, {"tasks": tasks, "snapshots": snaps, "pairs": [list(p) for p in chosen],
                                  "episodes_per_pair": episodes_per_pair,
                                  "seed": seed, "round": round_, "relabelled_by": "expert", "base": str(base),
                                  "env": env.measured(),
                                  # recorded when set only: rounds collected before the option resume as they were
                                  **({"save_xml": True} if save_xml else {})},
-                       (env.observation_height, env.observation_width))
+                       spec)
     writer.open(resume=True, plan={j.id: (j.task, j.snapshot, j.seed) for j in jobs})
     done = writer.done()
     todo = [j for j in jobs if j.id not in done]
-    parser = ActionParser(threshold=env.tap_threshold, y_scale=env.y_distance_scale, clip=env.clip_actions)
+    parser = ActionParser.of(spec, clip=env.clip_actions)
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", desc=f"dagger round {round_}", dynamic_ncols=True,
                mininterval=0.5)
     was_training = policy.training

@@ -12,7 +12,6 @@ import glob
 import json
 import logging
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -225,12 +224,16 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
-    """The phones an agent is evaluated on: a trained policy sees screens at the size it was trained at (so policies
-    of several sizes compare in one evaluation); other agents at ``env.observation_height/width``."""
+    """The phones an agent is evaluated on: a trained policy sees screens at the size it was trained at and its
+    actions read as it learnt them (its spec: so policies of several sizes compare in one evaluation); other agents
+    act under ``env``'s settings."""
     if not isinstance(agent, PolicyAgent):
         return env
-    h, w = agent.policy.image_size
-    return replace(env, observation_height=h, observation_width=w)
+    spec = agent.policy.spec
+    if not spec.same_actions(env.spec()):
+        log.info(f"the policy's actions read as it learnt them ({spec.reading()}), not by env's settings "
+                 f"({env.spec().reading()})")
+    return env.with_spec(spec)
 
 
 # how the text agent reaches its model, which a resume may change (the model itself, agent.model, it may not)

@@ -21,12 +21,14 @@ from vlui.algos.ppo import Actor, PPOModule, RolloutData
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, env_settings
 from vlui.data.datamodule import DemoDataModule
+from vlui.data.format import dataset_spec, read_info
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
 from vlui.models.settings import to_dict
 from vlui.rollout import EpisodeRecord, Job, rollout
+from vlui.spec import ObsActionSpec
 from vlui.tasks.catalog import resolve_tasks
 
 
@@ -91,22 +93,20 @@ def build(cfg: DictConfig, module_class: type[PPOModule]) -> tuple[PPOModule, Ro
     model = start.cfg
     if cfg.algo.tune_blocks is not None:  # the settings of the policy it starts from, but more of it trains
         model = replace(model, vision=replace(model.vision, tune_blocks=cfg.algo.tune_blocks))
-    module = module_class(policy=to_dict(model, start.image_size), algo=algo, seed=cfg.seed,
-                          channels_last=cfg.channels_last, compile=cfg.compile,
-                          gesture={"tap_threshold": cfg.env.tap_threshold, "y_scale": cfg.env.y_distance_scale})
+    module = module_class(policy=to_dict(model, start.spec), algo=algo, seed=cfg.seed,
+                          channels_last=cfg.channels_last, compile=cfg.compile)
     module.policy.load_state_dict(start.state_dict())
-    h, w = start.image_size  # the phones' screens at the policy's size
-    env = replace(env_settings(cfg.env), observation_height=h, observation_width=w)
+    env = env_settings(cfg.env).with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
     a = module.algo
     module.use(OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed),
-               demonstrations(cfg, h, w))
+               demonstrations(cfg, start.spec))
     module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"
     return module, RolloutData(module)
 
 
-def demonstrations(cfg: DictConfig, height: int, width: int) -> DemoDataModule | None:
+def demonstrations(cfg: DictConfig, spec: ObsActionSpec) -> DemoDataModule | None:
     """The demonstrations PPO imitates alongside when ``algo.bc_coef`` > 0: ``data.name``'s dataset, at the
-    policy's screen size."""
+    policy's screen size (and reading actions as the policy does)."""
     if not cfg.algo.bc_coef:
         return None
     path = Path(cfg.data.path)
@@ -114,7 +114,9 @@ def demonstrations(cfg: DictConfig, height: int, width: int) -> DemoDataModule |
         raise VluiError(f"algo.bc_coef={cfg.algo.bc_coef} imitates data.name's demonstrations, but there is no dataset "
                         f"at {path}: set data.name to the dataset the starting policy was trained on (or collect it: "
                         f"python collect.py dataset={cfg.data.name} ...)")
-    demos = DemoDataModule(str(path), val_fraction=0.0, image_height=height, image_width=width, on_device=False,
-                           seed=cfg.seed)
+    spec.require_same_actions(dataset_spec(read_info(path), path), "the policy", f"algo.bc_coef: {path}",
+                              "set data.name to the dataset the starting policy was trained on")
+    demos = DemoDataModule(str(path), val_fraction=0.0, image_height=spec.height, image_width=spec.width,
+                           on_device=False, seed=cfg.seed)
     demos.setup()
     return demos

@@ -25,7 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
 from vlui.config import check_settings, env_settings
 from vlui.data.datamodule import DemoDataModule
-from vlui.data.format import progress, writer_pid
+from vlui.data.format import dataset_spec, progress, read_info, writer_pid
 from vlui.device import OBSERVATION_VERSION
 from vlui.env.actions import ActionParser
 from vlui.env.grounding import grounding_pairs
@@ -33,24 +33,38 @@ from vlui.errors import VluiError
 from vlui.jobs import dagger, online
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, from_dict, to_dict
+from vlui.spec import ObsActionSpec
 from vlui.processes import die_with_parent, sigterm_as_interrupt
 
 log = logging.getLogger(__name__)
 
 
-def model_settings(cfg: DictConfig) -> tuple[ModelConfig, tuple[int, int]]:
-    """The policy a train config asks for: the ``model`` group as its dataclass, and the data's screen size."""
-    return OmegaConf.to_object(cfg.model), (cfg.data.image_height, cfg.data.image_width)
+def training_spec(cfg: DictConfig, path: Path) -> ObsActionSpec:
+    """The screens and actions a policy trained on ``cfg``'s data learns: those of its dataset (every dataset of
+    ``data.mix`` must read actions the same way), at ``data.image_height/width`` when they are set (screens are then
+    resized)."""
+    spec = dataset_spec(read_info(path), path)
+    for other in mixed_datasets(cfg):
+        spec.require_same_actions(dataset_spec(read_info(other), other), str(path), f"data.mix: {other}",
+                                  "mix datasets collected with the same env.tap_threshold and env.y_distance_scale")
+    size = (cfg.data.image_height, cfg.data.image_width)
+    if size == (None, None):
+        return spec
+    if None in size:
+        raise VluiError(f"data.image_height={size[0]}, data.image_width={size[1]}: set both to train at another size "
+                        f"than the dataset's {spec.height}x{spec.width}, or neither")
+    return spec.resized(*size)
 
 
-def _setting_keys(model: ModelConfig, image_size: tuple[int, int]) -> dict[str, Any]:
-    """The config keys that shape a policy's tensors, with their values (what a resumed checkpoint must agree
-    with; where the vision weights came from does not)."""
+def _setting_keys(model: ModelConfig, spec: ObsActionSpec) -> dict[str, Any]:
+    """The settings that shape a policy's tensors and what its actions mean, with their values (what a resumed
+    checkpoint must agree with; where the vision weights came from does not)."""
     keys = {f"model.vision.{k}": v for k, v in vars(model.vision).items() if k != "pretrained"}
     keys |= {f"model.text.{k}": v for k, v in vars(model.text).items()}
     keys |= {f"model.{k}": list(v) if k == "head_dims" else v for k, v in vars(model).items()
              if k not in ("vision", "text")}
-    return keys | {"data.image_height": image_size[0], "data.image_width": image_size[1]}
+    return keys | {"data.image_height": spec.height, "data.image_width": spec.width,
+                   "the dataset's tap_threshold": spec.tap_threshold, "the dataset's y_scale": spec.y_scale}
 
 
 def ensure_dataset(cfg: DictConfig) -> Path:
@@ -135,10 +149,8 @@ def mixed_datasets(cfg: DictConfig) -> list[str]:
     return found
 
 
-def resume_path(cfg: DictConfig, ckpt_dir: Path, settings: tuple[ModelConfig, tuple[int, int]] | None = None
-                ) -> str | None:
-    """The checkpoint to resume from (``ckpt_path``), checked against the policy ``settings`` of this run (by
-    default, those of its ``model`` config)."""
+def resume_path(cfg: DictConfig, ckpt_dir: Path, settings: tuple[ModelConfig, ObsActionSpec]) -> str | None:
+    """The checkpoint to resume from (``ckpt_path``), checked against the policy ``settings`` of this run."""
     if cfg.ckpt_path in (None, "none", "null"):
         return None
     if cfg.ckpt_path in ("auto", "last"):
@@ -156,7 +168,7 @@ def resume_path(cfg: DictConfig, ckpt_dir: Path, settings: tuple[ModelConfig, tu
     return str(cfg.ckpt_path)
 
 
-def check_resumable(cfg: DictConfig, path: Path, settings: tuple[ModelConfig, tuple[int, int]] | None = None) -> None:
+def check_resumable(cfg: DictConfig, path: Path, settings: tuple[ModelConfig, ObsActionSpec]) -> None:
     """Refuse, naming the settings, a checkpoint that cannot be resumed: unreadable, or trained with other model
     settings (Lightning would stop at a state-dict size mismatch deep in a traceback)."""
     try:
@@ -167,10 +179,10 @@ def check_resumable(cfg: DictConfig, path: Path, settings: tuple[ModelConfig, tu
         raise VluiError(f"{err}; resume from another checkpoint with {hint}, or delete {path.name}") from None
     saved = checkpoint.get("hyper_parameters") or {}
     try:
-        before = _setting_keys(*from_dict(saved.get("policy")))
+        before = _setting_keys(*from_dict(saved.get("policy"), saved.get("gesture")))
     except VluiError as err:
         raise VluiError(f"{path} cannot be resumed ({err}): ckpt_path=null to start this run over") from None
-    now = _setting_keys(*(settings or model_settings(cfg)))
+    now = _setting_keys(*settings)
     differ = [f"{key} {before.get(key)!r} in the checkpoint, {value!r} now" for key, value in now.items()
               if before.get(key) != value]
     algo = saved.get("algo") or {}
@@ -189,27 +201,24 @@ def build(cfg: DictConfig, module_class: type[L.LightningModule]) -> tuple[L.Lig
         raise VluiError(f"init= starts online RL from a trained policy ({online}); algo={cfg.algo.name} trains "
                         "from the model settings: drop init=")
     warn_random_image_encoder(cfg.model.vision)
-    ensure_dataset(cfg)
+    spec = training_spec(cfg, ensure_dataset(cfg))
     module = module_class(
-        policy=to_dict(*model_settings(cfg)), algo=OmegaConf.to_container(cfg.algo, resolve=True),
+        policy=to_dict(OmegaConf.to_object(cfg.model), spec), algo=OmegaConf.to_container(cfg.algo, resolve=True),
         augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
-        channels_last=cfg.channels_last, compile=cfg.compile, grounding_weight=cfg.data.grounding.weight,
-        # the pointer head's labels tell taps from swipes as the environment does
-        gesture={"tap_threshold": cfg.env.tap_threshold, "y_scale": cfg.env.y_distance_scale})
+        channels_last=cfg.channels_last, compile=cfg.compile, grounding_weight=cfg.data.grounding.weight)
     module.store_features = cfg.data.feature_cache
-    return module, datamodule(cfg)
+    return module, datamodule(cfg, spec)
 
 
-def datamodule(cfg: DictConfig, extra: Sequence[str] = (), seed: int | None = None,
+def datamodule(cfg: DictConfig, spec: ObsActionSpec, extra: Sequence[str] = (), seed: int | None = None,
                steps_per_epoch: int | None = None) -> DemoDataModule:
-    """The training data of ``cfg`` (``data.name`` and ``data.mix``), with ``extra`` datasets (DAgger's rounds), and
-    grounding examples from the screens' UI trees when ``data.grounding.weight`` > 0 (their taps read as the
-    environment reads actions)."""
+    """The training data of ``cfg`` (``data.name`` and ``data.mix``) at ``spec``'s screen size, with ``extra``
+    datasets (DAgger's rounds), and grounding examples from the screens' UI trees when ``data.grounding.weight`` > 0
+    (their taps read as ``spec`` reads actions)."""
     grounding = cfg.data.grounding
-    pairs = partial(grounding_pairs, parser=ActionParser(threshold=cfg.env.tap_threshold,
-                                                         y_scale=cfg.env.y_distance_scale))
+    pairs = partial(grounding_pairs, parser=ActionParser.of(spec))
     return DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
-                          image_height=cfg.data.image_height, image_width=cfg.data.image_width,
+                          image_height=spec.height, image_width=spec.width,
                           on_device=cfg.data.on_device, steps_per_epoch=steps_per_epoch or cfg.data.steps_per_epoch,
                           seed=cfg.seed if seed is None else seed, mix=[*mixed_datasets(cfg), *extra],
                           success_only=cfg.data.success_only,
@@ -350,7 +359,7 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
         log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
                  f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
-        data = datamodule(cfg, rounds, seed=cfg.seed + r,
+        data = datamodule(cfg, module.policy.spec, rounds, seed=cfg.seed + r,
                           steps_per_epoch=min(cfg.data.steps_per_epoch, cfg.dagger.steps))
         trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True) | {"max_steps": cfg.dagger.steps,
                                                                            "enable_checkpointing": False}

@@ -34,10 +34,10 @@ from vlui.errors import VluiError
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.models.text_encoder import InstructionCache, TextEncoder
 from vlui.models.vision import VisionEncoder
+from vlui.spec import ObsActionSpec
 
-EXPORT_VERSION = 2  # 2: settings as {model, image_size}; 1 (still read): one flat mapping
-READABLE_VERSIONS = (1, 2)
-ACTION_CONVENTION = "dual-gesture (touch_y, touch_x, lift_y, lift_x) in [-1, 1]; screen position p = (a + 1) / 2"
+EXPORT_VERSION = 3  # 3: settings as {model, spec}; 2 {model, image_size} and 1 (one flat mapping) still read
+READABLE_VERSIONS = (1, 2, 3)
 
 
 def mlp(in_dim: int, hidden: list[int], out_dim: int, dropout: float = 0.0) -> nn.Sequential:
@@ -226,17 +226,24 @@ HEADS = {"mlp": MLPHead, "pointer": PointerHead}
 
 
 class VLUIPolicy(nn.Module):
-    """The policy of ``cfg`` for ``image_size`` (height, width) screens."""
+    """The policy of ``cfg`` for the screens and actions of ``spec``."""
 
-    def __init__(self, cfg: ModelConfig, image_size: tuple[int, int], load_pretrained: bool = True) -> None:
+    def __init__(self, cfg: ModelConfig, spec: ObsActionSpec, load_pretrained: bool = True) -> None:
         super().__init__()
-        self.cfg, self.image_size = cfg, (int(image_size[0]), int(image_size[1]))
+        if not isinstance(spec, ObsActionSpec):
+            raise TypeError(f"a policy's spec is an ObsActionSpec (vlui.spec), not {spec!r}")
+        self.cfg, self.spec = cfg, spec
         self.text = InstructionCache(TextEncoder.from_config(cfg.text.kind, cfg.text.name_or_path, cfg.text.size,
                                                              cfg.text.max_length))
         self.encoder = Encoder(cfg, self.text.encoder.dim, load_pretrained)
         if cfg.head not in HEADS:
             raise VluiError(f"unknown model.head {cfg.head!r}; choose from: {', '.join(HEADS)}")
         self.head = HEADS[cfg.head](cfg)
+
+    @property
+    def image_size(self) -> tuple[int, int]:
+        """(height, width) of the screens it takes."""
+        return self.spec.image_size
 
     def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
                 previous: torch.Tensor | None = None) -> torch.Tensor:
@@ -298,9 +305,7 @@ def export_policy(policy: VLUIPolicy, directory: str | Path, metadata: dict[str,
     tmp = directory / ".model.safetensors.tmp"
     try:
         save_model(policy, str(tmp))  # stores tied weights (T5's embeddings) once
-        config = {"export_version": EXPORT_VERSION, "policy": to_dict(policy.cfg, policy.image_size),
-                  "action": ACTION_CONVENTION, "observation": {"screen": [*policy.image_size, 3], "dtype": "uint8"},
-                  **(metadata or {})}
+        config = {"export_version": EXPORT_VERSION, "policy": to_dict(policy.cfg, policy.spec), **(metadata or {})}
         os.replace(tmp, weights)
         tmp = directory / ".config.json.tmp"
         tmp.write_text(json.dumps(config, indent=2))
@@ -374,7 +379,7 @@ def _load_lightning_checkpoint(path: Path) -> VLUIPolicy:
     hparams = checkpoint.get("hyper_parameters")
     if not isinstance(hparams, dict) or "policy" not in hparams or "state_dict" not in checkpoint:
         raise VluiError(f"{path} is not a vlui training checkpoint (no policy settings or weights in it)")
-    policy = _build(hparams["policy"], path)
+    policy = _build(hparams["policy"], path, hparams.get("gesture"))
     state = {k.removeprefix("policy."): v for k, v in checkpoint["state_dict"].items() if k.startswith("policy.")}
     _load_weights(policy, state, str(path))
     return policy
@@ -396,11 +401,11 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     return checkpoint
 
 
-def _build(settings: Any, where: Path) -> VLUIPolicy:
-    """A randomly initialised policy from the settings stored with a checkpoint; unknown or missing ones named."""
+def _build(settings: Any, where: Path, gesture: Any = None) -> VLUIPolicy:
+    """A randomly initialised policy from the settings stored with a checkpoint (and, in checkpoints before
+    ``policy.spec``, the actions' reading in ``gesture``); unknown or missing ones named."""
     try:
-        model, image_size = from_dict(settings)
-        return VLUIPolicy(model, image_size, load_pretrained=False)
+        return VLUIPolicy(*from_dict(settings, gesture), load_pretrained=False)
     except VluiError as err:
         raise VluiError(f"{where}: {err}") from None
     except Exception as err:  # noqa: BLE001 - a value of the wrong type deep in a constructor

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Optional
 
 from vlui.errors import VluiError
 from vlui.limits import AT_LEAST_1, Range
+from vlui.spec import ObsActionSpec
 
 
 @dataclass
@@ -41,16 +42,6 @@ class TextConfig:
     CHOICES: ClassVar[dict[str, tuple]] = {"kind": ("t5", "minilm")}
 
 
-@dataclass(frozen=True)
-class Gesture:
-    """How a dual-gesture reads (vlui/env/actions.py): touch and lift closer than ``tap_threshold`` are a tap, in
-    normalised units with the y difference times ``y_scale``. The environment parses actions by it and the pointer
-    head's loss tells taps from swipes by it; ``env.tap_threshold`` and ``env.y_distance_scale`` set it."""
-
-    tap_threshold: float = 0.14  # B-MoCA App. A.1
-    y_scale: float = 2.0  # the paper's code doubles the y difference for the 2:1 screen
-
-
 @dataclass
 class ModelConfig:
     """The VLUI policy: image encoder, text encoder, cross-attention fusion and an MLP action head."""
@@ -78,24 +69,32 @@ _FLAT = {"vision": ("vision", "name"), "vision_pretrained": ("vision", "pretrain
          "head_dims": ("head_dims",), "dropout": ("dropout",)}
 
 
-def to_dict(model: ModelConfig, image_size: tuple[int, int]) -> dict[str, Any]:
-    """What a checkpoint or an export stores: ``{"model": {...}, "image_size": [height, width]}``."""
-    return {"model": asdict(model), "image_size": [int(image_size[0]), int(image_size[1])]}
+def to_dict(model: ModelConfig, spec: ObsActionSpec) -> dict[str, Any]:
+    """What a checkpoint or an export stores: ``{"model": {...}, "spec": {...}}`` (:meth:`ObsActionSpec.to_dict`)."""
+    return {"model": asdict(model), "spec": spec.to_dict()}
 
 
-def from_dict(settings: Any) -> tuple[ModelConfig, tuple[int, int]]:
-    """The settings :func:`to_dict` wrote (or the flat mapping of earlier versions); unknown or missing ones are a
-    :class:`VluiError` naming them."""
+def from_dict(settings: Any, gesture: Any = None) -> tuple[ModelConfig, ObsActionSpec]:
+    """The settings :func:`to_dict` wrote, or those of earlier versions: ``{"model", "image_size"}`` (the actions'
+    reading then in a checkpoint's ``gesture``, or the defaults) or one flat mapping. Unknown or missing settings are
+    a :class:`VluiError` naming them."""
     if not isinstance(settings, dict):
         raise VluiError("no policy settings (a 'policy' mapping)")
     if "model" not in settings:
         settings = _from_flat(settings)
-    unknown = sorted(set(settings) - {"model", "image_size"})
-    if unknown:
-        raise VluiError(f"unknown policy setting(s) {', '.join(unknown)}; this vlui knows: model, image_size")
-    size = settings.get("image_size")
-    if not (isinstance(size, (list, tuple)) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
-        raise VluiError(f"policy setting image_size must be [height, width], not {size!r}")
+    unknown = sorted(set(settings) - {"model", "spec", "image_size"})
+    if unknown or ("spec" in settings) == ("image_size" in settings):
+        raise VluiError(f"unknown policy setting(s) {', '.join(unknown)}; this vlui knows: model, spec" if unknown
+                        else "policy settings need one spec (screens and actions) besides model")
+    if "spec" in settings:
+        spec = ObsActionSpec.from_dict(settings["spec"], "policy setting spec")
+    else:
+        size = settings["image_size"]
+        if not (isinstance(size, (list, tuple)) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
+            raise VluiError(f"policy setting image_size must be [height, width], not {size!r}")
+        reading = gesture if isinstance(gesture, dict) else {}
+        spec = ObsActionSpec(size[0], size[1], reading.get("tap_threshold", ObsActionSpec.tap_threshold),
+                             reading.get("y_scale", ObsActionSpec.y_scale))
     model = settings["model"]
     if not isinstance(model, dict):
         raise VluiError(f"policy setting model must be a mapping, not {model!r}")
@@ -103,7 +102,7 @@ def from_dict(settings: Any) -> tuple[ModelConfig, tuple[int, int]]:
     text = _dataclass(TextConfig, model.get("text", {}), "model.text")
     rest = _dataclass(ModelConfig, {k: v for k, v in model.items() if k not in ("vision", "text")}, "model")
     rest.vision, rest.text, rest.head_dims = vision, text, list(rest.head_dims)
-    return rest, (size[0], size[1])
+    return rest, spec
 
 
 def _dataclass(cls: type, values: Any, where: str):

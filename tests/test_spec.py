@@ -1,0 +1,102 @@
+"""One observation-and-action spec (vlui/spec.py): stored by collect.py in the dataset, read from there by train.py,
+stored with the policy, and read from the policy by evaluate.py, DAgger and PPO."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vlui.cli import compose
+from vlui.data.format import dataset_spec, read_info
+from vlui.env.actions import ActionParser
+from vlui.errors import VluiError
+from vlui.models.policy import load_policy
+from vlui.models.settings import ModelConfig, from_dict, to_dict
+from vlui.spec import ObsActionSpec
+
+SMALL = ObsActionSpec(48, 24, tap_threshold=0.2, y_scale=1.0)
+
+
+def test_the_spec_round_trips_through_json() -> None:
+    stored = json.loads(json.dumps(SMALL.to_dict()))
+    assert ObsActionSpec.from_dict(stored) == SMALL
+    assert stored["screen"] == [48, 24, 3] and stored["dtype"] == "uint8" and "dual-gesture" in stored["action"]
+
+
+@pytest.mark.parametrize(("stored", "message"), [
+    ({"screen": [48, 24]}, "screen must be [height, width, 3]"),
+    ({"screen": [48, 0, 3]}, "a screen width is a positive whole number of pixels, not 0"),
+    ({"screen": [48, 24, 3], "tap_threshold": float("nan")}, "tap_threshold is a finite number >= 0, not nan"),
+    ({"screen": [48, 24, 3], "dtype": "float32"}, "describes other screens or actions"),
+    ({"screen": [48, 24, 3], "colour": "red"}, "unknown field(s) colour"),
+])
+def test_a_damaged_spec_is_refused_in_one_line(stored: dict, message: str) -> None:
+    with pytest.raises(VluiError, match="^the export") as err:
+        ObsActionSpec.from_dict(stored, "the export")
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_parser_reads_actions_as_its_spec_says() -> None:
+    # touch and lift 0.1 apart in y: with y doubled (the default) 0.2 >= 0.14, a swipe; plain distance under 0.2, a tap
+    action = [0.0, 0.0, 0.2, 0.0]
+    assert ActionParser.of(ObsActionSpec()).parse(action).kind == "swipe"
+    assert ActionParser.of(SMALL).parse(action).kind == "tap"
+    assert ObsActionSpec().gesture_distance((0.5, 0.5), (0.6, 0.5)) == pytest.approx(0.2)
+
+
+def test_policy_settings_of_earlier_versions_read_with_the_default_reading() -> None:
+    model, spec = from_dict({"model": {}, "image_size": [64, 32]})
+    assert spec == ObsActionSpec(64, 32) and model == ModelConfig()
+    # a checkpoint that kept the reading beside its settings (train.py before the spec) keeps it
+    assert from_dict({"model": {}, "image_size": [64, 32]}, {"tap_threshold": 0.3, "y_scale": 1.0})[1] == \
+        ObsActionSpec(64, 32, 0.3, 1.0)
+    assert from_dict(to_dict(ModelConfig(), SMALL))[1] == SMALL
+
+
+@pytest.mark.integration
+def test_the_datasets_spec_reaches_the_policy_and_its_evaluation(tmp_path: Path, caplog) -> None:
+    from vlui.jobs import collect, evaluate, train
+
+    data = tmp_path / "data"
+    collect.run(compose("collect", [f"paths.data_dir={data}", "dataset=small", "tasks=[airplane_on]",
+                                    "env.snapshots=[000,001]", "env.num_envs=1", "env.observation_height=48",
+                                    "env.observation_width=24", "env.tap_threshold=0.2", "env.y_distance_scale=1.0"],
+                        output_dir=tmp_path / "collect"))
+    assert dataset_spec(read_info(data / "small")) == SMALL
+    # no screen size or reading given to train: the dataset's
+    result = train.run(compose("train", ["debug=tiny", "data.image_height=null", "data.image_width=null",
+                                         f"paths.data_dir={data}", "data.name=small",
+                                         f"paths.checkpoint_dir={tmp_path}/ckpt", "logger=csv"],
+                               output_dir=tmp_path / "run"))
+    config = json.loads((Path(result["policy"]) / "config.json").read_text())
+    assert ObsActionSpec.from_dict(config["policy"]["spec"]) == SMALL
+    assert load_policy(result["policy"]).spec == SMALL
+    assert load_policy(Path(result["checkpoint_dir"]) / "last.ckpt").spec == SMALL
+    # evaluated with env's defaults (256x128, 0.14): its phones show 48x24 screens (the policy refuses any other
+    # size) and read its actions as it learnt them
+    with caplog.at_level(logging.INFO, logger="vlui.jobs.evaluate"):
+        out = evaluate.run(compose("evaluate", [f"checkpoint={result['policy']}", "tasks=[airplane_on]",
+                                                "env.snapshots=[000]", "runs=1", "adaptive_metrics=false"],
+                                   output_dir=tmp_path / "eval"))
+    assert out["episodes"] == 1
+    assert "tap_threshold 0.2, y_scale 1.0" in caplog.text
+
+
+@pytest.mark.integration
+def test_training_at_another_size_resizes_the_datasets_screens(tmp_path: Path, tiny_dataset: Path) -> None:
+    from vlui.jobs import train
+
+    overrides = ["debug=tiny", f"paths.data_dir={tiny_dataset.parent}", f"data.name={tiny_dataset.name}",
+                 f"paths.checkpoint_dir={tmp_path}/ckpt", "logger=csv"]
+    result = train.run(compose("train", [*overrides, "data.image_height=40", "data.image_width=20"],
+                               output_dir=tmp_path / "run"))
+    policy = load_policy(result["policy"])
+    assert policy.spec == ObsActionSpec(40, 20)
+    assert policy.select_action(np.zeros((1, 40, 20, 3), np.uint8), ["turn on airplane mode"]).shape == (1, 4)
+    with pytest.raises(VluiError, match="set both to train at another size than the dataset's 256x128, or neither"):
+        train.run(compose("train", [*overrides, "data.image_height=40", "data.image_width=null", "run_name=half"],
+                          output_dir=tmp_path / "run2"))

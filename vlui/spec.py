@@ -1,0 +1,101 @@
+"""What an observation and an action are, in one place: :class:`ObsActionSpec`.
+
+A policy sees screens of one size and acts by dual-gestures that the environment reads as taps or swipes by one
+threshold. Those numbers are the contract between the data a policy learns from, the policy, and the phones it acts
+on, so they travel with the data and the policy instead of being set again by each job:
+
+- collect.py writes the spec of its screens and actions into the dataset (``meta/info.json``, ``"spec"``);
+- train.py reads it from the dataset (``data.image_height/width`` may still ask for another training size: screens
+  are resized) and stores it with the policy (checkpoints and exports, ``"policy": {"spec": ...}``);
+- DAgger, PPO and evaluate.py read it from the policy: its phones show screens of the policy's size and read its
+  actions by the policy's threshold.
+
+The defaults are B-MoCA's: 256x128 screens (App. C.2), a tap when touch and lift are closer than 0.14 (App. A.1),
+the y difference doubled for the 2:1 screen (the paper's code). No torch, no Hydra here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from vlui.errors import VluiError
+
+ACTION_CONVENTION = "dual-gesture (touch_y, touch_x, lift_y, lift_x) in [-1, 1]; screen position p = (a + 1) / 2"
+SCREEN_DTYPE = "uint8"
+
+
+@dataclass(frozen=True)
+class ObsActionSpec:
+    """A policy's screens (``height`` x ``width`` RGB, uint8) and how its actions read: touch and lift closer than
+    ``tap_threshold`` (normalised units, the y difference times ``y_scale``) are a tap, otherwise a swipe."""
+
+    height: int = 256
+    width: int = 128
+    tap_threshold: float = 0.14
+    y_scale: float = 2.0
+
+    def __post_init__(self) -> None:
+        for name in ("height", "width"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise VluiError(f"a screen {name} is a positive whole number of pixels, not {value!r}")
+        for name in ("tap_threshold", "y_scale"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise VluiError(f"{name} is a finite number >= 0, not {value!r}")
+
+    @property
+    def image_size(self) -> tuple[int, int]:
+        """(height, width) of the screens."""
+        return self.height, self.width
+
+    def resized(self, height: int, width: int) -> ObsActionSpec:
+        """The same actions on screens of another size."""
+        return replace(self, height=int(height), width=int(width))
+
+    def gesture_distance(self, p: tuple[float, float], q: tuple[float, float]) -> float:
+        """How far apart two normalised (y, x) points are for telling taps from swipes."""
+        return math.hypot(self.y_scale * (q[0] - p[0]), q[1] - p[1])
+
+    def same_actions(self, other: ObsActionSpec) -> bool:
+        """Whether actions read the same under ``other`` (screen sizes may differ: screens can be resized)."""
+        return (self.tap_threshold, self.y_scale) == (other.tap_threshold, other.y_scale)
+
+    def reading(self) -> str:
+        """How its actions read, in words for messages."""
+        return f"tap_threshold {self.tap_threshold}, y_scale {self.y_scale}"
+
+    def require_same_actions(self, other: ObsActionSpec, this: str, that: str, fix: str) -> None:
+        """A :class:`VluiError` naming both (``this`` is self, ``that`` is ``other``) and ``fix`` when ``other``
+        reads actions another way: a policy learns one reading."""
+        if not self.same_actions(other):
+            raise VluiError(f"{that} reads actions by {other.reading()}, {this} by {self.reading()}: {fix}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """What datasets and policies store: plain JSON, with the conventions spelled out for other readers."""
+        return {"screen": [self.height, self.width, 3], "dtype": SCREEN_DTYPE, "action": ACTION_CONVENTION,
+                "tap_threshold": self.tap_threshold, "y_scale": self.y_scale}
+
+    @classmethod
+    def from_dict(cls, stored: Any, where: str = "the stored spec") -> ObsActionSpec:
+        """The spec :meth:`to_dict` wrote; anything else is a :class:`VluiError` naming ``where``."""
+        if not isinstance(stored, dict):
+            raise VluiError(f"{where} must be a mapping (screen, tap_threshold, y_scale), not {stored!r}")
+        unknown = sorted(set(stored) - {"screen", "dtype", "action", "tap_threshold", "y_scale"})
+        if unknown:
+            raise VluiError(f"{where} has unknown field(s) {', '.join(unknown)}; this vlui knows: screen, dtype, "
+                            "action, tap_threshold, y_scale")
+        screen = stored.get("screen")
+        if not (isinstance(screen, (list, tuple)) and len(screen) == 3 and screen[2] == 3):
+            raise VluiError(f"{where}: screen must be [height, width, 3], not {screen!r}")
+        if stored.get("dtype", SCREEN_DTYPE) != SCREEN_DTYPE or stored.get("action", ACTION_CONVENTION) != \
+                ACTION_CONVENTION:
+            raise VluiError(f"{where} describes other screens or actions ({stored.get('dtype')!r}, "
+                            f"{stored.get('action')!r}) than this vlui's ({SCREEN_DTYPE}, {ACTION_CONVENTION})")
+        try:
+            return cls(screen[0], screen[1], stored.get("tap_threshold", cls.tap_threshold),
+                       stored.get("y_scale", cls.y_scale))
+        except VluiError as err:
+            raise VluiError(f"{where}: {err}") from None
