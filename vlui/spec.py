@@ -26,6 +26,12 @@ ACTION_CONVENTION = "dual-gesture (touch_y, touch_x, lift_y, lift_x) in [-1, 1];
 SCREEN_DTYPE = "uint8"
 
 
+def gesture_distance(p: tuple[float, float], q: tuple[float, float], y_scale: float) -> float:
+    """How far apart two normalised (y, x) points are for telling taps from swipes: the y difference times
+    ``y_scale``."""
+    return math.hypot(y_scale * (q[0] - p[0]), q[1] - p[1])
+
+
 @dataclass(frozen=True)
 class ObsActionSpec:
     """A policy's screens (``height`` x ``width`` RGB, uint8) and how its actions read: touch and lift closer than
@@ -57,7 +63,7 @@ class ObsActionSpec:
 
     def gesture_distance(self, p: tuple[float, float], q: tuple[float, float]) -> float:
         """How far apart two normalised (y, x) points are for telling taps from swipes."""
-        return math.hypot(self.y_scale * (q[0] - p[0]), q[1] - p[1])
+        return gesture_distance(p, q, self.y_scale)
 
     def same_actions(self, other: ObsActionSpec) -> bool:
         """Whether actions read the same under ``other`` (screen sizes may differ: screens can be resized)."""

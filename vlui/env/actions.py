@@ -16,13 +16,12 @@ Parsing, exactly:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from vlui.errors import VluiError
-from vlui.spec import ObsActionSpec
+from vlui.spec import ObsActionSpec, gesture_distance
 
 NAV_POINTS = {"BACK": (0.95, 0.22), "HOME": (0.95, 0.50), "APP_SWITCH": (0.95, 0.78)}
 
@@ -81,7 +80,7 @@ class ActionParser:
         return ParsedAction("tap", (ty, tx), (ty, tx))
 
     def distance(self, p: tuple[float, float], q: tuple[float, float]) -> float:
-        return math.hypot(self.y_scale * (q[0] - p[0]), q[1] - p[1])
+        return gesture_distance(p, q, self.y_scale)
 
 
 def _check_real(action) -> None:
