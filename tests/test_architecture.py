@@ -61,3 +61,92 @@ def test_imports_are_at_the_top_of_modules() -> None:
                             "import dodges\n" + "\n".join(unexpected))
     gone = sorted(set(FUNCTION_LEVEL_IMPORTS) - found)
     assert not gone, f"no longer imported inside a function, remove from the list: {gone}"
+
+
+def top_level_imports(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements run when a module loads, or that a type checker reads: those in its body, in classes
+    and in ``if``/``try``/``with`` blocks, not those in functions."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for block in ("body", "orelse", "finalbody"):
+                found += top_level_imports(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                found += top_level_imports(handler.body)
+    return found
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Each vlui module's imports of other vlui modules at module level, ``if TYPE_CHECKING:`` blocks included
+    (a cycle hidden from the interpreter is still one a reader has to untangle)."""
+    names = {}
+    for path in (ROOT / "vlui").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    found: dict[str, set[str]] = {}
+    for name, path in names.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        out = found[name] = set()
+        for node in top_level_imports(ast.parse(path.read_text(encoding="utf-8")).body):
+            if isinstance(node, ast.Import):
+                out.update(a.name for a in node.names if a.name in names)
+                continue
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            for a in node.names:
+                target = f"{base}.{a.name}" if f"{base}.{a.name}" in names else base
+                if target in names and target != name:
+                    out.add(target)
+    return found
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while not component or component[-1] != v:
+                component.append(stack.pop())
+                on_stack.discard(component[-1])
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles_not_even_for_type_checking() -> None:
+    graph = module_imports()
+    assert "vlui.sim.protocol" in graph["vlui.sim.apps.dialer"]  # the apps are written against the protocol
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]  # the search finds a cycle when there is one
+    found = cycles(graph)
+    assert not found, "import cycles (break them with a protocol or by moving what both need down a layer):\n" + \
+        "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_simulated_apps_never_import_the_phone() -> None:
+    """Apps, System UI, the services and the perturbations use the phone through :mod:`vlui.sim.protocol`."""
+    graph = module_imports()
+    users = sorted(m for m, deps in graph.items() if "vlui.sim.phone" in deps and m.startswith("vlui.sim."))
+    assert users == ["vlui.sim.__main__", "vlui.sim.contact_sheet"], users

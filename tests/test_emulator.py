@@ -103,7 +103,7 @@ def test_every_snapshot_builds_with_shell_safe_commands_and_valid_sql() -> None:
         con.execute(launcher.FAVORITES_SCHEMA)
         for statement in sql.split(";\n"):  # each statement on its own
             con.execute(statement)
-        hotseat, workspace = launcher.home_layout(snap.home_layout, *launcher.snapshot_grid(snap))
+        hotseat, workspace = launcher.home_layout(snap.home_layout, *snap.home_grid)
         got = con.execute("SELECT container, screen, cellX, cellY, appWidgetId, itemType FROM favorites").fetchall()
         assert got == [(launcher.HOTSEAT, i, i, 0, -1, 0) for i in range(len(hotseat))] + [
             (launcher.DESKTOP, 0, c, r, -1, 0) for _, r, c in workspace]
@@ -120,7 +120,7 @@ def test_the_sqlite3_command_and_its_transcript_run_in_a_posix_shell(tmp_path) -
     (step,) = [s for s in steps if s.args[:1] == ("sqlite3",)]
     text = transcript(steps)
     heredoc = text[text.index("adb -s emulator-5554 shell sqlite3 "):text.index("\nSQL\n") + 4]
-    layout = launcher.home_layout(snap.home_layout, *launcher.snapshot_grid(snap))
+    layout = launcher.home_layout(snap.home_layout, *snap.home_grid)
     for form in ("argument", "transcript"):
         db = tmp_path / f"{form}.db"
         con = sqlite3.connect(db)

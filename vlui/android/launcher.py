@@ -9,13 +9,10 @@ import random
 import unicodedata
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vlui.android.apps import apps, short_component
 from vlui.android.i18n import get_locale
-
-if TYPE_CHECKING:
-    from vlui.android.snapshot import Snapshot
 
 LAUNCHER_DB = "/data/data/com.google.android.apps.nexuslauncher/databases/launcher.db"
 LAUNCHABLE = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gmail", "maps", "messages", "phone",
@@ -31,11 +28,6 @@ def grid(width: int, dpi: int, tablet: bool) -> tuple[int, int]:
     if tablet:
         return 6, 4
     return (5 if width * 160 / dpi >= 400 else 4), 5
-
-
-def snapshot_grid(snap: Snapshot) -> tuple[int, int]:
-    """(columns, rows) of the home grid of a snapshot's device at its density."""
-    return grid(snap.size[0], snap.dpi, snap.profile["kind"] == "tablet")
 
 
 def home_layout(layout: str | int | Mapping[str, Any], columns: int, rows: int) -> Layout:

@@ -60,6 +60,11 @@ class Snapshot:
         return self.profile["width"], self.profile["height"]
 
     @property
+    def home_grid(self) -> tuple[int, int]:
+        """(columns, rows) of the home grid of the snapshot's device at its density."""
+        return grid(self.size[0], self.dpi, self.profile["kind"] == "tablet")
+
+    @property
     def start_time(self) -> datetime:
         return datetime.strptime(self.time, "%Y-%m-%d %H:%M")
 

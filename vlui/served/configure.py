@@ -75,9 +75,9 @@ def set_density(phone: ServedPhone, dpi: int | None) -> None:
         raise VluiError(f"density must be between {lo} and {hi} dpi on the simulated phone, not {dpi}")
     with phone.lock:
         dev = phone.device
-        before = launcher.snapshot_grid(dev.snapshot)
+        before = dev.snapshot.home_grid
         dev.reconfigure(dpi=dpi or dev.snapshot.profile["dpi"])
-        if launcher.snapshot_grid(dev.snapshot) != before:
+        if dev.snapshot.home_grid != before:
             if isinstance(dev.snapshot.home_layout, dict):  # explicit icons outside the new grid are dropped
                 dev.reconfigure(home_layout=launcher.explicit_layout(current_layout(dev)))
             _write_launcher_db(phone)
@@ -415,7 +415,7 @@ def _reload_launcher(phone: ServedPhone) -> None:
 
 def _layout_from_rows(dev: SimDevice, rows: list[tuple]) -> tuple[launcher.Layout, list[int]]:
     """The layout that ``favorites`` rows describe on the current grid, and the ids of the rows that do not fit."""
-    columns, rows_n = launcher.snapshot_grid(dev.snapshot)
+    columns, rows_n = dev.snapshot.home_grid
     by_component = {}
     for key in launcher.LAUNCHABLE:
         info = apps()[key]

@@ -46,7 +46,7 @@ def wallpaper_png(wallpaper_id: str, width: int, height: int) -> bytes:
 # ---------------------------------------------------------------------------------------------------- launcher db
 def current_layout(dev: SimDevice) -> launcher.Layout:
     """The home screen the launcher shows now: (hotseat apps, workspace (app, row, column))."""
-    return launcher.home_layout(dev.snapshot.home_layout, *launcher.snapshot_grid(dev.snapshot))
+    return launcher.home_layout(dev.snapshot.home_layout, *dev.snapshot.home_grid)
 
 
 def launcher_db(layout: launcher.Layout, locale_id: str) -> bytes:

@@ -4,19 +4,16 @@ alarm, or the alarm list."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from vlui.android.apps import apps
 from vlui.android.intents import (EXTRA_HOUR, EXTRA_MESSAGE, EXTRA_MINUTES, EXTRA_SKIP_UI, EXTRA_TYPES,
                                   IntentFilter, java_bool, java_int)
 from vlui.sim.apps import deskclock, dialer, on_launch, settings
-
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
+from vlui.sim.protocol import Phone
 
 
-def deliver(dev: SimDevice, f: IntentFilter, intent: str, data: str | None, extras: dict[str, tuple[str, str]],
+def deliver(dev: Phone, f: IntentFilter, intent: str, data: str | None, extras: dict[str, tuple[str, str]],
             caller_uid: int) -> None:
     """Start ``f``'s activity for an intent from another process (``intent``: the intent as the START line prints
     it; ``extras``: name -> (am's option, value as typed)) and let it act."""
@@ -42,7 +39,7 @@ def deliver(dev: SimDevice, f: IntentFilter, intent: str, data: str | None, extr
     on_launch(dev, f.app, created)
     dev.displayed(f.app, shown)
 
-def _extra(dev: SimDevice, app: str, extras: dict[str, tuple[str, str]], name: str, java_type: str, default):
+def _extra(dev: Phone, app: str, extras: dict[str, tuple[str, str]], name: str, java_type: str, default):
     """``Intent.get<Type>Extra(name, default)`` in ``app``'s process: an extra of another type gives the default,
     and Bundle warns (``Bundle.typeWarning``'s first line)."""
     if name not in extras:

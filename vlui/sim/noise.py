@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import yaml
 
 from vlui.sim import DATA_DIR
+from vlui.sim.protocol import Phone
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 PIDS = {"chatty": 1210, "GnssLocationProvider": 1210, "WifiScanner": 1210, "BatteryService": 1210,
         "ConnectivityService": 1210, "InputDispatcher": 1210, "SurfaceFlinger": 317, "audio_hw_generic": 285,
@@ -27,7 +25,7 @@ def catalog() -> tuple[list[tuple[str, str, str]], list[int], list[str]]:
     return lines, weights, data["background_packages"]
 
 
-def noise_lines(rng: random.Random, dev: SimDevice) -> list[tuple[str, str, str, int]]:
+def noise_lines(rng: random.Random, dev: Phone) -> list[tuple[str, str, str, int]]:
     """0–3 ``(tag, level, message, pid)`` lines."""
     lines, weights, packages = catalog()
     out = []

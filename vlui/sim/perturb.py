@@ -21,10 +21,10 @@ user content, which a phone shows as it was written in any language.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
+from vlui.sim.protocol import Phone
+
 
 NOTIFICATION_P = 0.3
 SCROLL_P = 0.5
@@ -39,7 +39,7 @@ SENDERS = ("Alex Kim", "Maria Silva", "Sam Okafor", "Yuki Tanaka", "Omar Haddad"
 TEXTS = ("On my way", "See you at 7?", "👍", "Call me when you can", "Thanks!", "Running 10 min late")
 
 
-def perturb(dev: SimDevice, seed: int) -> dict[str, Any]:
+def perturb(dev: Phone, seed: int) -> dict[str, Any]:
     """Apply this episode's randomness to ``dev`` (just loaded and put in the task's starting state); returns what
     was drawn."""
     rng = random.Random(f"vlui-stochastic:{seed}")

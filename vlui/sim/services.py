@@ -9,14 +9,12 @@ package, so a change made from the shell never counts as the agent's.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from vlui.android.apps import SYSTEMUI_PID
 from vlui.android.state import BRIGHTNESS_MAX, BRIGHTNESS_MIN, VOLUME_MAX, VOLUME_MIN
 from vlui.errors import VluiError
+from vlui.sim.protocol import Phone
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 SETTINGS_CALLER = ("com.android.settings", 1000)
 SHELL_CALLER = ("com.android.shell", 2000)
@@ -32,7 +30,7 @@ AUDIO_STREAMS = {0: ("call", "STREAM_VOICE_CALL"), 2: ("ring", "STREAM_RING"), 3
                  4: ("alarm", "STREAM_ALARM")}
 
 
-def set_airplane_mode(dev: SimDevice, on: bool, from_settings: bool = True) -> None:
+def set_airplane_mode(dev: Phone, on: bool, from_settings: bool = True) -> None:
     """Airplane mode on or off. Settings goes through ConnectivityService, which logs the request; the
     ``AIRPLANE_MODE`` broadcast that root sends reaches the phone process directly."""
     st = dev.state
@@ -46,14 +44,14 @@ def set_airplane_mode(dev: SimDevice, on: bool, from_settings: bool = True) -> N
              level="D", offset_ms=15)
 
 
-def set_wifi(dev: SimDevice, on: bool, caller: tuple[str, int] = SETTINGS_CALLER) -> None:
+def set_wifi(dev: Phone, on: bool, caller: tuple[str, int] = SETTINGS_CALLER) -> None:
     """``WifiManager.setWifiEnabled`` from ``caller`` (package, uid); WifiService logs every request."""
     dev.state.wifi = on
     dev.state.unapplied_settings.pop("global/wifi_on", None)
     dev.logi("WifiService", f"setWifiEnabled package={caller[0]} uid={caller[1]} enable={str(on).lower()}")
 
 
-def set_bluetooth(dev: SimDevice, on: bool, package: str | None = SETTINGS_CALLER[0]) -> None:
+def set_bluetooth(dev: Phone, on: bool, package: str | None = SETTINGS_CALLER[0]) -> None:
     """``BluetoothManagerService.enable|disable`` from ``package`` (None: a binder call that names none)."""
     st = dev.state
     was = st.bluetooth
@@ -65,7 +63,7 @@ def set_bluetooth(dev: SimDevice, on: bool, package: str | None = SETTINGS_CALLE
              level="D")
 
 
-def set_volume(dev: SimDevice, stream: str, level: int) -> None:
+def set_volume(dev: Phone, stream: str, level: int) -> None:
     """Set a stream's volume index. SystemUI's volume controller hears of every change (AudioManager's
     VOLUME_CHANGED_ACTION), whoever made it: a slider, a key or ``media volume``, and records it in vol.Events."""
     lo, hi = VOLUME_MIN[stream], VOLUME_MAX[stream]
@@ -78,7 +76,7 @@ def set_volume(dev: SimDevice, stream: str, level: int) -> None:
     dev.logi("vol.Events", f"writeEvent level_changed {SLIDER_EVENT_STREAMS[stream]} {level}", pid=SYSTEMUI_PID)
 
 
-def set_brightness(dev: SimDevice, level: int) -> None:
+def set_brightness(dev: Phone, level: int) -> None:
     """The manual screen brightness (the linear setting, clamped to what the slider can set), as
     DisplayPowerController applies it."""
     st = dev.state
@@ -90,7 +88,7 @@ def set_brightness(dev: SimDevice, level: int) -> None:
              f"'manual{' [ dim ]' if level < old else ''}'.")
 
 
-def set_dark_theme(dev: SimDevice, on: bool) -> None:
+def set_dark_theme(dev: Phone, on: bool) -> None:
     """The dark theme switch: the secure setting changes and UiModeManager switches the night mode."""
     st = dev.state
     st.dark_theme = on
@@ -100,7 +98,7 @@ def set_dark_theme(dev: SimDevice, on: bool) -> None:
     dev.logi("UiModeManager", f"Setting night mode to {2 if on else 1}", level="D", offset_ms=3)
 
 
-def set_vibrate_for_calls(dev: SimDevice, on: bool) -> None:
+def set_vibrate_for_calls(dev: Phone, on: bool) -> None:
     """``system vibrate_when_ringing``: Settings' switch writes it and the provider notifies its observers."""
     dev.state.vibrate_for_calls = on
     dev.logi("SettingsProvider", f"Notify content://settings/system/vibrate_when_ringing: {int(on)}", level="D")

@@ -10,11 +10,11 @@ x = 0.40, 0.50, 0.60, as Android 10 tablets do).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from vlui.android.apps import SYSTEMUI_UID, apps
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim import services
+from vlui.sim.protocol import Phone
 from vlui.sim.typeset import layout, wrap
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, button, seek_bar, text
@@ -22,8 +22,6 @@ from vlui.sim.widgets import Ctx, button, seek_bar, text
 NAV_POINTS = (0.22, 0.50, 0.78)  # B-MoCA's normalised x of BACK, HOME, OVERVIEW on phones (at y = 0.95)
 TABLET_NAV_POINTS = (0.40, 0.50, 0.60)  # where a tablet draws them: grouped in the middle of the bar
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 SYSTEMUI = "com.android.systemui"
 
@@ -35,7 +33,7 @@ NOTIFICATION_GLYPHS = {"gmail": "mail", "messages": "message", "calendar": "even
 MAX_NOTIFICATION_ICONS = 4  # more than fit beside the clock show as a dot, as Android 10's status bar does
 
 
-def status_bar(dev: SimDevice, ctx: Ctx) -> Node:
+def status_bar(dev: Phone, ctx: Ctx) -> Node:
     """Clock and notification icons on the left; Wi-Fi, signal (or airplane) and battery on the right, each
     showing its level."""
     st = dev.state
@@ -83,7 +81,7 @@ def status_bar(dev: SimDevice, ctx: Ctx) -> Node:
     return bar
 
 
-def headsup(dev: SimDevice, ctx: Ctx) -> Node:
+def headsup(dev: Phone, ctx: Ctx) -> Node:
     """A notification that has just arrived, over the top of the screen: the app's icon and name, the sender and the
     message. Tapping it opens the app; swiping it up dismisses it."""
     st = dev.state
@@ -104,7 +102,7 @@ def headsup(dev: SimDevice, ctx: Ctx) -> Node:
     return notification_card(ctx, note["app"], note["title"], note["text"], (x1, y1, x2, y1 + h), open_app, dismiss)
 
 
-def open_notification(dev: SimDevice, app: str) -> None:
+def open_notification(dev: Phone, app: str) -> None:
     """A tap on an app's notification: it is cleared and the app opens."""
     dev.state.notifications = [a for a in dev.state.notifications if a != app]
     dev.launch(app)
@@ -148,7 +146,7 @@ QUICK_TILES = (("wifi", "settings.wifi"), ("bluetooth", "settings.bluetooth"),
                ("do_not_disturb", "settings.do_not_disturb"), ("auto_rotate", "settings.auto_rotate"))
 
 
-def _toggle_tile(dev: SimDevice, tile: str) -> None:
+def _toggle_tile(dev: Phone, tile: str) -> None:
     """A quick settings tile's click, as SystemUI makes it: Wi-Fi and Bluetooth through their services (logged with
     SystemUI as the caller, so B-MoCA's detectors, which name Settings, do not count it), the others as settings."""
     st = dev.state
@@ -160,7 +158,7 @@ def _toggle_tile(dev: SimDevice, tile: str) -> None:
         setattr(st, tile, not getattr(st, tile))
 
 
-def notification_shade(dev: SimDevice, ctx: Ctx) -> Node:
+def notification_shade(dev: Phone, ctx: Ctx) -> Node:
     """The notification shade pulled down over the screen: the date, a row of quick settings tiles, and a card per
     posted notification. A card's tap opens its app; a swipe up or BACK closes the shade."""
     st = dev.state
@@ -220,7 +218,7 @@ PERMISSION_CONTROLLER = "com.google.android.permissioncontroller"
 GRANT_ACTIVITY = "com.android.packageinstaller.permission.ui.GrantPermissionsActivity"
 
 
-def permission_prompt(dev: SimDevice, ctx: Ctx) -> Node:
+def permission_prompt(dev: Phone, ctx: Ctx) -> Node:
     """Android 10's runtime permission prompt over the app that asked: the group's icon, the request (the
     framework's permission group string, with the app's name), and Allow above Deny. Either closes it."""
     st = dev.state
@@ -260,7 +258,7 @@ def permission_prompt(dev: SimDevice, ctx: Ctx) -> Node:
     return scrim
 
 
-def starting_window(dev: SimDevice, ctx: Ctx, key: str) -> Node:
+def starting_window(dev: Phone, ctx: Ctx, key: str) -> Node:
     """An app's starting window, shown until it draws its first screen: its background and its icon."""
     size = ctx.dp(96)
     cx, cy = ctx.width // 2, (ctx.top + ctx.bottom) // 2
@@ -272,7 +270,7 @@ def starting_window(dev: SimDevice, ctx: Ctx, key: str) -> Node:
     return root
 
 
-def nav_bar(dev: SimDevice, ctx: Ctx) -> Node:
+def nav_bar(dev: Phone, ctx: Ctx) -> Node:
     xs = TABLET_NAV_POINTS if ctx.tablet else NAV_POINTS
     y1, y2 = ctx.bottom, ctx.height
     dark = dev.state.top is None or ctx.theme.dark
@@ -294,7 +292,7 @@ def nav_bar(dev: SimDevice, ctx: Ctx) -> Node:
     return bar
 
 
-def overview(dev: SimDevice, ctx: Ctx) -> Node:
+def overview(dev: Phone, ctx: Ctx) -> Node:
     """Recent apps as cards side by side, the most recent in the middle; tap to switch, swipe up to dismiss."""
 
     st = dev.state
@@ -345,7 +343,7 @@ def overview(dev: SimDevice, ctx: Ctx) -> Node:
     return root
 
 
-def brightness_dialog(dev: SimDevice, ctx: Ctx) -> Node:
+def brightness_dialog(dev: Phone, ctx: Ctx) -> Node:
     """The system brightness slider that Display > Brightness level opens."""
     st = dev.state
     y1 = ctx.top + ctx.dp(8)
@@ -365,7 +363,7 @@ def brightness_dialog(dev: SimDevice, ctx: Ctx) -> Node:
 KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 
 
-def keyboard(dev: SimDevice, ctx: Ctx) -> Node:
+def keyboard(dev: Phone, ctx: Ctx) -> Node:
     """A Gboard-like keyboard over the bottom of the screen while a text field has focus."""
     h = int((ctx.bottom - ctx.top) * 0.36)
     y0 = ctx.bottom - h

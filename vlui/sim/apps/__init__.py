@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vlui.android.apps import LAUNCHER_PKG, apps
 from vlui.sim import systemui
 from vlui.sim.apps import deskclock, dialer, generic, launcher, settings
+from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
 from vlui.sim.widgets import Ctx
-
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 
 @dataclass(frozen=True)
@@ -26,10 +24,10 @@ class App:
     hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
     :func:`on_editor_action`)."""
 
-    build: Callable[[SimDevice, Ctx, dict[str, Any]], Node]
-    on_launch: Callable[[SimDevice, str, bool], None] | None = None
-    on_back: Callable[[SimDevice, str], bool] | None = None
-    on_editor_action: Callable[[SimDevice, str], None] | None = None
+    build: Callable[[Phone, Ctx, dict[str, Any]], Node]
+    on_launch: Callable[[Phone, str, bool], None] | None = None
+    on_back: Callable[[Phone, str], bool] | None = None
+    on_editor_action: Callable[[Phone, str], None] | None = None
 
 
 GENERIC = App(generic.build, on_back=generic.on_back)
@@ -45,7 +43,7 @@ def app(key: str) -> App:
     return APPS.get(key, GENERIC)
 
 
-def build_window(dev: SimDevice, ctx: Ctx) -> Node:
+def build_window(dev: Phone, ctx: Ctx) -> Node:
     """The focused window's tree (what ``uiautomator dump`` reports), mirrored for right-to-left locales."""
     st = dev.state
     if st.shade:
@@ -80,13 +78,13 @@ def build_window(dev: SimDevice, ctx: Ctx) -> Node:
     return root
 
 
-def on_launch(dev: SimDevice, key: str, created: bool) -> None:
+def on_launch(dev: Phone, key: str, created: bool) -> None:
     hook = app(key).on_launch
     if hook is not None:
         hook(dev, key, created)
 
 
-def on_editor_action(dev: SimDevice, key: str, field: str) -> None:
+def on_editor_action(dev: Phone, key: str, field: str) -> None:
     """ENTER in a focused field (the keyboard's action key, Search for the fields here): the app's own handling if
     it has one (the launcher starts the first app found, Settings' search hides the keyboard); otherwise the field
     keeps its text and focus."""
@@ -95,7 +93,7 @@ def on_editor_action(dev: SimDevice, key: str, field: str) -> None:
         hook(dev, field)
 
 
-def on_back(dev: SimDevice, key: str) -> bool:
+def on_back(dev: Phone, key: str) -> bool:
     """Let the app handle BACK itself (close a picker, end a search); True if it did."""
     hook = app(key).on_back
     return bool(hook and hook(dev, key))

@@ -16,34 +16,33 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vlui.android.state import Alarm
+from vlui.sim.protocol import Phone
 from vlui.sim.render import angle_of
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, button, fab, tabs, text
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 PKG = "com.google.android.deskclock"
 TABS = (("alarm", "alarm", "Alarm"), ("clock", "clock", "Clock"), ("timer", "timer", "Timer"),
         ("stopwatch", "stopwatch", "Stopwatch"))
 
 
-def on_back(dev: SimDevice, key: str) -> bool:
+def on_back(dev: Phone, key: str) -> bool:
     if dev.state.picker is not None:
         dev.state.picker = None
         return True
     return False
 
 
-def event(dev: SimDevice, category: str, action: str) -> None:
+def event(dev: Phone, category: str, action: str) -> None:
     dev.logi("AlarmClock", f"Events: [{category}] [{action}] [Tap]", app="clock")
 
 
 # ---------------------------------------------------------------------------------------------------- alarms
-def next_alarm(dev: SimDevice):
+def next_alarm(dev: Phone):
     """The datetime the next enabled alarm rings, or None."""
     now = dev.now()
     best = None
@@ -56,7 +55,7 @@ def next_alarm(dev: SimDevice):
     return best
 
 
-def _alarms_changed(dev: SimDevice) -> None:
+def _alarms_changed(dev: Phone) -> None:
     nxt = next_alarm(dev)
     now = dev.now()
 
@@ -67,7 +66,7 @@ def _alarms_changed(dev: SimDevice) -> None:
              f"nextUserAlarmTime={ts(nxt)}", level="D", offset_ms=60)
 
 
-def set_enabled(dev: SimDevice, alarm: Alarm, enabled: bool, new: bool = False) -> None:
+def set_enabled(dev: Phone, alarm: Alarm, enabled: bool, new: bool = False) -> None:
     if alarm.enabled == enabled:
         return
     alarm.enabled = enabled
@@ -82,14 +81,14 @@ def set_enabled(dev: SimDevice, alarm: Alarm, enabled: bool, new: bool = False) 
     _alarms_changed(dev)
 
 
-def delete_alarm(dev: SimDevice, alarm: Alarm) -> None:
+def delete_alarm(dev: Phone, alarm: Alarm) -> None:
     dev.state.alarms.remove(alarm)
     dev.logi("AlarmClock", f"Removed alarm: id={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}", app="clock")
     if alarm.enabled:
         _alarms_changed(dev)
 
 
-def save_picker(dev: SimDevice) -> None:
+def save_picker(dev: Phone) -> None:
     st = dev.state
     p = st.picker
     hour = p["hour"]
@@ -106,7 +105,7 @@ def save_picker(dev: SimDevice) -> None:
     set_enabled(dev, alarm, True, new=new)
 
 
-def set_alarm_intent(dev: SimDevice, hour: int | None, minutes: int, message: str, skip_ui: bool) -> bool:
+def set_alarm_intent(dev: Phone, hour: int | None, minutes: int, message: str, skip_ui: bool) -> bool:
     """``AlarmClock.ACTION_SET_ALARM`` as DeskClock's HandleApiCalls handles it: without an hour, Clock opens on
     its Alarm tab with the time picker up for a new alarm; a bad hour or minute is refused (logged, nothing set);
     an alarm with the same time and label is switched on, otherwise a new one is added, switched on. The Alarm tab
@@ -141,13 +140,13 @@ def set_alarm_intent(dev: SimDevice, hour: int | None, minutes: int, message: st
     return not skip_ui
 
 
-def show_alarms_intent(dev: SimDevice) -> None:
+def show_alarms_intent(dev: Phone) -> None:
     """``AlarmClock.ACTION_SHOW_ALARMS``: Clock in front, on its Alarm tab."""
     dev.state.clock_tab = "alarm"
     _show(dev)
 
 
-def _show(dev: SimDevice) -> None:
+def _show(dev: Phone) -> None:
     """Clock's task in front (DeskClock's activity, created if Clock had no task)."""
     st = dev.state
     if "clock" not in st.tasks:
@@ -156,7 +155,7 @@ def _show(dev: SimDevice) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- screens
-def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
+def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
     st = dev.state
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)
@@ -176,7 +175,7 @@ def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
     return root
 
 
-def alarm_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
+def alarm_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
     st = dev.state
     card_h = ctx.dp(128)
     left, right = ctx.content_left + ctx.dp(8), ctx.content_right - ctx.dp(8)
@@ -225,7 +224,7 @@ def alarm_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
                  rid=f"{PKG}:id/fab"))
 
 
-def clock_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
+def clock_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
     now = dev.now()
     root.add(text(ctx, (0, y + ctx.dp(48), ctx.width, y + ctx.dp(140)), ctx.locale.clock_digits(now.hour, now.minute),
                   64, align="center", pkg=PKG, rid=f"{PKG}:id/digital_clock"))
@@ -242,7 +241,7 @@ def _hms(ms: int) -> tuple[int, int, int]:
     return seconds // 3600, seconds // 60 % 60, seconds % 60
 
 
-def timer_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
+def timer_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
     """Set a duration on the keypad (digits fill HHMMSS from the right), start, pause, reset. Timer events are not
     logged with the words Start/Pause/Reset: B-MoCA's stopwatch detectors match those anywhere under AlarmClock."""
     st = dev.state
@@ -307,7 +306,7 @@ def timer_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
                      rid=f"{PKG}:id/fab"))
 
 
-def stopwatch_tab(dev: SimDevice, ctx: Ctx, root: Node, y: int) -> None:
+def stopwatch_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
     st = dev.state
     elapsed = st.stopwatch_elapsed_ms + (st.time_ms - st.stopwatch_started_ms if st.stopwatch_running else 0)
     minutes, rest = divmod(elapsed // 10, 6000)
@@ -353,7 +352,7 @@ def dial_positions(ctx: Ctx, shape: str, cx: int, cy: int, radius: int, count: i
     return out
 
 
-def time_picker(dev: SimDevice, ctx: Ctx) -> Node:
+def time_picker(dev: Phone, ctx: Ctx) -> Node:
     st = dev.state
     p = st.picker
     hour12 = ctx.locale.meta["hour12"]

@@ -5,15 +5,14 @@ is an emergency number (``Emergency number detected``) and when the call is remo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vlui.android.apps import apps
 from vlui.android.ids import DIALPAD_KEY_IDS
+from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 PKG = "com.google.android.dialer"
 DIALABLE = "0123456789*#+,;"  # what the dial pad's field keeps of typed text (PhoneNumberUtils' dialable chars)
@@ -24,19 +23,19 @@ CALL_GREEN = (30, 142, 62)
 END_RED = (217, 48, 37)
 
 
-def on_launch(dev: SimDevice, key: str, created: bool) -> None:
+def on_launch(dev: Phone, key: str, created: bool) -> None:
     if created:
         dev.logi("Dialer", "MainActivity.onCreate", app="phone", offset_ms=120)
 
 
-def on_back(dev: SimDevice, key: str) -> bool:
+def on_back(dev: Phone, key: str) -> bool:
     screen = dev.top_screen()
     if screen and screen["screen"] == "incall":  # BACK leaves the call running; the in-call screen stays
         return True
     return False
 
 
-def place_call(dev: SimDevice) -> None:
+def place_call(dev: Phone) -> None:
     """The dial pad's call button: Telecom places a call to the typed number and the in-call screen opens."""
     st = dev.state
     number = st.digits
@@ -45,7 +44,7 @@ def place_call(dev: SimDevice) -> None:
     _outgoing_call(dev, number)
 
 
-def call_intent(dev: SimDevice, number: str, caller_uid: int) -> None:
+def call_intent(dev: Phone, number: str, caller_uid: int) -> None:
     """An ``android.intent.action.CALL`` intent for ``tel:number`` from a process other than the dialer (``am start``
     from the shell): Telecom's UserCallActivity places the call and the in-call screen comes to the front. An
     emergency number is not called: Telecom opens the dial pad with the number typed, for the user to confirm."""
@@ -70,7 +69,7 @@ def call_intent(dev: SimDevice, number: str, caller_uid: int) -> None:
     _outgoing_call(dev, number)
 
 
-def dial_intent(dev: SimDevice, number: str) -> None:
+def dial_intent(dev: Phone, number: str) -> None:
     """``DIAL`` (or ``VIEW``) of ``tel:number`` from another app: the dialer comes to the front on its dial pad
     with the number typed, and nothing is called (an empty number: the dial pad, empty)."""
     st = dev.state
@@ -84,7 +83,7 @@ def dial_intent(dev: SimDevice, number: str) -> None:
     dev.bring_to_front("phone")
 
 
-def _outgoing_call(dev: SimDevice, number: str) -> None:
+def _outgoing_call(dev: Phone, number: str) -> None:
     st = dev.state
     call_id = f"TC@{st.next_pid % 97 + 1}"
     dev.logi("Telecom", f"LogUtils: EventRecord added as Call: {call_id}", app=None)
@@ -99,7 +98,7 @@ def _outgoing_call(dev: SimDevice, number: str) -> None:
                        extras=False)
 
 
-def end_call(dev: SimDevice) -> None:
+def end_call(dev: Phone) -> None:
     st = dev.state
     if st.call is None:
         return
@@ -112,7 +111,7 @@ def end_call(dev: SimDevice) -> None:
         st.tasks["phone"] = [{"screen": "main"}]
 
 
-def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
+def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
     page = screen["screen"]
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)
@@ -139,7 +138,7 @@ def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
     return root
 
 
-def keypad(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
+def keypad(dev: Phone, ctx: Ctx, root: Node) -> Node:
     st = dev.state
     digits_y2 = ctx.top + ctx.dp(96)
     root.add(Node(cls="android.widget.EditText", bounds=(ctx.dp(56), ctx.top + ctx.dp(24), ctx.width - ctx.dp(56),
@@ -183,7 +182,7 @@ def keypad(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
     return root
 
 
-def in_call(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
+def in_call(dev: Phone, ctx: Ctx, root: Node) -> Node:
     st = dev.state
     root.bg = (32, 33, 36) if not ctx.theme.dark else (0, 0, 0)
     call = st.call or {"number": "", "emergency": False}

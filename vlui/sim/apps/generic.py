@@ -4,17 +4,15 @@ data in ``data/app_screens.yaml``: a search field or app bar, some content, a fl
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
 from vlui.android.apps import apps
 from vlui.sim import DATA_DIR
+from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, fab, list_row, search_box, tabs, text
-
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 
 @lru_cache(maxsize=1)
@@ -42,7 +40,7 @@ def page_spec(key: str, screen: dict[str, Any]) -> dict[str, Any]:
     return page
 
 
-def open_target(dev: SimDevice, key: str, tap: dict[str, Any], item: str = "") -> None:
+def open_target(dev: Phone, key: str, tap: dict[str, Any], item: str = "") -> None:
     """Do what a row, button or tab's ``tap`` spec says: start an activity or show a page, and log its lines."""
     if "activity" in tap:
         dev.start_activity(key, tap["page"], tap["activity"], extras=tap.get("extras", True),
@@ -53,7 +51,7 @@ def open_target(dev: SimDevice, key: str, tap: dict[str, Any], item: str = "") -
         dev.logi(tag, message, app=key, offset_ms=30)
 
 
-def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
+def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
     key = dev.state.top
     spec = screens()[key]
     page = page_spec(key, screen)
@@ -65,7 +63,7 @@ def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
     return _screen(dev, ctx, key, apps()[key].package, spec, page, screen)
 
 
-def _screen(dev: SimDevice, ctx: Ctx, key: str, pkg: str, spec: dict[str, Any], page: dict[str, Any],
+def _screen(dev: Phone, ctx: Ctx, key: str, pkg: str, spec: dict[str, Any], page: dict[str, Any],
             screen: dict[str, Any]) -> Node:
     color = tuple(spec["color"])
     canvas = page.get("canvas")
@@ -134,7 +132,7 @@ def _screen(dev: SimDevice, ctx: Ctx, key: str, pkg: str, spec: dict[str, Any], 
     return root
 
 
-def _popup(dev: SimDevice, ctx: Ctx, key: str, pkg: str, page: dict[str, Any], screen: dict[str, Any]) -> Node:
+def _popup(dev: Phone, ctx: Ctx, key: str, pkg: str, page: dict[str, Any], screen: dict[str, Any]) -> Node:
     """A menu card at the top end of the screen (a titled one is a dialog, over a scrim); tapping outside it
     closes it."""
     scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=pkg,
@@ -167,7 +165,7 @@ def _popup(dev: SimDevice, ctx: Ctx, key: str, pkg: str, page: dict[str, Any], s
     return scrim.add(card)
 
 
-def _tapper(dev: SimDevice, key: str, tap: dict[str, Any], item: str = ""):
+def _tapper(dev: Phone, key: str, tap: dict[str, Any], item: str = ""):
     def on_tap(x: int, y: int) -> None:
         if dev.state.tasks[key][-1].get("screen", "main") != "main" and screens()[key]["pages"].get(
                 dev.state.tasks[key][-1]["screen"], {}).get("popup"):
@@ -176,7 +174,7 @@ def _tapper(dev: SimDevice, key: str, tap: dict[str, Any], item: str = ""):
     return on_tap
 
 
-def _tab_tapper(dev: SimDevice, key: str, i: int):
+def _tab_tapper(dev: Phone, key: str, i: int):
     def on_tap(x: int, y: int) -> None:
         dev.state.tasks[key][-1]["tab"] = i
     return on_tap
@@ -218,7 +216,7 @@ def _canvas(ctx: Ctx, pkg: str, kind: str, color, bounds) -> Node:
     return area
 
 
-def on_back(dev: SimDevice, key: str) -> bool:
+def on_back(dev: Phone, key: str) -> bool:
     """BACK on a tab other than the first goes to the first tab, as the apps with bottom navigation do."""
     screen = dev.top_screen()
     if screen and screen.get("screen", "main") == "main" and screen.get("tab", 0):

@@ -4,22 +4,19 @@ the layouts and the search rule are Launcher3's (:mod:`vlui.android.launcher`); 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from vlui.android.apps import LAUNCHER_PKG
 from vlui.android.launcher import LAUNCHABLE, grid, home_layout, search_matches
+from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, scroll_list, search_box, text
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 def grid_size(ctx: Ctx) -> tuple[int, int]:
     return grid(ctx.width, ctx.dpi, ctx.tablet)
 
 
-
-def on_editor_action(dev: SimDevice, field: str) -> None:
+def on_editor_action(dev: Phone, field: str) -> None:
     """ENTER in the drawer's search box starts the first app found, as Launcher3 does."""
     ctx = dev.ctx()
     found = [k for k in sorted(LAUNCHABLE, key=lambda k: ctx.t(f"app.{k}").casefold())
@@ -28,7 +25,7 @@ def on_editor_action(dev: SimDevice, field: str) -> None:
         dev.launch(found[0])
 
 
-def icon_cell(dev: SimDevice, ctx: Ctx, key: str, x1: int, y1: int, x2: int, y2: int, label_color,
+def icon_cell(dev: Phone, ctx: Ctx, key: str, x1: int, y1: int, x2: int, y2: int, label_color,
               show_label: bool = True) -> Node:
     """One app icon with its label; tapping launches the app."""
     label = ctx.t(f"app.{key}")
@@ -50,11 +47,11 @@ def icon_cell(dev: SimDevice, ctx: Ctx, key: str, x1: int, y1: int, x2: int, y2:
     return cell
 
 
-def build(dev: SimDevice, ctx: Ctx) -> Node:
+def build(dev: Phone, ctx: Ctx) -> Node:
     return drawer(dev, ctx) if dev.state.drawer else home(dev, ctx)
 
 
-def home(dev: SimDevice, ctx: Ctx) -> Node:
+def home(dev: Phone, ctx: Ctx) -> Node:
     st = dev.state
     root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=LAUNCHER_PKG,
                 rid=f"{LAUNCHER_PKG}:id/launcher", icon="wallpaper")
@@ -118,7 +115,7 @@ def home(dev: SimDevice, ctx: Ctx) -> Node:
     return root
 
 
-def drawer(dev: SimDevice, ctx: Ctx) -> Node:
+def drawer(dev: Phone, ctx: Ctx) -> Node:
     st = dev.state
     root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=LAUNCHER_PKG,
                 rid=f"{LAUNCHER_PKG}:id/apps_view", bg=ctx.theme.drawer)

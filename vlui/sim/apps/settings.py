@@ -7,18 +7,17 @@ the platform logs when the setting changes (radio on/off for airplane mode, ``se
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vlui.android.i18n import locales
 from vlui.android.ids import SETTINGS_TOP
 from vlui.android.launcher import LAUNCHABLE, search_matches
 from vlui.android.state import VOLUME_MAX, VOLUME_MIN, brightness_percent
 from vlui.sim import services
+from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, header, list_row, scroll_list, search_box, slider_row
 
-if TYPE_CHECKING:
-    from vlui.sim.phone import SimDevice
 
 PKG = "com.android.settings"
 SUBSETTINGS = f"{PKG}/.SubSettings"
@@ -75,12 +74,12 @@ SEARCH_INDEX = tuple((f"settings.{key}", page, None) for key, _, page in TOP) + 
         ("date_time", "system", "system"), ("backup", "system", "system"), ("reset_options", "system", "system")))
 
 
-def open_page(dev: SimDevice, page: str) -> None:
+def open_page(dev: Phone, page: str) -> None:
     dev.start_activity("settings", page, SUBSETTINGS)
     _show_fragment(dev, page)
 
 
-def open_from_intent(dev: SimDevice, page: str) -> None:
+def open_from_intent(dev: Phone, page: str) -> None:
     """A page started by another app's intent (``android.settings.*``, resolved to a ``Settings$...Activity``):
     pushed onto Settings' task, which comes to the front (BACK returns to what Settings showed before, or home)."""
     dev.state.tasks.setdefault("settings", []).append({"screen": page})
@@ -89,7 +88,7 @@ def open_from_intent(dev: SimDevice, page: str) -> None:
         _show_fragment(dev, page)
 
 
-def _show_fragment(dev: SimDevice, page: str) -> None:
+def _show_fragment(dev: Phone, page: str) -> None:
     dev.logi("SettingsActivity", f"Switching to fragment {FRAGMENTS[page]}", app="settings", offset_ms=20)
     if page == "bluetooth":
         for controller in ("BluetoothDeviceNamePreferenceController", "BluetoothDeviceRenamePreferenceController"):
@@ -97,7 +96,7 @@ def _show_fragment(dev: SimDevice, page: str) -> None:
                      f"com.android.settings.bluetooth.{controller}", level="D", app="settings", offset_ms=30)
 
 
-def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
+def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
     page = screen["screen"]
     root = Node(cls="android.widget.LinearLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)
@@ -116,7 +115,7 @@ def build(dev: SimDevice, ctx: Ctx, screen: dict[str, Any]) -> Node:
     return root
 
 
-def top_level(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
+def top_level(dev: Phone, ctx: Ctx, root: Node) -> Node:
     y = ctx.top + ctx.dp(16)
     root.add(search_box(ctx, PKG, y, ctx.t("settings.search_hint"), lambda x, yy: open_search(dev),
                         rid=f"{PKG}:id/search_action_bar"))
@@ -136,7 +135,7 @@ def top_level(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
     return root
 
 
-def _row(dev: SimDevice, ctx: Ctx, title: str, summary: str = "", icon: str = "", page: str | None = None,
+def _row(dev: Phone, ctx: Ctx, title: str, summary: str = "", icon: str = "", page: str | None = None,
          action=None, switch: bool | None = None):
     def tap(x, y):
         if action is not None:
@@ -151,7 +150,7 @@ def _h(ctx: Ctx, summary: bool = True) -> int:
     return ctx.dp(72 if summary else 56)
 
 
-def open_search(dev: SimDevice) -> None:
+def open_search(dev: Phone) -> None:
     """The search bar of the top level: SettingsIntelligence's search screen, its field focused (empty)."""
     dev.state.fields.pop("settings.search", None)
     dev.start_activity("settings", "search", f"{SEARCH_PKG}/.modules.search.SearchActivity", extras=False,
@@ -159,7 +158,7 @@ def open_search(dev: SimDevice) -> None:
     dev.focus_field("settings", "search", package=SEARCH_PKG)
 
 
-def on_editor_action(dev: SimDevice, field: str) -> None:
+def on_editor_action(dev: Phone, field: str) -> None:
     """ENTER in the search field submits the query: the keyboard hides, the results stay."""
     dev.state.focus = None
 
@@ -176,7 +175,7 @@ def search_results(ctx: Ctx, query: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def search_page(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
+def search_page(dev: Phone, ctx: Ctx, root: Node) -> Node:
     """The search screen: the field (what was typed, or the hint) and, below, the settings whose title the text
     finds; a result opens its page."""
     st = dev.state
@@ -206,7 +205,7 @@ def search_page(dev: SimDevice, ctx: Ctx, root: Node) -> Node:
 
 
 # ---------------------------------------------------------------------------------------------------- pages
-def network(dev: SimDevice, ctx: Ctx):
+def network(dev: Phone, ctx: Ctx):
     st = dev.state
 
     def toggle_wifi():
@@ -228,7 +227,7 @@ def network(dev: SimDevice, ctx: Ctx):
     ]
 
 
-def connected(dev: SimDevice, ctx: Ctx):
+def connected(dev: Phone, ctx: Ctx):
     return [
         (_h(ctx, False), _row(dev, ctx, ctx.t("settings.pair_new_device"), "", "glyph:add", action=lambda: None)),
         (_h(ctx), _row(dev, ctx, ctx.t("settings.connection_preferences"), ctx.t("settings.bluetooth_summary"),
@@ -236,13 +235,13 @@ def connected(dev: SimDevice, ctx: Ctx):
     ]
 
 
-def connection_prefs(dev: SimDevice, ctx: Ctx):
+def connection_prefs(dev: Phone, ctx: Ctx):
     on = dev.state.bluetooth
     return [(_h(ctx), _row(dev, ctx, ctx.t("settings.bluetooth"), ctx.t("common.switch_on" if on else "common.switch_off"),
                            "glyph:bluetooth", page="bluetooth"))]
 
 
-def bluetooth(dev: SimDevice, ctx: Ctx):
+def bluetooth(dev: Phone, ctx: Ctx):
     st = dev.state
 
     def toggle():
@@ -255,7 +254,7 @@ def bluetooth(dev: SimDevice, ctx: Ctx):
     ]
 
 
-def apps_page(dev: SimDevice, ctx: Ctx):
+def apps_page(dev: Phone, ctx: Ctx):
     rows = [(ctx.dp(48), lambda y: header(ctx, PKG, y, ctx.t("settings.recently_opened")))]
     for key in (dev.state.recents or ["settings"])[:3]:
         rows.append((_h(ctx, False), _row(dev, ctx, ctx.t(f"app.{key}"), "", f"app:{key}", action=lambda: None)))
@@ -266,12 +265,12 @@ def apps_page(dev: SimDevice, ctx: Ctx):
     return rows
 
 
-def app_list(dev: SimDevice, ctx: Ctx):
+def app_list(dev: Phone, ctx: Ctx):
     keys = sorted(LAUNCHABLE + ("google",), key=lambda k: ctx.t(f"app.{k}").casefold())
     return [(_h(ctx, False), _row(dev, ctx, ctx.t(f"app.{k}"), "", f"app:{k}", action=lambda: None)) for k in keys]
 
 
-def display(dev: SimDevice, ctx: Ctx):
+def display(dev: Phone, ctx: Ctx):
     st = dev.state
 
     def brightness_dialog():
@@ -297,7 +296,7 @@ def display(dev: SimDevice, ctx: Ctx):
     ]
 
 
-def sound(dev: SimDevice, ctx: Ctx):
+def sound(dev: Phone, ctx: Ctx):
     st = dev.state
     rows = []
     for stream, glyph_name in (("media", "volume"), ("call", "call"), ("ring", "sound"), ("alarm", "alarm")):
@@ -323,7 +322,7 @@ def sound(dev: SimDevice, ctx: Ctx):
     return rows
 
 
-def system(dev: SimDevice, ctx: Ctx):
+def system(dev: Phone, ctx: Ctx):
     return [
         (_h(ctx), _row(dev, ctx, ctx.t("settings.languages_input"), _language_name(dev, ctx), "glyph:language",
                        page="languages_input")),
@@ -334,11 +333,11 @@ def system(dev: SimDevice, ctx: Ctx):
     ]
 
 
-def _language_name(dev: SimDevice, ctx: Ctx) -> str:
+def _language_name(dev: Phone, ctx: Ctx) -> str:
     return locales()[dev.state.languages[0]]["native_name"]
 
 
-def languages_input(dev: SimDevice, ctx: Ctx):
+def languages_input(dev: Phone, ctx: Ctx):
     return [
         (_h(ctx), _row(dev, ctx, ctx.t("settings.languages"), _language_name(dev, ctx), "glyph:language",
                        page="languages")),
@@ -347,7 +346,7 @@ def languages_input(dev: SimDevice, ctx: Ctx):
     ]
 
 
-def languages(dev: SimDevice, ctx: Ctx):
+def languages(dev: Phone, ctx: Ctx):
     rows = []
     for i, loc in enumerate(dev.state.languages, 1):
         name = f"{ctx.locale.number(i)}  {locales()[loc]['native_name']}"
@@ -361,7 +360,7 @@ def languages(dev: SimDevice, ctx: Ctx):
     return rows
 
 
-def add_language(dev: SimDevice, ctx: Ctx):
+def add_language(dev: Phone, ctx: Ctx):
     rows = [(ctx.dp(48), lambda y: header(ctx, PKG, y, ctx.t("settings.suggested")))]
     rows.append((_h(ctx, False), _row(dev, ctx, locales()[dev.state.languages[0]]["native_name"], "", "",
                                       action=lambda: None)))
@@ -371,7 +370,7 @@ def add_language(dev: SimDevice, ctx: Ctx):
     return rows
 
 
-def simple(dev: SimDevice, ctx: Ctx):
+def simple(dev: Phone, ctx: Ctx):
     return [(_h(ctx, False), _row(dev, ctx, ctx.t("settings.advanced"), "", "glyph:expand_more", action=lambda: None))]
 
 
