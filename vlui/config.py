@@ -407,6 +407,8 @@ def _schema_nodes(node: DictConfig, prefix: str):
     if schema is not None and schema is not dict:
         yield prefix, schema, node
     for name in node:
-        child = node._get_node(name)
-        if isinstance(child, DictConfig) and not OmegaConf.is_missing(node, name) and child._is_none() is False:
+        if OmegaConf.is_missing(node, name) or OmegaConf.is_interpolation(node, name):
+            continue
+        child = node[name]
+        if isinstance(child, DictConfig):
             yield from _schema_nodes(child, f"{prefix}{name}.")

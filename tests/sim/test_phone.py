@@ -313,16 +313,17 @@ def test_font_scale_and_density_change_sizes_as_on_a_phone(tmp_path) -> None:
 
 def test_the_frame_cache_keeps_to_its_memory_budget_and_still_returns_the_same_pixels() -> None:
     dev = SimDevice("000")
-    renderer = dev._renderer()
     one_frame = dev.screen().nbytes
-    renderer._cache_bytes = 2 * one_frame  # room for two full-resolution frames
+    renderer = dev.renderer()
+    renderer.cache_bytes = 2 * one_frame  # room for two full-resolution frames
     frames = []
     for key in ("HOME", "APP_SWITCH", "HOME"):
         dev.key(key)
         frames.append(dev.screenshot())
     dev.swipe(540, 1800, 540, 600)  # the app drawer
     frames.append(dev.screenshot())
-    assert renderer._cached_bytes <= 2 * one_frame and len(renderer._cache) <= 2
+    count, size = renderer.cached()
+    assert size <= 2 * one_frame and count <= 2
     fresh = SimDevice("000")
     for key in ("HOME", "APP_SWITCH", "HOME"):
         fresh.key(key)

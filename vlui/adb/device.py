@@ -384,11 +384,11 @@ class AdbDevice(Device):
         """The screen as ``(H, W, 4)`` (raw) or ``(H, W, 3)`` (PNG) uint8."""
         if self.screencap_mode == "auto":
             self.screencap_mode = self._pick_screencap()
-        pixels = self._screencap(self.screencap_mode)
+        pixels = self.screencap_as(self.screencap_mode)
         self._size = (pixels.shape[1], pixels.shape[0])  # follows a rotation
         return pixels
 
-    def _screencap(self, mode: str) -> np.ndarray:
+    def screencap_as(self, mode: str) -> np.ndarray:
         if mode == "raw":
             data = self._call("exec:screencap", _read_screencap, None)
             return parse_screencap(data, f"device {self.serial}")
@@ -403,7 +403,7 @@ class AdbDevice(Device):
         for mode in ("raw", "png"):
             start = time.perf_counter()
             try:
-                self._screencap(mode)
+                self.screencap_as(mode)
             except DeviceError:
                 continue
             times[mode] = time.perf_counter() - start

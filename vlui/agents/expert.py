@@ -205,12 +205,12 @@ class ExpertAgent:
             return self.open_app(s, "settings")
         if final_action is not None and s.one(f"{SYSTEMUI}:id/slider") is not None:
             return final_action(s)
-        level = self._settings_level(s, pages)
+        level = self.settings_level(s, pages)
         if level is None:
             return Gesture("key", key="BACK")
         target = pages[level] if level < len(pages) else final
         label = s.loc.t(f"settings.{target}")
-        rows = s.labelled(label, where=lambda e: e.resource_id == "android:id/title" and self._tappable(s, e))
+        rows = s.labelled(label, where=lambda e: e.resource_id == "android:id/title" and self.tappable(s, e))
         if rows:
             return Gesture("tap", rows[0])
         towards = None
@@ -218,7 +218,7 @@ class ExpertAgent:
             towards = self._estimate_offset(s, target)
         return self.scroll(s, f"settings:{level}", towards)
 
-    def _settings_level(self, s: Screen, pages: list[str]) -> int | None:
+    def settings_level(self, s: Screen, pages: list[str]) -> int | None:
         """How far down ``pages`` the current Settings screen is, or None when it is off the path."""
         if s.one(f"{SETTINGS}:id/search_action_bar") is not None:
             return 0
@@ -245,7 +245,7 @@ class ExpertAgent:
         mid = (lst.bounds[1] + lst.bounds[3]) / 2 if lst else s.height / 2
         return (want - mid) / s.height
 
-    def _tappable(self, s: Screen, e: Element) -> bool:
+    def tappable(self, s: Screen, e: Element) -> bool:
         """Fully on screen above the navigation bar, not under the status bar."""
         x1, y1, x2, y2 = e.bounds
         return y1 >= s.height * 0.03 and y2 <= s.height * 0.93 and (y2 - y1) > 8
@@ -436,11 +436,11 @@ def _settings_row(pages: list[str], final: str):
 def _volume_slider(stream: str, place: Callable[[Screen, Element], tuple[float, float]]):
     """On Sound, tap the ``stream`` slider at ``place(screen, slider)`` (a normalised (y, x))."""
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        if s.package == SETTINGS and ex._settings_level(s, ["sound"]) == 1:
+        if s.package == SETTINGS and ex.settings_level(s, ["sound"]) == 1:
             label = s.loc.t(f"settings.{stream}_volume")
             titles = s.labelled(label, where=lambda e: e.resource_id == "android:id/title")
             bars = [e for e in s.by_id("android:id/seekbar") for t in titles
-                    if 0 <= e.bounds[1] - t.bounds[3] < e.bounds[3] - e.bounds[1] and ex._tappable(s, e)]
+                    if 0 <= e.bounds[1] - t.bounds[3] < e.bounds[3] - e.bounds[1] and ex.tappable(s, e)]
             if not bars:
                 return ex.scroll(s, f"sound:{stream}")
             return Gesture("tap", point=place(s, bars[0]))
@@ -458,9 +458,9 @@ def _volume_up(stream: str):
 
 
 def _app_info_list(ex: ExpertAgent, s: Screen) -> Gesture:
-    if s.package == SETTINGS and ex._settings_level(s, ["apps"]) == 1:
+    if s.package == SETTINGS and ex.settings_level(s, ["apps"]) == 1:
         label = s.loc.t("settings.see_all_apps", count=len(APPS) + 1)  # the launcher's apps and Google
-        rows = s.labelled(label, where=lambda e: e.resource_id == "android:id/title" and ex._tappable(s, e))
+        rows = s.labelled(label, where=lambda e: e.resource_id == "android:id/title" and ex.tappable(s, e))
         return Gesture("tap", rows[0]) if rows else ex.scroll(s, "apps")
     return ex.settings_path(s, [], "apps")
 

@@ -20,7 +20,7 @@ import math
 import torch
 from torch import Tensor
 
-from vlui.algos.losses import _cell
+from vlui.algos.losses import grid_cell
 from vlui.models.policy import PointerHead
 
 OFFSET_LIMIT = 0.49  # offsets stay inside their cell (tanh saturates to +-0.5 in float32, the next cell's edge)
@@ -72,8 +72,8 @@ class PointerDistribution:
     def decode(self, actions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """Executed ``(B, 4)`` actions -> (touch cell, lift cell, swipe). A tap lifts exactly where it touched."""
         p = (actions.float() + 1) / 2
-        touch, _ = _cell(p[:, :2], self.h, self.w)
-        lift, _ = _cell(p[:, 2:], self.h, self.w)
+        touch, _ = grid_cell(p[:, :2], self.h, self.w)
+        lift, _ = grid_cell(p[:, 2:], self.h, self.w)
         swipe = (actions[:, :2] != actions[:, 2:]).any(-1)
         return touch, lift, swipe
 

@@ -223,7 +223,7 @@ def is_swipe(actions: Tensor, threshold: float, y_scale: float) -> Tensor:
     return torch.hypot(y_scale * (p[:, 2] - p[:, 0]), p[:, 3] - p[:, 1]) >= threshold
 
 
-def _cell(points: Tensor, h: int, w: int) -> tuple[Tensor, Tensor]:
+def grid_cell(points: Tensor, h: int, w: int) -> tuple[Tensor, Tensor]:
     """``(B, 2)`` normalised (y, x) -> the row-major index of the ``h x w`` cell each falls in ``(B,)``, and where
     in it, ``(B, 2)`` in cell units from its centre (``[-0.5, 0.5]``)."""
     size = torch.tensor([h, w], device=points.device, dtype=points.dtype)
@@ -247,7 +247,7 @@ def pointer_loss(out: dict[str, Tensor], target: Tensor, threshold: float, y_sca
     swipe = is_swipe(target, threshold, y_scale)
     terms = []
     for name, points in (("touch", p[:, :2]), ("lift", p[:, 2:])):
-        cell, offset = _cell(points, h, w)
+        cell, offset = grid_cell(points, h, w)
         logits, predicted = out[f"{name}_logits"], out[f"{name}_offset"]
         if logits.shape != (target.shape[0], h * w):
             raise ValueError(f"{name}_logits must have shape (B, {h * w}) for a {h}x{w} grid, got {tuple(logits.shape)}")

@@ -76,8 +76,8 @@ def bench_adb(opts: BenchOptions) -> Iterator[Record]:
             cold = steps_per_second(dev, trajectories, 1)  # first pass: every screen is drawn for the first time
             over_adb = steps_per_second(dev, trajectories, repeats)
             resets = 1 / reset_seconds(dev, snapshot, opts.repeats)
-            raw = median_seconds(lambda: dev._screencap("raw"), opts.repeats)
-            png = median_seconds(lambda: dev._screencap("png"), opts.repeats)
+            raw = median_seconds(lambda: dev.screencap_as("raw"), opts.repeats)
+            png = median_seconds(lambda: dev.screencap_as("png"), opts.repeats)
         finally:
             dev.close()
     sim = SimDevice(snapshot)

@@ -34,13 +34,13 @@ from vlui.tasks.catalog import task_set, tasks
 def drawn_directly(dev: SimDevice, cache: dict, height: int = 256, width: int = 128) -> np.ndarray:
     """The baseline's observation: the screen drawn at ``(height, width)`` (text and icons scaled down), cached by
     drawing content as the renderer caches its own."""
-    rend, root = dev._renderer(), dev.frame()
+    rend, root = dev.renderer(), dev.frame()
     nodes = visual_nodes(root)
     key = hash(draw_ops(nodes))
     if key not in cache:
         img = Image.new("RGB", (width, height), rend.style.theme.background)
         full_w, full_h = rend.screen
-        rend._draw(img, nodes, width / full_w, height / full_h)
+        rend.draw(img, nodes, width / full_w, height / full_h)
         cache[key] = np.asarray(img)
     return cache[key]
 
@@ -90,7 +90,7 @@ def bench_sim(opts: BenchOptions) -> Iterator[Record]:
         d = SimDevice(s)
         for g in gestures:
             getattr(d, g[0])(*g[1:])
-            d._renderer()._cache.clear()
+            d.renderer().clear_cache()
             t = time.perf_counter()
             d.screenshot()
             shots.append(time.perf_counter() - t)

@@ -173,10 +173,10 @@ class SimDevice(Device):
     def screen(self) -> np.ndarray:
         """The full-resolution screen ``(H, W, 3)`` without a copy: the renderer's cached frame, read-only. The same
         drawing gives the same array object, so callers can cache what they derive from it by identity."""
-        return self._renderer().render(self.frame())
+        return self.renderer().render(self.frame())
 
     def observation(self, height: int, width: int) -> np.ndarray:
-        return self._renderer().observation(self.frame(), width, height).copy()
+        return self.renderer().observation(self.frame(), width, height).copy()
 
     def ui_xml(self) -> str:
         self.frame()
@@ -526,7 +526,7 @@ class SimDevice(Device):
         return Ctx(self.width, self.height, self.snapshot.dpi, self.snapshot.font_scale, theme(self.state.dark_theme),
                    self.locale, self.tablet, status, self.height - nav)
 
-    def _renderer(self) -> Renderer:
+    def renderer(self) -> Renderer:
         """The renderer of the current configuration; the few most recent are kept, each with its frame cache (an
         environment that goes through hundreds of generated configurations keeps only those)."""
         key = (self.snapshot.wallpaper, self.state.dark_theme, self.locale.id, self.width, self.height)

@@ -70,8 +70,8 @@ class Renderer:
         self.style = style
         self.screen = screen  # (width, height) in device pixels
         self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
-        self._cache_bytes = cache_bytes
+        self.cache_size = cache_size
+        self.cache_bytes = cache_bytes
         self._cached_bytes = 0
 
     def render(self, root: Node) -> np.ndarray:
@@ -95,10 +95,18 @@ class Renderer:
             obs = self._keep(key, observe(screen if screen is not None else self._image(nodes), height, width))
         return obs
 
+    def cached(self) -> tuple[int, int]:
+        """(frames and observations cached, their bytes)."""
+        return len(self._cache), self._cached_bytes
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self._cached_bytes = 0
+
     def _image(self, nodes: list[Node]) -> Image.Image:
         """``nodes`` (a tree's :func:`visual_nodes`) drawn at full resolution."""
         img = Image.new("RGB", self.screen, self.style.theme.background)
-        self._draw(img, nodes, 1.0, 1.0)
+        self.draw(img, nodes, 1.0, 1.0)
         return img
 
     def _cached(self, key: tuple) -> np.ndarray | None:
@@ -111,12 +119,12 @@ class Renderer:
         frame.setflags(write=False)
         self._cache[key] = frame
         self._cached_bytes += frame.nbytes
-        while len(self._cache) > 1 and (len(self._cache) > self._cache_size or self._cached_bytes > self._cache_bytes):
+        while len(self._cache) > 1 and (len(self._cache) > self.cache_size or self._cached_bytes > self.cache_bytes):
             self._cached_bytes -= self._cache.popitem(last=False)[1].nbytes
         return frame
 
     # ------------------------------------------------------------------------------------------------ drawing
-    def _draw(self, img: Image.Image, nodes: list[Node], sx: float, sy: float) -> None:
+    def draw(self, img: Image.Image, nodes: list[Node], sx: float, sy: float) -> None:
         draw = ImageDraw.Draw(img)
         s = min(sx, sy)
         for n in nodes:
