@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from vlui.agents import make_agent, needs_screen
+from vlui.agents import agent_class, make_agent
+from vlui.env.agent import reads
 from vlui.config import EnvConfig
 from vlui.env.actions import ActionError, key_action, normalised_to_action
 from vlui.env.env import make_env, make_vector_env
@@ -42,7 +43,9 @@ def test_reset_loads_the_snapshot_goes_home_and_clears_the_log(env) -> None:
 def test_agents_that_read_only_the_ui_tree_get_no_screen_and_the_same_episode() -> None:
     """The expert reads the UI tree: its environment leaves the screen out (nothing is drawn) and its episode is
     the same gesture for gesture, success included."""
-    assert needs_screen({"name": "policy", "checkpoint": "x"}) and not needs_screen({"name": "expert"})
+    assert reads(agent_class({"name": "policy", "checkpoint": "x"})) == ("screen",)
+    assert reads(agent_class({"name": "expert"})) == ("xml",) and reads(agent_class({"name": "random"})) == ()
+    assert reads(object()) == ("screen", "xml")  # an agent that does not say is given everything
     runs = []
     for include_screen in (True, False):
         e = make_env(SIM, ["airplane_on"], include_xml=True, include_screen=include_screen)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from vlui.android.i18n import Locale, get_locale
 from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP
 from vlui.android.launcher import LAUNCHABLE
 from vlui.android.state import VOLUME_MAX
+from vlui.config import AgentConfig
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
@@ -90,6 +91,7 @@ class Gesture:
 
 @dataclass
 class ExpertAgent:
+    reads: ClassVar[tuple[str, ...]] = ("xml",)  # it finds its targets in the UI tree
     tap_jitter: float = 0.0
     random_action_prob: float = 0.0
     wrong_action_prob: float = 0.0
@@ -108,6 +110,11 @@ class ExpertAgent:
             raise VluiError(f"agent.random_action_prob + agent.wrong_action_prob must be at most 1 (they share one "
                             f"roll per step), not {self.random_action_prob + self.wrong_action_prob:g}")
         self.rng = np.random.default_rng(self.seed)
+
+    @classmethod
+    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> ExpertAgent:
+        return cls(tap_jitter=agent.tap_jitter, random_action_prob=agent.random_action_prob,
+                   wrong_action_prob=agent.wrong_action_prob, seed=seed)
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
         self._plan = plan_for(task)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from vlui.config import AgentConfig
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
@@ -20,6 +21,10 @@ class PolicyAgent(OneEpisodeAtATime):
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.policy = load_policy(checkpoint, device)
+
+    @classmethod
+    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> PolicyAgent:
+        return cls(agent.checkpoint, agent.device)
 
     def act_batch(self, screens: np.ndarray, instructions: list[str], previous: np.ndarray | None = None) -> np.ndarray:
         """``(B, H, W, 3)`` uint8 screens (and each episode's previous action, NaN where none) -> ``(B, 4)``

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from vlui.config import AgentConfig
 from vlui.tasks.catalog import Task
 
 
 class RandomAgent:
+    reads: ClassVar[tuple[str, ...]] = ()  # it looks at nothing
+
     def __init__(self, seed: int = 0) -> None:
         self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> RandomAgent:
+        return cls(seed)
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
         if seed is not None:

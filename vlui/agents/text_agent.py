@@ -31,10 +31,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from vlui.config import AgentConfig
 from vlui.env.ui_text import ACTION_HELP, describe, parse_text_action, parse_xml
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Task
@@ -102,6 +103,8 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
 
 
 class TextAgent:
+    reads: ClassVar[tuple[str, ...]] = ("xml",)  # the UI tree, described to the model as text
+
     def __init__(self, url: str | None, model: str | None, api_key_env: str = "OPENAI_API_KEY",
                  timeout_s: float = 60.0, with_bounds: bool = True, max_retries: int = 5, retry_delay_s: float = 1.0,
                  retry_max_delay_s: float = 60.0, sleep: Callable[[float], None] = time.sleep) -> None:
@@ -133,6 +136,11 @@ class TextAgent:
         self.task: Task | None = None
         self.last_error = ""
         self.failed_in_a_row = 0
+
+    @classmethod
+    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> TextAgent:
+        return cls(agent.url, agent.model, agent.api_key_env, agent.timeout_s, max_retries=agent.max_retries,
+                   retry_delay_s=agent.retry_delay_s, retry_max_delay_s=agent.retry_max_delay_s)
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
         self.task, self.history, self.last_error = task, [], ""

@@ -3,16 +3,30 @@ with the same methods is one too (``typing.Protocol``: nothing to inherit)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from vlui.tasks.task import Task
 
 
+# What parts of an observation an agent may read: the screen and the UI tree (uiautomator XML). Drawing the screen
+# is most of a simulated step's cost, so an environment leaves out what its agent never reads.
+OBSERVATION_PARTS = ("screen", "xml")
+
+
+def reads(agent: Any) -> tuple[str, ...]:
+    """The parts of the observation ``agent`` (an agent or its class) reads: its ``reads``, or all of them for an
+    agent that does not say."""
+    return tuple(getattr(agent, "reads", OBSERVATION_PARTS))
+
+
 @runtime_checkable
 class Agent(Protocol):
-    """Acts on one environment: told the task at the start of each episode, then asked for each step's action."""
+    """Acts on one environment: told the task at the start of each episode, then asked for each step's action. An
+    agent may say which parts of the observation it reads (``reads``, a subset of :data:`OBSERVATION_PARTS`); one that
+    does not is given them all. An agent that reaches something outside (a model behind an endpoint) may have a
+    ``check()`` that an evaluation calls once before its first episode, to fail in one line rather than per episode."""
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
         """A new episode of ``task`` begins (``info``: the environment's reset info)."""
@@ -37,6 +51,7 @@ class OneEpisodeAtATime:
     """``reset`` and ``act`` for a :class:`BatchAgent` run on one environment: it keeps the episode's previous
     action itself, which the rollout hands ``act_batch`` otherwise."""
 
+    reads: ClassVar[tuple[str, ...]] = ("screen",)
     previous: np.ndarray = np.full(4, np.nan, dtype=np.float32)
 
     def act_batch(self, screens: np.ndarray, instructions: list[str],

@@ -211,14 +211,20 @@ def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool |
     :class:`~vlui.config.EnvConfig`) and a task spec. ``include_screen=False`` leaves the screen out of the
     observations, for agents that read only the UI tree (drawing the full screen is most of a step's cost)."""
     env = env_settings(env)
+    return open_env(env, resolve_tasks(tasks, backend=env.backend), resolve_snapshots(env), include_xml,
+                    include_screen)
+
+
+def open_env(env: EnvConfig, tasks: list[Task], snapshots: list[str], include_xml: bool | None = None,
+             include_screen: bool = True) -> PhoneEnv:
+    """:func:`make_env` for tasks and snapshots already resolved (:func:`~vlui.tasks.catalog.resolve_tasks`,
+    :func:`~vlui.backends.resolve_snapshots`): what a job that opens many environments of one plan calls."""
     if env.stochastic and env.backend != "sim":
         raise VluiError("env.stochastic=true randomises the simulated phone's episodes; a real device brings its own "
                         "randomness: leave it false with env=adb")
-    task_list = resolve_tasks(tasks, backend=env.backend)
-    snapshots = resolve_snapshots(env)
     device = make_device(env, snapshots[0])
     wait = device.observation_wait_s if env.observation_wait_s is None else env.observation_wait_s
-    return PhoneEnv(device, task_list, snapshots, obs_action=env.spec(), clip_actions=env.clip_actions,
+    return PhoneEnv(device, tasks, snapshots, obs_action=env.spec(), clip_actions=env.clip_actions,
                     include_xml=env.include_xml if include_xml is None else include_xml,
                     observation_wait_s=wait, backend=env.backend, stochastic=env.stochastic,
                     include_screen=include_screen)

@@ -17,11 +17,12 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from vlui.agents import make_agent, needs_xml
+from vlui.agents import agent_class, make_agent
 from vlui.android import generate
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
 from vlui.data.format import DatasetWriter
+from vlui.env.agent import reads
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt
@@ -118,7 +119,7 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
     log.info(f"{len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
              f"with agent={agent_cfg['name']} into {root}"
              + ("; all already collected" if done and not todo else f"; {len(done)} already there, resuming" if done else ""))
-    include_xml = needs_xml(agent_cfg) or cfg.save_xml
+    include_xml = "xml" in reads(agent_class(agent_cfg)) or cfg.save_xml
     options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
     workers = max(1, min(max_parallel(env, env.num_envs), len(todo)))
     bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)

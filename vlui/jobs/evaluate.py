@@ -12,21 +12,22 @@ import glob
 import json
 import logging
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from vlui.agents import make_agent, needs_screen, needs_xml, takes_checkpoint
+from vlui.agents import make_agent, takes_checkpoint
 from vlui.agents.expert import ExpertAgent
 from vlui.agents.policy_agent import PolicyAgent
-from vlui.agents.text_agent import TextAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
-from vlui.env.env import make_env
+from vlui.env.agent import reads
+from vlui.env.env import open_env
 from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
@@ -34,7 +35,7 @@ from vlui.models.policy import weights_digest
 from vlui.rollout import EpisodeRecord, Job, result_line, rollout
 from vlui.seeding import substream
 from vlui.tasks import templates
-from vlui.tasks.catalog import resolve_tasks
+from vlui.tasks.catalog import Task, resolve_tasks
 
 log = logging.getLogger(__name__)
 
@@ -43,21 +44,76 @@ def _plain(value: Any) -> Any:
     return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
 
 
-def plan(cfg: DictConfig, policies: int = 1) -> tuple[list[str], list[str], list[Job]]:
-    """(task ids, snapshots, jobs). With several ``policies`` every one gets the same jobs, seeds included, so their
-    episodes pair up."""
+@dataclass(frozen=True)
+class Plan:
+    """An evaluation resolved once from its settings: the tasks, the phones, every episode with its seed, the
+    agent(s) and what the report needs. Everything after :func:`plan` reads this, not the settings."""
+
+    tasks: list[Task]
+    snapshots: list[str]
+    jobs: list[Job]
+    env: EnvConfig
+    agent: dict[str, Any]  # the agent's settings (a policy's checkpoint: see ``policies``)
+    policies: list[tuple[str, str | None]]  # (group, checkpoint) of each policy; ("", None) for another agent
+    groups: dict[str, list[str]]  # the checkpoints of each recipe, when the agent is a policy
+    recipe: dict[str, Any]  # what makes two evaluations the same one (a resume checks it)
+    out: Path
+    parallel_envs: int
+    video: str
+    adaptive_metrics: bool
+    gamma: float
+    config: dict[str, Any]  # all the settings, for the report
+
+    @property
+    def task_ids(self) -> list[str]:
+        return [t.id for t in self.tasks]
+
+    @property
+    def several(self) -> bool:
+        return len(self.policies) > 1
+
+    def agent_settings(self, index: int) -> dict[str, Any]:
+        checkpoint = self.policies[index][1]
+        return {**self.agent, "checkpoint": checkpoint} if checkpoint is not None else self.agent
+
+
+def plan(cfg: DictConfig) -> Plan:
+    """The evaluation ``cfg`` asks for, every setting checked and every task, phone and policy resolved once. With
+    several policies every one gets the same jobs, seeds included, so their episodes pair up."""
+    check_settings(cfg)
+    agent = {**_plain(cfg.agent)}
+    groups: dict[str, list[str]] = {}
+    if takes_checkpoint(agent):
+        groups = checkpoint_groups(cfg.agent.checkpoint or cfg.checkpoint)
+        if not groups:
+            raise VluiError("agent=policy needs checkpoint=checkpoints/<experiment>/<run> (or a glob or list of "
+                            "runs trained with different seeds)")
+    policies: list[tuple[str, str | None]] = [(g, c) for g, paths in groups.items() for c in paths] or [("", None)]
+    env = env_settings(cfg.env)
     spec = templates.expand(_plain(cfg.tasks), cfg.task_seed, cfg.task_count, cfg.task_split)
-    tasks = [t.id for t in resolve_tasks(spec, backend=cfg.env.backend)]
-    snaps = resolve_snapshots(env_settings(cfg.env))
+    tasks = resolve_tasks(spec, backend=env.backend)
+    snaps = resolve_snapshots(env)
     if cfg.runs < 1 or cfg.episodes_per_pair < 1:
         raise VluiError("runs and episodes_per_pair must be at least 1")
-    jobs = [Job(task, snap, substream(cfg.seed, substream(run, i, 10_007)), run=run, episode=k,
-                policy=p if policies > 1 else None)
-            for p in range(policies)
+    several = len(policies) > 1
+    jobs = [Job(task.id, snap, substream(cfg.seed, substream(run, i, 10_007)), run=run, episode=k,
+                policy=p if several else None)
+            for p in range(len(policies))
             for run in range(cfg.runs)
             for i, (task, snap, k) in enumerate((t, s, k) for t in tasks for s in snaps
                                                 for k in range(cfg.episodes_per_pair))]
-    return tasks, snaps, jobs
+    measured = {k: v for k, v in agent.items() if k not in CONNECTION}  # a resume may change how to connect
+    recipe = {"tasks": [t.id for t in tasks], "snapshots": snaps, "runs": cfg.runs,
+              "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed, "agent": measured, "env": env.measured()}
+    if several:
+        recipe["policies"] = [[g, c] for g, c in policies]
+    if groups:  # a policy trained again into the same folder is another policy: its episodes are not resumed
+        recipe["weights"] = {c: weights_digest(c) for _, c in policies}
+    if any(generate.parse_generated(s) for s in snaps):
+        recipe["generator_version"] = generate.version()
+    return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(cfg.paths.output_dir),
+                cfg.parallel_envs, cfg.video, cfg.adaptive_metrics, cfg.gamma,
+                OmegaConf.to_container(cfg, resolve=True))
 
 
 def checkpoint_groups(value: Any) -> dict[str, list[str]]:
@@ -96,7 +152,7 @@ def _policies(value: Any, key: str) -> list[str]:
     return found
 
 
-def references(tasks: list[str], snaps: list[str], env: EnvConfig) -> dict[tuple[str, str], list[str]]:
+def references(p: Plan) -> dict[tuple[str, str], list[str]]:
     """The expert's action tokens per (task, snapshot): the reference trajectories of the adaptive metrics."""
     refs: dict[tuple[str, str], list[str]] = {}
 
@@ -104,75 +160,53 @@ def references(tasks: list[str], snaps: list[str], env: EnvConfig) -> dict[tuple
         if record.success:
             refs[(record.job.task, record.job.snapshot)] = result_line(record)["tokens"]
 
-    jobs = [Job(t, s, 0) for t in tasks for s in snaps]
-    rollout(jobs, lambda: make_env(env, tasks, include_xml=True, include_screen=False),
-            lambda: make_agent({"name": "expert"}), slots=max_parallel(env, 8), on_done=keep)
+    jobs = [Job(t.id, s, 0) for t in p.tasks for s in p.snapshots]
+    rollout(jobs, lambda: open_env(p.env, p.tasks, p.snapshots, include_xml=True, include_screen=False),
+            lambda: make_agent({"name": "expert"}), slots=max_parallel(p.env, 8), on_done=keep)
     return refs
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    check_settings(cfg)
-    agent_cfg = {**_plain(cfg.agent)}
-    groups: dict[str, list[str]] = {}
-    if takes_checkpoint(agent_cfg):
-        groups = checkpoint_groups(cfg.agent.checkpoint or cfg.checkpoint)
-        if not groups:
-            raise VluiError("agent=policy needs checkpoint=checkpoints/<experiment>/<run> (or a glob or list of "
-                            "runs trained with different seeds)")
-    # (group, checkpoint) of each policy; one entry (None) for an agent that is not a policy
-    policies: list[tuple[str, str | None]] = [(g, c) for g, paths in groups.items() for c in paths] or [("", None)]
-    several = len(policies) > 1
-    tasks, snaps, jobs = plan(cfg, len(policies))
-    env = env_settings(cfg.env)
-    out = Path(cfg.paths.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    agent_cfgs = [{**agent_cfg, "checkpoint": c} if c is not None else agent_cfg for _, c in policies]
-    measured = {k: v for k, v in agent_cfgs[0].items() if k not in CONNECTION}  # a resume may change how to connect
-    recipe = {"tasks": tasks, "snapshots": snaps, "runs": cfg.runs, "episodes_per_pair": cfg.episodes_per_pair,
-              "seed": cfg.seed, "agent": measured, "env": env.measured()}
-    if several:
-        recipe["policies"] = [[g, c] for g, c in policies]
-    if groups:  # a policy trained again into the same folder is another policy: its episodes are not resumed
-        recipe["weights"] = {c: weights_digest(c) for _, c in policies}
-    if any(generate.parse_generated(s) for s in snaps):
-        recipe["generator_version"] = generate.version()
-    journal = out / "episodes.jsonl"
+    p = plan(cfg)
+    p.out.mkdir(parents=True, exist_ok=True)
+    journal = p.out / "episodes.jsonl"
     # the first policy is loaded before anything is written or run: a missing or incompatible checkpoint is one line
     # (the others load when their turn comes)
-    first: Any = make_agent(agent_cfgs[0])
-    is_expert = isinstance(first, ExpertAgent)
-    done = _resume(out, recipe, jobs)
+    first: Any = make_agent(p.agent_settings(0))
+    kind = type(first)
+    done = _resume(p.out, p.recipe, p.jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
     # run a snapshot's episodes together (the phone keeps only a few configurations' renderings at hand); the seeds,
     # keys and the order of the results are the plan's
-    todo = sorted((j for j in jobs if j.key not in done), key=lambda j: j.snapshot)
-    if isinstance(first, TextAgent) and todo:
-        first.check()  # the endpoint, the API key and the model, in one line, before anything runs
-    log.info(f"{len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair} x "
-             f"{cfg.runs} runs{f' x {len(policies)} policies' if several else ''}) with agent={agent_cfg['name']} -> "
-             f"{out}" + (f"; {len(done)} already done, resuming" if done else "")
+    todo = sorted((j for j in p.jobs if j.key not in done), key=lambda j: j.snapshot)
+    if todo and hasattr(first, "check"):
+        first.check()  # a remote model's endpoint, key and name, in one line, before anything runs
+    log.info(f"{len(p.jobs)} episodes ({len(p.tasks)} tasks x {len(p.snapshots)} snapshots x "
+             f"{p.recipe['episodes_per_pair']} x {p.recipe['runs']} runs"
+             f"{f' x {len(p.policies)} policies' if p.several else ''}) with agent={p.agent['name']} -> {p.out}"
+             + (f"; {len(done)} already done, resuming" if done else "")
              + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
-    include_xml = needs_xml(agent_cfg) or cfg.adaptive_metrics
-    include_screen = needs_screen(agent_cfg) or cfg.video != "none"  # the screens are drawn only to be looked at
-    bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
-    videos = out / "videos"
+    include_xml = "xml" in reads(kind) or p.adaptive_metrics
+    include_screen = "screen" in reads(kind) or p.video != "none"  # the screens are drawn only to be looked at
+    bar = tqdm(total=len(p.jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
+    videos = p.out / "videos"
     with open(journal, "a", encoding="utf-8") as f:
-        for index, ((group, checkpoint), one_cfg) in enumerate(zip(policies, agent_cfgs, strict=True)):
-            mine = [j for j in todo if j.policy == (index if several else None)]
-            if not mine and several:
+        for index, (group, checkpoint) in enumerate(p.policies):
+            mine = [j for j in todo if j.policy == (index if p.several else None)]
+            if not mine and p.several:
                 continue
-            agent = first if index == 0 else make_agent(one_cfg)
+            agent = first if index == 0 else make_agent(p.agent_settings(index))
             agents = iter([agent])
-            phones = _screens_for(agent, env)
+            phones = _screens_for(agent, p.env)
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
                 record, frames = result_line(episode), episode.frames
-                if several:
+                if p.several:
                     record.update(policy=episode.job.policy, group=group, checkpoint=checkpoint)
-                if frames and (cfg.video == "all" or (cfg.video == "failures" and not record["success"])):
+                if frames and (p.video == "all" or (p.video == "failures" and not record["success"])):
                     videos.mkdir(exist_ok=True)
-                    head = f"p{record['policy']}_" if several else ""
+                    head = f"p{record['policy']}_" if p.several else ""
                     name = (f"{head}{record['task']}_{Path(record['snapshot']).stem}_run{record['run']}_"
                             f"ep{record['episode']}.gif")
                     report.gif(frames, record["actions"], videos / name)
@@ -182,45 +216,49 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 bar.update(1)
 
             try:
-                rollout(mine, lambda e=phones: make_env(e, tasks, include_xml=include_xml,
-                                                             include_screen=include_screen),
-                        lambda c=one_cfg, a=agents: next(a, None) or make_agent(c),
-                        slots=max_parallel(env, cfg.parallel_envs), on_done=save, record_frames=cfg.video != "none")
+                rollout(mine, lambda e=phones: open_env(e, p.tasks, p.snapshots, include_xml, include_screen),
+                        lambda i=index, a=agents: next(a, None) or make_agent(p.agent_settings(i)),
+                        slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=p.video != "none")
             except KeyboardInterrupt:
                 bar.close()
-                raise VluiError(f"interrupted: {len(done)} of {len(jobs)} episodes are saved in {journal}; run the same "
-                                "command again to finish") from None
+                raise VluiError(f"interrupted: {len(done)} of {len(p.jobs)} episodes are saved in {journal}; run the "
+                                "same command again to finish") from None
             del agent, agents
             first = None  # the first policy's agent is not kept while the others run
     bar.close()
-    records = [done[j.key] for j in jobs if j.key in done]
+    records = [done[j.key] for j in p.jobs if j.key in done]
     failed = [r for r in records if r.get("infra_failure")]
     if failed and len(failed) == len(records):  # nothing was measured: no rates, no report
         raise VluiError(f"all {len(records)} episodes failed for infrastructure reasons, the last with: "
                         f"{failed[-1]['infra_failure']}; fix that and run the same command again to retry them")
-    if cfg.adaptive_metrics and records:
-        if is_expert:  # its own successful episodes are the reference: no second pass
-            refs = {(r["task"], r["snapshot"]): r["tokens"] for r in reversed(records) if r["success"]}
-        else:
-            refs = references(tasks, snaps, env)
-        for r in records:
-            ref = refs.get((r["task"], r["snapshot"]))
-            if ref and r["tokens"]:
-                a = adaptive_metrics(ref, r["tokens"], cfg.gamma)
-                r["adaptive"] = {"tr": a.tr, "tr_normalised": a.tr_normalised, "tcr": a.tcr, "rrr": a.rrr,
-                                 "repeat_ratio": repeat_ratio(r["tokens"])}
-    splits = {s: load_snapshot(s).split for s in snaps}
+    if p.adaptive_metrics and records:
+        _add_adaptive_metrics(p, records, own_reference=kind is ExpertAgent)
+    splits = {s: load_snapshot(s).split for s in p.snapshots}
     result = report.aggregate(records, splits, {
-        "agent": agent_cfg["name"], "checkpoint": policies[0][1] if not several else None,
-        "config": OmegaConf.to_container(cfg, resolve=True)}, groups if several else None)
-    paths = report.write(result, out)
+        "agent": p.agent["name"], "checkpoint": p.policies[0][1] if not p.several else None,
+        "config": p.config}, p.groups if p.several else None)
+    paths = report.write(result, p.out)
     print(report.table(result))
     if failed:
         log.info(f"{len(failed)} of {len(records)} episodes failed for infrastructure reasons and are not "
                  f"counted (the last with: {failed[-1]['infra_failure']}); run the same command again to retry them")
-    log.info(f"results in {paths['json']} and {paths['md']}" + (f"; GIFs in {videos}" if videos.exists()
-                                                                         else ""))
+    log.info(f"results in {paths['json']} and {paths['md']}" + (f"; GIFs in {videos}" if videos.exists() else ""))
     return {k: result[k] for k in ("success_rate", "episodes")} | {"results": str(paths["json"])}
+
+
+def _add_adaptive_metrics(p: Plan, records: list[dict[str, Any]], own_reference: bool) -> None:
+    """Each episode's adaptive metrics against the expert's trajectory on its task and phone: the expert's own
+    successful episodes when it is the agent evaluated (no second pass), else a pass of the expert."""
+    if own_reference:
+        refs = {(r["task"], r["snapshot"]): r["tokens"] for r in reversed(records) if r["success"]}
+    else:
+        refs = references(p)
+    for r in records:
+        ref = refs.get((r["task"], r["snapshot"]))
+        if ref and r["tokens"]:
+            a = adaptive_metrics(ref, r["tokens"], p.gamma)
+            r["adaptive"] = {"tr": a.tr, "tr_normalised": a.tr_normalised, "tcr": a.tcr, "rrr": a.rrr,
+                             "repeat_ratio": repeat_ratio(r["tokens"])}
 
 
 def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
