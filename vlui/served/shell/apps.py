@@ -14,7 +14,7 @@ from vlui.android import intents as android_intents
 from vlui.android.apps import apps, short_component
 from vlui.served import DATA_DIR, configure
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _getopt, _Io, _Session, _UsageError
+from vlui.served.shell.context import Io, Session, UsageError, getopt
 from vlui.served.shell.system import SYSTEM_PACKAGES, _without_user
 from vlui.sim import intents
 from vlui.sim.apps import dialer
@@ -78,7 +78,7 @@ class AppCommands:
     phone: ServedPhone
 
     # ---------------------------------------------------------------------------------------------- apps
-    def _am(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _am(self, s: Session, io: Io, args: list[str]) -> int:
         sub = args[0] if args else None
         if sub in ("start", "start-activity"):
             return self._am_start(io, args[1:])
@@ -99,7 +99,7 @@ class AppCommands:
         io.complain(f"Error: am {sub} is not supported by the simulated phone\n")
         return 255
 
-    def _parse_intent(self, io: _Io, args: list[str]) -> tuple[_Intent, set[str], dict[str, tuple[str, str]]] | None:
+    def _parse_intent(self, io: Io, args: list[str]) -> tuple[_Intent, set[str], dict[str, tuple[str, str]]] | None:
         """An intent as ``am`` reads it: the intent, the flags given (``-W``, ``-S``, ...) and the extras
         (name -> (option, value as typed)). None after complaining about bad usage."""
         intent, flags, extras = _Intent(), set(), {}
@@ -155,7 +155,7 @@ class AppCommands:
             return None
         return intent, flags, extras
 
-    def _am_start(self, io: _Io, args: list[str]) -> int:
+    def _am_start(self, io: Io, args: list[str]) -> int:
         parsed = self._parse_intent(io, args)
         if parsed is None:
             return 255
@@ -223,7 +223,7 @@ class AppCommands:
                    f"TotalTime: {total}\nWaitTime: {total + 17}\nComplete\n")
         return 0
 
-    def _am_broadcast(self, io: _Io, args: list[str]) -> int:
+    def _am_broadcast(self, io: Io, args: list[str]) -> int:
         """``am broadcast``. The phone's receivers act on ``android.intent.action.AIRPLANE_MODE`` (a protected
         broadcast: the shell sends it as root); others reach no receiver."""
         parsed = self._parse_intent(io, args)
@@ -260,7 +260,7 @@ class AppCommands:
                 return key
         return None
 
-    def _monkey(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _monkey(self, s: Session, io: Io, args: list[str]) -> int:
         """``monkey -p PACKAGE [-c android.intent.category.LAUNCHER] 1``: what tools use to start an app."""
         io.say("".join(f"  bash arg: {a}\n" for a in args))
         package, count, rest = None, None, list(args)
@@ -286,9 +286,9 @@ class AppCommands:
         io.say("Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n")
         return 0
 
-    def _pm(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _pm(self, s: Session, io: Io, args: list[str]) -> int:
         if args[:2] in (["list", "packages"], ["list", "package"]):
-            opts, operands = _getopt(_without_user(args[2:]), "fdesu3iUa")
+            opts, operands = getopt(_without_user(args[2:]), "fdesu3iUa")
             o = {k for k, _ in opts}
             names = sorted({info.package for info in apps().values()} | set(SYSTEM_PACKAGES))
             if "3" in o or "d" in o:  # every app of the emulator image is an enabled system app
@@ -305,14 +305,14 @@ class AppCommands:
         io.complain(f"Error: pm {args[0]} is not supported by the simulated phone\n")
         return 255
 
-    def _pm_install(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _pm_install(self, s: Session, io: Io, args: list[str]) -> int:
         """``pm install [OPTIONS] PATH`` (``adb install`` pushes the APK to /data/local/tmp, runs this, then removes
         it). Answered as an Android 10 emulator's install session answers at commit: a file that is no zip archive is
         ``INSTALL_PARSE_FAILED_NOT_APK``, a zip without a manifest fails to parse. Deviation: the simulated phone
         runs only its own apps, so a real APK is refused too (``INSTALL_FAILED_INTERNAL_ERROR``)."""
         try:
-            _, operands = _getopt(_without_user(args), "lrtdgfspR", "iSP")
-        except _UsageError as err:
+            _, operands = getopt(_without_user(args), "lrtdgfspR", "iSP")
+        except UsageError as err:
             io.complain(f"Error: {err}\n")
             return 1
         if not operands:

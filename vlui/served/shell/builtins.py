@@ -13,12 +13,12 @@ from vlui.served.shell.context import (
     MAX_DEPTH,
     POLL_S,
     SH,
-    _Break,
-    _Exit,
-    _Io,
-    _Return,
-    _Session,
-    _UsageError,
+    Break,
+    Exit,
+    Io,
+    Return,
+    Session,
+    UsageError,
 )
 
 _ECHO_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
@@ -57,7 +57,7 @@ class BuiltinCommands:
     phone: ServedPhone
 
     # ---------------------------------------------------------------------------------------------- sh built-ins
-    def _echo(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _echo(self, s: Session, io: Io, args: list[str]) -> int:
         newline, escapes = True, True
         while args and re.fullmatch(r"-[neE]+", args[0]):
             for flag in args[0][1:]:
@@ -71,28 +71,28 @@ class BuiltinCommands:
         io.say(text + ("\n" if newline else ""))
         return 0
 
-    def _true(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _true(self, s: Session, io: Io, args: list[str]) -> int:
         return 0
 
-    def _false(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _false(self, s: Session, io: Io, args: list[str]) -> int:
         return 1
 
-    def _exit(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _exit(self, s: Session, io: Io, args: list[str]) -> int:
         if args and not re.fullmatch(r"-?\d+", args[0]):
             io.complain(f"{SH}: exit: {args[0]}: bad number\n")
-            raise _Exit(1)
-        raise _Exit((int(args[0]) if args else s.status) & 0xFF)
+            raise Exit(1)
+        raise Exit((int(args[0]) if args else s.status) & 0xFF)
 
-    def _sleep(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _sleep(self, s: Session, io: Io, args: list[str]) -> int:
         """``sleep N[smhd]...``: real time, cut short when the stream is cancelled."""
         if not args:
-            raise _UsageError("Needs 1 argument")
+            raise UsageError("Needs 1 argument")
         total = 0.0
         units = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
         for arg in args:
             m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)", arg)
             if m is None:
-                raise _UsageError(f"Not a number '{arg}'")
+                raise UsageError(f"Not a number '{arg}'")
             total += float(m.group(1)) * units[m.group(2)]
         deadline = time.monotonic() + total
         while (left := deadline - time.monotonic()) > 0:
@@ -100,7 +100,7 @@ class BuiltinCommands:
                 return 130
         return 0
 
-    def _cd(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _cd(self, s: Session, io: Io, args: list[str]) -> int:
         path = self._path(s, args[0] if args else s.env.get("HOME", "/"))
         with self.phone.lock:
             ok = self.phone.is_dir(path)
@@ -110,22 +110,22 @@ class BuiltinCommands:
         s.cwd = path
         return 0
 
-    def _pwd(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _pwd(self, s: Session, io: Io, args: list[str]) -> int:
         io.say(s.cwd + "\n")
         return 0
 
-    def _id(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _id(self, s: Session, io: Io, args: list[str]) -> int:
         io.say(ID + "\n")
         return 0
 
-    def _whoami(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _whoami(self, s: Session, io: Io, args: list[str]) -> int:
         io.say("root\n")
         return 0
 
-    def _sh(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _sh(self, s: Session, io: Io, args: list[str]) -> int:
         """``sh -c SCRIPT [NAME ARG...]``, or ``sh`` reading its script from its standard input: it runs in a new
         shell (its ``exit``, ``cd`` and variables stay there)."""
-        inner = _Session(s.cancelled, s.cwd, env=dict(s.env), depth=s.depth + 1, cpu_start=s.cpu_start)
+        inner = Session(s.cancelled, s.cwd, env=dict(s.env), depth=s.depth + 1, cpu_start=s.cpu_start)
         if inner.depth > MAX_DEPTH:
             io.complain(f"{SH}: sh: nested too deeply (at most {MAX_DEPTH} levels)\n")
             return 1
@@ -141,7 +141,7 @@ class BuiltinCommands:
             return 2
         return self._run_line(io.inp.read().decode("utf-8", "surrogateescape"), io, inner)
 
-    def _export(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _export(self, s: Session, io: Io, args: list[str]) -> int:
         """``export NAME=VALUE ...`` (or ``export NAME``, which keeps NAME's value). Every variable of the simulated
         shell reaches the commands it runs, so exported and set are the same here."""
         status = 0
@@ -156,7 +156,7 @@ class BuiltinCommands:
                 s.setvar(name, "")
         return status
 
-    def _unset(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _unset(self, s: Session, io: Io, args: list[str]) -> int:
         """``unset [-v] NAME...`` (variables), ``unset -f NAME...`` (functions)."""
         functions = bool(args) and args[0] == "-f"
         for name in args[1:] if args and args[0] in ("-f", "-v") else args:
@@ -166,7 +166,7 @@ class BuiltinCommands:
                 s.unsetvar(name)
         return 0
 
-    def _local(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _local(self, s: Session, io: Io, args: list[str]) -> int:
         """``local NAME[=VALUE]...``: variables of the running function, restored when it returns."""
         if s.locals is None:
             io.complain(f"{SH}: local: not in a function\n")  # mksh makes them global; bash refuses: so do we
@@ -181,7 +181,7 @@ class BuiltinCommands:
             s.setvar(name, value) if eq else s.unsetvar(name)
         return 0
 
-    def _set(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _set(self, s: Session, io: Io, args: list[str]) -> int:
         """``set`` (the variables, one ``NAME=value`` a line) and ``set -- ARG...`` (the positional parameters).
         Options (``-e``, ``-x``, ...) are not supported: refused, not ignored."""
         if not args:
@@ -193,16 +193,16 @@ class BuiltinCommands:
         s.args = args[1:]
         return 0
 
-    def _colon(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _colon(self, s: Session, io: Io, args: list[str]) -> int:
         return 0
 
-    def _break(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _break(self, s: Session, io: Io, args: list[str]) -> int:
         return self._unwind(s, io, "break", args)
 
-    def _continue(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _continue(self, s: Session, io: Io, args: list[str]) -> int:
         return self._unwind(s, io, "continue", args)
 
-    def _unwind(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
+    def _unwind(self, s: Session, io: Io, name: str, args: list[str]) -> int:
         """``break [N]`` and ``continue [N]``: out of (or on with) the N-th enclosing loop."""
         if args and not re.fullmatch(r"\d+", args[0]) or args and int(args[0]) < 1:
             io.complain(f"{SH}: {name}: {args[0]}: bad number\n")
@@ -210,15 +210,15 @@ class BuiltinCommands:
         if not s.loops:
             io.complain(f"{SH}: {name}: can't {name}\n")
             return 1
-        raise _Break(min(int(args[0]) if args else 1, s.loops), again=name == "continue")
+        raise Break(min(int(args[0]) if args else 1, s.loops), again=name == "continue")
 
-    def _return(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _return(self, s: Session, io: Io, args: list[str]) -> int:
         if args and not re.fullmatch(r"-?\d+", args[0]):
             io.complain(f"{SH}: return: {args[0]}: bad number\n")
-            raise _Return(1)
-        raise _Return((int(args[0]) if args else s.status) & 0xFF)
+            raise Return(1)
+        raise Return((int(args[0]) if args else s.status) & 0xFF)
 
-    def _read_line(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _read_line(self, s: Session, io: Io, args: list[str]) -> int:
         """``read [-r] [NAME...]``: one line of the standard input, split at ``$IFS`` into the NAMEs (the last
         takes the rest; ``REPLY`` when none is named). Status 1 at the end of the input."""
         raw = bool(args) and args[0] == "-r"
@@ -241,28 +241,28 @@ class BuiltinCommands:
             s.setvar(name, fields[i] if i < len(fields) else "")
         return 0 if line.endswith(b"\n") else 1
 
-    def _test(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _test(self, s: Session, io: Io, args: list[str]) -> int:
         return self._condition(s, io, "test", args)
 
-    def _bracket(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _bracket(self, s: Session, io: Io, args: list[str]) -> int:
         if not args or args[-1] != "]":
             io.complain(f"{SH}: [: missing ]\n")
             return 2
         return self._condition(s, io, "[", args[:-1])
 
-    def _condition(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
+    def _condition(self, s: Session, io: Io, name: str, args: list[str]) -> int:
         """``test EXPR``: 0 when true, 1 when false, 2 (with a message) when EXPR is malformed."""
         try:
             return 0 if _Test(self, s, args).evaluate() else 1
-        except _UsageError as err:
+        except UsageError as err:
             io.complain(f"{SH}: {name}: {err}\n")
             return 2
 
-    def _exec(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _exec(self, s: Session, io: Io, args: list[str]) -> int:
         """``exec CMD ARGS``: CMD replaces the shell, so nothing after it on the line runs."""
         if not args:
             return 0
-        raise _Exit(self._call(s, io, args))
+        raise Exit(self._call(s, io, args))
 
 
 def _quoted(value: str) -> str:
@@ -280,7 +280,7 @@ class _Test:
     """The expression of ``test`` (and ``[``): POSIX's rules for up to four arguments, then ``!``, ``-a``, ``-o``
     and parentheses by precedence. The phone is asked about files; an integer operand must be an integer."""
 
-    def __init__(self, shell, s: _Session, args: list[str]) -> None:
+    def __init__(self, shell, s: Session, args: list[str]) -> None:
         self.shell, self.s, self.args, self.i, self.depth = shell, s, args, 0, 0
 
     def evaluate(self) -> bool:
@@ -295,7 +295,7 @@ class _Test:
             return self.binary(a[0], a[1], a[2])
         value = self.or_()
         if self.i < len(a):
-            raise _UsageError(f"{a[self.i]}: unexpected operator")
+            raise UsageError(f"{a[self.i]}: unexpected operator")
         return value
 
     def peek(self) -> str | None:
@@ -303,7 +303,7 @@ class _Test:
 
     def take(self) -> str:
         if self.i >= len(self.args):
-            raise _UsageError("argument expected")
+            raise UsageError("argument expected")
         self.i += 1
         return self.args[self.i - 1]
 
@@ -333,10 +333,10 @@ class _Test:
         if tok == "(" and self.peek() is not None:
             self.depth += 1
             if self.depth > MAX_DEPTH:
-                raise _UsageError("expression nested too deeply")
+                raise UsageError("expression nested too deeply")
             value = self.or_()
             if self.take() != ")":
-                raise _UsageError("')' expected")
+                raise UsageError("')' expected")
             self.depth -= 1
             return value
         if self.peek() in _BINARY_TESTS:
@@ -374,5 +374,5 @@ class _Test:
     @staticmethod
     def integer(text: str) -> int:
         if not re.fullmatch(r"\s*[-+]?\d+\s*", text):
-            raise _UsageError(f"{text}: bad number")
+            raise UsageError(f"{text}: bad number")
         return int(text)

@@ -40,20 +40,22 @@ CPU_BUDGET_S = 10.0  # the CPU time one command line's loops and function calls 
 PIPE_INPUT_MAX = 4 << 20  # what a command after ``|`` that is not a line filter is given (it reads when its input ends)
 
 
-class _Exit(Exception):
+class Exit(Exception):
+    """``exit N`` (or ``exec``): the shell ends with status N."""
+
     def __init__(self, status: int) -> None:
         self.status = status
 
 
-class _PipeClosed(Exception):
+class PipeClosed(Exception):
     """The reader of a pipe is done (``head`` has its lines): the writer stops, as SIGPIPE stops it on a device."""
 
 
-class _UsageError(Exception):
-    pass
+class UsageError(Exception):
+    """A command used wrongly (an unknown option, an argument missing): the shell prints ``NAME: message``."""
 
 
-class _Abort(Exception):
+class Abort(Exception):
     """The script stops here (an arithmetic error, an argument past ARG_MAX, the CPU budget spent, the client gone):
     ``message`` (none when the client is gone) and the exit status."""
 
@@ -62,19 +64,21 @@ class _Abort(Exception):
         self.message, self.status = message, status
 
 
-class _Break(Exception):
+class Break(Exception):
     """``break N`` (``continue`` with ``again``): unwinds N loops."""
 
     def __init__(self, levels: int, again: bool) -> None:
         self.levels, self.again = levels, again
 
 
-class _Return(Exception):
+class Return(Exception):
+    """``return N``: the running function ends with status N."""
+
     def __init__(self, status: int) -> None:
         self.status = status
 
 
-class _Input:
+class Input:
     """A command's standard input: a file given with ``<``, or what the command before ``|`` wrote. ``adb shell
     CMD`` gives none (the host's standard input is not read)."""
 
@@ -92,14 +96,16 @@ class _Input:
         return rest
 
 
-_NO_INPUT = _Input()
+_NO_INPUT = Input()
 
 
 @dataclass(frozen=True)
-class _Io:
+class Io:
+    """A command's streams: standard output, standard error and standard input."""
+
     out: Callable[[bytes], None]
     err: Callable[[bytes], None]
-    inp: _Input = _NO_INPUT
+    inp: Input = _NO_INPUT
 
     def say(self, text: str) -> None:
         if text:
@@ -110,12 +116,12 @@ class _Io:
             self.err(text.encode("utf-8", "surrogateescape"))
 
 
-def _discard(data: bytes) -> None:
-    pass
+def discard(data: bytes) -> None:
+    """A stream that keeps nothing (``>/dev/null``)."""
 
 
 @dataclass
-class _Session:
+class Session:
     """The state of one shell: it outlives each command of a line, and each line of an interactive session."""
 
     cancelled: threading.Event
@@ -141,7 +147,7 @@ class _Session:
         old = self.env.get(name)
         size = self.env_bytes - (len(name) + len(old) + 2 if old is not None else 0) + len(name) + len(value) + 2
         if size > ARG_MAX:
-            raise _Abort(f"{SH}: {name}: Argument list too long\n", 1)
+            raise Abort(f"{SH}: {name}: Argument list too long\n", 1)
         self.env[name], self.env_bytes = value, size
 
     def unsetvar(self, name: str) -> None:
@@ -150,7 +156,7 @@ class _Session:
             self.env_bytes -= len(name) + len(old) + 2
 
 
-def _getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[str, str]], list[str]]:
+def getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[str, str]], list[str]]:
     """Options and operands as bionic's getopt parses them: clustered flags (``-rf``), values attached or not
     (``-n5``, ``-n 5``), options after operands (it permutes), ``--`` ending the options."""
     opts: list[tuple[str, str]] = []
@@ -176,13 +182,13 @@ def _getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[s
                     opts.append((c, args[i]))
                     i += 1
                 else:
-                    raise _UsageError(f"Needs argument for -{c}")
+                    raise UsageError(f"Needs argument for -{c}")
                 break
             if c not in flags:
-                raise _UsageError(f"Unknown option '{c}'")
+                raise UsageError(f"Unknown option '{c}'")
             opts.append((c, ""))
     return opts, operands
 
 
-class _RedirectError(Exception):
-    pass
+class RedirectError(Exception):
+    """A redirection that cannot be made (a file that cannot be opened or created): the command does not run."""

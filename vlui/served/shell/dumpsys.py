@@ -8,7 +8,7 @@ from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, short_component
 from vlui.served import configure
 from vlui.served.phone import SDK, ServedPhone
 from vlui.served.shell.apps import PACKAGES
-from vlui.served.shell.context import _Io, _Session
+from vlui.served.shell.context import Io, Session
 
 SYSTEMUI_PID, IME_PID = 1402, 1655  # SystemUI's process (as the boot log starts it) and the keyboard's
 
@@ -26,7 +26,7 @@ class DumpsysCommands:
 
     phone: ServedPhone
 
-    def _dumpsys(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _dumpsys(self, s: Session, io: Io, args: list[str]) -> int:
         """The parts of ``dumpsys SERVICE`` that tools read (adbutils, uiautomator2, AndroidEnv): the app in front
         (``window``, ``activity``), the display's size and rotation, the screen's power state, the keyboard, the
         battery, and a package's version."""
@@ -279,13 +279,13 @@ class DumpsysCommands:
                 f"  status: {status}\n  health: 2\n  present: true\n  level: {st.battery_level}\n  scale: 100\n"
                 "  voltage: 5000\n  temperature: 250\n  technology: Li-ion\n")
 
-    def _battery_command(self, io: _Io, args: list[str]) -> int:
+    def _battery_command(self, io: Io, args: list[str]) -> int:
         """``dumpsys battery set level N | set ac 0|1 | set status N | unplug | reset``: BatteryService's shell
         commands, which override what the battery reports (the emulator builder gives a snapshot its battery so)."""
         st = self.phone.device.state
         if args[0] == "set":
             if len(args) != 3 or args[1] not in ("level", "ac", "usb", "wireless", "status", "present", "invalid",
-                                                  "counter", "temp"):
+                                                 "counter", "temp"):
                 io.complain("Bad option: " + " ".join(args[1:]) + "\n")
                 return 255
             try:

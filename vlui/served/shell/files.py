@@ -8,7 +8,7 @@ import posixpath
 
 from vlui.served import DATA_DIR
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _getopt, _Io, _Session, _UsageError
+from vlui.served.shell.context import Io, Session, UsageError, getopt
 from vlui.served.storage import read_only
 
 
@@ -50,11 +50,11 @@ class FileCommands:
     phone: ServedPhone
 
     # ---------------------------------------------------------------------------------------------- files
-    def _path(self, s: _Session, path: str) -> str:
+    def _path(self, s: Session, path: str) -> str:
         """The phone's path of ``path`` typed in ``s``: absolute, normalised, the storage links followed."""
         return resolve_storage(self._lexical(s, path))
 
-    def _lexical(self, s: _Session, path: str) -> str:
+    def _lexical(self, s: Session, path: str) -> str:
         norm = posixpath.normpath(posixpath.join(s.cwd, path))
         return "/" + norm.lstrip("/")
 
@@ -91,8 +91,8 @@ class FileCommands:
         prefix = path.rstrip("/") + "/"
         return [p for p in self.phone.files if p == path or p.startswith(prefix)]
 
-    def _ls(self, s: _Session, io: _Io, args: list[str]) -> int:
-        opts, operands = _getopt(args, "la1dAhnFL")
+    def _ls(self, s: Session, io: Io, args: list[str]) -> int:
+        opts, operands = getopt(args, "la1dAhnFL")
         o = {k for k, _ in opts}
         errors, blocks = [], []
         with self.phone.lock:
@@ -154,11 +154,11 @@ class FileCommands:
                   if posixpath.dirname(p) == path}
         return sorted(names)
 
-    def _mkdir(self, s: _Session, io: _Io, args: list[str]) -> int:
-        opts, operands = _getopt(args, "pv", "m")
+    def _mkdir(self, s: Session, io: Io, args: list[str]) -> int:
+        opts, operands = getopt(args, "pv", "m")
         parents = any(k == "p" for k, _ in opts)
         if not operands:
-            raise _UsageError("Needs 1 argument")
+            raise UsageError("Needs 1 argument")
         errors = []
         with self.phone.lock:
             for arg in operands:
@@ -183,12 +183,12 @@ class FileCommands:
             path = posixpath.dirname(path)
         return path
 
-    def _rm(self, s: _Session, io: _Io, args: list[str]) -> int:
-        opts, operands = _getopt(args, "frRiv")
+    def _rm(self, s: Session, io: Io, args: list[str]) -> int:
+        opts, operands = getopt(args, "frRiv")
         o = {k for k, _ in opts}
         force, recursive = "f" in o, bool(o & {"r", "R"})
         if not operands and not force:
-            raise _UsageError("Needs 1 argument")
+            raise UsageError("Needs 1 argument")
         errors = []
         with self.phone.lock:
             for arg in operands:
@@ -212,7 +212,7 @@ class FileCommands:
         io.complain("".join(errors))
         return 1 if errors else 0
 
-    def _rmdir(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _rmdir(self, s: Session, io: Io, args: list[str]) -> int:
         errors = []
         with self.phone.lock:
             for arg in args:
@@ -229,24 +229,24 @@ class FileCommands:
         io.complain("".join(errors))
         return 1 if errors else 0
 
-    def _cp(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _cp(self, s: Session, io: Io, args: list[str]) -> int:
         return self._copy(s, io, args, "cp")
 
-    def _mv(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _mv(self, s: Session, io: Io, args: list[str]) -> int:
         return self._copy(s, io, args, "mv")
 
-    def _copy(self, s: _Session, io: _Io, args: list[str], name: str) -> int:
-        opts, operands = _getopt(args, "rRafpnvuHLP" if name == "cp" else "fnvi")
+    def _copy(self, s: Session, io: Io, args: list[str], name: str) -> int:
+        opts, operands = getopt(args, "rRafpnvuHLP" if name == "cp" else "fnvi")
         recursive = name == "mv" or bool({k for k, _ in opts} & {"r", "R", "a"})
         if len(operands) < 2:
-            raise _UsageError("Needs 2 arguments")
+            raise UsageError("Needs 2 arguments")
         *sources, dest_arg = operands
         errors = []
         with self.phone.lock:
             dest = self._path(s, dest_arg)
             into = self.phone.is_dir(dest)
             if len(sources) > 1 and not into:
-                raise _UsageError(f"'{dest_arg}' not directory")
+                raise UsageError(f"'{dest_arg}' not directory")
             for arg in sources:
                 src = self._path(s, arg)
                 target = posixpath.join(dest, posixpath.basename(src)) if into else dest
@@ -277,8 +277,8 @@ class FileCommands:
         io.complain("".join(errors))
         return 1 if errors else 0
 
-    def _touch(self, s: _Session, io: _Io, args: list[str]) -> int:
-        _, operands = _getopt(args, "acmh", "dtr")
+    def _touch(self, s: Session, io: Io, args: list[str]) -> int:
+        _, operands = getopt(args, "acmh", "dtr")
         errors = []
         with self.phone.lock:
             for arg in operands:
@@ -291,17 +291,17 @@ class FileCommands:
         io.complain("".join(errors))
         return 1 if errors else 0
 
-    def _chmod(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _chmod(self, s: Session, io: Io, args: list[str]) -> int:
         return self._set_owner_or_mode(s, io, args, "chmod")
 
-    def _chown(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _chown(self, s: Session, io: Io, args: list[str]) -> int:
         return self._set_owner_or_mode(s, io, args, "chown")
 
-    def _set_owner_or_mode(self, s: _Session, io: _Io, args: list[str], name: str) -> int:
+    def _set_owner_or_mode(self, s: Session, io: Io, args: list[str], name: str) -> int:
         """The simulated phone keeps no owners or modes: the command checks its paths and changes nothing."""
         operands = [a for a in args if a not in ("-R", "-h", "-v", "-f")]
         if len(operands) < 2:
-            raise _UsageError("Needs 2 arguments")
+            raise UsageError("Needs 2 arguments")
         with self.phone.lock:
             errors = [f"{name}: {arg}: No such file or directory\n" for arg in operands[1:]
                       if not self._exists(self._path(s, arg))]

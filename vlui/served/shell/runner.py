@@ -24,39 +24,39 @@ from vlui.served.shell.context import (
     MAX_DEPTH,
     SH,
     SHELL_PID,
-    _Abort,
-    _Break,
-    _discard,
-    _Exit,
-    _Input,
-    _Io,
-    _PipeClosed,
-    _RedirectError,
-    _Return,
-    _Session,
-    _UsageError,
+    Abort,
+    Break,
+    Exit,
+    Input,
+    Io,
+    PipeClosed,
+    RedirectError,
+    Return,
+    Session,
+    UsageError,
+    discard,
 )
 from vlui.served.shell.dumpsys import DumpsysCommands
 from vlui.served.shell.files import FileCommands
-from vlui.served.shell.filters import FILTERS, _After, _Collect, _Stage
+from vlui.served.shell.filters import FILTERS, After, Collect, Stage
 from vlui.served.shell.language import (
-    _arithmetic,
-    _ArithError,
-    _Case,
-    _For,
-    _Function,
-    _glob_regex,
-    _Group,
-    _If,
-    _List,
-    _Loop,
-    _Node,
-    _Parser,
-    _Pipeline,
-    _Redirect,
-    _Simple,
-    _SyntaxError,
-    _Word,
+    ArithError,
+    Case,
+    CommandList,
+    For,
+    Function,
+    Group,
+    If,
+    Loop,
+    Node,
+    Parser,
+    Pipeline,
+    Redirect,
+    ShellSyntaxError,
+    Simple,
+    Word,
+    arithmetic,
+    glob_regex,
 )
 from vlui.served.shell.log import LogCommands
 from vlui.served.shell.screen import ScreenCommands
@@ -76,7 +76,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
     def __init__(self, phone: ServedPhone, cpu_budget_s: float = CPU_BUDGET_S) -> None:
         self.phone = phone
         self.cpu_budget_s = cpu_budget_s
-        self._session: _Session | None = None
+        self._session: Session | None = None
         self._reader = _ScriptReader()
 
     def run(self, command: str, write: Callable[[bytes], None], cancelled: threading.Event,
@@ -84,7 +84,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         """Run ``command`` as ``sh -c`` does; its standard output through ``write``, its standard error through
         ``err`` (with ``write`` when None, as adb's legacy shell protocol mixes them); the exit status. A command
         of MAX_ARG_STRLEN bytes or more cannot be an argument of ``sh -c``: adbd's exec fails, as on a device."""
-        io = _Io(write, err or write)
+        io = Io(write, err or write)
         if len(command) >= MAX_ARG_STRLEN // 4 and len(command.encode("utf-8", "surrogateescape")) >= MAX_ARG_STRLEN:
             io.complain(f"error: exec '{SH}' failed: Argument list too long\n")
             return 126
@@ -97,7 +97,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         ends it (:attr:`waiting`). A line is at most MAX_ARG_STRLEN - 1 bytes (a longer one is dropped with one
         error line), and the parsing is linear in what was sent. The status of the last command."""
         s = self._session_for(cancelled)
-        io = _Io(write, err or write)
+        io = Io(write, err or write)
         for line in self._reader.lines(data):
             if s.exited:
                 break
@@ -110,7 +110,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                err: Callable[[bytes], None] | None = None) -> int:
         """The script's input ended: its last line runs, and a command still open is a syntax error."""
         s = self._session_for(cancelled)
-        io = _Io(write, err or write)
+        io = Io(write, err or write)
         for line in self._reader.end():
             script = self._reader.add(line, io)
             if script is not None and not s.exited:
@@ -142,26 +142,26 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         """Whether ``exit`` or ``exec`` ended this shell (an interactive session then ends)."""
         return self._session is not None and self._session.exited
 
-    def _session_for(self, cancelled: threading.Event) -> _Session:
+    def _session_for(self, cancelled: threading.Event) -> Session:
         if self._session is None:
-            self._session = _Session(cancelled)
+            self._session = Session(cancelled)
         self._session.cancelled = cancelled
         return self._session
 
-    def _run_line(self, command: str, io: _Io, s: _Session) -> int:
+    def _run_line(self, command: str, io: Io, s: Session) -> int:
         try:
-            tree = _Parser(command).parse()
-        except _SyntaxError as err:
+            tree = Parser(command).parse()
+        except ShellSyntaxError as err:
             io.complain(f"{SH}: {err}\n")
             s.status = 2
             return 2
         return self._execute(tree, io, s)
 
-    def _run_lines(self, script: str, io: _Io, s: _Session, final: bool) -> None:
+    def _run_lines(self, script: str, io: Io, s: Session, final: bool) -> None:
         """The complete commands of the lines in ``script``; what they leave open goes back to the reader."""
         try:
-            tree, rest = _Parser(script, partial=True).complete_lines()
-        except _SyntaxError as err:
+            tree, rest = Parser(script, partial=True).complete_lines()
+        except ShellSyntaxError as err:
             io.complain(f"{SH}: {err}\n")
             s.status = 2
             return
@@ -172,105 +172,105 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         elif not final:
             self._reader.keep(script[rest:], progress=bool(tree))
 
-    def _execute(self, tree: _List, io: _Io, s: _Session) -> int:
+    def _execute(self, tree: CommandList, io: Io, s: Session) -> int:
         s.cpu_start = time.thread_time()
         try:
             self._run_list(s, io, tree)
-        except (_Exit, _Return) as done:  # ``return`` outside a function ends the script, as in mksh
+        except (Exit, Return) as done:  # ``return`` outside a function ends the script, as in mksh
             s.status = done.status
             s.exited = True
-        except _Abort as stop:
+        except Abort as stop:
             io.complain(stop.message)
             s.status = stop.status
         return s.status
 
-    def _stopped(self, s: _Session) -> bool:
+    def _stopped(self, s: Session) -> bool:
         return s.cancelled.is_set() or self.phone.closed.is_set()
 
-    def _tick(self, s: _Session) -> None:
+    def _tick(self, s: Session) -> None:
         """Between two turns of a loop and before a function runs: stop when the client is gone or the line has
         used its CPU time. (A device has no such budget; ``ulimit -t`` would end the shell with SIGXCPU, 152.)"""
         if self._stopped(s):
-            raise _Abort("", 130)
+            raise Abort("", 130)
         if time.thread_time() - s.cpu_start > self.cpu_budget_s:
-            raise _Abort(f"{SH}: CPU time limit exceeded: a command line may take {self.cpu_budget_s:g} s of "
-                         f"the simulated phone's CPU\n", 152)
+            raise Abort(f"{SH}: CPU time limit exceeded: a command line may take {self.cpu_budget_s:g} s of "
+                        f"the simulated phone's CPU\n", 152)
 
     # ---------------------------------------------------------------------------------------------- lists
-    def _run_list(self, s: _Session, io: _Io, items: _List) -> int:
+    def _run_list(self, s: Session, io: Io, items: CommandList) -> int:
         for and_or in items:
             for connector, pipeline in and_or:
                 if self._stopped(s):
-                    raise _Abort("", s.status)
+                    raise Abort("", s.status)
                 if (connector == "&&" and s.status != 0) or (connector == "||" and s.status == 0):
                     continue
                 status = self._run_pipeline(s, io, pipeline)
                 s.status = int(not status) if pipeline.negated else status
         return s.status
 
-    def _run_pipeline(self, s: _Session, io: _Io, pipeline: _Pipeline) -> int:
+    def _run_pipeline(self, s: Session, io: Io, pipeline: Pipeline) -> int:
         commands = pipeline.commands
         if len(commands) == 1:
             return self._run_node(s, io, commands[0])
         pump = _Pump(io.out)
         with ExitStack() as stack:
             for k, cmd in enumerate(commands[1:]):
-                pump.add(self._stage(s, _Io(pump.writer(k + 1), io.err), cmd, stack))
-            return pump.run(lambda: self._run_node(s, _Io(pump.writer(0), io.err, io.inp), commands[0]))
+                pump.add(self._stage(s, Io(pump.writer(k + 1), io.err), cmd, stack))
+            return pump.run(lambda: self._run_node(s, Io(pump.writer(0), io.err, io.inp), commands[0]))
 
-    def _stage(self, s: _Session, io: _Io, cmd: _Node, stack: ExitStack) -> _Stage:
+    def _stage(self, s: Session, io: Io, cmd: Node, stack: ExitStack) -> Stage:
         """A command after ``|``: a line filter reads its input as it comes; any other command runs when its input
         ends, and reads it then."""
-        if isinstance(cmd, _Simple) and not cmd.assigns and all(r.op != "<" for r in cmd.redirects):
+        if isinstance(cmd, Simple) and not cmd.assigns and all(r.op != "<" for r in cmd.redirects):
             try:
                 rio = stack.enter_context(self._redirected(s, io, cmd.redirects))
-            except _RedirectError as err:
+            except RedirectError as err:
                 io.complain(f"{SH}: {err}\n")
-                return _After(lambda: 1)
+                return After(lambda: 1)
             argv = self._expand(s, cmd.words)
             name = self._name(argv[0]) if argv else ""
             if name in FILTERS and argv[0] not in s.functions:
                 try:
                     stage = FILTERS[name](argv[1:], rio.out)
-                except _UsageError as err:
+                except UsageError as err:
                     rio.complain(f"{name}: {err}\n")
-                    return _After(lambda: 2 if name == "grep" else 1)
+                    return After(lambda: 2 if name == "grep" else 1)
                 if not stage.files:
                     return stage
-            return _Collect(lambda inp: self._call(s, _Io(rio.out, rio.err, inp), argv) if argv else 0)
-        return _Collect(lambda inp: self._run_node(s, _Io(io.out, io.err, inp), cmd))
+            return Collect(lambda inp: self._call(s, Io(rio.out, rio.err, inp), argv) if argv else 0)
+        return Collect(lambda inp: self._run_node(s, Io(io.out, io.err, inp), cmd))
 
     # ---------------------------------------------------------------------------------------------- commands
-    def _run_node(self, s: _Session, io: _Io, node: _Node) -> int:
-        if isinstance(node, _Simple):
+    def _run_node(self, s: Session, io: Io, node: Node) -> int:
+        if isinstance(node, Simple):
             return self._run_simple(s, io, node)
-        if isinstance(node, _Function):
+        if isinstance(node, Function):
             s.functions[node.name] = node.body
             return 0
         try:
             with self._redirected(s, io, node.redirects) as rio:
-                self._enter(s, "{" if isinstance(node, _Group) else type(node).__name__.strip("_").lower())
+                self._enter(s, "{" if isinstance(node, Group) else type(node).__name__.lower())
                 try:
-                    if isinstance(node, _Group):
+                    if isinstance(node, Group):
                         return self._run_list(s, rio, node.body)
-                    if isinstance(node, _If):
+                    if isinstance(node, If):
                         return self._run_if(s, rio, node)
-                    if isinstance(node, _Case):
+                    if isinstance(node, Case):
                         return self._run_case(s, rio, node)
                     return self._run_loop(s, rio, node)
                 finally:
                     s.depth -= 1
-        except _RedirectError as err:
+        except RedirectError as err:
             io.complain(f"{SH}: {err}\n")
             return 1
 
-    def _enter(self, s: _Session, name: str) -> None:
+    def _enter(self, s: Session, name: str) -> None:
         """One level deeper (a function, a compound command), at most MAX_DEPTH: deeper is an error, not a crash."""
         if s.depth >= MAX_DEPTH:
-            raise _Abort(f"{SH}: {name}: nested too deeply (at most {MAX_DEPTH} levels)\n", 1)
+            raise Abort(f"{SH}: {name}: nested too deeply (at most {MAX_DEPTH} levels)\n", 1)
         s.depth += 1
 
-    def _run_simple(self, s: _Session, io: _Io, cmd: _Simple) -> int:
+    def _run_simple(self, s: Session, io: Io, cmd: Simple) -> int:
         try:
             with self._redirected(s, io, cmd.redirects) as rio:
                 argv = self._expand(s, cmd.words)
@@ -287,34 +287,34 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                 finally:
                     for name, old in reversed(saved):
                         s.unsetvar(name) if old is None else s.setvar(name, old)
-        except _RedirectError as err:
+        except RedirectError as err:
             io.complain(f"{SH}: {err}\n")
             return 1
 
-    def _run_if(self, s: _Session, io: _Io, node: _If) -> int:
+    def _run_if(self, s: Session, io: Io, node: If) -> int:
         for cond, body in node.branches:
             self._run_list(s, io, cond)
             if s.status == 0:
                 return self._run_list(s, io, body)
         return self._run_list(s, io, node.orelse) if node.orelse else 0
 
-    def _run_case(self, s: _Session, io: _Io, node: _Case) -> int:
+    def _run_case(self, s: Session, io: Io, node: Case) -> int:
         subject = self._expand_one(s, node.subject)
         for patterns, body in node.arms:
-            if any(re.fullmatch(_glob_regex(self._pattern(s, p), path=False), subject) for p in patterns):
+            if any(re.fullmatch(glob_regex(self._pattern(s, p), path=False), subject) for p in patterns):
                 return self._run_list(s, io, body) if body else 0
         return 0
 
-    def _run_loop(self, s: _Session, io: _Io, node: _Loop | _For) -> int:
+    def _run_loop(self, s: Session, io: Io, node: Loop | For) -> int:
         """``while``, ``until`` and ``for``: the status of the body's last run (0 when it never ran)."""
         status = 0
-        if isinstance(node, _For):
+        if isinstance(node, For):
             turns = iter(self._expand(s, node.items) if node.items is not None else list(s.args))
         s.loops += 1
         try:
             while True:
                 self._tick(s)
-                if isinstance(node, _For):
+                if isinstance(node, For):
                     item = next(turns, None)
                     if item is None:
                         return status
@@ -325,23 +325,23 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                         return status
                 try:
                     status = self._run_list(s, io, node.body)
-                except _Break as brk:
+                except Break as brk:
                     if brk.levels > 1:
-                        raise _Break(brk.levels - 1, brk.again) from None
+                        raise Break(brk.levels - 1, brk.again) from None
                     status = s.status
                     if not brk.again:
                         return status
         finally:
             s.loops -= 1
 
-    def _call_function(self, s: _Session, io: _Io, argv: list[str]) -> int:
+    def _call_function(self, s: Session, io: Io, argv: list[str]) -> int:
         self._tick(s)
         self._enter(s, argv[0])
         saved = s.args, s.loops, s.locals
         s.args, s.loops, s.locals = argv[1:], 0, {}
         try:
             return self._run_node(s, io, s.functions[argv[0]])
-        except _Return as done:
+        except Return as done:
             return done.status
         finally:
             for name, old in s.locals.items():  # ``local`` variables end with the function
@@ -350,7 +350,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             s.depth -= 1
 
     @contextmanager
-    def _redirected(self, s: _Session, io: _Io, redirects: list[_Redirect]) -> Iterator[_Io]:
+    def _redirected(self, s: Session, io: Io, redirects: list[Redirect]) -> Iterator[Io]:
         """``io`` with ``redirects`` applied. A file is created when opened, and its content stored when the command
         ends; ``<`` reads the file as it is when the command starts."""
         out, err, inp = io.out, io.err, io.inp
@@ -360,21 +360,21 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             if r.op == "<":
                 data, problem = self._read(self._path(s, target))
                 if problem:
-                    raise _RedirectError(f"can't open {target}: {problem}")
-                inp = _Input(data)
+                    raise RedirectError(f"can't open {target}: {problem}")
+                inp = Input(data)
                 continue
             if r.op == ">&":
                 if target not in ("1", "2", "-"):
-                    raise _RedirectError(f"{target}: illegal file descriptor name")
-                stream = {"1": out, "2": err, "-": _discard}[target]
+                    raise RedirectError(f"{target}: illegal file descriptor name")
+                stream = {"1": out, "2": err, "-": discard}[target]
             elif target in ("/dev/null", "/dev/zero"):
-                stream = _discard
+                stream = discard
             else:
                 path = self._path(s, target)
                 with self.phone.lock:
                     problem = self._unwritable(path)
                     if problem:
-                        raise _RedirectError(f"can't create {target}: {problem}")
+                        raise RedirectError(f"can't create {target}: {problem}")
                     if r.op == ">":
                         self.phone.files[path] = b""
                     else:
@@ -387,7 +387,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             else:
                 err = stream
         try:
-            yield _Io(out, err, inp)
+            yield Io(out, err, inp)
         finally:
             if files:
                 with self.phone.lock:
@@ -411,7 +411,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         return write
 
     # ---------------------------------------------------------------------------------------------- expansion
-    def _expand(self, s: _Session, words: list[_Word]) -> list[str]:
+    def _expand(self, s: Session, words: list[Word]) -> list[str]:
         """The arguments that ``words`` become: parameters and ``$(( ))`` expanded, unquoted expansions split at
         ``$IFS``, unquoted empty expansions dropped, unquoted globs matched against the phone's files (a glob that
         matches nothing stays as written, as in sh). Past ARG_MAX in all, the command does not run (as execve
@@ -423,21 +423,21 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                 args += (self._glob(s, pattern) or [text]) if pattern is not None else [text]
         return args
 
-    def _expand_one(self, s: _Session, word: _Word) -> str:
+    def _expand_one(self, s: Session, word: Word) -> str:
         """A word that stays one (an assignment's value, a redirection's file, ``case``'s subject): expanded, not
         split, not globbed."""
         size = [0]
         return "".join(self._value(s, kind, text, size) if kind not in ("lit", "quoted") else text
                        for kind, text in word.parts)
 
-    def _value(self, s: _Session, kind: str, text: str, size: list[int]) -> str:
+    def _value(self, s: Session, kind: str, text: str, size: list[int]) -> str:
         value = self._arith(s, text) if kind in ("arith", "qarith") else self._variable(s, text)
         size[0] += len(value)
         if size[0] > ARG_MAX:
-            raise _Abort(f"{SH}: Argument list too long\n", 126)
+            raise Abort(f"{SH}: Argument list too long\n", 126)
         return value
 
-    def _fields(self, s: _Session, word: _Word, size: list[int]) -> list[tuple[str, str | None]]:
+    def _fields(self, s: Session, word: Word, size: list[int]) -> list[tuple[str, str | None]]:
         """The fields a word becomes: (text, the glob pattern when an unquoted part has ``*?[``, else None)."""
         fields: list[tuple[str, str | None]] = []
         text: list[str] = []
@@ -455,7 +455,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             if kind in ("lit", "quoted"):
                 size[0] += len(part)
                 if size[0] > ARG_MAX:
-                    raise _Abort(f"{SH}: Argument list too long\n", 126)
+                    raise Abort(f"{SH}: Argument list too long\n", 126)
             if kind == "lit":
                 text.append(part)
                 pattern.append(part)
@@ -484,7 +484,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         end()
         return fields
 
-    def _split(self, s: _Session, value: str, maxsplit: int = 0) -> list[str]:
+    def _split(self, s: Session, value: str, maxsplit: int = 0) -> list[str]:
         """Field splitting: whitespace in ``$IFS`` separates (runs of it count once), any other IFS character
         ends a field. The first and last pieces join the text around the expansion. ``maxsplit``: as many fields
         at most, plus the rest (``read``)."""
@@ -497,7 +497,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         delims = ([f"{w}[{re.escape(other)}]{w}"] if other else []) + ([f"[{re.escape(white)}]+"] if white else [])
         return re.split("|".join(delims), value, maxsplit=maxsplit)
 
-    def _pattern(self, s: _Session, word: _Word) -> str:
+    def _pattern(self, s: Session, word: Word) -> str:
         """A ``case`` pattern: quoted text matches literally."""
         size = [0]
         out = []
@@ -506,14 +506,14 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             out.append(_GLOB_CHARS.sub(r"[\g<0>]", value) if kind in ("quoted", "qvar", "qarith") else value)
         return "".join(out)
 
-    def _arith(self, s: _Session, text: str) -> str:
+    def _arith(self, s: Session, text: str) -> str:
         expanded = _PARAMETER.sub(lambda m: self._variable(s, m.group(1) or m.group(2)), text)
         try:
-            return str(_arithmetic(expanded, lambda name: s.env.get(name, ""), s.setvar))
-        except _ArithError as err:
-            raise _Abort(f"{SH}: {err}\n", 1) from None
+            return str(arithmetic(expanded, lambda name: s.env.get(name, ""), s.setvar))
+        except ArithError as err:
+            raise Abort(f"{SH}: {err}\n", 1) from None
 
-    def _variable(self, s: _Session, name: str) -> str:
+    def _variable(self, s: Session, name: str) -> str:
         if name.isascii() and name.isdigit():  # str.isdigit() is true of '¹' too, which int() refuses
             n = int(name)
             return s.name if n == 0 else (s.args[n - 1] if n <= len(s.args) else "")
@@ -521,10 +521,10 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                    "*": " ".join(s.args), "!": "", "-": ""}
         return special[name] if name in special else s.env.get(name, "")
 
-    def _glob(self, s: _Session, pattern: str) -> list[str]:
+    def _glob(self, s: Session, pattern: str) -> list[str]:
         absolute = self._path(s, pattern)
         parts = absolute.strip("/").split("/")
-        regexes = [re.compile(_glob_regex(p)) for p in parts]
+        regexes = [re.compile(glob_regex(p)) for p in parts]
         with self.phone.lock:
             paths = set()
             for p in (*self.phone.files, *self.phone.STANDARD_DIRS):
@@ -545,7 +545,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                 return arg[len(d):]
         return arg
 
-    def _call(self, s: _Session, io: _Io, argv: list[str]) -> int:
+    def _call(self, s: Session, io: Io, argv: list[str]) -> int:
         if argv[0] in s.functions:
             return self._call_function(s, io, argv)
         name = self._name(argv[0])
@@ -557,7 +557,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             return 127
         try:
             return command(self, s, io, argv[1:])
-        except (VluiError, _UsageError) as err:  # bad usage, or a value the simulated phone refuses: say why
+        except (VluiError, UsageError) as err:  # bad usage, or a value the simulated phone refuses: say why
             io.complain(f"{name}: {err}\n")
             return 1
         except StorageError as err:  # a full disk or a read-only partition, met while writing
@@ -566,12 +566,12 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         finally:
             self.phone.changed()  # any command may have logged: streaming readers look
 
-    def _filter(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
+    def _filter(self, s: Session, io: Io, name: str, args: list[str]) -> int:
         """A filter run on its own: it reads the files it names, or its standard input (a ``<`` file, what came
         through ``|``; none for ``adb shell CMD``)."""
         try:
             f = FILTERS[name](args, io.out)
-        except _UsageError as err:
+        except UsageError as err:
             io.complain(f"{name}: {err}\n")
             return 2 if name == "grep" else 1
         status = 0
@@ -584,7 +584,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                     continue
                 f.feed(data)
             f.close()
-        except _PipeClosed:
+        except PipeClosed:
             pass
         return status or f.status
 
@@ -599,12 +599,12 @@ class _Pump:
 
     def __init__(self, out: Callable[[bytes], None]) -> None:
         self.out = out
-        self.stages: list[_Stage] = []
+        self.stages: list[Stage] = []
         self.boxes: list[list[bytes]] = []
         self.dead = -1  # the stages up to this one read no more (``head`` has its lines): their writers stop
         self.pumping = False
 
-    def add(self, stage: _Stage) -> None:
+    def add(self, stage: Stage) -> None:
         self.stages.append(stage)
         self.boxes.append([])
 
@@ -618,17 +618,17 @@ class _Pump:
         return write
 
     def push(self, k: int, data: bytes) -> None:
-        """``data`` into stage ``k``, and what comes out of it along the rest; ``_PipeClosed`` when stage ``k``
+        """``data`` into stage ``k``, and what comes out of it along the rest; ``PipeClosed`` when stage ``k``
         reads no more."""
         closed = False
         self.pumping = True
         try:
             while k < len(self.stages) and data:
                 if k <= self.dead:
-                    raise _PipeClosed
+                    raise PipeClosed
                 try:
                     self.stages[k].feed(data)
-                except _PipeClosed:
+                except PipeClosed:
                     self.dead, closed = k, True
                 data = b"".join(self.boxes[k])
                 self.boxes[k].clear()
@@ -638,19 +638,19 @@ class _Pump:
         if data and k == len(self.stages):
             self.out(data)
         if closed:
-            raise _PipeClosed
+            raise PipeClosed
 
     def run(self, first: Callable[[], int]) -> int:
         """Run the first command, then end each stage's input in turn; the last stage's status."""
         try:
             first()
-        except _PipeClosed:
+        except PipeClosed:
             pass
         status = 0
         for stage in self.stages:
             try:
                 status = stage.close()
-            except _PipeClosed:
+            except PipeClosed:
                 status = 0
         return status
 
@@ -693,7 +693,7 @@ class _ScriptReader:
         self.partial, self.partial_size, self.overflow = [], 0, False
         return last
 
-    def add(self, line: bytes | None, io: _Io) -> str | None:
+    def add(self, line: bytes | None, io: Io) -> str | None:
         """One more line: the script to parse now (what is pending and this line), or None to wait."""
         if line is None:
             io.complain(f"{SH}: line too long: at most {MAX_ARG_STRLEN - 1} bytes\n")
@@ -725,7 +725,7 @@ class _ScriptReader:
 
 
 # The commands, by name (an executable's path under /system/bin and the like finds the same one).
-COMMANDS: dict[str, Callable[[Shell, _Session, _Io, list[str]], int]] = {
+COMMANDS: dict[str, Callable[[Shell, Session, Io, list[str]], int]] = {
     "am": Shell._am, "cd": Shell._cd, "chmod": Shell._chmod, "chown": Shell._chown, "cmd": Shell._cmd,
     "cp": Shell._cp, "date": Shell._date, "dumpsys": Shell._dumpsys, "echo": Shell._echo, "exec": Shell._exec,
     "exit": Shell._exit, "export": Shell._export, "unset": Shell._unset,

@@ -15,7 +15,7 @@ from PIL import Image
 from vlui.android.keys import KEYCODE_NAMES
 from vlui.served import configure
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import DUMP_PATH, _getopt, _Io, _Session, _UsageError
+from vlui.served.shell.context import DUMP_PATH, Io, Session, UsageError, getopt
 
 RGBA_8888, COLORSPACE_SRGB = 1, 1  # screencap's raw header: format and (Android 9 and later) colour space
 
@@ -148,7 +148,7 @@ class ScreenCommands:
     phone: ServedPhone
 
     # ---------------------------------------------------------------------------------------------- window, input
-    def _wm(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _wm(self, s: Session, io: Io, args: list[str]) -> int:
         sub = args[0] if args else None
         if sub == "size" and len(args) == 1:
             with self.phone.lock:
@@ -183,7 +183,7 @@ class ScreenCommands:
         io.say(f"Unknown command: {sub}\n")
         return 255
 
-    def _input(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _input(self, s: Session, io: Io, args: list[str]) -> int:
         def usage(error: str) -> int:
             # Deviation: Android 10's input prints this and exits 0; the simulated phone exits 1, so that a client
             # that checks exit statuses sees its mistake.
@@ -244,13 +244,13 @@ class ScreenCommands:
         return 0
 
     # ---------------------------------------------------------------------------------------------- screen
-    def _screencap(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _screencap(self, s: Session, io: Io, args: list[str]) -> int:
         usage = ("usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a "
                  "png.\n   -d: specify the display id to capture (default: 0)\nIf FILENAME ends with .png it will "
                  "be saved as a png.\nIf FILENAME is not given, the results will be printed to stdout.\n")
         try:
-            opts, operands = _getopt(args, "hp", "d")
-        except _UsageError:
+            opts, operands = getopt(args, "hp", "d")
+        except UsageError:
             io.complain(usage)
             return 1
         o = dict(opts)
@@ -297,7 +297,7 @@ class ScreenCommands:
                 cap.png = encoded
         return encoded if png else raw
 
-    def _uiautomator(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _uiautomator(self, s: Session, io: Io, args: list[str]) -> int:
         if not args or args[0] != "dump":
             text = ("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n"
                     "help: displays help message\n\n"

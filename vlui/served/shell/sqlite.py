@@ -18,7 +18,7 @@ from collections.abc import Callable
 from vlui.served import confined_sql
 from vlui.served.confined_sql import FRAME
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _Io, _Session
+from vlui.served.shell.context import Io, Session
 from vlui.served.storage import StorageError
 
 MAX_WORKERS = 4
@@ -35,7 +35,7 @@ class SqliteCommands:
     phone: ServedPhone
 
     # ---------------------------------------------------------------------------------------------- sqlite3
-    def _sqlite3(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _sqlite3(self, s: Session, io: Io, args: list[str]) -> int:
         """``sqlite3 [-header] [-separator SEP] DB [SQL...]`` in list mode, on a database file in ``phone.files``."""
         header, separator = False, b"|"
         args = list(args)

@@ -13,7 +13,7 @@ from vlui.android.logcat import EPOCH
 from vlui.android.state import VOLUME_MAX, VOLUME_MIN
 from vlui.served import DATA_DIR, configure
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _getopt, _Io, _Session
+from vlui.served.shell.context import Io, Session, getopt
 from vlui.served.shell.files import SDCARD
 from vlui.sim import services
 
@@ -104,7 +104,7 @@ class SystemCommands:
     phone: ServedPhone
 
     # ---------------------------------------------------------------------------------------------- system
-    def _getprop(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _getprop(self, s: Session, io: Io, args: list[str]) -> int:
         with self.phone.lock:
             props = _props(self.phone)
         if not args:
@@ -113,7 +113,7 @@ class SystemCommands:
             io.say((props.get(args[0]) or (args[1] if len(args) > 1 else "")) + "\n")
         return 0
 
-    def _setprop(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _setprop(self, s: Session, io: Io, args: list[str]) -> int:
         if len(args) != 2:
             io.complain("usage: setprop NAME VALUE\n\nSets an Android system property.\n")
             return 1
@@ -146,16 +146,16 @@ class SystemCommands:
             return 1
         return 0
 
-    def _stop(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _stop(self, s: Session, io: Io, args: list[str]) -> int:
         """``stop`` (the framework): the simulated phone keeps showing its screen until ``start`` restarts it."""
         return 0
 
-    def _start(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _start(self, s: Session, io: Io, args: list[str]) -> int:
         if not args or set(args) & {"zygote", "zygote_secondary"}:
             configure.restart_framework(self.phone)
         return 0
 
-    def _date(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _date(self, s: Session, io: Io, args: list[str]) -> int:
         """``date``, ``date +FORMAT`` and, as root, ``date MMDDhhmm[[CC]YY][.ss]`` (the virtual clock)."""
         operands = [a for a in args if a != "-u"]  # the simulated phone's clock has no time zone: it is local
         with self.phone.lock:
@@ -183,7 +183,7 @@ class SystemCommands:
         io.say(now.strftime(fmt.replace("%s", seconds)) + "\n")
         return 0
 
-    def _settings(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _settings(self, s: Session, io: Io, args: list[str]) -> int:
         args = _without_user(args)
         if not args or args[0] in ("help", "-h"):
             io.say(_SETTINGS_USAGE)
@@ -209,7 +209,7 @@ class SystemCommands:
             io.say("".join(f"{k}={v}\n" for k, v in configure.list_settings(self.phone, namespace).items()))
         return 0
 
-    def _cmd(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _cmd(self, s: Session, io: Io, args: list[str]) -> int:
         known = {"activity": self._am, "package": self._pm, "settings": self._settings, "uimode": None,
                  "window": self._wm}
         if not args:
@@ -237,7 +237,7 @@ class SystemCommands:
         io.say(f"Night mode: {configure.night_mode(self.phone)}\n")
         return 0
 
-    def _svc(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _svc(self, s: Session, io: Io, args: list[str]) -> int:
         """``svc wifi enable|disable``: Wi-Fi through WifiManager, as the shell's package (Android 10's svc has no
         Bluetooth command; ``service call bluetooth_manager`` is how a shell reaches it there)."""
         if len(args) != 2 or args[0] != "wifi" or args[1] not in ("enable", "disable"):
@@ -249,7 +249,7 @@ class SystemCommands:
             self.phone.device.state_changed()
         return 0
 
-    def _service(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _service(self, s: Session, io: Io, args: list[str]) -> int:
         """``service call bluetooth_manager 6|8``: IBluetoothManager's enable() and disable() (Android 10's
         transaction numbers), which is how a shell switches Bluetooth before Android 12's ``svc bluetooth``.
         ``service list`` and ``service check`` name the services the simulated phone has."""
@@ -274,7 +274,7 @@ class SystemCommands:
                "       service call SERVICE CODE [i32 N | i64 N | f N | d N | s16 STR ] ...\n")
         return 0 if args[:1] in ([], ["-h"], ["-?"]) else 1
 
-    def _media(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _media(self, s: Session, io: Io, args: list[str]) -> int:
         """``media volume [--show] [--stream N] [--set INDEX|--adj raise|same|lower] [--get]``: AudioService's
         stream volumes, printed as Android 10's VolumeCtrl prints them."""
         if args[:1] != ["volume"]:
@@ -334,10 +334,10 @@ class SystemCommands:
         return 0
 
     # ---------------------------------------------------------------------------------------------- df, env, content
-    def _df(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _df(self, s: Session, io: Io, args: list[str]) -> int:
         """``df [-h] [-k] [PATH...]``: an emulator's mounts. /data (and the shared storage on it) is the phone's
         storage: its size is the served phone's budget, its use what the phone's files hold."""
-        opts, operands = _getopt(args, "hHkPat", "")
+        opts, operands = getopt(args, "hHkPat", "")
         human = any(k in "hH" for k, _ in opts)
         with self.phone.lock:
             files = self.phone.files
@@ -375,7 +375,7 @@ class SystemCommands:
         io.say("".join(f"{r[0]:<16} {r[1]:>9} {r[2]:>7} {r[3]:>9} {r[4]:>4} {r[5]}\n" for r in rows))
         return 0
 
-    def _env(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _env(self, s: Session, io: Io, args: list[str]) -> int:
         """``env [-i] [NAME=VALUE]... [COMMAND [ARG]...]``: the environment, or COMMAND run with it changed."""
         env = dict(s.env)
         rest = list(args)
@@ -394,7 +394,7 @@ class SystemCommands:
         finally:
             s.env = saved
 
-    def _content(self, s: _Session, io: _Io, args: list[str]) -> int:
+    def _content(self, s: Session, io: Io, args: list[str]) -> int:
         """``content query --uri content://settings/NAMESPACE[/KEY] [--projection COL[:COL]] [--where "name='KEY'"]``:
         the settings provider's rows, printed as Android 10's ``content`` prints a cursor. Deviation: the simulated
         phone's providers are the settings' only, and a where clause is one ``name='KEY'``."""
