@@ -1,11 +1,18 @@
-"""What every command receives and may raise: the session (working directory, variables, ``$?``), the output
-streams, option parsing, and the shell's environment."""
+"""What every command receives and may raise: the shell it runs in (:class:`ShellApi`, all a command may use of it),
+the session (working directory, variables, ``$?``), the output streams, option parsing, and the shell's environment.
+
+A command is a function ``(sh, s, io, args) -> status`` (:data:`Command`): ``sh`` the shell, ``s`` the session, ``io``
+the streams, ``args`` the arguments after the command's name. Each command family's module lists its own in a
+``COMMANDS`` table, and :mod:`~vlui.served.shell.runner` merges them."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
+
+from vlui.served.phone import ServedPhone
 
 SH = "/system/bin/sh"
 
@@ -190,5 +197,56 @@ def getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[st
     return opts, operands
 
 
+def without_user(args: list[str]) -> list[str]:
+    """``args`` without ``--user N`` (the simulated phone has one user)."""
+    out = list(args)
+    while "--user" in out:
+        i = out.index("--user")
+        del out[i:i + 2]
+    return out
+
+
 class RedirectError(Exception):
     """A redirection that cannot be made (a file that cannot be opened or created): the command does not run."""
+
+
+class ShellApi(Protocol):
+    """What a command may use of the shell that runs it (:class:`~vlui.served.shell.runner.Shell` is one), and nothing
+    more: the phone, its files as the shell sees them, running other commands, and the session's state."""
+
+    phone: ServedPhone
+
+    def path(self, s: Session, path: str) -> str:
+        """The phone's path of ``path`` typed in ``s``: absolute, normalised, the storage links followed."""
+        ...
+
+    def read(self, path: str) -> tuple[bytes, str]:
+        """A file's content: (content, "") or (b"", why it cannot be read)."""
+        ...
+
+    def unwritable(self, path: str) -> str:
+        """Why ``path`` cannot be written ("" when it can). The caller holds ``phone.lock``."""
+        ...
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a file or a directory of the phone (the system's folders included)."""
+        ...
+
+    def call(self, s: Session, io: Io, argv: list[str]) -> int:
+        """Run the command ``argv`` (a function, a filter or a command of the table) as a simple command does."""
+        ...
+
+    def run_line(self, s: Session, io: Io, line: str) -> int:
+        """Parse and run a command line in ``s``; a syntax error is said on ``io`` (status 2)."""
+        ...
+
+    def split(self, s: Session, value: str, maxsplit: int = 0) -> list[str]:
+        """``value`` split at ``$IFS``, as an unquoted expansion is; at most ``maxsplit`` splits when not 0."""
+        ...
+
+    def stopped(self, s: Session) -> bool:
+        """Whether the client is gone or the phone closed: a command that waits or streams ends."""
+        ...
+
+
+Command = Callable[[ShellApi, Session, Io, list[str]], int]  # a command: (sh, s, io, args) -> exit status

@@ -1,6 +1,7 @@
 """The shell itself: running a script (lists, pipelines, compound commands, functions, redirections, expansion),
-reading one from a pipe or a terminal, and :data:`COMMANDS`, the one table of commands by name. :class:`Shell`
-gathers the command families' methods."""
+reading one from a pipe or a terminal, and :data:`COMMANDS`, the one table of commands by name: the command families'
+tables (each family module's ``COMMANDS``) merged. :class:`Shell` is what the commands receive as ``sh``
+(:class:`~vlui.served.shell.context.ShellApi`)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ from contextlib import ExitStack, contextmanager
 
 from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.apps import AppCommands
-from vlui.served.shell.builtins import BuiltinCommands
+from vlui.served.shell import apps, builtins, dumpsys, files, log, screen, sqlite, system
 from vlui.served.shell.context import (
     ARG_MAX,
     BIN_DIRS,
@@ -26,6 +26,7 @@ from vlui.served.shell.context import (
     SHELL_PID,
     Abort,
     Break,
+    Command,
     Exit,
     Input,
     Io,
@@ -36,8 +37,6 @@ from vlui.served.shell.context import (
     UsageError,
     discard,
 )
-from vlui.served.shell.dumpsys import DumpsysCommands
-from vlui.served.shell.files import FileCommands
 from vlui.served.shell.filters import FILTERS, After, Collect, Stage
 from vlui.served.shell.language import (
     ArithError,
@@ -58,17 +57,13 @@ from vlui.served.shell.language import (
     arithmetic,
     glob_regex,
 )
-from vlui.served.shell.log import LogCommands
-from vlui.served.shell.screen import ScreenCommands
-from vlui.served.shell.sqlite import SqliteCommands
-from vlui.served.shell.system import SystemCommands
 from vlui.served.storage import StorageError
 
 
-class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCommands, AppCommands, DumpsysCommands,
-            SqliteCommands):
+class Shell:
     """``/system/bin/sh`` on the served phone. One instance may run several lines one after the other, as lines typed
-    at one prompt: they share the working directory, the variables, the functions and ``$?``.
+    at one prompt: they share the working directory, the variables, the functions and ``$?``. It is the
+    :class:`~vlui.served.shell.context.ShellApi` its commands receive.
 
     ``cpu_budget_s``: the CPU time one command line's loops and function calls may take before the line stops
     (``while true; do :; done`` ends there; sleeping and waiting take none)."""
@@ -88,7 +83,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         if len(command) >= MAX_ARG_STRLEN // 4 and len(command.encode("utf-8", "surrogateescape")) >= MAX_ARG_STRLEN:
             io.complain(f"error: exec '{SH}' failed: Argument list too long\n")
             return 126
-        return self._run_line(command, io, self._session_for(cancelled))
+        return self.run_line(self._session_for(cancelled), io, command)
 
     def feed(self, data: bytes, write: Callable[[bytes], None], cancelled: threading.Event,
              err: Callable[[bytes], None] | None = None) -> int:
@@ -142,15 +137,33 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         """Whether ``exit`` or ``exec`` ended this shell (an interactive session then ends)."""
         return self._session is not None and self._session.exited
 
+    # ---------------------------------------------------------------------------------------------- files (ShellApi)
+    def path(self, s: Session, path: str) -> str:
+        """:func:`vlui.served.shell.files.phone_path`: ``path`` typed in ``s`` as the phone's path."""
+        return files.phone_path(s, path)
+
+    def read(self, path: str) -> tuple[bytes, str]:
+        """:func:`vlui.served.shell.files.read_file`: (content, "") or (b"", why it cannot be read)."""
+        return files.read_file(self.phone, path)
+
+    def unwritable(self, path: str) -> str:
+        """:func:`vlui.served.shell.files.unwritable`: why ``path`` cannot be written ("" when it can)."""
+        return files.unwritable(self.phone, path)
+
+    def exists(self, path: str) -> bool:
+        """:func:`vlui.served.shell.files.exists`."""
+        return files.exists(self.phone, path)
+
     def _session_for(self, cancelled: threading.Event) -> Session:
         if self._session is None:
             self._session = Session(cancelled)
         self._session.cancelled = cancelled
         return self._session
 
-    def _run_line(self, command: str, io: Io, s: Session) -> int:
+    def run_line(self, s: Session, io: Io, line: str) -> int:
+        """Parse and run a command line in ``s``; a syntax error is said on ``io`` (status 2)."""
         try:
-            tree = Parser(command).parse()
+            tree = Parser(line).parse()
         except ShellSyntaxError as err:
             io.complain(f"{SH}: {err}\n")
             s.status = 2
@@ -168,7 +181,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         if tree:
             self._execute(tree, io, s)
         if final and script[rest:].strip():
-            self._run_line(script[rest:], io, s)  # says what is open
+            self.run_line(s, io, script[rest:])  # says what is open
         elif not final:
             self._reader.keep(script[rest:], progress=bool(tree))
 
@@ -184,13 +197,14 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             s.status = stop.status
         return s.status
 
-    def _stopped(self, s: Session) -> bool:
+    def stopped(self, s: Session) -> bool:
+        """Whether the client is gone or the phone closed."""
         return s.cancelled.is_set() or self.phone.closed.is_set()
 
     def _tick(self, s: Session) -> None:
         """Between two turns of a loop and before a function runs: stop when the client is gone or the line has
         used its CPU time. (A device has no such budget; ``ulimit -t`` would end the shell with SIGXCPU, 152.)"""
-        if self._stopped(s):
+        if self.stopped(s):
             raise Abort("", 130)
         if time.thread_time() - s.cpu_start > self.cpu_budget_s:
             raise Abort(f"{SH}: CPU time limit exceeded: a command line may take {self.cpu_budget_s:g} s of "
@@ -200,7 +214,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
     def _run_list(self, s: Session, io: Io, items: CommandList) -> int:
         for and_or in items:
             for connector, pipeline in and_or:
-                if self._stopped(s):
+                if self.stopped(s):
                     raise Abort("", s.status)
                 if (connector == "&&" and s.status != 0) or (connector == "||" and s.status == 0):
                     continue
@@ -237,7 +251,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                     return After(lambda: 2 if name == "grep" else 1)
                 if not stage.files:
                     return stage
-            return Collect(lambda inp: self._call(s, Io(rio.out, rio.err, inp), argv) if argv else 0)
+            return Collect(lambda inp: self.call(s, Io(rio.out, rio.err, inp), argv) if argv else 0)
         return Collect(lambda inp: self._run_node(s, Io(io.out, io.err, inp), cmd))
 
     # ---------------------------------------------------------------------------------------------- commands
@@ -283,7 +297,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                 for name, value in values:  # for this command only (every variable reaches the commands here)
                     s.setvar(name, value)
                 try:
-                    return self._call(s, rio, argv)
+                    return self.call(s, rio, argv)
                 finally:
                     for name, old in reversed(saved):
                         s.unsetvar(name) if old is None else s.setvar(name, old)
@@ -354,11 +368,11 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         """``io`` with ``redirects`` applied. A file is created when opened, and its content stored when the command
         ends; ``<`` reads the file as it is when the command starts."""
         out, err, inp = io.out, io.err, io.inp
-        files: list[tuple[str, bytearray, bool]] = []
+        opened: list[tuple[str, bytearray, bool]] = []
         for r in redirects:
             target = self._expand_one(s, r.target)
             if r.op == "<":
-                data, problem = self._read(self._path(s, target))
+                data, problem = self.read(self.path(s, target))
                 if problem:
                     raise RedirectError(f"can't open {target}: {problem}")
                 inp = Input(data)
@@ -370,9 +384,9 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             elif target in ("/dev/null", "/dev/zero"):
                 stream = discard
             else:
-                path = self._path(s, target)
+                path = self.path(s, target)
                 with self.phone.lock:
-                    problem = self._unwritable(path)
+                    problem = self.unwritable(path)
                     if problem:
                         raise RedirectError(f"can't create {target}: {problem}")
                     if r.op == ">":
@@ -380,7 +394,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                     else:
                         self.phone.files.setdefault(path, b"")
                 buf = bytearray()
-                files.append((path, buf, r.op == ">>"))
+                opened.append((path, buf, r.op == ">>"))
                 stream = self._bounded_writer(path, buf, r.op == ">>")
             if r.fd == 1:
                 out = stream
@@ -389,9 +403,9 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         try:
             yield Io(out, err, inp)
         finally:
-            if files:
+            if opened:
                 with self.phone.lock:
-                    for path, buf, append in files:
+                    for path, buf, append in opened:
                         content = (self.phone.files.get(path, b"") if append else b"") + bytes(buf)
                         # what others wrote meanwhile may have taken the room: keep what fits, as a full disk does
                         self.phone.files[path] = content[:max(0, self.phone.files.room(replacing=path))]
@@ -399,11 +413,11 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
     def _bounded_writer(self, path: str, buf: bytearray, append: bool) -> Callable[[bytes], None]:
         """What a command writes into a redirected file: gathered in ``buf`` until the phone's storage is full; the
         write that does not fit stores what fits and raises ``StorageError`` (``No space left on device``)."""
-        files = self.phone.files
+        stored = self.phone.files
 
         def write(data: bytes) -> None:
-            kept = len(files.get(path, b"")) if append else 0
-            room = files.room(replacing=path) - kept - len(buf)
+            kept = len(stored.get(path, b"")) if append else 0
+            room = stored.room(replacing=path) - kept - len(buf)
             if len(data) > room:
                 buf.extend(data[:max(0, room)])
                 raise StorageError(errno.ENOSPC, path)
@@ -474,7 +488,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                     pattern.append(_GLOB_CHARS.sub(r"[\g<0>]", arg))
                     present = True
             else:  # an unquoted expansion: split at $IFS
-                pieces = self._split(s, self._value(s, kind, part, size))
+                pieces = self.split(s, self._value(s, kind, part, size))
                 for j, piece in enumerate(pieces):
                     if j:
                         end()
@@ -484,7 +498,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         end()
         return fields
 
-    def _split(self, s: Session, value: str, maxsplit: int = 0) -> list[str]:
+    def split(self, s: Session, value: str, maxsplit: int = 0) -> list[str]:
         """Field splitting: whitespace in ``$IFS`` separates (runs of it count once), any other IFS character
         ends a field. The first and last pieces join the text around the expansion. ``maxsplit``: as many fields
         at most, plus the rest (``read``)."""
@@ -522,7 +536,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         return special[name] if name in special else s.env.get(name, "")
 
     def _glob(self, s: Session, pattern: str) -> list[str]:
-        absolute = self._path(s, pattern)
+        absolute = self.path(s, pattern)
         parts = absolute.strip("/").split("/")
         regexes = [re.compile(glob_regex(p)) for p in parts]
         with self.phone.lock:
@@ -545,7 +559,10 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                 return arg[len(d):]
         return arg
 
-    def _call(self, s: Session, io: Io, argv: list[str]) -> int:
+    def call(self, s: Session, io: Io, argv: list[str]) -> int:
+        """Run ``argv``: a function of ``s``, a filter, or a command of :data:`COMMANDS` (by name, or by its path
+        under /system/bin and the like). What a command raises for bad usage or a refused value is said as
+        ``NAME: why`` (status 1)."""
         if argv[0] in s.functions:
             return self._call_function(s, io, argv)
         name = self._name(argv[0])
@@ -577,7 +594,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         status = 0
         try:
             for arg in f.files or ["-"]:
-                data, problem = self._read(self._path(s, arg)) if arg != "-" else (io.inp.read(), "")
+                data, problem = self.read(self.path(s, arg)) if arg != "-" else (io.inp.read(), "")
                 if problem:
                     io.complain(f"{name}: {arg}: {problem}\n")
                     status = 2 if name == "grep" else 1
@@ -724,19 +741,19 @@ class _ScriptReader:
             self.spent = 0
 
 
+FAMILIES = (builtins, files, system, screen, log, apps, dumpsys, sqlite)  # the modules of commands, each with its COMMANDS
+
+
+def _merged(tables: list[dict[str, Command]]) -> dict[str, Command]:
+    """The families' tables as one; a name two families define is an error, not a silent override."""
+    merged: dict[str, Command] = {}
+    for table in tables:
+        twice = sorted(merged.keys() & table.keys())
+        if twice:
+            raise AssertionError(f"shell commands defined twice: {twice}")
+        merged.update(table)
+    return merged
+
+
 # The commands, by name (an executable's path under /system/bin and the like finds the same one).
-COMMANDS: dict[str, Callable[[Shell, Session, Io, list[str]], int]] = {
-    "am": Shell._am, "cd": Shell._cd, "chmod": Shell._chmod, "chown": Shell._chown, "cmd": Shell._cmd,
-    "cp": Shell._cp, "date": Shell._date, "dumpsys": Shell._dumpsys, "echo": Shell._echo, "exec": Shell._exec,
-    "exit": Shell._exit, "export": Shell._export, "unset": Shell._unset,
-    "false": Shell._false, "getprop": Shell._getprop, "id": Shell._id, "input": Shell._input, "log": Shell._log,
-    "logcat": Shell._logcat, "ls": Shell._ls, "media": Shell._media, "mkdir": Shell._mkdir,
-    "monkey": Shell._monkey, "mv": Shell._mv, "service": Shell._service, "svc": Shell._svc,
-    "pm": Shell._pm, "pwd": Shell._pwd, "rm": Shell._rm, "rmdir": Shell._rmdir, "screencap": Shell._screencap,
-    "setprop": Shell._setprop, "settings": Shell._settings, "sh": Shell._sh, "sleep": Shell._sleep,
-    "sqlite3": Shell._sqlite3, "start": Shell._start, "stop": Shell._stop, "touch": Shell._touch,
-    "true": Shell._true, "uiautomator": Shell._uiautomator, "whoami": Shell._whoami, "wm": Shell._wm,
-    ":": Shell._colon, "[": Shell._bracket, "test": Shell._test, "read": Shell._read_line, "break": Shell._break,
-    "continue": Shell._continue, "return": Shell._return, "local": Shell._local, "set": Shell._set,
-    "content": Shell._content, "df": Shell._df, "env": Shell._env,
-}
+COMMANDS: dict[str, Command] = _merged([family.COMMANDS for family in FAMILIES])
