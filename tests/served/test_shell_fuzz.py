@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
-from vlui.served.shell.language import _Parser, _SyntaxError
+from vlui.served.shell.language import Parser, ShellSyntaxError
 
 # Pieces of the language (and of its bounds), glued at random: most scripts are wrong, some run, a few loop.
 _PIECES = ["echo", "x", "$x", "${x}", "$?", "$#", "$1", '"$@"', "$((", "))", "$((1+x))", "$((1/0))", "x=1", "i=$((i+1))",
@@ -59,8 +59,8 @@ def test_any_command_line_ends_in_output_or_one_clean_error(command: str) -> Non
     assert not _PYTHON_ERROR.search(out)
     assert seconds < _GUARD_S
     try:
-        _Parser(command).parse()
-    except _SyntaxError as err:  # what does not parse runs nothing and says so in one line
+        Parser(command).parse()
+    except ShellSyntaxError as err:  # what does not parse runs nothing and says so in one line
         assert (out, status) == (f"{_SH}{err}\n", 2)
 
 

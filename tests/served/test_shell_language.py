@@ -12,7 +12,7 @@ import pytest
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
 from vlui.served.shell.context import ARG_MAX, MAX_ARG_STRLEN, MAX_DEPTH
-from vlui.served.shell.language import _Parser
+from vlui.served.shell.language import Parser
 
 # A bound on wall-clock time is a guard against work that grows as the square of the input (minutes here), never a
 # measure of speed: the suite runs on loaded machines, two tests at a time, where seconds of normal work may take
@@ -130,7 +130,7 @@ def test_parsing_is_linear_in_the_line(phone) -> None:
     second."""
     for text in ("a" * 4_000_000, "'" + "b" * 4_000_000 + "'", '"' + "c" * 4_000_000 + '"'):
         start = time.perf_counter()
-        _Parser("echo " + text).parse()
+        Parser("echo " + text).parse()
         assert time.perf_counter() - start < GUARD_S
     start = time.perf_counter()
     assert sh(phone, "echo " + "a" * (MAX_ARG_STRLEN - 6)) == ("a" * (MAX_ARG_STRLEN - 6) + "\n", 0)

@@ -19,12 +19,15 @@ uiautomator's "hierchary"), so clients written for a real device work unchanged.
 :class:`~vlui.sim.phone.SimDevice` with exactly the arguments an in-process caller passes, so an episode driven over
 ADB leaves the same state and the same log. Where this shell differs from a device on purpose, a comment says so.
 
-The modules, by command family (names with a leading underscore are shared between them, not outside):
+A command is a function ``(sh, s, io, args) -> status`` of its family's module, listed in that module's ``COMMANDS``
+table; ``sh`` is the shell as :class:`~vlui.served.shell.context.ShellApi` describes it, all a command may use of it.
+No module reaches into another's private names (a leading underscore means the module's own), which
+``tests/served/test_shell_families.py`` checks. The modules:
 
 - :mod:`~vlui.served.shell.runner`: :class:`Shell` and :data:`~vlui.served.shell.runner.COMMANDS`, the one table of
-  commands by name;
-- :mod:`~vlui.served.shell.language` (lexer, parser, globs) and :mod:`~vlui.served.shell.context` (session, streams,
-  options, environment);
+  commands by name (the families' tables merged; a name defined twice is an error);
+- :mod:`~vlui.served.shell.language` (lexer, parser, globs) and :mod:`~vlui.served.shell.context` (the commands'
+  interface to the shell, session, streams, options, environment);
 - :mod:`~vlui.served.shell.filters`: ``cat head tail wc sort grep`` (:data:`~vlui.served.shell.filters.FILTERS`);
 - :mod:`~vlui.served.shell.builtins`: ``echo true false : exit sleep cd pwd id whoami sh export unset exec test [
   read break continue return local set``;
@@ -36,6 +39,9 @@ The modules, by command family (names with a leading underscore are shared betwe
 - :mod:`~vlui.served.shell.apps`: ``am monkey pm``;
 - :mod:`~vlui.served.shell.dumpsys`: ``dumpsys``;
 - :mod:`~vlui.served.shell.sqlite`: ``sqlite3``.
+
+A new command is one function in its family's module and one entry in that module's ``COMMANDS`` (a new family: a
+module with its ``COMMANDS``, added to :data:`~vlui.served.shell.runner.FAMILIES`); docs/architecture.md has the recipe.
 """
 
 from vlui.served.shell.log import LOG_MAX_PAYLOAD

@@ -1,24 +1,26 @@
 """The shell's builtins: ``echo``, ``true``, ``false``, ``:``, ``exit``, ``sleep``, ``cd``, ``pwd``, ``id``,
-``whoami``, ``sh``, ``export``, ``unset``, ``exec``, ``test`` and ``[``, ``read``, ``break``, ``continue`` and
-``return``."""
+``whoami``, ``sh``, ``export``, ``unset``, ``local``, ``set``, ``exec``, ``test`` and ``[``, ``read``, ``break``,
+``continue`` and ``return``. A function whose name Python has taken (``exit``, ``id``, ``set``, ``exec``, ``break``,
+``continue``, ``return``, and ``sh``, the name of the shell argument) ends in ``_``."""
 
 from __future__ import annotations
 
 import re
 import time
 
-from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import (
     ID,
     MAX_DEPTH,
     POLL_S,
     SH,
-    _Break,
-    _Exit,
-    _Io,
-    _Return,
-    _Session,
-    _UsageError,
+    Break,
+    Command,
+    Exit,
+    Io,
+    Return,
+    Session,
+    ShellApi,
+    UsageError,
 )
 
 _ECHO_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
@@ -51,218 +53,235 @@ def _echo_escapes(text: str) -> tuple[str, bool]:
     return "".join(out), False
 
 
-class BuiltinCommands:
-    """The builtins commands of :class:`~vlui.served.shell.runner.Shell` (a mixin: ``self`` is the shell)."""
+def echo(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    newline, escapes = True, True
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        for flag in args[0][1:]:
+            newline = newline and flag != "n"
+            escapes = flag == "e" if flag in "eE" else escapes
+        args = args[1:]
+    text = " ".join(args)
+    if escapes:
+        text, stopped = _echo_escapes(text)
+        newline = newline and not stopped
+    io.say(text + ("\n" if newline else ""))
+    return 0
 
-    phone: ServedPhone
 
-    # ---------------------------------------------------------------------------------------------- sh built-ins
-    def _echo(self, s: _Session, io: _Io, args: list[str]) -> int:
-        newline, escapes = True, True
-        while args and re.fullmatch(r"-[neE]+", args[0]):
-            for flag in args[0][1:]:
-                newline = newline and flag != "n"
-                escapes = flag == "e" if flag in "eE" else escapes
-            args = args[1:]
-        text = " ".join(args)
-        if escapes:
-            text, stopped = _echo_escapes(text)
-            newline = newline and not stopped
-        io.say(text + ("\n" if newline else ""))
-        return 0
+def true(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return 0
 
-    def _true(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return 0
 
-    def _false(self, s: _Session, io: _Io, args: list[str]) -> int:
+def false(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return 1
+
+
+def exit_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    if args and not re.fullmatch(r"-?\d+", args[0]):
+        io.complain(f"{SH}: exit: {args[0]}: bad number\n")
+        raise Exit(1)
+    raise Exit((int(args[0]) if args else s.status) & 0xFF)
+
+
+def sleep(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``sleep N[smhd]...``: real time, cut short when the stream is cancelled."""
+    if not args:
+        raise UsageError("Needs 1 argument")
+    total = 0.0
+    units = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+    for arg in args:
+        m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)", arg)
+        if m is None:
+            raise UsageError(f"Not a number '{arg}'")
+        total += float(m.group(1)) * units[m.group(2)]
+    deadline = time.monotonic() + total
+    while (left := deadline - time.monotonic()) > 0:
+        if s.cancelled.wait(min(left, POLL_S)) or sh.phone.closed.is_set():
+            return 130
+    return 0
+
+
+def cd(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    path = sh.path(s, args[0] if args else s.env.get("HOME", "/"))
+    with sh.phone.lock:
+        ok = sh.phone.is_dir(path)
+    if not ok:
+        io.complain(f"{SH}: cd: {args[0]}: No such file or directory\n")
         return 1
+    s.cwd = path
+    return 0
 
-    def _exit(self, s: _Session, io: _Io, args: list[str]) -> int:
-        if args and not re.fullmatch(r"-?\d+", args[0]):
-            io.complain(f"{SH}: exit: {args[0]}: bad number\n")
-            raise _Exit(1)
-        raise _Exit((int(args[0]) if args else s.status) & 0xFF)
 
-    def _sleep(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``sleep N[smhd]...``: real time, cut short when the stream is cancelled."""
-        if not args:
-            raise _UsageError("Needs 1 argument")
-        total = 0.0
-        units = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-        for arg in args:
-            m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)", arg)
-            if m is None:
-                raise _UsageError(f"Not a number '{arg}'")
-            total += float(m.group(1)) * units[m.group(2)]
-        deadline = time.monotonic() + total
-        while (left := deadline - time.monotonic()) > 0:
-            if s.cancelled.wait(min(left, POLL_S)) or self.phone.closed.is_set():
-                return 130
-        return 0
+def pwd(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    io.say(s.cwd + "\n")
+    return 0
 
-    def _cd(self, s: _Session, io: _Io, args: list[str]) -> int:
-        path = self._path(s, args[0] if args else s.env.get("HOME", "/"))
-        with self.phone.lock:
-            ok = self.phone.is_dir(path)
-        if not ok:
-            io.complain(f"{SH}: cd: {args[0]}: No such file or directory\n")
+
+def id_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    io.say(ID + "\n")
+    return 0
+
+
+def whoami(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    io.say("root\n")
+    return 0
+
+
+def sh_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``sh -c SCRIPT [NAME ARG...]``, or ``sh`` reading its script from its standard input: it runs in a new
+    shell (its ``exit``, ``cd`` and variables stay there)."""
+    inner = Session(s.cancelled, s.cwd, env=dict(s.env), depth=s.depth + 1, cpu_start=s.cpu_start)
+    if inner.depth > MAX_DEPTH:
+        io.complain(f"{SH}: sh: nested too deeply (at most {MAX_DEPTH} levels)\n")
+        return 1
+    if args and args[0] == "-c":
+        if len(args) < 2:
+            io.complain(f"{SH}: -c: option requires an argument\n")
             return 1
-        s.cwd = path
-        return 0
+        inner.name, inner.args = (args[2], args[3:]) if len(args) > 2 else (SH, [])
+        return sh.run_line(inner, io, args[1])
+    if args and args != ["-s"]:
+        io.complain(f"{SH}: only 'sh -c SCRIPT' and 'sh' reading its input are supported by the simulated "
+                    f"phone\n")
+        return 2
+    return sh.run_line(inner, io, io.inp.read().decode("utf-8", "surrogateescape"))
 
-    def _pwd(self, s: _Session, io: _Io, args: list[str]) -> int:
-        io.say(s.cwd + "\n")
-        return 0
 
-    def _id(self, s: _Session, io: _Io, args: list[str]) -> int:
-        io.say(ID + "\n")
-        return 0
+def export(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``export NAME=VALUE ...`` (or ``export NAME``, which keeps NAME's value). Every variable of the simulated
+    shell reaches the commands it runs, so exported and set are the same here."""
+    status = 0
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            io.complain(f"{SH}: export: {arg}: bad variable name\n")
+            status = 1
+        elif eq:
+            s.setvar(name, value)
+        elif name not in s.env:
+            s.setvar(name, "")
+    return status
 
-    def _whoami(self, s: _Session, io: _Io, args: list[str]) -> int:
-        io.say("root\n")
-        return 0
 
-    def _sh(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``sh -c SCRIPT [NAME ARG...]``, or ``sh`` reading its script from its standard input: it runs in a new
-        shell (its ``exit``, ``cd`` and variables stay there)."""
-        inner = _Session(s.cancelled, s.cwd, env=dict(s.env), depth=s.depth + 1, cpu_start=s.cpu_start)
-        if inner.depth > MAX_DEPTH:
-            io.complain(f"{SH}: sh: nested too deeply (at most {MAX_DEPTH} levels)\n")
+def unset(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``unset [-v] NAME...`` (variables), ``unset -f NAME...`` (functions)."""
+    functions = bool(args) and args[0] == "-f"
+    for name in args[1:] if args and args[0] in ("-f", "-v") else args:
+        if functions:
+            s.functions.pop(name, None)
+        else:
+            s.unsetvar(name)
+    return 0
+
+
+def local(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``local NAME[=VALUE]...``: variables of the running function, restored when it returns."""
+    if s.locals is None:
+        io.complain(f"{SH}: local: not in a function\n")  # mksh makes them global; bash refuses: so do we
+        return 1
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            io.complain(f"{SH}: local: {arg}: bad variable name\n")
             return 1
-        if args and args[0] == "-c":
-            if len(args) < 2:
-                io.complain(f"{SH}: -c: option requires an argument\n")
-                return 1
-            inner.name, inner.args = (args[2], args[3:]) if len(args) > 2 else (SH, [])
-            return self._run_line(args[1], io, inner)
-        if args and args != ["-s"]:
-            io.complain(f"{SH}: only 'sh -c SCRIPT' and 'sh' reading its input are supported by the simulated "
-                        f"phone\n")
-            return 2
-        return self._run_line(io.inp.read().decode("utf-8", "surrogateescape"), io, inner)
+        if name not in s.locals:
+            s.locals[name] = s.env.get(name)
+        s.setvar(name, value) if eq else s.unsetvar(name)
+    return 0
 
-    def _export(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``export NAME=VALUE ...`` (or ``export NAME``, which keeps NAME's value). Every variable of the simulated
-        shell reaches the commands it runs, so exported and set are the same here."""
-        status = 0
-        for arg in args:
-            name, eq, value = arg.partition("=")
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                io.complain(f"{SH}: export: {arg}: bad variable name\n")
-                status = 1
-            elif eq:
-                s.setvar(name, value)
-            elif name not in s.env:
-                s.setvar(name, "")
-        return status
 
-    def _unset(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``unset [-v] NAME...`` (variables), ``unset -f NAME...`` (functions)."""
-        functions = bool(args) and args[0] == "-f"
-        for name in args[1:] if args and args[0] in ("-f", "-v") else args:
-            if functions:
-                s.functions.pop(name, None)
-            else:
-                s.unsetvar(name)
+def set_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``set`` (the variables, one ``NAME=value`` a line) and ``set -- ARG...`` (the positional parameters).
+    Options (``-e``, ``-x``, ...) are not supported: refused, not ignored."""
+    if not args:
+        io.say("".join(f"{k}={_quoted(v)}\n" for k, v in sorted(s.env.items())))
         return 0
+    if args[0] != "--":
+        io.complain(f"{SH}: set: {args[0]}: not supported by the simulated phone's shell\n")
+        return 1
+    s.args = args[1:]
+    return 0
 
-    def _local(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``local NAME[=VALUE]...``: variables of the running function, restored when it returns."""
-        if s.locals is None:
-            io.complain(f"{SH}: local: not in a function\n")  # mksh makes them global; bash refuses: so do we
-            return 1
-        for arg in args:
-            name, eq, value = arg.partition("=")
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                io.complain(f"{SH}: local: {arg}: bad variable name\n")
-                return 1
-            if name not in s.locals:
-                s.locals[name] = s.env.get(name)
-            s.setvar(name, value) if eq else s.unsetvar(name)
+
+def colon(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return 0
+
+
+def break_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return _unwind(s, io, "break", args)
+
+
+def continue_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return _unwind(s, io, "continue", args)
+
+
+def _unwind(s: Session, io: Io, name: str, args: list[str]) -> int:
+    """``break [N]`` and ``continue [N]``: out of (or on with) the N-th enclosing loop."""
+    if args and not re.fullmatch(r"\d+", args[0]) or args and int(args[0]) < 1:
+        io.complain(f"{SH}: {name}: {args[0]}: bad number\n")
+        return 1
+    if not s.loops:
+        io.complain(f"{SH}: {name}: can't {name}\n")
+        return 1
+    raise Break(min(int(args[0]) if args else 1, s.loops), again=name == "continue")
+
+
+def return_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    if args and not re.fullmatch(r"-?\d+", args[0]):
+        io.complain(f"{SH}: return: {args[0]}: bad number\n")
+        raise Return(1)
+    raise Return((int(args[0]) if args else s.status) & 0xFF)
+
+
+def read(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``read [-r] [NAME...]``: one line of the standard input, split at ``$IFS`` into the NAMEs (the last
+    takes the rest; ``REPLY`` when none is named). Status 1 at the end of the input."""
+    raw = bool(args) and args[0] == "-r"
+    names = (args[1:] if raw else args) or ["REPLY"]
+    line = b""
+    while True:
+        piece = io.inp.readline()
+        line += piece
+        if raw or not piece.endswith(b"\\\n"):
+            break
+        line = line[:-2]  # a backslash at the end of a line continues it
+    if not line:
+        return 1
+    text = line.decode("utf-8", "surrogateescape").removesuffix("\n")
+    if not raw:
+        text = re.sub(r"\\(.)", r"\1", text)
+    white = "".join(c for c in s.env.get("IFS", " \t\n") if c in " \t\n")
+    fields = sh.split(s, text.strip(white) if white else text, maxsplit=len(names) - 1)
+    for i, name in enumerate(names):
+        s.setvar(name, fields[i] if i < len(fields) else "")
+    return 0 if line.endswith(b"\n") else 1
+
+
+def test(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return _condition(sh, s, io, "test", args)
+
+
+def bracket(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    if not args or args[-1] != "]":
+        io.complain(f"{SH}: [: missing ]\n")
+        return 2
+    return _condition(sh, s, io, "[", args[:-1])
+
+
+def _condition(sh: ShellApi, s: Session, io: Io, name: str, args: list[str]) -> int:
+    """``test EXPR``: 0 when true, 1 when false, 2 (with a message) when EXPR is malformed."""
+    try:
+        return 0 if _Test(sh, s, args).evaluate() else 1
+    except UsageError as err:
+        io.complain(f"{SH}: {name}: {err}\n")
+        return 2
+
+
+def exec_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``exec CMD ARGS``: CMD replaces the shell, so nothing after it on the line runs."""
+    if not args:
         return 0
-
-    def _set(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``set`` (the variables, one ``NAME=value`` a line) and ``set -- ARG...`` (the positional parameters).
-        Options (``-e``, ``-x``, ...) are not supported: refused, not ignored."""
-        if not args:
-            io.say("".join(f"{k}={_quoted(v)}\n" for k, v in sorted(s.env.items())))
-            return 0
-        if args[0] != "--":
-            io.complain(f"{SH}: set: {args[0]}: not supported by the simulated phone's shell\n")
-            return 1
-        s.args = args[1:]
-        return 0
-
-    def _colon(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return 0
-
-    def _break(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return self._unwind(s, io, "break", args)
-
-    def _continue(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return self._unwind(s, io, "continue", args)
-
-    def _unwind(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
-        """``break [N]`` and ``continue [N]``: out of (or on with) the N-th enclosing loop."""
-        if args and not re.fullmatch(r"\d+", args[0]) or args and int(args[0]) < 1:
-            io.complain(f"{SH}: {name}: {args[0]}: bad number\n")
-            return 1
-        if not s.loops:
-            io.complain(f"{SH}: {name}: can't {name}\n")
-            return 1
-        raise _Break(min(int(args[0]) if args else 1, s.loops), again=name == "continue")
-
-    def _return(self, s: _Session, io: _Io, args: list[str]) -> int:
-        if args and not re.fullmatch(r"-?\d+", args[0]):
-            io.complain(f"{SH}: return: {args[0]}: bad number\n")
-            raise _Return(1)
-        raise _Return((int(args[0]) if args else s.status) & 0xFF)
-
-    def _read_line(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``read [-r] [NAME...]``: one line of the standard input, split at ``$IFS`` into the NAMEs (the last
-        takes the rest; ``REPLY`` when none is named). Status 1 at the end of the input."""
-        raw = bool(args) and args[0] == "-r"
-        names = (args[1:] if raw else args) or ["REPLY"]
-        line = b""
-        while True:
-            piece = io.inp.readline()
-            line += piece
-            if raw or not piece.endswith(b"\\\n"):
-                break
-            line = line[:-2]  # a backslash at the end of a line continues it
-        if not line:
-            return 1
-        text = line.decode("utf-8", "surrogateescape").removesuffix("\n")
-        if not raw:
-            text = re.sub(r"\\(.)", r"\1", text)
-        white = "".join(c for c in s.env.get("IFS", " \t\n") if c in " \t\n")
-        fields = self._split(s, text.strip(white) if white else text, maxsplit=len(names) - 1)
-        for i, name in enumerate(names):
-            s.setvar(name, fields[i] if i < len(fields) else "")
-        return 0 if line.endswith(b"\n") else 1
-
-    def _test(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return self._condition(s, io, "test", args)
-
-    def _bracket(self, s: _Session, io: _Io, args: list[str]) -> int:
-        if not args or args[-1] != "]":
-            io.complain(f"{SH}: [: missing ]\n")
-            return 2
-        return self._condition(s, io, "[", args[:-1])
-
-    def _condition(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
-        """``test EXPR``: 0 when true, 1 when false, 2 (with a message) when EXPR is malformed."""
-        try:
-            return 0 if _Test(self, s, args).evaluate() else 1
-        except _UsageError as err:
-            io.complain(f"{SH}: {name}: {err}\n")
-            return 2
-
-    def _exec(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``exec CMD ARGS``: CMD replaces the shell, so nothing after it on the line runs."""
-        if not args:
-            return 0
-        raise _Exit(self._call(s, io, args))
+    raise Exit(sh.call(s, io, args))
 
 
 def _quoted(value: str) -> str:
@@ -280,8 +299,8 @@ class _Test:
     """The expression of ``test`` (and ``[``): POSIX's rules for up to four arguments, then ``!``, ``-a``, ``-o``
     and parentheses by precedence. The phone is asked about files; an integer operand must be an integer."""
 
-    def __init__(self, shell, s: _Session, args: list[str]) -> None:
-        self.shell, self.s, self.args, self.i, self.depth = shell, s, args, 0, 0
+    def __init__(self, sh: ShellApi, s: Session, args: list[str]) -> None:
+        self.sh, self.s, self.args, self.i, self.depth = sh, s, args, 0, 0
 
     def evaluate(self) -> bool:
         a = self.args
@@ -295,7 +314,7 @@ class _Test:
             return self.binary(a[0], a[1], a[2])
         value = self.or_()
         if self.i < len(a):
-            raise _UsageError(f"{a[self.i]}: unexpected operator")
+            raise UsageError(f"{a[self.i]}: unexpected operator")
         return value
 
     def peek(self) -> str | None:
@@ -303,7 +322,7 @@ class _Test:
 
     def take(self) -> str:
         if self.i >= len(self.args):
-            raise _UsageError("argument expected")
+            raise UsageError("argument expected")
         self.i += 1
         return self.args[self.i - 1]
 
@@ -333,10 +352,10 @@ class _Test:
         if tok == "(" and self.peek() is not None:
             self.depth += 1
             if self.depth > MAX_DEPTH:
-                raise _UsageError("expression nested too deeply")
+                raise UsageError("expression nested too deeply")
             value = self.or_()
             if self.take() != ")":
-                raise _UsageError("')' expected")
+                raise UsageError("')' expected")
             self.depth -= 1
             return value
         if self.peek() in _BINARY_TESTS:
@@ -349,7 +368,7 @@ class _Test:
     def unary(self, op: str, arg: str) -> bool:
         if op in "nz":
             return (arg != "") == (op == "n")
-        data, problem = self.shell._read(self.shell._path(self.s, arg))
+        data, problem = self.sh.read(self.sh.path(self.s, arg))
         is_dir = problem == "Is a directory"
         if op in "Lhb":  # the simulated phone's files are no links or devices
             return False
@@ -374,5 +393,13 @@ class _Test:
     @staticmethod
     def integer(text: str) -> int:
         if not re.fullmatch(r"\s*[-+]?\d+\s*", text):
-            raise _UsageError(f"{text}: bad number")
+            raise UsageError(f"{text}: bad number")
         return int(text)
+
+
+COMMANDS: dict[str, Command] = {
+    "echo": echo, "true": true, "false": false, ":": colon, "exit": exit_, "sleep": sleep, "cd": cd, "pwd": pwd,
+    "id": id_, "whoami": whoami, "sh": sh_, "export": export, "unset": unset, "local": local, "set": set_,
+    "exec": exec_, "test": test, "[": bracket, "read": read, "break": break_, "continue": continue_,
+    "return": return_,
+}

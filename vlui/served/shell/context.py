@@ -1,11 +1,18 @@
-"""What every command receives and may raise: the session (working directory, variables, ``$?``), the output
-streams, option parsing, and the shell's environment."""
+"""What every command receives and may raise: the shell it runs in (:class:`ShellApi`, all a command may use of it),
+the session (working directory, variables, ``$?``), the output streams, option parsing, and the shell's environment.
+
+A command is a function ``(sh, s, io, args) -> status`` (:data:`Command`): ``sh`` the shell, ``s`` the session, ``io``
+the streams, ``args`` the arguments after the command's name. Each command family's module lists its own in a
+``COMMANDS`` table, and :mod:`~vlui.served.shell.runner` merges them."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
+
+from vlui.served.phone import ServedPhone
 
 SH = "/system/bin/sh"
 
@@ -40,20 +47,22 @@ CPU_BUDGET_S = 10.0  # the CPU time one command line's loops and function calls 
 PIPE_INPUT_MAX = 4 << 20  # what a command after ``|`` that is not a line filter is given (it reads when its input ends)
 
 
-class _Exit(Exception):
+class Exit(Exception):
+    """``exit N`` (or ``exec``): the shell ends with status N."""
+
     def __init__(self, status: int) -> None:
         self.status = status
 
 
-class _PipeClosed(Exception):
+class PipeClosed(Exception):
     """The reader of a pipe is done (``head`` has its lines): the writer stops, as SIGPIPE stops it on a device."""
 
 
-class _UsageError(Exception):
-    pass
+class UsageError(Exception):
+    """A command used wrongly (an unknown option, an argument missing): the shell prints ``NAME: message``."""
 
 
-class _Abort(Exception):
+class Abort(Exception):
     """The script stops here (an arithmetic error, an argument past ARG_MAX, the CPU budget spent, the client gone):
     ``message`` (none when the client is gone) and the exit status."""
 
@@ -62,19 +71,21 @@ class _Abort(Exception):
         self.message, self.status = message, status
 
 
-class _Break(Exception):
+class Break(Exception):
     """``break N`` (``continue`` with ``again``): unwinds N loops."""
 
     def __init__(self, levels: int, again: bool) -> None:
         self.levels, self.again = levels, again
 
 
-class _Return(Exception):
+class Return(Exception):
+    """``return N``: the running function ends with status N."""
+
     def __init__(self, status: int) -> None:
         self.status = status
 
 
-class _Input:
+class Input:
     """A command's standard input: a file given with ``<``, or what the command before ``|`` wrote. ``adb shell
     CMD`` gives none (the host's standard input is not read)."""
 
@@ -92,14 +103,16 @@ class _Input:
         return rest
 
 
-_NO_INPUT = _Input()
+_NO_INPUT = Input()
 
 
 @dataclass(frozen=True)
-class _Io:
+class Io:
+    """A command's streams: standard output, standard error and standard input."""
+
     out: Callable[[bytes], None]
     err: Callable[[bytes], None]
-    inp: _Input = _NO_INPUT
+    inp: Input = _NO_INPUT
 
     def say(self, text: str) -> None:
         if text:
@@ -110,12 +123,12 @@ class _Io:
             self.err(text.encode("utf-8", "surrogateescape"))
 
 
-def _discard(data: bytes) -> None:
-    pass
+def discard(data: bytes) -> None:
+    """A stream that keeps nothing (``>/dev/null``)."""
 
 
 @dataclass
-class _Session:
+class Session:
     """The state of one shell: it outlives each command of a line, and each line of an interactive session."""
 
     cancelled: threading.Event
@@ -141,7 +154,7 @@ class _Session:
         old = self.env.get(name)
         size = self.env_bytes - (len(name) + len(old) + 2 if old is not None else 0) + len(name) + len(value) + 2
         if size > ARG_MAX:
-            raise _Abort(f"{SH}: {name}: Argument list too long\n", 1)
+            raise Abort(f"{SH}: {name}: Argument list too long\n", 1)
         self.env[name], self.env_bytes = value, size
 
     def unsetvar(self, name: str) -> None:
@@ -150,7 +163,7 @@ class _Session:
             self.env_bytes -= len(name) + len(old) + 2
 
 
-def _getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[str, str]], list[str]]:
+def getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[str, str]], list[str]]:
     """Options and operands as bionic's getopt parses them: clustered flags (``-rf``), values attached or not
     (``-n5``, ``-n 5``), options after operands (it permutes), ``--`` ending the options."""
     opts: list[tuple[str, str]] = []
@@ -176,13 +189,64 @@ def _getopt(args: list[str], flags: str, valued: str = "") -> tuple[list[tuple[s
                     opts.append((c, args[i]))
                     i += 1
                 else:
-                    raise _UsageError(f"Needs argument for -{c}")
+                    raise UsageError(f"Needs argument for -{c}")
                 break
             if c not in flags:
-                raise _UsageError(f"Unknown option '{c}'")
+                raise UsageError(f"Unknown option '{c}'")
             opts.append((c, ""))
     return opts, operands
 
 
-class _RedirectError(Exception):
-    pass
+def without_user(args: list[str]) -> list[str]:
+    """``args`` without ``--user N`` (the simulated phone has one user)."""
+    out = list(args)
+    while "--user" in out:
+        i = out.index("--user")
+        del out[i:i + 2]
+    return out
+
+
+class RedirectError(Exception):
+    """A redirection that cannot be made (a file that cannot be opened or created): the command does not run."""
+
+
+class ShellApi(Protocol):
+    """What a command may use of the shell that runs it (:class:`~vlui.served.shell.runner.Shell` is one), and nothing
+    more: the phone, its files as the shell sees them, running other commands, and the session's state."""
+
+    phone: ServedPhone
+
+    def path(self, s: Session, path: str) -> str:
+        """The phone's path of ``path`` typed in ``s``: absolute, normalised, the storage links followed."""
+        ...
+
+    def read(self, path: str) -> tuple[bytes, str]:
+        """A file's content: (content, "") or (b"", why it cannot be read)."""
+        ...
+
+    def unwritable(self, path: str) -> str:
+        """Why ``path`` cannot be written ("" when it can). The caller holds ``phone.lock``."""
+        ...
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a file or a directory of the phone (the system's folders included)."""
+        ...
+
+    def call(self, s: Session, io: Io, argv: list[str]) -> int:
+        """Run the command ``argv`` (a function, a filter or a command of the table) as a simple command does."""
+        ...
+
+    def run_line(self, s: Session, io: Io, line: str) -> int:
+        """Parse and run a command line in ``s``; a syntax error is said on ``io`` (status 2)."""
+        ...
+
+    def split(self, s: Session, value: str, maxsplit: int = 0) -> list[str]:
+        """``value`` split at ``$IFS``, as an unquoted expansion is; at most ``maxsplit`` splits when not 0."""
+        ...
+
+    def stopped(self, s: Session) -> bool:
+        """Whether the client is gone or the phone closed: a command that waits or streams ends."""
+        ...
+
+
+Command = Callable[[ShellApi, Session, Io, list[str]], int]  # a command: (sh, s, io, args) -> exit status

@@ -1,6 +1,6 @@
 """The phone's files: ``ls``, ``mkdir``, ``rm``, ``rmdir``, ``cp``, ``mv``, ``touch``, ``chmod``, ``chown``, and the
-path helpers the other commands use (reading, writability as on a device, the shared storage's other names, the
-read-only ``/proc`` files)."""
+path functions the shell gives the other commands (:class:`~vlui.served.shell.context.ShellApi`: a typed path, reading,
+writability as on a device, the shared storage's other names, the read-only ``/proc`` files)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import posixpath
 
 from vlui.served import DATA_DIR
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _getopt, _Io, _Session, _UsageError
+from vlui.served.shell.context import Command, Io, Session, ShellApi, UsageError, getopt
 from vlui.served.storage import read_only
 
 
@@ -44,266 +44,284 @@ def resolve_storage(path: str) -> str:
     return path
 
 
-class FileCommands:
-    """The files commands of :class:`~vlui.served.shell.runner.Shell` (a mixin: ``self`` is the shell)."""
+def phone_path(s: Session, path: str) -> str:
+    """The phone's path of ``path`` typed in ``s``: absolute, normalised, the storage links followed."""
+    return resolve_storage(_lexical(s, path))
 
-    phone: ServedPhone
 
-    # ---------------------------------------------------------------------------------------------- files
-    def _path(self, s: _Session, path: str) -> str:
-        """The phone's path of ``path`` typed in ``s``: absolute, normalised, the storage links followed."""
-        return resolve_storage(self._lexical(s, path))
+def _lexical(s: Session, path: str) -> str:
+    norm = posixpath.normpath(posixpath.join(s.cwd, path))
+    return "/" + norm.lstrip("/")
 
-    def _lexical(self, s: _Session, path: str) -> str:
-        norm = posixpath.normpath(posixpath.join(s.cwd, path))
-        return "/" + norm.lstrip("/")
 
-    def _read(self, path: str) -> tuple[bytes, str]:
-        """(content, "") or (b"", why it cannot be read)."""
-        if path in ("/dev/null", "/dev/zero"):
-            return b"", ""
-        if path in PROC_FILES:
-            return PROC_FILES[path], ""
-        with self.phone.lock:
-            data = self.phone.files.get(path)
-            if data is not None:
-                return data, ""
-            return b"", "Is a directory" if self.phone.is_dir(path) else "No such file or directory"
+def read_file(phone: ServedPhone, path: str) -> tuple[bytes, str]:
+    """(content, "") or (b"", why it cannot be read)."""
+    if path in ("/dev/null", "/dev/zero"):
+        return b"", ""
+    if path in PROC_FILES:
+        return PROC_FILES[path], ""
+    with phone.lock:
+        data = phone.files.get(path)
+        if data is not None:
+            return data, ""
+        return b"", "Is a directory" if phone.is_dir(path) else "No such file or directory"
 
-    def _unwritable(self, path: str) -> str:
-        """Why ``path`` cannot be written ("" when it can). The caller holds the lock."""
-        if self.phone.is_dir(path):
-            return "Is a directory"
-        parent = posixpath.dirname(path)
-        while parent != "/" and parent not in self.phone.files:
-            parent = posixpath.dirname(parent)
-        if parent != "/":
-            return "Not a directory"
-        if not self.phone.is_dir(posixpath.dirname(path)):
-            return "No such file or directory"
-        return "Read-only file system" if read_only(path) else ""
 
-    def _exists(self, path: str) -> bool:
-        return path in self.phone.files or path in PROC_FILES or self._is_dir(path)
+def unwritable(phone: ServedPhone, path: str) -> str:
+    """Why ``path`` cannot be written ("" when it can). The caller holds the lock."""
+    if phone.is_dir(path):
+        return "Is a directory"
+    parent = posixpath.dirname(path)
+    while parent != "/" and parent not in phone.files:
+        parent = posixpath.dirname(parent)
+    if parent != "/":
+        return "Not a directory"
+    if not phone.is_dir(posixpath.dirname(path)):
+        return "No such file or directory"
+    return "Read-only file system" if read_only(path) else ""
 
-    def _tree(self, path: str) -> list[str]:
-        """The keys of ``files`` at or under ``path``."""
-        prefix = path.rstrip("/") + "/"
-        return [p for p in self.phone.files if p == path or p.startswith(prefix)]
 
-    def _ls(self, s: _Session, io: _Io, args: list[str]) -> int:
-        opts, operands = _getopt(args, "la1dAhnFL")
-        o = {k for k, _ in opts}
-        errors, blocks = [], []
-        with self.phone.lock:
-            now = self.phone.device.now().strftime("%Y-%m-%d %H:%M")
-            files, dirs = [], []
-            for arg in operands or ["."]:
-                lexical = self._lexical(s, arg)
-                path = resolve_storage(lexical)
-                # as toybox: a link named on the command line is shown itself with -l or -d, unless it ends in "/"
-                if lexical in SYMLINKS and o & {"l", "d"} and not arg.endswith("/") and "L" not in o:
-                    files.append((arg, lexical, True))
-                elif path in self.phone.files or path in PROC_FILES or (
-                        path != "/" and "d" in o and self._is_dir(path)):
-                    files.append((arg, path, False))
-                elif self._is_dir(path):
-                    dirs.append((arg, path))
-                else:
-                    errors.append(f"ls: {arg}: No such file or directory\n")
+def exists(phone: ServedPhone, path: str) -> bool:
+    """Whether ``path`` (the phone's) is a file or a directory, the system's folders and ``/proc`` files included."""
+    return path in phone.files or path in PROC_FILES or _is_dir(phone, path)
 
-            def row(name: str, p: str, link: bool) -> tuple[str, str, int, str, str]:
-                """(mode and links, owner and group, size, date, name) of one entry."""
-                if link:
-                    mode, target, date = SYMLINKS[p]
-                    return f"{mode} 1", "root root", len(target), date or now, f"{name} -> {target}"
-                group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
-                if p in PROC_FILES:
-                    return "-r--r--r-- 1", "root root", 0, now, name
-                if self._is_dir(p):
-                    return "drwxrwx--x 2", f"root {group}", 4096, now, name
-                return "-rw-rw---- 1", f"root {group}", len(self.phone.files.get(p, b"")), now, name
 
-            def rows(entries: list[tuple[str, str, bool]]) -> str:
-                if "l" not in o:
-                    return "".join(name + "\n" for name, _, _ in entries)
-                stats = [row(*entry) for entry in entries]
-                width = max((len(str(size)) for _, _, size, _, _ in stats), default=1)
-                return "".join(f"{mode} {owner} {size:>{width}} {date} {name}\n"
-                               for mode, owner, size, date, name in stats)
+def _tree(phone: ServedPhone, path: str) -> list[str]:
+    """The keys of ``files`` at or under ``path``."""
+    prefix = path.rstrip("/") + "/"
+    return [p for p in phone.files if p == path or p.startswith(prefix)]
 
-            if files:
-                blocks.append(rows(files))
-            for arg, path in dirs:
-                names = [n for n in self._dir_names(path) if o & {"a", "A"} or not n.startswith(".")]
-                entries = [(n, p, p in SYMLINKS) for n in names for p in [posixpath.join(path, n)]]
-                total = sum(-(-len(self.phone.files.get(p, b"")) // 4096) * 4 for _, p, _ in entries)
-                blocks.append((f"{arg}:\n" if len(files) + len(dirs) > 1 else "")
-                              + (f"total {total}\n" if "l" in o else "") + rows(entries))
-        io.complain("".join(errors))
-        io.say("\n".join(blocks))
-        return 1 if errors else 0
 
-    def _is_dir(self, path: str) -> bool:
-        """Whether ``path`` (the phone's) is a directory: the phone's, or one of the system's folders it lists."""
-        return self.phone.is_dir(path) or path in VIRTUAL_DIRS
+def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    opts, operands = getopt(args, "la1dAhnFL")
+    o = {k for k, _ in opts}
+    errors, blocks = [], []
+    with sh.phone.lock:
+        now = sh.phone.device.now().strftime("%Y-%m-%d %H:%M")
+        files, dirs = [], []
+        for arg in operands or ["."]:
+            lexical = _lexical(s, arg)
+            path = resolve_storage(lexical)
+            # as toybox: a link named on the command line is shown itself with -l or -d, unless it ends in "/"
+            if lexical in SYMLINKS and o & {"l", "d"} and not arg.endswith("/") and "L" not in o:
+                files.append((arg, lexical, True))
+            elif path in sh.phone.files or path in PROC_FILES or (
+                    path != "/" and "d" in o and _is_dir(sh.phone, path)):
+                files.append((arg, path, False))
+            elif _is_dir(sh.phone, path):
+                dirs.append((arg, path))
+            else:
+                errors.append(f"ls: {arg}: No such file or directory\n")
 
-    def _dir_names(self, path: str) -> list[str]:
-        names = set(self.phone.list_dir(path)) | set(VIRTUAL_DIRS.get(path, ()))
-        names |= {p[len(path.rstrip("/")) + 1:] for p in (*SYMLINKS, *VIRTUAL_DIRS, *PROC_FILES)
-                  if posixpath.dirname(p) == path}
-        return sorted(names)
+        def row(name: str, p: str, link: bool) -> tuple[str, str, int, str, str]:
+            """(mode and links, owner and group, size, date, name) of one entry."""
+            if link:
+                mode, target, date = SYMLINKS[p]
+                return f"{mode} 1", "root root", len(target), date or now, f"{name} -> {target}"
+            group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
+            if p in PROC_FILES:
+                return "-r--r--r-- 1", "root root", 0, now, name
+            if _is_dir(sh.phone, p):
+                return "drwxrwx--x 2", f"root {group}", 4096, now, name
+            return "-rw-rw---- 1", f"root {group}", len(sh.phone.files.get(p, b"")), now, name
 
-    def _mkdir(self, s: _Session, io: _Io, args: list[str]) -> int:
-        opts, operands = _getopt(args, "pv", "m")
-        parents = any(k == "p" for k, _ in opts)
-        if not operands:
-            raise _UsageError("Needs 1 argument")
-        errors = []
-        with self.phone.lock:
-            for arg in operands:
-                path = self._path(s, arg)
-                if self._exists(path):
-                    if not (parents and self.phone.is_dir(path)):
-                        errors.append(f"mkdir: '{arg}': File exists\n")
-                    continue
-                problem = self._unwritable(path)
-                if problem == "No such file or directory" and parents:
-                    problem = self._unwritable(self._nearest_dir_below(path))
-                if problem:
-                    errors.append(f"mkdir: '{arg}': {problem}\n")
-                else:
-                    self.phone.make_dir(path)
-        io.complain("".join(errors))
-        return 1 if errors else 0
+        def rows(entries: list[tuple[str, str, bool]]) -> str:
+            if "l" not in o:
+                return "".join(name + "\n" for name, _, _ in entries)
+            stats = [row(*entry) for entry in entries]
+            width = max((len(str(size)) for _, _, size, _, _ in stats), default=1)
+            return "".join(f"{mode} {owner} {size:>{width}} {date} {name}\n"
+                           for mode, owner, size, date, name in stats)
 
-    def _nearest_dir_below(self, path: str) -> str:
-        """The highest missing directory on the way to ``path`` (what ``mkdir -p`` makes first)."""
-        while not self._exists(posixpath.dirname(path)):
-            path = posixpath.dirname(path)
-        return path
+        if files:
+            blocks.append(rows(files))
+        for arg, path in dirs:
+            names = [n for n in _dir_names(sh.phone, path) if o & {"a", "A"} or not n.startswith(".")]
+            entries = [(n, p, p in SYMLINKS) for n in names for p in [posixpath.join(path, n)]]
+            total = sum(-(-len(sh.phone.files.get(p, b"")) // 4096) * 4 for _, p, _ in entries)
+            blocks.append((f"{arg}:\n" if len(files) + len(dirs) > 1 else "")
+                          + (f"total {total}\n" if "l" in o else "") + rows(entries))
+    io.complain("".join(errors))
+    io.say("\n".join(blocks))
+    return 1 if errors else 0
 
-    def _rm(self, s: _Session, io: _Io, args: list[str]) -> int:
-        opts, operands = _getopt(args, "frRiv")
-        o = {k for k, _ in opts}
-        force, recursive = "f" in o, bool(o & {"r", "R"})
-        if not operands and not force:
-            raise _UsageError("Needs 1 argument")
-        errors = []
-        with self.phone.lock:
-            for arg in operands:
-                path = self._path(s, arg)
-                if read_only(path) and self._exists(path):
-                    errors.append(f"rm: {arg}: Read-only file system\n")
-                    continue
-                if path in self.phone.files:
-                    del self.phone.files[path]
-                elif not self.phone.is_dir(path):
-                    if not force:
-                        errors.append(f"rm: {arg}: No such file or directory\n")
-                    continue
-                elif not recursive:
-                    errors.append(f"rm: {arg}: Is a directory\n")
-                    continue
-                else:
-                    for p in self._tree(path):
-                        del self.phone.files[p]
-                self.phone.make_dir(posixpath.dirname(path))  # a directory stays when its last file goes
-        io.complain("".join(errors))
-        return 1 if errors else 0
 
-    def _rmdir(self, s: _Session, io: _Io, args: list[str]) -> int:
-        errors = []
-        with self.phone.lock:
-            for arg in args:
-                path = self._path(s, arg)
-                if not self.phone.is_dir(path):
-                    why = "Not a directory" if path in self.phone.files else "No such file or directory"
-                    errors.append(f"rmdir: '{arg}': {why}\n")
-                elif self.phone.list_dir(path):
-                    errors.append(f"rmdir: '{arg}': Directory not empty\n")
-                elif read_only(path):
-                    errors.append(f"rmdir: '{arg}': Read-only file system\n")
-                else:
-                    self.phone.files.pop(path.rstrip("/") + "/", None)
-        io.complain("".join(errors))
-        return 1 if errors else 0
+def _is_dir(phone: ServedPhone, path: str) -> bool:
+    """Whether ``path`` (the phone's) is a directory: the phone's, or one of the system's folders it lists."""
+    return phone.is_dir(path) or path in VIRTUAL_DIRS
 
-    def _cp(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return self._copy(s, io, args, "cp")
 
-    def _mv(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return self._copy(s, io, args, "mv")
+def _dir_names(phone: ServedPhone, path: str) -> list[str]:
+    names = set(phone.list_dir(path)) | set(VIRTUAL_DIRS.get(path, ()))
+    names |= {p[len(path.rstrip("/")) + 1:] for p in (*SYMLINKS, *VIRTUAL_DIRS, *PROC_FILES)
+              if posixpath.dirname(p) == path}
+    return sorted(names)
 
-    def _copy(self, s: _Session, io: _Io, args: list[str], name: str) -> int:
-        opts, operands = _getopt(args, "rRafpnvuHLP" if name == "cp" else "fnvi")
-        recursive = name == "mv" or bool({k for k, _ in opts} & {"r", "R", "a"})
-        if len(operands) < 2:
-            raise _UsageError("Needs 2 arguments")
-        *sources, dest_arg = operands
-        errors = []
-        with self.phone.lock:
-            dest = self._path(s, dest_arg)
-            into = self.phone.is_dir(dest)
-            if len(sources) > 1 and not into:
-                raise _UsageError(f"'{dest_arg}' not directory")
-            for arg in sources:
-                src = self._path(s, arg)
-                target = posixpath.join(dest, posixpath.basename(src)) if into else dest
-                if not self._exists(src):
-                    errors.append(f"{name}: {arg}: No such file or directory\n")
-                    continue
-                if src == target or target.startswith(src.rstrip("/") + "/"):
-                    errors.append(f"{name}: '{arg}' and '{dest_arg}' are the same or nested\n")
-                    continue
-                is_file = src in self.phone.files
-                if name == "mv" and read_only(src):
-                    errors.append(f"mv: '{arg}': Read-only file system\n")
-                    continue
-                if not (is_file or recursive):
-                    errors.append(f"cp: Skipped dir '{arg}'\n")
-                    continue
-                problem = self._unwritable(target)
-                if problem and (is_file or problem != "Is a directory"):
-                    errors.append(f"{name}: '{dest_arg}': {problem}\n")
-                    continue
-                moved = {src: target} if is_file else {p: target + p[len(src):] for p in self._tree(src)}
-                for old, new in (moved or {src + "/": target + "/"}).items():
-                    self.phone.files[new] = self.phone.files.get(old, b"")
-                if name == "mv":
-                    for old in moved:
-                        self.phone.files.pop(old, None)
-                    self.phone.make_dir(posixpath.dirname(src))
-        io.complain("".join(errors))
-        return 1 if errors else 0
 
-    def _touch(self, s: _Session, io: _Io, args: list[str]) -> int:
-        _, operands = _getopt(args, "acmh", "dtr")
-        errors = []
-        with self.phone.lock:
-            for arg in operands:
-                path = self._path(s, arg)
-                problem = "" if self._exists(path) else self._unwritable(path)
-                if problem:
-                    errors.append(f"touch: '{arg}': {problem}\n")
-                elif not self._exists(path):
-                    self.phone.files[path] = b""
-        io.complain("".join(errors))
-        return 1 if errors else 0
+def mkdir(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    opts, operands = getopt(args, "pv", "m")
+    parents = any(k == "p" for k, _ in opts)
+    if not operands:
+        raise UsageError("Needs 1 argument")
+    errors = []
+    with sh.phone.lock:
+        for arg in operands:
+            path = phone_path(s, arg)
+            if exists(sh.phone, path):
+                if not (parents and sh.phone.is_dir(path)):
+                    errors.append(f"mkdir: '{arg}': File exists\n")
+                continue
+            problem = unwritable(sh.phone, path)
+            if problem == "No such file or directory" and parents:
+                problem = unwritable(sh.phone, _nearest_dir_below(sh.phone, path))
+            if problem:
+                errors.append(f"mkdir: '{arg}': {problem}\n")
+            else:
+                sh.phone.make_dir(path)
+    io.complain("".join(errors))
+    return 1 if errors else 0
 
-    def _chmod(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return self._set_owner_or_mode(s, io, args, "chmod")
 
-    def _chown(self, s: _Session, io: _Io, args: list[str]) -> int:
-        return self._set_owner_or_mode(s, io, args, "chown")
+def _nearest_dir_below(phone: ServedPhone, path: str) -> str:
+    """The highest missing directory on the way to ``path`` (what ``mkdir -p`` makes first)."""
+    while not exists(phone, posixpath.dirname(path)):
+        path = posixpath.dirname(path)
+    return path
 
-    def _set_owner_or_mode(self, s: _Session, io: _Io, args: list[str], name: str) -> int:
-        """The simulated phone keeps no owners or modes: the command checks its paths and changes nothing."""
-        operands = [a for a in args if a not in ("-R", "-h", "-v", "-f")]
-        if len(operands) < 2:
-            raise _UsageError("Needs 2 arguments")
-        with self.phone.lock:
-            errors = [f"{name}: {arg}: No such file or directory\n" for arg in operands[1:]
-                      if not self._exists(self._path(s, arg))]
-        io.complain("".join(errors))
-        return 1 if errors else 0
+
+def rm(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    opts, operands = getopt(args, "frRiv")
+    o = {k for k, _ in opts}
+    force, recursive = "f" in o, bool(o & {"r", "R"})
+    if not operands and not force:
+        raise UsageError("Needs 1 argument")
+    errors = []
+    with sh.phone.lock:
+        for arg in operands:
+            path = phone_path(s, arg)
+            if read_only(path) and exists(sh.phone, path):
+                errors.append(f"rm: {arg}: Read-only file system\n")
+                continue
+            if path in sh.phone.files:
+                del sh.phone.files[path]
+            elif not sh.phone.is_dir(path):
+                if not force:
+                    errors.append(f"rm: {arg}: No such file or directory\n")
+                continue
+            elif not recursive:
+                errors.append(f"rm: {arg}: Is a directory\n")
+                continue
+            else:
+                for p in _tree(sh.phone, path):
+                    del sh.phone.files[p]
+            sh.phone.make_dir(posixpath.dirname(path))  # a directory stays when its last file goes
+    io.complain("".join(errors))
+    return 1 if errors else 0
+
+
+def rmdir(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    errors = []
+    with sh.phone.lock:
+        for arg in args:
+            path = phone_path(s, arg)
+            if not sh.phone.is_dir(path):
+                why = "Not a directory" if path in sh.phone.files else "No such file or directory"
+                errors.append(f"rmdir: '{arg}': {why}\n")
+            elif sh.phone.list_dir(path):
+                errors.append(f"rmdir: '{arg}': Directory not empty\n")
+            elif read_only(path):
+                errors.append(f"rmdir: '{arg}': Read-only file system\n")
+            else:
+                sh.phone.files.pop(path.rstrip("/") + "/", None)
+    io.complain("".join(errors))
+    return 1 if errors else 0
+
+
+def cp(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return _copy(sh, s, io, args, "cp")
+
+
+def mv(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return _copy(sh, s, io, args, "mv")
+
+
+def _copy(sh: ShellApi, s: Session, io: Io, args: list[str], name: str) -> int:
+    opts, operands = getopt(args, "rRafpnvuHLP" if name == "cp" else "fnvi")
+    recursive = name == "mv" or bool({k for k, _ in opts} & {"r", "R", "a"})
+    if len(operands) < 2:
+        raise UsageError("Needs 2 arguments")
+    *sources, dest_arg = operands
+    errors = []
+    with sh.phone.lock:
+        dest = phone_path(s, dest_arg)
+        into = sh.phone.is_dir(dest)
+        if len(sources) > 1 and not into:
+            raise UsageError(f"'{dest_arg}' not directory")
+        for arg in sources:
+            src = phone_path(s, arg)
+            target = posixpath.join(dest, posixpath.basename(src)) if into else dest
+            if not exists(sh.phone, src):
+                errors.append(f"{name}: {arg}: No such file or directory\n")
+                continue
+            if src == target or target.startswith(src.rstrip("/") + "/"):
+                errors.append(f"{name}: '{arg}' and '{dest_arg}' are the same or nested\n")
+                continue
+            is_file = src in sh.phone.files
+            if name == "mv" and read_only(src):
+                errors.append(f"mv: '{arg}': Read-only file system\n")
+                continue
+            if not (is_file or recursive):
+                errors.append(f"cp: Skipped dir '{arg}'\n")
+                continue
+            problem = unwritable(sh.phone, target)
+            if problem and (is_file or problem != "Is a directory"):
+                errors.append(f"{name}: '{dest_arg}': {problem}\n")
+                continue
+            moved = {src: target} if is_file else {p: target + p[len(src):] for p in _tree(sh.phone, src)}
+            for old, new in (moved or {src + "/": target + "/"}).items():
+                sh.phone.files[new] = sh.phone.files.get(old, b"")
+            if name == "mv":
+                for old in moved:
+                    sh.phone.files.pop(old, None)
+                sh.phone.make_dir(posixpath.dirname(src))
+    io.complain("".join(errors))
+    return 1 if errors else 0
+
+
+def touch(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    _, operands = getopt(args, "acmh", "dtr")
+    errors = []
+    with sh.phone.lock:
+        for arg in operands:
+            path = phone_path(s, arg)
+            problem = "" if exists(sh.phone, path) else unwritable(sh.phone, path)
+            if problem:
+                errors.append(f"touch: '{arg}': {problem}\n")
+            elif not exists(sh.phone, path):
+                sh.phone.files[path] = b""
+    io.complain("".join(errors))
+    return 1 if errors else 0
+
+
+def chmod(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return _set_owner_or_mode(sh, s, io, args, "chmod")
+
+
+def chown(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    return _set_owner_or_mode(sh, s, io, args, "chown")
+
+
+def _set_owner_or_mode(sh: ShellApi, s: Session, io: Io, args: list[str], name: str) -> int:
+    """The simulated phone keeps no owners or modes: the command checks its paths and changes nothing."""
+    operands = [a for a in args if a not in ("-R", "-h", "-v", "-f")]
+    if len(operands) < 2:
+        raise UsageError("Needs 2 arguments")
+    with sh.phone.lock:
+        errors = [f"{name}: {arg}: No such file or directory\n" for arg in operands[1:]
+                  if not exists(sh.phone, phone_path(s, arg))]
+    io.complain("".join(errors))
+    return 1 if errors else 0
+
+
+COMMANDS: dict[str, Command] = {"ls": ls, "mkdir": mkdir, "rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "touch": touch,
+                                "chmod": chmod, "chown": chown}

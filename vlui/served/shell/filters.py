@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from vlui.served.shell.context import PIPE_INPUT_MAX, _getopt, _Input, _PipeClosed, _UsageError
+from vlui.served.shell.context import PIPE_INPUT_MAX, Input, PipeClosed, UsageError, getopt
 
 
-class _Stage:
+class Stage:
     """A command after ``|``: what the command before it writes is :meth:`feed` to it."""
 
     def feed(self, data: bytes) -> None:
@@ -19,7 +19,7 @@ class _Stage:
         return 0
 
 
-class _After(_Stage):
+class After(Stage):
     """A command that reads no input: it runs when its input ends, and what it was sent is dropped."""
 
     def __init__(self, run: Callable[[], int]) -> None:
@@ -29,12 +29,12 @@ class _After(_Stage):
         return self.run()
 
 
-class _Collect(_Stage):
+class Collect(Stage):
     """Any other command after ``|`` (a builtin, a compound command, a function): it runs when its input ends, and
     reads that input then. It keeps at most PIPE_INPUT_MAX bytes: the writer of more stops, as if this command had
     closed the pipe (on a device the writer would wait, and this command would run meanwhile)."""
 
-    def __init__(self, run: Callable[[_Input], int]) -> None:
+    def __init__(self, run: Callable[[Input], int]) -> None:
         self.run = run
         self.chunks: list[bytes] = []
         self.size = 0
@@ -44,15 +44,15 @@ class _Collect(_Stage):
         self.chunks.append(bytes(data[:room]))
         self.size += min(room, len(data))
         if len(data) > room:
-            raise _PipeClosed
+            raise PipeClosed
 
     def close(self) -> int:
         data = b"".join(self.chunks)
         self.chunks = []
-        return self.run(_Input(data))
+        return self.run(Input(data))
 
 
-class _Filter(_Stage):
+class Filter(Stage):
     """A command that reads lines (from its input, or from the files named on its command line)."""
 
     name = ""
@@ -62,7 +62,7 @@ class _Filter(_Stage):
         self.out = out
         self.status = 0
         self._pieces: list[bytes] = []  # the line being received
-        opts, self.files = _getopt(self.normalise(args), self.flags, self.valued)
+        opts, self.files = getopt(self.normalise(args), self.flags, self.valued)
         self.setup(opts)
 
     def normalise(self, args: list[str]) -> list[str]:
@@ -95,7 +95,7 @@ class _Filter(_Stage):
         pass
 
 
-class _Cat(_Filter):
+class _Cat(Filter):
     name, flags = "cat", "uv"
 
     def feed(self, data: bytes) -> None:
@@ -109,11 +109,11 @@ def _count_option(args: list[str]) -> list[str]:
 
 def _count(value: str) -> int:
     if not (value.isascii() and value.isdigit()):  # isdigit() alone takes '¹', which int() refuses
-        raise _UsageError(f"Not a number '{value}'")
+        raise UsageError(f"Not a number '{value}'")
     return int(value)
 
 
-class _Head(_Filter):
+class _Head(Filter):
     name, valued = "head", "nc"
 
     def normalise(self, args: list[str]) -> list[str]:
@@ -126,24 +126,24 @@ class _Head(_Filter):
 
     def feed(self, data: bytes) -> None:
         if self.left <= 0:
-            raise _PipeClosed
+            raise PipeClosed
         if not self.bytes:
             super().feed(data)
             return
         self.out(data[:self.left])
         self.left -= min(len(data), self.left)
         if self.left == 0:
-            raise _PipeClosed
+            raise PipeClosed
 
     def line(self, line: bytes) -> None:
         if self.left > 0:
             self.out(line)
             self.left -= 1
             if self.left == 0:
-                raise _PipeClosed
+                raise PipeClosed
 
 
-class _Tail(_Filter):
+class _Tail(Filter):
     name, valued = "tail", "n"
 
     def normalise(self, args: list[str]) -> list[str]:
@@ -166,7 +166,7 @@ class _Tail(_Filter):
         self.out(b"".join(keep))
 
 
-class _Wc(_Filter):
+class _Wc(Filter):
     name, flags = "wc", "lwcm"
 
     def setup(self, opts: list[tuple[str, str]]) -> None:
@@ -184,7 +184,7 @@ class _Wc(_Filter):
         self.out((" ".join(str(self.counts[o]) for o in order) + "\n").encode())
 
 
-class _Sort(_Filter):
+class _Sort(Filter):
     name, flags = "sort", "rnu"
 
     def setup(self, opts: list[tuple[str, str]]) -> None:
@@ -225,7 +225,7 @@ def _basic_regex(pattern: str) -> str:
     return "".join(out)
 
 
-class _Grep(_Filter):
+class _Grep(Filter):
     name, flags, valued = "grep", "vEFicqwxnsH", "e"
 
     def setup(self, opts: list[tuple[str, str]]) -> None:
@@ -233,7 +233,7 @@ class _Grep(_Filter):
         patterns = [v for k, v in opts if k == "e"]
         if not patterns:
             if not self.files:
-                raise _UsageError("no pattern")
+                raise UsageError("no pattern")
             patterns = [self.files.pop(0)]
         self.invert, self.count_only, self.quiet, self.numbered = "v" in o, "c" in o, "q" in o, "n" in o
         regexes = []
@@ -253,7 +253,7 @@ class _Grep(_Filter):
         try:
             self.regex = re.compile("|".join(f"(?:{r})" for r in regexes), re.IGNORECASE if "i" in o else 0)
         except re.error as err:
-            raise _UsageError(f"bad regex '{'|'.join(patterns)}': {err}") from None
+            raise UsageError(f"bad regex '{'|'.join(patterns)}': {err}") from None
         self.matches = self.lines_read = 0
         self.status = 1
 
@@ -265,7 +265,7 @@ class _Grep(_Filter):
         self.matches += 1
         self.status = 0
         if self.quiet:
-            raise _PipeClosed
+            raise PipeClosed
         if not self.count_only:
             prefix = f"{self.lines_read}:".encode() if self.numbered else b""
             self.out(prefix + line + (b"" if line.endswith(b"\n") else b"\n"))
@@ -275,4 +275,4 @@ class _Grep(_Filter):
             self.out(f"{self.matches}\n".encode())
 
 
-FILTERS: dict[str, type[_Filter]] = {f.name: f for f in (_Cat, _Grep, _Head, _Tail, _Wc, _Sort)}
+FILTERS: dict[str, type[Filter]] = {f.name: f for f in (_Cat, _Grep, _Head, _Tail, _Wc, _Sort)}

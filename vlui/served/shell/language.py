@@ -15,7 +15,7 @@ from typing import Union
 MAX_NESTING = 64  # compound commands written inside one another; mksh has no such limit
 
 
-class _SyntaxError(Exception):
+class ShellSyntaxError(Exception):
     """A script this shell does not run; the message follows ``/system/bin/sh: ``. ``incomplete``: more lines could
     complete it (an unclosed quote, ``if`` or ``{``), as a shell reading its input waits for them."""
 
@@ -24,13 +24,13 @@ class _SyntaxError(Exception):
         self.incomplete = incomplete
 
 
-def _not_supported(what: str) -> _SyntaxError:
-    return _SyntaxError(f"{what}: not supported by the simulated phone's shell")
+def _not_supported(what: str) -> ShellSyntaxError:
+    return ShellSyntaxError(f"{what}: not supported by the simulated phone's shell")
 
 
 # ---------------------------------------------------------------------------------------------- the syntax tree
 @dataclass
-class _Word:
+class Word:
     """A shell word as written: its parts keep what was quoted, and ``$`` expansions stay unexpanded until the word
     runs (``$?`` changes between the commands of a line). Kinds: ``lit`` (unquoted text), ``quoted`` (text inside
     quotes or after a backslash), ``var`` and ``qvar`` (a variable, outside and inside double quotes), ``arith`` and
@@ -42,7 +42,7 @@ class _Word:
     def add(self, kind: str, text: str) -> None:
         self.parts.append((kind, text))
 
-    def finish(self) -> _Word:
+    def finish(self) -> Word:
         """Adjacent parts of one kind joined (once, so a word of many escapes lexes in linear time)."""
         merged: list[tuple[str, str]] = []
         run: list[str] = []
@@ -72,86 +72,86 @@ class _Word:
 
 
 @dataclass
-class _Redirect:
+class Redirect:
     fd: int  # 0, 1 or 2
     op: str  # ">", ">>", ">&" or "<"
-    target: _Word
+    target: Word
 
 
 @dataclass
-class _Simple:
+class Simple:
     """``NAME=VALUE ... WORD ... REDIRECT ...``."""
 
-    assigns: list[tuple[str, _Word]]
-    words: list[_Word]
-    redirects: list[_Redirect]
+    assigns: list[tuple[str, Word]]
+    words: list[Word]
+    redirects: list[Redirect]
 
 
 @dataclass
-class _Group:
+class Group:
     """``{ LIST; }``."""
 
-    body: _List
-    redirects: list[_Redirect] = field(default_factory=list)
+    body: CommandList
+    redirects: list[Redirect] = field(default_factory=list)
 
 
 @dataclass
-class _If:
+class If:
     """``if C; then B; elif C; then B; else B; fi``: (condition, body) pairs, and the else body."""
 
-    branches: list[tuple[_List, _List]]
-    orelse: _List | None
-    redirects: list[_Redirect] = field(default_factory=list)
+    branches: list[tuple[CommandList, CommandList]]
+    orelse: CommandList | None
+    redirects: list[Redirect] = field(default_factory=list)
 
 
 @dataclass
-class _Loop:
+class Loop:
     """``while C; do B; done`` (``until``: while C fails)."""
 
     until: bool
-    cond: _List
-    body: _List
-    redirects: list[_Redirect] = field(default_factory=list)
+    cond: CommandList
+    body: CommandList
+    redirects: list[Redirect] = field(default_factory=list)
 
 
 @dataclass
-class _For:
+class For:
     """``for NAME [in WORD...]; do B; done`` (without ``in``: the positional parameters)."""
 
     name: str
-    items: list[_Word] | None
-    body: _List
-    redirects: list[_Redirect] = field(default_factory=list)
+    items: list[Word] | None
+    body: CommandList
+    redirects: list[Redirect] = field(default_factory=list)
 
 
 @dataclass
-class _Case:
+class Case:
     """``case WORD in PATTERN|PATTERN) B;; ... esac``."""
 
-    subject: _Word
-    arms: list[tuple[list[_Word], _List]]
-    redirects: list[_Redirect] = field(default_factory=list)
+    subject: Word
+    arms: list[tuple[list[Word], CommandList]]
+    redirects: list[Redirect] = field(default_factory=list)
 
 
 @dataclass
-class _Function:
+class Function:
     """``NAME() COMMAND`` or ``function NAME COMMAND``: defines NAME."""
 
     name: str
-    body: _Node
+    body: Node
 
 
-_Node = Union[_Simple, _Group, _If, _Loop, _For, _Case, _Function]
+Node = Union[Simple, Group, If, Loop, For, Case, Function]
 
 
 @dataclass
-class _Pipeline:
-    commands: list[_Node]
+class Pipeline:
+    commands: list[Node]
     negated: bool = False  # ``! PIPELINE``
 
 
-_AndOr = list[tuple[str, _Pipeline]]  # (connector, pipeline): ``;`` (always), ``&&`` or ``||``
-_List = list[_AndOr]
+AndOr = list[tuple[str, Pipeline]]  # (connector, pipeline): ``;`` (always), ``&&`` or ``||``
+CommandList = list[AndOr]
 
 
 # ---------------------------------------------------------------------------------------------- the lexer
@@ -166,12 +166,12 @@ _PLAIN_QUOTED = re.compile(r"[^\"\\$`]+")  # the same inside double quotes
 _SPECIAL_PARAMS = "?$#!-*@"
 
 
-def _lex(script: str, starts: list[int] | None = None) -> list[_Word | str | int]:
+def _lex(script: str, starts: list[int] | None = None) -> list[Word | str | int]:
     """Words, operators (strings) and the file descriptors (ints) written just before ``>`` or ``<``. With ``starts``,
     where each token begins is appended to it, and a script cut in the middle of a word (an unclosed quote) ends
     before that word instead of failing: a reader of lines waits for the rest."""
-    tokens: list[_Word | str | int] = []
-    word: _Word | None = None
+    tokens: list[Word | str | int] = []
+    word: Word | None = None
     word_start = 0
     i, n = 0, len(script)
 
@@ -199,19 +199,19 @@ def _lex(script: str, starts: list[int] | None = None) -> list[_Word | str | int
                 i = n if end < 0 else end
                 continue
             if word is None:
-                word, word_start = _Word(), i
+                word, word_start = Word(), i
             if c == "\\":
                 if script.startswith("\\\n", i):  # a continued line
                     i += 2
                     continue
                 if i + 1 == n:
-                    raise _SyntaxError("syntax error: unexpected EOF", incomplete=True)
+                    raise ShellSyntaxError("syntax error: unexpected EOF", incomplete=True)
                 word.add("quoted", script[i + 1])
                 i += 2
             elif c == "'":
                 end = script.find("'", i + 1)
                 if end < 0:
-                    raise _SyntaxError("no closing quote", incomplete=True)
+                    raise ShellSyntaxError("no closing quote", incomplete=True)
                 word.add("quoted", script[i + 1:end])
                 word.quoted = True
                 i = end + 1
@@ -226,7 +226,7 @@ def _lex(script: str, starts: list[int] | None = None) -> list[_Word | str | int
                 text = m.group() if m else c  # a "#" inside a word is text
                 word.add("lit", text)
                 i += len(text)
-    except _SyntaxError as err:
+    except ShellSyntaxError as err:
         if starts is None or not err.incomplete:
             raise
         starts.append(word_start if word is not None else i)  # where the cut word begins
@@ -236,7 +236,7 @@ def _lex(script: str, starts: list[int] | None = None) -> list[_Word | str | int
     return tokens
 
 
-def _lex_double_quoted(script: str, i: int, word: _Word) -> int:
+def _lex_double_quoted(script: str, i: int, word: Word) -> int:
     word.quoted = True
     while i < len(script):
         c = script[i]
@@ -255,10 +255,10 @@ def _lex_double_quoted(script: str, i: int, word: _Word) -> int:
             text = m.group() if m else c
             word.add("quoted", text)
             i += len(text)
-    raise _SyntaxError("no closing quote", incomplete=True)
+    raise ShellSyntaxError("no closing quote", incomplete=True)
 
 
-def _lex_dollar(script: str, i: int, word: _Word, quoted: bool) -> int:
+def _lex_dollar(script: str, i: int, word: Word, quoted: bool) -> int:
     kind = "qvar" if quoted else "var"
     nxt = script[i + 1:i + 2]
     if script.startswith("$((", i):
@@ -276,8 +276,8 @@ def _lex_dollar(script: str, i: int, word: _Word, quoted: bool) -> int:
         if not (_NAME.fullmatch(name) or (name.isascii() and name.isdigit())
                 or (len(name) == 1 and name in _SPECIAL_PARAMS)):
             if end < 0:
-                raise _SyntaxError("syntax error: unexpected EOF", incomplete=True)
-            raise _SyntaxError(f"{script[i:end + 1]}: bad substitution")
+                raise ShellSyntaxError("syntax error: unexpected EOF", incomplete=True)
+            raise ShellSyntaxError(f"{script[i:end + 1]}: bad substitution")
         word.add(kind, name)
         return end + 1
     m = _NAME.match(script, i + 1)
@@ -300,14 +300,14 @@ def _arith_end(script: str, i: int) -> int:
             return m.start()
         else:
             raise _not_supported("command substitution $(...)")  # ``$((a) ...)``: a subshell inside $( )
-    raise _SyntaxError("no closing quote", incomplete=True)
+    raise ShellSyntaxError("no closing quote", incomplete=True)
 
 
 # ---------------------------------------------------------------------------------------------- the parser
 _CLOSERS = ("then", "elif", "else", "fi", "do", "done", "esac", "}")  # reserved words that end a list
 
 
-class _Parser:
+class Parser:
     """A script: ``list := and_or ((; | newline) and_or)*``, ``and_or := pipeline ((&& | ||) pipeline)*``,
     ``pipeline := [!] command (| command)*``, and a command is a simple command, a compound command (``{ }``,
     ``if``, ``while``, ``until``, ``for``, ``case``) or a function definition."""
@@ -320,11 +320,11 @@ class _Parser:
         self.length = len(script)
 
     # ------------------------------------------------------------------------------------------ tokens
-    def peek(self, ahead: int = 0) -> _Word | str | int | None:
+    def peek(self, ahead: int = 0) -> Word | str | int | None:
         j = self.i + ahead
         return self.tokens[j] if j < len(self.tokens) else None
 
-    def take(self) -> _Word | str | int | None:
+    def take(self) -> Word | str | int | None:
         tok = self.peek()
         self.i += 1
         return tok
@@ -332,19 +332,19 @@ class _Parser:
     def reserved(self) -> str | None:
         """The reserved word (or ``{``, ``}``, ``!``) the next token is, where one can stand."""
         tok = self.peek()
-        return tok.literal() if isinstance(tok, _Word) else None
+        return tok.literal() if isinstance(tok, Word) else None
 
-    def unexpected(self, tok) -> _SyntaxError:
+    def unexpected(self, tok) -> ShellSyntaxError:
         if tok is None:
             if self.opened:
-                return _SyntaxError(f"syntax error: '{self.opened[-1]}' unmatched", incomplete=True)
-            return _SyntaxError("syntax error: unexpected EOF", incomplete=True)
-        if isinstance(tok, _Word):
+                return ShellSyntaxError(f"syntax error: '{self.opened[-1]}' unmatched", incomplete=True)
+            return ShellSyntaxError("syntax error: unexpected EOF", incomplete=True)
+        if isinstance(tok, Word):
             text = "".join(t for _, t in tok.parts)
-            return _SyntaxError(f"syntax error: '{text[:64]}' unexpected")
+            return ShellSyntaxError(f"syntax error: '{text[:64]}' unexpected")
         if tok in _UNSUPPORTED:
             return _not_supported(_UNSUPPORTED[tok])
-        return _SyntaxError(f"syntax error: '{'newline' if tok == chr(10) else tok}' unexpected")
+        return ShellSyntaxError(f"syntax error: '{'newline' if tok == chr(10) else tok}' unexpected")
 
     def expect(self, word: str) -> None:
         if self.reserved() != word:
@@ -356,17 +356,17 @@ class _Parser:
             self.take()
 
     # ------------------------------------------------------------------------------------------ lists
-    def parse(self) -> _List:
+    def parse(self) -> CommandList:
         """The whole script."""
         items = self.list(top=True)
         if self.peek() is not None:
             raise self.unexpected(self.peek())
         return items
 
-    def complete_lines(self) -> tuple[_List, int]:
+    def complete_lines(self) -> tuple[CommandList, int]:
         """For a ``partial`` parser (a reader of lines): the commands of the script's first complete lines, and
         where the rest (a command that more lines may complete) begins. Raises what is wrong for good."""
-        items: _List = []
+        items: CommandList = []
         committed, done = 0, 0  # how many items, and how many tokens, end with a newline
         while True:
             try:
@@ -381,7 +381,7 @@ class _Parser:
                     raise self.unexpected(tok)
                 if tok == "\n":
                     committed, done = len(items), self.i
-            except _SyntaxError as err:
+            except ShellSyntaxError as err:
                 if not err.incomplete:
                     raise
                 return items[:committed], self.start(done)
@@ -389,10 +389,10 @@ class _Parser:
     def start(self, token: int) -> int:
         return self.starts[token] if self.starts is not None and token < len(self.starts) else self.length
 
-    def list(self, top: bool = False) -> _List:
+    def list(self, top: bool = False) -> CommandList:
         """and_or items up to a reserved word that closes a compound command, ``;;``, ``)`` or the end. Inside a
         compound command the list may not be empty."""
-        items: _List = []
+        items: CommandList = []
         while True:
             self.skip_newlines()
             tok = self.peek()
@@ -407,15 +407,15 @@ class _Parser:
             elif tok is not None and tok not in (";;", ")") and self.reserved() not in _CLOSERS:
                 raise self.unexpected(tok)
 
-    def and_or(self) -> _AndOr:
-        items: _AndOr = [(";", self.pipeline())]
+    def and_or(self) -> AndOr:
+        items: AndOr = [(";", self.pipeline())]
         while self.peek() in ("&&", "||"):
             connector = self.take()
             self.skip_newlines()
             items.append((connector, self.pipeline()))
         return items
 
-    def pipeline(self) -> _Pipeline:
+    def pipeline(self) -> Pipeline:
         negated = False
         while self.reserved() == "!":
             self.take()
@@ -425,39 +425,39 @@ class _Parser:
             self.take()
             self.skip_newlines()
             commands.append(self.command())
-        return _Pipeline(commands, negated)
+        return Pipeline(commands, negated)
 
     # ------------------------------------------------------------------------------------------ commands
-    def command(self) -> _Node:
+    def command(self) -> Node:
         word = self.reserved()
         compound = _COMPOUND.get(word)
         if compound is not None:
             if len(self.opened) >= MAX_NESTING:
-                raise _SyntaxError(f"syntax error: more than {MAX_NESTING} nested compound commands")
+                raise ShellSyntaxError(f"syntax error: more than {MAX_NESTING} nested compound commands")
             self.opened.append(word)
             self.take()
             node = compound(self, word)
             self.opened.pop()
-            if not isinstance(node, _Function):
+            if not isinstance(node, Function):
                 node.redirects = self.redirects()
             return node
         if word in _CLOSERS or word == "!":
             raise self.unexpected(self.peek())
         if self.peek() == "(":
             raise _not_supported("subshells ( )")
-        if isinstance(self.peek(), _Word) and self.peek(1) == "(":
+        if isinstance(self.peek(), Word) and self.peek(1) == "(":
             return self.function_parens()
         return self.simple()
 
-    def simple(self) -> _Simple:
-        cmd = _Simple([], [], [])
+    def simple(self) -> Simple:
+        cmd = Simple([], [], [])
         while True:
             tok = self.peek()
-            if isinstance(tok, _Word):
+            if isinstance(tok, Word):
                 self.take()
                 name = _assignment(tok) if not cmd.words else None
                 if name is not None:
-                    value = _Word(quoted=True)
+                    value = Word(quoted=True)
                     value.parts = [(tok.parts[0][0], tok.parts[0][1][len(name) + 1:]), *tok.parts[1:]]
                     cmd.assigns.append((name, value))
                 else:
@@ -469,31 +469,31 @@ class _Parser:
                     raise self.unexpected(tok)
                 return cmd
 
-    def redirects(self) -> list[_Redirect]:
+    def redirects(self) -> list[Redirect]:
         found = []
         while isinstance(self.peek(), int) or self.peek() in (">", ">>", ">|", ">&", "<", "<&", "<>", "<<"):
             found.append(self.redirect())
         return found
 
-    def redirect(self) -> _Redirect:
+    def redirect(self) -> Redirect:
         fd = self.take() if isinstance(self.peek(), int) else None
         op = self.take()
         if op not in (">", ">>", ">|", ">&", "<"):
             raise self.unexpected(op)
         target = self.take()
-        if not isinstance(target, _Word):
+        if not isinstance(target, Word):
             raise self.unexpected(target)
         fd = (0 if op == "<" else 1) if fd is None else fd
         if fd not in ((0,) if op == "<" else (1, 2)):
             raise _not_supported(f"redirecting file descriptor {fd}")
-        return _Redirect(fd, ">" if op == ">|" else op, target)
+        return Redirect(fd, ">" if op == ">|" else op, target)
 
-    def group(self, word: str) -> _Group:
+    def group(self, word: str) -> Group:
         body = self.list()
         self.expect("}")
-        return _Group(body)
+        return Group(body)
 
-    def if_(self, word: str) -> _If:
+    def if_(self, word: str) -> If:
         branches = []
         while True:
             cond = self.list()
@@ -507,25 +507,25 @@ class _Parser:
             if closer == "else":
                 orelse = self.list()
                 self.expect("fi")
-            return _If(branches, orelse)
+            return If(branches, orelse)
 
-    def loop(self, word: str) -> _Loop:
+    def loop(self, word: str) -> Loop:
         cond = self.list()
         self.expect("do")
         body = self.list()
         self.expect("done")
-        return _Loop(word == "until", cond, body)
+        return Loop(word == "until", cond, body)
 
-    def for_(self, word: str) -> _For:
+    def for_(self, word: str) -> For:
         name = self.take()
-        if not isinstance(name, _Word) or name.literal() is None or not _NAME.fullmatch(name.literal()):
+        if not isinstance(name, Word) or name.literal() is None or not _NAME.fullmatch(name.literal()):
             raise self.unexpected(name)
         items = None
         self.skip_newlines()
         if self.reserved() == "in":
             self.take()
             items = []
-            while isinstance(self.peek(), _Word):
+            while isinstance(self.peek(), Word):
                 items.append(self.take())
             if self.peek() not in (";", "\n"):
                 raise self.unexpected(self.peek())
@@ -536,11 +536,11 @@ class _Parser:
         self.expect("do")
         body = self.list()
         self.expect("done")
-        return _For(name.literal(), items, body)
+        return For(name.literal(), items, body)
 
-    def case(self, word: str) -> _Case:
+    def case(self, word: str) -> Case:
         subject = self.take()
-        if not isinstance(subject, _Word):
+        if not isinstance(subject, Word):
             raise self.unexpected(subject)
         self.skip_newlines()
         self.expect("in")
@@ -549,13 +549,13 @@ class _Parser:
             self.skip_newlines()
             if self.reserved() == "esac":
                 self.take()
-                return _Case(subject, arms)
+                return Case(subject, arms)
             if self.peek() == "(":
                 self.take()
             patterns = []
             while True:
                 pattern = self.take()
-                if not isinstance(pattern, _Word):
+                if not isinstance(pattern, Word):
                     raise self.unexpected(pattern)
                 patterns.append(pattern)
                 tok = self.take()
@@ -571,17 +571,17 @@ class _Parser:
                 raise self.unexpected(self.peek())
             arms.append((patterns, body))
 
-    def function(self, word: str) -> _Function:
+    def function(self, word: str) -> Function:
         """``function NAME { ...; }`` (ksh's form; mksh's too)."""
         name = self.take()
-        if not isinstance(name, _Word) or name.literal() is None or not _NAME.fullmatch(name.literal()):
+        if not isinstance(name, Word) or name.literal() is None or not _NAME.fullmatch(name.literal()):
             raise self.unexpected(name)
         if self.peek() == "(" and self.peek(1) == ")":
             self.i += 2
         self.skip_newlines()
-        return _Function(name.literal(), self.command())
+        return Function(name.literal(), self.command())
 
-    def function_parens(self) -> _Function:
+    def function_parens(self) -> Function:
         """``NAME() COMMAND``."""
         name = self.take().literal()
         self.take()
@@ -589,21 +589,21 @@ class _Parser:
             raise _not_supported("subshells ( )")
         self.take()
         if name is None or not _NAME.fullmatch(name):
-            raise _SyntaxError(f"{name or 'function'}: invalid function name")
+            raise ShellSyntaxError(f"{name or 'function'}: invalid function name")
         self.skip_newlines()
         if len(self.opened) >= MAX_NESTING:
-            raise _SyntaxError(f"syntax error: more than {MAX_NESTING} nested compound commands")
+            raise ShellSyntaxError(f"syntax error: more than {MAX_NESTING} nested compound commands")
         self.opened.append(name)
         body = self.command()
         self.opened.pop()
-        return _Function(name, body)
+        return Function(name, body)
 
 
-_COMPOUND = {"{": _Parser.group, "if": _Parser.if_, "while": _Parser.loop, "until": _Parser.loop, "for": _Parser.for_,
-             "case": _Parser.case, "function": _Parser.function}
+_COMPOUND = {"{": Parser.group, "if": Parser.if_, "while": Parser.loop, "until": Parser.loop, "for": Parser.for_,
+             "case": Parser.case, "function": Parser.function}
 
 
-def _assignment(word: _Word) -> str | None:
+def _assignment(word: Word) -> str | None:
     """The NAME of a word written ``NAME=...`` (the name and ``=`` unquoted), else None."""
     if not word.parts or word.parts[0][0] != "lit":
         return None
@@ -612,7 +612,7 @@ def _assignment(word: _Word) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------- arithmetic
-class _ArithError(Exception):
+class ArithError(Exception):
     """A ``$(( ))`` that cannot be evaluated; the message follows ``/system/bin/sh: ``, as mksh words it."""
 
 
@@ -659,14 +659,14 @@ class _Arith:
             m = _ARITH_TOKEN.match(text, i)
             if m is None:
                 if text[i:].strip():
-                    raise _ArithError(f"{self.text}: unexpected '{text[i:].strip()[0]}'")
+                    raise ArithError(f"{self.text}: unexpected '{text[i:].strip()[0]}'")
                 break
             tokens.append(m.group(m.lastindex))
             i = m.end()
         return tokens
 
-    def error(self, what: str) -> _ArithError:
-        return _ArithError(f"{self.text.strip()}: {what}")
+    def error(self, what: str) -> ArithError:
+        return ArithError(f"{self.text.strip()}: {what}")
 
     def peek(self) -> str | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
@@ -805,14 +805,14 @@ class _Arith:
                       ">=": lambda: int(a >= b), ",": lambda: b}[op]())
 
 
-def _arithmetic(text: str, get, set_) -> int:
+def arithmetic(text: str, get, set_) -> int:
     """The value of ``$((text))``, ``text`` already expanded; ``get(name) -> str`` and ``set_(name, str)`` are the
-    variables. Raises :class:`_ArithError`."""
+    variables. Raises :class:`ArithError`."""
     return _Arith(text, get, set_).evaluate()
 
 
 # ---------------------------------------------------------------------------------------------- globs
-def _glob_regex(component: str, path: bool = True) -> str:
+def glob_regex(component: str, path: bool = True) -> str:
     """One path component of a glob as a regex: ``*`` and ``?`` stop at ``/``, and match no leading dot. Not a
     ``path`` (a ``case`` pattern): they match any character."""
     out, i = [], 0

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from vlui.android.logcat import EPOCH, Entry
-from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import POLL_S, SHELL_PID, _getopt, _Io, _Session, _UsageError
+from vlui.served.shell.context import POLL_S, SHELL_PID, Command, Io, Session, ShellApi, UsageError, getopt
 
 _PRIORITY = {"V": 2, "D": 3, "I": 4, "W": 5, "E": 6, "F": 7, "A": 7, "S": 8}  # android_LogPriority
 
@@ -85,7 +84,7 @@ def _log_time(value: str, year: int) -> int:
         if fmt.startswith("%m"):
             when = when.replace(year=year)
         return int((when - EPOCH).total_seconds() * 1000)
-    raise _UsageError(f"-t/-T \"{value}\" is neither a count nor a time like 'MM-DD hh:mm:ss.mmm'")
+    raise UsageError(f"-t/-T \"{value}\" is neither a count nor a time like 'MM-DD hh:mm:ss.mmm'")
 
 
 def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _LogQuery:
@@ -104,21 +103,21 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
             short.append(arg)
             continue
         if name not in long_options:
-            raise _UsageError(f"unrecognized option '{arg}'")
+            raise UsageError(f"unrecognized option '{arg}'")
         if name in ("--clear", "--dump"):
             short.append(long_options[name])
             continue
         if not eq:
             if not args:
-                raise _UsageError(f"option '{name}' requires an argument")
+                raise UsageError(f"option '{name}' requires an argument")
             value = args.pop(0)
         if name != "--pid":
             short += [long_options[name], value]
         elif value.isascii() and value.isdigit():
             q.pid = int(value)
         else:
-            raise _UsageError(f"--pid={value} is not a process id")
-    opts, specs = _getopt(short, "cdsgDBLS", "bvtTmeGfrn")
+            raise UsageError(f"--pid={value} is not a process id")
+    opts, specs = getopt(short, "cdsgDBLS", "bvtTmeGfrn")
     for opt, value in opts:
         if opt == "c":
             q.clear = True
@@ -135,8 +134,8 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
                 elif word in _LOG_MODIFIERS:
                     q.modifiers |= {word}
                 else:
-                    raise _UsageError(f"Invalid parameter \"{word}\" to -v; the simulated phone prints "
-                                      f"{', '.join(_LOG_FORMATS)} (with {', '.join(_LOG_MODIFIERS)})")
+                    raise UsageError(f"Invalid parameter \"{word}\" to -v; the simulated phone prints "
+                                     f"{', '.join(_LOG_FORMATS)} (with {', '.join(_LOG_MODIFIERS)})")
         elif opt in "tT":
             q.dump = q.dump or opt == "t"
             if value.isascii() and value.isdigit():
@@ -145,17 +144,17 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
                 q.since_ms = _log_time(value, year)
         elif opt == "m":
             if not (value.isascii() and value.isdigit()) or int(value) == 0:
-                raise _UsageError(f"-m \"{value}\" isn't an integer greater than zero")
+                raise UsageError(f"-m \"{value}\" isn't an integer greater than zero")
             q.max_count = int(value)
         elif opt == "e":
             try:
                 q.regex = re.compile(value)
             except re.error as err:
-                raise _UsageError(f"bad regex '{value}': {err}") from None
+                raise UsageError(f"bad regex '{value}': {err}") from None
         elif opt == "b":
             buffers += value.split(",")
         elif opt in "frn":
-            raise _UsageError(f"-{opt} (log files) is not supported by the simulated phone")
+            raise UsageError(f"-{opt} (log files) is not supported by the simulated phone")
     if buffers:
         q.buffers = tuple(buffers)
     from_env = not specs and env_tags is not None
@@ -166,8 +165,8 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
         level = rest[:1].upper() if colon else ("D" if tag == "*" else "V")
         if not tag or level not in _PRIORITY or level == "A":
             if from_env:
-                raise _UsageError(f"Invalid filter expression '{spec}' in ANDROID_LOG_TAGS")
-            raise _UsageError(f"Invalid filter expression '{spec}'")
+                raise UsageError(f"Invalid filter expression '{spec}' in ANDROID_LOG_TAGS")
+            raise UsageError(f"Invalid filter expression '{spec}'")
         if tag == "*":
             q.default = level
         else:
@@ -220,74 +219,72 @@ def _log_payload(tag: str, message: str) -> tuple[str, str]:
     return tag, message if len(raw) <= room else raw[:room].decode("utf-8", "ignore")
 
 
-class LogCommands:
-    """The log commands of :class:`~vlui.served.shell.runner.Shell` (a mixin: ``self`` is the shell)."""
+def log(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    try:
+        opts, words = getopt(args, "", "pt")
+    except UsageError as err:
+        io.complain(f"log: {err}\n")
+        return 1
+    level, tag = "I", "log"
+    for opt, value in opts:
+        if opt == "p":
+            if not value or value[0].lower() not in "vdiwef":
+                io.complain(f"log: bad -p '{value}'\n")
+                return 1
+            level = value[0].upper()
+        else:
+            tag = value
+    if not words:
+        io.complain("log: Needs 1 argument\n")
+        return 1
+    tag, message = _log_payload(tag, " ".join(words))
+    with sh.phone.lock:
+        # an ADB backend logs a marker after every input: the log stays the in-process one
+        sh.phone.device.log_marker(SHELL_PID, level, tag, message)
+    return 0
 
-    phone: ServedPhone
 
-    # ---------------------------------------------------------------------------------------------- log
-    def _log(self, s: _Session, io: _Io, args: list[str]) -> int:
-        try:
-            opts, words = _getopt(args, "", "pt")
-        except _UsageError as err:
-            io.complain(f"log: {err}\n")
-            return 1
-        level, tag = "I", "log"
-        for opt, value in opts:
-            if opt == "p":
-                if not value or value[0].lower() not in "vdiwef":
-                    io.complain(f"log: bad -p '{value}'\n")
-                    return 1
-                level = value[0].upper()
-            else:
-                tag = value
-        if not words:
-            io.complain("log: Needs 1 argument\n")
-            return 1
-        tag, message = _log_payload(tag, " ".join(words))
-        with self.phone.lock:
-            # an ADB backend logs a marker after every input: the log stays the in-process one
-            self.phone.device.log_marker(SHELL_PID, level, tag, message)
+def logcat(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    with sh.phone.lock:
+        year = sh.phone.device.now().year
+    try:
+        q = _logcat_query(args, year, s.env.get("ANDROID_LOG_TAGS"))
+    except UsageError as err:
+        io.complain(f"logcat: {err}\n")
+        return 1
+    if q.clear:
+        with sh.phone.lock:
+            sh.phone.device.clear_log()
         return 0
-
-    def _logcat(self, s: _Session, io: _Io, args: list[str]) -> int:
-        with self.phone.lock:
-            year = self.phone.device.now().year
-        try:
-            q = _logcat_query(args, year, s.env.get("ANDROID_LOG_TAGS"))
-        except _UsageError as err:
-            io.complain(f"logcat: {err}\n")
-            return 1
-        if q.clear:
-            with self.phone.lock:
-                self.phone.device.clear_log()
-            return 0
-        if q.sizes:
-            with self.phone.lock:
-                used = sum(len(e.message) + len(e.tag) + 28 for e in self.phone.device.log.entries())
-            for b in q.buffers:
-                io.say(f"{b}: ring buffer is 256 KiB ({min(256, used // 1024)} KiB consumed), max entry is 5120 B, "
-                       "max payload is 4068 B\n")
-            return 0
-        with self.phone.lock:
-            log = self.phone.device.log
-            entries = [] if q.silent_buffers else log.entries()
+    if q.sizes:
+        with sh.phone.lock:
+            used = sum(len(e.message) + len(e.tag) + 28 for e in sh.phone.device.log.entries())
+        for b in q.buffers:
+            io.say(f"{b}: ring buffer is 256 KiB ({min(256, used // 1024)} KiB consumed), max entry is 5120 B, "
+                   "max payload is 4068 B\n")
+        return 0
+    with sh.phone.lock:
+        log = sh.phone.device.log
+        entries = [] if q.silent_buffers else log.entries()
+        next_seq = log.mark()
+    if q.since_ms is not None:
+        entries = [e for e in entries if e.time_ms >= q.since_ms]
+    if q.tail is not None:  # as logd: the last N entries, then the filters (they run in logcat)
+        entries = entries[-q.tail:] if q.tail else []
+    printer = _LogPrinter(q, io.out)
+    if printer.print(entries) or q.dump:
+        return 0
+    while not sh.stopped(s):
+        with sh.phone.lock:
+            log = sh.phone.device.log
+            if log.mark() == next_seq:
+                sh.phone.log_changed.wait(POLL_S)
+            next_seq = min(next_seq, log.mark())  # a snapshot load may rewind the log's sequence numbers
+            entries = [] if q.silent_buffers else log.entries(next_seq)
             next_seq = log.mark()
-        if q.since_ms is not None:
-            entries = [e for e in entries if e.time_ms >= q.since_ms]
-        if q.tail is not None:  # as logd: the last N entries, then the filters (they run in logcat)
-            entries = entries[-q.tail:] if q.tail else []
-        printer = _LogPrinter(q, io.out)
-        if printer.print(entries) or q.dump:
+        if printer.print(entries):  # written unlocked: the network may block
             return 0
-        while not self._stopped(s):
-            with self.phone.lock:
-                log = self.phone.device.log
-                if log.mark() == next_seq:
-                    self.phone.log_changed.wait(POLL_S)
-                next_seq = min(next_seq, log.mark())  # a snapshot load may rewind the log's sequence numbers
-                entries = [] if q.silent_buffers else log.entries(next_seq)
-                next_seq = log.mark()
-            if printer.print(entries):  # written unlocked: the network may block
-                return 0
-        return 0
+    return 0
+
+
+COMMANDS: dict[str, Command] = {"log": log, "logcat": logcat}

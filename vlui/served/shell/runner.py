@@ -1,6 +1,7 @@
 """The shell itself: running a script (lists, pipelines, compound commands, functions, redirections, expansion),
-reading one from a pipe or a terminal, and :data:`COMMANDS`, the one table of commands by name. :class:`Shell`
-gathers the command families' methods."""
+reading one from a pipe or a terminal, and :data:`COMMANDS`, the one table of commands by name: the command families'
+tables (each family module's ``COMMANDS``) merged. :class:`Shell` is what the commands receive as ``sh``
+(:class:`~vlui.served.shell.context.ShellApi`)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ from contextlib import ExitStack, contextmanager
 
 from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.apps import AppCommands
-from vlui.served.shell.builtins import BuiltinCommands
+from vlui.served.shell import apps, builtins, dumpsys, files, log, screen, sqlite, system
 from vlui.served.shell.context import (
     ARG_MAX,
     BIN_DIRS,
@@ -24,51 +24,46 @@ from vlui.served.shell.context import (
     MAX_DEPTH,
     SH,
     SHELL_PID,
-    _Abort,
-    _Break,
-    _discard,
-    _Exit,
-    _Input,
-    _Io,
-    _PipeClosed,
-    _RedirectError,
-    _Return,
-    _Session,
-    _UsageError,
+    Abort,
+    Break,
+    Command,
+    Exit,
+    Input,
+    Io,
+    PipeClosed,
+    RedirectError,
+    Return,
+    Session,
+    UsageError,
+    discard,
 )
-from vlui.served.shell.dumpsys import DumpsysCommands
-from vlui.served.shell.files import FileCommands
-from vlui.served.shell.filters import FILTERS, _After, _Collect, _Stage
+from vlui.served.shell.filters import FILTERS, After, Collect, Stage
 from vlui.served.shell.language import (
-    _arithmetic,
-    _ArithError,
-    _Case,
-    _For,
-    _Function,
-    _glob_regex,
-    _Group,
-    _If,
-    _List,
-    _Loop,
-    _Node,
-    _Parser,
-    _Pipeline,
-    _Redirect,
-    _Simple,
-    _SyntaxError,
-    _Word,
+    ArithError,
+    Case,
+    CommandList,
+    For,
+    Function,
+    Group,
+    If,
+    Loop,
+    Node,
+    Parser,
+    Pipeline,
+    Redirect,
+    ShellSyntaxError,
+    Simple,
+    Word,
+    arithmetic,
+    glob_regex,
 )
-from vlui.served.shell.log import LogCommands
-from vlui.served.shell.screen import ScreenCommands
-from vlui.served.shell.sqlite import SqliteCommands
-from vlui.served.shell.system import SystemCommands
 from vlui.served.storage import StorageError
 
 
-class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCommands, AppCommands, DumpsysCommands,
-            SqliteCommands):
+class Shell:
     """``/system/bin/sh`` on the served phone. One instance may run several lines one after the other, as lines typed
-    at one prompt: they share the working directory, the variables, the functions and ``$?``.
+    at one prompt: they share the working directory, the variables, the functions and ``$?``. It is the
+    :class:`~vlui.served.shell.context.ShellApi` its commands receive.
 
     ``cpu_budget_s``: the CPU time one command line's loops and function calls may take before the line stops
     (``while true; do :; done`` ends there; sleeping and waiting take none)."""
@@ -76,7 +71,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
     def __init__(self, phone: ServedPhone, cpu_budget_s: float = CPU_BUDGET_S) -> None:
         self.phone = phone
         self.cpu_budget_s = cpu_budget_s
-        self._session: _Session | None = None
+        self._session: Session | None = None
         self._reader = _ScriptReader()
 
     def run(self, command: str, write: Callable[[bytes], None], cancelled: threading.Event,
@@ -84,11 +79,11 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         """Run ``command`` as ``sh -c`` does; its standard output through ``write``, its standard error through
         ``err`` (with ``write`` when None, as adb's legacy shell protocol mixes them); the exit status. A command
         of MAX_ARG_STRLEN bytes or more cannot be an argument of ``sh -c``: adbd's exec fails, as on a device."""
-        io = _Io(write, err or write)
+        io = Io(write, err or write)
         if len(command) >= MAX_ARG_STRLEN // 4 and len(command.encode("utf-8", "surrogateescape")) >= MAX_ARG_STRLEN:
             io.complain(f"error: exec '{SH}' failed: Argument list too long\n")
             return 126
-        return self._run_line(command, io, self._session_for(cancelled))
+        return self.run_line(self._session_for(cancelled), io, command)
 
     def feed(self, data: bytes, write: Callable[[bytes], None], cancelled: threading.Event,
              err: Callable[[bytes], None] | None = None) -> int:
@@ -97,7 +92,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         ends it (:attr:`waiting`). A line is at most MAX_ARG_STRLEN - 1 bytes (a longer one is dropped with one
         error line), and the parsing is linear in what was sent. The status of the last command."""
         s = self._session_for(cancelled)
-        io = _Io(write, err or write)
+        io = Io(write, err or write)
         for line in self._reader.lines(data):
             if s.exited:
                 break
@@ -110,7 +105,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                err: Callable[[bytes], None] | None = None) -> int:
         """The script's input ended: its last line runs, and a command still open is a syntax error."""
         s = self._session_for(cancelled)
-        io = _Io(write, err or write)
+        io = Io(write, err or write)
         for line in self._reader.end():
             script = self._reader.add(line, io)
             if script is not None and not s.exited:
@@ -142,135 +137,154 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         """Whether ``exit`` or ``exec`` ended this shell (an interactive session then ends)."""
         return self._session is not None and self._session.exited
 
-    def _session_for(self, cancelled: threading.Event) -> _Session:
+    # ---------------------------------------------------------------------------------------------- files (ShellApi)
+    def path(self, s: Session, path: str) -> str:
+        """:func:`vlui.served.shell.files.phone_path`: ``path`` typed in ``s`` as the phone's path."""
+        return files.phone_path(s, path)
+
+    def read(self, path: str) -> tuple[bytes, str]:
+        """:func:`vlui.served.shell.files.read_file`: (content, "") or (b"", why it cannot be read)."""
+        return files.read_file(self.phone, path)
+
+    def unwritable(self, path: str) -> str:
+        """:func:`vlui.served.shell.files.unwritable`: why ``path`` cannot be written ("" when it can)."""
+        return files.unwritable(self.phone, path)
+
+    def exists(self, path: str) -> bool:
+        """:func:`vlui.served.shell.files.exists`."""
+        return files.exists(self.phone, path)
+
+    def _session_for(self, cancelled: threading.Event) -> Session:
         if self._session is None:
-            self._session = _Session(cancelled)
+            self._session = Session(cancelled)
         self._session.cancelled = cancelled
         return self._session
 
-    def _run_line(self, command: str, io: _Io, s: _Session) -> int:
+    def run_line(self, s: Session, io: Io, line: str) -> int:
+        """Parse and run a command line in ``s``; a syntax error is said on ``io`` (status 2)."""
         try:
-            tree = _Parser(command).parse()
-        except _SyntaxError as err:
+            tree = Parser(line).parse()
+        except ShellSyntaxError as err:
             io.complain(f"{SH}: {err}\n")
             s.status = 2
             return 2
         return self._execute(tree, io, s)
 
-    def _run_lines(self, script: str, io: _Io, s: _Session, final: bool) -> None:
+    def _run_lines(self, script: str, io: Io, s: Session, final: bool) -> None:
         """The complete commands of the lines in ``script``; what they leave open goes back to the reader."""
         try:
-            tree, rest = _Parser(script, partial=True).complete_lines()
-        except _SyntaxError as err:
+            tree, rest = Parser(script, partial=True).complete_lines()
+        except ShellSyntaxError as err:
             io.complain(f"{SH}: {err}\n")
             s.status = 2
             return
         if tree:
             self._execute(tree, io, s)
         if final and script[rest:].strip():
-            self._run_line(script[rest:], io, s)  # says what is open
+            self.run_line(s, io, script[rest:])  # says what is open
         elif not final:
             self._reader.keep(script[rest:], progress=bool(tree))
 
-    def _execute(self, tree: _List, io: _Io, s: _Session) -> int:
+    def _execute(self, tree: CommandList, io: Io, s: Session) -> int:
         s.cpu_start = time.thread_time()
         try:
             self._run_list(s, io, tree)
-        except (_Exit, _Return) as done:  # ``return`` outside a function ends the script, as in mksh
+        except (Exit, Return) as done:  # ``return`` outside a function ends the script, as in mksh
             s.status = done.status
             s.exited = True
-        except _Abort as stop:
+        except Abort as stop:
             io.complain(stop.message)
             s.status = stop.status
         return s.status
 
-    def _stopped(self, s: _Session) -> bool:
+    def stopped(self, s: Session) -> bool:
+        """Whether the client is gone or the phone closed."""
         return s.cancelled.is_set() or self.phone.closed.is_set()
 
-    def _tick(self, s: _Session) -> None:
+    def _tick(self, s: Session) -> None:
         """Between two turns of a loop and before a function runs: stop when the client is gone or the line has
         used its CPU time. (A device has no such budget; ``ulimit -t`` would end the shell with SIGXCPU, 152.)"""
-        if self._stopped(s):
-            raise _Abort("", 130)
+        if self.stopped(s):
+            raise Abort("", 130)
         if time.thread_time() - s.cpu_start > self.cpu_budget_s:
-            raise _Abort(f"{SH}: CPU time limit exceeded: a command line may take {self.cpu_budget_s:g} s of "
-                         f"the simulated phone's CPU\n", 152)
+            raise Abort(f"{SH}: CPU time limit exceeded: a command line may take {self.cpu_budget_s:g} s of "
+                        f"the simulated phone's CPU\n", 152)
 
     # ---------------------------------------------------------------------------------------------- lists
-    def _run_list(self, s: _Session, io: _Io, items: _List) -> int:
+    def _run_list(self, s: Session, io: Io, items: CommandList) -> int:
         for and_or in items:
             for connector, pipeline in and_or:
-                if self._stopped(s):
-                    raise _Abort("", s.status)
+                if self.stopped(s):
+                    raise Abort("", s.status)
                 if (connector == "&&" and s.status != 0) or (connector == "||" and s.status == 0):
                     continue
                 status = self._run_pipeline(s, io, pipeline)
                 s.status = int(not status) if pipeline.negated else status
         return s.status
 
-    def _run_pipeline(self, s: _Session, io: _Io, pipeline: _Pipeline) -> int:
+    def _run_pipeline(self, s: Session, io: Io, pipeline: Pipeline) -> int:
         commands = pipeline.commands
         if len(commands) == 1:
             return self._run_node(s, io, commands[0])
         pump = _Pump(io.out)
         with ExitStack() as stack:
             for k, cmd in enumerate(commands[1:]):
-                pump.add(self._stage(s, _Io(pump.writer(k + 1), io.err), cmd, stack))
-            return pump.run(lambda: self._run_node(s, _Io(pump.writer(0), io.err, io.inp), commands[0]))
+                pump.add(self._stage(s, Io(pump.writer(k + 1), io.err), cmd, stack))
+            return pump.run(lambda: self._run_node(s, Io(pump.writer(0), io.err, io.inp), commands[0]))
 
-    def _stage(self, s: _Session, io: _Io, cmd: _Node, stack: ExitStack) -> _Stage:
+    def _stage(self, s: Session, io: Io, cmd: Node, stack: ExitStack) -> Stage:
         """A command after ``|``: a line filter reads its input as it comes; any other command runs when its input
         ends, and reads it then."""
-        if isinstance(cmd, _Simple) and not cmd.assigns and all(r.op != "<" for r in cmd.redirects):
+        if isinstance(cmd, Simple) and not cmd.assigns and all(r.op != "<" for r in cmd.redirects):
             try:
                 rio = stack.enter_context(self._redirected(s, io, cmd.redirects))
-            except _RedirectError as err:
+            except RedirectError as err:
                 io.complain(f"{SH}: {err}\n")
-                return _After(lambda: 1)
+                return After(lambda: 1)
             argv = self._expand(s, cmd.words)
             name = self._name(argv[0]) if argv else ""
             if name in FILTERS and argv[0] not in s.functions:
                 try:
                     stage = FILTERS[name](argv[1:], rio.out)
-                except _UsageError as err:
+                except UsageError as err:
                     rio.complain(f"{name}: {err}\n")
-                    return _After(lambda: 2 if name == "grep" else 1)
+                    return After(lambda: 2 if name == "grep" else 1)
                 if not stage.files:
                     return stage
-            return _Collect(lambda inp: self._call(s, _Io(rio.out, rio.err, inp), argv) if argv else 0)
-        return _Collect(lambda inp: self._run_node(s, _Io(io.out, io.err, inp), cmd))
+            return Collect(lambda inp: self.call(s, Io(rio.out, rio.err, inp), argv) if argv else 0)
+        return Collect(lambda inp: self._run_node(s, Io(io.out, io.err, inp), cmd))
 
     # ---------------------------------------------------------------------------------------------- commands
-    def _run_node(self, s: _Session, io: _Io, node: _Node) -> int:
-        if isinstance(node, _Simple):
+    def _run_node(self, s: Session, io: Io, node: Node) -> int:
+        if isinstance(node, Simple):
             return self._run_simple(s, io, node)
-        if isinstance(node, _Function):
+        if isinstance(node, Function):
             s.functions[node.name] = node.body
             return 0
         try:
             with self._redirected(s, io, node.redirects) as rio:
-                self._enter(s, "{" if isinstance(node, _Group) else type(node).__name__.strip("_").lower())
+                self._enter(s, "{" if isinstance(node, Group) else type(node).__name__.lower())
                 try:
-                    if isinstance(node, _Group):
+                    if isinstance(node, Group):
                         return self._run_list(s, rio, node.body)
-                    if isinstance(node, _If):
+                    if isinstance(node, If):
                         return self._run_if(s, rio, node)
-                    if isinstance(node, _Case):
+                    if isinstance(node, Case):
                         return self._run_case(s, rio, node)
                     return self._run_loop(s, rio, node)
                 finally:
                     s.depth -= 1
-        except _RedirectError as err:
+        except RedirectError as err:
             io.complain(f"{SH}: {err}\n")
             return 1
 
-    def _enter(self, s: _Session, name: str) -> None:
+    def _enter(self, s: Session, name: str) -> None:
         """One level deeper (a function, a compound command), at most MAX_DEPTH: deeper is an error, not a crash."""
         if s.depth >= MAX_DEPTH:
-            raise _Abort(f"{SH}: {name}: nested too deeply (at most {MAX_DEPTH} levels)\n", 1)
+            raise Abort(f"{SH}: {name}: nested too deeply (at most {MAX_DEPTH} levels)\n", 1)
         s.depth += 1
 
-    def _run_simple(self, s: _Session, io: _Io, cmd: _Simple) -> int:
+    def _run_simple(self, s: Session, io: Io, cmd: Simple) -> int:
         try:
             with self._redirected(s, io, cmd.redirects) as rio:
                 argv = self._expand(s, cmd.words)
@@ -283,38 +297,38 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                 for name, value in values:  # for this command only (every variable reaches the commands here)
                     s.setvar(name, value)
                 try:
-                    return self._call(s, rio, argv)
+                    return self.call(s, rio, argv)
                 finally:
                     for name, old in reversed(saved):
                         s.unsetvar(name) if old is None else s.setvar(name, old)
-        except _RedirectError as err:
+        except RedirectError as err:
             io.complain(f"{SH}: {err}\n")
             return 1
 
-    def _run_if(self, s: _Session, io: _Io, node: _If) -> int:
+    def _run_if(self, s: Session, io: Io, node: If) -> int:
         for cond, body in node.branches:
             self._run_list(s, io, cond)
             if s.status == 0:
                 return self._run_list(s, io, body)
         return self._run_list(s, io, node.orelse) if node.orelse else 0
 
-    def _run_case(self, s: _Session, io: _Io, node: _Case) -> int:
+    def _run_case(self, s: Session, io: Io, node: Case) -> int:
         subject = self._expand_one(s, node.subject)
         for patterns, body in node.arms:
-            if any(re.fullmatch(_glob_regex(self._pattern(s, p), path=False), subject) for p in patterns):
+            if any(re.fullmatch(glob_regex(self._pattern(s, p), path=False), subject) for p in patterns):
                 return self._run_list(s, io, body) if body else 0
         return 0
 
-    def _run_loop(self, s: _Session, io: _Io, node: _Loop | _For) -> int:
+    def _run_loop(self, s: Session, io: Io, node: Loop | For) -> int:
         """``while``, ``until`` and ``for``: the status of the body's last run (0 when it never ran)."""
         status = 0
-        if isinstance(node, _For):
+        if isinstance(node, For):
             turns = iter(self._expand(s, node.items) if node.items is not None else list(s.args))
         s.loops += 1
         try:
             while True:
                 self._tick(s)
-                if isinstance(node, _For):
+                if isinstance(node, For):
                     item = next(turns, None)
                     if item is None:
                         return status
@@ -325,23 +339,23 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                         return status
                 try:
                     status = self._run_list(s, io, node.body)
-                except _Break as brk:
+                except Break as brk:
                     if brk.levels > 1:
-                        raise _Break(brk.levels - 1, brk.again) from None
+                        raise Break(brk.levels - 1, brk.again) from None
                     status = s.status
                     if not brk.again:
                         return status
         finally:
             s.loops -= 1
 
-    def _call_function(self, s: _Session, io: _Io, argv: list[str]) -> int:
+    def _call_function(self, s: Session, io: Io, argv: list[str]) -> int:
         self._tick(s)
         self._enter(s, argv[0])
         saved = s.args, s.loops, s.locals
         s.args, s.loops, s.locals = argv[1:], 0, {}
         try:
             return self._run_node(s, io, s.functions[argv[0]])
-        except _Return as done:
+        except Return as done:
             return done.status
         finally:
             for name, old in s.locals.items():  # ``local`` variables end with the function
@@ -350,48 +364,48 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             s.depth -= 1
 
     @contextmanager
-    def _redirected(self, s: _Session, io: _Io, redirects: list[_Redirect]) -> Iterator[_Io]:
+    def _redirected(self, s: Session, io: Io, redirects: list[Redirect]) -> Iterator[Io]:
         """``io`` with ``redirects`` applied. A file is created when opened, and its content stored when the command
         ends; ``<`` reads the file as it is when the command starts."""
         out, err, inp = io.out, io.err, io.inp
-        files: list[tuple[str, bytearray, bool]] = []
+        opened: list[tuple[str, bytearray, bool]] = []
         for r in redirects:
             target = self._expand_one(s, r.target)
             if r.op == "<":
-                data, problem = self._read(self._path(s, target))
+                data, problem = self.read(self.path(s, target))
                 if problem:
-                    raise _RedirectError(f"can't open {target}: {problem}")
-                inp = _Input(data)
+                    raise RedirectError(f"can't open {target}: {problem}")
+                inp = Input(data)
                 continue
             if r.op == ">&":
                 if target not in ("1", "2", "-"):
-                    raise _RedirectError(f"{target}: illegal file descriptor name")
-                stream = {"1": out, "2": err, "-": _discard}[target]
+                    raise RedirectError(f"{target}: illegal file descriptor name")
+                stream = {"1": out, "2": err, "-": discard}[target]
             elif target in ("/dev/null", "/dev/zero"):
-                stream = _discard
+                stream = discard
             else:
-                path = self._path(s, target)
+                path = self.path(s, target)
                 with self.phone.lock:
-                    problem = self._unwritable(path)
+                    problem = self.unwritable(path)
                     if problem:
-                        raise _RedirectError(f"can't create {target}: {problem}")
+                        raise RedirectError(f"can't create {target}: {problem}")
                     if r.op == ">":
                         self.phone.files[path] = b""
                     else:
                         self.phone.files.setdefault(path, b"")
                 buf = bytearray()
-                files.append((path, buf, r.op == ">>"))
+                opened.append((path, buf, r.op == ">>"))
                 stream = self._bounded_writer(path, buf, r.op == ">>")
             if r.fd == 1:
                 out = stream
             else:
                 err = stream
         try:
-            yield _Io(out, err, inp)
+            yield Io(out, err, inp)
         finally:
-            if files:
+            if opened:
                 with self.phone.lock:
-                    for path, buf, append in files:
+                    for path, buf, append in opened:
                         content = (self.phone.files.get(path, b"") if append else b"") + bytes(buf)
                         # what others wrote meanwhile may have taken the room: keep what fits, as a full disk does
                         self.phone.files[path] = content[:max(0, self.phone.files.room(replacing=path))]
@@ -399,11 +413,11 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
     def _bounded_writer(self, path: str, buf: bytearray, append: bool) -> Callable[[bytes], None]:
         """What a command writes into a redirected file: gathered in ``buf`` until the phone's storage is full; the
         write that does not fit stores what fits and raises ``StorageError`` (``No space left on device``)."""
-        files = self.phone.files
+        stored = self.phone.files
 
         def write(data: bytes) -> None:
-            kept = len(files.get(path, b"")) if append else 0
-            room = files.room(replacing=path) - kept - len(buf)
+            kept = len(stored.get(path, b"")) if append else 0
+            room = stored.room(replacing=path) - kept - len(buf)
             if len(data) > room:
                 buf.extend(data[:max(0, room)])
                 raise StorageError(errno.ENOSPC, path)
@@ -411,7 +425,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         return write
 
     # ---------------------------------------------------------------------------------------------- expansion
-    def _expand(self, s: _Session, words: list[_Word]) -> list[str]:
+    def _expand(self, s: Session, words: list[Word]) -> list[str]:
         """The arguments that ``words`` become: parameters and ``$(( ))`` expanded, unquoted expansions split at
         ``$IFS``, unquoted empty expansions dropped, unquoted globs matched against the phone's files (a glob that
         matches nothing stays as written, as in sh). Past ARG_MAX in all, the command does not run (as execve
@@ -423,21 +437,21 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                 args += (self._glob(s, pattern) or [text]) if pattern is not None else [text]
         return args
 
-    def _expand_one(self, s: _Session, word: _Word) -> str:
+    def _expand_one(self, s: Session, word: Word) -> str:
         """A word that stays one (an assignment's value, a redirection's file, ``case``'s subject): expanded, not
         split, not globbed."""
         size = [0]
         return "".join(self._value(s, kind, text, size) if kind not in ("lit", "quoted") else text
                        for kind, text in word.parts)
 
-    def _value(self, s: _Session, kind: str, text: str, size: list[int]) -> str:
+    def _value(self, s: Session, kind: str, text: str, size: list[int]) -> str:
         value = self._arith(s, text) if kind in ("arith", "qarith") else self._variable(s, text)
         size[0] += len(value)
         if size[0] > ARG_MAX:
-            raise _Abort(f"{SH}: Argument list too long\n", 126)
+            raise Abort(f"{SH}: Argument list too long\n", 126)
         return value
 
-    def _fields(self, s: _Session, word: _Word, size: list[int]) -> list[tuple[str, str | None]]:
+    def _fields(self, s: Session, word: Word, size: list[int]) -> list[tuple[str, str | None]]:
         """The fields a word becomes: (text, the glob pattern when an unquoted part has ``*?[``, else None)."""
         fields: list[tuple[str, str | None]] = []
         text: list[str] = []
@@ -455,7 +469,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             if kind in ("lit", "quoted"):
                 size[0] += len(part)
                 if size[0] > ARG_MAX:
-                    raise _Abort(f"{SH}: Argument list too long\n", 126)
+                    raise Abort(f"{SH}: Argument list too long\n", 126)
             if kind == "lit":
                 text.append(part)
                 pattern.append(part)
@@ -474,7 +488,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                     pattern.append(_GLOB_CHARS.sub(r"[\g<0>]", arg))
                     present = True
             else:  # an unquoted expansion: split at $IFS
-                pieces = self._split(s, self._value(s, kind, part, size))
+                pieces = self.split(s, self._value(s, kind, part, size))
                 for j, piece in enumerate(pieces):
                     if j:
                         end()
@@ -484,7 +498,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         end()
         return fields
 
-    def _split(self, s: _Session, value: str, maxsplit: int = 0) -> list[str]:
+    def split(self, s: Session, value: str, maxsplit: int = 0) -> list[str]:
         """Field splitting: whitespace in ``$IFS`` separates (runs of it count once), any other IFS character
         ends a field. The first and last pieces join the text around the expansion. ``maxsplit``: as many fields
         at most, plus the rest (``read``)."""
@@ -497,7 +511,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         delims = ([f"{w}[{re.escape(other)}]{w}"] if other else []) + ([f"[{re.escape(white)}]+"] if white else [])
         return re.split("|".join(delims), value, maxsplit=maxsplit)
 
-    def _pattern(self, s: _Session, word: _Word) -> str:
+    def _pattern(self, s: Session, word: Word) -> str:
         """A ``case`` pattern: quoted text matches literally."""
         size = [0]
         out = []
@@ -506,14 +520,14 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             out.append(_GLOB_CHARS.sub(r"[\g<0>]", value) if kind in ("quoted", "qvar", "qarith") else value)
         return "".join(out)
 
-    def _arith(self, s: _Session, text: str) -> str:
+    def _arith(self, s: Session, text: str) -> str:
         expanded = _PARAMETER.sub(lambda m: self._variable(s, m.group(1) or m.group(2)), text)
         try:
-            return str(_arithmetic(expanded, lambda name: s.env.get(name, ""), s.setvar))
-        except _ArithError as err:
-            raise _Abort(f"{SH}: {err}\n", 1) from None
+            return str(arithmetic(expanded, lambda name: s.env.get(name, ""), s.setvar))
+        except ArithError as err:
+            raise Abort(f"{SH}: {err}\n", 1) from None
 
-    def _variable(self, s: _Session, name: str) -> str:
+    def _variable(self, s: Session, name: str) -> str:
         if name.isascii() and name.isdigit():  # str.isdigit() is true of '¹' too, which int() refuses
             n = int(name)
             return s.name if n == 0 else (s.args[n - 1] if n <= len(s.args) else "")
@@ -521,10 +535,10 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                    "*": " ".join(s.args), "!": "", "-": ""}
         return special[name] if name in special else s.env.get(name, "")
 
-    def _glob(self, s: _Session, pattern: str) -> list[str]:
-        absolute = self._path(s, pattern)
+    def _glob(self, s: Session, pattern: str) -> list[str]:
+        absolute = self.path(s, pattern)
         parts = absolute.strip("/").split("/")
-        regexes = [re.compile(_glob_regex(p)) for p in parts]
+        regexes = [re.compile(glob_regex(p)) for p in parts]
         with self.phone.lock:
             paths = set()
             for p in (*self.phone.files, *self.phone.STANDARD_DIRS):
@@ -545,7 +559,10 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
                 return arg[len(d):]
         return arg
 
-    def _call(self, s: _Session, io: _Io, argv: list[str]) -> int:
+    def call(self, s: Session, io: Io, argv: list[str]) -> int:
+        """Run ``argv``: a function of ``s``, a filter, or a command of :data:`COMMANDS` (by name, or by its path
+        under /system/bin and the like). What a command raises for bad usage or a refused value is said as
+        ``NAME: why`` (status 1)."""
         if argv[0] in s.functions:
             return self._call_function(s, io, argv)
         name = self._name(argv[0])
@@ -557,7 +574,7 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
             return 127
         try:
             return command(self, s, io, argv[1:])
-        except (VluiError, _UsageError) as err:  # bad usage, or a value the simulated phone refuses: say why
+        except (VluiError, UsageError) as err:  # bad usage, or a value the simulated phone refuses: say why
             io.complain(f"{name}: {err}\n")
             return 1
         except StorageError as err:  # a full disk or a read-only partition, met while writing
@@ -566,25 +583,25 @@ class Shell(BuiltinCommands, FileCommands, SystemCommands, ScreenCommands, LogCo
         finally:
             self.phone.changed()  # any command may have logged: streaming readers look
 
-    def _filter(self, s: _Session, io: _Io, name: str, args: list[str]) -> int:
+    def _filter(self, s: Session, io: Io, name: str, args: list[str]) -> int:
         """A filter run on its own: it reads the files it names, or its standard input (a ``<`` file, what came
         through ``|``; none for ``adb shell CMD``)."""
         try:
             f = FILTERS[name](args, io.out)
-        except _UsageError as err:
+        except UsageError as err:
             io.complain(f"{name}: {err}\n")
             return 2 if name == "grep" else 1
         status = 0
         try:
             for arg in f.files or ["-"]:
-                data, problem = self._read(self._path(s, arg)) if arg != "-" else (io.inp.read(), "")
+                data, problem = self.read(self.path(s, arg)) if arg != "-" else (io.inp.read(), "")
                 if problem:
                     io.complain(f"{name}: {arg}: {problem}\n")
                     status = 2 if name == "grep" else 1
                     continue
                 f.feed(data)
             f.close()
-        except _PipeClosed:
+        except PipeClosed:
             pass
         return status or f.status
 
@@ -599,12 +616,12 @@ class _Pump:
 
     def __init__(self, out: Callable[[bytes], None]) -> None:
         self.out = out
-        self.stages: list[_Stage] = []
+        self.stages: list[Stage] = []
         self.boxes: list[list[bytes]] = []
         self.dead = -1  # the stages up to this one read no more (``head`` has its lines): their writers stop
         self.pumping = False
 
-    def add(self, stage: _Stage) -> None:
+    def add(self, stage: Stage) -> None:
         self.stages.append(stage)
         self.boxes.append([])
 
@@ -618,17 +635,17 @@ class _Pump:
         return write
 
     def push(self, k: int, data: bytes) -> None:
-        """``data`` into stage ``k``, and what comes out of it along the rest; ``_PipeClosed`` when stage ``k``
+        """``data`` into stage ``k``, and what comes out of it along the rest; ``PipeClosed`` when stage ``k``
         reads no more."""
         closed = False
         self.pumping = True
         try:
             while k < len(self.stages) and data:
                 if k <= self.dead:
-                    raise _PipeClosed
+                    raise PipeClosed
                 try:
                     self.stages[k].feed(data)
-                except _PipeClosed:
+                except PipeClosed:
                     self.dead, closed = k, True
                 data = b"".join(self.boxes[k])
                 self.boxes[k].clear()
@@ -638,19 +655,19 @@ class _Pump:
         if data and k == len(self.stages):
             self.out(data)
         if closed:
-            raise _PipeClosed
+            raise PipeClosed
 
     def run(self, first: Callable[[], int]) -> int:
         """Run the first command, then end each stage's input in turn; the last stage's status."""
         try:
             first()
-        except _PipeClosed:
+        except PipeClosed:
             pass
         status = 0
         for stage in self.stages:
             try:
                 status = stage.close()
-            except _PipeClosed:
+            except PipeClosed:
                 status = 0
         return status
 
@@ -693,7 +710,7 @@ class _ScriptReader:
         self.partial, self.partial_size, self.overflow = [], 0, False
         return last
 
-    def add(self, line: bytes | None, io: _Io) -> str | None:
+    def add(self, line: bytes | None, io: Io) -> str | None:
         """One more line: the script to parse now (what is pending and this line), or None to wait."""
         if line is None:
             io.complain(f"{SH}: line too long: at most {MAX_ARG_STRLEN - 1} bytes\n")
@@ -724,19 +741,19 @@ class _ScriptReader:
             self.spent = 0
 
 
+FAMILIES = (builtins, files, system, screen, log, apps, dumpsys, sqlite)  # the modules of commands, each with its COMMANDS
+
+
+def _merged(tables: list[dict[str, Command]]) -> dict[str, Command]:
+    """The families' tables as one; a name two families define is an error, not a silent override."""
+    merged: dict[str, Command] = {}
+    for table in tables:
+        twice = sorted(merged.keys() & table.keys())
+        if twice:
+            raise AssertionError(f"shell commands defined twice: {twice}")
+        merged.update(table)
+    return merged
+
+
 # The commands, by name (an executable's path under /system/bin and the like finds the same one).
-COMMANDS: dict[str, Callable[[Shell, _Session, _Io, list[str]], int]] = {
-    "am": Shell._am, "cd": Shell._cd, "chmod": Shell._chmod, "chown": Shell._chown, "cmd": Shell._cmd,
-    "cp": Shell._cp, "date": Shell._date, "dumpsys": Shell._dumpsys, "echo": Shell._echo, "exec": Shell._exec,
-    "exit": Shell._exit, "export": Shell._export, "unset": Shell._unset,
-    "false": Shell._false, "getprop": Shell._getprop, "id": Shell._id, "input": Shell._input, "log": Shell._log,
-    "logcat": Shell._logcat, "ls": Shell._ls, "media": Shell._media, "mkdir": Shell._mkdir,
-    "monkey": Shell._monkey, "mv": Shell._mv, "service": Shell._service, "svc": Shell._svc,
-    "pm": Shell._pm, "pwd": Shell._pwd, "rm": Shell._rm, "rmdir": Shell._rmdir, "screencap": Shell._screencap,
-    "setprop": Shell._setprop, "settings": Shell._settings, "sh": Shell._sh, "sleep": Shell._sleep,
-    "sqlite3": Shell._sqlite3, "start": Shell._start, "stop": Shell._stop, "touch": Shell._touch,
-    "true": Shell._true, "uiautomator": Shell._uiautomator, "whoami": Shell._whoami, "wm": Shell._wm,
-    ":": Shell._colon, "[": Shell._bracket, "test": Shell._test, "read": Shell._read_line, "break": Shell._break,
-    "continue": Shell._continue, "return": Shell._return, "local": Shell._local, "set": Shell._set,
-    "content": Shell._content, "df": Shell._df, "env": Shell._env,
-}
+COMMANDS: dict[str, Command] = _merged([family.COMMANDS for family in FAMILIES])

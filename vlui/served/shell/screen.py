@@ -1,5 +1,5 @@
-"""The screen and input: ``wm`` (size, density), ``input`` (tap, swipe, keyevent, text), ``screencap`` (raw and PNG)
-and ``uiautomator dump``."""
+"""The screen and input: ``wm`` (size, density), ``input`` (tap, swipe, keyevent, text; :func:`input_`, as Python has
+``input``), ``screencap`` (raw and PNG) and ``uiautomator dump``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from PIL import Image
 from vlui.android.keys import KEYCODE_NAMES
 from vlui.served import configure
 from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import DUMP_PATH, _getopt, _Io, _Session, _UsageError
+from vlui.served.shell.context import DUMP_PATH, Command, Io, Session, ShellApi, UsageError, getopt
 
 RGBA_8888, COLORSPACE_SRGB = 1, 1  # screencap's raw header: format and (Android 9 and later) colour space
 
@@ -142,187 +142,187 @@ def _input_text(arg: str) -> str:
     return "".join(chars)
 
 
-class ScreenCommands:
-    """The screen commands of :class:`~vlui.served.shell.runner.Shell` (a mixin: ``self`` is the shell)."""
-
-    phone: ServedPhone
-
-    # ---------------------------------------------------------------------------------------------- window, input
-    def _wm(self, s: _Session, io: _Io, args: list[str]) -> int:
-        sub = args[0] if args else None
-        if sub == "size" and len(args) == 1:
-            with self.phone.lock:
-                width, height = self.phone.device.size
-            io.say(f"Physical size: {width}x{height}\n")
+def wm(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    sub = args[0] if args else None
+    if sub == "size" and len(args) == 1:
+        with sh.phone.lock:
+            width, height = sh.phone.device.size
+        io.say(f"Physical size: {width}x{height}\n")
+        return 0
+    if sub == "density" and len(args) == 1:
+        physical, override = configure.density(sh.phone)
+        io.say(f"Physical density: {physical}\n" + (f"Override density: {override}\n" if override else ""))
+        return 0
+    if sub == "density" and len(args) == 2:
+        if args[1] == "reset":
+            configure.set_density(sh.phone, None)
             return 0
-        if sub == "density" and len(args) == 1:
-            physical, override = configure.density(self.phone)
-            io.say(f"Physical density: {physical}\n" + (f"Override density: {override}\n" if override else ""))
-            return 0
-        if sub == "density" and len(args) == 2:
-            if args[1] == "reset":
-                configure.set_density(self.phone, None)
-                return 0
-            try:
-                dpi = _java_int(args[1])
-            except ValueError:
-                io.complain(f"Error: bad number java.lang.NumberFormatException: For input string: \"{args[1]}\"\n")
-                return 255
-            if dpi < 72:
-                io.complain("Error: Density must be at least 72\n")
-                return 255
-            configure.set_density(self.phone, dpi)
-            return 0
-        if sub == "size":
-            io.complain("Error: changing the screen size is not supported by the simulated phone\n")
+        try:
+            dpi = _java_int(args[1])
+        except ValueError:
+            io.complain(f"Error: bad number java.lang.NumberFormatException: For input string: \"{args[1]}\"\n")
             return 255
-        if sub in (None, "help", "-h"):
-            io.say("Window manager (window) commands:\n  size [reset|WxH|WdpxHdp]\n    Return or override display "
-                   "size.\n  density [reset|DENSITY]\n    Return or override display density.\n")
-            return 0
-        io.say(f"Unknown command: {sub}\n")
+        if dpi < 72:
+            io.complain("Error: Density must be at least 72\n")
+            return 255
+        configure.set_density(sh.phone, dpi)
+        return 0
+    if sub == "size":
+        io.complain("Error: changing the screen size is not supported by the simulated phone\n")
         return 255
-
-    def _input(self, s: _Session, io: _Io, args: list[str]) -> int:
-        def usage(error: str) -> int:
-            # Deviation: Android 10's input prints this and exits 0; the simulated phone exits 1, so that a client
-            # that checks exit statuses sees its mistake.
-            io.complain(_INPUT_USAGE + "\n" + error + "\n")
-            return 1
-
-        args = list(args)
-        if args and args[0] in _INPUT_SOURCES:
-            args.pop(0)
-        if args[:1] == ["-d"]:
-            if len(args) < 2 or not args[1].lstrip("-").isdigit():
-                return usage("Error: Invalid arguments for display ID.")
-            args = args[2:]
-        if not args:
-            return usage("Argument expected after \"input\"")
-        command, rest = args[0], args[1:]
-        dev = self.phone.device
-        try:
-            if command == "text":
-                if not rest:
-                    return usage("Argument expected after \"text\"")
-                with self.phone.lock:
-                    dev.text(_input_text(rest[0]))  # as Android 10: the first argument is typed, the rest ignored
-            elif command == "keyevent":
-                long_press = rest[:1] == ["--longpress"]
-                if long_press:
-                    rest = rest[1:]
-                if not rest:
-                    return usage(f"Argument expected after \"{args[-1]}\"")
-                for arg in rest:  # each a press (or a long press); an unknown code is injected and does nothing
-                    with self.phone.lock:
-                        dev.press_keycode(_keycode(arg), long_press)
-            elif command == "tap":
-                if len(rest) < 2:
-                    return usage(f"Argument expected after \"{args[-1]}\"")
-                x, y = _java_float(rest[0]), _java_float(rest[1])
-                with self.phone.lock:
-                    dev.tap(x, y)
-            elif command == "swipe":
-                if len(rest) < 4:
-                    return usage(f"Argument expected after \"{args[-1]}\"")
-                x1, y1, x2, y2 = (_java_float(a) for a in rest[:4])
-                duration = _java_int(rest[4]) if len(rest) > 4 else -1
-                with self.phone.lock:
-                    dev.swipe(x1, y1, x2, y2, duration if duration >= 0 else 300)
-            elif command in ("press", "roll"):  # trackball events: the simulated phone has no trackball
-                if command == "roll":
-                    for arg in (rest[0], rest[1]):
-                        _java_float(arg)
-            elif command == "draganddrop":
-                io.complain("Error: draganddrop (a long press, then a move) is not supported by the simulated "
-                            "phone\n")
-                return 1
-            else:
-                return usage(f"Error: Unknown command: {command}")
-        except (ValueError, IndexError):
-            return usage(f"Error: Invalid arguments for command: {command}")
+    if sub in (None, "help", "-h"):
+        io.say("Window manager (window) commands:\n  size [reset|WxH|WdpxHdp]\n    Return or override display "
+               "size.\n  density [reset|DENSITY]\n    Return or override display density.\n")
         return 0
+    io.say(f"Unknown command: {sub}\n")
+    return 255
 
-    # ---------------------------------------------------------------------------------------------- screen
-    def _screencap(self, s: _Session, io: _Io, args: list[str]) -> int:
-        usage = ("usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a "
-                 "png.\n   -d: specify the display id to capture (default: 0)\nIf FILENAME ends with .png it will "
-                 "be saved as a png.\nIf FILENAME is not given, the results will be printed to stdout.\n")
-        try:
-            opts, operands = _getopt(args, "hp", "d")
-        except _UsageError:
-            io.complain(usage)
+
+def input_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    def usage(error: str) -> int:
+        # Deviation: Android 10's input prints this and exits 0; the simulated phone exits 1, so that a client
+        # that checks exit statuses sees its mistake.
+        io.complain(_INPUT_USAGE + "\n" + error + "\n")
+        return 1
+
+    args = list(args)
+    if args and args[0] in _INPUT_SOURCES:
+        args.pop(0)
+    if args[:1] == ["-d"]:
+        if len(args) < 2 or not args[1].lstrip("-").isdigit():
+            return usage("Error: Invalid arguments for display ID.")
+        args = args[2:]
+    if not args:
+        return usage("Argument expected after \"input\"")
+    command, rest = args[0], args[1:]
+    dev = sh.phone.device
+    try:
+        if command == "text":
+            if not rest:
+                return usage("Argument expected after \"text\"")
+            with sh.phone.lock:
+                dev.text(_input_text(rest[0]))  # as Android 10: the first argument is typed, the rest ignored
+        elif command == "keyevent":
+            long_press = rest[:1] == ["--longpress"]
+            if long_press:
+                rest = rest[1:]
+            if not rest:
+                return usage(f"Argument expected after \"{args[-1]}\"")
+            for arg in rest:  # each a press (or a long press); an unknown code is injected and does nothing
+                with sh.phone.lock:
+                    dev.press_keycode(_keycode(arg), long_press)
+        elif command == "tap":
+            if len(rest) < 2:
+                return usage(f"Argument expected after \"{args[-1]}\"")
+            x, y = _java_float(rest[0]), _java_float(rest[1])
+            with sh.phone.lock:
+                dev.tap(x, y)
+        elif command == "swipe":
+            if len(rest) < 4:
+                return usage(f"Argument expected after \"{args[-1]}\"")
+            x1, y1, x2, y2 = (_java_float(a) for a in rest[:4])
+            duration = _java_int(rest[4]) if len(rest) > 4 else -1
+            with sh.phone.lock:
+                dev.swipe(x1, y1, x2, y2, duration if duration >= 0 else 300)
+        elif command in ("press", "roll"):  # trackball events: the simulated phone has no trackball
+            if command == "roll":
+                for arg in (rest[0], rest[1]):
+                    _java_float(arg)
+        elif command == "draganddrop":
+            io.complain("Error: draganddrop (a long press, then a move) is not supported by the simulated "
+                        "phone\n")
             return 1
-        o = dict(opts)
-        if "h" in o or len(operands) > 1 or o.get("d", "0") != "0":
-            io.complain(usage)
-            return 1 if "h" not in o else 0
-        png = "p" in o or (bool(operands) and operands[0].endswith(".png"))
-        data = self._screen(png)
-        if not operands:
-            io.out(data)
-            return 0
-        path = self._path(s, operands[0])
-        with self.phone.lock:
-            problem = self._unwritable(path)
-            if not problem:
-                self.phone.files[path] = bytes(data)
-        if problem:
-            io.complain(f"Error opening file: {operands[0]} ({problem})\n")
-            return 1
+        else:
+            return usage(f"Error: Unknown command: {command}")
+    except (ValueError, IndexError):
+        return usage(f"Error: Invalid arguments for command: {command}")
+    return 0
+
+
+def screencap(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    usage = ("usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a "
+             "png.\n   -d: specify the display id to capture (default: 0)\nIf FILENAME ends with .png it will "
+             "be saved as a png.\nIf FILENAME is not given, the results will be printed to stdout.\n")
+    try:
+        opts, operands = getopt(args, "hp", "d")
+    except UsageError:
+        io.complain(usage)
+        return 1
+    o = dict(opts)
+    if "h" in o or len(operands) > 1 or o.get("d", "0") != "0":
+        io.complain(usage)
+        return 1 if "h" not in o else 0
+    png = "p" in o or (bool(operands) and operands[0].endswith(".png"))
+    data = _screen(sh.phone, png)
+    if not operands:
+        io.out(data)
         return 0
+    path = sh.path(s, operands[0])
+    with sh.phone.lock:
+        problem = sh.unwritable(path)
+        if not problem:
+            sh.phone.files[path] = bytes(data)
+    if problem:
+        io.complain(f"Error opening file: {operands[0]} ({problem})\n")
+        return 1
+    return 0
 
-    def _screen(self, png: bool) -> bytes | memoryview:
-        """The current frame as screencap writes it; converted once per frame (the conversions run unlocked:
-        frames are immutable)."""
-        with self.phone.lock:
-            frame = self.phone.device.screen()
-            caps = _SCREENCAPS.setdefault(self.phone, OrderedDict())
-            cap = caps.get(id(frame))
-            if cap is not None:
-                caps.move_to_end(id(frame))
-            raw = cap.raw if cap is not None else None
-            encoded = cap.png if cap is not None else None
-        if raw is None:
-            raw = rgba8888(frame)
-        if png and encoded is None:
-            encoded = _png(raw, frame.shape[1], frame.shape[0])
-        with self.phone.lock:
-            cap = caps.get(id(frame))
-            if cap is None:
-                cap = caps[id(frame)] = _Screencap(frame, raw)
-                while len(caps) > SCREENCAP_CACHE:
-                    caps.popitem(last=False)
-            if encoded is not None:
-                cap.png = encoded
-        return encoded if png else raw
 
-    def _uiautomator(self, s: _Session, io: _Io, args: list[str]) -> int:
-        if not args or args[0] != "dump":
-            text = ("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n"
-                    "help: displays help message\n\n"
-                    "dump: creates an XML dump of current UI hierarchy\n    dump [--verbose][file]\n"
-                    "      [--compressed]: dumps compressed layout information.\n"
-                    "      [file]: the location where the dumped XML should be stored, default is\n"
-                    f"      {DUMP_PATH}\n")
-            if args and args[0] != "help":
-                io.complain(f"uiautomator {args[0]} is not supported by the simulated phone\n" + text)
-                return 1
-            io.say(text)
-            return 0
-        # --compressed (drop the nodes that are not important for accessibility) is accepted; the dump is complete
-        operands = [a for a in args[1:] if a not in ("--compressed", "--verbose")]
-        target = operands[0] if operands else DUMP_PATH
-        path = self._path(s, target)
-        with self.phone.lock:
-            xml = self.phone.device.ui_xml().encode("utf-8")
-            problem = "" if path == "/dev/tty" else self._unwritable(path)
-            if not problem and path != "/dev/tty":
-                self.phone.files[path] = xml
-        if problem:
-            io.complain(f"ERROR: could not write dump to {path} ({problem})\n")
+def _screen(phone: ServedPhone, png: bool) -> bytes | memoryview:
+    """The current frame as screencap writes it; converted once per frame (the conversions run unlocked:
+    frames are immutable)."""
+    with phone.lock:
+        frame = phone.device.screen()
+        caps = _SCREENCAPS.setdefault(phone, OrderedDict())
+        cap = caps.get(id(frame))
+        if cap is not None:
+            caps.move_to_end(id(frame))
+        raw = cap.raw if cap is not None else None
+        encoded = cap.png if cap is not None else None
+    if raw is None:
+        raw = rgba8888(frame)
+    if png and encoded is None:
+        encoded = _png(raw, frame.shape[1], frame.shape[0])
+    with phone.lock:
+        cap = caps.get(id(frame))
+        if cap is None:
+            cap = caps[id(frame)] = _Screencap(frame, raw)
+            while len(caps) > SCREENCAP_CACHE:
+                caps.popitem(last=False)
+        if encoded is not None:
+            cap.png = encoded
+    return encoded if png else raw
+
+
+def uiautomator(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    if not args or args[0] != "dump":
+        text = ("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n"
+                "help: displays help message\n\n"
+                "dump: creates an XML dump of current UI hierarchy\n    dump [--verbose][file]\n"
+                "      [--compressed]: dumps compressed layout information.\n"
+                "      [file]: the location where the dumped XML should be stored, default is\n"
+                f"      {DUMP_PATH}\n")
+        if args and args[0] != "help":
+            io.complain(f"uiautomator {args[0]} is not supported by the simulated phone\n" + text)
             return 1
-        if path == "/dev/tty":
-            io.out(xml)
-        io.say(f"UI hierchary dumped to: {path}\n")  # sic: Android's spelling
+        io.say(text)
         return 0
+    # --compressed (drop the nodes that are not important for accessibility) is accepted; the dump is complete
+    operands = [a for a in args[1:] if a not in ("--compressed", "--verbose")]
+    target = operands[0] if operands else DUMP_PATH
+    path = sh.path(s, target)
+    with sh.phone.lock:
+        xml = sh.phone.device.ui_xml().encode("utf-8")
+        problem = "" if path == "/dev/tty" else sh.unwritable(path)
+        if not problem and path != "/dev/tty":
+            sh.phone.files[path] = xml
+    if problem:
+        io.complain(f"ERROR: could not write dump to {path} ({problem})\n")
+        return 1
+    if path == "/dev/tty":
+        io.out(xml)
+    io.say(f"UI hierchary dumped to: {path}\n")  # sic: Android's spelling
+    return 0
+
+
+COMMANDS: dict[str, Command] = {"wm": wm, "input": input_, "screencap": screencap, "uiautomator": uiautomator}

@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 from vlui.served import confined_sql
 from vlui.served.confined_sql import FRAME
-from vlui.served.phone import ServedPhone
-from vlui.served.shell.context import _Io, _Session
+from vlui.served.shell.context import Command, Io, Session, ShellApi
 from vlui.served.storage import StorageError
 
 MAX_WORKERS = 4
@@ -29,50 +28,44 @@ _SIGNALS = {signal.SIGSEGV: "Segmentation fault", signal.SIGBUS: "Bus error", si
 _slots = threading.BoundedSemaphore(MAX_WORKERS)
 
 
-class SqliteCommands:
-    """The sqlite commands of :class:`~vlui.served.shell.runner.Shell` (a mixin: ``self`` is the shell)."""
-
-    phone: ServedPhone
-
-    # ---------------------------------------------------------------------------------------------- sqlite3
-    def _sqlite3(self, s: _Session, io: _Io, args: list[str]) -> int:
-        """``sqlite3 [-header] [-separator SEP] DB [SQL...]`` in list mode, on a database file in ``phone.files``."""
-        header, separator = False, b"|"
-        args = list(args)
-        while args and args[0].startswith("-"):
-            opt = args.pop(0).lstrip("-")
-            if opt == "header":
-                header = True
-            elif opt == "noheader":
-                header = False
-            elif opt == "separator" and args:
-                separator = args.pop(0).encode("utf-8", "surrogateescape")
-            elif opt not in ("list", "batch", "bail"):
-                io.complain(f"sqlite3: Error: unknown option: -{opt}\nUse -help for a list of options.\n")
-                return 1
-        if not args:
-            io.complain("sqlite3: the simulated phone needs a database file: sqlite3 DB \"SQL\"\n")
+def sqlite3(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``sqlite3 [-header] [-separator SEP] DB [SQL...]`` in list mode, on a database file in ``phone.files``."""
+    header, separator = False, b"|"
+    args = list(args)
+    while args and args[0].startswith("-"):
+        opt = args.pop(0).lstrip("-")
+        if opt == "header":
+            header = True
+        elif opt == "noheader":
+            header = False
+        elif opt == "separator" and args:
+            separator = args.pop(0).encode("utf-8", "surrogateescape")
+        elif opt not in ("list", "batch", "bail"):
+            io.complain(f"sqlite3: Error: unknown option: -{opt}\nUse -help for a list of options.\n")
             return 1
-        db, sql = args[0], args[1:]
-        path = self._path(s, db)
-        with self.phone.lock:  # a copy of the file; the SQL runs unlocked, so a slow query stalls no other client
-            original = self.phone.files.get(path)
-            problem = "" if original is not None else self._unwritable(path)
-            room = self.phone.files.room(replacing=path)
-        if problem:
-            io.complain(f"Error: unable to open database \"{db}\": unable to open database file\n")
+    if not args:
+        io.complain("sqlite3: the simulated phone needs a database file: sqlite3 DB \"SQL\"\n")
+        return 1
+    db, sql = args[0], args[1:]
+    path = sh.path(s, db)
+    with sh.phone.lock:  # a copy of the file; the SQL runs unlocked, so a slow query stalls no other client
+        original = sh.phone.files.get(path)
+        problem = "" if original is not None else sh.unwritable(path)
+        room = sh.phone.files.room(replacing=path)
+    if problem:
+        io.complain(f"Error: unable to open database \"{db}\": unable to open database file\n")
+        return 1
+    job = confined_sql.job(sql, room, sh.phone.limits.sql_timeout_s, header, separator, original or b"")
+    status, data = run_confined(job, sh.phone.limits.sql_timeout_s, io.out, io.complain,
+                                lambda: sh.stopped(s))
+    if data is not None:
+        try:
+            with sh.phone.lock:  # the last writer's file wins, as with two sqlite3 processes on a device
+                sh.phone.files[path] = data
+        except StorageError:  # others filled the storage while the SQL ran
+            io.complain("Error: database or disk is full\n")
             return 1
-        job = confined_sql.job(sql, room, self.phone.limits.sql_timeout_s, header, separator, original or b"")
-        status, data = run_confined(job, self.phone.limits.sql_timeout_s, io.out, io.complain,
-                                    lambda: self._stopped(s))
-        if data is not None:
-            try:
-                with self.phone.lock:  # the last writer's file wins, as with two sqlite3 processes on a device
-                    self.phone.files[path] = data
-            except StorageError:  # others filled the storage while the SQL ran
-                io.complain("Error: database or disk is full\n")
-                return 1
-        return status
+    return status
 
 
 def run_confined(job: list[bytes], timeout_s: float, out: Callable[[bytes], None], complain: Callable[[str], None],
@@ -176,3 +169,6 @@ class _Worker:
                 return None
             self._buf += piece
             silent_since = time.monotonic()
+
+
+COMMANDS: dict[str, Command] = {"sqlite3": sqlite3}
