@@ -150,3 +150,55 @@ def test_the_simulated_apps_never_import_the_phone() -> None:
     graph = module_imports()
     users = sorted(m for m, deps in graph.items() if "vlui.sim.phone" in deps and m.startswith("vlui.sim."))
     assert users == ["vlui.sim.__main__", "vlui.sim.contact_sheet"], users
+
+
+# Underscored names of other libraries that vlui uses, with why each is needed.
+FOREIGN_PRIVATE_NAMES = {
+    "os._exit": "public despite its underscore: the process ends without running handlers (documented in os)",
+    "self.lock._is_owned": "whether this thread holds a threading.RLock: what threading.Condition asks every lock; "
+                           "the public API has no other way to ask",
+}
+
+
+def private_names_from_elsewhere(path: Path) -> list[str]:
+    """``obj._name`` and ``from module import _name`` in ``path`` where no ``_name`` is defined in ``path`` itself:
+    another module's private name (``self._name`` and ``cls._name`` are the class's own)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            defined.add(node.attr)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            defined.add(node.target.id)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            name, owner = node.attr, node.value
+            if (name.startswith("_") and not name.startswith("__") and name not in defined
+                    and not (isinstance(owner, ast.Name) and owner.id in ("self", "cls"))):
+                found.append(ast.unparse(node))
+        elif isinstance(node, ast.ImportFrom):
+            found += [f"from {node.module} import {a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+        elif isinstance(node, ast.Import):
+            found += [f"import {a.name}" for a in node.names
+                      if any(part.startswith("_") and not part.startswith("__") for part in a.name.split("."))]
+    return [f for f in found if f not in FOREIGN_PRIVATE_NAMES]
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    found = [f"{path.relative_to(ROOT)}: {name}" for path in sorted((ROOT / "vlui").rglob("*.py"))
+             for name in private_names_from_elsewhere(path)]
+    assert not found, "private names used outside their module (make them public, or move the code):\n" + \
+        "\n".join(found)
+
+
+def test_the_private_name_check_finds_them(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("from vlui.x import _hidden\nimport vlui._y\nclass A:\n    def f(self, other):\n        self._mine = 1\n"
+                      "        return other._mine + other._theirs + self._own\n", encoding="utf-8")
+    assert private_names_from_elsewhere(module) == ["from vlui.x import _hidden", "import vlui._y", "other._theirs"]

@@ -1,6 +1,7 @@
 """The served shell's house stays as drawn: each command family is a module of plain functions ``(sh, s, io, args)``
 with its own ``COMMANDS`` table, the shell's table is their disjoint union, a command sees the shell only through
-:class:`~vlui.served.shell.context.ShellApi`, and no module of the shell reaches into another's private names."""
+:class:`~vlui.served.shell.context.ShellApi` (tests/test_architecture.py keeps every module, these
+included, off other modules' private names)."""
 
 from __future__ import annotations
 
@@ -113,35 +114,3 @@ def test_commands_use_the_shell_only_through_its_interface_and_all_of_it() -> No
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert "vlui.served.shell.runner" not in imported and "vlui.served.shell" not in imported, name
     assert used == shell_api_members(), f"ShellApi lists what no command uses: {sorted(shell_api_members() - used)}"
-
-
-def private_access(source: str) -> list[str]:
-    """A module's reaches into other modules' private names: ``from M import _name`` (or ``import M._name``), and
-    ``x._name`` on anything but ``self`` or ``cls`` (dunders such as ``__name__`` are no one's private)."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom):
-            found += [f"line {node.lineno}: from {node.module} import {a.name}" for a in node.names
-                      if a.name.startswith("_")]
-        elif isinstance(node, ast.Import):
-            found += [f"line {node.lineno}: import {a.name}" for a in node.names
-                      if any(part.startswith("_") for part in a.name.split("."))]
-        elif isinstance(node, ast.Attribute):
-            dunder = node.attr.startswith("__") and node.attr.endswith("__")
-            if node.attr.startswith("_") and not dunder and not (
-                    isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
-                found.append(f"line {node.lineno}: {ast.unparse(node)}")
-    return sorted(found)
-
-
-def test_the_private_access_check_sees_what_it_should() -> None:
-    source = ("from a import _b, c\nimport d._e\nimport io as _io\nsh._path(s, p)\nself.shell._read(p)\n"
-              "self._own\ncls._own\nx.__name__\n_io.BytesIO()\n")
-    assert private_access(source) == ["line 1: from a import _b", "line 2: import d._e", "line 4: sh._path",
-                                      "line 5: self.shell._read"]
-
-
-@pytest.mark.parametrize("path", sorted(SHELL_DIR.glob("*.py")), ids=lambda p: p.name)
-def test_no_module_of_the_shell_reaches_into_private_names(path: Path) -> None:
-    found = private_access(path.read_text(encoding="utf-8"))
-    assert not found, f"{path.name}: " + "; ".join(found)
