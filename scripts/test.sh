@@ -8,4 +8,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh --tests
 printf '\033[1;34m[test]\033[0m running pytest %s\n' "$*"
-exec .venv/bin/python -m pytest -n "${VLUI_TEST_WORKERS:-auto}" "$@"
+# worksteal: a worker with nothing left takes tests queued for another (the suite's longest tests run first)
+workers="${VLUI_TEST_WORKERS:-auto}"
+if [ "$workers" = "0" ]; then exec .venv/bin/python -m pytest -n 0 "$@"; fi
+exec .venv/bin/python -m pytest -n "$workers" --dist worksteal "$@"

@@ -126,3 +126,46 @@ def detector_hits(runs: dict[tuple[str, str], ExpertRun], snapshots) -> dict[tup
             assert run.terminated, f"{task} on {snap}: the expert failed"
             out[task, snap] = {t for t, d in detectors.items() if d.match(run.lines) is not None} - (run.opened - {task})
     return out
+
+
+# ---------------------------------------------------------------------------------------------- test order
+# pytest-xdist hands tests to the workers in collection order, so a long test collected last (tests/test_study.py)
+# starts when the others are done and the suite waits for it alone. The longest tests go first instead: each test's
+# duration in the last run (kept in pytest's cache), else a guess from its markers; the order is otherwise kept.
+# scripts/test.sh runs the workers with --dist worksteal: a worker that runs out takes queued tests from the other.
+DURATIONS_KEY = "vlui/durations"
+GUESS_S = {"slow": 60.0, "integration": 10.0}
+# The few tests that take minutes (measured at 3b944ad on 2 cores), for a fresh clone that has no cache yet.
+LONGEST_S = {
+    "tests/agents/test_expert.py::test_the_expert_solves_every_task_on_five_hundred_generated_configurations": 330.0,
+    "tests/test_study.py::test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_paper": 310.0,
+    "tests/jobs/test_dagger.py::test_a_run_killed_between_dagger_rounds_resumes_to_the_same_policy": 160.0,
+}
+
+
+def expected_seconds(item: pytest.Item, durations: dict[str, float]) -> float:
+    if item.nodeid in durations:
+        return durations[item.nodeid]
+    if item.nodeid in LONGEST_S:
+        return LONGEST_S[item.nodeid]
+    return max((s for name, s in GUESS_S.items() if item.get_closest_marker(name)), default=0.0)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    durations = config.cache.get(DURATIONS_KEY, {}) if config.cache else {}
+    items.sort(key=lambda item: -expected_seconds(item, durations))  # stable: ties keep their order
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration  # setup, call and teardown
+
+
+_durations: dict[str, float] = {}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    if config.cache is None or hasattr(config, "workerinput") or not _durations:
+        return  # a worker: the controller, which hears every report, keeps them
+    kept = config.cache.get(DURATIONS_KEY, {})
+    config.cache.set(DURATIONS_KEY, {**kept, **{k: round(v, 2) for k, v in _durations.items()}})
