@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from vlui.android.apps import apps
+from vlui.errors import VluiError
 from vlui.sim import apps as sim_apps
 from vlui.sim.apps import APPS, App
 from vlui.sim.phone import SimDevice
@@ -20,6 +22,7 @@ from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, button, text
 
 PKG = "com.google.android.GoogleCamera"
+SCREENS = ("main", "review")  # the viewfinder, and the photo just taken (``{"screen": "review", "photo": n}``)
 
 
 # ---------------------------------------------------------------------------------------------- the new app screens
@@ -52,7 +55,7 @@ def on_back(dev: Phone, key: str) -> bool:
 
 @pytest.fixture
 def camera(monkeypatch):
-    monkeypatch.setitem(APPS, "camera", App(build, on_back=on_back))
+    monkeypatch.setitem(APPS, "camera", App(build, lambda key: SCREENS, on_back=on_back))
     return SimDevice("000", noise=False)
 
 
@@ -90,6 +93,13 @@ def test_the_new_screens_are_drawn_dumped_touched_and_logged(camera: SimDevice) 
     assert camera.state.top is None and "camera" not in camera.state.tasks
 
 
+def test_a_screen_the_app_does_not_have_is_a_one_line_error(camera: SimDevice) -> None:
+    camera.launch("camera")
+    with pytest.raises(VluiError, match="the camera app has no screen 'gallery'; its screens: main, review"):
+        camera.push("camera", "gallery")
+    assert camera.top_screen() == {"screen": "main"}  # nothing was pushed
+
+
 def test_without_the_entry_the_app_is_the_generic_one() -> None:
     assert sim_apps.app("camera") is sim_apps.GENERIC
     dev = SimDevice("000", noise=False)
@@ -107,3 +117,21 @@ def test_the_phone_implements_the_protocol_the_apps_are_written_against() -> Non
         wanted = getattr(Phone, name, None)
         if callable(wanted):
             assert inspect.signature(getattr(SimDevice, name)) == inspect.signature(wanted), name
+
+
+def every_screen() -> list[tuple[str, str]]:
+    return [(key, name) for key in apps() for name in sim_apps.app(key).screens(key)]
+
+
+@pytest.mark.parametrize(("key", "name"), every_screen(), ids=lambda v: v)
+def test_every_screen_an_app_declares_is_drawn_and_dumped(key: str, name: str) -> None:
+    dev = SimDevice("000", noise=False)
+    if key == "phone" and name == "incall":
+        dev.set_state({"call": {"number": "911", "started_ms": dev.state.time_ms, "emergency": True}})
+    dev.launch(key)
+    if name != "main":
+        dev.push(key, name)
+    assert dev.top_screen()["screen"] == name
+    xml = dev.ui_xml()
+    assert f'package="{apps()[key].package}"' in xml or name == "search"  # Settings' search is its own package
+    assert dev.screenshot().std() > 0

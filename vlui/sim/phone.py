@@ -30,7 +30,7 @@ from vlui.android.state import VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_p
 from vlui.device import KEYS, Device, state_meets
 from vlui.errors import VluiError
 from vlui.sim import services, uixml
-from vlui.sim.apps import build_window, on_back, on_editor_action, on_launch
+from vlui.sim.apps import build_window, check_screen, on_back, on_editor_action, on_launch
 from vlui.sim.apps.dialer import DIALABLE
 from vlui.sim.noise import noise_lines
 from vlui.sim.perturb import perturb
@@ -386,6 +386,7 @@ class SimDevice(Device):
 
     def launch(self, key: str, bounds: tuple[int, int, int, int] | None = None, screen: str = "main") -> None:
         """Start ``key``'s launcher activity as the launcher does, or bring its task to the front."""
+        check_screen(key, screen)
         info = apps()[key]
         st = self.state
         flags = "act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000"
@@ -443,6 +444,7 @@ class SimDevice(Device):
         self.push(key, screen, **params)
 
     def push(self, key: str, screen: str, **params: Any) -> None:
+        check_screen(key, screen)
         self.state.tasks.setdefault(key, []).append({"screen": screen, **params})
         self.state.focus = None
 

@@ -6,11 +6,12 @@ handles itself. Apps without a module of their own get a plausible main screen f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
 from vlui.android.apps import LAUNCHER_PKG, apps
+from vlui.errors import VluiError
 from vlui.sim import systemui
 from vlui.sim.apps import deskclock, dialer, generic, launcher, settings
 from vlui.sim.protocol import Phone
@@ -20,27 +21,36 @@ from vlui.sim.widgets import Ctx
 
 @dataclass(frozen=True)
 class App:
-    """An app of the simulated phone: ``build(dev, ctx, screen)`` draws the screen on top of its task, and each
-    hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
+    """An app of the simulated phone: ``build(dev, ctx, screen)`` draws the screen on top of its task (``screen``: a
+    dict typed in the app's module, ``{"screen": <name>, ...}``), ``screens(key)`` names the screens it can draw, and
+    each hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
     :func:`on_editor_action`)."""
 
-    build: Callable[[Phone, Ctx, dict[str, Any]], Node]
+    build: Callable[[Phone, Ctx, Any], Node]
+    screens: Callable[[str], Collection[str]] = lambda key: ("main",)
     on_launch: Callable[[Phone, str, bool], None] | None = None
     on_back: Callable[[Phone, str], bool] | None = None
     on_editor_action: Callable[[Phone, str], None] | None = None
 
 
-GENERIC = App(generic.build, on_back=generic.on_back)
+GENERIC = App(generic.build, generic.screen_names, on_back=generic.on_back)
 APPS: dict[str, App] = {
-    "settings": App(settings.build, on_editor_action=settings.on_editor_action),
-    "clock": App(deskclock.build, on_back=deskclock.on_back),
-    "phone": App(dialer.build, on_launch=dialer.on_launch, on_back=dialer.on_back),
+    "settings": App(settings.build, lambda key: settings.SCREENS, on_editor_action=settings.on_editor_action),
+    "clock": App(deskclock.build, lambda key: deskclock.SCREENS, on_back=deskclock.on_back),
+    "phone": App(dialer.build, lambda key: dialer.SCREENS, on_launch=dialer.on_launch, on_back=dialer.on_back),
 }
 
 
 def app(key: str) -> App:
     """The app ``key`` (an app key of :func:`vlui.android.apps.apps`)."""
     return APPS.get(key, GENERIC)
+
+
+def check_screen(key: str, screen: str) -> None:
+    """That app ``key`` has a screen ``screen``: a one-line error naming its screens otherwise."""
+    names = app(key).screens(key)
+    if screen not in names:
+        raise VluiError(f"the {key} app has no screen {screen!r}; its screens: {', '.join(names)}")
 
 
 def build_window(dev: Phone, ctx: Ctx) -> Node:

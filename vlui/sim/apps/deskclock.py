@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
-from typing import Any
+from typing import Literal, TypedDict, get_args
 
 from vlui.android.state import Alarm
 from vlui.sim.protocol import Phone
@@ -28,6 +28,14 @@ from vlui.sim.widgets import Ctx, button, fab, tabs, text
 PKG = "com.google.android.deskclock"
 TABS = (("alarm", "alarm", "Alarm"), ("clock", "clock", "Clock"), ("timer", "timer", "Timer"),
         ("stopwatch", "stopwatch", "Stopwatch"))
+ScreenName = Literal["main"]  # one activity: its tabs and the time picker are its state (clock_tab, picker)
+SCREENS: tuple[str, ...] = get_args(ScreenName)
+
+
+class Screen(TypedDict):
+    """A screen on Clock's task."""
+
+    screen: ScreenName
 
 
 def on_back(dev: Phone, key: str) -> bool:
@@ -155,7 +163,7 @@ def _show(dev: Phone) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- screens
-def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
+def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     st = dev.state
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)

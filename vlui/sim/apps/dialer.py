@@ -5,7 +5,7 @@ is an emergency number (``Emergency number detected``) and when the call is remo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict, get_args
 
 from vlui.android.apps import apps
 from vlui.android.ids import DIALPAD_KEY_IDS
@@ -15,6 +15,16 @@ from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
 
 
 PKG = "com.google.android.dialer"
+ScreenName = Literal["main", "keypad", "incall"]  # favourites, the dial pad, the call in progress
+SCREENS: tuple[str, ...] = get_args(ScreenName)
+
+
+class Screen(TypedDict):
+    """A screen on the dialer's task."""
+
+    screen: ScreenName
+
+
 DIALABLE = "0123456789*#+,;"  # what the dial pad's field keeps of typed text (PhoneNumberUtils' dialable chars)
 EMERGENCY_NUMBERS = ("911", "112", "999", "000", "110", "119", "08")
 KEYPAD = (("1", ""), ("2", "ABC"), ("3", "DEF"), ("4", "GHI"), ("5", "JKL"), ("6", "MNO"), ("7", "PQRS"),
@@ -111,7 +121,7 @@ def end_call(dev: Phone) -> None:
         st.tasks["phone"] = [{"screen": "main"}]
 
 
-def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
+def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     page = screen["screen"]
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)

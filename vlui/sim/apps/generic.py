@@ -4,7 +4,7 @@ data in ``data/app_screens.yaml``: a search field or app bar, some content, a fl
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Required, TypedDict
 
 import yaml
 
@@ -18,6 +18,19 @@ from vlui.sim.widgets import Ctx, app_bar, fab, list_row, search_box, tabs, text
 @lru_cache(maxsize=1)
 def screens() -> dict[str, dict[str, Any]]:
     return yaml.safe_load((DATA_DIR / "app_screens.yaml").read_text(encoding="utf-8"))
+
+
+class Screen(TypedDict, total=False):
+    """A screen on a generic app's task: its main screen or a page of its spec in ``data/app_screens.yaml``."""
+
+    screen: Required[str]
+    item: str  # the row or button that opened it (a page titled ``$item`` shows it)
+    tab: int  # the bottom tab selected on the main screen
+
+
+def screen_names(key: str) -> tuple[str, ...]:
+    """The screens app ``key`` shows: ``main`` and its spec's pages."""
+    return ("main", *screens().get(key, {}).get("pages", {}))
 
 
 def _label(ctx: Ctx, value: str) -> str:
@@ -51,7 +64,7 @@ def open_target(dev: Phone, key: str, tap: dict[str, Any], item: str = "") -> No
         dev.logi(tag, message, app=key, offset_ms=30)
 
 
-def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
+def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     key = dev.state.top
     spec = screens()[key]
     page = page_spec(key, screen)

@@ -7,7 +7,7 @@ the platform logs when the setting changes (radio on/off for airplane mode, ``se
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from vlui.android.i18n import locales
 from vlui.android.ids import SETTINGS_TOP
@@ -96,7 +96,7 @@ def _show_fragment(dev: Phone, page: str) -> None:
                      f"com.android.settings.bluetooth.{controller}", level="D", app="settings", offset_ms=30)
 
 
-def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
+def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     page = screen["screen"]
     root = Node(cls="android.widget.LinearLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)
@@ -381,3 +381,10 @@ PAGES = {
     **{page: simple for page in ("battery", "storage", "privacy", "location", "security", "accounts",
                                   "accessibility", "wellbeing", "google", "about")},
 }
+SCREENS: tuple[str, ...] = ("main", "search", *PAGES)  # the top level, the search, and each page
+
+
+class Screen(TypedDict):
+    """A screen on Settings' task: one of :data:`SCREENS`."""
+
+    screen: str
