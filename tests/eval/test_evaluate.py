@@ -296,7 +296,7 @@ def test_an_evaluation_killed_mid_way_resumes_to_the_same_records(tmp_path: Path
     with every episode once and each as an uninterrupted evaluation records it."""
     def command(root: Path) -> list[str]:
         return [sys.executable, "evaluate.py", f"paths.root_dir={root}", "agent=random", "name=killed",
-                "tasks=[open_clock,airplane_on]", "env.snapshots=[000,001,002,003,004,005]", "runs=2",
+                "tasks=[open_clock,airplane_on]", "env.snapshots=[000,001,002,003,004,005]", "runs=4",
                 "env.observation_height=64", "env.observation_width=32", "parallel_envs=2", "adaptive_metrics=false"]
 
     def records(root: Path) -> dict[tuple, tuple]:
@@ -314,12 +314,12 @@ def test_an_evaluation_killed_mid_way_resumes_to_the_same_records(tmp_path: Path
                             start_new_session=True)
     deadline = time.time() + 300  # a guard against a hang
     while time.time() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 5):
-        time.sleep(0.05)
+        time.sleep(0.01)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     done_before = len(log.read_text().splitlines())
-    assert 5 <= done_before < 24  # 2 tasks x 6 snapshots x 2 runs: it died mid-way
+    assert 5 <= done_before < 48  # 2 tasks x 6 snapshots x 4 runs: it died mid-way
     again = subprocess.run(command(killed), cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "already done, resuming" in again.stdout
-    assert records(killed) == records(tmp_path / "whole") and len(records(killed)) == 24
+    assert records(killed) == records(tmp_path / "whole") and len(records(killed)) == 48
