@@ -64,6 +64,7 @@ def test_existing_dataset_is_refused_without_resume_and_with_another_recipe(tmp_
         collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_phone]", "env.snapshots=[000]"))
 
 
+@pytest.mark.slow
 def test_corrupted_episode_file_is_a_clear_error(tmp_path: Path) -> None:
     collect.run(cfg(tmp_path, "dataset=c", "tasks=[open_clock]", "env.snapshots=[000,001]"))
     victim = next((tmp_path / "c" / "episodes").glob("chunk-*/episode_*.parquet"))

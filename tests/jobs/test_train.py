@@ -53,6 +53,7 @@ def test_every_experiment_trains_and_exports_with_a_tiny_model(tmp_path: Path, t
     assert (Path(result["checkpoint_dir"]) / "last.ckpt").exists()
 
 
+@pytest.mark.slow
 def test_a_trained_policy_is_evaluated_on_generated_training_and_validation_phones(tmp_path: Path,
                                                                                    tiny_dataset: Path) -> None:
     from vlui.jobs import evaluate

@@ -23,6 +23,7 @@ def fired(expert_runs) -> dict[tuple[str, str], set[str]]:
     return detector_hits(expert_runs, snapshot_ids("all"))
 
 
+@pytest.mark.slow
 def test_every_detector_fires_on_its_own_task_and_on_no_other(fired) -> None:
     wrong = []
     for (task, snap), hits in fired.items():
