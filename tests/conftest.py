@@ -156,11 +156,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: -expected_seconds(item, durations))  # stable: ties keep their order
 
 
+_durations: dict[str, float] = {}  # this run's, by test id: setup, call and teardown together
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration  # setup, call and teardown
-
-
-_durations: dict[str, float] = {}
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

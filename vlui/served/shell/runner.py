@@ -15,7 +15,14 @@ from contextlib import ExitStack, contextmanager
 
 from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone
-from vlui.served.shell import apps, builtins, dumpsys, files, log, screen, sqlite, system
+import vlui.served.shell.apps as apps
+import vlui.served.shell.builtins as builtins
+import vlui.served.shell.dumpsys as dumpsys
+import vlui.served.shell.files as files
+import vlui.served.shell.log as log
+import vlui.served.shell.screen as screen
+import vlui.served.shell.sqlite as sqlite
+import vlui.served.shell.system as system
 from vlui.served.shell.context import (
     ARG_MAX,
     BIN_DIRS,
