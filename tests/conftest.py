@@ -152,7 +152,8 @@ def expected_seconds(item: pytest.Item, durations: dict[str, float]) -> float:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    durations = config.cache.get(DURATIONS_KEY, {}) if config.cache else {}
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    durations = cache.get(DURATIONS_KEY, {}) if cache is not None else {}
     items.sort(key=lambda item: -expected_seconds(item, durations))  # stable: ties keep their order
 
 
@@ -165,7 +166,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
-    if config.cache is None or hasattr(config, "workerinput") or not _durations:
-        return  # a worker: the controller, which hears every report, keeps them
-    kept = config.cache.get(DURATIONS_KEY, {})
-    config.cache.set(DURATIONS_KEY, {**kept, **{k: round(v, 2) for k, v in _durations.items()}})
+    cache = getattr(config, "cache", None)
+    if cache is None or hasattr(config, "workerinput") or not _durations:
+        return  # no cache, or a worker: the controller, which hears every report, keeps them
+    kept = cache.get(DURATIONS_KEY, {})
+    cache.set(DURATIONS_KEY, {**kept, **{k: round(v, 2) for k, v in _durations.items()}})

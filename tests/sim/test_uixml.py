@@ -147,7 +147,8 @@ def test_drawer_search_box_takes_focus() -> None:
 
 
 def test_dump_escapes_special_characters() -> None:
-    texts = ['a < b & c > d', 'say "hi"', "it's", "Réglages 設定 الإعدادات", "tab\tand\nnewline", "&amp;"]
+    texts = ['a < b & c > d', 'say "hi"', "it's", "both \" and '", "Réglages 設定 الإعدادات", "tab\tand\nnewline",
+             "carriage\rreturn", "&amp;", ""]
     root = Node(bounds=(0, 0, 100, 200), package="p", children=[
         Node(cls="android.widget.TextView", bounds=(0, i * 10, 100, i * 10 + 10), text=t, desc=t[::-1], rid="x:id/t")
         for i, t in enumerate(texts)])
@@ -156,7 +157,7 @@ def test_dump_escapes_special_characters() -> None:
     nodes = list(parsed[0])
     assert [n.get("text") for n in nodes] == texts
     assert [n.get("content-desc") for n in nodes] == [t[::-1] for t in texts]
-    assert "\n" not in xml and "\t" not in xml  # uiautomator writes one line
+    assert "\n" not in xml and "\t" not in xml and "\r" not in xml  # uiautomator writes one line
 
 
 def test_visual_only_nodes_are_left_out_and_indices_skip_them() -> None:

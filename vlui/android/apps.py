@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
+from vlui.resources import read_yaml
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SYSTEM_PID = 1210  # system_server
@@ -25,7 +25,7 @@ class AppInfo:
 
 @lru_cache(maxsize=1)
 def apps() -> dict[str, AppInfo]:
-    data = yaml.safe_load((DATA_DIR / "apps.yaml").read_text())
+    data = read_yaml(DATA_DIR / "apps.yaml")
     return {key: AppInfo(key, v["package"], v["activity"]) for key, v in data.items()}
 
 

@@ -20,17 +20,16 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
-from dataclasses import dataclass
 from typing import Any
-
-import yaml
 
 from vlui.android.i18n import locales
 from vlui.android.profiles import DATA_DIR, DIALS, WALLPAPERS, device_profiles, smallest_width_dp
 from vlui.android.state import NOTIFYING_APPS
 from vlui.errors import VluiError
+from vlui.resources import read_yaml
 
 GENERATED = re.compile(r"(gen|val|leaky)-(\d{1,9})-(\d{1,9})")  # the id of a generated configuration
 SAMPLE = re.compile(r"(random|heldout|val|leaky):(\d{1,7})")  # env.snapshots=random:500 / heldout:100 / val:50
@@ -51,7 +50,7 @@ REDRAWS = 100  # draws of one index before giving up on keeping clear of the tes
 @lru_cache(maxsize=1)
 def distribution() -> dict[str, Any]:
     """The generator's distribution (``data/generator.yaml``)."""
-    return yaml.safe_load((DATA_DIR / "generator.yaml").read_text(encoding="utf-8"))
+    return read_yaml(DATA_DIR / "generator.yaml")
 
 
 def version() -> int:

@@ -11,9 +11,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from vlui.errors import VluiError
+from vlui.resources import read_yaml
 
 HERE = Path(__file__).resolve().parent
 SCRIPT_FONTS = {"cjk-sc": "cjk-sc", "cjk-jp": "cjk-jp", "cjk-kr": "cjk-kr", "urdu": "urdu"}
@@ -22,7 +21,7 @@ SCRIPT_FONTS = {"cjk-sc": "cjk-sc", "cjk-jp": "cjk-jp", "cjk-kr": "cjk-kr", "urd
 @lru_cache(maxsize=1)
 def locales() -> dict[str, dict[str, Any]]:
     """Locale id -> metadata (name, native_name, android, rtl, hour12, time_format, am, pm, digits, script)."""
-    return yaml.safe_load((HERE / "data" / "locales.yaml").read_text(encoding="utf-8"))
+    return read_yaml(HERE / "data" / "locales.yaml")
 
 
 def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -103,8 +102,8 @@ def get_locale(locale_id: str) -> Locale:
     path = HERE / "strings" / f"{locale_id}.yaml"
     if not path.exists():
         raise VluiError(f"locale {locale_id!r} has no strings file {path}")
-    strings = _flatten(yaml.safe_load(path.read_text(encoding="utf-8")))
-    reference = _flatten(yaml.safe_load((HERE / "strings" / "en-US.yaml").read_text(encoding="utf-8")))
+    strings = _flatten(read_yaml(path))
+    reference = _flatten(read_yaml(HERE / "strings" / "en-US.yaml"))
     missing = sorted(set(reference) - set(strings))
     if missing:
         raise VluiError(f"strings/{locale_id}.yaml lacks {len(missing)} key(s), e.g. {', '.join(missing[:5])}")

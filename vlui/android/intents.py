@@ -8,9 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
 from vlui.android.apps import DATA_DIR, apps
+from vlui.resources import read_yaml
 
 CATEGORY_DEFAULT = "android.intent.category.DEFAULT"  # startActivity adds it: every filter here declares it
 # AlarmClock's extras (android.provider.AlarmClock)
@@ -33,7 +32,7 @@ class IntentFilter:
 
 @lru_cache(maxsize=1)
 def filters() -> tuple[IntentFilter, ...]:
-    data = yaml.safe_load((DATA_DIR / "intents.yaml").read_text())
+    data = read_yaml(DATA_DIR / "intents.yaml")
     return tuple(IntentFilter(**{**f, "schemes": tuple(f.get("schemes", ("none",)))}) for f in data)
 
 

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import yaml
+from vlui.resources import read_yaml
 
 EPOCH = datetime(1970, 1, 1)
 
 # The lines an Android 10 emulator logs while it boots: (ms since the kernel started, pid, tid, level, tag, message)
 BOOT_LOG: list[tuple[int, int, int, str, str, str]] = [
-    tuple(line) for line in yaml.safe_load((Path(__file__).parent / "data" / "boot_log.yaml").read_text("utf-8"))]
+    tuple(line) for line in read_yaml(Path(__file__).parent / "data" / "boot_log.yaml")]
 
 # One threadtime line: date, time, pid, tid, level, tag, message. Tags may contain spaces and dots.
 THREADTIME = re.compile(

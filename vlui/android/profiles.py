@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from vlui.resources import read_yaml
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DIALS = ("circle", "rectangle")
@@ -25,7 +25,7 @@ def is_wallpaper(name: str) -> bool:
 @lru_cache(maxsize=1)
 def device_profiles() -> dict[str, dict[str, Any]]:
     """Device profile name -> ``{width, height, dpi, kind, model}``."""
-    return yaml.safe_load((DATA_DIR / "devices.yaml").read_text())
+    return read_yaml(DATA_DIR / "devices.yaml")
 
 
 def smallest_width_dp(profile: dict[str, Any], dpi: int) -> float:

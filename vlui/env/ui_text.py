@@ -12,6 +12,7 @@ their meaning on a container (a settings row, a launcher cell), and leaf-only pa
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -149,6 +150,13 @@ def parse_xml(xml: str) -> list[Element]:
     """
     if not isinstance(xml, str):
         raise VluiError(f"the UI XML must be text, not {type(xml).__name__}")
+    return list(_parsed(xml))
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(xml: str) -> tuple[Element, ...]:
+    """:func:`parse_xml`'s elements (frozen, so they are shared): a step's dump is read by its agent and by the
+    rollout that records it, and parsing is most of an expert's step."""
     body = xml.strip()
     end = body.rfind("</hierarchy>")
     if end >= 0:  # drop anything a device printed after the document
@@ -190,7 +198,7 @@ def parse_xml(xml: str) -> list[Element]:
             enabled=_flag(node, "enabled", True),
             parent=parent.get(id(node), -1),
         ))
-    return elements
+    return tuple(elements)
 
 
 def describe(elements: Iterable[Element], with_bounds: bool = False, skip_empty: bool = True) -> str:

@@ -6,11 +6,9 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-import yaml
-
+from vlui.resources import read_yaml
 from vlui.sim import DATA_DIR
 from vlui.sim.protocol import Phone
-
 
 PIDS = {"chatty": 1210, "GnssLocationProvider": 1210, "WifiScanner": 1210, "BatteryService": 1210,
         "ConnectivityService": 1210, "InputDispatcher": 1210, "SurfaceFlinger": 317, "audio_hw_generic": 285,
@@ -19,7 +17,7 @@ PIDS = {"chatty": 1210, "GnssLocationProvider": 1210, "WifiScanner": 1210, "Batt
 
 @lru_cache(maxsize=1)
 def catalog() -> tuple[list[tuple[str, str, str]], list[int], list[str]]:
-    data = yaml.safe_load((DATA_DIR / "log_noise.yaml").read_text())
+    data = read_yaml(DATA_DIR / "log_noise.yaml")
     lines = [(tag, level, msg) for tag, level, msg, _ in data["lines"]]
     weights = [w for *_, w in data["lines"]]
     return lines, weights, data["background_packages"]

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from xml.sax.saxutils import quoteattr
 
 from vlui.sim.ui import Node
 
 HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+
+
+_NEEDS_ESCAPING = re.compile(r'[&<>"\n\r\t]')
+
+
+def _attr(value: str) -> str:
+    """``value`` as a quoted XML attribute, exactly as :func:`xml.sax.saxutils.quoteattr` writes it; most values
+    (ids, class names, plain labels) need no escaping, and a dump has thousands of them."""
+    return quoteattr(value) if _NEEDS_ESCAPING.search(value) else f'"{value}"'
 
 
 def _b(value: bool) -> str:
@@ -16,8 +26,8 @@ def _b(value: bool) -> str:
 def _node(n: Node, index: int, out: list[str]) -> None:
     x1, y1, x2, y2 = n.bounds
     attrs = (
-        f"index=\"{index}\" text={quoteattr(n.text)} resource-id={quoteattr(n.rid)} class={quoteattr(n.cls)} "
-        f"package={quoteattr(n.package)} content-desc={quoteattr(n.desc)} checkable=\"{_b(n.checkable)}\" "
+        f"index=\"{index}\" text={_attr(n.text)} resource-id={_attr(n.rid)} class={_attr(n.cls)} "
+        f"package={_attr(n.package)} content-desc={_attr(n.desc)} checkable=\"{_b(n.checkable)}\" "
         f"checked=\"{_b(n.checked)}\" clickable=\"{_b(n.clickable or n.on_tap is not None)}\" "
         f"enabled=\"{_b(n.enabled)}\" focusable=\"{_b(n.focusable or n.on_tap is not None)}\" "
         f"focused=\"{_b(n.focused)}\" scrollable=\"{_b(n.scrollable)}\" long-clickable=\"{_b(n.long_clickable)}\" "

@@ -12,11 +12,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from vlui.adb.state import READERS, SETTERS
 from vlui.android.logcat import parse_threadtime
 from vlui.errors import VluiError
+from vlui.resources import read_yaml
 from vlui.tasks.task import Task
 from vlui.tasks.templates import instance_from_id
 
@@ -27,7 +26,7 @@ TASK_SETS = ("representative", "open_app", "supported", "all")
 @lru_cache(maxsize=1)
 def tasks() -> dict[str, Task]:
     """Task id -> Task, in the paper's order."""
-    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))["tasks"]
+    raw = read_yaml(DATA)["tasks"]
     return {t["id"]: Task(**{**t, "apps": tuple(t["apps"])}) for t in raw}
 
 

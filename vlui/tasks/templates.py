@@ -17,9 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from vlui.errors import VluiError
+from vlui.resources import read_yaml
 from vlui.tasks.task import Task
 
 DATA = Path(__file__).resolve().parent / "data" / "templates.yaml"
@@ -33,7 +32,7 @@ _PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
 @lru_cache(maxsize=1)
 def templates() -> dict[str, dict[str, Any]]:
     """Template name -> its definition, as in the data file."""
-    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))["templates"]
+    raw = read_yaml(DATA)["templates"]
     for name, t in raw.items():
         for pname, p in t["params"].items():
             if p.get("kind") not in KINDS:

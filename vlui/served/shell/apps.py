@@ -8,10 +8,9 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 
-import yaml
-
 from vlui.android import intents as android_intents
 from vlui.android.apps import LAUNCHER_PKG, apps, short_component
+from vlui.resources import read_yaml
 from vlui.served import DATA_DIR, configure
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import Command, Io, Session, ShellApi, UsageError, getopt, without_user
@@ -19,7 +18,7 @@ from vlui.sim import intents
 from vlui.sim.apps import dialer
 
 # what dumpsys package and pm say of the apps' packages (versions, install times, uids)
-PACKAGES: dict[str, dict] = yaml.safe_load((DATA_DIR / "packages.yaml").read_text(encoding="utf-8"))
+PACKAGES: dict[str, dict] = read_yaml(DATA_DIR / "packages.yaml")
 
 
 # the system packages ``pm list packages`` lists besides the apps'

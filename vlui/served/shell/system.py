@@ -8,10 +8,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-import yaml
-
 from vlui.android.logcat import EPOCH
 from vlui.android.state import VOLUME_MAX, VOLUME_MIN
+from vlui.resources import read_yaml
 from vlui.served import DATA_DIR, configure
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.apps import am, pm
@@ -37,8 +36,7 @@ PROP_INFO_BYTES = 96  # what a property takes in the area besides its name and v
 
 # the properties of an Android 10 emulator that tools read and the simulated phone does not derive (init's services,
 # the VM's settings, the radio, USB): YAML, as `getprop` lists them
-EMULATOR_PROPS: dict[str, str] = {k: str(v) for k, v in yaml.safe_load(
-    (DATA_DIR / "props.yaml").read_text(encoding="utf-8")).items()}
+EMULATOR_PROPS: dict[str, str] = {k: str(v) for k, v in read_yaml(DATA_DIR / "props.yaml").items()}
 
 
 def _property_name_problem(name: str) -> str:
@@ -58,7 +56,7 @@ def _props(phone: ServedPhone) -> dict[str, str]:
     return {**EMULATOR_PROPS, **phone.all_props()}
 
 
-SERVICES: list[str] = yaml.safe_load((DATA_DIR / "services.yaml").read_text(encoding="utf-8"))
+SERVICES: list[str] = read_yaml(DATA_DIR / "services.yaml")
 
 
 _SETTINGS_USAGE = """Settings provider (settings) commands:

@@ -6,9 +6,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Required, TypedDict
 
-import yaml
-
 from vlui.android.apps import apps
+from vlui.resources import read_yaml
 from vlui.sim import DATA_DIR
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
@@ -17,7 +16,7 @@ from vlui.sim.widgets import Ctx, app_bar, fab, list_row, search_box, tabs, text
 
 @lru_cache(maxsize=1)
 def screens() -> dict[str, dict[str, Any]]:
-    return yaml.safe_load((DATA_DIR / "app_screens.yaml").read_text(encoding="utf-8"))
+    return read_yaml(DATA_DIR / "app_screens.yaml")
 
 
 class Screen(TypedDict, total=False):
