@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from vlui.errors import VluiError
 
 PACKAGE = Path(__file__).resolve().parent
@@ -51,7 +53,5 @@ def read_yaml(path: Path) -> Any:
     """The data in a YAML file that vlui ships (its tasks, locales, apps, devices): parsed by libyaml's C parser when
     PyYAML has it, which gives the same data ten times faster, else by PyYAML's own. Every process reads these files
     when it starts, so the difference is paid by every job, worker and test."""
-    import yaml
-
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 (a safe loader)
