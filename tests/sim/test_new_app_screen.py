@@ -127,7 +127,7 @@ def every_screen() -> list[tuple[str, str]]:
 def test_every_screen_an_app_declares_is_drawn_and_dumped(key: str, name: str) -> None:
     dev = SimDevice("000", noise=False)
     if key == "phone" and name == "incall":
-        dev.set_state({"call": {"number": "911", "started_ms": dev.state.time_ms, "emergency": True}})
+        dev.set_state({"phone": {"call": {"number": "911", "started_ms": dev.state.time_ms, "emergency": True}}})
     dev.launch(key)
     if name != "main":
         dev.push(key, name)

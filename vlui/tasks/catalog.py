@@ -16,6 +16,7 @@ import yaml
 
 from vlui.adb.state import READERS, SETTERS
 from vlui.android.logcat import parse_threadtime
+from vlui.android.state import state_paths
 from vlui.errors import VluiError
 from vlui.tasks.task import Task
 from vlui.tasks.templates import instance_from_id
@@ -73,8 +74,8 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
             raise VluiError(f"the simulated phone does not support task(s) {', '.join(missing)} yet; "
                             f"use tasks=supported, or env=adb with a real device")
     elif backend == "adb":
-        out_of_reach = {t.id: sorted(set(t.state) - set(SETTERS)) + sorted(set(t.state_check) - set(READERS))
-                        for t in chosen}
+        out_of_reach = {t.id: sorted(set(state_paths(t.state)) - set(SETTERS))
+                        + sorted(set(t.state_check) - set(READERS)) for t in chosen}
         out_of_reach = {task: fields for task, fields in out_of_reach.items() if fields}
         if out_of_reach:
             listed = ", ".join(f"{task} ({', '.join(fields)})" for task, fields in out_of_reach.items())
