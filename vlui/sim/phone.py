@@ -86,6 +86,14 @@ def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None
     on_state_set(state, fields)
 
 
+def check_snapshot_state(snap: Snapshot) -> None:
+    """That the apps' entries in ``snap``'s state fit the apps' own types (reading the snapshot checked the rest,
+    which needs no app): a one-line error naming the snapshot otherwise."""
+    problem = app_state_problem(snap.state)
+    if problem:
+        raise VluiError(f"{snap.source or snap.id}: state: {problem}")
+
+
 # Values a task's state_check may read that the state holds in another form: what Settings shows the user.
 STATE_VIEWS = {"brightness_percent": lambda st: brightness_percent(st.brightness)}
 
@@ -155,6 +163,7 @@ class SimDevice(Device):
         self.state_changed()
 
     def _boot_state(self, snap: Snapshot) -> DeviceState:
+        check_snapshot_state(snap)
         start = snap.start_time
         state = DeviceState(time_ms=int((start - EPOCH).total_seconds() * 1000), dark_theme=snap.dark_theme,
                             languages=[snap.locale], apps=app_states())
