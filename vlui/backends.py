@@ -10,7 +10,7 @@ from vlui.android.snapshot import load_snapshot, snapshot_refs
 from vlui.config import EnvConfig
 from vlui.device import Device
 from vlui.errors import VluiError
-from vlui.sim.phone import SimDevice
+from vlui.sim.phone import SimDevice, check_snapshot_state
 from vlui.tasks import templates
 from vlui.tasks.catalog import tasks
 
@@ -22,11 +22,14 @@ def resolve_snapshots(env: EnvConfig) -> list[str]:
     """The snapshot references of ``env.snapshots``: ``train``, ``test``, ``all``, ``random:N``/``heldout:N``
     (generated configurations, :attr:`EnvConfig.generator`), one id or file, or a list of them. Every one is loaded
     once here, so a typo fails before anything runs (a generated one once per process: it cannot change, and every
-    environment of a parallel rollout resolves the same thousands of them)."""
+    environment of a parallel rollout resolves the same thousands of them); on the simulated phone, so is one in the
+    state of an app (its entry checked against the app's own type)."""
     refs = snapshot_refs(env.snapshots, env.generator.seed, env.generator.holdout)
     for ref in refs:
         if ref not in _CHECKED_GENERATED:
-            load_snapshot(ref)
+            snap = load_snapshot(ref)
+            if env.backend == "sim":
+                check_snapshot_state(snap)
             if parse_generated(ref) is not None:
                 _CHECKED_GENERATED.add(ref)
     return [str(Path(r).resolve()) if r.endswith((".yaml", ".yml")) else r for r in refs]

@@ -9,11 +9,13 @@ import pytest
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.adb.state import READERS, SETTERS
+from vlui.android.state import state_paths
 from vlui.backends import make_device
 from vlui.config import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
+from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import resolve_tasks, tasks
 
@@ -42,7 +44,7 @@ def dev(adb):
 def settable_tasks() -> list:
     """Every catalog task and template instance with a starting state that ADB can set."""
     chosen = [t for t in tasks().values() if t.state] + resolve_tasks(TEMPLATE_INSTANCES)
-    return [t for t in chosen if set(t.state) <= set(SETTERS)]
+    return [t for t in chosen if set(state_paths(t.state)) <= set(SETTERS)]
 
 
 def test_every_starting_state_adb_can_set_matches_the_in_process_phone(adb, dev) -> None:
@@ -57,8 +59,9 @@ def test_every_starting_state_adb_can_set_matches_the_in_process_phone(adb, dev)
             with adb.phone.lock:
                 served = adb.phone.device.state.copy()
             for field in task.state:
-                if field == "call":  # a call placed over ADB starts now; the number and the screen are the same
-                    assert served.call["number"] == local.state.call["number"], task.id
+                if field == "phone":  # a call placed over ADB starts now; the number and the screen are the same
+                    served_call, local_call = served.app("phone", DialerState).call, dialer_state(local).call
+                    assert served_call.number == local_call.number, task.id
                     assert served.top == local.state.top == "phone", task.id
                     assert served.tasks["phone"][-1] == local.state.tasks["phone"][-1] == {"screen": "incall"}
                 else:
@@ -102,21 +105,21 @@ def test_tasks_with_starting_states_and_state_checks_succeed_over_adb_as_in_proc
 
 
 def test_state_no_shell_command_reaches_is_refused_by_name(dev) -> None:
-    with pytest.raises(VluiError, match=r"stopwatch_pause \(clock_tab, stopwatch_running"):
+    with pytest.raises(VluiError, match=r"stopwatch_pause \(clock.stopwatch, clock.tab\)"):
         resolve_tasks(["open_clock", "stopwatch_pause"], backend="adb")
-    with pytest.raises(DeviceError, match="cannot set alarms .*It can set: airplane_mode, wifi"):
-        dev.set_state({"alarms": [], "wifi": True})
+    with pytest.raises(DeviceError, match="cannot set clock.alarms .*It can set: airplane_mode, wifi"):
+        dev.set_state({"clock": {"alarms": []}, "wifi": True})
     with pytest.raises(DeviceError, match="wifi must be true or false, not 'yes'"):
         dev.set_state({"wifi": "yes"})
     with pytest.raises(DeviceError, match="setting the media volume to 40 failed"):
         dev.set_state({"volume": {"media": 40}})
-    with pytest.raises(DeviceError, match="cannot read stopwatch_running"):
-        dev.check_state({"stopwatch_running": True})
+    with pytest.raises(DeviceError, match="cannot read clock.stopwatch.running"):
+        dev.check_state({"clock.stopwatch.running": True})
 
 
 @pytest.mark.slow
 def test_every_task_whose_state_a_shell_reaches_succeeds_over_adb(adb) -> None:
-    reachable = [t.id for t in tasks().values() if set(t.state) <= set(SETTERS)]
+    reachable = [t.id for t in tasks().values() if set(state_paths(t.state)) <= set(SETTERS)]
     env = make_env(adb_env(adb, snapshots=SNAPSHOTS), reachable, include_xml=True)
     try:
         failed = [(task, snapshot) for task in reachable for snapshot in SNAPSHOTS

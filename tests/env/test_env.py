@@ -165,19 +165,20 @@ def test_reset_puts_the_device_in_the_tasks_starting_state() -> None:
     import dataclasses
 
     from vlui.env.env import PhoneEnv
+    from vlui.sim.apps.dialer import dialer_state
     from vlui.sim.phone import SimDevice
     from vlui.tasks.catalog import tasks
 
     base = tasks()["airplane_on"]
     airplane_off = dataclasses.replace(base, id="airplane_off_test", state={"airplane_mode": True})
-    in_call = dataclasses.replace(base, id="call_test", state={"call": {"number": "911", "started_ms": 0,
-                                                                        "emergency": True}})
+    in_call = dataclasses.replace(base, id="call_test", state={"phone": {"call": {
+        "number": "911", "started_ms": 0, "emergency": True}}})
     env = PhoneEnv(SimDevice("000"), [airplane_off, in_call], ["000", "105"])
     env.reset(options={"task": "airplane_off_test", "snapshot": "105"})
     assert env.device.state.airplane_mode and env.device.log_lines(env._mark) == []
     env.reset(options={"task": "call_test", "snapshot": "000"})
     assert not env.device.state.airplane_mode  # the next episode starts from the snapshot again
-    assert env.device.state.call["number"] == "911" and env.device.top_screen()["screen"] == "incall"
+    assert dialer_state(env.device).call.number == "911" and env.device.top_screen()["screen"] == "incall"
     with pytest.raises(VluiError, match="unknown state field 'airplane'"):
         env.device.set_state({"airplane": True})
 

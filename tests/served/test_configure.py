@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import xml.etree.ElementTree as ET
 from datetime import datetime
@@ -18,6 +19,8 @@ from vlui.android.snapshot import ENVS_DIR, load_snapshot
 from vlui.errors import VluiError
 from vlui.served import configure, device_files
 from vlui.served.phone import ServedPhone
+from vlui.sim.apps.deskclock import clock_state
+from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
 
 
@@ -112,6 +115,17 @@ def test_locale_takes_effect_when_the_framework_restarts(phone, tag, locale_id) 
     log = "\n".join(dev.log_lines())
     assert "Zygote" in log and "ActivityManager: System now ready" in log
     assert phone.prop("persist.sys.locale") == tag
+
+
+def test_a_framework_restart_forgets_what_only_the_apps_processes_held(phone) -> None:
+    dev = phone.device
+    dev.set_state({"clock": {"tab": "stopwatch", "stopwatch": {"elapsed_ms": 5000}, "picker": {"hour": 7, "minute": 0},
+                             "alarms": [{"id": 4, "hour": 6, "minute": 45, "enabled": True}]},
+                   "phone": {"digits": "555", "call": {"number": "5550123", "started_ms": dev.state.time_ms}}})
+    kept = dataclasses.replace(copy.deepcopy(clock_state(dev)), picker=None)
+    configure.restart_framework(phone)
+    assert clock_state(dev) == kept  # alarms, tab and stopwatch are in Clock's database and preferences
+    assert dialer_state(dev) == DialerState()  # the call and the typed digits are gone with their processes
 
 
 def test_an_unknown_locale_is_refused_and_nothing_restarts(phone) -> None:

@@ -15,6 +15,8 @@ from vlui.android.logcat import parse_threadtime
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
 from vlui.sim.apps import settings
+from vlui.sim.apps.deskclock import clock_state
+from vlui.sim.apps.dialer import dialer_state
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import hit
 
@@ -120,7 +122,7 @@ def test_dial_and_view_of_a_tel_uri_open_the_dial_pad_with_the_number(phone, act
     dev = phone.device
     assert dev.state.top == "phone" and dev.top_screen() == {"screen": "keypad"}
     assert "5551234" in texts(dev)  # the digits field shows the number; nothing was called
-    assert dev.state.call is None and messages(dev, "Telecom") == []
+    assert dialer_state(dev).call is None and messages(dev, "Telecom") == []
     assert messages(dev, "ActivityTaskManager")[0] == (
         f"START u0 {{act={action} dat=tel:xxxxxxx flg=0x10000000 "
         "cmp=com.google.android.dialer/.extensions.GoogleDialtactsActivity} from uid 0")
@@ -132,9 +134,9 @@ def test_set_alarm_with_the_alarm_clock_extras_adds_an_alarm_and_shows_it(phone)
                             "--ei android.intent.extra.alarm.MINUTES 30 --es android.intent.extra.alarm.MESSAGE Gym")
     assert (out, status) == ("Starting: Intent { act=android.intent.action.SET_ALARM (has extras) }\n", 0)
     dev = phone.device
-    alarm = next(a for a in dev.state.alarms if (a.hour, a.minute) == (7, 30))
+    alarm = next(a for a in clock_state(dev).alarms if (a.hour, a.minute) == (7, 30))
     assert alarm.enabled and alarm.label == "Gym"
-    assert dev.state.top == "clock" and dev.state.clock_tab == "alarm"
+    assert dev.state.top == "clock" and clock_state(dev).tab == "alarm"
     shown = texts(dev)
     assert "7:30 AM" in shown and "Gym" in shown
     assert messages(dev, "ActivityTaskManager")[0] == (
@@ -146,26 +148,26 @@ def test_set_alarm_with_the_alarm_clock_extras_adds_an_alarm_and_shows_it(phone)
     alarm.enabled = False
     sh(phone, "am start -a android.intent.action.SET_ALARM --ei android.intent.extra.alarm.HOUR 7 "
               "--ei android.intent.extra.alarm.MINUTES 30 --es android.intent.extra.alarm.MESSAGE Gym")
-    assert [(a.hour, a.minute) for a in dev.state.alarms].count((7, 30)) == 1 and alarm.enabled
+    assert [(a.hour, a.minute) for a in clock_state(dev).alarms].count((7, 30)) == 1 and alarm.enabled
 
 
 def test_set_alarm_skip_ui_leaves_the_screen_and_bad_extras_set_nothing(phone) -> None:
     dev = phone.device
     sh(phone, "am start -a android.intent.action.SET_ALARM --ei android.intent.extra.alarm.HOUR 22 "
               "--ez android.intent.extra.alarm.SKIP_UI true")
-    assert dev.state.top is None and any((a.hour, a.minute, a.enabled) == (22, 0, True) for a in dev.state.alarms)
-    before = list(dev.state.alarms)
+    assert dev.state.top is None and any((a.hour, a.minute, a.enabled) == (22, 0, True) for a in clock_state(dev).alarms)
+    before = list(clock_state(dev).alarms)
     sh(phone, "am start -a android.intent.action.SET_ALARM --ei android.intent.extra.alarm.HOUR 25")
     assert messages(dev, "AlarmClock")[-1] == "Illegal hour: 25"
     sh(phone, "am start -a android.intent.action.SET_ALARM --es android.intent.extra.alarm.HOUR 7")  # not an int
     assert messages(dev, "Bundle") == ["Key android.intent.extra.alarm.HOUR expected Integer but value was a "
                                        "java.lang.String.  The default value -1 was returned."]
-    assert dev.state.alarms == before
+    assert clock_state(dev).alarms == before
     assert sh(phone, "am start -a android.intent.action.SET_ALARM --ei android.intent.extra.alarm.HOUR seven") == (
         'Exception occurred while executing:\njava.lang.NumberFormatException: For input string: "seven"\n', 255)
     # no hour: Clock opens on the Alarm tab with the time picker up
     sh(phone, "am start -a android.intent.action.SET_ALARM")
-    assert dev.state.top == "clock" and dev.state.picker is not None and dev.state.alarms == before
+    assert dev.state.top == "clock" and clock_state(dev).picker is not None and clock_state(dev).alarms == before
 
 
 @pytest.mark.parametrize("args, shown", [
@@ -284,9 +286,9 @@ def test_the_dial_pad_takes_typed_digits_and_del(phone) -> None:
     dev = phone.device
     sh(phone, "am start -a android.intent.action.DIAL")
     sh(phone, "input text 555-0199")
-    assert dev.state.digits == "5550199" and "5550199" in texts(dev)
+    assert dialer_state(dev).digits == "5550199" and "5550199" in texts(dev)
     sh(phone, "input keyevent DEL DEL KEYCODE_STAR")
-    assert dev.state.digits == "55501*" and "55501*" in texts(dev)
+    assert dialer_state(dev).digits == "55501*" and "55501*" in texts(dev)
 
 
 @pytest.mark.parametrize("key", ["VOLUME_UP", "KEYCODE_VOLUME_UP", "24"])
@@ -303,12 +305,12 @@ def test_volume_up_raises_the_media_volume_as_android_logs_it(phone, key: str) -
 
 def test_volume_keys_during_a_call_change_the_call_volume_and_mute_toggles(phone) -> None:
     dev = phone.device
-    dev.set_state({"call": {"number": "5550123", "started_ms": dev.state.time_ms, "emergency": False}})
+    dev.set_state({"phone": {"call": {"number": "5550123", "started_ms": dev.state.time_ms, "emergency": False}}})
     before = dev.state.volume["call"]
     sh(phone, "input keyevent VOLUME_DOWN")
     assert dev.state.volume["call"] == before - 1
     assert messages(dev, "vol.Events")[0] == f"writeEvent level_changed STREAM_VOICE_CALL {before - 1}"
-    dev.set_state({"call": None})
+    dev.set_state({"phone": {"call": None}})
     sh(phone, "input keyevent VOLUME_MUTE")
     assert dev.state.muted == ["media"] and messages(dev, "vol.Events")[-2] == "writeEvent mute_changed STREAM_MUSIC true"
     sh(phone, "input keyevent VOLUME_UP")  # a raise unmutes, then raises

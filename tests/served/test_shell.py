@@ -20,6 +20,7 @@ from vlui.served import configure
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
 from vlui.sim import services
+from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
 
 SYNC = "VluiSync"
@@ -273,13 +274,13 @@ def test_radios_volumes_brightness_and_calls_from_the_shell_change_the_phone(pho
     assert "package=com.android.shell uid=0 enable=false" in shell_lines and "com.android.settings" not in shell_lines
     out, status = sh(phone, "am start -a android.intent.action.CALL -d tel:6505550123")
     assert (out, status) == ("Starting: Intent { act=android.intent.action.CALL dat=tel:xxxxxxxxxx }\n", 0)
-    assert st.call["number"] == "6505550123" and st.top == "phone" and st.tasks["phone"][-1]["screen"] == "incall"
+    assert dialer_state(phone.device).call.number == "6505550123" and st.top == "phone" and st.tasks["phone"][-1]["screen"] == "incall"
 
 
 def test_a_call_intent_for_an_emergency_number_only_opens_the_dial_pad(phone) -> None:
     sh(phone, "am start -a android.intent.action.CALL -d tel:911")
     st = phone.device.state
-    assert st.call is None and st.digits == "911" and st.tasks["phone"][-1]["screen"] == "keypad"
+    assert dialer_state(phone.device) == DialerState("911") and st.tasks["phone"][-1]["screen"] == "keypad"
     assert not any("Emergency number detected" in line for line in phone.device.log_lines())
 
 

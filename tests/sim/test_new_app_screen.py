@@ -1,18 +1,21 @@
 """docs/architecture.md's recipe for a new app screen, followed in one file: screens built from the state with the
-widgets, handlers that act through the phone protocol (:class:`vlui.sim.protocol.Phone`: post a log line, push a
-screen), one entry of :data:`vlui.sim.apps.APPS`. The phone then draws the screens, dumps them as uiautomator XML,
-routes an agent's taps and BACK to them and logs what they log, with nothing else in vlui changed; and the real
-phone implements the protocol the apps are written against."""
+widgets, the app's own state as a dataclass, handlers that act through the phone protocol
+(:class:`vlui.sim.protocol.Phone`: post a log line, push a screen), one entry of :data:`vlui.sim.apps.APPS`. The
+phone then draws the screens, dumps them as uiautomator XML, routes an agent's taps and BACK to them, logs what they
+log and keeps the app's state, which a snapshot or a task sets under the app's key, with nothing else in vlui
+changed; and the real phone implements the protocol the apps are written against."""
 
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
 
 from vlui.android.apps import apps
+from vlui.android.state import bounded
 from vlui.errors import VluiError
 from vlui.sim import apps as sim_apps
 from vlui.sim.apps import APPS, App
@@ -25,6 +28,18 @@ PKG = "com.google.android.GoogleCamera"
 SCREENS = ("main", "review")  # the viewfinder, and the photo just taken (``{"screen": "review", "photo": n}``)
 
 
+@dataclass
+class CameraState:
+    """What the camera remembers: how many photos it has taken (its photos' numbers go on from there)."""
+
+    photos: int = bounded(0, 10**6, default=0)
+
+
+def camera_state(dev: Phone) -> CameraState:
+    """The camera's own state on the phone ``dev``."""
+    return dev.state.app("camera", CameraState)
+
+
 # ---------------------------------------------------------------------------------------------- the new app screens
 def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
     """The camera's two screens: the viewfinder with a shutter button, and the review of the photo just taken."""
@@ -35,9 +50,9 @@ def build(dev: Phone, ctx: Ctx, screen: dict[str, Any]) -> Node:
         return root
 
     def shutter(x: int, y: int) -> None:
-        dev.state.fields["camera.photos"] = str(int(dev.state.fields.get("camera.photos", "0")) + 1)
+        camera_state(dev).photos += 1
         dev.logi("CAM_PhotoModule", "onShutterButtonClick: photo taken", app="camera")
-        dev.push("camera", "review", photo=int(dev.state.fields["camera.photos"]))
+        dev.push("camera", "review", photo=camera_state(dev).photos)
 
     mid = (ctx.top + ctx.bottom) // 2
     root.add(text(ctx, (0, ctx.top, ctx.width, mid), "Viewfinder", pkg=PKG, rid=f"{PKG}:id/preview"))
@@ -55,7 +70,7 @@ def on_back(dev: Phone, key: str) -> bool:
 
 @pytest.fixture
 def camera(monkeypatch):
-    monkeypatch.setitem(APPS, "camera", App(build, lambda key: SCREENS, on_back=on_back))
+    monkeypatch.setitem(APPS, "camera", App(build, lambda key: SCREENS, state=CameraState, on_back=on_back))
     return SimDevice("000", noise=False)
 
 
@@ -93,6 +108,18 @@ def test_the_new_screens_are_drawn_dumped_touched_and_logged(camera: SimDevice) 
     assert camera.state.top is None and "camera" not in camera.state.tasks
 
 
+def test_the_apps_state_is_kept_and_set_under_its_key(camera: SimDevice) -> None:
+    assert camera.state.app("camera", CameraState) == CameraState()
+    camera.set_state({"camera": {"photos": 41}})  # as a snapshot's or a task's starting state sets it
+    camera.launch("camera")
+    camera.tap(*centre(camera, f"{PKG}:id/shutter_button"))
+    assert camera.top_screen() == {"screen": "review", "photo": 42} and camera.check_state({"camera.photos": 42})
+    with pytest.raises(VluiError, match=r"camera: unknown field 'flash'; fields: photos$"):
+        camera.set_state({"camera": {"flash": True}})
+    with pytest.raises(VluiError, match="camera.photos must be between 0 and 1000000, not -1"):
+        camera.set_state({"camera": {"photos": -1}})
+
+
 def test_a_screen_the_app_does_not_have_is_a_one_line_error(camera: SimDevice) -> None:
     camera.launch("camera")
     with pytest.raises(VluiError, match="the camera app has no screen 'gallery'; its screens: main, review"):
@@ -104,7 +131,9 @@ def test_without_the_entry_the_app_is_the_generic_one() -> None:
     assert sim_apps.app("camera") is sim_apps.GENERIC
     dev = SimDevice("000", noise=False)
     dev.launch("camera")
-    assert "shutter_button" not in dev.ui_xml()
+    assert "shutter_button" not in dev.ui_xml() and "camera" not in dev.state.apps
+    with pytest.raises(VluiError, match="camera: the app keeps no state a snapshot or a task sets; apps that do: "):
+        dev.set_state({"camera": {"photos": 1}})
 
 
 def test_the_phone_implements_the_protocol_the_apps_are_written_against() -> None:
@@ -127,7 +156,7 @@ def every_screen() -> list[tuple[str, str]]:
 def test_every_screen_an_app_declares_is_drawn_and_dumped(key: str, name: str) -> None:
     dev = SimDevice("000", noise=False)
     if key == "phone" and name == "incall":
-        dev.set_state({"call": {"number": "911", "started_ms": dev.state.time_ms, "emergency": True}})
+        dev.set_state({"phone": {"call": {"number": "911", "started_ms": dev.state.time_ms, "emergency": True}}})
     dev.launch(key)
     if name != "main":
         dev.push(key, name)

@@ -13,12 +13,14 @@ field                  set with                                            read 
 ``adaptive_brightness``  ``settings put system screen_brightness_mode``    the same setting
 ``dark_theme``         ``cmd uimode night yes|no``                         ``cmd uimode night``
 ``vibrate_for_calls``  ``settings put system vibrate_when_ringing``        the same setting
-``call``               ``am start -a android.intent.action.CALL -d tel:N`` (not read)
+``phone.call``         ``am start -a android.intent.action.CALL -d tel:N`` (not read)
 =====================  ==================================================  ======================================
 
 ``brightness_percent`` reads the brightness as Settings shows it (:func:`vlui.android.state.brightness_percent`).
-Everything else a task's state may hold is app state inside an app (Clock's tab, the stopwatch, alarms): a shell
-cannot set it, so :func:`set_state` refuses it by name, and the task's emulator snapshot has to hold it.
+An app's own state is named by path, as :func:`vlui.android.state.state_paths` spreads a task's state
+(``{"phone": {"call": ...}}`` is ``phone.call``). Everything else a task's state may hold is state inside an app
+(Clock's ``clock.tab``, ``clock.stopwatch``, ``clock.alarms``): a shell cannot set it, so :func:`set_state` refuses it
+by name, and the task's emulator snapshot has to hold it.
 Every value set is read back, waiting for the radios, so a device that ignored a command is an error at reset,
 not a task that silently starts from the wrong state.
 """
@@ -32,7 +34,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from vlui.adb.errors import DeviceError
-from vlui.android.state import brightness_percent
+from vlui.android.state import brightness_percent, state_paths
 from vlui.device import state_meets
 
 
@@ -165,7 +167,7 @@ def _set_dark_theme(dev: AdbDevice, on: Any) -> None:
 def _place_call(dev: AdbDevice, call: Any) -> None:
     number = str(call.get("number", "")) if isinstance(call, dict) else ""
     if not re.fullmatch(r"\+?[0-9*#]+", number):
-        raise DeviceError(f"a task's starting state: call must give a phone number, not {call!r}")
+        raise DeviceError(f"a task's starting state: phone.call must give a phone number, not {call!r}")
     _checked(dev, f"am start -a android.intent.action.CALL -d {shlex.quote('tel:' + number)}",
              lambda out: "Error" not in out, f"calling {number}")
 
@@ -180,12 +182,13 @@ SETTERS: dict[str, Callable[[AdbDevice, Any], None]] = {
     "adaptive_brightness": _set_int_setting("system", "screen_brightness_mode", "adaptive_brightness"),
     "dark_theme": _set_dark_theme,
     "vibrate_for_calls": _set_int_setting("system", "vibrate_when_ringing", "vibrate_for_calls"),
-    "call": _place_call,
+    "phone.call": _place_call,
 }
 
 
 def set_state(dev: AdbDevice, fields: dict[str, Any]) -> None:
     """Put the device in a task's starting state, then read back what was set."""
+    fields = state_paths(fields)
     unknown = [name for name in fields if name not in SETTERS]
     if unknown:
         raise DeviceError(f"device {dev.serial}: the ADB backend cannot set {', '.join(unknown)} (state inside an "

@@ -1,18 +1,35 @@
 """Everything the simulated phone remembers between touches. Loading a snapshot is a copy of one of these.
 
-Plain data only (numbers, strings, lists, dicts), so a copy is a cheap deep copy and two states compare equal
-exactly when the phone would behave the same.
+Plain data only (numbers, strings, lists, dicts and dataclasses of them), so a copy is a cheap deep copy and two
+states compare equal exactly when the phone would behave the same.
+
+:class:`DeviceState` holds what the system keeps (tasks, settings, the status bar, text fields) and, in ``apps``,
+each app's own state by app key. That state is typed in the app's own module (Clock's ``ClockState`` in
+:mod:`vlui.sim.apps.deskclock`, the dialer's ``DialerState``), which sits above this package: the phone that boots a
+state fills ``apps`` from its app registry, and an app reads its own with :meth:`DeviceState.app`. So a new app adds
+its state in its own module, and this module stays free of any app.
+
+A snapshot or a task sets the state from YAML: a system field by name (``wifi: false``), an app's state under its key
+(``clock: {tab: stopwatch, stopwatch: {running: true}}``). :func:`state_problem` checks the system fields and that
+each app's entry is a mapping when the snapshot is read; :func:`fields_problem` and :func:`set_fields` check and set
+a mapping against any of these dataclasses, so the phone checks an app's entry against the app's type with the same
+one-line messages.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import math
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from vlui.android.apps import apps
+
+T = TypeVar("T")
 
 # Android 10 stream volume ranges (AudioService defaults on Pixel phones).
 VOLUME_MAX = {"media": 25, "call": 7, "ring": 7, "alarm": 7}
@@ -45,14 +62,10 @@ def brightness_percent(level: int) -> int:
     return round(brightness_to_gamma(level) * 100 / GAMMA_SPACE_MAX)
 
 
-@dataclass
-class Alarm:
-    id: int
-    hour: int
-    minute: int
-    enabled: bool = False
-    label: str = ""
-    vibrate: bool = True
+def bounded(lo: int, hi: int, default: Any = dataclasses.MISSING) -> Any:
+    """A whole-number dataclass field that a snapshot or a task may set only from ``lo`` to ``hi`` (checked with its
+    type by :func:`state_problem` and :func:`fields_problem`)."""
+    return field(default=default, metadata={"range": (lo, hi)})
 
 
 @dataclass
@@ -66,13 +79,13 @@ class DeviceState:
     overview: bool = False  # the recent-apps screen is showing
     running: list[str] = field(default_factory=list)  # app processes alive (a START of any other starts one)
     pids: dict[str, int] = field(default_factory=dict)
-    next_pid: int = 4120
+    next_pid: int = bounded(1, 2**22, default=4120)
     scroll: dict[str, int] = field(default_factory=dict)  # scroll offset in px of each scrollable screen
     # settings
     airplane_mode: bool = False
     wifi: bool = True
     bluetooth: bool = False
-    brightness: int = 255  # 0..255, manual; starts at full so that the brightness task is a decrease
+    brightness: int = bounded(0, 255, default=255)  # manual; starts at full so that the brightness task is a decrease
     adaptive_brightness: bool = False
     dark_theme: bool = False
     volume: dict[str, int] = field(default_factory=lambda: {"media": 15, "call": 4, "ring": 5, "alarm": 5})
@@ -80,10 +93,10 @@ class DeviceState:
     muted: list[str] = field(default_factory=list)  # streams muted (VOLUME_MUTE); their level is kept
     screen_on: bool = True  # POWER turns the display off and on
     # what the status bar shows of the phone's power and radios (a snapshot may set them; nothing changes them)
-    battery_level: int = 100  # percent
+    battery_level: int = bounded(0, 100, default=100)  # percent
     charging: bool = False
-    signal_level: int = 4  # the cellular signal's bars, 0..4
-    wifi_level: int = 4  # the Wi-Fi signal's bars while Wi-Fi is on, 0..4
+    signal_level: int = bounded(0, 4, default=4)  # the cellular signal's bars
+    wifi_level: int = bounded(0, 4, default=4)  # the Wi-Fi signal's bars while Wi-Fi is on
     notifications: list[str] = field(default_factory=list)  # apps (keys of apps.yaml) with a notification posted
     # a notification that has just arrived, shown as a heads-up banner until ``until_ms``: {app, title, text, until_ms}
     headsup: dict[str, Any] | None = None
@@ -95,20 +108,9 @@ class DeviceState:
     do_not_disturb: bool = False  # quick settings tiles with no other effect on the simulated phone
     auto_rotate: bool = False
     languages: list[str] = field(default_factory=list)
-    # clock
-    alarms: list[Alarm] = field(default_factory=lambda: [Alarm(1, 9, 0, False), Alarm(2, 8, 30, False)])
-    next_alarm_id: int = 3
-    clock_tab: str = "alarm"
-    stopwatch_running: bool = False
-    stopwatch_started_ms: int = 0
-    stopwatch_elapsed_ms: int = 0
-    timer_digits: str = ""  # typed on the timer's keypad, up to 6: HHMMSS filled from the right
-    timer_end_ms: int | None = None  # a running timer rings at this time
-    timer_left_ms: int = 0  # a paused timer's remaining time
-    picker: dict[str, Any] | None = None  # the alarm time picker: {hour, minute, mode: hour|minute}
-    # telephony
-    digits: str = ""
-    call: dict[str, Any] | None = None  # {number, started_ms, emergency}
+    # each app's own state by app key, of the type the app's module declares (Clock's alarms, stopwatch and timer;
+    # the dialer's digits and call): made by the phone that boots the state, read with app()
+    apps: dict[str, Any] = field(default_factory=dict)
     # text input: the focused field as (app, field id) and every field's content
     focus: tuple[str, str] | None = None
     fields: dict[str, str] = field(default_factory=dict)
@@ -120,43 +122,59 @@ class DeviceState:
     def copy(self) -> DeviceState:
         return copy.deepcopy(self)
 
+    def app(self, key: str, kind: type[T]) -> T:
+        """App ``key``'s own state, as ``kind``, the type its module declares (an app reads its state this way, so
+        that what it reads is typed)."""
+        state = self.apps[key]
+        if not isinstance(state, kind):
+            raise TypeError(f"the {key} app's state is a {type(state).__name__}, not a {kind.__name__}")
+        return state
+
 
 # The apps whose notifications a snapshot may post (their small icons: vlui.sim.systemui).
 NOTIFYING_APPS = ("gmail", "messages", "calendar", "photos", "youtube", "play_store", "maps", "chrome", "phone")
-
-# Fields a snapshot or a task may set, with the numeric range each allows beyond its type.
-_RANGES = {"brightness": (0, 255), "next_pid": (1, 2**22), "next_alarm_id": (1, 10**6), "battery_level": (0, 100),
-           "signal_level": (0, 4), "wifi_level": (0, 4)}
+NOT_SET = {"time_ms", "apps"}  # the clock comes from the snapshot's own ``time``; an app's state comes by its key
 
 
 @functools.cache
-def _state_hints() -> dict[str, Any]:
-    """:class:`DeviceState`'s field types (resolving them takes longer than checking a snapshot's state)."""
-    return typing.get_type_hints(DeviceState)
+def hints(kind: type) -> dict[str, Any]:
+    """A dataclass's field types (resolving them takes longer than checking a snapshot's state)."""
+    return typing.get_type_hints(kind)
+
+
+def system_fields() -> list[str]:
+    """The :class:`DeviceState` fields a snapshot or a task may set by name, sorted."""
+    return sorted(set(hints(DeviceState)) - NOT_SET)
 
 
 def state_problem(fields: dict[str, Any]) -> str | None:
     """Why ``fields`` (a snapshot's or a task's starting state) cannot set a :class:`DeviceState`, or None: an
     unknown field (the known ones are listed), a value of the wrong type, a number out of range, an unknown volume
-    stream. Checked when the snapshot is read, before any episode runs."""
-    hints = _state_hints()
-    settable = sorted(set(hints) - {"time_ms"})  # the clock comes from the snapshot's own ``time``
+    stream, an app's entry that is not a mapping. Checked when the snapshot is read, before any episode runs. What an
+    app's entry holds is checked against the app's own type (:func:`fields_problem`) by the phone that boots it, the
+    one that knows the apps' types."""
+    system = system_fields()
     for name, value in fields.items():
-        if name not in settable:
-            return f"unknown field {name!r}; fields: {', '.join(settable)}"
-        if name == "volume":
-            problem = _volume_problem(value)
-        elif name == "notifications" and _fits(value, hints[name]):
-            unknown = sorted(set(value) - set(NOTIFYING_APPS))
-            problem = (f"notifications: unknown app(s) {', '.join(unknown)}; apps: {', '.join(NOTIFYING_APPS)}"
-                       if unknown else None)
+        if name in system:
+            problem = _system_problem(name, value)
+        elif name in apps():
+            problem = None if isinstance(value, dict) else f"{name} must be a mapping of the app's own state, not {value!r}"
         else:
-            problem = None if _fits(value, hints[name]) else f"{name} must be {_describe(hints[name])}, not {value!r}"
-        if problem is None and name in _RANGES and not _RANGES[name][0] <= value <= _RANGES[name][1]:
-            problem = f"{name} must be between {_RANGES[name][0]} and {_RANGES[name][1]}, not {value!r}"
+            problem = (f"unknown field {name!r}; fields: {', '.join(system)}; or an app's key with a mapping of its "
+                       "own state (clock: {tab: stopwatch})")
         if problem:
             return problem
     return None
+
+
+def _system_problem(name: str, value: Any) -> str | None:
+    hint = hints(DeviceState)[name]
+    if name == "volume":
+        return _volume_problem(value)
+    if name == "notifications" and _fits(value, hint):
+        unknown = sorted(set(value) - set(NOTIFYING_APPS))
+        return f"notifications: unknown app(s) {', '.join(unknown)}; apps: {', '.join(NOTIFYING_APPS)}" if unknown else None
+    return _value_problem(value, hint, name, _bounds(DeviceState, name))
 
 
 def _volume_problem(value: Any) -> str | None:
@@ -171,11 +189,99 @@ def _volume_problem(value: Any) -> str | None:
     return None
 
 
+def state_paths(fields: dict[str, Any]) -> dict[str, Any]:
+    """A starting state with each app's entry spread into its fields by path (``{"phone": {"call": c}}`` gives
+    ``{"phone.call": c}``): how the ADB backend and the task catalog name what a state sets."""
+    system = system_fields()
+    out: dict[str, Any] = {}
+    for name, value in fields.items():
+        if name in system or not isinstance(value, dict):
+            out[name] = value
+        else:
+            out.update({f"{name}.{key}": item for key, item in value.items()})
+    return out
+
+
+# ---------------------------------------------------------------------------------------- typed state from YAML
+def fields_problem(fields: Any, kind: type, path: str, new: bool = False) -> str | None:
+    """Why the plain YAML mapping ``fields`` cannot set the dataclass ``kind``'s fields (``path`` names it in the
+    message: ``clock.stopwatch``), or None: not a mapping, an unknown field (the known ones are listed), a value of
+    the wrong type, a number out of its field's range (:func:`bounded`); for a ``new`` one (see :func:`set_fields`),
+    a field without a default left out."""
+    names = [f.name for f in dataclasses.fields(kind)]
+    if not isinstance(fields, dict):
+        return f"{path} must be a mapping of {', '.join(names)}, not {fields!r}"
+    for name, value in fields.items():
+        if name not in names:
+            return f"{path}: unknown field {name!r}; fields: {', '.join(sorted(names))}"
+        problem = _value_problem(value, hints(kind)[name], f"{path}.{name}", _bounds(kind, name))
+        if problem:
+            return problem
+    missing = [f.name for f in dataclasses.fields(kind) if new and f.name not in fields
+               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    return f"{path} must give {', '.join(missing)}" if missing else None
+
+
+def set_fields(target: Any, fields: dict[str, Any]) -> None:
+    """Set the dataclass ``target``'s ``fields`` from plain YAML values (:func:`fields_problem` found nothing wrong):
+    a mapping for a part that is always there (Clock's stopwatch) sets the fields it names and keeps the others; a
+    mapping for a part that may be absent (a call) or for an entry of a list (an alarm) makes a new one."""
+    kinds = hints(type(target))
+    for name, value in fields.items():
+        current = getattr(target, name)
+        if isinstance(value, dict) and dataclasses.is_dataclass(current) and kinds[name] is type(current):
+            set_fields(current, value)
+        else:
+            setattr(target, name, _built(value, kinds[name]))
+
+
+def _built(value: Any, hint: Any) -> Any:
+    """A plain YAML value as ``hint``'s type: a mapping becomes the dataclass it stands for, at any depth."""
+    kind = _record(hint)
+    if kind is not None and isinstance(value, dict):
+        return kind(**{name: _built(item, hints(kind)[name]) for name, item in value.items()})
+    if typing.get_origin(hint) is list and isinstance(value, list):
+        return [_built(item, typing.get_args(hint)[0]) for item in value]
+    return copy.deepcopy(value)
+
+
+def _record(hint: Any) -> type | None:
+    """The dataclass that ``hint`` is, alone or or-null; None for any other type."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1:
+        hint = args[0]
+    return hint if isinstance(hint, type) and dataclasses.is_dataclass(hint) else None
+
+
+def _bounds(kind: type, name: str) -> tuple[int, int] | None:
+    return next(f.metadata.get("range") for f in dataclasses.fields(kind) if f.name == name)
+
+
+def _value_problem(value: Any, hint: Any, path: str, bounds: tuple[int, int] | None = None) -> str | None:
+    """Why ``value`` cannot be the field at ``path`` of type ``hint`` (and range ``bounds``), or None."""
+    if not _fits(value, hint):
+        return f"{path} must be {_describe(hint)}, not {value!r}"
+    kind = _record(hint)
+    if kind is not None and isinstance(value, dict):
+        return fields_problem(value, kind, path, new=hint is not kind)  # an optional part is made anew: set_fields
+    if typing.get_origin(hint) is list and _record(typing.get_args(hint)[0]) is not None:
+        for i, item in enumerate(value):
+            problem = fields_problem(item, _record(typing.get_args(hint)[0]), f"{path}[{i}]", new=True)
+            if problem:
+                return problem
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        return f"{path} must be between {bounds[0]} and {bounds[1]}, not {value!r}"
+    return None
+
+
 def _fits(value: Any, hint: Any) -> bool:
-    """Whether a plain YAML value has the type ``hint`` (bool, int, str, None, list[...], dict[...], tuple, unions)."""
+    """Whether a plain YAML value has the type ``hint`` (bool, int, str, None, list[...], dict[...], tuple, unions,
+    literals; a dataclass: a mapping, whose fields :func:`fields_problem` checks)."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         return any(_fits(value, a) for a in args)
+    if origin is typing.Literal:
+        return any(value == a and type(value) is type(a) for a in args)
     if hint is type(None):
         return value is None
     if hint is Any:
@@ -186,6 +292,8 @@ def _fits(value: Any, hint: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if hint is str:
         return isinstance(value, str)
+    if _record(hint) is not None:
+        return isinstance(value, dict)
     if origin is list:
         return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
     if origin is tuple:
@@ -201,10 +309,16 @@ def _describe(hint: Any) -> str:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         return " or ".join(_describe(a) for a in args)
+    if origin is typing.Literal:
+        return f"one of {', '.join(map(str, args))}"
     names = {bool: "true or false", int: "a whole number", str: "a string", type(None): "null"}
     if hint in names:
         return names[hint]
+    if _record(hint) is not None:
+        return f"a mapping of {', '.join(f.name for f in dataclasses.fields(hint))}"
     if origin is list:
+        if _record(args[0]) is not None:
+            return f"a list of mappings of {', '.join(f.name for f in dataclasses.fields(args[0]))}"
         return f"a list of {_describe(args[0])}s" if args[0] in names else f"a list of {_describe(args[0])} entries"
     if origin is dict:
         return "a mapping"

@@ -46,6 +46,7 @@ from vlui.served.device_files import (
 )
 from vlui.served.phone import ServedPhone
 from vlui.sim import services
+from vlui.sim.apps import on_restart
 from vlui.sim.phone import SimDevice
 
 FONT_SCALE_RANGE = (0.5, 2.0)
@@ -302,8 +303,9 @@ def restart_framework(phone: ServedPhone) -> None:
                      level="W", offset_ms=5100)
         dev.logi("ActivityManager", "System now ready", offset_ms=RESTART_MS - 2500)
         st.tasks, st.recents, st.running, st.pids = {}, [], [], {}
-        st.top, st.drawer, st.overview, st.dialog, st.focus, st.picker = None, False, False, None, None, None
-        st.scroll, st.fields, st.call, st.digits = {}, {}, None, ""
+        st.top, st.drawer, st.overview, st.dialog, st.focus = None, False, False, None, None
+        st.scroll, st.fields = {}, {}
+        on_restart(dev)  # each app forgets what only its process held (Clock's time picker, the dialer's call)
         st.time_ms += RESTART_MS
         st.languages = languages
         dev.reconfigure(locale=languages[0], wallpaper=wallpaper_id)

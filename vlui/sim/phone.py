@@ -26,12 +26,21 @@ from vlui.android.i18n import get_locale
 from vlui.android.keys import KEY_CHARS, KEYCODE_NAMES
 from vlui.android.logcat import EPOCH, LogBuffer
 from vlui.android.snapshot import Snapshot, load_snapshot
-from vlui.android.state import VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_percent
+from vlui.android.state import VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_percent, set_fields
 from vlui.device import KEYS, Device, state_meets
 from vlui.errors import VluiError
 from vlui.sim import services, uixml
-from vlui.sim.apps import build_window, check_screen, on_back, on_editor_action, on_launch
-from vlui.sim.apps.dialer import DIALABLE
+from vlui.sim.apps import (
+    app_state_problem,
+    app_states,
+    build_window,
+    check_screen,
+    on_back,
+    on_editor_action,
+    on_launch,
+    on_state_set,
+)
+from vlui.sim.apps.dialer import DIALABLE, dialer_state
 from vlui.sim.noise import noise_lines
 from vlui.sim.perturb import perturb
 from vlui.sim.render import Renderer, Style
@@ -55,8 +64,15 @@ TOUCH_SLOP_DP = 8  # ViewConfiguration's touch slop: a touch that moves less is 
 
 
 def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None:
-    """Set ``fields`` of ``state`` (a snapshot's or a task's starting state)."""
+    """Set ``fields`` of ``state`` (a snapshot's or a task's starting state): a system field by name, an app's own
+    state under the app's key, checked against the app's type first."""
+    problem = app_state_problem(fields)
+    if problem:
+        raise VluiError(f"{where}: {problem}")
     for name, value in fields.items():
+        if name in state.apps:
+            set_fields(state.apps[name], value)
+            continue
         if not hasattr(state, name):
             raise VluiError(f"{where}: unknown state field {name!r}")
         current = getattr(state, name)
@@ -67,14 +83,15 @@ def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None
                                 f"{', '.join(current)}")
             value = {**current, **value}
         setattr(state, name, copy.deepcopy(value))
-    if fields.get("call") is not None:  # a call in progress: the dialer's in-call screen is in front
-        state.tasks["phone"] = [{"screen": "incall"}]
-        state.top = "phone"
-        if "phone" in state.recents:
-            state.recents.remove("phone")
-        state.recents.insert(0, "phone")
-        if "phone" not in state.running:
-            state.running.append("phone")
+    on_state_set(state, fields)
+
+
+def check_snapshot_state(snap: Snapshot) -> None:
+    """That the apps' entries in ``snap``'s state fit the apps' own types (reading the snapshot checked the rest,
+    which needs no app): a one-line error naming the snapshot otherwise."""
+    problem = app_state_problem(snap.state)
+    if problem:
+        raise VluiError(f"{snap.source or snap.id}: state: {problem}")
 
 
 # Values a task's state_check may read that the state holds in another form: what Settings shows the user.
@@ -82,17 +99,22 @@ STATE_VIEWS = {"brightness_percent": lambda st: brightness_percent(st.brightness
 
 
 def _state_value(state: DeviceState, path: str) -> Any:
-    """A ``state_check`` key's value: a view (``brightness_percent``) or a dotted path (``volume.media``)."""
+    """A ``state_check`` key's value: a view (``brightness_percent``) or a dotted path (``volume.media``, an app's
+    own state by its key: ``clock.stopwatch.running``)."""
     if path in STATE_VIEWS:
         return STATE_VIEWS[path](state)
     name, *keys = path.split(".")
-    if not hasattr(state, name):
-        raise VluiError(f"state_check: unknown state field {name!r} (or a view: {', '.join(STATE_VIEWS)})")
-    value = getattr(state, name)
+    if name not in state.apps and not hasattr(state, name):
+        raise VluiError(f"state_check: unknown state field {name!r} (or a view: {', '.join(STATE_VIEWS)}; or an "
+                        f"app's own state: {', '.join(state.apps)})")
+    value = state.apps[name] if name in state.apps else getattr(state, name)
     for key in keys:
-        if not isinstance(value, dict) or key not in value:
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+        elif dataclasses.is_dataclass(value) and key in {f.name for f in dataclasses.fields(value)}:
+            value = getattr(value, key)
+        else:
             raise VluiError(f"state_check: {path!r} names nothing in the device state")
-        value = value[key]
     return value
 
 
@@ -141,10 +163,11 @@ class SimDevice(Device):
         self.state_changed()
 
     def _boot_state(self, snap: Snapshot) -> DeviceState:
+        check_snapshot_state(snap)
         start = snap.start_time
         state = DeviceState(time_ms=int((start - EPOCH).total_seconds() * 1000), dark_theme=snap.dark_theme,
-                            languages=[snap.locale])
-        _apply_state(state, snap.state, f"{snap.source or snap.id}: 'state'")
+                            languages=[snap.locale], apps=app_states())
+        _apply_state(state, snap.state, f"{snap.source or snap.id}: state")
         return state
 
     def set_state(self, fields: dict[str, Any]) -> None:
@@ -249,13 +272,14 @@ class SimDevice(Device):
             key = f"{st.focus[0]}.{st.focus[1]}"
             st.fields[key] = edit(st.fields.get(key, ""))
         elif st.top == "phone" and not st.overview and self.top_screen() == {"screen": "keypad"}:
-            st.digits = "".join(c for c in edit(st.digits) if c in DIALABLE)
+            dialer = dialer_state(self)
+            dialer.digits = "".join(c for c in edit(dialer.digits) if c in DIALABLE)
 
     def _volume_key(self, name: str) -> None:
         """AudioService.adjustSuggestedStreamVolume: the stream in use changes by one step (or its mute toggles);
         SystemUI's volume controller logs the change and its dialog shows."""
         st = self.state
-        stream = "call" if st.call is not None else "media"
+        stream = "call" if dialer_state(self).call is not None else "media"
         android_name = services.SLIDER_EVENT_STREAMS[stream]
         if name == "VOLUME_MUTE":
             muted = stream not in st.muted

@@ -14,6 +14,7 @@ from typing import Any
 
 from vlui.adb.state import READERS, SETTERS
 from vlui.android.logcat import parse_threadtime
+from vlui.android.state import state_paths
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
 from vlui.tasks.task import Task
@@ -72,8 +73,8 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
             raise VluiError(f"the simulated phone does not support task(s) {', '.join(missing)} yet; "
                             f"use tasks=supported, or env=adb with a real device")
     elif backend == "adb":
-        out_of_reach = {t.id: sorted(set(t.state) - set(SETTERS)) + sorted(set(t.state_check) - set(READERS))
-                        for t in chosen}
+        out_of_reach = {t.id: sorted(set(state_paths(t.state)) - set(SETTERS))
+                        + sorted(set(t.state_check) - set(READERS)) for t in chosen}
         out_of_reach = {task: fields for task, fields in out_of_reach.items() if fields}
         if out_of_reach:
             listed = ", ".join(f"{task} ({', '.join(fields)})" for task, fields in out_of_reach.items())

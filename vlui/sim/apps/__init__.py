@@ -1,7 +1,13 @@
 """The simulated phone's apps. Each module builds its screens as widget trees from the device state.
 
-One explicit registry (:data:`APPS`) from app key to what the app does: how it builds a screen and the hooks it
-handles itself. Apps without a module of their own get a plausible main screen from :mod:`vlui.sim.apps.generic`.
+One explicit registry (:data:`APPS`) from app key to what the app does: how it builds a screen, the state it keeps
+and the hooks it handles itself. Apps without a module of their own get a plausible main screen from
+:mod:`vlui.sim.apps.generic`.
+
+An app's own state is a dataclass typed in its module (Clock's ``ClockState``) and named in its entry. The phone
+boots with one of each (:func:`app_states`, kept in ``DeviceState.apps`` by app key: :mod:`vlui.android.state` sits
+below the apps and knows none of their types), and a snapshot's or a task's entry for an app is checked against the
+app's type here (:func:`app_state_problem`) and set with :func:`vlui.android.state.set_fields`.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vlui.android.apps import LAUNCHER_PKG, apps
+from vlui.android.state import DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
 from vlui.sim.apps import deskclock, dialer, generic, launcher, settings
@@ -22,28 +29,75 @@ from vlui.sim.widgets import Ctx
 @dataclass(frozen=True)
 class App:
     """An app of the simulated phone: ``build(dev, ctx, screen)`` draws the screen on top of its task (``screen``: a
-    dict typed in the app's module, ``{"screen": <name>, ...}``), ``screens(key)`` names the screens it can draw, and
-    each hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
-    :func:`on_editor_action`)."""
+    dict typed in the app's module, ``{"screen": <name>, ...}``), ``screens(key)`` names the screens it can draw,
+    ``state`` is the dataclass of what it remembers (None: nothing beyond its screens and text fields; every field
+    has a default, so that ``state()`` is the app's state on a phone that has just booted), and each hook, where the
+    app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`, :func:`on_editor_action`,
+    :func:`on_state_set`, :func:`on_restart`)."""
 
     build: Callable[[Phone, Ctx, Any], Node]
     screens: Callable[[str], Collection[str]] = lambda key: ("main",)
+    state: Callable[[], Any] | None = None
     on_launch: Callable[[Phone, str, bool], None] | None = None
     on_back: Callable[[Phone, str], bool] | None = None
     on_editor_action: Callable[[Phone, str], None] | None = None
+    on_state_set: Callable[[DeviceState, dict[str, Any]], None] | None = None
+    on_restart: Callable[[Phone], None] | None = None
 
 
 GENERIC = App(generic.build, generic.screen_names, on_back=generic.on_back)
 APPS: dict[str, App] = {
     "settings": App(settings.build, lambda key: settings.SCREENS, on_editor_action=settings.on_editor_action),
-    "clock": App(deskclock.build, lambda key: deskclock.SCREENS, on_back=deskclock.on_back),
-    "phone": App(dialer.build, lambda key: dialer.SCREENS, on_launch=dialer.on_launch, on_back=dialer.on_back),
+    "clock": App(deskclock.build, lambda key: deskclock.SCREENS, state=deskclock.ClockState,
+                 on_back=deskclock.on_back, on_restart=deskclock.on_restart),
+    "phone": App(dialer.build, lambda key: dialer.SCREENS, state=dialer.DialerState, on_launch=dialer.on_launch,
+                 on_back=dialer.on_back, on_state_set=dialer.on_state_set, on_restart=dialer.on_restart),
 }
 
 
 def app(key: str) -> App:
     """The app ``key`` (an app key of :func:`vlui.android.apps.apps`)."""
     return APPS.get(key, GENERIC)
+
+
+def app_states() -> dict[str, Any]:
+    """Each app's own state on a phone that has just booted, by app key (``DeviceState.apps``)."""
+    return {key: entry.state() for key, entry in APPS.items() if entry.state is not None}
+
+
+def app_state_problem(fields: dict[str, Any]) -> str | None:
+    """Why the apps' entries in a snapshot's or a task's state ``fields`` (those under an app's key; the system
+    fields are :func:`vlui.android.state.state_problem`'s) cannot set the apps' states, or None: an app that keeps
+    none, or :func:`vlui.android.state.fields_problem` against the app's type (``clock: unknown field 'tabb'; fields:
+    alarms, ...``)."""
+    system = system_fields()
+    for key, value in fields.items():
+        if key in system or key not in apps():
+            continue
+        kind = app(key).state
+        if kind is None:
+            with_state = ", ".join(k for k, e in APPS.items() if e.state is not None)
+            return f"{key}: the app keeps no state a snapshot or a task sets; apps that do: {with_state}"
+        problem = fields_problem(value, kind, key)
+        if problem:
+            return problem
+    return None
+
+
+def on_state_set(st: DeviceState, fields: dict[str, Any]) -> None:
+    """Once a snapshot's or a task's state ``fields`` is set: each app with an entry there makes what the entry
+    implies true (the dialer's call in progress puts the in-call screen in front)."""
+    for key, value in fields.items():
+        hook = APPS[key].on_state_set if key in APPS else None
+        if hook is not None:
+            hook(st, value)
+
+
+def on_restart(dev: Phone) -> None:
+    """The framework restarted (``setprop ctl.restart zygote``): each app forgets what only its process held."""
+    for entry in APPS.values():
+        if entry.on_restart is not None:
+            entry.on_restart(dev)
 
 
 def check_screen(key: str, screen: str) -> None:

@@ -10,15 +10,21 @@ No other ``AlarmClock`` line holds the words Start, Pause or Reset: B-MoCA's sto
 Deviation from DeskClock, on purpose: a real device prints "Created new alarm instance" also when a *new* alarm is
 saved, which makes B-MoCA's "turn on alarm at 9 am" detector fire on every "create alarm at ..." trajectory. Here a
 new alarm logs "Added alarm" and "Scheduled alarm instance" instead, so each detector fires only for its own task.
+
+Clock's own state, :class:`ClockState` (its alarms, the selected tab, the stopwatch, the timer, the time picker), is
+typed here and registered with the app (:data:`vlui.sim.apps.APPS`); the phone keeps it among its apps' states
+(``DeviceState.apps["clock"]``) and a snapshot or a task sets it under ``clock:`` (``{tab: stopwatch, stopwatch:
+{running: true}}``).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Literal, TypedDict, get_args
 
-from vlui.android.state import Alarm
+from vlui.android.state import bounded
 from vlui.sim.protocol import Phone
 from vlui.sim.render import angle_of
 from vlui.sim.ui import Node
@@ -28,8 +34,9 @@ from vlui.sim.widgets import Ctx, button, fab, tabs, text
 PKG = "com.google.android.deskclock"
 TABS = (("alarm", "alarm", "Alarm"), ("clock", "clock", "Clock"), ("timer", "timer", "Timer"),
         ("stopwatch", "stopwatch", "Stopwatch"))
-ScreenName = Literal["main"]  # one activity: its tabs and the time picker are its state (clock_tab, picker)
+ScreenName = Literal["main"]  # one activity: its tabs and the time picker are its state (ClockState.tab, .picker)
 SCREENS: tuple[str, ...] = get_args(ScreenName)
+Tab = Literal["alarm", "clock", "timer", "stopwatch"]
 
 
 class Screen(TypedDict):
@@ -38,11 +45,76 @@ class Screen(TypedDict):
     screen: ScreenName
 
 
+@dataclass
+class Alarm:
+    """An alarm in Clock's list: its time of day, whether it is on, its label."""
+
+    id: int = bounded(1, 10**6)
+    hour: int = bounded(0, 23)
+    minute: int = bounded(0, 59)
+    enabled: bool = False
+    label: str = ""
+    vibrate: bool = True
+
+
+@dataclass
+class Stopwatch:
+    """The stopwatch: running since ``started_ms`` (the virtual clock) on top of ``elapsed_ms`` counted before."""
+
+    running: bool = False
+    started_ms: int = 0
+    elapsed_ms: int = 0
+
+
+@dataclass
+class Timer:
+    """The timer: the duration typed on its keypad, then running until ``end_ms`` or paused with ``left_ms`` left."""
+
+    digits: str = ""  # typed on the timer's keypad, up to 6: HHMMSS filled from the right
+    end_ms: int | None = None  # a running timer rings at this time
+    left_ms: int = 0  # a paused timer's remaining time
+
+
+@dataclass
+class TimePicker:
+    """The alarm time picker while it shows: the time it holds, the hand its dial sets, the alarm it edits (None: a
+    new one)."""
+
+    hour: int = bounded(0, 23)
+    minute: int = bounded(0, 59)
+    mode: Literal["hour", "minute"] = "hour"
+    alarm: int | None = None
+
+
+@dataclass
+class ClockState:
+    """What Clock remembers: its alarms (two preset ones, off), the tab it last showed, the stopwatch, the timer and
+    the time picker while it shows."""
+
+    alarms: list[Alarm] = field(default_factory=lambda: [Alarm(1, 9, 0, False), Alarm(2, 8, 30, False)])
+    next_alarm_id: int = bounded(1, 10**6, default=3)
+    tab: Tab = "alarm"
+    stopwatch: Stopwatch = field(default_factory=Stopwatch)
+    timer: Timer = field(default_factory=Timer)
+    picker: TimePicker | None = None
+
+
+def clock_state(dev: Phone) -> ClockState:
+    """Clock's own state on the phone ``dev``."""
+    return dev.state.app("clock", ClockState)
+
+
 def on_back(dev: Phone, key: str) -> bool:
-    if dev.state.picker is not None:
-        dev.state.picker = None
+    clock = clock_state(dev)
+    if clock.picker is not None:
+        clock.picker = None
         return True
     return False
+
+
+def on_restart(dev: Phone) -> None:
+    """The framework restarted: the time picker, which only Clock's process held, is gone."""
+    clock_state(dev).picker = None
 
 
 def event(dev: Phone, category: str, action: str) -> None:
@@ -54,7 +126,7 @@ def next_alarm(dev: Phone):
     """The datetime the next enabled alarm rings, or None."""
     now = dev.now()
     best = None
-    for a in dev.state.alarms:
+    for a in clock_state(dev).alarms:
         if a.enabled:
             t = now.replace(hour=a.hour, minute=a.minute, second=0, microsecond=0)
             if t <= now:
@@ -90,26 +162,26 @@ def set_enabled(dev: Phone, alarm: Alarm, enabled: bool, new: bool = False) -> N
 
 
 def delete_alarm(dev: Phone, alarm: Alarm) -> None:
-    dev.state.alarms.remove(alarm)
+    clock_state(dev).alarms.remove(alarm)
     dev.logi("AlarmClock", f"Removed alarm: id={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}", app="clock")
     if alarm.enabled:
         _alarms_changed(dev)
 
 
 def save_picker(dev: Phone) -> None:
-    st = dev.state
-    p = st.picker
-    hour = p["hour"]
-    if p["alarm"] is None:
-        alarm = Alarm(st.next_alarm_id, hour, p["minute"], False)
-        st.next_alarm_id += 1
-        st.alarms.append(alarm)
-        st.alarms.sort(key=lambda a: (a.hour, a.minute))
+    clock = clock_state(dev)
+    p = clock.picker
+    hour = p.hour
+    if p.alarm is None:
+        alarm = Alarm(clock.next_alarm_id, hour, p.minute, False)
+        clock.next_alarm_id += 1
+        clock.alarms.append(alarm)
+        clock.alarms.sort(key=lambda a: (a.hour, a.minute))
     else:
-        alarm = next(a for a in st.alarms if a.id == p["alarm"])
-        alarm.hour, alarm.minute, alarm.enabled = hour, p["minute"], False
-    new = p["alarm"] is None
-    st.picker = None
+        alarm = next(a for a in clock.alarms if a.id == p.alarm)
+        alarm.hour, alarm.minute, alarm.enabled = hour, p.minute, False
+    new = p.alarm is None
+    clock.picker = None
     set_enabled(dev, alarm, True, new=new)
 
 
@@ -119,10 +191,10 @@ def set_alarm_intent(dev: Phone, hour: int | None, minutes: int, message: str, s
     an alarm with the same time and label is switched on, otherwise a new one is added, switched on. The Alarm tab
     comes to the front unless ``skip_ui``. (DeskClock also shows an "Alarm set for ..." toast; the simulated
     phone has no toasts.) Returns whether Clock's screen was shown."""
-    st = dev.state
+    clock = clock_state(dev)
     if hour is None:
-        st.clock_tab = "alarm"
-        st.picker = {"hour": 12 if dev.locale.meta["hour12"] else 0, "minute": 0, "mode": "hour", "alarm": None}
+        clock.tab = "alarm"
+        clock.picker = TimePicker(12 if dev.locale.meta["hour12"] else 0, 0)
         dev.logi("AlarmClock", "HandleApiCalls no/invalid time; opening UI", app="clock", offset_ms=30)
         _show(dev)
         return True
@@ -132,25 +204,25 @@ def set_alarm_intent(dev: Phone, hour: int | None, minutes: int, message: str, s
     if not 0 <= minutes <= 59:
         dev.logi("AlarmClock", f"Illegal minute: {minutes}", level="E", app="clock", offset_ms=30)
         return False
-    existing = next((a for a in st.alarms if (a.hour, a.minute, a.label) == (hour, minutes, message)), None)
+    existing = next((a for a in clock.alarms if (a.hour, a.minute, a.label) == (hour, minutes, message)), None)
     if existing is not None:
         set_enabled(dev, existing, True)
     else:
-        alarm = Alarm(st.next_alarm_id, hour, minutes, False, label=message)
-        st.next_alarm_id += 1
-        st.alarms.append(alarm)
-        st.alarms.sort(key=lambda a: (a.hour, a.minute))
+        alarm = Alarm(clock.next_alarm_id, hour, minutes, False, label=message)
+        clock.next_alarm_id += 1
+        clock.alarms.append(alarm)
+        clock.alarms.sort(key=lambda a: (a.hour, a.minute))
         dev.logi("AlarmClock", "Events: [Alarm] [Create] [Intent]", app="clock", offset_ms=20)
         set_enabled(dev, alarm, True, new=True)
     if not skip_ui:
-        st.clock_tab = "alarm"
+        clock.tab = "alarm"
         _show(dev)
     return not skip_ui
 
 
 def show_alarms_intent(dev: Phone) -> None:
     """``AlarmClock.ACTION_SHOW_ALARMS``: Clock in front, on its Alarm tab."""
-    dev.state.clock_tab = "alarm"
+    clock_state(dev).tab = "alarm"
     _show(dev)
 
 
@@ -164,40 +236,40 @@ def _show(dev: Phone) -> None:
 
 # ---------------------------------------------------------------------------------------------------- screens
 def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
-    st = dev.state
+    clock = clock_state(dev)
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)
     items = []
     for tab, glyph_name, category in TABS:
         def select(x, y, tab=tab, category=category):
-            if st.clock_tab != tab:  # as DeskClock: a tab's Show Tab event on a change of tab, not on a reselect
-                st.clock_tab = tab
+            if clock.tab != tab:  # as DeskClock: a tab's Show Tab event on a change of tab, not on a reselect
+                clock.tab = tab
                 event(dev, category, "Show Tab")
-        items.append((ctx.t(f"clock.{tab}"), glyph_name, st.clock_tab == tab, select))
+        items.append((ctx.t(f"clock.{tab}"), glyph_name, clock.tab == tab, select))
     root.add(tabs(ctx, PKG, ctx.top, items, h_dp=64, rid=f"{PKG}:id/tab_menu_item"))
     body_top = ctx.top + ctx.dp(64)
-    {"alarm": alarm_tab, "clock": clock_tab, "timer": timer_tab, "stopwatch": stopwatch_tab}[st.clock_tab](
+    {"alarm": alarm_tab, "clock": clock_tab, "timer": timer_tab, "stopwatch": stopwatch_tab}[clock.tab](
         dev, ctx, root, body_top)
-    if st.picker is not None:
+    if clock.picker is not None:
         root.add(time_picker(dev, ctx))
     return root
 
 
 def alarm_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
-    st = dev.state
+    clock = clock_state(dev)
     card_h = ctx.dp(128)
     left, right = ctx.content_left + ctx.dp(8), ctx.content_right - ctx.dp(8)
     lst = Node(cls="androidx.recyclerview.widget.RecyclerView", bounds=(0, y, ctx.width, ctx.bottom), package=PKG,
                rid=f"{PKG}:id/alarm_recycler_view")
     yy = y + ctx.dp(8)
-    for alarm in st.alarms:
+    for alarm in clock.alarms:
         if yy + card_h > ctx.bottom - ctx.dp(96):
             break
         card = Node(cls="android.widget.FrameLayout", bounds=(left, yy, right, yy + card_h), package=PKG,
                     bg=ctx.theme.surface if not ctx.theme.dark else (48, 49, 52), radius=ctx.dp(8))
 
         def edit(x, y_, alarm=alarm):
-            st.picker = {"hour": alarm.hour, "minute": alarm.minute, "mode": "hour", "alarm": alarm.id}
+            clock.picker = TimePicker(alarm.hour, alarm.minute, alarm=alarm.id)
 
         label = ctx.locale.time(alarm.hour, alarm.minute)
         card.add(text(ctx, (left + ctx.dp(16), yy + ctx.dp(8), right - ctx.dp(96), yy + ctx.dp(64)), label, 40,
@@ -219,13 +291,13 @@ def alarm_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
                           alarm.label, 14, color=ctx.theme.secondary, pkg=PKG, rid=f"{PKG}:id/label"))
         lst.add(card)
         yy += card_h + ctx.dp(8)
-    if not st.alarms:
+    if not clock.alarms:
         lst.add(text(ctx, (0, y + ctx.dp(120), ctx.width, y + ctx.dp(160)), ctx.t("clock.no_alarms"), 16,
                      color=ctx.theme.secondary, align="center", pkg=PKG))
     root.add(lst)
 
     def add(x, y_):
-        st.picker = {"hour": 12 if ctx.locale.meta["hour12"] else 0, "minute": 0, "mode": "hour", "alarm": None}
+        clock.picker = TimePicker(12 if ctx.locale.meta["hour12"] else 0, 0)
         event(dev, "Alarm", "Add")
 
     root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "add", ctx.t("clock.add_alarm"), add,
@@ -252,30 +324,30 @@ def _hms(ms: int) -> tuple[int, int, int]:
 def timer_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
     """Set a duration on the keypad (digits fill HHMMSS from the right), start, pause, reset. Timer events are not
     logged with the words Start/Pause/Reset: B-MoCA's stopwatch detectors match those anywhere under AlarmClock."""
-    st = dev.state
-    running = st.timer_end_ms is not None
-    if running or st.timer_left_ms:
-        left = st.timer_end_ms - st.time_ms if running else st.timer_left_ms
+    st, timer = dev.state, clock_state(dev).timer
+    running = timer.end_ms is not None
+    if running or timer.left_ms:
+        left = timer.end_ms - st.time_ms if running else timer.left_ms
         h, m, sec = _hms(left)
         root.add(text(ctx, (0, y + ctx.dp(96), ctx.width, y + ctx.dp(180)),
                       ctx.locale.number(f"{h:d}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"), 56, align="center",
                       pkg=PKG, rid=f"{PKG}:id/timer_time_text"))
 
         def toggle(x, y_):
-            if st.timer_end_ms is not None:
-                st.timer_left_ms, st.timer_end_ms = st.timer_end_ms - st.time_ms, None
+            if timer.end_ms is not None:
+                timer.left_ms, timer.end_ms = timer.end_ms - st.time_ms, None
             else:
-                st.timer_end_ms, st.timer_left_ms = st.time_ms + st.timer_left_ms, 0
+                timer.end_ms, timer.left_ms = st.time_ms + timer.left_ms, 0
 
         def delete(x, y_):
-            st.timer_end_ms, st.timer_left_ms, st.timer_digits = None, 0, ""
+            timer.end_ms, timer.left_ms, timer.digits = None, 0, ""
 
         root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "pause" if running else "play",
                      ctx.t("clock.pause" if running else "clock.start"), toggle, rid=f"{PKG}:id/fab"))
         root.add(button(ctx, PKG, (ctx.width // 2 - ctx.dp(160), ctx.bottom - ctx.dp(80), ctx.width // 2 - ctx.dp(56),
                                    ctx.bottom - ctx.dp(32)), ctx.t("common.delete"), delete, rid=f"{PKG}:id/left_button"))
         return
-    digits = st.timer_digits.rjust(6, "0")
+    digits = timer.digits.rjust(6, "0")
     shown = f"{digits[0:2]}h {digits[2:4]}m {digits[4:6]}s"
     root.add(text(ctx, (0, y + ctx.dp(24), ctx.width, y + ctx.dp(96)), ctx.locale.number(shown), 40, align="center",
                   pkg=PKG, rid=f"{PKG}:id/timer_setup_time"))
@@ -288,9 +360,9 @@ def timer_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
 
         def press(x, y_, d=d):
             if d == "⌫":
-                st.timer_digits = st.timer_digits[:-1]
-            elif len(st.timer_digits) < 6 and (st.timer_digits or d != "0"):
-                st.timer_digits += d
+                timer.digits = timer.digits[:-1]
+            elif len(timer.digits) < 6 and (timer.digits or d != "0"):
+                timer.digits += d
 
         bounds = (x0 + c * key, y + ctx.dp(112) + r * key, x0 + (c + 1) * key, y + ctx.dp(112) + (r + 1) * key)
         if d == "⌫":
@@ -306,17 +378,17 @@ def timer_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
         h, m, sec = int(digits[0:2]), int(digits[2:4]), int(digits[4:6])
         total = (h * 3600 + m * 60 + sec) * 1000
         if total:
-            st.timer_end_ms = st.time_ms + total
+            timer.end_ms = st.time_ms + total
             dev.logi("AlarmClock", f"Events: [Timer] [Run] [Tap] duration={total // 1000}s", app="clock")
 
-    if st.timer_digits:
+    if timer.digits:
         root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "play", ctx.t("clock.start"), start,
                      rid=f"{PKG}:id/fab"))
 
 
 def stopwatch_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
-    st = dev.state
-    elapsed = st.stopwatch_elapsed_ms + (st.time_ms - st.stopwatch_started_ms if st.stopwatch_running else 0)
+    st, stopwatch = dev.state, clock_state(dev).stopwatch
+    elapsed = stopwatch.elapsed_ms + (st.time_ms - stopwatch.started_ms if stopwatch.running else 0)
     minutes, rest = divmod(elapsed // 10, 6000)
     seconds, hundredths = divmod(rest, 100)
     root.add(text(ctx, (0, y + ctx.dp(96), ctx.width, y + ctx.dp(180)),
@@ -324,20 +396,20 @@ def stopwatch_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
                   rid=f"{PKG}:id/stopwatch_time_text"))
 
     def start_pause(x, y_):
-        if st.stopwatch_running:
-            st.stopwatch_elapsed_ms += st.time_ms - st.stopwatch_started_ms
-            st.stopwatch_running = False
+        if stopwatch.running:
+            stopwatch.elapsed_ms += st.time_ms - stopwatch.started_ms
+            stopwatch.running = False
             event(dev, "Stopwatch", "Pause")
         else:
-            st.stopwatch_started_ms = st.time_ms
-            st.stopwatch_running = True
+            stopwatch.started_ms = st.time_ms
+            stopwatch.running = True
             event(dev, "Stopwatch", "Start")
 
     def reset(x, y_):
-        st.stopwatch_running, st.stopwatch_elapsed_ms = False, 0
+        stopwatch.running, stopwatch.elapsed_ms = False, 0
         event(dev, "Stopwatch", "Reset")
 
-    running = st.stopwatch_running
+    running = stopwatch.running
     root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "pause" if running else "play",
                  ctx.t("clock.pause" if running else "clock.start"), start_pause, rid=f"{PKG}:id/fab"))
     if elapsed and not running:
@@ -361,8 +433,7 @@ def dial_positions(ctx: Ctx, shape: str, cx: int, cy: int, radius: int, count: i
 
 
 def time_picker(dev: Phone, ctx: Ctx) -> Node:
-    st = dev.state
-    p = st.picker
+    p = clock_state(dev).picker
     hour12 = ctx.locale.meta["hour12"]
     shape = dev.snapshot.clock_dial
     width = min(ctx.width - ctx.dp(48), ctx.dp(328))
@@ -382,7 +453,7 @@ def time_picker(dev: Phone, ctx: Ctx) -> Node:
     hy2 = y1 + ctx.dp(96)
     dlg.add(Node(cls="android.widget.LinearLayout", bounds=(x1, y1, x1 + width, hy2), package=PKG, bg=ctx.theme.accent,
                  rid=f"{PKG}:id/time_header"))
-    shown_h = (p["hour"] % 12 or 12) if hour12 else p["hour"]
+    shown_h = (p.hour % 12 or 12) if hour12 else p.hour
     # times read left to right in every locale: the header keeps its order in right-to-left layouts
     row = Node(cls="android.widget.LinearLayout", bounds=(x1, y1, x1 + width, hy2), package=PKG, mirror=False)
     dlg.add(row)
@@ -390,21 +461,21 @@ def time_picker(dev: Phone, ctx: Ctx) -> Node:
     digit_size = min(ctx.sp(48), width * 22 // 100 * 2 // 3)
     dim = tuple(int(c * 0.7) for c in ctx.theme.on_accent)
     for part, value, mode in (("hours", ctx.locale.number(f"{shown_h:02d}" if not hour12 else shown_h), "hour"),
-                              ("separator", ":", None), ("minutes", ctx.locale.number(f"{p['minute']:02d}"), "minute")):
+                              ("separator", ":", None), ("minutes", ctx.locale.number(f"{p.minute:02d}"), "minute")):
         w = width * (22 if mode else 5) // 100
-        selected = p["mode"] == mode
+        selected = p.mode == mode
         row.add(Node(cls="android.widget.TextView", bounds=(hx, y1 + ctx.dp(16), hx + w, hy2 - ctx.dp(16)),
                      package=PKG, rid=f"android:id/{part}", text=value, size=digit_size, align="center",
                      fg=ctx.theme.on_accent if selected or not mode else dim,
-                     selected=selected, on_tap=(lambda x, y, m=mode: p.__setitem__("mode", m)) if mode else None,
+                     selected=selected, on_tap=(lambda x, y, m=mode: setattr(p, "mode", m)) if mode else None,
                      mirror=False))
         hx += w
     if hour12:
         for i, (marker, pm) in enumerate(((ctx.locale.meta["am"], False), (ctx.locale.meta["pm"], True))):
-            is_on = (p["hour"] >= 12) == pm
+            is_on = (p.hour >= 12) == pm
 
             def set_half(x, y, pm=pm):
-                p["hour"] = p["hour"] % 12 + (12 if pm else 0)
+                p.hour = p.hour % 12 + (12 if pm else 0)
 
             row.add(Node(cls="android.widget.RadioButton", bounds=(hx + ctx.dp(8), y1 + ctx.dp(20 + 28 * i),
                          x1 + width - ctx.dp(8), y1 + ctx.dp(46 + 28 * i)), package=PKG,
@@ -417,13 +488,13 @@ def time_picker(dev: Phone, ctx: Ctx) -> Node:
                    cy + size // 2 + (size // 10 if shape == "rectangle" else 0))
     radius = int(size * 0.40)
     inner = int(size * 0.27)
-    mode = p["mode"]
+    mode = p.mode
     if mode == "hour":  # 12-hour: 12, 1..11 on one ring; 24-hour: 00..11 outside, 12..23 inside
         labels = [12] + list(range(1, 12)) if hour12 else list(range(0, 24))
-        selected_idx = p["hour"] % 12 if hour12 else p["hour"]
+        selected_idx = p.hour % 12 if hour12 else p.hour
     else:
         labels = list(range(0, 60, 5))
-        selected_idx = p["minute"] // 5 if p["minute"] % 5 == 0 else None
+        selected_idx = p.minute // 5 if p.minute % 5 == 0 else None
     positions = dial_positions(ctx, shape, cx, cy, radius)
     if len(labels) > 12:
         positions += dial_positions(ctx, shape, cx, cy, inner)
@@ -432,18 +503,18 @@ def time_picker(dev: Phone, ctx: Ctx) -> Node:
         idx = round(angle_of(cx, cy, x, y) / 30) % 12
         if mode == "hour":
             if hour12:
-                p["hour"] = idx + (12 if p["hour"] >= 12 else 0)
+                p.hour = idx + (12 if p.hour >= 12 else 0)
             else:  # the ring whose label at that angle is nearer (on a rectangle the rings are not circles)
                 (ox, oy), (ix, iy) = positions[idx], positions[12 + idx]
-                p["hour"] = idx + (0 if math.hypot(x - ox, y - oy) < math.hypot(x - ix, y - iy) else 12)
-            p["mode"] = "minute"
+                p.hour = idx + (0 if math.hypot(x - ox, y - oy) < math.hypot(x - ix, y - iy) else 12)
+            p.mode = "minute"
         else:
-            p["minute"] = round(angle_of(cx, cy, x, y) / 6) % 60
+            p.minute = round(angle_of(cx, cy, x, y) / 6) % 60
 
     if selected_idx is not None:
         hand = positions[selected_idx]
     else:
-        a = math.radians(p["minute"] * 6)
+        a = math.radians(p.minute * 6)
         hand = (int(cx + radius * math.sin(a)), int(cy - radius * math.cos(a)))
     dial = Node(cls="android.view.View", bounds=dial_bounds, package=PKG, rid=f"{PKG}:id/radial_picker",
                 kind="dial", extra={"shape": shape, "center": (cx, cy), "hand": hand, "selector": ctx.dp(20)},

@@ -1,14 +1,20 @@
 """Phone (the Google dialer on Android 10): favourites, the dial pad, outgoing and emergency calls, the in-call
 screen. Telecom logs what a real device logs when a call is placed (``EventRecord added as Call`` and
 ``processOutgoingCallIntent`` with the number), when the number
-is an emergency number (``Emergency number detected``) and when the call is removed (``onCallRemoved``)."""
+is an emergency number (``Emergency number detected``) and when the call is removed (``onCallRemoved``).
+
+The dialer's own state, :class:`DialerState` (the digits on the dial pad, the call in progress), is typed here and
+registered with the app (:data:`vlui.sim.apps.APPS`); a snapshot or a task sets it under ``phone:`` (``{call: {number:
+'6505550123', started_ms: ...}}`` starts with the call in progress, its in-call screen in front)."""
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict, get_args
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict, get_args
 
 from vlui.android.apps import apps
 from vlui.android.ids import DIALPAD_KEY_IDS
+from vlui.android.state import DeviceState
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
@@ -23,6 +29,30 @@ class Screen(TypedDict):
     """A screen on the dialer's task."""
 
     screen: ScreenName
+
+
+@dataclass
+class Call:
+    """A call in progress: the number, when it was placed (the virtual clock), whether it is an emergency call, and
+    Telecom's id for it (``onCallRemoved`` logs it)."""
+
+    number: str
+    started_ms: int
+    emergency: bool = False
+    id: str = "TC@1"
+
+
+@dataclass
+class DialerState:
+    """What the dialer remembers: the digits typed on its dial pad and the call in progress."""
+
+    digits: str = ""
+    call: Call | None = None
+
+
+def dialer_state(dev: Phone) -> DialerState:
+    """The dialer's own state on the phone ``dev``."""
+    return dev.state.app("phone", DialerState)
 
 
 DIALABLE = "0123456789*#+,;"  # what the dial pad's field keeps of typed text (PhoneNumberUtils' dialable chars)
@@ -45,10 +75,28 @@ def on_back(dev: Phone, key: str) -> bool:
     return False
 
 
+def on_state_set(st: DeviceState, fields: dict[str, Any]) -> None:
+    """A snapshot or a task that starts with a call in progress (``fields``: what it set of the dialer's state):
+    the dialer's in-call screen is in front."""
+    if fields.get("call") is not None:
+        st.tasks["phone"] = [{"screen": "incall"}]
+        st.top = "phone"
+        if "phone" in st.recents:
+            st.recents.remove("phone")
+        st.recents.insert(0, "phone")
+        if "phone" not in st.running:
+            st.running.append("phone")
+
+
+def on_restart(dev: Phone) -> None:
+    """The framework restarted: Telecom's call is gone, and the digits the dialer's process held."""
+    dialer = dialer_state(dev)
+    dialer.call, dialer.digits = None, ""
+
+
 def place_call(dev: Phone) -> None:
     """The dial pad's call button: Telecom places a call to the typed number and the in-call screen opens."""
-    st = dev.state
-    number = st.digits
+    number = dialer_state(dev).digits
     if not number:
         return
     _outgoing_call(dev, number)
@@ -74,7 +122,7 @@ def call_intent(dev: Phone, number: str, caller_uid: int) -> None:
         if not stack:
             stack.append({"screen": "main"})
         stack.append({"screen": "keypad"})
-        st.digits = number
+        dialer_state(dev).digits = number
         return
     _outgoing_call(dev, number)
 
@@ -89,7 +137,7 @@ def dial_intent(dev: Phone, number: str) -> None:
     if not stack:
         stack.append({"screen": "main"})
     stack.append({"screen": "keypad"})
-    st.digits = number
+    dialer_state(dev).digits = number
     dev.bring_to_front("phone")
 
 
@@ -102,18 +150,19 @@ def _outgoing_call(dev: Phone, number: str) -> None:
     if emergency:
         dev.logi("Telecom", f"NewOutgoingCallIntentBroadcaster: processIntent: Emergency number detected: "
                  f"{number}", offset_ms=8)
-    st.call = {"number": number, "started_ms": st.time_ms, "emergency": emergency, "id": call_id}
-    st.digits = ""
+    dialer = dialer_state(dev)
+    dialer.call = Call(number, st.time_ms, emergency, call_id)
+    dialer.digits = ""
     dev.start_activity("phone", "incall", "com.google.android.dialer/com.android.incallui.InCallActivity",
                        extras=False)
 
 
 def end_call(dev: Phone) -> None:
-    st = dev.state
-    if st.call is None:
+    st, dialer = dev.state, dialer_state(dev)
+    if dialer.call is None:
         return
-    dev.logi("Telecom", f"InCallController: onCallRemoved: {st.call.get('id', 'TC@1')}", app=None)
-    st.call = None
+    dev.logi("Telecom", f"InCallController: onCallRemoved: {dialer.call.id}", app=None)
+    dialer.call = None
     stack = st.tasks.get("phone", [])
     while stack and stack[-1]["screen"] == "incall":
         stack.pop()
@@ -149,16 +198,16 @@ def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
 
 
 def keypad(dev: Phone, ctx: Ctx, root: Node) -> Node:
-    st = dev.state
+    dialer = dialer_state(dev)
     digits_y2 = ctx.top + ctx.dp(96)
     root.add(Node(cls="android.widget.EditText", bounds=(ctx.dp(56), ctx.top + ctx.dp(24), ctx.width - ctx.dp(56),
-                  digits_y2), package=PKG, rid=f"{PKG}:id/digits", text=st.digits, size=ctx.sp(34), align="center",
+                  digits_y2), package=PKG, rid=f"{PKG}:id/digits", text=dialer.digits, size=ctx.sp(34), align="center",
                   fg=ctx.theme.on_surface, focusable=True, mirror=False))
 
     def backspace(x, y):
-        st.digits = st.digits[:-1]
+        dialer.digits = dialer.digits[:-1]
 
-    if st.digits:
+    if dialer.digits:
         root.add(Node(cls="android.widget.ImageButton", bounds=(ctx.width - ctx.dp(56), ctx.top + ctx.dp(36),
                       ctx.width - ctx.dp(8), ctx.top + ctx.dp(84)), package=PKG, rid=f"{PKG}:id/deleteButton",
                       desc=ctx.t("phone.delete_digit"), icon="glyph:delete_digit", icon_color=ctx.theme.icon,
@@ -175,7 +224,7 @@ def keypad(dev: Phone, ctx: Ctx, root: Node) -> Node:
         kx, ky = x0 + c * key_w, y0 + r * key_h
 
         def press(x, y, d=digit):
-            st.digits += d
+            dialer.digits += d
 
         key = Node(cls="android.widget.FrameLayout", bounds=(kx, ky, kx + key_w, ky + key_h), package=PKG,
                    rid=f"{PKG}:id/{DIALPAD_KEY_IDS[digit]}",
@@ -193,16 +242,15 @@ def keypad(dev: Phone, ctx: Ctx, root: Node) -> Node:
 
 
 def in_call(dev: Phone, ctx: Ctx, root: Node) -> Node:
-    st = dev.state
     root.bg = (32, 33, 36) if not ctx.theme.dark else (0, 0, 0)
-    call = st.call or {"number": "", "emergency": False}
+    call = dialer_state(dev).call or Call("", 0)
     white = (255, 255, 255)
     y = ctx.top + ctx.dp(64)
-    root.add(text(ctx, (0, y, ctx.width, y + ctx.dp(32)), ctx.t("phone.emergency_call" if call["emergency"]
+    root.add(text(ctx, (0, y, ctx.width, y + ctx.dp(32)), ctx.t("phone.emergency_call" if call.emergency
                                                                 else "phone.calling"), 16, color=white,
                   align="center", pkg=PKG, rid=f"{PKG}:id/contactgrid_status_text"))
     root.add(Node(cls="android.widget.TextView", bounds=(0, y + ctx.dp(40), ctx.width, y + ctx.dp(96)), package=PKG,
-                  rid=f"{PKG}:id/contactgrid_contact_name", text=call["number"], size=ctx.sp(34), align="center",
+                  rid=f"{PKG}:id/contactgrid_contact_name", text=call.number, size=ctx.sp(34), align="center",
                   fg=white, mirror=False))
     grid_y = ctx.top + (ctx.bottom - ctx.top) // 2
     cell = min(ctx.dp(104), ctx.width // 3)
