@@ -218,9 +218,37 @@ def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[
         "repeats": repeats(records),
         **({"seeds": across_seeds(records, groups, splits)} if groups else {}),
         **meta,
-        "records": [{k: v for k, v in r.items() if k != "frames"} for r in records],
+        # an LLM agent's transcripts stay in episodes.jsonl: here, their counts (``llm``)
+        "records": [{k: v for k, v in r.items() if k not in ("frames", "transcript")} for r in records],
     }
     return result
+
+
+def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
+                price_output_per_1m: float = 0.0) -> dict[str, Any] | None:
+    """What an LLM agent's episodes asked of its endpoint (their transcripts), None for another agent: requests
+    sent and answers read from the cache, the tokens of the requests sent, the estimated cost in the prices' unit
+    (None when a price is 0, unknown), and the invalid-action rate (AndroidArena): the share of answers from which
+    no valid action could be read."""
+    kept = [r["transcript"] for r in records if r.get("transcript")]
+    if not kept:
+        return None
+    total = {k: sum(t[k] for t in kept) for k in ("requests", "cached", "input_tokens", "output_tokens", "answers",
+                                                  "invalid_answers")}
+    priced = price_input_per_1m > 0 and price_output_per_1m > 0
+    cost = (total["input_tokens"] * price_input_per_1m + total["output_tokens"] * price_output_per_1m) / 1e6
+    return {**total, "invalid_action_rate": total["invalid_answers"] / total["answers"] if total["answers"] else None,
+            "price_per_1m": {"input": price_input_per_1m, "output": price_output_per_1m},
+            "cost": round(cost, 6) if priced else None, "model": kept[0].get("model")}
+
+
+def usage_line(u: dict[str, Any]) -> str:
+    """A sentence on an LLM agent's use of its endpoint and its invalid actions, for the report."""
+    rate = f"{100 * u['invalid_action_rate']:.1f}%" if u["invalid_action_rate"] is not None else "–"
+    cost = f"estimated cost {u['cost']:.4f}" if u["cost"] is not None else "cost unknown (no prices set)"
+    return (f"Model {u['model']}: {u['requests']} requests sent, {u['cached']} answered from the cache; "
+            f"{u['input_tokens']} input and {u['output_tokens']} output tokens; {cost}. Invalid actions: "
+            f"{u['invalid_answers']} of {u['answers']} answers ({rate}).")
 
 
 def _label(name: str, r: dict[str, Any]) -> str:
@@ -369,6 +397,8 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
                f"repeated actions {100 * a['repeat_ratio']:.1f}%."]
     if o["infra_failures"]:
         md += ["", f"{o['infra_failures']} episode(s) failed for infrastructure reasons and are not counted."]
+    if result.get("llm"):
+        md += ["", usage_line(result["llm"])]
     paths.update(plots(result, out))
     md += ["", *(f"![{name}]({p.name})" for name, p in paths.items() if p.suffix == ".png")]
     paths["md"].write_text("\n".join(md) + "\n")

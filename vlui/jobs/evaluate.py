@@ -12,7 +12,7 @@ import glob
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +174,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     # (the others load when their turn comes)
     first: Any = make_agent(p.agent_settings(0))
     kind = type(first)
+    if hasattr(first, "refuse_overlap"):  # few-shot examples never come from the phones evaluated
+        first.refuse_overlap(p.snapshots)
     done = _resume(p.out, p.recipe, p.jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
@@ -199,11 +201,16 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             agent = first if index == 0 else make_agent(p.agent_settings(index))
             agents = iter([agent])
             phones = _screens_for(agent, p.env)
+            # the environments' agents: siblings share what a run shares (an endpoint's cache and budget)
+            another = agent.sibling if hasattr(agent, "sibling") else (
+                lambda i=index: make_agent(p.agent_settings(i)))
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
                 record, frames = result_line(episode), episode.frames
                 if p.several:
                     record.update(policy=episode.job.policy, group=group, checkpoint=checkpoint)
+                if episode.transcript is not None:
+                    _keep_images(episode.transcript.get("images", {}), p.out / IMAGES)
                 if frames and (p.video == "all" or (p.video == "failures" and not record["success"])):
                     videos.mkdir(exist_ok=True)
                     head = f"p{record['policy']}_" if p.several else ""
@@ -217,7 +224,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
             try:
                 rollout(mine, lambda e=phones: open_env(e, p.tasks, p.snapshots, include_xml, include_screen),
-                        lambda i=index, a=agents: next(a, None) or make_agent(p.agent_settings(i)),
+                        lambda a=agents, more=another: next(a, None) or more(),
                         slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=p.video != "none")
             except KeyboardInterrupt:
                 bar.close()
@@ -234,11 +241,15 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if p.adaptive_metrics and records:
         _add_adaptive_metrics(p, records, own_reference=kind is ExpertAgent)
     splits = {s: load_snapshot(s).split for s in p.snapshots}
+    usage = report.agent_usage(records, p.agent.get("price_input_per_1m", 0.0),
+                               p.agent.get("price_output_per_1m", 0.0))
     result = report.aggregate(records, splits, {
         "agent": p.agent["name"], "checkpoint": p.policies[0][1] if not p.several else None,
-        "config": p.config}, p.groups if p.several else None)
+        **({"llm": usage} if usage else {}), "config": p.config}, p.groups if p.several else None)
     paths = report.write(result, p.out)
     print(report.table(result))
+    if usage:
+        log.info(report.usage_line(usage))
     if failed:
         log.info(f"{len(failed)} of {len(records)} episodes failed for infrastructure reasons and are not "
                  f"counted (the last with: {failed[-1]['infra_failure']}); run the same command again to retry them")
@@ -261,12 +272,26 @@ def _add_adaptive_metrics(p: Plan, records: list[dict[str, Any]], own_reference:
                              "repeat_ratio": repeat_ratio(r["tokens"])}
 
 
+def _keep_images(images: dict[str, bytes], folder: Path) -> None:
+    """The images an episode's requests name, each written once under its content hash (``<hash>.png``), whole or
+    not at all."""
+    for digest, png in images.items():
+        path = folder / f"{digest}.png"
+        if not path.exists():
+            folder.mkdir(exist_ok=True)
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_bytes(png)
+            tmp.replace(path)
+
+
 def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
     """The phones an agent is evaluated on: a trained policy sees screens at the size it was trained at and its
-    actions read as it learnt them (its spec: so policies of several sizes compare in one evaluation); other agents
-    act under ``env``'s settings."""
+    actions read as it learnt them (its spec: so policies of several sizes compare in one evaluation); an agent that
+    asks for screens of a size (an MLLM's screenshot, ``observation_size``) gets them at that size; other agents act
+    under ``env``'s settings."""
     if not isinstance(agent, PolicyAgent):
-        return env
+        size = getattr(agent, "observation_size", None)
+        return replace(env, observation_height=size[0], observation_width=size[1]) if size else env
     spec = agent.policy.spec
     if not spec.same_actions(env.spec()):
         log.info(f"the policy's actions read as it learnt them ({spec.reading()}), not by env's settings "
@@ -274,8 +299,11 @@ def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
     return env.with_spec(spec)
 
 
-# how the text agent reaches its model, which a resume may change (the model itself, agent.model, it may not)
-CONNECTION = ("url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s")
+# how an LLM agent reaches its model, which a resume may change (the model itself, agent.model, it may not); the
+# cache, the budget and the prices change what a run costs, not what it measures
+CONNECTION = ("url", "base_url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s",
+              "cache_dir", "budget_requests", "budget_tokens", "price_input_per_1m", "price_output_per_1m")
+IMAGES = "images"  # the folder beside episodes.jsonl holding the images of an LLM agent's requests, by content hash
 
 
 def _without_weights(recipe: Any) -> Any:
