@@ -226,6 +226,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 rollout(mine, lambda e=phones: open_env(e, p.tasks, p.snapshots, include_xml, include_screen),
                         lambda a=agents, more=another: next(a, None) or more(),
                         slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=p.video != "none")
+            except VluiError:
+                bar.close()  # the error on a line of its own, not after the progress bar
+                raise
             except KeyboardInterrupt:
                 bar.close()
                 raise VluiError(f"interrupted: {len(done)} of {len(p.jobs)} episodes are saved in {journal}; run the "
