@@ -322,6 +322,9 @@ class EvaluateJobConfig:
     adaptive_metrics: bool = True  # AndroidArena's TR/TCR/RRR against the expert's trajectory (runs the expert)
     gamma: float = 0.9  # TR's discount
     name: str = "eval"  # names the output folder outputs/evaluate/<name>
+    # earlier evaluations (their folders; a mapping name -> folder, or a list) shown beside this one in one table,
+    # e.g. a trained policy beside an LLM agent (docs/agents.md)
+    compare: Any = None
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)

@@ -89,6 +89,24 @@ def test_prompts_and_answers_are_kept_and_a_rerun_from_the_cache_asks_nothing(tm
     assert (rerun["requests"], rerun["cached"], rerun["input_tokens"]) == (0, llm_use["answers"], 0)
 
 
+def test_another_agent_and_an_llm_agent_side_by_side_in_one_table(tmp_path: Path) -> None:
+    with StandIn(answer=answer) as llm:
+        run(tmp_path, "mllm", args(llm))
+    expert = ["agent=expert", "tasks=[open_clock,open_settings]", "runs=1", "adaptive_metrics=false"]
+    run(tmp_path, "expert", [*expert, "env.snapshots=[100,101]", f"compare={{mllm: {tmp_path / 'mllm'}}}"])
+    results = json.loads((tmp_path / "expert" / "results.json").read_text())
+    side = results["compared"]
+    assert list(side["columns"]) == [results["config"]["name"], "mllm"] and side["same_phones"]
+    assert side["columns"]["mllm"]["model"] == "stand-in" and side["overall"]["mllm"]["episodes"] == 4
+    md = (tmp_path / "expert" / "results.md").read_text()
+    assert "## Side by side" in md and "| open_clock | 100.0% (2) | 100.0% (2) |" in md
+    assert "mllm (agent=mllm, stand-in)" in md and "did not run the same" not in md
+    run(tmp_path, "elsewhere", [*expert, "env.snapshots=[102]", f"compare=[{tmp_path / 'mllm'}]"])
+    assert "did not run the same phones" in (tmp_path / "elsewhere" / "results.md").read_text()
+    with pytest.raises(VluiError, match="compare: no evaluation results at .*nowhere/results.json"):
+        run(tmp_path, "nowhere", [*expert, f"compare=[{tmp_path / 'nowhere'}]"])
+
+
 def test_a_spent_budget_stops_in_one_line_and_the_same_command_goes_on(tmp_path: Path) -> None:
     with StandIn(answer=answer) as llm:
         with pytest.raises(VluiError, match=r"budget is spent \(3 requests, .*run the same command again to go on"):

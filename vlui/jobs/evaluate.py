@@ -63,6 +63,7 @@ class Plan:
     adaptive_metrics: bool
     gamma: float
     config: dict[str, Any]  # all the settings, for the report
+    compare: dict[str, dict[str, Any]]  # earlier evaluations' results to show beside this one, by name
 
     @property
     def task_ids(self) -> list[str]:
@@ -113,7 +114,30 @@ def plan(cfg: DictConfig) -> Plan:
         recipe["generator_version"] = generate.version()
     return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(cfg.paths.output_dir),
                 cfg.parallel_envs, cfg.video, cfg.adaptive_metrics, cfg.gamma,
-                OmegaConf.to_container(cfg, resolve=True))
+                OmegaConf.to_container(cfg, resolve=True), compared(cfg.compare))
+
+
+def compared(value: Any) -> dict[str, dict[str, Any]]:
+    """The results of the earlier evaluations ``compare`` names (a folder or its results.json; a list of them, named
+    by their folders, or a mapping name -> one), read before anything runs."""
+    value = _plain(value)
+    if value is None:
+        return {}
+    items = value.items() if isinstance(value, dict) else (
+        (Path(str(v)).name if Path(str(v)).suffix != ".json" else Path(str(v)).parent.name, v)
+        for v in (value if isinstance(value, list) else [value]))
+    out: dict[str, dict[str, Any]] = {}
+    for name, where in items:
+        path = Path(str(where))
+        path = path if path.suffix == ".json" else path / "results.json"
+        try:
+            out[str(name)] = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise VluiError(f"compare: no evaluation results at {path}: give the folder of a finished evaluation "
+                            "(outputs/evaluate/<name>)") from None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise VluiError(f"compare: {path} is damaged: evaluate that again, or leave it out") from None
+    return out
 
 
 def checkpoint_groups(value: Any) -> dict[str, list[str]]:
@@ -249,8 +273,12 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     result = report.aggregate(records, splits, {
         "agent": p.agent["name"], "checkpoint": p.policies[0][1] if not p.several else None,
         **({"llm": usage} if usage else {}), "config": p.config}, p.groups if p.several else None)
+    if p.compare:
+        result["compared"] = report.side_by_side({p.config["name"]: result, **p.compare})
     paths = report.write(result, p.out)
     print(report.table(result))
+    if p.compare:
+        print("\n" + report.side_by_side_table(result["compared"]))
     if usage:
         log.info(report.usage_line(usage))
     if failed:
