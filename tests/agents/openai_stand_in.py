@@ -5,6 +5,7 @@ an MLLM's): the answer is chosen from its text. Nothing in the tests reaches the
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -47,6 +48,15 @@ def open_app(prompt: str) -> str:
             if label and f"the {label} app" in instruction.replace("setting app", "settings app"):
                 return f"tap({line[1:line.index(']')]})"
     return 'swipe("up")'
+
+
+def _png_data_url(url: str) -> bool:
+    """Whether ``url`` is a data URL holding a PNG (its signature)."""
+    head = "data:image/png;base64,"
+    try:
+        return url.startswith(head) and base64.b64decode(url[len(head):], validate=True)[:8] == b"\x89PNG\r\n\x1a\n"
+    except ValueError:
+        return False
 
 
 class StandIn:
@@ -118,6 +128,9 @@ class StandIn:
                 if body.get("model") not in stand_in.models:
                     return self._error(Failure(404, message=f"The model `{body.get('model')}` does not exist."))
                 content = body["messages"][-1]["content"]
+                bad = [u for u in images_of(content) if not _png_data_url(u)]
+                if bad:  # what an endpoint refuses: only PNG data URLs are sent
+                    return self._error(Failure(400, message=f"not a PNG data URL: {bad[0][:40]}"))
                 prompt = text_of(content)
                 failure = stand_in.failures.pop(0) if stand_in.failures else stand_in.fail(prompt)
                 if failure is not None:

@@ -281,6 +281,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         print("\n" + report.side_by_side_table(result["compared"]))
     if usage:
         log.info(report.usage_line(usage))
+        if usage["answers"] and usage["invalid_answers"] == usage["answers"]:
+            log.warning(f"none of the model's {usage['answers']} answers held a valid action (the raw answers are in "
+                        f"{journal}): does {usage['model']} follow the prompt's format? (agent.answer=json asks for "
+                        "another)")
     if failed:
         log.info(f"{len(failed)} of {len(records)} episodes failed for infrastructure reasons and are not "
                  f"counted (the last with: {failed[-1]['infra_failure']}); run the same command again to retry them")
