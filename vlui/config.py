@@ -188,7 +188,7 @@ class TrainerConfig:
 class AgentConfig:
     """Who acts during collection and evaluation."""
 
-    name: str = MISSING  # "expert" | "random" | "policy" | "text"
+    name: str = MISSING  # "expert" | "random" | "policy" | "text" | "mllm"
     # expert: imperfection, for realistic and for offline-RL data
     tap_jitter: float = 0.0  # fraction of the target's bounds within which taps land (0 = centre)
     random_action_prob: float = 0.0
@@ -196,20 +196,50 @@ class AgentConfig:
     # policy: an exported checkpoint folder or a Lightning checkpoint
     checkpoint: Optional[str] = None
     device: str = "auto"
-    # text: an OpenAI-compatible chat endpoint
-    url: Optional[str] = None
+    # text, mllm: an OpenAI-compatible chat endpoint (docs/agents.md)
+    base_url: Optional[str] = None  # e.g. http://127.0.0.1:8000/v1
+    url: Optional[str] = None  # the former name of base_url, still read
     model: Optional[str] = None
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str = "OPENAI_API_KEY"  # the environment variable holding the API key (unset: none sent)
     timeout_s: float = 60.0
     max_retries: int = 5  # a request answered 429, 408 or 5xx, or not answered, is sent again up to this many times
     retry_delay_s: float = 1.0  # the first wait before sending it again, doubled each time (or the Retry-After)
     retry_max_delay_s: float = 60.0  # the longest wait; a Retry-After asking for more fails the request at once
+    temperature: float = 0.0  # B-MoCA's for GPT-4 and GPT-4V (App. C.3)
+    top_p: Optional[float] = None  # null: not sent (the endpoint's default)
+    max_answer_tokens: Optional[int] = None  # the answer's length limit; null: not sent
+    seed_requests: bool = True  # send the episode's seed with each request (runs differ, a rerun is cached)
+    # the prompt (B-MoCA App. C.1): element bounds in the list, previous steps shown, the answer's format
+    with_bounds: bool = True
+    history: int = 8  # the last N steps in the prompt; 0: none (B-MoCA's prompt has none)
+    answer: str = "bmoca"  # "bmoca": Description, Thought, Action | "json": M3A's reason and JSON action
+    reflect: bool = False  # M3A: after each step, a summary from the screens before and after, used as history
+    few_shot: int = 0  # examples (demonstration transitions) in each prompt
+    few_shot_data: Optional[str] = None  # the dataset they are drawn from (a folder)
+    few_shot_seed: int = 0
+    # mllm: the screenshot sent (PNG), and set-of-mark: the elements' numbers drawn on it
+    image_height: int = 1024
+    image_width: int = 512
+    set_of_marks: bool = False
+    # every answer kept by its full request: the same request again is answered from here (null: no cache)
+    cache_dir: Optional[str] = None
+    budget_requests: Optional[int] = None  # requests this run may send; null: no limit
+    budget_tokens: Optional[int] = None  # tokens (in + out, as the endpoint counts them) this run may use
+    price_input_per_1m: float = 0.0  # the model's price per million input tokens, for the cost estimate; 0: unknown
+    price_output_per_1m: float = 0.0
 
     # the expert's noise settings are probabilities and a fraction of a target's size
     LIMITS: ClassVar[dict[str, Range]] = {"tap_jitter": FRACTION, "random_action_prob": FRACTION,
                                           "wrong_action_prob": FRACTION, "timeout_s": POSITIVE,
                                           "max_retries": NON_NEGATIVE, "retry_delay_s": NON_NEGATIVE,
-                                          "retry_max_delay_s": POSITIVE}
+                                          "retry_max_delay_s": POSITIVE, "temperature": Range(0, 2),
+                                          "top_p": Range(0, 1, optional=True),
+                                          "max_answer_tokens": Range(1, optional=True), "history": Range(0),
+                                          "few_shot": Range(0), "few_shot_seed": SEED, "image_height": Range(8),
+                                          "image_width": Range(8), "budget_requests": Range(0, optional=True),
+                                          "budget_tokens": Range(0, optional=True),
+                                          "price_input_per_1m": NON_NEGATIVE, "price_output_per_1m": NON_NEGATIVE}
+    CHOICES: ClassVar[dict[str, tuple]] = {"answer": ("bmoca", "json")}
 
 
 # --------------------------------------------------------------------------------------------------------- jobs
@@ -292,6 +322,9 @@ class EvaluateJobConfig:
     adaptive_metrics: bool = True  # AndroidArena's TR/TCR/RRR against the expert's trajectory (runs the expert)
     gamma: float = 0.9  # TR's discount
     name: str = "eval"  # names the output folder outputs/evaluate/<name>
+    # earlier evaluations (their folders; a mapping name -> folder, or a list) shown beside this one in one table,
+    # e.g. a trained policy beside an LLM agent (docs/agents.md)
+    compare: Any = None
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)

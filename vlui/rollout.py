@@ -31,7 +31,7 @@ import numpy as np
 
 from vlui.data.format import encode_png
 from vlui.env.actions import ActionError
-from vlui.env.agent import Agent, BatchAgent
+from vlui.env.agent import Agent, BatchAgent, Transcribing
 from vlui.env.env import PhoneEnv
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
@@ -88,6 +88,7 @@ class EpisodeRecord:
     invalid_action: str | None = None
     frames: list[np.ndarray] | None = None  # the screens, first to last, when frames are recorded
     perturbations: dict[str, Any] | None = None  # what env.stochastic drew for the episode, when it is on
+    transcript: dict[str, Any] | None = None  # how the agent decided, when it keeps that (a model's requests, answers)
 
     @property
     def success(self) -> bool:
@@ -178,6 +179,8 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
             setattr(record, name, value)
         if outcome.get("infra_failure"):
             record.steps, record.frames = [], [] if record_frames else None
+        elif isinstance(slot.agent, Transcribing) and record.job == slot.job:
+            record.transcript = slot.agent.transcript()
         slot.record, slot.retried = None, False
         on_done(record)
 
@@ -316,4 +319,6 @@ def result_line(record: EpisodeRecord) -> dict[str, Any]:
             "actions": [None if s.action is None else [round(float(v), 4) for v in s.action] for s in record.steps],
             "tokens": [s.token for s in record.steps if s.token is not None],
             "infra_failure": record.infra_failure, "invalid_action": record.invalid_action,
-            **({"perturbations": record.perturbations} if record.perturbations is not None else {})}
+            **({"perturbations": record.perturbations} if record.perturbations is not None else {}),
+            **({"transcript": {k: v for k, v in record.transcript.items() if k != "images"}}
+               if record.transcript is not None else {})}

@@ -1,11 +1,14 @@
 """A local stand-in for an OpenAI-compatible LLM endpoint, on 127.0.0.1 in a thread: it can want an API key, serve a
-model list or none, fail with any status (429 and 503 with Retry-After, 401, ...) and answer B-MoCA text actions.
-Nothing in the tests reaches the internet."""
+model list or none, fail with any status (429 and 503 with Retry-After, 401, ...), answer late (a timeout), and
+answer B-MoCA text actions with the tokens it counted. A request's content may be text or parts (text and images, as
+an MLLM's): the answer is chosen from its text. Nothing in the tests reaches the internet."""
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,11 +17,25 @@ from typing import Any
 
 @dataclass
 class Failure:
-    """An error answer: a status, its headers (e.g. ``{"Retry-After": "0"}``) and an OpenAI-style message."""
+    """An error answer: a status, its headers (e.g. ``{"Retry-After": "0"}``) and an OpenAI-style message, given
+    after ``stall_s`` seconds (longer than the client waits: a timeout)."""
 
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "stand-in failure"
+    stall_s: float = 0.0
+
+
+def text_of(content) -> str:
+    """The text of a message's content: itself, or its text parts joined by line breaks."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(p["text"] for p in content if p.get("type") == "text")
+
+
+def images_of(content) -> list[str]:
+    """The image URLs of a message's content (none for plain text)."""
+    return [] if isinstance(content, str) else [p["image_url"]["url"] for p in content if p.get("type") == "image_url"]
 
 
 def open_app(prompt: str) -> str:
@@ -31,6 +48,15 @@ def open_app(prompt: str) -> str:
             if label and f"the {label} app" in instruction.replace("setting app", "settings app"):
                 return f"tap({line[1:line.index(']')]})"
     return 'swipe("up")'
+
+
+def _png_data_url(url: str) -> bool:
+    """Whether ``url`` is a data URL holding a PNG (its signature)."""
+    head = "data:image/png;base64,"
+    try:
+        return url.startswith(head) and base64.b64decode(url[len(head):], validate=True)[:8] == b"\x89PNG\r\n\x1a\n"
+    except ValueError:
+        return False
 
 
 class StandIn:
@@ -72,6 +98,7 @@ class StandIn:
                 self.wfile.write(raw)
 
             def _error(self, failure: Failure) -> None:
+                time.sleep(failure.stall_s)
                 self._reply(failure.status, {"error": {"message": failure.message, "type": "stand_in"}},
                             failure.headers)
 
@@ -82,7 +109,7 @@ class StandIn:
                 return False
 
             def do_GET(self) -> None:  # noqa: N802 - the http.server API
-                stand_in.requests.append(("GET", self.path, dict(self.headers), None))
+                stand_in.requests.append(("GET", self.path, self.headers, None))
                 if stand_in.failures:
                     self._error(stand_in.failures.pop(0))
                 elif self.path != "/v1/models" or not stand_in.list_models:
@@ -93,24 +120,37 @@ class StandIn:
 
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stand_in.requests.append(("POST", self.path, dict(self.headers), body))
+                stand_in.requests.append(("POST", self.path, self.headers, body))
                 if self.path != "/v1/chat/completions":
                     return self._error(Failure(404, message=f"no route {self.path}"))
                 if not self._authorised():
                     return None
                 if body.get("model") not in stand_in.models:
                     return self._error(Failure(404, message=f"The model `{body.get('model')}` does not exist."))
-                prompt = body["messages"][-1]["content"]
+                content = body["messages"][-1]["content"]
+                bad = [u for u in images_of(content) if not _png_data_url(u)]
+                if bad:  # what an endpoint refuses: only PNG data URLs are sent
+                    return self._error(Failure(400, message=f"not a PNG data URL: {bad[0][:40]}"))
+                prompt = text_of(content)
                 failure = stand_in.failures.pop(0) if stand_in.failures else stand_in.fail(prompt)
                 if failure is not None:
                     return self._error(failure)
-                return self._reply(200, {"object": "chat.completion", "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": stand_in.answer(prompt)}}]})
+                answer = stand_in.answer(prompt)
+                if not isinstance(answer, str):  # a body that is not a chat completion
+                    return self._reply(200, answer)
+                usage = {"prompt_tokens": len(prompt) // 4 + 85 * len(images_of(content)),
+                         "completion_tokens": len(answer) // 4 + 1}
+                return self._reply(200, {"object": "chat.completion", "usage": usage, "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": answer}}]})
 
             def log_message(self, *args) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request, client_address) -> None:
+                pass  # a client that stopped waiting (a timeout) closed its end: nothing to report
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
         return self
 

@@ -65,7 +65,7 @@ def test_infrastructure_failures_are_not_counted_and_run_again_on_resume(tmp_pat
     out = caplog.text
     assert "1 already done, resuming; 1 that failed for infrastructure reasons run again" in out
     assert {p.split("\n", 1)[0] for p in (b["messages"][-1]["content"] for b in llm.chat_requests())} == {
-        "Task: open the clock app"}
+        "Goal: open the clock app."}
     assert result["success_rate"] == 1.0 and result["episodes"] == 2
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["overall"]["infra_failures"] == 0 and results["per_task"]["open_clock"]["successes"] == 1

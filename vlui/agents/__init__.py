@@ -7,11 +7,10 @@ from typing import Any
 
 from vlui.agents.expert import ExpertAgent
 from vlui.agents.random_agent import RandomAgent
-from vlui.agents.text_agent import TextAgent
 from vlui.config import AgentConfig, agent_settings
 from vlui.errors import VluiError
 
-AGENTS = ("expert", "random", "policy", "text")
+AGENTS = ("expert", "random", "policy", "text", "mllm")
 
 
 def agent_class(agent: AgentConfig | Mapping[str, Any]) -> type:
@@ -23,7 +22,11 @@ def agent_class(agent: AgentConfig | Mapping[str, Any]) -> type:
         from vlui.agents.policy_agent import PolicyAgent
 
         return PolicyAgent
-    classes = {"expert": ExpertAgent, "random": RandomAgent, "text": TextAgent}
+    if name in ("text", "mllm"):  # the openai client library loads only when a model behind an endpoint acts
+        from vlui.agents.text_agent import MLLMAgent, TextAgent
+
+        return MLLMAgent if name == "mllm" else TextAgent
+    classes = {"expert": ExpertAgent, "random": RandomAgent}
     if name not in classes:
         raise VluiError(f"unknown agent {name!r}; choose from: {', '.join(AGENTS)}")
     return classes[name]

@@ -26,7 +26,12 @@ class Agent(Protocol):
     """Acts on one environment: told the task at the start of each episode, then asked for each step's action. An
     agent may say which parts of the observation it reads (``reads``, a subset of :data:`OBSERVATION_PARTS`); one that
     does not is given them all. An agent that reaches something outside (a model behind an endpoint) may have a
-    ``check()`` that an evaluation calls once before its first episode, to fail in one line rather than per episode."""
+    ``check()`` that an evaluation calls once before its first episode, to fail in one line rather than per episode.
+
+    Optional too, for agents that reach a model over an endpoint (:mod:`vlui.agents.text_agent`): ``sibling()``, another
+    agent for another environment of the same run, sharing what must be shared (the endpoint's budget and cache);
+    ``observation_size``, the ``(height, width)`` of the screens it wants (an MLLM's screenshot); and ``transcript()``
+    (:class:`Transcribing`)."""
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
         """A new episode of ``task`` begins (``info``: the environment's reset info)."""
@@ -65,3 +70,12 @@ class OneEpisodeAtATime:
         self.previous = np.asarray(self.act_batch(obs["screen"][None], [obs["instruction"]], self.previous[None])[0],
                                    dtype=np.float32)
         return self.previous
+
+
+@runtime_checkable
+class Transcribing(Protocol):
+    """An agent that keeps a record of how it decided (a model's requests and answers): the rollout stores its
+    ``transcript()`` with each finished episode, taken before the next ``reset``."""
+
+    def transcript(self) -> dict[str, Any]:
+        """The episode's record: JSON-ready values, and under ``images`` the PNGs it names, by content hash."""

@@ -218,9 +218,82 @@ def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[
         "repeats": repeats(records),
         **({"seeds": across_seeds(records, groups, splits)} if groups else {}),
         **meta,
-        "records": [{k: v for k, v in r.items() if k != "frames"} for r in records],
+        # an LLM agent's transcripts stay in episodes.jsonl: here, their counts (``llm``)
+        "records": [{k: v for k, v in r.items() if k not in ("frames", "transcript")} for r in records],
     }
     return result
+
+
+def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
+                price_output_per_1m: float = 0.0) -> dict[str, Any] | None:
+    """What an LLM agent's episodes asked of its endpoint (their transcripts), None for another agent: requests
+    sent and answers read from the cache, the tokens of the requests sent, the estimated cost in the prices' unit
+    (None when a price is 0, unknown), and the invalid-action rate (AndroidArena): the share of answers from which
+    no valid action could be read."""
+    kept = [r["transcript"] for r in records if r.get("transcript")]
+    if not kept:
+        return None
+    total = {k: sum(t[k] for t in kept) for k in ("requests", "cached", "input_tokens", "output_tokens", "answers",
+                                                  "invalid_answers")}
+    priced = price_input_per_1m > 0 and price_output_per_1m > 0
+    cost = (total["input_tokens"] * price_input_per_1m + total["output_tokens"] * price_output_per_1m) / 1e6
+    return {**total, "invalid_action_rate": total["invalid_answers"] / total["answers"] if total["answers"] else None,
+            "price_per_1m": {"input": price_input_per_1m, "output": price_output_per_1m},
+            "cost": round(cost, 6) if priced else None, "model": kept[0].get("model")}
+
+
+def side_by_side(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Several evaluations' results (name -> results.json), e.g. a trained policy's and an LLM agent's, as one
+    comparison: each one's agent, success per task (template instances pooled) and overall, and whether they ran the
+    same tasks on the same phones (only then do their rates measure the same thing)."""
+    keep = ("success_rate", "mean_over_runs", "stderr", "wilson95", "episodes")
+    columns = {name: {"agent": r.get("agent"), "checkpoint": r.get("checkpoint"),
+                      "model": (r.get("llm") or {}).get("model"), "runs": r.get("runs"),
+                      "episodes": r.get("episodes"), "tasks": sorted(r["per_task"]),
+                      "snapshots": sorted(r["per_snapshot"])} for name, r in results.items()}
+    families = list(dict.fromkeys(f for r in results.values() for f in r["per_family"]))
+    return {"columns": columns,
+            "per_family": {f: {name: {k: r["per_family"][f].get(k) for k in keep} if f in r["per_family"] else None
+                               for name, r in results.items()} for f in families},
+            "overall": {name: {k: r["overall"].get(k) for k in keep} for name, r in results.items()},
+            "same_tasks": len({tuple(c["tasks"]) for c in columns.values()}) == 1,
+            "same_phones": len({tuple(c["snapshots"]) for c in columns.values()}) == 1}
+
+
+def side_by_side_table(c: dict[str, Any]) -> str:
+    """A markdown table of :func:`side_by_side`: a row per task, a column per evaluation, success as mean ± s.e.
+    over runs (or the rate of one run) with the number of episodes."""
+    names = list(c["columns"])
+
+    def cell(r: dict[str, Any] | None) -> str:
+        if not r or not r["episodes"]:
+            return "–"
+        rate = r["mean_over_runs"] if r["mean_over_runs"] is not None else r["success_rate"]
+        spread = f" ± {100 * r['stderr']:.1f}" if r.get("stderr") else ""
+        return f"{100 * rate:.1f}%{spread} ({r['episodes']})"
+
+    def head(name: str) -> str:
+        col = c["columns"][name]
+        what = col["model"] or (Path(col["checkpoint"]).name if col["checkpoint"] else None)
+        return f"{name} (agent={col['agent']}{f', {what}' if what else ''})"
+
+    lines = ["| task | " + " | ".join(head(n) for n in names) + " |", "| --- " * (len(names) + 1) + "|"]
+    lines += [f"| {f} | " + " | ".join(cell(row[n]) for n in names) + " |" for f, row in c["per_family"].items()]
+    lines.append("| **all** | " + " | ".join(cell(c["overall"][n]) for n in names) + " |")
+    if not (c["same_tasks"] and c["same_phones"]):
+        lines += ["", "These evaluations did not run the same " + " and ".join(
+            w for w, same in (("tasks", c["same_tasks"]), ("phones", c["same_phones"])) if not same)
+                  + ": only rows they share compare, and the overall rates do not."]
+    return "\n".join(lines)
+
+
+def usage_line(u: dict[str, Any]) -> str:
+    """A sentence on an LLM agent's use of its endpoint and its invalid actions, for the report."""
+    rate = f"{100 * u['invalid_action_rate']:.1f}%" if u["invalid_action_rate"] is not None else "–"
+    cost = f"estimated cost {u['cost']:.4f}" if u["cost"] is not None else "cost unknown (no prices set)"
+    return (f"Model {u['model']}: {u['requests']} requests sent, {u['cached']} answered from the cache; "
+            f"{u['input_tokens']} input and {u['output_tokens']} output tokens; {cost}. Invalid actions: "
+            f"{u['invalid_answers']} of {u['answers']} answers ({rate}).")
 
 
 def _label(name: str, r: dict[str, Any]) -> str:
@@ -369,6 +442,10 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
                f"repeated actions {100 * a['repeat_ratio']:.1f}%."]
     if o["infra_failures"]:
         md += ["", f"{o['infra_failures']} episode(s) failed for infrastructure reasons and are not counted."]
+    if result.get("llm"):
+        md += ["", usage_line(result["llm"])]
+    if result.get("compared"):
+        md += ["", "## Side by side", "", side_by_side_table(result["compared"])]
     paths.update(plots(result, out))
     md += ["", *(f"![{name}]({p.name})" for name, p in paths.items() if p.suffix == ".png")]
     paths["md"].write_text("\n".join(md) + "\n")

@@ -12,7 +12,7 @@ import glob
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,7 @@ class Plan:
     adaptive_metrics: bool
     gamma: float
     config: dict[str, Any]  # all the settings, for the report
+    compare: dict[str, dict[str, Any]]  # earlier evaluations' results to show beside this one, by name
 
     @property
     def task_ids(self) -> list[str]:
@@ -113,7 +114,30 @@ def plan(cfg: DictConfig) -> Plan:
         recipe["generator_version"] = generate.version()
     return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(cfg.paths.output_dir),
                 cfg.parallel_envs, cfg.video, cfg.adaptive_metrics, cfg.gamma,
-                OmegaConf.to_container(cfg, resolve=True))
+                OmegaConf.to_container(cfg, resolve=True), compared(cfg.compare))
+
+
+def compared(value: Any) -> dict[str, dict[str, Any]]:
+    """The results of the earlier evaluations ``compare`` names (a folder or its results.json; a list of them, named
+    by their folders, or a mapping name -> one), read before anything runs."""
+    value = _plain(value)
+    if value is None:
+        return {}
+    items = value.items() if isinstance(value, dict) else (
+        (Path(str(v)).name if Path(str(v)).suffix != ".json" else Path(str(v)).parent.name, v)
+        for v in (value if isinstance(value, list) else [value]))
+    out: dict[str, dict[str, Any]] = {}
+    for name, where in items:
+        path = Path(str(where))
+        path = path if path.suffix == ".json" else path / "results.json"
+        try:
+            out[str(name)] = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise VluiError(f"compare: no evaluation results at {path}: give the folder of a finished evaluation "
+                            "(outputs/evaluate/<name>)") from None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise VluiError(f"compare: {path} is damaged: evaluate that again, or leave it out") from None
+    return out
 
 
 def checkpoint_groups(value: Any) -> dict[str, list[str]]:
@@ -174,6 +198,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     # (the others load when their turn comes)
     first: Any = make_agent(p.agent_settings(0))
     kind = type(first)
+    if hasattr(first, "refuse_overlap"):  # few-shot examples never come from the phones evaluated
+        first.refuse_overlap(p.snapshots)
     done = _resume(p.out, p.recipe, p.jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
@@ -199,11 +225,16 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             agent = first if index == 0 else make_agent(p.agent_settings(index))
             agents = iter([agent])
             phones = _screens_for(agent, p.env)
+            # the environments' agents: siblings share what a run shares (an endpoint's cache and budget)
+            another = agent.sibling if hasattr(agent, "sibling") else (
+                lambda i=index: make_agent(p.agent_settings(i)))
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
                 record, frames = result_line(episode), episode.frames
                 if p.several:
                     record.update(policy=episode.job.policy, group=group, checkpoint=checkpoint)
+                if episode.transcript is not None:
+                    _keep_images(episode.transcript.get("images", {}), p.out / IMAGES)
                 if frames and (p.video == "all" or (p.video == "failures" and not record["success"])):
                     videos.mkdir(exist_ok=True)
                     head = f"p{record['policy']}_" if p.several else ""
@@ -217,8 +248,11 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
             try:
                 rollout(mine, lambda e=phones: open_env(e, p.tasks, p.snapshots, include_xml, include_screen),
-                        lambda i=index, a=agents: next(a, None) or make_agent(p.agent_settings(i)),
+                        lambda a=agents, more=another: next(a, None) or more(),
                         slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=p.video != "none")
+            except VluiError:
+                bar.close()  # the error on a line of its own, not after the progress bar
+                raise
             except KeyboardInterrupt:
                 bar.close()
                 raise VluiError(f"interrupted: {len(done)} of {len(p.jobs)} episodes are saved in {journal}; run the "
@@ -234,11 +268,23 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if p.adaptive_metrics and records:
         _add_adaptive_metrics(p, records, own_reference=kind is ExpertAgent)
     splits = {s: load_snapshot(s).split for s in p.snapshots}
+    usage = report.agent_usage(records, p.agent.get("price_input_per_1m", 0.0),
+                               p.agent.get("price_output_per_1m", 0.0))
     result = report.aggregate(records, splits, {
         "agent": p.agent["name"], "checkpoint": p.policies[0][1] if not p.several else None,
-        "config": p.config}, p.groups if p.several else None)
+        **({"llm": usage} if usage else {}), "config": p.config}, p.groups if p.several else None)
+    if p.compare:
+        result["compared"] = report.side_by_side({p.config["name"]: result, **p.compare})
     paths = report.write(result, p.out)
     print(report.table(result))
+    if p.compare:
+        print("\n" + report.side_by_side_table(result["compared"]))
+    if usage:
+        log.info(report.usage_line(usage))
+        if usage["answers"] and usage["invalid_answers"] == usage["answers"]:
+            log.warning(f"none of the model's {usage['answers']} answers held a valid action (the raw answers are in "
+                        f"{journal}): does {usage['model']} follow the prompt's format? (agent.answer=json asks for "
+                        "another)")
     if failed:
         log.info(f"{len(failed)} of {len(records)} episodes failed for infrastructure reasons and are not "
                  f"counted (the last with: {failed[-1]['infra_failure']}); run the same command again to retry them")
@@ -261,12 +307,26 @@ def _add_adaptive_metrics(p: Plan, records: list[dict[str, Any]], own_reference:
                              "repeat_ratio": repeat_ratio(r["tokens"])}
 
 
+def _keep_images(images: dict[str, bytes], folder: Path) -> None:
+    """The images an episode's requests name, each written once under its content hash (``<hash>.png``), whole or
+    not at all."""
+    for digest, png in images.items():
+        path = folder / f"{digest}.png"
+        if not path.exists():
+            folder.mkdir(exist_ok=True)
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_bytes(png)
+            tmp.replace(path)
+
+
 def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
     """The phones an agent is evaluated on: a trained policy sees screens at the size it was trained at and its
-    actions read as it learnt them (its spec: so policies of several sizes compare in one evaluation); other agents
-    act under ``env``'s settings."""
+    actions read as it learnt them (its spec: so policies of several sizes compare in one evaluation); an agent that
+    asks for screens of a size (an MLLM's screenshot, ``observation_size``) gets them at that size; other agents act
+    under ``env``'s settings."""
     if not isinstance(agent, PolicyAgent):
-        return env
+        size = getattr(agent, "observation_size", None)
+        return replace(env, observation_height=size[0], observation_width=size[1]) if size else env
     spec = agent.policy.spec
     if not spec.same_actions(env.spec()):
         log.info(f"the policy's actions read as it learnt them ({spec.reading()}), not by env's settings "
@@ -274,8 +334,11 @@ def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
     return env.with_spec(spec)
 
 
-# how the text agent reaches its model, which a resume may change (the model itself, agent.model, it may not)
-CONNECTION = ("url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s")
+# how an LLM agent reaches its model, which a resume may change (the model itself, agent.model, it may not); the
+# cache, the budget and the prices change what a run costs, not what it measures
+CONNECTION = ("url", "base_url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s",
+              "cache_dir", "budget_requests", "budget_tokens", "price_input_per_1m", "price_output_per_1m")
+IMAGES = "images"  # the folder beside episodes.jsonl holding the images of an LLM agent's requests, by content hash
 
 
 def _without_weights(recipe: Any) -> Any:

@@ -1,0 +1,139 @@
+"""evaluate.py with agent=mllm end to end on the simulated phone, against the local OpenAI-compatible stand-in: the
+prompts and answers kept with the episodes, images once by hash, usage and cost in results.json, a rerun answered
+whole by the cache (no request, the same results), a spent budget and an endpoint that is not there in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.agents.openai_stand_in import StandIn, images_of, open_app, text_of
+from tests.conftest import run_python
+from vlui.cli import compose
+from vlui.errors import VluiError
+from vlui.jobs import evaluate
+
+pytestmark = pytest.mark.integration
+
+
+def answer(prompt: str) -> str:
+    """Nonsense at an episode's first step (an invalid action), then :func:`open_app` on the current screen (not on
+    the few-shot examples' screens)."""
+    if "Previous steps" not in prompt:
+        return "Let me think about which app this is."
+    goal, _, rest = prompt.partition("\n")
+    return "- Description: a phone\n- Thought: find the app\n- Action: " + open_app(
+        goal + "\n" + rest.rsplit("\nObservation:\n", 1)[1])
+
+
+def args(llm: StandIn, *more: str) -> list[str]:
+    return ["agent=mllm", f"agent.base_url={llm.url}", "agent.model=stand-in", "tasks=[open_clock,open_settings]",
+            "env.snapshots=[100,101]", "runs=1", "adaptive_metrics=false", "agent.image_height=256",
+            "agent.image_width=128", "agent.retry_delay_s=0", *more]
+
+
+def run(tmp_path: Path, name: str, overrides: list[str]) -> dict:
+    return evaluate.run(compose("evaluate", overrides, output_dir=tmp_path / name))
+
+
+def lines(out: Path) -> list[dict]:
+    return [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines()]
+
+
+def test_prompts_and_answers_are_kept_and_a_rerun_from_the_cache_asks_nothing(tmp_path: Path,
+                                                                              tiny_xml_dataset: Path) -> None:
+    overrides = ["agent.set_of_marks=true", "agent.few_shot=1", f"agent.few_shot_data={tiny_xml_dataset}",
+                 "agent.price_input_per_1m=2.5", "agent.price_output_per_1m=10"]
+    with StandIn(answer=answer) as llm:
+        result = run(tmp_path, "first", args(llm, *overrides))
+        asked = len(llm.requests)
+        again = run(tmp_path, "again", args(llm, *overrides))  # another folder, the same cache beside it
+        assert len(llm.requests) == asked  # not even the check: the cache answered everything
+    assert result["success_rate"] == again["success_rate"] == 1.0 and result["episodes"] == 4
+    first, second = lines(tmp_path / "first"), lines(tmp_path / "again")
+    assert [(r["key"], r["success"], r["steps"], r["actions"]) for r in first] == [
+        (r["key"], r["success"], r["steps"], r["actions"]) for r in second]
+    assert [[s["answer"] for s in r["transcript"]["steps"]] for r in first] == [
+        [s["answer"] for s in r["transcript"]["steps"]] for r in second]
+
+    # what each episode asked and was answered, images by hash in images/ (no image inline)
+    assert "base64" not in (tmp_path / "first" / "episodes.jsonl").read_text()
+    for record in first:
+        t = record["transcript"]
+        assert record["actions"][0] is None and not t["steps"][0]["valid"]  # the nonsense: an invalid, counted step
+        assert t["steps"][0]["answer"] == "Let me think about which app this is."
+        assert "cannot read" in t["steps"][0]["error"] and t["steps"][-1]["action"].startswith("tap(")
+        request = t["steps"][-1]["request"]
+        assert request["model"] == "stand-in" and request["seed"] == record["seed"]
+        user = request["messages"][1]["content"]
+        assert text_of(user).startswith(f"Goal: {'open the clock app' if 'clock' in record['task'] else ''}")
+        images = images_of(user)
+        assert len(images) == 3 and all(u.startswith("sha256:") for u in images)  # one example (before, after), now
+        assert all((tmp_path / "first" / "images" / f"{u[7:]}.png").is_file() for u in images)
+    sent = llm.chat_requests()
+    assert all(images_of(b["messages"][1]["content"])[0].startswith("data:image/png;base64,") for b in sent)
+
+    # usage, cost and the invalid-action rate in results.json; the transcripts stay in episodes.jsonl
+    results = json.loads((tmp_path / "first" / "results.json").read_text())
+    llm_use = results["llm"]
+    assert llm_use["requests"] == len(sent) and llm_use["cached"] == 0
+    assert llm_use["answers"] == sum(r["steps"] for r in first) and llm_use["invalid_answers"] == 4
+    assert llm_use["invalid_action_rate"] == pytest.approx(4 / llm_use["answers"])
+    assert llm_use["cost"] == pytest.approx((llm_use["input_tokens"] * 2.5 + llm_use["output_tokens"] * 10) / 1e6,
+                                            abs=1e-6)
+    assert "transcript" not in results["records"][0]
+    assert "answered from the cache" in (tmp_path / "first" / "results.md").read_text()
+    rerun = json.loads((tmp_path / "again" / "results.json").read_text())["llm"]
+    assert (rerun["requests"], rerun["cached"], rerun["input_tokens"]) == (0, llm_use["answers"], 0)
+
+
+def test_another_agent_and_an_llm_agent_side_by_side_in_one_table(tmp_path: Path) -> None:
+    with StandIn(answer=answer) as llm:
+        run(tmp_path, "mllm", args(llm))
+    expert = ["agent=expert", "tasks=[open_clock,open_settings]", "runs=1", "adaptive_metrics=false"]
+    run(tmp_path, "expert", [*expert, "env.snapshots=[100,101]", f"compare={{mllm: {tmp_path / 'mllm'}}}"])
+    results = json.loads((tmp_path / "expert" / "results.json").read_text())
+    side = results["compared"]
+    assert list(side["columns"]) == [results["config"]["name"], "mllm"] and side["same_phones"]
+    assert side["columns"]["mllm"]["model"] == "stand-in" and side["overall"]["mllm"]["episodes"] == 4
+    md = (tmp_path / "expert" / "results.md").read_text()
+    assert "## Side by side" in md and "| open_clock | 100.0% (2) | 100.0% (2) |" in md
+    assert "mllm (agent=mllm, stand-in)" in md and "did not run the same" not in md
+    run(tmp_path, "elsewhere", [*expert, "env.snapshots=[102]", f"compare=[{tmp_path / 'mllm'}]"])
+    assert "did not run the same phones" in (tmp_path / "elsewhere" / "results.md").read_text()
+    with pytest.raises(VluiError, match="compare: no evaluation results at .*nowhere/results.json"):
+        run(tmp_path, "nowhere", [*expert, f"compare=[{tmp_path / 'nowhere'}]"])
+
+
+def test_a_spent_budget_stops_in_one_line_and_the_same_command_goes_on(tmp_path: Path) -> None:
+    with StandIn(answer=answer) as llm:
+        with pytest.raises(VluiError, match=r"budget is spent \(3 requests, .*run the same command again to go on"):
+            run(tmp_path, "out", args(llm, "parallel_envs=1", "env.snapshots=[100]", "agent.budget_requests=3"))
+        kept = lines(tmp_path / "out")
+        assert len(kept) == 1 and kept[0]["success"]  # the finished episode is kept
+        sent = len(llm.chat_requests())
+        result = run(tmp_path, "out", args(llm, "parallel_envs=1", "env.snapshots=[100]"))
+    assert result["episodes"] == 2 and result["success_rate"] == 1.0
+    second = lines(tmp_path / "out")[-1]
+    # the interrupted episode's answers so far come from the cache, free
+    assert second["transcript"]["cached"] == sent - kept[0]["steps"]
+    assert len(llm.chat_requests()) == sent + second["transcript"]["requests"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["no server", "budget"])
+def test_bad_input_ends_in_one_line_from_the_command_line(tmp_path: Path, case: str) -> None:
+    with StandIn(answer=answer) as llm:
+        overrides = args(llm, "tasks=[open_clock]", "env.snapshots=[100]")
+        if case == "no server":
+            overrides = [a if not a.startswith("agent.base_url=") else "agent.base_url=http://127.0.0.1:9/v1"
+                         for a in overrides]
+        out = run_python("evaluate.py", *overrides, "agent.budget_requests=1", f"hydra.run.dir={tmp_path}/out",
+                         timeout=300)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    (line,) = [x for x in out.stderr.splitlines() if x.strip() and "%|" not in x]
+    assert line.startswith("error: the mllm agent's ") and (
+        "Connection refused): start the server or fix agent.base_url" in line if case == "no server"
+        else "budget is spent (1 requests" in line)
