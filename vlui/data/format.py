@@ -64,6 +64,7 @@ SCHEMA = pa.schema([
     pa.field("success", pa.bool_()),  # whether the episode succeeded (same on every row of the episode)
     pa.field("is_last", pa.bool_()),  # the final observation, after the last action
     pa.field("acted", pa.list_(pa.float32(), 4)),  # the action the agent took, where `action` is a label (DAgger)
+    pa.field("success_line", pa.string()),  # the log line that made the detector fire, on the row that succeeded
 ])
 
 
