@@ -9,6 +9,7 @@ skips the episodes already there. At the end: ``results.json``, ``results.md``, 
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import logging
 import time
@@ -26,6 +27,7 @@ from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
+from vlui.data.format import encode_png
 from vlui.env.agent import reads
 from vlui.env.env import open_env
 from vlui.errors import VluiError
@@ -60,6 +62,7 @@ class Plan:
     out: Path
     parallel_envs: int
     video: str
+    screens: str  # which episodes keep each step's screen (none, failures, all), in images/ by content hash
     adaptive_metrics: bool
     gamma: float
     config: dict[str, Any]  # all the settings, for the report
@@ -112,7 +115,7 @@ def plan(cfg: DictConfig) -> Plan:
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
     return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(cfg.paths.output_dir),
-                cfg.parallel_envs, cfg.video, cfg.adaptive_metrics, cfg.gamma,
+                cfg.parallel_envs, cfg.video, cfg.screens, cfg.adaptive_metrics, cfg.gamma,
                 OmegaConf.to_container(cfg, resolve=True))
 
 
@@ -188,7 +191,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
              + (f"; {len(done)} already done, resuming" if done else "")
              + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
     include_xml = "xml" in reads(kind) or p.adaptive_metrics
-    include_screen = "screen" in reads(kind) or p.video != "none"  # the screens are drawn only to be looked at
+    # the screens are drawn only to be looked at: for the agent, the GIFs or the viewer
+    record_frames = p.video != "none" or p.screens != "none"
+    include_screen = "screen" in reads(kind) or record_frames
     bar = tqdm(total=len(p.jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = p.out / "videos"
     with open(journal, "a", encoding="utf-8") as f:
@@ -204,7 +209,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 record, frames = result_line(episode), episode.frames
                 if p.several:
                     record.update(policy=episode.job.policy, group=group, checkpoint=checkpoint)
-                if frames and (p.video == "all" or (p.video == "failures" and not record["success"])):
+                if frames and kept(p.screens, record["success"]):
+                    record["screens"] = _keep_screens(frames, p.out / IMAGES)
+                if frames and kept(p.video, record["success"]):
                     videos.mkdir(exist_ok=True)
                     head = f"p{record['policy']}_" if p.several else ""
                     name = (f"{head}{record['task']}_{Path(record['snapshot']).stem}_run{record['run']}_"
@@ -218,7 +225,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             try:
                 rollout(mine, lambda e=phones: open_env(e, p.tasks, p.snapshots, include_xml, include_screen),
                         lambda i=index, a=agents: next(a, None) or make_agent(p.agent_settings(i)),
-                        slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=p.video != "none")
+                        slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=record_frames)
             except KeyboardInterrupt:
                 bar.close()
                 raise VluiError(f"interrupted: {len(done)} of {len(p.jobs)} episodes are saved in {journal}; run the "
@@ -261,6 +268,32 @@ def _add_adaptive_metrics(p: Plan, records: list[dict[str, Any]], own_reference:
                              "repeat_ratio": repeat_ratio(r["tokens"])}
 
 
+def kept(choice: str, success: bool) -> bool:
+    """Whether an episode's GIF or screens are kept under ``video``'s or ``screens``' ``choice``: every episode's
+    (``all``), the failures' (``failures``) or none."""
+    return choice == "all" or (choice == "failures" and not success)
+
+
+def _keep_screens(frames: list[Any], folder: Path) -> list[str]:
+    """An episode's screens, first to last, as the content hashes of their PNGs (``<folder>/<hash>.png``): a screen
+    seen again (the home screen of every episode on a phone) is stored once."""
+    pngs = [encode_png(frame) for frame in frames]
+    hashes = [hashlib.sha256(png).hexdigest() for png in pngs]
+    _keep_images(dict(zip(hashes, pngs, strict=True)), folder)
+    return hashes
+
+
+def _keep_images(images: dict[str, bytes], folder: Path) -> None:
+    """Images by content hash, each written once as ``<folder>/<hash>.png``, whole or not at all."""
+    for digest, png in images.items():
+        path = folder / f"{digest}.png"
+        if not path.exists():
+            folder.mkdir(exist_ok=True)
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_bytes(png)
+            tmp.replace(path)
+
+
 def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
     """The phones an agent is evaluated on: a trained policy sees screens at the size it was trained at and its
     actions read as it learnt them (its spec: so policies of several sizes compare in one evaluation); other agents
@@ -276,6 +309,9 @@ def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
 
 # how the text agent reaches its model, which a resume may change (the model itself, agent.model, it may not)
 CONNECTION = ("url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s")
+
+
+IMAGES = "images"  # the folder beside episodes.jsonl holding the kept screens, by content hash (``<sha256>.png``)
 
 
 def _without_weights(recipe: Any) -> Any:
