@@ -14,7 +14,7 @@ import sys
 import webbrowser
 from urllib.parse import quote
 
-from vlui.errors import VluiError, tool_status
+from vlui.errors import tool_status
 from vlui.viewer.episodes import open_folder
 from vlui.viewer.server import make_server
 
@@ -30,10 +30,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def serve() -> int:
         folder = open_folder(args.path)
-        if args.episode is not None and not any(e["id"] == args.episode for e in folder.listing()["episodes"]):
-            ids = [e["id"] for e in folder.listing()["episodes"][:3]]
-            raise VluiError(f"{args.path} has no episode {args.episode!r}: give a dataset's episode id or an "
-                            f"evaluation's key (e.g. {', '.join(ids) or 'none here yet'})")
+        if args.episode is not None:
+            folder.require(args.episode)
         server = make_server(folder, args.port)
         url = f"http://127.0.0.1:{server.server_address[1]}/"
         if args.episode is not None:

@@ -149,6 +149,14 @@ class Folder:
         """One episode with its steps, or None when there is no episode ``eid``."""
         raise NotImplementedError
 
+    def require(self, eid: str) -> None:
+        """A :class:`VluiError` when the folder has no episode ``eid`` (what ``--episode`` names)."""
+        episodes = self.listing()["episodes"]
+        if not any(e["id"] == eid for e in episodes):
+            some = ", ".join(e["id"] for e in episodes[:3]) or "none here yet"
+            raise VluiError(f"{self.path} has no episode {eid!r}: give a dataset's episode id or an evaluation's key "
+                            f"(e.g. {some})")
+
     def image(self, name: str) -> bytes | None:
         """An image by its content hash (``images/<hash>.png``), None when it is not there."""
         if not HASH.fullmatch(name):
