@@ -9,7 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 UV_VERSION=0.13.9
 SYSTEM_PACKAGES=(fonts-noto-core fonts-noto-cjk fontconfig)
-TEST_PACKAGES=(sqlite3)   # the tests run the emulator builder's sqlite3 transcript against a local sqlite3
+# the tests run the emulator builder's sqlite3 transcript against a local sqlite3, and the viewer's page in Chromium
+TEST_PACKAGES=(sqlite3 chromium)
 PYTHON=${VLUI_PYTHON:-python3}
 
 step() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }

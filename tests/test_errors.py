@@ -34,6 +34,7 @@ from vlui.data import format as fmt
 from vlui.env.actions import ActionParser
 from vlui.errors import VluiError
 from vlui.jobs import collect, evaluate, train
+from vlui.viewer.episodes import open_folder
 
 pytestmark = pytest.mark.integration
 
@@ -341,6 +342,13 @@ CASES = [
          lambda x: _snapshot_collect(x, OWN.replace("split: train", "split: validation"))),
     Case("task-split", 13, "`task_split=valid`", "task_split must be one of train, test, all, not 'valid'",
          lambda x: run_job("collect", ["task_split=valid"], x.tmp)),
+    Case("viewer-no-episodes-here", 14, "`python -m vlui.viewer PATH` with a folder that is neither a dataset nor an "
+         "evaluation", "…elsewhere is neither a collected dataset (no meta/info.json) nor an evaluation (no "
+         "episodes.jsonl): give a collected dataset (data/<dataset>) or an evaluation's folder "
+         "(outputs/evaluate/<name>)", lambda x: ((x.tmp / "elsewhere").mkdir(), open_folder(x.tmp / "elsewhere"))),
+    Case("viewer-unknown-episode", 14, "`python -m vlui.viewer PATH --episode ID` with an ID the folder lacks",
+         "…tiny has no episode '99': give a dataset's episode id or an evaluation's key (e.g. 0, 1, 2)",
+         lambda x: open_folder(x.dataset).require("99")),
 ]
 
 

@@ -317,6 +317,7 @@ class EvaluateJobConfig:
     runs: int = 3  # independent runs with different seeds (the paper reports mean ± stderr over 3)
     episodes_per_pair: int = 1  # episodes per (task, snapshot) in each run
     video: str = "none"  # "none" | "failures" | "all"
+    screens: str = "none"  # "none" | "failures" | "all": each step's screen kept, for the viewer (images/<hash>.png)
     resume: bool = True
     parallel_envs: int = 16  # environments stepped side by side (one batched policy forward per step)
     adaptive_metrics: bool = True  # AndroidArena's TR/TCR/RRR against the expert's trajectory (runs the expert)
@@ -333,7 +334,8 @@ class EvaluateJobConfig:
                                           "episodes_per_pair": AT_LEAST_1, "parallel_envs": AT_LEAST_1,
                                           "gamma": Range(0, 1, open_lo=True)}
     CHOICES: ClassVar[dict[str, tuple]] = {"task_split": ("train", "test", "all"),
-                                           "video": ("none", "failures", "all")}
+                                           "video": ("none", "failures", "all"),
+                                           "screens": ("none", "failures", "all")}
 
 
 # The one explicit map from schema names to dataclasses (STYLE.md: no registries filled by import side effects).

@@ -71,6 +71,7 @@ class Step:
     token: str | None = None  # a comparable name for the action (see :func:`action_token`), when XML was observed
     label: np.ndarray | None = None  # the labeller's action on the same observation
     acted: np.ndarray | None = None  # the action taken, where ``action`` was replaced by a label (DAgger)
+    success_line: str | None = None  # the log line that made the task's detector fire, on the step that succeeded
 
 
 @dataclass
@@ -93,6 +94,12 @@ class EpisodeRecord:
     @property
     def success(self) -> bool:
         return self.terminated
+
+    @property
+    def success_line(self) -> str | None:
+        """The log line that decided the episode's success; None when it failed, or when the task is judged by the
+        device's state (``state_check``), which no log line says."""
+        return next((s.success_line for s in reversed(self.steps) if s.success_line), None)
 
 
 @dataclass
@@ -271,7 +278,8 @@ def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[
         token = "invalid" if parsed is None else action_token(parsed, parse_xml(xml), slot.env.device.size)
     slot.record.steps.append(Step(
         before if keep_observations else None, extra, None if action is None else np.asarray(action), parsed,
-        float(reward), terminated, truncated, token, None if label is None else np.asarray(label)))
+        float(reward), terminated, truncated, token, None if label is None else np.asarray(label),
+        success_line=slot.info.get("success_line")))
     observed(slot)
     if terminated or truncated:
         finish(slot, terminated=terminated, truncated=truncated,
@@ -300,11 +308,12 @@ def dataset_rows(record: EpisodeRecord, save_xml: bool = False) -> list[dict[str
         row.update(action=[float(v) for v in s.action], action_kind=s.parsed["kind"], action_key=s.parsed["key"] or None,
                    touch=s.parsed["touch"], lift=s.parsed["lift"], reward=s.reward, done=s.terminated or s.truncated,
                    terminated=s.terminated, truncated=s.truncated, is_last=False,
-                   acted=None if s.acted is None else [float(v) for v in s.acted])
+                   acted=None if s.acted is None else [float(v) for v in s.acted], success_line=s.success_line)
         rows.append(row)
     final = observation_row(record.final_observation, record.final_extra, len(record.steps))
     final.update(action=None, action_kind=None, action_key=None, touch=None, lift=None, reward=0.0, done=True,
-                 terminated=record.terminated, truncated=record.truncated, is_last=True, acted=None)
+                 terminated=record.terminated, truncated=record.truncated, is_last=True, acted=None,
+                 success_line=None)
     rows.append(final)
     for r in rows:
         r["success"] = record.success
@@ -319,6 +328,7 @@ def result_line(record: EpisodeRecord) -> dict[str, Any]:
             "actions": [None if s.action is None else [round(float(v), 4) for v in s.action] for s in record.steps],
             "tokens": [s.token for s in record.steps if s.token is not None],
             "infra_failure": record.infra_failure, "invalid_action": record.invalid_action,
+            **({"success_line": record.success_line} if record.success_line else {}),
             **({"perturbations": record.perturbations} if record.perturbations is not None else {}),
             **({"transcript": {k: v for k, v in record.transcript.items() if k != "images"}}
                if record.transcript is not None else {})}

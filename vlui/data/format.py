@@ -64,6 +64,7 @@ SCHEMA = pa.schema([
     pa.field("success", pa.bool_()),  # whether the episode succeeded (same on every row of the episode)
     pa.field("is_last", pa.bool_()),  # the final observation, after the last action
     pa.field("acted", pa.list_(pa.float32(), 4)),  # the action the agent took, where `action` is a label (DAgger)
+    pa.field("success_line", pa.string()),  # the log line that made the detector fire, on the row that succeeded
 ])
 
 
@@ -168,7 +169,7 @@ class DatasetWriter:
         for path in sorted((self.root / "episodes").glob("chunk-*/episode_*.parquet")):
             eid = int(path.stem.split("_")[1])
             if eid not in indexed:
-                rows = _read_episode(path).to_pylist()
+                rows = read_episode(path).to_pylist()
                 _append_line(self._index, json.dumps(_entry(rows, path.relative_to(self.root))))
 
     def _check_lost_info(self, found: list[Path], plan: Plan | None) -> None:
@@ -180,7 +181,7 @@ class DatasetWriter:
                             "collected it to write the info again, or collect into another dataset name")
         h, w = self.spec.image_size
         for path in found:
-            first = _read_episode(path, columns=["episode_id", "task_id", "snapshot_id", "seed", "screen"]).slice(
+            first = read_episode(path, columns=["episode_id", "task_id", "snapshot_id", "seed", "screen"]).slice(
                 0, 1).to_pylist()[0]
             eid = int(first["episode_id"])
             have = (first["task_id"], first["snapshot_id"], int(first["seed"]))
@@ -331,7 +332,9 @@ def read_index(root: str | Path) -> dict[int, dict[str, Any]]:
     return index
 
 
-def _read_episode(path: Path, columns: list[str] | None = None) -> pa.Table:
+def read_episode(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """One episode file's rows (``columns`` of them, or all), in the dataset's schema: columns a file written before
+    them lacks read as null. A damaged file is a :class:`VluiError` naming it and what to do."""
     try:
         return pq.read_table(path, schema=SCHEMA, columns=columns)
     except (pa.ArrowInvalid, OSError) as err:
@@ -346,5 +349,5 @@ def read_dataset(root: str | Path) -> tuple[dict[str, Any], pa.Table]:
     index = read_index(root)
     if not index:
         raise VluiError(f"{root} has no episodes yet: run `python collect.py dataset={root.name}`")
-    tables = [_read_episode(root / index[eid]["file"]) for eid in sorted(index)]
+    tables = [read_episode(root / index[eid]["file"]) for eid in sorted(index)]
     return info, pa.concat_tables(tables)

@@ -9,6 +9,7 @@ skips the episodes already there. At the end: ``results.json``, ``results.md``, 
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import logging
 import time
@@ -26,6 +27,7 @@ from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
+from vlui.data.format import encode_png
 from vlui.env.agent import reads
 from vlui.env.env import open_env
 from vlui.errors import VluiError
@@ -60,6 +62,7 @@ class Plan:
     out: Path
     parallel_envs: int
     video: str
+    screens: str  # which episodes keep each step's screen (none, failures, all), in images/ by content hash
     adaptive_metrics: bool
     gamma: float
     config: dict[str, Any]  # all the settings, for the report
@@ -113,7 +116,7 @@ def plan(cfg: DictConfig) -> Plan:
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
     return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(cfg.paths.output_dir),
-                cfg.parallel_envs, cfg.video, cfg.adaptive_metrics, cfg.gamma,
+                cfg.parallel_envs, cfg.video, cfg.screens, cfg.adaptive_metrics, cfg.gamma,
                 OmegaConf.to_container(cfg, resolve=True), compared(cfg.compare))
 
 
@@ -214,7 +217,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
              + (f"; {len(done)} already done, resuming" if done else "")
              + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
     include_xml = "xml" in reads(kind) or p.adaptive_metrics
-    include_screen = "screen" in reads(kind) or p.video != "none"  # the screens are drawn only to be looked at
+    # the screens are drawn only to be looked at: for the agent, the GIFs or the viewer
+    record_frames = p.video != "none" or p.screens != "none"
+    include_screen = "screen" in reads(kind) or record_frames
     bar = tqdm(total=len(p.jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = p.out / "videos"
     with open(journal, "a", encoding="utf-8") as f:
@@ -235,7 +240,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                     record.update(policy=episode.job.policy, group=group, checkpoint=checkpoint)
                 if episode.transcript is not None:
                     _keep_images(episode.transcript.get("images", {}), p.out / IMAGES)
-                if frames and (p.video == "all" or (p.video == "failures" and not record["success"])):
+                if frames and kept(p.screens, record["success"]):
+                    record["screens"] = _keep_screens(frames, p.out / IMAGES)
+                if frames and kept(p.video, record["success"]):
                     videos.mkdir(exist_ok=True)
                     head = f"p{record['policy']}_" if p.several else ""
                     name = (f"{head}{record['task']}_{Path(record['snapshot']).stem}_run{record['run']}_"
@@ -249,7 +256,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             try:
                 rollout(mine, lambda e=phones: open_env(e, p.tasks, p.snapshots, include_xml, include_screen),
                         lambda a=agents, more=another: next(a, None) or more(),
-                        slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=p.video != "none")
+                        slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=record_frames)
             except VluiError:
                 bar.close()  # the error on a line of its own, not after the progress bar
                 raise
@@ -307,9 +314,23 @@ def _add_adaptive_metrics(p: Plan, records: list[dict[str, Any]], own_reference:
                              "repeat_ratio": repeat_ratio(r["tokens"])}
 
 
+def kept(choice: str, success: bool) -> bool:
+    """Whether an episode's GIF or screens are kept under ``video``'s or ``screens``' ``choice``: every episode's
+    (``all``), the failures' (``failures``) or none."""
+    return choice == "all" or (choice == "failures" and not success)
+
+
+def _keep_screens(frames: list[Any], folder: Path) -> list[str]:
+    """An episode's screens, first to last, as the content hashes of their PNGs (``<folder>/<hash>.png``): a screen
+    seen again (the home screen of every episode on a phone) is stored once."""
+    pngs = [encode_png(frame) for frame in frames]
+    hashes = [hashlib.sha256(png).hexdigest() for png in pngs]
+    _keep_images(dict(zip(hashes, pngs, strict=True)), folder)
+    return hashes
+
+
 def _keep_images(images: dict[str, bytes], folder: Path) -> None:
-    """The images an episode's requests name, each written once under its content hash (``<hash>.png``), whole or
-    not at all."""
+    """Images by content hash, each written once as ``<folder>/<hash>.png``, whole or not at all."""
     for digest, png in images.items():
         path = folder / f"{digest}.png"
         if not path.exists():
@@ -338,7 +359,9 @@ def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
 # cache, the budget and the prices change what a run costs, not what it measures
 CONNECTION = ("url", "base_url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s",
               "cache_dir", "budget_requests", "budget_tokens", "price_input_per_1m", "price_output_per_1m")
-IMAGES = "images"  # the folder beside episodes.jsonl holding the images of an LLM agent's requests, by content hash
+# the folder beside episodes.jsonl holding images by content hash (``<sha256>.png``): the kept screens and those of an
+# LLM agent's requests
+IMAGES = "images"
 
 
 def _without_weights(recipe: Any) -> Any:

@@ -1,0 +1,233 @@
+"""The viewer in a real headless browser: a tiny real evaluation (screens kept) and a tiny real collection, served by
+``python -m vlui.viewer``, opened in Chromium through Playwright; each test picks an episode, steps through it and
+checks what is drawn: the screen loaded, the gesture where the action touched, the instruction, the log line that
+decided success; and what the page says of a damaged line, a missing screen, an evaluation without screens and an
+MLLM agent's transcript.
+
+Chromium is Debian's (``/usr/bin/chromium``, installed by ``bash scripts/setup.sh --tests``), driven by the
+``playwright`` package (the dev group); nothing is downloaded. Without either the tests fail, they do not skip.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
+
+from tests.conftest import ROOT
+from vlui.cli import compose
+from vlui.env.actions import ActionParser
+from vlui.jobs import collect, evaluate
+from vlui.viewer.episodes import IMAGE_REF
+
+pytestmark = pytest.mark.integration  # 2 to 6 s each on the 2-core machine: not slow
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory) -> Iterator[BrowserContext]:
+    """Chromium with a fresh profile."""
+    assert CHROMIUM.is_file(), f"no {CHROMIUM}: install Debian's chromium (bash scripts/setup.sh --tests does)"
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True,
+            args=ARGS, viewport={"width": 1400, "height": 1000})
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def evaluation(tmp_path_factory) -> Path:
+    """The expert evaluated on two tasks on one phone, each step's screen kept."""
+    out = tmp_path_factory.mktemp("evaluate") / "out"
+    evaluate.run(compose("evaluate", ["agent=expert", "tasks=[open_clock,airplane_on]", "env.snapshots=[000]",
+                                      "runs=1", "adaptive_metrics=false", "screens=all"], output_dir=out))
+    return out
+
+
+def lines(folder: Path) -> dict[str, dict[str, Any]]:
+    return {r["task"]: r for r in map(json.loads, (folder / "episodes.jsonl").read_text().splitlines())}
+
+
+@contextmanager
+def viewer(path: Path, *more: str) -> Iterator[str]:
+    """``python -m vlui.viewer path`` on a free port; its page's address."""
+    proc = subprocess.Popen([sys.executable, "-m", "vlui.viewer", str(path), "--port", "0", "--no-browser", *more],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("viewing "), first + (proc.stderr.read() if proc.poll() is not None else "")
+        yield first.split(" at ", 1)[1].split()[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def opened(browser: BrowserContext, url: str) -> Page:
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(url)
+    return page
+
+
+def drawn(page: Page, episode: str, step: int, screen: bool = True) -> None:
+    """Wait until the page has drawn ``step`` of ``episode``, its screen loaded (with a nonzero size)."""
+    page.wait_for_selector(f'#overlay[data-episode="{episode}"][data-step="{step}"]', state="attached")
+    if screen:
+        size = page.eval_on_selector("#screen", "i => [i.complete, i.naturalWidth, i.naturalHeight]")
+        assert size[0] and size[1] > 0 and size[2] > 0, size
+
+
+def centre(box: dict[str, float]) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_an_evaluations_episode_is_shown_step_by_step_with_each_gesture_where_it_touched(
+        evaluation: Path, browser: BrowserContext) -> None:
+    r = lines(evaluation)["airplane_on"]
+    assert r["success"] and r["success_line"].endswith("Turning radio off - airplane is on")
+    assert len(r["screens"]) == r["steps"] + 1 and all((evaluation / "images" / f"{h}.png").is_file()
+                                                        for h in r["screens"])
+    parser = ActionParser()
+    with viewer(evaluation) as url:
+        page = opened(browser, url)
+        rows = page.locator("#episodes tbody tr")
+        expect(rows).to_have_count(2)
+        page.select_option("#task-filter", "airplane_on")
+        expect(rows).to_have_count(1)
+        rows.first.click()
+        expect(page.locator("#instruction")).to_have_text("turn on airplane mode")
+        expect(page.locator("#success-line")).to_have_text(r["success_line"])
+        taps = 0
+        for i, action in enumerate(r["actions"]):
+            drawn(page, r["key"], i)
+            expect(page.locator("#step-label")).to_have_text(f"step {i + 1} of {r['steps']}")
+            assert page.get_attribute("#screen", "src") == f"/images/{r['screens'][i]}.png"
+            parsed = parser.parse(action)
+            shape = page.locator(f"#overlay .gesture.{parsed.kind}")
+            expect(shape).to_have_count(1)
+            if parsed.kind == "tap":  # the circle's centre is where the action touched the screen
+                taps += 1
+                screen = page.locator("#screen").bounding_box()
+                x, y = centre(shape.bounding_box())
+                assert x == pytest.approx(screen["x"] + parsed.touch[1] * screen["width"], abs=1.5)
+                assert y == pytest.approx(screen["y"] + parsed.touch[0] * screen["height"], abs=1.5)
+                expect(page.locator("#meaning")).to_have_text(
+                    f"tap at x {parsed.touch[1]:.3f}, y {parsed.touch[0]:.3f}")
+            last = i == r["steps"] - 1
+            expect(page.locator("#step-success")).to_have_text(r["success_line"] if last else "–")
+            expect(page.locator("#outcome")).to_contain_text("terminated: the task succeeded" if last else "reward 0")
+            page.click("#next")
+        drawn(page, r["key"], r["steps"])
+        expect(page.locator("#step-label")).to_have_text(f"final screen (after {r['steps']} steps)")
+        expect(page.locator("#overlay .gesture")).to_have_count(0)
+        page.keyboard.press("ArrowLeft")  # the keys step too
+        drawn(page, r["key"], r["steps"] - 1)
+        assert taps and page.errors == []  # type: ignore[attr-defined]
+
+
+def test_a_damaged_line_a_missing_screen_and_an_evaluation_without_screens_are_said_in_the_page(
+        evaluation: Path, browser: BrowserContext, tmp_path: Path) -> None:
+    folder = Path(shutil.copytree(evaluation, tmp_path / "damaged"))
+    r = lines(folder)["airplane_on"]
+    gone = r["screens"][1]
+    (folder / "images" / f"{gone}.png").unlink()
+    with open(folder / "episodes.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"key": "0/call_911/000/0", "task": \n')
+    with viewer(folder) as url:
+        page = opened(browser, url)
+        broken = page.locator('#episodes tbody tr[data-outcome="none"]')
+        expect(broken).to_have_count(1)
+        broken.click()
+        expect(page.locator("#problem")).to_contain_text("line 3 of episodes.jsonl is damaged")
+        page.locator("#episodes tbody tr", has_text="airplane_on").click()
+        drawn(page, r["key"], 0)
+        page.click("#next")
+        drawn(page, r["key"], 1, screen=False)
+        expect(page.locator("#screen-note")).to_have_text(
+            f"this screen's file images/{gone}.png is missing from the evaluation's folder")
+        expect(page.locator("#overlay .gesture")).to_have_count(1)  # the gesture is drawn all the same
+
+    plain = Path(shutil.copytree(evaluation, tmp_path / "plain"))
+    records = [{k: v for k, v in x.items() if k != "screens"} for x in lines(plain).values()]
+    (plain / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in records))
+    with viewer(plain, "--episode", r["key"]) as url:
+        page = opened(browser, url)
+        expect(page.locator("#folder-notes")).to_contain_text("this evaluation kept no screens: evaluate again with "
+                                                              "screens=all")
+        drawn(page, r["key"], 0, screen=False)
+        expect(page.locator("#screen")).to_be_hidden()
+        expect(page.locator("#overlay .gesture")).to_have_count(1)
+
+
+def test_an_mllm_agents_request_image_and_raw_answer_are_shown_with_the_step(evaluation: Path,
+                                                                             browser: BrowserContext,
+                                                                             tmp_path: Path) -> None:
+    folder = Path(shutil.copytree(evaluation, tmp_path / "mllm"))
+    records = lines(folder)
+    r = records["airplane_on"]
+    answers = [f"Description: step {i}.\nThought: go on.\nAction: tap({i})" for i in range(r["steps"])]
+    r["transcript"] = {"model": "stand-in", "requests": r["steps"], "cached": 0, "input_tokens": 10 * r["steps"],
+                       "output_tokens": r["steps"], "answers": r["steps"], "invalid_answers": 0, "steps": [
+        {"request": {"model": "stand-in", "messages": [
+            {"role": "system", "content": "You operate a phone."},
+            {"role": "user", "content": [{"type": "text", "text": "Goal: turn on airplane mode.\nObservation:"},
+                                         {"type": "image_url", "image_url": {"url": IMAGE_REF + screen}}]}]},
+         "answer": answer, "cached": False, "input_tokens": 10, "output_tokens": 1, "action": f"tap({i})",
+         "valid": True, "error": ""} for i, (screen, answer) in enumerate(zip(r["screens"], answers, strict=False))]}
+    (folder / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in records.values()))
+    with viewer(folder, "--episode", r["key"]) as url:
+        page = opened(browser, url)
+        drawn(page, r["key"], 0)
+        expect(page.locator("#llm")).to_be_visible()
+        expect(page.locator("#llm-answer")).to_have_text(answers[0])
+        expect(page.locator("#llm-action")).to_have_text("tap(0)")
+        page.wait_for_function("() => document.querySelector('#llm-image').naturalWidth > 0")
+        assert page.get_attribute("#llm-image", "src") == f"/images/{r['screens'][0]}.png"
+        page.click("#prompt summary")
+        expect(page.locator("#messages .msg")).to_have_count(2)
+        expect(page.locator("#messages .msg img")).to_have_count(1)
+        page.click("#next")
+        drawn(page, r["key"], 1)
+        expect(page.locator("#llm-answer")).to_have_text(answers[1])
+
+
+def test_a_collected_episode_is_shown_with_its_screens_gestures_and_success_line(browser: BrowserContext,
+                                                                                 tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    collect.run(compose("collect", [f"paths.data_dir={data}", "dataset=one", "tasks=[open_clock]",
+                                    "env.snapshots=[000]", "env.num_envs=1"], output_dir=data / "run"))
+    (file,) = (data / "one" / "episodes").rglob("episode_*.parquet")
+    rows = pq.read_table(file).to_pylist()
+    (line,) = [x["success_line"] for x in rows if x["success_line"]]
+    assert "com.android.deskclock" in line and rows[-2]["terminated"] and rows[-2]["success_line"] == line
+    with viewer(data / "one") as url:
+        page = opened(browser, url)
+        page.locator("#episodes tbody tr").first.click()
+        expect(page.locator("#instruction")).to_have_text("open the clock app")
+        expect(page.locator("#success-line")).to_have_text(line)
+        for step, row in enumerate(rows):
+            drawn(page, "0", step)
+            assert page.get_attribute("#screen", "src").startswith(f"/screen?id=0&step={step}")
+            expect(page.locator("#overlay .gesture")).to_have_count(0 if row["is_last"] else 1)
+            if row["action_kind"] == "tap":
+                screen = page.locator("#screen").bounding_box()
+                x, y = centre(page.locator("#overlay .gesture.tap").bounding_box())
+                assert x == pytest.approx(screen["x"] + row["touch"][1] * screen["width"], abs=1.5)
+                assert y == pytest.approx(screen["y"] + row["touch"][0] * screen["height"], abs=1.5)
+            page.keyboard.press("ArrowRight")
+        assert page.errors == []  # type: ignore[attr-defined]
