@@ -88,8 +88,9 @@ def test_agents_from_config() -> None:
         make_agent({"name": "oracle"})
     with pytest.raises(VluiError, match="agent=policy needs a checkpoint"):
         make_agent({"name": "policy"})
-    with pytest.raises(VluiError, match="agent=text needs agent.url"):
-        make_agent({"name": "text"})
+    for llm in ("text", "mllm"):
+        with pytest.raises(VluiError, match=f"agent={llm} needs agent.base_url .* and agent.model"):
+            make_agent({"name": llm})
 
 
 def test_expert_needs_the_xml() -> None:
