@@ -34,6 +34,20 @@ def test_what_hydra_answers_without_running_a_job_loads_no_torch(flag: str) -> N
     assert out.stdout.splitlines()[-1] == "torch loaded: False"
 
 
+@pytest.mark.parametrize("args", [["agent=expert", "tasks=nope"], ["agent=policy"]])
+def test_an_evaluation_that_needs_no_policy_loads_no_torch(args: list[str], tmp_path) -> None:
+    # an error in the settings, or an agent other than a policy: one line (or the run) without the 5 s of importing
+    # torch, timm and transformers, which only a policy needs
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('torch loaded:', 'torch' in sys.modules))\n"
+            f"sys.argv = ['evaluate.py', *{args!r}, 'hydra.run.dir={tmp_path}']\n"
+            "from vlui.cli import evaluate\n"
+            "evaluate()\n")
+    out = run_python("-c", code)
+    assert out.returncode == 2 and out.stderr.startswith("error: ") and len(out.stderr.strip().splitlines()) == 1
+    assert out.stdout.splitlines()[-1] == "torch loaded: False"
+
+
 def test_user_error_is_one_line_without_traceback() -> None:
     code = (
         "from vlui.cli import hydra_main\n"

@@ -9,6 +9,7 @@ from vlui.config import AgentConfig
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
+from vlui.spec import ObsActionSpec
 
 
 class PolicyAgent(OneEpisodeAtATime):
@@ -21,6 +22,11 @@ class PolicyAgent(OneEpisodeAtATime):
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.policy = load_policy(checkpoint, device)
+
+    @property
+    def spec(self) -> ObsActionSpec:
+        """The screens the policy was trained on and how its actions read (stored in its export)."""
+        return self.policy.spec
 
     @classmethod
     def from_settings(cls, agent: AgentConfig, seed: int = 0) -> PolicyAgent:

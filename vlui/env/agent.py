@@ -31,7 +31,8 @@ class Agent(Protocol):
     Optional too, for agents that reach a model over an endpoint (:mod:`vlui.agents.text_agent`): ``sibling()``, another
     agent for another environment of the same run, sharing what must be shared (the endpoint's budget and cache);
     ``observation_size``, the ``(height, width)`` of the screens it wants (an MLLM's screenshot); and ``transcript()``
-    (:class:`Transcribing`)."""
+    (:class:`Transcribing`). A trained policy has a ``spec`` (:class:`~vlui.spec.ObsActionSpec`): the screens it was
+    trained on and how its actions read, which its evaluation gives it whatever the environment's settings say."""
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
         """A new episode of ``task`` begins (``info``: the environment's reset info)."""

@@ -22,7 +22,6 @@ from tqdm import tqdm
 
 from vlui.agents import make_agent, takes_checkpoint
 from vlui.agents.expert import ExpertAgent
-from vlui.agents.policy_agent import PolicyAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import max_parallel, resolve_snapshots
@@ -33,7 +32,7 @@ from vlui.env.env import open_env
 from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
-from vlui.models.policy import weights_digest
+from vlui.models.files import weights_digest
 from vlui.rollout import EpisodeRecord, Job, result_line, rollout
 from vlui.seeding import substream
 from vlui.tasks import templates
@@ -341,14 +340,14 @@ def _keep_images(images: dict[str, bytes], folder: Path) -> None:
 
 
 def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
-    """The phones an agent is evaluated on: a trained policy sees screens at the size it was trained at and its
-    actions read as it learnt them (its spec: so policies of several sizes compare in one evaluation); an agent that
-    asks for screens of a size (an MLLM's screenshot, ``observation_size``) gets them at that size; other agents act
-    under ``env``'s settings."""
-    if not isinstance(agent, PolicyAgent):
+    """The phones an agent is evaluated on: an agent with a ``spec`` (a trained policy) sees screens at the size it
+    was trained at and its actions read as it learnt them (so policies of several sizes compare in one evaluation);
+    an agent that asks for screens of a size (an MLLM's screenshot, ``observation_size``) gets them at that size;
+    other agents act under ``env``'s settings."""
+    spec = getattr(agent, "spec", None)
+    if spec is None:
         size = getattr(agent, "observation_size", None)
         return replace(env, observation_height=size[0], observation_width=size[1]) if size else env
-    spec = agent.policy.spec
     if not spec.same_actions(env.spec()):
         log.info(f"the policy's actions read as it learnt them ({spec.reading()}), not by env's settings "
                  f"({env.spec().reading()})")

@@ -17,7 +17,6 @@ no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -31,6 +30,7 @@ from safetensors.torch import load_file, save_model
 from torch import nn
 
 from vlui.errors import VluiError
+from vlui.models.files import CONFIG, WEIGHTS, export_dir
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.models.text_encoder import InstructionCache, TextEncoder
 from vlui.models.vision import VisionEncoder
@@ -301,34 +301,18 @@ def export_policy(policy: VLUIPolicy, directory: str | Path, metadata: dict[str,
     export (or none), never half a file."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    weights, cfg_path = directory / "model.safetensors", directory / "config.json"
-    tmp = directory / ".model.safetensors.tmp"
+    weights, cfg_path = directory / WEIGHTS, directory / CONFIG
+    tmp = directory / f".{WEIGHTS}.tmp"
     try:
         save_model(policy, str(tmp))  # stores tied weights (T5's embeddings) once
         config = {"export_version": EXPORT_VERSION, "policy": to_dict(policy.cfg, policy.spec), **(metadata or {})}
         os.replace(tmp, weights)
-        tmp = directory / ".config.json.tmp"
+        tmp = directory / f".{CONFIG}.tmp"
         tmp.write_text(json.dumps(config, indent=2))
         os.replace(tmp, cfg_path)
     finally:
         tmp.unlink(missing_ok=True)
     return directory
-
-
-def weights_digest(checkpoint: str | Path) -> str:
-    """A short digest of a policy's weights file (an export's ``model.safetensors``, or a ``.ckpt`` file): what
-    tells a policy from one trained again into the same folder. ``missing`` when there is no such file (loading it
-    says why)."""
-    path = Path(checkpoint)
-    if not path.is_file():
-        path = (path / "policy" if (path / "policy").is_dir() else path) / "model.safetensors"
-    if not path.is_file():
-        return "missing"
-    digest = hashlib.blake2b(digest_size=8)
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def load_policy(checkpoint: str | Path, device: str | torch.device = "cpu") -> VLUIPolicy:
@@ -343,9 +327,8 @@ def load_policy(checkpoint: str | Path, device: str | torch.device = "cpu") -> V
 
 
 def _load_export(directory: Path) -> VLUIPolicy:
-    if directory.is_dir() and (directory / "policy").is_dir():
-        directory = directory / "policy"  # the run's checkpoint folder
-    cfg_path, weights = directory / "config.json", directory / "model.safetensors"
+    directory = export_dir(directory)  # a run's checkpoint folder: its export
+    cfg_path, weights = directory / CONFIG, directory / WEIGHTS
     if not directory.exists():
         raise VluiError(f"{directory} is not a policy export (it does not exist): point to "
                         "checkpoints/<experiment>/<run>")
