@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
+from tests.agents.openai_stand_in import StandIn, open_app
 from tests.conftest import ROOT
 from vlui.cli import compose
 from vlui.env.actions import ActionParser
@@ -174,36 +175,43 @@ def test_a_damaged_line_a_missing_screen_and_an_evaluation_without_screens_are_s
         expect(page.locator("#overlay .gesture")).to_have_count(1)
 
 
-def test_an_mllm_agents_request_image_and_raw_answer_are_shown_with_the_step(evaluation: Path,
-                                                                             browser: BrowserContext,
-                                                                             tmp_path: Path) -> None:
-    folder = Path(shutil.copytree(evaluation, tmp_path / "mllm"))
-    records = lines(folder)
-    r = records["airplane_on"]
-    answers = [f"Description: step {i}.\nThought: go on.\nAction: tap({i})" for i in range(r["steps"])]
-    r["transcript"] = {"model": "stand-in", "requests": r["steps"], "cached": 0, "input_tokens": 10 * r["steps"],
-                       "output_tokens": r["steps"], "answers": r["steps"], "invalid_answers": 0, "steps": [
-        {"request": {"model": "stand-in", "messages": [
-            {"role": "system", "content": "You operate a phone."},
-            {"role": "user", "content": [{"type": "text", "text": "Goal: turn on airplane mode.\nObservation:"},
-                                         {"type": "image_url", "image_url": {"url": IMAGE_REF + screen}}]}]},
-         "answer": answer, "cached": False, "input_tokens": 10, "output_tokens": 1, "action": f"tap({i})",
-         "valid": True, "error": ""} for i, (screen, answer) in enumerate(zip(r["screens"], answers, strict=False))]}
-    (folder / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in records.values()))
-    with viewer(folder, "--episode", r["key"]) as url:
+def competent(prompt: str) -> str:
+    """A model that opens the app its goal names, from the element list of the current observation."""
+    goal = prompt.partition("\n")[0]
+    return "- Description: a phone\n- Thought: find the app\n- Action: " + open_app(
+        goal + "\n" + prompt.rsplit("Observation:\n", 1)[1])
+
+
+def test_an_mllm_agents_episode_is_shown_with_its_prompt_marked_screenshot_and_raw_answer(browser: BrowserContext,
+                                                                                          tmp_path: Path) -> None:
+    out = tmp_path / "mllm"
+    with StandIn(answer=competent) as llm:  # agent=mllm against the local OpenAI-compatible stand-in
+        evaluate.run(compose("evaluate", [
+            "agent=mllm", f"agent.base_url={llm.url}", "agent.model=stand-in", "tasks=[open_chrome]",
+            "env.snapshots=[100]", "runs=1", "adaptive_metrics=false", "agent.set_of_marks=true",
+            "agent.image_height=256", "agent.image_width=128", "agent.retry_delay_s=0", "screens=all"],
+            output_dir=out))
+    r = lines(out)["open_chrome"]  # in the app drawer: a swipe, then a tap
+    steps = r["transcript"]["steps"]
+    assert r["success"] and len(steps) == r["steps"] >= 2
+    sent = [part["image_url"]["url"].removeprefix(IMAGE_REF) for part in steps[0]["request"]["messages"][-1]["content"]
+            if part.get("type") == "image_url"]
+    assert sent and sent[-1] != r["screens"][0]  # the screenshot sent carries the marks: not the kept screen
+    with viewer(out, "--episode", r["key"]) as url:
         page = opened(browser, url)
         drawn(page, r["key"], 0)
         expect(page.locator("#llm")).to_be_visible()
-        expect(page.locator("#llm-answer")).to_have_text(answers[0])
-        expect(page.locator("#llm-action")).to_have_text("tap(0)")
+        expect(page.locator("#llm-answer")).to_have_text(steps[0]["answer"])
+        expect(page.locator("#llm-action")).to_have_text(steps[0]["action"])
         page.wait_for_function("() => document.querySelector('#llm-image').naturalWidth > 0")
-        assert page.get_attribute("#llm-image", "src") == f"/images/{r['screens'][0]}.png"
+        assert page.get_attribute("#llm-image", "src") == f"/images/{sent[-1]}.png"
         page.click("#prompt summary")
-        expect(page.locator("#messages .msg")).to_have_count(2)
-        expect(page.locator("#messages .msg img")).to_have_count(1)
+        expect(page.locator("#messages .msg")).to_have_count(len(steps[0]["request"]["messages"]))
+        expect(page.locator("#messages")).to_contain_text("open the chrome app")
         page.click("#next")
         drawn(page, r["key"], 1)
-        expect(page.locator("#llm-answer")).to_have_text(answers[1])
+        expect(page.locator("#llm-answer")).to_have_text(steps[1]["answer"])
+        assert not page.errors  # type: ignore[attr-defined]
 
 
 def test_a_collected_episode_is_shown_with_its_screens_gestures_and_success_line(browser: BrowserContext,
