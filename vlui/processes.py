@@ -16,6 +16,8 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 
@@ -33,9 +35,45 @@ def die_with_parent(sig: int = signal.SIGKILL) -> None:
 
 def quiet_worker() -> None:
     """Setup for a pool worker: it dies with its parent, and Ctrl-C (sent to the whole process group) is left to
-    the parent, which stops the pool; otherwise every worker prints its own KeyboardInterrupt traceback."""
+    the parent, which stops the pool; otherwise every worker prints its own KeyboardInterrupt traceback. What it
+    writes to stderr while its parent is dying is dropped (:class:`OrphanQuietStderr`)."""
     die_with_parent(signal.SIGKILL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux") and not isinstance(sys.stderr, OrphanQuietStderr):
+        sys.stderr = OrphanQuietStderr(sys.stderr, os.getppid())
+
+
+_PF_EXITING = 0x4  # the kernel's flag of a task in do_exit (/proc/<pid>/stat, field 9)
+
+
+def exiting(pid: int) -> bool:
+    """Whether process ``pid`` is dying or dead (Linux's /proc): gone, a zombie, or in the middle of its exit."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    state, *rest = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return state in ("Z", "X", "x") or bool(int(rest[5]) & _PF_EXITING)
+
+
+class OrphanQuietStderr:
+    """A pool worker's stderr that drops what is written once the job that started it is dying.
+
+    A killed job's exit closes its end of the pool's pipes before the kernel signals its workers (the death signal
+    comes last), so a worker that was handing back an episode finds the pipe broken and starts printing
+    ``Process SpawnPoolWorker-1:`` and a BrokenPipeError traceback in between: noise under the job's last line,
+    about a death that was not the worker's doing. While the job is alive everything is written."""
+
+    def __init__(self, stream: Any, parent: int) -> None:
+        self.stream, self.parent = stream, parent
+
+    def write(self, text: str) -> int:
+        if os.getppid() != self.parent or exiting(self.parent):
+            return len(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def quiet_resource_tracker() -> None:

@@ -1,0 +1,49 @@
+"""vlui.processes: a pool worker tells a dying job from a living one, and says nothing about the death of a job it
+did not cause (the end-to-end check: tests/test_errors.py, a killed collection prints no noise)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from vlui.processes import OrphanQuietStderr, exiting
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and the death signal are Linux's")
+
+
+def test_a_living_process_is_not_exiting_and_a_dead_or_unreaped_one_is() -> None:
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    done = subprocess.Popen(["true"])
+    try:
+        assert not exiting(alive.pid) and not exiting(os.getpid())
+        deadline = time.time() + 10
+        while not exiting(done.pid) and time.time() < deadline:  # exited, not yet reaped: a zombie
+            time.sleep(0.01)
+        assert exiting(done.pid)
+    finally:
+        alive.kill()
+        alive.wait()
+        done.wait()
+    assert exiting(done.pid)  # reaped: gone
+
+
+def test_a_workers_stderr_is_written_while_its_job_lives_and_dropped_once_it_dies() -> None:
+    job = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    written = io.StringIO()
+    try:
+        # a worker's view: its parent is ``job``; os.getppid() differs here, so look at the liveness check alone
+        stderr = OrphanQuietStderr(written, job.pid)
+        stderr.parent = os.getppid()  # this process's own parent is alive
+        assert stderr.write("a real error\n") == len("a real error\n")
+        stderr.parent = job.pid  # a parent that is not ours (as after reparenting) or is dying: dropped
+        assert stderr.write("Process SpawnPoolWorker-1:\n") == len("Process SpawnPoolWorker-1:\n")
+    finally:
+        job.kill()
+        job.wait()
+    assert written.getvalue() == "a real error\n"
+    assert stderr.encoding == written.encoding  # everything else is the stream's
