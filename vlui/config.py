@@ -227,6 +227,9 @@ class AgentConfig:
     budget_tokens: Optional[int] = None  # tokens (in + out, as the endpoint counts them) this run may use
     price_input_per_1m: float = 0.0  # the model's price per million input tokens, for the cost estimate; 0: unknown
     price_output_per_1m: float = 0.0
+    # a run stops in one line after this many answers in a row with no valid action (a model that does not follow
+    # the answer format: a wrong chat template, a base model); null: never, every answer is measured
+    stop_after_invalid: Optional[int] = 50
 
     # the expert's noise settings are probabilities and a fraction of a target's size
     LIMITS: ClassVar[dict[str, Range]] = {"tap_jitter": FRACTION, "random_action_prob": FRACTION,
@@ -238,6 +241,7 @@ class AgentConfig:
                                           "few_shot": Range(0), "few_shot_seed": SEED, "image_height": Range(8),
                                           "image_width": Range(8), "budget_requests": Range(0, optional=True),
                                           "budget_tokens": Range(0, optional=True),
+                                          "stop_after_invalid": Range(1, optional=True),
                                           "price_input_per_1m": NON_NEGATIVE, "price_output_per_1m": NON_NEGATIVE}
     CHOICES: ClassVar[dict[str, tuple]] = {"answer": ("bmoca", "json")}
 

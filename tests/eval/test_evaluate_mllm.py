@@ -122,6 +122,27 @@ def test_a_spent_budget_stops_in_one_line_and_the_same_command_goes_on(tmp_path:
     assert len(llm.chat_requests()) == sent + second["transcript"]["requests"]
 
 
+def test_a_model_that_answers_nonsense_stops_in_one_line_and_can_be_measured_anyway(tmp_path: Path) -> None:
+    def nonsense_after_the_first_episode(prompt: str) -> str:
+        return answer(prompt) if "open the clock app" in prompt.splitlines()[0] else "I am a helpful assistant."
+
+    overrides = ["parallel_envs=1", "tasks=[open_clock,open_chrome]", "env.snapshots=[100]"]
+    with StandIn(answer=nonsense_after_the_first_episode) as llm:
+        with pytest.raises(VluiError, match=r"the mllm agent's last 4 answers held no valid action \(the last: 'I am a "
+                                            r"helpful assistant.': .*agent.stop_after_invalid=null measures"):
+            run(tmp_path, "out", args(llm, *overrides, "agent.stop_after_invalid=4"))
+        kept = lines(tmp_path / "out")
+        assert [(r["task"], r["success"]) for r in kept] == [("open_clock", True)]  # the finished episode is kept
+        asked = len(llm.chat_requests())
+        # the same command measures the model anyway, its four answers so far from the cache
+        result = run(tmp_path, "out", args(llm, *overrides, "agent.stop_after_invalid=null"))
+    assert result["episodes"] == 2 and result["success_rate"] == 0.5
+    last = lines(tmp_path / "out")[-1]
+    assert last["task"] == "open_chrome" and not last["success"]
+    assert last["transcript"]["invalid_answers"] == last["steps"] and last["transcript"]["cached"] == 4
+    assert len(llm.chat_requests()) == asked + last["steps"] - 4
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["no server", "budget"])
 def test_bad_input_ends_in_one_line_from_the_command_line(tmp_path: Path, case: str) -> None:

@@ -193,7 +193,8 @@ class Endpoint:
                  url_setting: str = "agent.base_url", api_key_env: str = "OPENAI_API_KEY", timeout_s: float = 60.0,
                  max_retries: int = 5, retry_delay_s: float = 1.0, retry_max_delay_s: float = 60.0,
                  sleep: Callable[[float], None] = time.sleep, cache_dir: str | Path | None = None,
-                 budget_requests: int | None = None, budget_tokens: int | None = None) -> None:
+                 budget_requests: int | None = None, budget_tokens: int | None = None,
+                 stop_after_invalid: int | None = None) -> None:
         if not base_url or not model:
             raise VluiError(f"agent={who} needs agent.base_url (an OpenAI-compatible endpoint, e.g. "
                             "http://127.0.0.1:8000/v1) and agent.model")
@@ -222,6 +223,8 @@ class Endpoint:
                                     timeout=timeout_s)
         self.cache = ResponseCache(cache_dir) if cache_dir else None
         self.budget_requests, self.budget_tokens = budget_requests, budget_tokens
+        self.stop_after_invalid = stop_after_invalid
+        self.invalid_in_a_row = 0  # answers with no valid action since the last valid one, across the run's agents
         self.usage = Usage()
         self.checked = False
         self.check_before_asking = False  # a check deferred to the first request the cache cannot answer
@@ -343,6 +346,18 @@ class Endpoint:
                             f"{self.usage.tokens} tokens this run; {', '.join(spent)}): the finished episodes are "
                             "saved; run the same command again to go on (answers already received come from the cache, "
                             "free), with a larger budget if need be")
+
+    def judged(self, valid: bool, answer: str, error: str) -> None:
+        """Count an answer as one with a valid action or not; stop the run in one line after
+        ``stop_after_invalid`` invalid ones in a row: a model that never follows the answer format (a wrong chat
+        template, a base model) would otherwise spend the whole budget on failures."""
+        self.invalid_in_a_row = 0 if valid else self.invalid_in_a_row + 1
+        if self.stop_after_invalid is not None and self.invalid_in_a_row >= self.stop_after_invalid:
+            said = " ".join(answer.split())[:120]
+            raise VluiError(f"the {self.who} agent's last {self.invalid_in_a_row} answers held no valid action "
+                            f"(the last: {said!r}: {error}): is agent.model={self.model} a chat model that follows "
+                            "the prompt's answer format? The finished episodes are saved; agent.stop_after_invalid="
+                            "null measures such a model anyway")
 
     # ------------------------------------------------------------------------------------------------ asking
     def complete(self, messages: list[dict[str, Any]], images: dict[str, bytes], **sampling: Any) -> Answer:

@@ -56,7 +56,8 @@ class TextAgent:
         self.endpoint = endpoint or Endpoint(
             url, model, who=self.name, url_setting=url_setting, api_key_env=api_key_env, timeout_s=timeout_s,
             max_retries=max_retries, retry_delay_s=retry_delay_s, retry_max_delay_s=retry_max_delay_s, sleep=sleep,
-            cache_dir=s.cache_dir, budget_requests=s.budget_requests, budget_tokens=s.budget_tokens)
+            cache_dir=s.cache_dir, budget_requests=s.budget_requests, budget_tokens=s.budget_tokens,
+            stop_after_invalid=s.stop_after_invalid)
         self.with_bounds = with_bounds
         self.style = Style(s.answer, self.image, self.image and s.set_of_marks)
         if demonstrations is None and s.few_shot:
@@ -189,6 +190,7 @@ class TextAgent:
         valid = parsed is not None and parsed.gesture is not None
         step.update(self._exchange(answer), action=reading.action, valid=valid, error=error)
         self.steps.append(step)
+        self.endpoint.judged(valid, answer.text, error)
         said = reading.action if reading.action is not None else " ".join(answer.text.split())[:200]
         self.history.append(said if valid else f"{said} (invalid: {error})")
         self.previous = (screen, said, reading.reasoning)

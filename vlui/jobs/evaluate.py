@@ -357,7 +357,8 @@ def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
 # how an LLM agent reaches its model, which a resume may change (the model itself, agent.model, it may not); the
 # cache, the budget and the prices change what a run costs, not what it measures
 CONNECTION = ("url", "base_url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s",
-              "cache_dir", "budget_requests", "budget_tokens", "price_input_per_1m", "price_output_per_1m")
+              "cache_dir", "budget_requests", "budget_tokens", "price_input_per_1m", "price_output_per_1m",
+              "stop_after_invalid")
 # the folder beside episodes.jsonl holding images by content hash (``<sha256>.png``): the kept screens and those of an
 # LLM agent's requests
 IMAGES = "images"
