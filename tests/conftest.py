@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -95,9 +97,27 @@ def random_dataset(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def expert_runs() -> dict[tuple[str, str], ExpertRun]:
-    """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, about 10 s), run
-    once for all the detector tests."""
+def expert_runs(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[tuple[str, str], ExpertRun]:
+    """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, 10 to 20 s), run
+    once for all the detector tests: under pytest-xdist by the first worker that needs them, which leaves them in
+    the run's shared temporary folder for the others."""
+    if worker_id == "master":  # not distributed
+        return _expert_runs()
+    shared = tmp_path_factory.getbasetemp().parent / "expert_runs.json"  # this run's, common to its workers
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the others wait while the first one runs them
+        if not shared.exists():
+            runs = _expert_runs()
+            tmp = shared.with_suffix(".tmp")
+            tmp.write_text(json.dumps([[task, snap, run.lines, run.terminated, sorted(run.opened)]
+                                       for (task, snap), run in runs.items()]))
+            tmp.replace(shared)
+            return runs
+    return {(task, snap): ExpertRun(lines, terminated, frozenset(opened))
+            for task, snap, lines, terminated, opened in json.loads(shared.read_text())}
+
+
+def _expert_runs() -> dict[tuple[str, str], ExpertRun]:
     from vlui.agents.walkthrough import walkthrough
     from vlui.android.snapshot import snapshot_ids
     from vlui.sim.phone import SimDevice

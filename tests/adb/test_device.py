@@ -85,6 +85,7 @@ def test_screen_size_density_locale_and_pixels_come_from_the_device(adb):
         dev.close()
 
 
+@pytest.mark.slow  # 8-10 s: every snapshot served and read over adb
 def test_the_observation_over_adb_is_the_in_process_phones_on_every_snapshot(adb):
     """One definition of what a policy sees: over ADB (a screenshot, resized) and in process (the simulated phone's
     own frame, observed alike) within 1 level on average and 0.5% of pixels off by more than 8 levels, on the first

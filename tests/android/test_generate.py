@@ -191,6 +191,7 @@ def test_the_test_only_values_are_what_the_test_snapshots_use_and_no_training_sn
     assert pools.rates == {"device": 0.2, "density": 0.3, "locale": 0.3, "wallpaper": 0.8}
 
 
+@pytest.mark.slow  # 6-10 s: ten thousand phones drawn
 def test_ten_thousand_training_phones_never_take_a_test_only_or_a_validation_value() -> None:
     pools = generator_pools()
     snaps = [load_snapshot(r) for r in snapshot_refs("random:10000", seed=7)]

@@ -138,6 +138,7 @@ def test_a_policy_trained_again_into_the_same_folder_is_evaluated_afresh(tmp_pat
     assert len(fresh) == 2 and [r["actions"] for r in fresh] != [json.loads(x)["actions"] for x in first.splitlines()]
 
 
+@pytest.mark.slow  # 10 s: six tiny policies (two recipes, three seeds each) exported and evaluated
 def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(tmp_path: Path) -> None:
     for seed in range(3):
         _export_tiny(tmp_path / "exp" / f"bc-seed{seed}", seed)

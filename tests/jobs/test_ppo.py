@@ -180,7 +180,7 @@ def test_ppo_killed_mid_way_resumes_to_the_same_weights_in_a_new_process(weak_po
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-@pytest.mark.integration
+@pytest.mark.slow  # 8 s: PPO iterations over a served phone
 def test_ppo_runs_over_adb_as_on_the_simulated_phone(weak_policy: Path, tmp_path: Path) -> None:
     from vlui.served.private_adb import PrivateAdb
 
