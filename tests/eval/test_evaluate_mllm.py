@@ -101,6 +101,9 @@ def test_another_agent_and_an_llm_agent_side_by_side_in_one_table(tmp_path: Path
     md = (tmp_path / "expert" / "results.md").read_text()
     assert "## Side by side" in md and "| open_clock | 100.0% (2) | 100.0% (2) |" in md
     assert "mllm (agent=mllm, stand-in)" in md and "did not run the same" not in md
+    (test,) = side["tests"]  # the expert against the MLLM agent, on both phones, runs as seeds
+    assert (test["b"], test["phones"], test["difference"]) == ("mllm", 2, 0.0)
+    assert f"{results['config']['name']} − mllm: +0.0 points on the 2 phone(s) both ran" in md
     run(tmp_path, "elsewhere", [*expert, "env.snapshots=[102]", f"compare=[{tmp_path / 'mllm'}]"])
     assert "did not run the same phones" in (tmp_path / "elsewhere" / "results.md").read_text()
     with pytest.raises(VluiError, match="compare: no evaluation results at .*nowhere/results.json"):

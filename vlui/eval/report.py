@@ -252,12 +252,47 @@ def side_by_side(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
                       "episodes": r.get("episodes"), "tasks": sorted(r["per_task"]),
                       "snapshots": sorted(r["per_snapshot"])} for name, r in results.items()}
     families = list(dict.fromkeys(f for r in results.values() for f in r["per_family"]))
+    same_tasks = len({tuple(c["tasks"]) for c in columns.values()}) == 1
     return {"columns": columns,
             "per_family": {f: {name: {k: r["per_family"][f].get(k) for k in keep} if f in r["per_family"] else None
                                for name, r in results.items()} for f in families},
             "overall": {name: {k: r["overall"].get(k) for k in keep} for name, r in results.items()},
-            "same_tasks": len({tuple(c["tasks"]) for c in columns.values()}) == 1,
-            "same_phones": len({tuple(c["snapshots"]) for c in columns.values()}) == 1}
+            "same_tasks": same_tasks,
+            "same_phones": len({tuple(c["snapshots"]) for c in columns.values()}) == 1,
+            "tests": side_by_side_tests(results) if same_tasks else []}
+
+
+def side_by_side_tests(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first evaluation against each other one (which ran the same tasks): the difference in success with its
+    bootstrap over seeds and phones on the phones both ran, Holm-adjusted over the comparisons. An evaluation's
+    seeds are its policies where it has several (training seeds), else its runs; the seeds are drawn per
+    evaluation, the phones jointly (a hard phone is hard for both). Evaluations of older vlui versions without their
+    records in results.json are left out."""
+
+    def table(r: dict[str, Any]) -> tuple[PhoneTable, list[str]] | None:
+        if "records" not in r:
+            return None
+        rows = [{**x, "checkpoint": x.get("checkpoint") or f"run {x['run']}"} for x in r["records"]]
+        seeds = sorted({x["checkpoint"] for x in rows})
+        return PhoneTable(rows, seeds), seeds
+
+    names = list(results)
+    tables = {name: table(results[name]) for name in names}
+    first = tables[names[0]]
+    tests = []
+    for name in names[1:]:
+        other = tables[name]
+        if first is None or other is None:
+            continue
+        phones = set(first[0].phones) & set(other[0].phones)
+        _, a = first[0].matrix(first[1], phones=phones)
+        _, b = other[0].matrix(other[1], phones=phones)
+        test = bootstrap_comparison(a, b, paired=False) if phones else None
+        if test is not None:
+            tests.append({"a": names[0], "b": name, "phones": len(phones), **test})
+    if tests:
+        holm_adjust(tests)
+    return tests
 
 
 def side_by_side_table(c: dict[str, Any]) -> str:
@@ -284,6 +319,9 @@ def side_by_side_table(c: dict[str, Any]) -> str:
         lines += ["", "These evaluations did not run the same " + " and ".join(
             w for w, same in (("tasks", c["same_tasks"]), ("phones", c["same_phones"])) if not same)
                   + ": only rows they share compare, and the overall rates do not."]
+    for t in c.get("tests", []):
+        lines += ["", f"{t['a']} − {t['b']}: {100 * t['difference']:+.1f} points on the {t['phones']} phone(s) both ran "
+                  f"({t['method']}: 95% CI {ci_points(t['ci95'])}, {p_text(t)}): {verdict([t])}."]
     return "\n".join(lines)
 
 
