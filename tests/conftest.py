@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,34 +96,46 @@ def random_dataset(tmp_path_factory) -> Path:
     return data_dir / "random"
 
 
+EXPERT_RUN_PARTS = 2  # the expert episodes are split by snapshot between the workers that need them
+
+
 @pytest.fixture(scope="session")
 def expert_runs(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[tuple[str, str], ExpertRun]:
     """(task, snapshot) -> the expert's episode, for every task on every snapshot (2,700 episodes, 10 to 20 s), run
-    once for all the detector tests: under pytest-xdist by the first worker that needs them, which leaves them in
-    the run's shared temporary folder for the others."""
-    if worker_id == "master":  # not distributed
-        return _expert_runs()
-    shared = tmp_path_factory.getbasetemp().parent / "expert_runs.json"  # this run's, common to its workers
-    with open(shared.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the others wait while the first one runs them
-        if not shared.exists():
-            runs = _expert_runs()
-            tmp = shared.with_suffix(".tmp")
-            tmp.write_text(json.dumps([[task, snap, run.lines, run.terminated, sorted(run.opened)]
-                                       for (task, snap), run in runs.items()]))
-            tmp.replace(shared)
-            return runs
-    return {(task, snap): ExpertRun(lines, terminated, frozenset(opened))
-            for task, snap, lines, terminated, opened in json.loads(shared.read_text())}
-
-
-def _expert_runs() -> dict[tuple[str, str], ExpertRun]:
-    from vlui.agents.walkthrough import walkthrough
+    once for all the detector tests. Under pytest-xdist the snapshots are split in parts: a worker that needs the
+    episodes runs each part no other worker has claimed, leaves it in the run's shared temporary folder, and reads
+    the others' parts from there (two workers run half each, side by side)."""
     from vlui.android.snapshot import snapshot_ids
+
+    snapshots = snapshot_ids("all")
+    if worker_id == "master":  # not distributed
+        return _expert_runs(snapshots)
+    shared = tmp_path_factory.getbasetemp().parent  # this run's, common to its workers
+    parts = [shared / f"expert_runs.{k}.json" for k in range(EXPERT_RUN_PARTS)]
+    for k, part in enumerate(parts):
+        try:
+            os.close(os.open(part.with_suffix(".claimed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue  # another worker runs this part
+        tmp = part.with_suffix(".tmp")
+        tmp.write_text(json.dumps([[task, snap, run.lines, run.terminated, sorted(run.opened)] for (task, snap), run
+                                   in _expert_runs(snapshots[k::EXPERT_RUN_PARTS]).items()]))
+        tmp.replace(part)
+    deadline = time.monotonic() + 600
+    while not all(part.exists() for part in parts):
+        assert time.monotonic() < deadline, f"another worker claimed a part of the expert episodes in {shared} and " \
+                                            "never wrote it (did it crash?)"
+        time.sleep(0.1)
+    return {(task, snap): ExpertRun(lines, terminated, frozenset(opened)) for part in parts
+            for task, snap, lines, terminated, opened in json.loads(part.read_text())}
+
+
+def _expert_runs(snapshots: list[str]) -> dict[tuple[str, str], ExpertRun]:
+    """The expert on every task on each of ``snapshots``, on one simulated phone."""
+    from vlui.agents.walkthrough import walkthrough
     from vlui.sim.phone import SimDevice
     from vlui.tasks.catalog import task_set
 
-    snapshots = snapshot_ids("all")
     dev = SimDevice(snapshots[0])
     out = {}
     for task in task_set("all"):
