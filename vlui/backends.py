@@ -14,7 +14,6 @@ from vlui.sim.phone import SimDevice, check_snapshot_state
 from vlui.tasks import templates
 from vlui.tasks.catalog import tasks
 
-
 _CHECKED_GENERATED: set[str] = set()
 
 

@@ -16,9 +16,9 @@ import pytest
 
 from vlui.adb.console import console_port
 from vlui.adb.device import _wm_value, claim, locale_id_of, parse_screencap, text_commands
-from vlui.device import observe
 from vlui.adb.errors import DeviceError
 from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
+from vlui.device import observe
 
 
 def typed(commands: list[str]) -> str:

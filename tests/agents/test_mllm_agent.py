@@ -15,11 +15,12 @@ from PIL import Image
 
 from tests.agents.openai_stand_in import Failure, StandIn, images_of, text_of
 from vlui.agents import make_agent
-from vlui.agents.chat import IMAGE_REF, EndpointError
+from vlui.agents.chat import EndpointError
 from vlui.agents.fewshot import Demonstrations
 from vlui.agents.marks import COLOURS
 from vlui.agents.prompts import read_answer
 from vlui.agents.text_agent import MLLMAgent
+from vlui.data.images import IMAGE_REF
 from vlui.errors import VluiError
 from vlui.tasks.catalog import resolve_tasks
 

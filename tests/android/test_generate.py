@@ -14,8 +14,14 @@ import pytest
 from vlui.android import generate
 from vlui.android.i18n import locales
 from vlui.android.profiles import device_profiles, smallest_width_dp
-from vlui.android.snapshot import (ENVS_DIR, configs_of_test_snapshots, generator_pools, load_snapshot, read_snapshot,
-                                   snapshot_refs)
+from vlui.android.snapshot import (
+    ENVS_DIR,
+    configs_of_test_snapshots,
+    generator_pools,
+    load_snapshot,
+    read_snapshot,
+    snapshot_refs,
+)
 from vlui.backends import resolve_snapshots
 from vlui.cli import compose
 from vlui.config import env_settings

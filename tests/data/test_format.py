@@ -9,8 +9,16 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from vlui.data.format import (SCHEMA, DatasetWriter, dataset_spec, decode_png, encode_png, episode_path, read_dataset,
-                              read_info)
+from vlui.data.format import (
+    SCHEMA,
+    DatasetWriter,
+    dataset_spec,
+    decode_png,
+    encode_png,
+    episode_path,
+    read_dataset,
+    read_info,
+)
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec
 

@@ -9,9 +9,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from vlui.agents import agent_class, make_agent
-from vlui.env.agent import reads
 from vlui.config import EnvConfig
 from vlui.env.actions import ActionError, key_action, normalised_to_action
+from vlui.env.agent import reads
 from vlui.env.env import make_env, make_vector_env
 from vlui.env.text_env import TextActions
 from vlui.errors import VluiError

@@ -23,8 +23,8 @@ from vlui.errors import VluiError
 from vlui.jobs import evaluate
 from vlui.models.policy import VLUIPolicy, export_policy
 from vlui.models.settings import ModelConfig, TextConfig
-from vlui.tasks.catalog import task_set
 from vlui.spec import ObsActionSpec
+from vlui.tasks.catalog import task_set
 
 pytestmark = pytest.mark.integration
 

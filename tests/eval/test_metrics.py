@@ -9,8 +9,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from vlui.eval.metrics import (adaptive_metrics, bootstrap_ci, bootstrap_difference, holm, lcs_matches, mean_stderr,
-                               paired, repeat_ratio, welch, wilson_interval)
+from vlui.eval.metrics import (
+    adaptive_metrics,
+    bootstrap_ci,
+    bootstrap_difference,
+    holm,
+    lcs_matches,
+    mean_stderr,
+    paired,
+    repeat_ratio,
+    welch,
+    wilson_interval,
+)
 
 
 def test_androidarena_worked_example() -> None:

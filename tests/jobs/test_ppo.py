@@ -290,8 +290,8 @@ def test_ppo_trains_the_last_blocks_of_the_backbone_when_asked(weak_policy: Path
 
 def test_the_learning_curve_runs_on_validation_phones_by_default(tmp_path: Path) -> None:
     # choices (an iteration count) are made on validation phones, never on the test snapshots
-    from vlui.android.snapshot import snapshot_refs
     from vlui.algos.settings import PPOConfig
+    from vlui.android.snapshot import snapshot_refs
 
     cfg = compose("train", ["algo=ppo", "env.generator.seed=1"], output_dir=tmp_path)
     for phones in (cfg.algo.eval_snapshots, PPOConfig().eval_snapshots):

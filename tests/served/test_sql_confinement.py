@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.served.test_security import shell
 from vlui.served import confined_sql
 from vlui.served.phone import ServedPhone, ServeLimits
-from tests.served.test_security import shell
 from vlui.served.private_adb import PrivateAdb
 from vlui.served.shell import Shell
 from vlui.served.shell.sqlite import run_confined

@@ -18,10 +18,11 @@ import pytest
 
 from tests.conftest import run_python
 from vlui.data.format import DatasetWriter, encode_png
+from vlui.data.images import IMAGE_REF
 from vlui.env.actions import ActionParser, key_action, normalised_to_action
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec
-from vlui.viewer.episodes import IMAGE_REF, open_folder
+from vlui.viewer.episodes import open_folder
 from vlui.viewer.server import PAGE, make_server
 
 SPEC = ObsActionSpec(16, 8)

@@ -26,9 +26,9 @@ from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 from tests.agents.openai_stand_in import StandIn, open_app
 from tests.conftest import ROOT
 from vlui.cli import compose
+from vlui.data.images import IMAGE_REF
 from vlui.env.actions import ActionParser
 from vlui.jobs import collect, evaluate
-from vlui.viewer.episodes import IMAGE_REF
 
 pytestmark = pytest.mark.integration  # 2 to 6 s each on the 2-core machine: not slow
 

@@ -43,10 +43,10 @@ from typing import Any
 
 import openai
 
+from vlui.data.images import IMAGE_REF
 from vlui.errors import VluiError
 
 STOP_AFTER_FAILED_REQUESTS = 3  # requests in a row that failed after all their retries: the endpoint is down
-IMAGE_REF = "sha256:"  # how a request names an image by its content hash, where the endpoint gets a data URL
 NO_KEY = "EMPTY"  # what the client sends as the key to a local server that wants none (vLLM's convention)
 
 
@@ -134,11 +134,6 @@ def request_key(request: dict[str, Any]) -> str:
     """The cache key of a request: the SHA-256 of its canonical JSON (keys sorted, images as content hashes)."""
     text = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def image_hash(png: bytes) -> str:
-    """The content hash an image is stored and referred to by."""
-    return hashlib.sha256(png).hexdigest()
 
 
 def with_data_urls(messages: list[dict[str, Any]], images: dict[str, bytes]) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ The answer's format is B-MoCA's chain of thought (``- Description: ... - Thought
 :func:`read_answer` takes the action from the last ``Action:`` line (or the whole answer when there is none, as a
 model that answers with the call alone), and :func:`vlui.env.ui_text.parse_text_action` turns it into a gesture.
 
-Images are named by content hash in the messages (``sha256:<hash>``, :data:`vlui.agents.chat.IMAGE_REF`): that is
+Images are named by content hash in the messages (``sha256:<hash>``, :data:`vlui.data.images.IMAGE_REF`): that is
 how they are stored and cached; the endpoint gets them as PNG data URLs.
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vlui.agents.chat import IMAGE_REF
+from vlui.data.images import IMAGE_REF
 
 ANSWERS = ("bmoca", "json")
 

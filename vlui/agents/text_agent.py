@@ -23,13 +23,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from vlui.agents.chat import STOP_AFTER_FAILED_REQUESTS, Answer, Endpoint, EndpointError, image_hash, \
-    retry_after_seconds
+from vlui.agents.chat import STOP_AFTER_FAILED_REQUESTS, Answer, Endpoint, EndpointError, retry_after_seconds
 from vlui.agents.fewshot import Demonstrations, Transition, device_size, text_action
 from vlui.agents.marks import screenshot_png
 from vlui.agents.prompts import Example, Screen, Style, read_answer, reflection_messages, step_messages
 from vlui.config import AgentConfig
 from vlui.data.format import decode_png
+from vlui.data.images import image_hash
 from vlui.env.ui_text import Element, describe, parse_text_action, parse_xml
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Task

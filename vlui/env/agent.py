@@ -9,7 +9,6 @@ import numpy as np
 
 from vlui.tasks.task import Task
 
-
 # What parts of an observation an agent may read: the screen and the UI tree (uiautomator XML). Drawing the screen
 # is most of a simulated step's cost, so an environment leaves out what its agent never reads.
 OBSERVATION_PARTS = ("screen", "xml")

@@ -13,8 +13,15 @@ import imageio.v2 as imageio
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vlui.eval.metrics import (BOOTSTRAP_RESAMPLES, bootstrap_ci, bootstrap_difference, holm, mean_stderr, welch,
-                               wilson_interval)
+from vlui.eval.metrics import (
+    BOOTSTRAP_RESAMPLES,
+    bootstrap_ci,
+    bootstrap_difference,
+    holm,
+    mean_stderr,
+    welch,
+    wilson_interval,
+)
 
 BOOTSTRAP = "bootstrap over seeds and phones"
 

@@ -9,7 +9,6 @@ skips the episodes already there. At the end: ``results.json``, ``results.md``, 
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import logging
 import time
@@ -27,6 +26,7 @@ from vlui.android.snapshot import load_snapshot
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
 from vlui.data.format import encode_png
+from vlui.data.images import IMAGES, image_hash, keep_images
 from vlui.env.agent import reads
 from vlui.env.env import open_env
 from vlui.errors import VluiError
@@ -238,7 +238,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 if p.several:
                     record.update(policy=episode.job.policy, group=group, checkpoint=checkpoint)
                 if episode.transcript is not None:
-                    _keep_images(episode.transcript.get("images", {}), p.out / IMAGES)
+                    keep_images(episode.transcript.get("images", {}), p.out / IMAGES)
                 if frames and kept(p.screens, record["success"]):
                     record["screens"] = _keep_screens(frames, p.out / IMAGES)
                 if frames and kept(p.video, record["success"]):
@@ -323,20 +323,9 @@ def _keep_screens(frames: list[Any], folder: Path) -> list[str]:
     """An episode's screens, first to last, as the content hashes of their PNGs (``<folder>/<hash>.png``): a screen
     seen again (the home screen of every episode on a phone) is stored once."""
     pngs = [encode_png(frame) for frame in frames]
-    hashes = [hashlib.sha256(png).hexdigest() for png in pngs]
-    _keep_images(dict(zip(hashes, pngs, strict=True)), folder)
+    hashes = [image_hash(png) for png in pngs]
+    keep_images(dict(zip(hashes, pngs, strict=True)), folder)
     return hashes
-
-
-def _keep_images(images: dict[str, bytes], folder: Path) -> None:
-    """Images by content hash, each written once as ``<folder>/<hash>.png``, whole or not at all."""
-    for digest, png in images.items():
-        path = folder / f"{digest}.png"
-        if not path.exists():
-            folder.mkdir(exist_ok=True)
-            tmp = path.with_name(f".{path.name}.tmp")
-            tmp.write_bytes(png)
-            tmp.replace(path)
 
 
 def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
@@ -359,9 +348,6 @@ def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
 CONNECTION = ("url", "base_url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s",
               "cache_dir", "budget_requests", "budget_tokens", "price_input_per_1m", "price_output_per_1m",
               "stop_after_invalid")
-# the folder beside episodes.jsonl holding images by content hash (``<sha256>.png``): the kept screens and those of an
-# LLM agent's requests
-IMAGES = "images"
 
 
 def _without_weights(recipe: Any) -> Any:

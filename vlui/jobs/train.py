@@ -33,8 +33,8 @@ from vlui.errors import VluiError
 from vlui.jobs import dagger, online
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, from_dict, to_dict
-from vlui.spec import ObsActionSpec
 from vlui.processes import die_with_parent, sigterm_as_interrupt
+from vlui.spec import ObsActionSpec
 
 log = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`).
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
-import math
 from typing import Any, NamedTuple
 
 import numpy as np

@@ -15,6 +15,7 @@ from PIL import PngImagePlugin
 
 from vlui.android import launcher
 from vlui.android.i18n import locales
+
 # a database file's bytes <-> a connection: defined with the confined SQL, whose worker imports nothing of vlui;
 # the launcher's readers (configure, tests) take them from here
 from vlui.served.confined_sql import db_bytes, open_db  # noqa: F401

@@ -7,8 +7,16 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from vlui.android.apps import apps
-from vlui.android.intents import (EXTRA_HOUR, EXTRA_MESSAGE, EXTRA_MINUTES, EXTRA_SKIP_UI, EXTRA_TYPES,
-                                  IntentFilter, java_bool, java_int)
+from vlui.android.intents import (
+    EXTRA_HOUR,
+    EXTRA_MESSAGE,
+    EXTRA_MINUTES,
+    EXTRA_SKIP_UI,
+    EXTRA_TYPES,
+    IntentFilter,
+    java_bool,
+    java_int,
+)
 from vlui.sim.apps import deskclock, dialer, on_launch, settings
 from vlui.sim.protocol import Phone
 

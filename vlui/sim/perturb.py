@@ -25,7 +25,6 @@ from typing import Any
 
 from vlui.sim.protocol import Phone
 
-
 NOTIFICATION_P = 0.3
 SCROLL_P = 0.5
 SLOW_START_P = 0.3

@@ -9,12 +9,10 @@ package, so a change made from the shell never counts as the agent's.
 
 from __future__ import annotations
 
-
 from vlui.android.apps import SYSTEMUI_PID
 from vlui.android.state import BRIGHTNESS_MAX, BRIGHTNESS_MIN, VOLUME_MAX, VOLUME_MIN
 from vlui.errors import VluiError
 from vlui.sim.protocol import Phone
-
 
 SETTINGS_CALLER = ("com.android.settings", 1000)
 SHELL_CALLER = ("com.android.shell", 2000)

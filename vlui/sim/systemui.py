@@ -10,7 +10,6 @@ x = 0.40, 0.50, 0.60, as Android 10 tablets do).
 
 from __future__ import annotations
 
-
 from vlui.android.apps import SYSTEMUI_UID, apps
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim import services

@@ -32,8 +32,17 @@ import yaml
 from vlui.algos.ppo import CURVE_COLUMNS
 from vlui.errors import VluiError
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
-from vlui.eval.report import (BOOTSTRAP, PhoneTable, across_seeds, bootstrap_comparison, ci_points, comparison,
-                              holm_adjust, p_text, verdict)
+from vlui.eval.report import (
+    BOOTSTRAP,
+    PhoneTable,
+    across_seeds,
+    bootstrap_comparison,
+    ci_points,
+    comparison,
+    holm_adjust,
+    p_text,
+    verdict,
+)
 from vlui.jobs.train import hydra_value
 from vlui.resources import checkout, work_dir
 

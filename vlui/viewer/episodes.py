@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote
 
 from vlui.data.format import dataset_spec, read_episode, read_info, writer_pid
+from vlui.data.images import IMAGE_REF, IMAGES
 from vlui.env.actions import ActionError, ActionParser
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec
@@ -27,9 +28,7 @@ from vlui.tasks.catalog import Task, tasks
 from vlui.tasks.templates import instance_from_id
 
 WHAT = "give a collected dataset (data/<dataset>) or an evaluation's folder (outputs/evaluate/<name>)"
-IMAGES = "images"  # an evaluation's kept screens and an LLM agent's request images, as <sha256>.png
 HASH = re.compile(r"[0-9a-f]{64}")
-IMAGE_REF = "sha256:"  # how an LLM agent's stored request names an image: by the content hash of its PNG
 
 
 def open_folder(path: str | Path) -> Folder:

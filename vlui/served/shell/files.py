@@ -11,7 +11,6 @@ from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import Command, Io, Session, ShellApi, UsageError, getopt
 from vlui.served.storage import read_only
 
-
 # Android 10's external storage: /sdcard is a symbolic link on the root file system to /storage/self/primary, which
 # leads (through /mnt/user/0/primary) to /storage/emulated/0, the sdcardfs view of /data/media/0. The phone keeps those
 # files under /sdcard; every other name of the folder is resolved to it.

@@ -13,8 +13,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
-from vlui.errors import VluiError
-from vlui.served.phone import ServedPhone
 import vlui.served.shell.apps as apps
 import vlui.served.shell.builtins as builtins
 import vlui.served.shell.dumpsys as dumpsys
@@ -23,6 +21,8 @@ import vlui.served.shell.log as log
 import vlui.served.shell.screen as screen
 import vlui.served.shell.sqlite as sqlite
 import vlui.served.shell.system as system
+from vlui.errors import VluiError
+from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import (
     ARG_MAX,
     BIN_DIRS,

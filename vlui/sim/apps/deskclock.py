@@ -30,7 +30,6 @@ from vlui.sim.render import angle_of
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, button, fab, tabs, text
 
-
 PKG = "com.google.android.deskclock"
 TABS = (("alarm", "alarm", "Alarm"), ("clock", "clock", "Clock"), ("timer", "timer", "Timer"),
         ("stopwatch", "stopwatch", "Stopwatch"))

@@ -19,7 +19,6 @@ from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
 
-
 PKG = "com.google.android.dialer"
 ScreenName = Literal["main", "keypad", "incall"]  # favourites, the dial pad, the call in progress
 SCREENS: tuple[str, ...] = get_args(ScreenName)

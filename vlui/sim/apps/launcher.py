@@ -4,7 +4,6 @@ the layouts and the search rule are Launcher3's (:mod:`vlui.android.launcher`); 
 
 from __future__ import annotations
 
-
 from vlui.android.apps import LAUNCHER_PKG
 from vlui.android.launcher import LAUNCHABLE, grid, home_layout, search_matches
 from vlui.sim.protocol import Phone

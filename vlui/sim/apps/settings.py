@@ -18,7 +18,6 @@ from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, header, list_row, scroll_list, search_box, slider_row
 
-
 PKG = "com.android.settings"
 SUBSETTINGS = f"{PKG}/.SubSettings"
 
