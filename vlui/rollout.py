@@ -90,10 +90,13 @@ class EpisodeRecord:
     frames: list[np.ndarray] | None = None  # the screens, first to last, when frames are recorded
     perturbations: dict[str, Any] | None = None  # what env.stochastic drew for the episode, when it is on
     transcript: dict[str, Any] | None = None  # how the agent decided, when it keeps that (a model's requests, answers)
+    # a constrained task's broken constraints (``Violation.as_dict``), [] when none was; None for other tasks
+    violations: list[dict[str, Any]] | None = None
 
     @property
     def success(self) -> bool:
-        return self.terminated
+        """The goal was reached (``terminated``) without breaking a constraint."""
+        return self.terminated and not self.violations
 
     @property
     def success_line(self) -> str | None:
@@ -282,7 +285,7 @@ def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[
         success_line=slot.info.get("success_line")))
     observed(slot)
     if terminated or truncated:
-        finish(slot, terminated=terminated, truncated=truncated,
+        finish(slot, terminated=terminated, truncated=truncated, violations=slot.info.get("violations"),
                final_observation=slot.obs if keep_observations else None, final_extra=slot.extra)
         return False
     return True
@@ -329,6 +332,8 @@ def result_line(record: EpisodeRecord) -> dict[str, Any]:
             "tokens": [s.token for s in record.steps if s.token is not None],
             "infra_failure": record.infra_failure, "invalid_action": record.invalid_action,
             **({"success_line": record.success_line} if record.success_line else {}),
+            **({"goal_reached": record.terminated, "violations": record.violations}
+               if record.violations is not None else {}),
             **({"perturbations": record.perturbations} if record.perturbations is not None else {}),
             **({"transcript": {k: v for k, v in record.transcript.items() if k != "images"}}
                if record.transcript is not None else {})}

@@ -67,6 +67,22 @@ def test_template_instances_are_reported_per_instance_in_json_and_pooled_per_tem
     assert "| task | test | train |" in md and "| call_number | 100% | 100% |" in md
 
 
+def test_constrained_tasks_report_their_violations_per_level(tmp_path: Path) -> None:
+    result = evaluate.run(cfg(tmp_path, "agent=expert", "tasks=[template:call_number_no_contacts,"
+                              "template:toggle_setting_no_search,template:create_alarm_keep_alarms,airplane_on]",
+                              "task_count=2", "env.snapshots=[000,109]", "runs=1", "adaptive_metrics=false"))
+    assert result["success_rate"] == 1.0 and result["episodes"] == 7 * 2
+    out = json.loads((tmp_path / "out" / "results.json").read_text())
+    c = out["constraints"]
+    assert (c["episodes"], c["violated"], c["violation_rate"]) == (12, 0, 0.0)
+    assert {k: v["episodes"] for k, v in c["per_level"].items()} == {"app": 4, "component": 4, "page": 4}
+    lines = [json.loads(x) for x in (tmp_path / "out" / "episodes.jsonl").read_text().splitlines()]
+    constrained = [r for r in lines if "@" in r["task"]]
+    assert all(r["violations"] == [] and r["goal_reached"] for r in constrained)
+    assert all("violations" not in r for r in lines if r["task"] == "airplane_on")
+    assert "| page | 4 | 0 | 0.0% |" in (tmp_path / "out" / "results.md").read_text()
+
+
 def test_random_agent_reports_its_low_rate_and_gifs_of_failures(tmp_path: Path) -> None:
     result = evaluate.run(cfg(tmp_path, "agent=random", "env.snapshots=[100,101]", "runs=1", "video=failures",
                               "adaptive_metrics=false"))

@@ -589,6 +589,11 @@ TEMPLATE_PLANS = {
     "set_volume": lambda p: _set_volume(p["stream"], p["level"]),
     "set_brightness": lambda p: _set_brightness(p["level"]),
 }
+# Constrained variants whose base recipe keeps the constraint: Settings' rows, not its search; the dial pad, not
+# Contacts; a new alarm, no alarm deleted (the tests hold every instance to it)
+TEMPLATE_PLANS |= {"toggle_setting_no_search": TEMPLATE_PLANS["toggle_setting"],
+                   "call_number_no_contacts": TEMPLATE_PLANS["call_number"],
+                   "create_alarm_keep_alarms": TEMPLATE_PLANS["create_alarm"]}
 
 
 def plan_for(task: Task):

@@ -30,7 +30,8 @@ Gesture = tuple  # ("tap", x, y) | ("swipe", x1, y1, x2, y2) | ("key", name), in
 class Walkthrough:
     """One expert episode: ``gestures`` replay it on the snapshot (``getattr(device, g[0])(*g[1:])``), ``lines`` is
     the log from the reset on, ``screens`` the full-resolution screens after the reset and after each step (empty
-    unless asked for)."""
+    unless asked for), ``terminated`` whether the goal was reached and ``violations`` the constraints broken on the
+    way (a constrained task's)."""
 
     task: str
     snapshot: str
@@ -38,6 +39,11 @@ class Walkthrough:
     lines: list[str]
     screens: list[np.ndarray]
     terminated: bool
+    violations: tuple[dict, ...] = ()
+
+    @property
+    def success(self) -> bool:
+        return self.terminated and not self.violations
 
 
 class _Recording:
@@ -79,7 +85,8 @@ def walkthrough(device: Device, task: str, snapshot: str, seed: int = 0, screens
         obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
         if screens:
             shots.append(device.screenshot())
-    return Walkthrough(task, snapshot, recording.gestures, device.log_lines(mark), shots, terminated)
+    return Walkthrough(task, snapshot, recording.gestures, device.log_lines(mark), shots, terminated,
+                       tuple(info.get("violations", ())))
 
 
 def task_sheet(dev: Device, snapshot: str, tasks: Sequence[str] | None = None, columns: int = 7) -> Image.Image:

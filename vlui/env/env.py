@@ -5,8 +5,10 @@ The environment talks to a :class:`~vlui.device.Device` and never knows which ba
 - Action: ``Box(-1, 1, (4,), float32)`` = (touch_y, touch_x, lift_y, lift_x); see :mod:`vlui.env.actions`.
 - Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
   ``"screen_full"`` (full resolution) when asked for.
-- Reward 1 and ``terminated`` when the task's detector fires, or its ``state_check`` holds on the device (tasks
-  judged by the device's state, e.g. ``set_volume@media-7``); ``truncated`` at the task's step limit.
+- ``terminated`` when the task's goal is reached: its detector fires, or its ``state_check`` holds on the device (tasks
+  judged by the device's state, e.g. ``set_volume@media-7``); ``truncated`` at the task's step limit. Reward 1 at the
+  goal, 0 where a constrained task's constraint was broken on the way (``info["violations"]``; see
+  :mod:`vlui.env.constraints`): the task failed even though its goal was reached.
 - ``reset(seed, options={"snapshot": id, "task": id})`` loads the snapshot, goes home, sets the task's starting
   state (a call in progress, airplane mode already on, ...) and clears the log; without
   options, the task and snapshot are drawn from the configured lists with the environment's seeded generator.
@@ -29,6 +31,8 @@ from vlui.backends import make_device, resolve_snapshots
 from vlui.config import EnvConfig, env_settings
 from vlui.device import Device
 from vlui.env.actions import ActionParser, ParsedAction
+from vlui.env.constraints import ConstraintWatch
+from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec
 from vlui.tasks.catalog import Detector, Task, resolve_tasks
@@ -94,6 +98,8 @@ class PhoneEnv(gym.Env):
         self.task: Task | None = None
         self.snapshot: str | None = None
         self._detector: Detector | None = None
+        self._watch: ConstraintWatch | None = None  # a constrained task's constraints, watched step by step
+        self._screen: list[Element] = []  # the UI tree the agent acts on, when constraints are watched
         self._mark = 0
         self._steps = 0
         self._done = True
@@ -118,7 +124,10 @@ class PhoneEnv(gym.Env):
         self._mark = self.device.log_mark()
         self._steps = 0
         self._done = False
-        return self._observation(), self._info(None, None)
+        self._watch = ConstraintWatch(self.task.constraints) if self.task.constraints else None
+        xml = self.device.ui_xml() if self._watch else None
+        self._screen = parse_xml(xml) if xml is not None else []
+        return self._observation(xml), self._info(None, None)
 
     def step(self, action):
         if self._done:
@@ -131,12 +140,19 @@ class PhoneEnv(gym.Env):
         lines = self.device.log_lines(self._mark)
         self._mark = self.device.log_mark()
         matched = self._detector.match(lines)
+        xml = None
+        if self._watch is not None:
+            xml = self.device.ui_xml()
+            after = parse_xml(xml)
+            self._watch.step(self._steps, parsed, self.device.size, self._screen, lines, after)
+            self._screen = after
         # a task judged by the device's state (a level, where the log cannot say it) succeeds when the state holds
         check = self.task.state_check
         terminated = matched is not None or bool(check and self.device.check_state(check))
         truncated = not terminated and self._steps >= self.task.step_limit
         self._done = terminated or truncated
-        return self._observation(), float(terminated), terminated, truncated, self._info(parsed, matched)
+        reward = float(terminated and not (self._watch and self._watch.violations))
+        return self._observation(xml), reward, terminated, truncated, self._info(parsed, matched)
 
     def skip_step(self) -> tuple:
         """Count a step without acting (a malformed text action: the paper penalises it with a step)."""
@@ -166,13 +182,13 @@ class PhoneEnv(gym.Env):
             self.device.swipe(min(p.touch[1] * w, w - 1), min(p.touch[0] * h, h - 1),
                               min(p.lift[1] * w, w - 1), min(p.lift[0] * h, h - 1))
 
-    def _observation(self) -> dict[str, Any]:
+    def _observation(self, xml: str | None = None) -> dict[str, Any]:
         h, w = self.obs_action.image_size
         obs: dict[str, Any] = {"instruction": self.task.instruction}
         if self.include_screen:
             obs["screen"] = self.device.observation(h, w)
         if self.include_xml:
-            obs["xml"] = self.device.ui_xml()
+            obs["xml"] = xml if xml is not None else self.device.ui_xml()
         if self.include_full_screen:
             obs["screen_full"] = self.device.screenshot()
         return obs
@@ -188,6 +204,7 @@ class PhoneEnv(gym.Env):
             "parsed_action": parsed.as_dict() if parsed else None,
             "success_line": matched,
             **({"perturbations": self.perturbations} if self.stochastic else {}),
+            **({"violations": [v.as_dict() for v in self._watch.violations]} if self._watch is not None else {}),
         }
 
 

@@ -191,9 +191,12 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
 
 
 def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[str, Any],
-              groups: dict[str, list[str]] | None = None) -> dict[str, Any]:
+              groups: dict[str, list[str]] | None = None,
+              constraints: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Success per task, per template, per snapshot, per split and per split and task (or template); whether the
-    runs were identical repeats; with several policies (``groups``: name -> checkpoints), the spread across them.
+    runs were identical repeats; with several policies (``groups``: name -> checkpoints), the spread across them;
+    with constrained tasks (``constraints``: task -> its constraints' levels), how often they were broken
+    (:func:`violations`).
 
     ``per_family`` is the unit of the tables and plots: B-MoCA tasks one by one, template instances pooled per
     template, so an evaluation over hundreds of sampled instances stays readable."""
@@ -224,11 +227,30 @@ def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[
         "runs": len(runs),
         "repeats": repeats(records),
         **({"seeds": across_seeds(records, groups, splits)} if groups else {}),
+        **({"constraints": violations(records, constraints)} if constraints else {}),
         **meta,
         # an LLM agent's transcripts stay in episodes.jsonl: here, their counts (``llm``)
         "records": [{k: v for k, v in r.items() if k not in ("frames", "transcript")} for r in records],
     }
     return result
+
+
+def violations(records: list[dict[str, Any]], constraints: dict[str, list[str]]) -> dict[str, Any]:
+    """How the constrained tasks' episodes (``constraints``: task -> its constraints' levels) kept their constraints:
+    the share of episodes that broke one, of those that reached the goal all the same, and per level (AndroidArena's
+    Table 5: app, page, component) the share of the episodes of tasks with a constraint of that level that broke
+    one of that level. Infrastructure failures are left out."""
+    mine = [r for r in records if r["task"] in constraints and not r.get("infra_failure")]
+    broken = [r for r in mine if r.get("violations")]
+    per_level = {}
+    for level in sorted({lv for levels in constraints.values() for lv in levels}):
+        held = [r for r in mine if level in constraints[r["task"]]]
+        hit = [r for r in held if any(v["level"] == level for v in r.get("violations") or ())]
+        per_level[level] = {"episodes": len(held), "violated": len(hit),
+                            "violation_rate": len(hit) / len(held) if held else None}
+    return {"episodes": len(mine), "violated": len(broken),
+            "violation_rate": len(broken) / len(mine) if mine else None,
+            "goal_reached_but_violated": sum(bool(r.get("goal_reached")) for r in broken), "per_level": per_level}
 
 
 def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
@@ -383,6 +405,21 @@ def table(result: dict[str, Any]) -> str:
                   "randomness."]
     if "seeds" in result:
         lines += ["", seeds_table(result["seeds"])]
+    if "constraints" in result:
+        lines += ["", constraints_table(result["constraints"])]
+    return "\n".join(lines)
+
+
+def constraints_table(c: dict[str, Any]) -> str:
+    """The constrained tasks' violations (:func:`violations`) as a Markdown table."""
+    def rate(v: float | None) -> str:
+        return "–" if v is None else f"{100 * v:.1f}%"
+
+    lines = [f"Constrained tasks: {c['violated']} of {c['episodes']} episodes broke a constraint "
+             f"({rate(c['violation_rate'])}), {c['goal_reached_but_violated']} of them reaching the goal all the same "
+             "(failures).", "", "| constraint level | episodes | violated | violation rate |", "| --- | --- | --- | --- |"]
+    lines += [f"| {level} | {v['episodes']} | {v['violated']} | {rate(v['violation_rate'])} |"
+              for level, v in c["per_level"].items()]
     return "\n".join(lines)
 
 

@@ -278,7 +278,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                                p.agent.get("price_output_per_1m", 0.0))
     result = report.aggregate(records, splits, {
         "agent": p.agent["name"], "checkpoint": p.policies[0][1] if not p.several else None,
-        **({"llm": usage} if usage else {}), "config": p.config}, p.groups if p.several else None)
+        **({"llm": usage} if usage else {}), "config": p.config}, p.groups if p.several else None,
+        {t.id: [c.level for c in t.constraints] for t in p.tasks if t.constraints})
     if p.compare:
         result["compared"] = report.side_by_side({p.config["name"]: result, **p.compare})
     paths = report.write(result, p.out)

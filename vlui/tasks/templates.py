@@ -19,13 +19,13 @@ from typing import Any
 
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
-from vlui.tasks.task import Task
+from vlui.tasks.task import Constraint, Task
 
 DATA = Path(__file__).resolve().parent / "data" / "templates.yaml"
 SPLITS = ("train", "test", "all")
 KINDS = ("time", "digits", "choice", "int")
 PREFIX = "template:"  # a config's tasks entry naming a template: tasks=template:create_alarm
-TASK_FIELDS = ("instruction", "step_limit", "log_tag", "regex", "apps", "state", "state_check")
+TASK_FIELDS = ("instruction", "step_limit", "log_tag", "regex", "apps", "state", "state_check", "constraints")
 _PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
 
 
@@ -33,6 +33,13 @@ _PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
 def templates() -> dict[str, dict[str, Any]]:
     """Template name -> its definition, as in the data file."""
     raw = read_yaml(DATA)["templates"]
+    for name, t in list(raw.items()):  # a template built on another (``base``) takes what it does not set from it
+        if "base" in t:
+            base = raw.get(t["base"])
+            if base is None or "base" in base:
+                raise VluiError(f"{DATA.name}: {name}: base must name a template without a base of its own, not "
+                                f"{t['base']!r}")
+            raw[name] = {**base, **{k: v for k, v in t.items() if k != "base"}}
     for name, t in raw.items():
         for pname, p in t["params"].items():
             if p.get("kind") not in KINDS:
@@ -200,7 +207,17 @@ def instance(name: str, params: dict[str, Any]) -> Task:
     return Task(id=task_id, instruction=out["instruction"], step_limit=int(out["step_limit"]),
                 log_tag=out.get("log_tag", ""), regex=out.get("regex", ""), apps=tuple(out["apps"]), sim=True,
                 state=out.get("state", {}), state_check=out.get("state_check", {}), template=name,
-                params={n: list(v) if isinstance(v, tuple) else v for n, v in params.items()})
+                params={n: list(v) if isinstance(v, tuple) else v for n, v in params.items()},
+                constraints=_constraints(task_id, out.get("constraints", [])))
+
+
+def _constraints(task_id: str, entries: Any) -> tuple[Constraint, ...]:
+    if not isinstance(entries, list):
+        raise VluiError(f"{DATA.name}: {task_id}: constraints must be a list")
+    try:
+        return tuple(Constraint.read(e) for e in entries)
+    except ValueError as err:
+        raise VluiError(f"{DATA.name}: {task_id}: constraints: {err}") from None
 
 
 def instances(name: str, seed: int, n: int, split: str = "train") -> list[Task]:
