@@ -165,3 +165,23 @@ def test_a_starting_state_may_set_some_volume_streams_and_names_an_unknown_one()
     assert dev.state.volume == {"media": 15, "call": 4, "ring": 2, "alarm": 5}
     with pytest.raises(VluiError, match="unknown volume stream.* loud; streams: media, call, ring, alarm"):
         dev.set_state({"volume": {"loud": 3}})
+
+
+def test_a_family_name_draws_each_of_its_templates_and_a_family_without_templates_says_so(monkeypatch) -> None:
+    ids = expand("constrained", seed=1, count=2, split="train")
+    assert {i.partition("@")[0] for i in ids} == {
+        "toggle_setting_no_search", "call_number_no_contacts", "create_alarm_keep_alarms"} and len(ids) == 6
+    assert expand(["constrained", "airplane_on"], 1, 2, "train") == [*ids, "airplane_on"]
+    assert all(t.constraints for t in resolve_tasks(ids))
+    empty = {k: v for k, v in templates().items() if v.get("family") != "constrained"}
+    monkeypatch.setattr("vlui.tasks.templates.templates", lambda: empty)
+    with pytest.raises(VluiError, match="the task family 'constrained' has no templates yet; families: constrained"):
+        expand("constrained")
+
+
+def test_a_constrained_template_takes_what_it_does_not_set_from_its_base() -> None:
+    base, variant = templates()["call_number"], templates()["call_number_no_contacts"]
+    assert variant["params"] == base["params"] and variant["regex"] == base["regex"]
+    task = instance("call_number_no_contacts", {"phone_number": "5550123"})
+    assert task.instruction == "call 5550123 without opening the contacts app"
+    assert task.pattern.match("processOutgoingCallIntent: tel:5550123") and task.template == "call_number_no_contacts"

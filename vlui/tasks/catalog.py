@@ -18,7 +18,7 @@ from vlui.android.state import state_paths
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
 from vlui.tasks.task import Task
-from vlui.tasks.templates import instance_from_id
+from vlui.tasks.templates import FAMILIES, instance_from_id
 
 DATA = Path(__file__).resolve().parent / "data" / "bmoca.yaml"
 TASK_SETS = ("representative", "open_app", "supported", "all")
@@ -63,7 +63,8 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
         words = [w for w in unknown[0].lower().split("_") if len(w) >= 3]
         close = ", ".join(sorted(t for t in tasks() if any(w in t for w in words))[:6])
         raise VluiError(f"unknown task id(s) {', '.join(unknown) or repr('')}" + (f"; similar: {close}" if close else "")
-                        + f"; sets: {', '.join(TASK_SETS)}; all ids: vlui/tasks/data/bmoca.yaml")
+                        + f"; sets: {', '.join(TASK_SETS)}; template families: {', '.join(FAMILIES)}; all ids: "
+                        "vlui/tasks/data/bmoca.yaml")
     if not ids:
         raise VluiError("the task list is empty")
     chosen = [templated[i] if i in templated else tasks()[i] for i in ids]

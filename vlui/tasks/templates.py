@@ -25,6 +25,7 @@ DATA = Path(__file__).resolve().parent / "data" / "templates.yaml"
 SPLITS = ("train", "test", "all")
 KINDS = ("time", "digits", "choice", "int")
 PREFIX = "template:"  # a config's tasks entry naming a template: tasks=template:create_alarm
+FAMILIES = ("constrained", "cross_app")  # a config's tasks entry naming every template of a family: tasks=constrained
 TASK_FIELDS = ("instruction", "step_limit", "log_tag", "regex", "apps", "state", "state_check", "constraints")
 _PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
 
@@ -44,7 +45,14 @@ def templates() -> dict[str, dict[str, Any]]:
         for pname, p in t["params"].items():
             if p.get("kind") not in KINDS:
                 raise VluiError(f"{DATA.name}: {name}.{pname}: kind must be one of {', '.join(KINDS)}")
+        if t.get("family", FAMILIES[0]) not in FAMILIES:
+            raise VluiError(f"{DATA.name}: {name}: family must be one of {', '.join(FAMILIES)}")
     return raw
+
+
+def family_templates(family: str) -> list[str]:
+    """The templates of ``family`` (a template's ``family`` field), in the data file's order."""
+    return [name for name, t in templates().items() if t.get("family") == family]
 
 
 def log_tags() -> set[str]:
@@ -239,10 +247,16 @@ def instances(name: str, seed: int, n: int, split: str = "train") -> list[Task]:
 
 def expand(spec: Any, seed: int = 0, count: int = 10, split: str = "train") -> Any:
     """A config's ``tasks`` value with every ``template:<name>`` entry replaced by ``count`` instance ids drawn from
-    ``split`` with ``seed`` (``tasks=template:create_alarm task_seed=3 task_count=20 task_split=train``); other
-    values pass through unchanged."""
+    ``split`` with ``seed`` (``tasks=template:create_alarm task_seed=3 task_count=20 task_split=train``), and a
+    family's name (``tasks=constrained``) by each of its templates' instances; other values pass through unchanged."""
     entries = [spec] if isinstance(spec, str) else list(spec) if isinstance(spec, Iterable) else None
-    if entries is None or not any(str(e).startswith(PREFIX) for e in entries):
+    if entries is None:
+        return spec
+    for e in entries:
+        if e in FAMILIES and not family_templates(e):
+            raise VluiError(f"the task family {e!r} has no templates yet; families: {', '.join(FAMILIES)}")
+    entries = [x for e in entries for x in ([f"{PREFIX}{n}" for n in family_templates(e)] if e in FAMILIES else [e])]
+    if not any(str(e).startswith(PREFIX) for e in entries):
         return spec
     check_split(split)
     if count < 1:
