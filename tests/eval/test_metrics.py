@@ -146,6 +146,27 @@ def test_bootstrap_differences_paired_and_unpaired() -> None:
     assert same.ci95[0] < 0 < same.ci95[1] and same.p_value > 0.5
 
 
+@pytest.mark.parametrize(("reference", "executed", "matched"), [
+    ("ABA", "A", [0]),  # the agent's A stands for the first A, not the last
+    ("BA", "AB", [0]),  # B or A: equally long, the earlier reference step
+    ("ABCB", "B", [1]),
+    ("AAB", "AAAB", [0, 1, 2]),
+    ("ABC", "", []),
+])
+def test_lcs_ties_take_the_earliest_reference_steps(reference, executed, matched) -> None:
+    assert lcs_matches(reference, executed) == matched
+
+
+def test_an_empty_episode_scores_nothing_and_a_repeating_agent_is_penalised_for_redundancy() -> None:
+    empty = adaptive_metrics("ABC", "")
+    assert (empty.tr, empty.tr_normalised, empty.tcr, empty.rrr) == (0, 0, 0, 0)
+    stuck = adaptive_metrics("ABC", "AAAAAAAA")  # opened the app, then the same tap until the step limit
+    assert stuck.tcr == pytest.approx(1 / 3) and stuck.rrr == pytest.approx(3 / 8)
+    assert stuck.tr == pytest.approx(0.81) and repeat_ratio(list("AAAAAAAA")) == 1.0
+    late = adaptive_metrics("ABC", "AAAABBBC")  # got there, with repeats: full completion, low efficiency
+    assert late.tcr == 1.0 and late.tr_normalised == 1.0 and late.rrr == pytest.approx(3 / 8)
+
+
 def test_repeat_ratio() -> None:
     assert repeat_ratio(["a", "a", "b", "b", "b"]) == 0.75
     assert repeat_ratio(["a"]) == 0.0

@@ -47,7 +47,8 @@ def mean_stderr(values: Sequence[float]) -> tuple[float, float]:
 
 def lcs_matches(reference: Sequence[Hashable], executed: Sequence[Hashable]) -> list[int]:
     """0-based positions in ``reference`` of one longest common subsequence with ``executed``; among equally long
-    ones, the backtrack prefers matching later reference actions."""
+    ones, the earliest reference positions (an agent's action that could stand for either of two reference steps is
+    taken for the earlier one, so TCR never credits progress an earlier match explains)."""
     n, m = len(reference), len(executed)
     table = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
@@ -59,7 +60,7 @@ def lcs_matches(reference: Sequence[Hashable], executed: Sequence[Hashable]) -> 
         if reference[i] == executed[j] and table[i][j] == table[i + 1][j + 1] + 1:
             matched.append(i)
             i, j = i + 1, j + 1
-        elif table[i + 1][j] >= table[i][j + 1]:
+        elif table[i + 1][j] > table[i][j + 1]:
             i += 1
         else:
             j += 1
