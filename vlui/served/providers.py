@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from vlui.android.logcat import EPOCH
@@ -63,7 +64,8 @@ def _settings(namespace: str) -> Callable[[ServedPhone], Table]:
     return table
 
 
-def _ms(moment) -> int:
+def _ms(moment: datetime) -> int:
+    """A local time as the providers keep it: ms since 1970 (the phone's zone is GMT)."""
     return int((moment - EPOCH).total_seconds() * 1000)
 
 
