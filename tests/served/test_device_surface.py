@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 import socket
 import threading
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from vlui.android.logcat import parse_threadtime
+from vlui.android.logcat import EPOCH, parse_threadtime
 from vlui.android.snapshot import ENVS_DIR
 from vlui.served.console import EmulatorConsole
 from vlui.served.phone import ServedPhone
@@ -253,6 +254,58 @@ def test_content_query_reads_the_settings_provider(phone) -> None:
         "No result found.\n", 0)
     out, status = sh(phone, "content query --uri content://com.example.none/items")
     assert status == 1 and out.startswith("Error while accessing provider:com.example.none\n")
+
+
+def test_content_query_reads_the_calendars_events(phone) -> None:
+    with phone.lock:
+        phone.device.set_state({"calendar": {"events": [
+            {"title": "Dentist", "day": 1, "hour": 14, "minute": 30, "minutes": 45, "location": "210 Main St"},
+            {"title": "Flight", "date": "2026-12-01", "hour": 7, "notes": "Gate B12"}]}})
+    start = int((datetime(2026, 11, 24, 14, 30) - EPOCH).total_seconds() * 1000)  # the snapshot boots on the 23rd
+    out, status = sh(phone, "content query --uri content://com.android.calendar/events")
+    assert status == 0 and out.splitlines()[0] == (
+        f"Row: 0 _id=1, calendar_id=1, title=Dentist, description=, eventLocation=210 Main St, dtstart={start}, "
+        f"dtend={start + 45 * 60_000}, duration=NULL, allDay=0, eventTimezone=GMT, rrule=NULL, deleted=0")
+    assert sh(phone, "content query --uri content://com.android.calendar/events --projection title:description "
+                     "--where \"dtstart > 0 AND title LIKE 'f%'\"") == ("Row: 0 title=Flight, description=Gate B12\n", 0)
+    assert sh(phone, "content query --uri content://com.android.calendar/events/2 --projection _id:title") == (
+        "Row: 0 _id=2, title=Flight\n", 0)
+    assert sh(phone, "content query --uri content://com.android.calendar/events --projection title --sort "
+                     "'dtstart DESC'") == ("Row: 0 title=Flight\nRow: 1 title=Dentist\n", 0)
+    out, status = sh(phone, "content query --uri content://com.android.calendar/events --projection place")
+    assert (out, status) == ("Error while accessing provider:com.android.calendar\nandroid.database.sqlite."
+                             "SQLiteException: no such column: place\n", 1)
+    out, status = sh(phone, "content query --uri content://com.android.calendar/events --where 'title IS NULL'")
+    assert status == 1 and "a where clause of comparisons COLUMN OP VALUE" in out
+    out, status = sh(phone, "content query --uri content://com.android.calendar/calendars")
+    assert status == 1 and out.endswith("Unknown URI content://com.android.calendar/calendars\n")
+
+
+def test_content_query_reads_the_contacts_as_android_world_and_the_contacts_api_do(phone) -> None:
+    with phone.lock:
+        phone.device.set_state({"contacts": {"people": [
+            {"name": "Alex Kim", "phone": "+1 650-555-0134", "email": "alex@example.com"},
+            {"name": "Wei Zhang", "phone": "(415) 555-0123"}, {"name": "Cher"}]}})
+    # AndroidWorld's contacts_utils.list_contacts: the legacy phones, parsed with a regular expression
+    out, status = sh(phone, "content query --uri content://contacts/phones/ --projection display_name:number")
+    assert status == 0 and re.findall(r"display_name=(.*), number=(.*)", out) == [
+        ("Alex Kim", "+1 650-555-0134"), ("Wei Zhang", "(415) 555-0123")]
+    assert sh(phone, "content query --uri content://com.android.contacts/data/phones --projection "
+                     "contact_id:display_name:data1:data2:data4") == (
+        "Row: 0 contact_id=1, display_name=Alex Kim, data1=+1 650-555-0134, data2=2, data4=+16505550134\n"
+        "Row: 1 contact_id=2, display_name=Wei Zhang, data1=(415) 555-0123, data2=2, data4=4155550123\n", 0)
+    assert sh(phone, "content query --uri content://com.android.contacts/data/emails --projection display_name:data1"
+              ) == ("Row: 0 display_name=Alex Kim, data1=alex@example.com\n", 0)
+    out, _ = sh(phone, "content query --uri content://com.android.contacts/data --projection raw_contact_id:mimetype")
+    assert [line.split("mimetype=")[1] for line in out.splitlines() if "raw_contact_id=1," in line] == [
+        "vnd.android.cursor.item/name", "vnd.android.cursor.item/phone_v2", "vnd.android.cursor.item/email_v2"]
+    assert sh(phone, "content query --uri content://com.android.contacts/contacts --projection "
+                     "_id:display_name:has_phone_number --where \"has_phone_number = '0'\"") == (
+        "Row: 0 _id=3, display_name=Cher, has_phone_number=0\n", 0)
+    assert sh(phone, "content query --uri content://com.android.contacts/raw_contacts/2 --projection "
+                     "contact_id:display_name:account_type") == (
+        "Row: 0 contact_id=2, display_name=Wei Zhang, account_type=NULL\n", 0)
+    assert sh(phone, "content query --uri content://com.android.contacts/contacts/9") == ("No result found.\n", 0)
 
 
 def test_dumpsys_window_is_as_full_as_android_10s(phone) -> None:

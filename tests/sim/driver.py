@@ -7,6 +7,7 @@ a task's end state walks the expert through it (:func:`vlui.agents.walkthrough.w
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
 from vlui.sim.phone import SimDevice
@@ -31,6 +32,10 @@ class Driver:
         if node is None:
             raise AssertionError(f"{what} not on screen (snapshot {self.dev.snapshot.id})")
         return node
+
+    def texts(self) -> list[str]:
+        """The texts of the window's nodes, in the order ``uiautomator dump`` lists them (what an agent reads)."""
+        return [n.get("text") for n in ET.fromstring(self.dev.ui_xml()).iter("node") if n.get("text")]
 
     def label(self, key: str) -> str:
         return self.dev.locale.t(key)

@@ -14,6 +14,8 @@ from vlui.backends import resolve_snapshots
 from vlui.config import EnvConfig
 from vlui.errors import VluiError
 from vlui.sim.apps import APPS, app_state_problem
+from vlui.sim.apps.calendar import CalendarState
+from vlui.sim.apps.contacts import ContactsState
 from vlui.sim.apps.deskclock import Alarm, ClockState, Stopwatch, clock_state
 from vlui.sim.apps.dialer import Call, DialerState, dialer_state
 from vlui.sim.phone import SimDevice
@@ -21,6 +23,7 @@ from vlui.tasks.catalog import tasks
 from vlui.tasks.templates import instances, templates
 
 CLOCK_FIELDS = "alarms, next_alarm_id, picker, stopwatch, tab, timer"
+EVENT_FIELDS = "date, day, hour, location, minute, minutes, notes, title"
 
 
 def snapshot_file(tmp_path: Path, state: str) -> Path:
@@ -33,13 +36,14 @@ def snapshot_file(tmp_path: Path, state: str) -> Path:
 
 def test_each_app_declares_its_state_in_its_own_module() -> None:
     with_state = {key: entry for key, entry in APPS.items() if entry.state is not None}
-    assert with_state.keys() >= {"clock", "phone"}
+    assert with_state.keys() >= {"clock", "phone", "calendar", "contacts"}
     for key, entry in with_state.items():
         assert entry.state.__module__ == entry.build.__module__, key  # beside the screens it draws from
     app_fields = {f.name for entry in with_state.values() for f in dataclasses.fields(entry.state)}
     assert not app_fields & {f.name for f in dataclasses.fields(DeviceState)}  # none is left flat in the phone's
     dev = SimDevice("000", noise=False)
-    assert dev.state.apps == {"clock": ClockState(), "phone": DialerState()}
+    assert dev.state.apps == {"clock": ClockState(), "phone": DialerState(), "calendar": CalendarState(),
+                              "contacts": ContactsState()}
     assert [(a.hour, a.minute, a.enabled) for a in clock_state(dev).alarms] == [(9, 0, False), (8, 30, False)]
     with pytest.raises(TypeError, match="the clock app's state is a ClockState, not a DialerState"):
         dev.state.app("clock", DialerState)
@@ -78,7 +82,22 @@ def test_a_snapshot_sets_an_apps_state_under_its_key(tmp_path: Path) -> None:
     ("{clock: {alarms: [{hour: 7, minute: 0}]}}", "clock.alarms[0] must give id"),
     ("{phone: {call: {number: 911, started_ms: 0}}}", "phone.call.number must be a string, not 911"),
     ("{phone: {call: {started_ms: 0}}}", "phone.call must give number"),
-    ("{chrome: {tab: 1}}", "chrome: the app keeps no state a snapshot or a task sets; apps that do: clock, phone"),
+    ("{calendar: {event: []}}", "calendar: unknown field 'event'; fields: events"),
+    ("{calendar: {events: [{title: Dentist, hour: 9, place: here}]}}", "calendar.events[0]: unknown field 'place'; "
+                                                                       f"fields: {EVENT_FIELDS}"),
+    ("{calendar: {events: [{title: Dentist}]}}", "calendar.events[0] must give hour"),
+    ("{calendar: {events: [{title: Dentist, hour: 9, minutes: 0}]}}", "calendar.events[0].minutes must be between 1 "
+                                                                      "and 10080, not 0"),
+    ("{calendar: {events: [{title: Dentist, hour: 9, date: 2026-11-24}]}}", "calendar.events[0].date must be quoted "
+                                                                            "('2026-11-24'): YAML reads an unquoted "
+                                                                            "date as a date"),
+    ("{calendar: {events: [{title: Dentist, hour: 9, date: '24/11/2026'}]}}", "calendar.events[0].date must be a date "
+                                                                              "written YYYY-MM-DD, not '24/11/2026'"),
+    ("{contacts: {people: [{name: Alex, number: '555'}]}}", "contacts.people[0]: unknown field 'number'; fields: "
+                                                            "email, name, phone"),
+    ("{contacts: {people: [{phone: '555'}]}}", "contacts.people[0] must give name"),
+    ("{chrome: {tab: 1}}", "chrome: the app keeps no state a snapshot or a task sets; apps that do: clock, phone, "
+                           "calendar, contacts"),
 ])
 def test_an_apps_state_that_does_not_fit_its_type_is_one_line_before_anything_runs(tmp_path: Path, state: str,
                                                                                  message: str) -> None:

@@ -11,7 +11,7 @@ from datetime import datetime
 from vlui.android.logcat import EPOCH
 from vlui.android.state import VOLUME_MAX, VOLUME_MIN
 from vlui.resources import read_yaml
-from vlui.served import DATA_DIR, configure
+from vlui.served import DATA_DIR, configure, providers
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.apps import am, pm
 from vlui.served.shell.context import Command, Io, Session, ShellApi, getopt, without_user
@@ -387,9 +387,10 @@ def env(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
 
 
 def content(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
-    """``content query --uri content://settings/NAMESPACE[/KEY] [--projection COL[:COL]] [--where "name='KEY'"]``:
-    the settings provider's rows, printed as Android 10's ``content`` prints a cursor. Deviation: the simulated
-    phone's providers are the settings' only, and a where clause is one ``name='KEY'``."""
+    """``content query --uri URI [--projection COL[:COL]] [--where WHERE] [--sort SORT]``: the rows of one of the
+    simulated phone's providers (:data:`vlui.served.providers.TABLES`: the settings, the calendar's events, the
+    contacts), printed as Android 10's ``content`` prints a cursor. The deviations (fewer columns, a where clause of
+    simple comparisons) are :mod:`vlui.served.providers`'."""
     if not args or args[0] != "query":
         io.say(_CONTENT_USAGE)
         return 0 if not args or args[0] in ("help", "-h") else 1
@@ -405,35 +406,19 @@ def content(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     if uri is None:
         io.complain(f"Error: Content provider URI not specified\n{_CONTENT_USAGE}")
         return 1
-    m = re.fullmatch(r"content://([^/]+)(?:/([^/]+)(?:/([^/]+))?)?/?", uri)
-    authority = m.group(1) if m else uri
-    if m is None or authority != "settings" or m.group(2) not in ("system", "secure", "global"):
-        io.complain(f"Error while accessing provider:{authority}\n"
-                    f"java.lang.IllegalArgumentException: Unknown URI {uri}\n")
-        return 1
-    namespace, key = m.group(2), m.group(3)
-    where = options.get("--where")
-    if where is not None:
-        w = re.fullmatch(r"\s*name\s*=\s*(['\"])(.*)\1\s*", where)
-        if w is None:
-            io.complain(f"Error while accessing provider:settings\njava.lang.IllegalArgumentException: the "
-                        f"simulated phone's settings provider takes a where clause name='KEY', not {where!r}\n")
-            return 1
-        key = w.group(2) if key is None or key == w.group(2) else "\0"
-    table = configure.list_settings(sh.phone, namespace)
-    names = list(table)
-    rows = [(i + 1, k, table[k]) for i, k in enumerate(names) if key is None or k == key]
-    columns = options.get("--projection", "_id:name:value").split(":")
-    unknown = [c for c in columns if c not in ("_id", "name", "value")]
-    if unknown:
-        io.complain(f"Error while accessing provider:settings\nandroid.database.sqlite.SQLiteException: no such "
-                    f"column: {unknown[0]}\n")
+    try:
+        columns, rows = providers.query(sh.phone, uri, options.get("--projection"), options.get("--where"),
+                                        options.get("--sort"))
+    except providers.ProviderError as e:
+        authority = re.match(r"(?:content://)?([^/]*)", uri).group(1)
+        io.complain(f"Error while accessing provider:{authority}\n{e}\n")
         return 1
     if not rows:
         io.say("No result found.\n")
         return 0
-    io.say("".join(f"Row: {n} " + ", ".join(f"{c}={dict(_id=i, name=k, value=v)[c]}" for c in columns) + "\n"
-                   for n, (i, k, v) in enumerate(rows)))
+    io.say("".join(f"Row: {n} " + ", ".join(f"{c}={'NULL' if v is None else v}" for c, v in zip(columns, row,
+                                                                                                strict=True)) + "\n"
+                   for n, row in enumerate(rows)))
     return 0
 
 

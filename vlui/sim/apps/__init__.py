@@ -20,7 +20,7 @@ from vlui.android.apps import LAUNCHER_PKG, apps
 from vlui.android.state import DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
-from vlui.sim.apps import deskclock, dialer, generic, launcher, settings
+from vlui.sim.apps import calendar, contacts, deskclock, dialer, generic, launcher, settings
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
 from vlui.sim.widgets import Ctx
@@ -31,13 +31,15 @@ class App:
     """An app of the simulated phone: ``build(dev, ctx, screen)`` draws the screen on top of its task (``screen``: a
     dict typed in the app's module, ``{"screen": <name>, ...}``), ``screens(key)`` names the screens it can draw,
     ``state`` is the dataclass of what it remembers (None: nothing beyond its screens and text fields; every field
-    has a default, so that ``state()`` is the app's state on a phone that has just booted), and each hook, where the
-    app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`, :func:`on_editor_action`,
-    :func:`on_state_set`, :func:`on_restart`)."""
+    has a default, so that ``state()`` is the app's state on a phone that has just booted), ``entry_problem`` says
+    what the state's type cannot about a snapshot's or a task's entry for the app (Calendar: that a date is a date),
+    and each hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
+    :func:`on_editor_action`, :func:`on_state_set`, :func:`on_restart`)."""
 
     build: Callable[[Phone, Ctx, Any], Node]
     screens: Callable[[str], Collection[str]] = lambda key: ("main",)
     state: Callable[[], Any] | None = None
+    entry_problem: Callable[[Any], str | None] | None = None
     on_launch: Callable[[Phone, str, bool], None] | None = None
     on_back: Callable[[Phone, str], bool] | None = None
     on_editor_action: Callable[[Phone, str], None] | None = None
@@ -52,6 +54,9 @@ APPS: dict[str, App] = {
                  on_back=deskclock.on_back, on_restart=deskclock.on_restart),
     "phone": App(dialer.build, lambda key: dialer.SCREENS, state=dialer.DialerState, on_launch=dialer.on_launch,
                  on_back=dialer.on_back, on_state_set=dialer.on_state_set, on_restart=dialer.on_restart),
+    "calendar": App(calendar.build, lambda key: calendar.SCREENS, state=calendar.CalendarState,
+                    entry_problem=calendar.entry_problem),
+    "contacts": App(contacts.build, lambda key: contacts.SCREENS, state=contacts.ContactsState),
 }
 
 
@@ -68,17 +73,19 @@ def app_states() -> dict[str, Any]:
 def app_state_problem(fields: dict[str, Any]) -> str | None:
     """Why the apps' entries in a snapshot's or a task's state ``fields`` (those under an app's key; the system
     fields are :func:`vlui.android.state.state_problem`'s) cannot set the apps' states, or None: an app that keeps
-    none, or :func:`vlui.android.state.fields_problem` against the app's type (``clock: unknown field 'tabb'; fields:
-    alarms, ...``)."""
+    none, the app's own ``entry_problem``, or :func:`vlui.android.state.fields_problem` against the app's type
+    (``clock: unknown field 'tabb'; fields: alarms, ...``)."""
     system = system_fields()
     for key, value in fields.items():
         if key in system or key not in apps():
             continue
-        kind = app(key).state
-        if kind is None:
+        entry = app(key)
+        if entry.state is None:
             with_state = ", ".join(k for k, e in APPS.items() if e.state is not None)
             return f"{key}: the app keeps no state a snapshot or a task sets; apps that do: {with_state}"
-        problem = fields_problem(value, kind, key)
+        # the app's own check first: it knows what a plain type check would misread (an unquoted YAML date)
+        problem = entry.entry_problem(value) if entry.entry_problem is not None else None
+        problem = problem or fields_problem(value, entry.state, key)
         if problem:
             return problem
     return None

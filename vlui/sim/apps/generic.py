@@ -193,7 +193,7 @@ def _tab_tapper(dev: Phone, key: str, i: int):
 
 
 def _canvas(ctx: Ctx, pkg: str, kind: str, color, bounds) -> Node:
-    """A content area drawn as simple shapes: map blocks and roads, a photo grid, video thumbnails, ..."""
+    """A content area drawn as simple shapes: map blocks and roads, a viewfinder, a photo grid, video thumbnails."""
     x1, y1, x2, y2 = bounds
     area = Node(cls="android.view.View", bounds=bounds, package=pkg, rid=f"{pkg}:id/content", visual=False)
     if kind == "map":
@@ -211,18 +211,17 @@ def _canvas(ctx: Ctx, pkg: str, kind: str, color, bounds) -> Node:
         area.bg = (18, 18, 18)
         area.add(Node(bounds=(x1 + ctx.dp(24), y1 + ctx.dp(24), x2 - ctx.dp(24), y2 - ctx.dp(24)), kind="border",
                       icon_color=(90, 90, 90), visual=True))
-    elif kind in ("photos", "videos", "grid"):
-        cols = 3 if kind != "videos" else 1
+    elif kind in ("photos", "videos"):
+        cols = 3 if kind == "photos" else 1
         cell_w = (x2 - x1) // cols
-        cell_h = cell_w if kind == "photos" else (cell_w * 9 // 16 if kind == "videos" else ctx.dp(56))
+        cell_h = cell_w if kind == "photos" else cell_w * 9 // 16
         palette = [(244, 180, 0), (66, 133, 244), (52, 168, 83), (234, 67, 53), (171, 71, 188), (0, 172, 193)]
         i = 0
         yy = y1
         while yy + cell_h <= y2:
             for c in range(cols):
-                fill = palette[i % len(palette)] if kind != "grid" else ctx.theme.search_bar
                 area.add(Node(bounds=(x1 + c * cell_w + 2, yy + 2, x1 + (c + 1) * cell_w - 2, yy + cell_h - 2),
-                              bg=fill, visual=True))
+                              bg=palette[i % len(palette)], visual=True))
                 i += 1
             yy += cell_h + (ctx.dp(48) if kind == "videos" else 0)
     return area
