@@ -134,11 +134,27 @@ class Device(ABC):
 
 def state_meets(spec: dict, value_of: Callable[[str], Any]) -> bool:
     """Whether every ``path: want`` of a ``state_check`` holds, reading each path's value with ``value_of``: equal,
-    or within ``tolerance`` of ``{"value": v, "tolerance": t}``."""
+    within ``tolerance`` of ``{"value": v, "tolerance": t}``, or, for a list (alarms, messages),
+    ``{"contains": {field: want, ...}}``: one of its items has every field as wanted (a field's want may be
+    ``{"includes": text}``: the text is part of the field's, ignoring case)."""
     for path, want in spec.items():
         have = value_of(path)
-        if isinstance(want, dict):
+        if isinstance(want, dict) and "contains" in want:
+            if not any(_item_meets(item, want["contains"]) for item in have or ()):
+                return False
+        elif isinstance(want, dict):
             if abs(have - want["value"]) > want.get("tolerance", 0):
+                return False
+        elif have != want:
+            return False
+    return True
+
+
+def _item_meets(item: Any, fields: dict[str, Any]) -> bool:
+    for name, want in fields.items():
+        have = item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+        if isinstance(want, dict) and "includes" in want:
+            if not isinstance(have, str) or str(want["includes"]).casefold() not in have.casefold():
                 return False
         elif have != want:
             return False

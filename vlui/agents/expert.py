@@ -29,6 +29,7 @@ from vlui.config import AgentConfig
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
+from vlui.tasks import templates
 from vlui.tasks.catalog import Task
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"
@@ -581,6 +582,96 @@ def _set_brightness(percent: int):
 _TOGGLES = {"airplane": (["network"], "airplane_mode"), "wifi": (["network"], "wifi"),
             "bluetooth": (["connected", "connection_preferences", "bluetooth"], "bluetooth")}
 
+# --------------------------------------------------------------------------------------------- cross-app recipes
+CALENDAR = phone_apps()["calendar"].package
+CONTACTS = phone_apps()["contacts"].package
+
+
+def _look_up(app: str, find: Callable[[ExpertAgent, Screen], Element | None],
+             shown: Callable[[ExpertAgent, Screen], bool], then: Callable[[ExpertAgent, Screen], Gesture]):
+    """A cross-app recipe: first find the information in ``app``, as a person would (open it, tap what ``find``
+    picks, scroll when it picks nothing, go back from a page without the list), until ``shown`` sees it on the
+    screen; then ``then``'s recipe, from wherever that left the phone."""
+    package = phone_apps()[app].package
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if not ex._memory.get("found"):
+            if s.package == package and shown(ex, s):
+                ex._memory["found"] = True
+            elif s.package != package:
+                return ex.open_app(s, app)
+            else:
+                target = find(ex, s)
+                if target is not None:
+                    return Gesture("tap", target)
+                if s.scroller() is None:
+                    return Gesture("key", key="BACK")
+                return ex.scroll(s, f"look-up:{app}")
+        return then(ex, s)
+    return recipe
+
+
+def _event_chip(title: str, hour: int, minute: int):
+    """Calendar's schedule: the chip of the event ``title`` starting at ``hour:minute`` (the first, in date order)."""
+    def find(ex: ExpertAgent, s: Screen) -> Element | None:
+        start = s.loc.time(hour, minute)
+        for chip in s.by_id(":id/event_chip"):
+            inside = [e for e in s.els if _inside(e, chip)]
+            if (any(e.resource_id.endswith(":id/event_title") and e.text == title for e in inside)
+                    and any(e.resource_id.endswith(":id/event_time") and e.text.startswith(start) for e in inside)
+                    and ex.tappable(s, chip)):
+                return chip
+        return None
+    return find
+
+
+def _event_details(title: str, hour: int, minute: int, holds: str = ""):
+    """Calendar's details page of the event ``title`` at ``hour:minute`` (whose notes hold ``holds``)."""
+    def shown(ex: ExpertAgent, s: Screen) -> bool:
+        titled = any(e.resource_id == f"{CALENDAR}:id/title" and e.text == title for e in s.els)
+        timed = any(e.resource_id == f"{CALENDAR}:id/time" and e.text.startswith(s.loc.time(hour, minute))
+                    for e in s.els)
+        noted = not holds or any(e.resource_id == f"{CALENDAR}:id/description" and holds in e.text for e in s.els)
+        return titled and timed and noted
+    return shown
+
+
+def _person_row(name: str):
+    return lambda ex, s: next((e for e in s.labelled(name) if e.resource_id == f"{CONTACTS}:id/cliv_name_textview"
+                               and ex.tappable(s, e)), None)
+
+
+def _person_card(name: str, phone: str):
+    def shown(ex: ExpertAgent, s: Screen) -> bool:
+        return (any(e.text == name for e in s.els if e.cls == "android.widget.TextView")
+                and any(e.resource_id == f"{CONTACTS}:id/header" and e.text == phone for e in s.els))
+    return shown
+
+
+def _alarm_before_event(p: dict[str, Any]):
+    (hour, minute), lead = p["time"], int(p["lead"])
+    title = _choice_words("alarm_before_event", "event", p["event"])
+    total = (hour * 60 + minute - lead) % (24 * 60)
+    return _look_up("calendar", _event_chip(title, hour, minute), _event_details(title, hour, minute),
+                    _create_alarm(total // 60, total % 60))
+
+
+def _call_contact(p: dict[str, Any]):
+    name = _choice_words("call_contact", "person", p["person"])
+    return _look_up("contacts", _person_row(name), _person_card(name, p["phone_number"]), _call(p["phone_number"]))
+
+
+def _call_event_dial_in(p: dict[str, Any]):
+    title = _choice_words("call_event_dial_in", "event", p["event"])
+    return _look_up("calendar", _event_chip(title, 23, 0), _event_details(title, 23, 0, p["phone_number"]),
+                    _call(p["phone_number"]))
+
+
+def _choice_words(template: str, param: str, value: str) -> str:
+    """The words a template's choice parameter gives its value (an event's title, a person's name)."""
+    return templates.template(template)["params"][param]["values"][value]
+
+
 # Parameterized tasks (vlui/tasks/templates.py): template -> its recipe for an instance's parameters.
 TEMPLATE_PLANS = {
     "create_alarm": lambda p: _create_alarm(*p["time"]),
@@ -593,7 +684,10 @@ TEMPLATE_PLANS = {
 # Contacts; a new alarm, no alarm deleted (the tests hold every instance to it)
 TEMPLATE_PLANS |= {"toggle_setting_no_search": TEMPLATE_PLANS["toggle_setting"],
                    "call_number_no_contacts": TEMPLATE_PLANS["call_number"],
-                   "create_alarm_keep_alarms": TEMPLATE_PLANS["create_alarm"]}
+                   "create_alarm_keep_alarms": TEMPLATE_PLANS["create_alarm"],
+                   # cross-app: found in one app, used in another
+                   "alarm_before_event": _alarm_before_event, "call_contact": _call_contact,
+                   "call_event_dial_in": _call_event_dial_in}
 
 
 def plan_for(task: Task):

@@ -199,6 +199,19 @@ def _format(value: Any, fields: dict[str, Any]) -> Any:
     return value
 
 
+def _derived_time(name: str, field: str, spec: dict[str, Any], params: dict[str, Any]) -> tuple[int, int]:
+    """A time of day ``spec["minus"]`` (or ``plus``) minutes from the time parameter ``spec["from"]``, around the
+    clock: a number, or a parameter's value (a choice's is its id, a number of minutes)."""
+    try:
+        hour, minute = params[spec["from"]]
+        sign, other = (-1, spec["minus"]) if "minus" in spec else (1, spec["plus"])
+        total = hour * 60 + minute + sign * int(other if isinstance(other, int) else params[other])
+    except (KeyError, TypeError, ValueError):
+        raise VluiError(f"{DATA.name}: {name}.derived.{field}: give from: <a time parameter> and minus: or plus: "
+                        "<a parameter whose value is minutes>") from None
+    return (total // 60) % 24, total % 60
+
+
 def instance(name: str, params: dict[str, Any]) -> Task:
     """The task template ``name`` makes for ``params`` (``{"time": (6, 30)}``)."""
     t = template(name)
@@ -208,6 +221,8 @@ def instance(name: str, params: dict[str, Any]) -> Task:
     fields: dict[str, Any] = {}
     for n, p in t["params"].items():
         fields.update(_fields(p, n, params[n]))
+    for n, d in t.get("derived", {}).items():  # a time computed from the parameters: {from: time, minus: lead}
+        fields.update(_fields({"kind": "time"}, n, _derived_time(name, n, d, params)))
     task_id = instance_id(name, params)
     raw = {k: t[k] for k in TASK_FIELDS if k in t}
     raw.update(t.get("cases", {}).get(task_id.partition("@")[2], {}))
