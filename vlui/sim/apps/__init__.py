@@ -20,7 +20,7 @@ from vlui.android.apps import LAUNCHER_PKG, apps
 from vlui.android.state import DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
-from vlui.sim.apps import deskclock, dialer, generic, launcher, settings
+from vlui.sim.apps import deskclock, dialer, generic, launcher, messages, settings
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
 from vlui.sim.widgets import Ctx
@@ -52,6 +52,8 @@ APPS: dict[str, App] = {
                  on_back=deskclock.on_back, on_restart=deskclock.on_restart),
     "phone": App(dialer.build, lambda key: dialer.SCREENS, state=dialer.DialerState, on_launch=dialer.on_launch,
                  on_back=dialer.on_back, on_state_set=dialer.on_state_set, on_restart=dialer.on_restart),
+    "messages": App(messages.build, lambda key: messages.SCREENS, state=messages.MessagesState,
+                    on_back=messages.on_back, on_editor_action=messages.on_editor_action),
 }
 
 
