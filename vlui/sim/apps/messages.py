@@ -314,8 +314,7 @@ def _avatar(ctx: Ctx, x: int, y: int, size: int, name: str) -> Node:
 def _conversation_row(dev: Phone, ctx: Ctx, y: int, c: Conversation, today: datetime) -> Node:
     h = ctx.dp(76)
     left, right = ctx.content_left, ctx.content_right
-    last = max(c.messages, key=lambda m: m.time)  # the latest; among equal times the last one listed
-    last = [m for m in c.messages if m.time == last.time][-1]
+    last = max(reversed(c.messages), key=lambda m: m.time)  # the latest; among equal times the last one listed
     unread = any(m.direction == "in" and not m.read for m in c.messages)
     row = Node(cls="android.widget.FrameLayout", bounds=(left, y, right, y + h), package=PKG,
                rid=f"{PKG}:id/swipeableContainer", on_tap=lambda x, yy: open_conversation(dev, c.number, c.name))
