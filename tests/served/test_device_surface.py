@@ -18,6 +18,7 @@ from vlui.android.snapshot import ENVS_DIR
 from vlui.served.console import EmulatorConsole
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import LOG_MAX_PAYLOAD, Shell
+from vlui.sim.apps.messages import messages_state
 
 
 @pytest.fixture
@@ -363,6 +364,9 @@ def test_console_sms_send_posts_a_notification(phone, console) -> None:
     assert "messages" in st.notifications
     with phone.lock:
         assert "See you at 7" in [n.text for n in phone.device.frame().walk()]  # the heads-up shows on the screen
+    (conversation,) = messages_state(phone.device).conversations  # and the message is in Messages, unread
+    assert (conversation.number, conversation.name) == ("+15551234", "")
+    assert [(m.text, m.direction, m.read) for m in conversation.messages] == [("See you at 7", "in", False)]
     assert console.ask("sms send 555-1234 hi") == ["KO: bad phone number format, must be [+](0-9)*"]
     assert console.ask("sms send 5551234") == [
         "KO: missing argument, try 'sms send <phonenumber> <text message>'"]

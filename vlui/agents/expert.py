@@ -552,7 +552,7 @@ PLANS = {
     "contacts_edit": _in_app("contacts", _id_of(":id/cliv_name_textview"), _id_of(":id/menu_edit")),
     **{f"search_{app}": _in_app(app, _id_of(":id/search_box")) for app in ("chrome", "maps", "youtube", "messages")},
     "search_google": _search_google,
-    "messages_start_chat": _in_app("messages", _id_of(":id/fab")),
+    "messages_start_chat": _in_app("messages", _id_of(":id/start_new_conversation_button")),
     "chrome_history": _in_app("chrome", _id_of(":id/menu_button"), _label_of("apps.chrome_history")),
     "photos_trash": _in_app("photos", _label_of("apps.photos_library"), _label_of("apps.photos_trash")),
     "youtube_pairing": _in_app("youtube", _id_of(":id/media_route_button"), _label_of("apps.youtube_link_tv")),

@@ -22,8 +22,10 @@ import copy
 import dataclasses
 import functools
 import math
+import re
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -68,6 +70,12 @@ def bounded(lo: int, hi: int, default: Any = dataclasses.MISSING) -> Any:
     return field(default=default, metadata={"range": (lo, hi)})
 
 
+def shaped(pattern: str, example: str, default: Any = dataclasses.MISSING) -> Any:
+    """A string dataclass field that a snapshot or a task may set only to a value that ``pattern`` matches whole
+    (``example`` shows one in the message that says otherwise); checked like :func:`bounded`."""
+    return field(default=default, metadata={"pattern": (pattern, example)})
+
+
 @dataclass
 class DeviceState:
     time_ms: int  # the virtual clock: local time, ms since 1970-01-01; advanced by every input, never by sleeping
@@ -108,6 +116,7 @@ class DeviceState:
     do_not_disturb: bool = False  # quick settings tiles with no other effect on the simulated phone
     auto_rotate: bool = False
     languages: list[str] = field(default_factory=list)
+    clipboard: str = ""  # the primary clip's text, what Paste inserts ("": nothing was copied)
     # each app's own state by app key, of the type the app's module declares (Clock's alarms, stopwatch and timer;
     # the dialer's digits and call): made by the phone that boots the state, read with app()
     apps: dict[str, Any] = field(default_factory=dict)
@@ -174,7 +183,7 @@ def _system_problem(name: str, value: Any) -> str | None:
     if name == "notifications" and _fits(value, hint):
         unknown = sorted(set(value) - set(NOTIFYING_APPS))
         return f"notifications: unknown app(s) {', '.join(unknown)}; apps: {', '.join(NOTIFYING_APPS)}" if unknown else None
-    return _value_problem(value, hint, name, _bounds(DeviceState, name))
+    return _value_problem(value, hint, name, _metadata(DeviceState, name))
 
 
 def _volume_problem(value: Any) -> str | None:
@@ -214,7 +223,7 @@ def fields_problem(fields: Any, kind: type, path: str, new: bool = False) -> str
     for name, value in fields.items():
         if name not in names:
             return f"{path}: unknown field {name!r}; fields: {', '.join(sorted(names))}"
-        problem = _value_problem(value, hints(kind)[name], f"{path}.{name}", _bounds(kind, name))
+        problem = _value_problem(value, hints(kind)[name], f"{path}.{name}", _metadata(kind, name))
         if problem:
             return problem
     missing = [f.name for f in dataclasses.fields(kind) if new and f.name not in fields
@@ -253,12 +262,14 @@ def _record(hint: Any) -> type | None:
     return hint if isinstance(hint, type) and dataclasses.is_dataclass(hint) else None
 
 
-def _bounds(kind: type, name: str) -> tuple[int, int] | None:
-    return next(f.metadata.get("range") for f in dataclasses.fields(kind) if f.name == name)
+def _metadata(kind: type, name: str) -> Mapping[str, Any]:
+    """What :func:`bounded` or :func:`shaped` says of ``kind``'s field ``name`` (empty for any other field)."""
+    return next(f.metadata for f in dataclasses.fields(kind) if f.name == name)
 
 
-def _value_problem(value: Any, hint: Any, path: str, bounds: tuple[int, int] | None = None) -> str | None:
-    """Why ``value`` cannot be the field at ``path`` of type ``hint`` (and range ``bounds``), or None."""
+def _value_problem(value: Any, hint: Any, path: str, metadata: Mapping[str, Any] | None = None) -> str | None:
+    """Why ``value`` cannot be the field at ``path`` of type ``hint`` (and the range or shape its ``metadata``
+    gives), or None."""
     if not _fits(value, hint):
         return f"{path} must be {_describe(hint)}, not {value!r}"
     kind = _record(hint)
@@ -269,8 +280,12 @@ def _value_problem(value: Any, hint: Any, path: str, bounds: tuple[int, int] | N
             problem = fields_problem(item, _record(typing.get_args(hint)[0]), f"{path}[{i}]", new=True)
             if problem:
                 return problem
+    bounds = (metadata or {}).get("range")
     if bounds is not None and not bounds[0] <= value <= bounds[1]:
         return f"{path} must be between {bounds[0]} and {bounds[1]}, not {value!r}"
+    shape = (metadata or {}).get("pattern")
+    if shape is not None and isinstance(value, str) and not re.fullmatch(shape[0], value):
+        return f"{path} must look like {shape[1]!r}, not {value!r}"
     return None
 
 

@@ -46,7 +46,7 @@ from vlui.served.device_files import (
 )
 from vlui.served.phone import ServedPhone
 from vlui.sim import services
-from vlui.sim.apps import on_restart
+from vlui.sim.apps import messages, on_restart
 from vlui.sim.phone import SimDevice
 
 FONT_SCALE_RANGE = (0.5, 2.0)
@@ -277,11 +277,16 @@ SMS_HEADSUP_MS = 5000  # how long the heads-up of an arriving message shows (And
 
 
 def receive_sms(phone: ServedPhone, number: str, text: str) -> None:
-    """The console's ``sms send NUMBER TEXT``: a message arrives; Messages posts its notification, shown as a heads-up
-    over the screen (the simulated Messages keeps no conversations: the notification is what changes)."""
+    """The console's ``sms send NUMBER TEXT``: a message arrives; it joins Messages' conversation with that number
+    (unread; a new conversation, named as the contact with that number, if there was none) and Messages posts its
+    notification, shown as a heads-up over the screen."""
     with phone.lock:
-        st = phone.device.state
-        st.headsup = {"app": "messages", "title": number, "text": text, "until_ms": st.time_ms + SMS_HEADSUP_MS}
+        dev = phone.device
+        st = dev.state
+        name = next((n for n, known in messages.recipients(dev) if messages.same_number(known, number)), "")
+        messages.receive(st, number, text, messages.now(dev), name)
+        st.headsup = {"app": "messages", "title": name or number, "text": text,
+                      "until_ms": st.time_ms + SMS_HEADSUP_MS}
         st.notifications = [a for a in st.notifications if a != "messages"] + ["messages"]
         phone.device.state_changed()
 

@@ -10,6 +10,7 @@ one explicit table (:data:`TABLES`) from a URI's authority and path to the funct
 ``content://com.android.contacts/data/phones``     the phone rows (``data1`` the number), ``.../data/emails``
 ``content://contacts/phones``                      the legacy Contacts API's phones (``number``, ``display_name``),
                                                    as AndroidWorld's harness reads them
+``content://sms``, ``.../inbox``, ``.../sent``      Messages' texts (:mod:`vlui.served.sms`), newest first
 =================================================  =============================================================
 
 A table's path followed by ``/ID`` gives the row whose ``_id`` is ID (a setting's ``/KEY``, the row named KEY).
@@ -33,6 +34,7 @@ from typing import Any
 from vlui.android.logcat import EPOCH
 from vlui.served import configure
 from vlui.served.phone import ServedPhone
+from vlui.served.sms import BOXES, COLUMNS, sms_rows
 from vlui.sim.apps.calendar import calendar_state, event_times
 from vlui.sim.apps.contacts import contacts_state, lookup_key, split_name
 
@@ -148,6 +150,8 @@ TABLES: dict[str, Callable[[ServedPhone], Table]] = {
     "com.android.contacts/data/phones": lambda phone: data(phone, PHONE_TYPE),
     "com.android.contacts/data/emails": lambda phone: data(phone, EMAIL_TYPE),
     "contacts/phones": legacy_phones,
+    **{f"sms{'/' if box else ''}{box}": (lambda phone, b=box: Table(COLUMNS, sms_rows(phone.device.state, b)))
+       for box in BOXES},
 }
 
 

@@ -520,6 +520,17 @@ def _g_message(p: _Pen) -> None:
     p.poly([(6, 16), (6, 21.5), (11.5, 16)])
 
 
+def _g_send(p: _Pen) -> None:
+    # Material's send: a paper plane pointing right, notched at its tail
+    p.poly([(2.01, 21), (23, 12), (2.01, 3), (2, 10), (17, 12), (2, 14)])
+
+
+def _g_content_copy(p: _Pen) -> None:
+    # Material's content_copy: a sheet outlined behind, a filled sheet in front
+    p.line([(4, 16), (4, 3), (15, 3)], 2)
+    p.rect(8, 7, 20, 22, radius=1.5)
+
+
 def _g_event(p: _Pen) -> None:
     p.rect(3.5, 5, 20.5, 21, radius=1.5)
     p.rect(5.5, 10, 18.5, 19, 0)
@@ -570,7 +581,7 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "person": _g_person, "folder": _g_folder, "image": _g_image, "video": _g_video, "audio": _g_audio,
     "document": _g_document, "download": _g_download, "camera_shutter": _g_camera_shutter, "mic_off": _g_mic_off,
     "speaker_phone": _g_speaker_phone, "pause": _g_pause, "play": _g_play, "edit": _g_edit, "close": _g_close,
-    "mail": _g_mail, "message": _g_message, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
+    "mail": _g_mail, "message": _g_message, "send": _g_send, "content_copy": _g_content_copy, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
     "auto_rotate": _g_auto_rotate, **_levels(),
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)

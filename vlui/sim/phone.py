@@ -61,6 +61,7 @@ from vlui.sim.widgets import Ctx
 BOOT_STATES_KEPT = 4096
 RENDERERS_KEPT = 8  # configurations whose renderer (and frame cache) a device keeps
 TOUCH_SLOP_DP = 8  # ViewConfiguration's touch slop: a touch that moves less is not a drag
+LONG_PRESS_TIMEOUT_MS = 500  # ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT: a touch held this long is a long press
 
 
 def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None:
@@ -219,15 +220,22 @@ class SimDevice(Device):
             bx = min(max(x2, 0), self.width - 1) if math.isfinite(x2) else a[0]
             by = min(max(y2, 0), self.height - 1) if math.isfinite(y2) else a[1]
             if math.hypot(bx - a[0], by - a[1]) < TOUCH_SLOP_DP * self.snapshot.dpi / 160:
-                # a touch that stays within the touch slop is a click, however long it is held (``input swipe x y
-                # x y 800`` is a long press): no simulated view has a long-click action, and Android's View clicks
-                # on release when a long press finds none
-                node = hit(self.frame(), a[0], a[1])
-                if node is not None:
-                    node.on_tap(int(a[0]), int(a[1]))
+                self._press(int(a[0]), int(a[1]), duration_ms)
             else:
                 self._dispatch_swipe(int(a[0]), int(a[1]), int(bx), int(by), duration_ms)
         self._after_input()
+
+    def _press(self, x: int, y: int, duration_ms: int) -> None:
+        """A touch that stays within the touch slop (``input swipe x y x y 800``): the view under it that is
+        clickable or long-clickable gets it. Held for the long-press timeout, a view with a long-click action
+        performs it; otherwise Android's View clicks on release, however long the touch was held."""
+        node = hit(self.frame(), x, y, ("on_tap", "on_long_press"))
+        if node is None:
+            return
+        if duration_ms >= LONG_PRESS_TIMEOUT_MS and node.on_long_press is not None:
+            node.on_long_press(x, y)
+        elif node.on_tap is not None:
+            node.on_tap(x, y)
 
     def key(self, name: str) -> None:
         if name not in KEYS:

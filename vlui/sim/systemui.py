@@ -362,10 +362,16 @@ def brightness_dialog(dev: Phone, ctx: Ctx) -> Node:
 KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 
 
+def keyboard_top(ctx: Ctx) -> int:
+    """The first pixel row of the keyboard while it shows: an app that resizes for it (a chat's compose bar) lays
+    its bottom out above this row."""
+    return ctx.bottom - int((ctx.bottom - ctx.top) * 0.36)
+
+
 def keyboard(dev: Phone, ctx: Ctx) -> Node:
     """A Gboard-like keyboard over the bottom of the screen while a text field has focus."""
-    h = int((ctx.bottom - ctx.top) * 0.36)
-    y0 = ctx.bottom - h
+    y0 = keyboard_top(ctx)
+    h = ctx.bottom - y0
     kb = Node(cls="android.widget.FrameLayout", bounds=(0, y0, ctx.width, ctx.bottom),
               package="com.google.android.inputmethod.latin", bg=(232, 234, 237) if not ctx.theme.dark else (41, 42, 45),
               mirror=False)

@@ -53,6 +53,7 @@ class Node:
     mirror: bool = True  # mirrored in right-to-left layouts (False for dial pads, clock dials, media controls)
     # input
     on_tap: Callable[[int, int], None] | None = None
+    on_long_press: Callable[[int, int], None] | None = None  # a touch held in place (View.OnLongClickListener)
     on_swipe: Callable[[int, int, int, int], bool] | None = None  # returns whether it consumed the swipe
     scroll_key: str = ""  # scrollable containers: the state key holding their scroll offset
     scroll_max: int = 0
@@ -102,15 +103,17 @@ def _shift_tree(node: Node, dx: int) -> None:
         _shift_tree(child, dx)
 
 
-def hit(node: Node, x: float, y: float, attr: str = "on_tap") -> Node | None:
-    """The topmost node under ``(x, y)`` that handles ``attr`` (children are drawn over their parents, later
-    siblings over earlier ones), as Android dispatches touches."""
+def hit(node: Node, x: float, y: float, attr: str | tuple[str, ...] = "on_tap") -> Node | None:
+    """The topmost node under ``(x, y)`` that handles ``attr`` (or any of several: a touch goes to the view that
+    is clickable or long-clickable; children are drawn over their parents, later siblings over earlier ones), as
+    Android dispatches touches."""
     if not node.contains(x, y):
         return None
     for child in reversed(node.children):
         found = hit(child, x, y, attr)
         if found is not None:
             return found
-    if getattr(node, attr) is not None or (attr == "on_swipe" and node.scrollable):
+    attrs = (attr,) if isinstance(attr, str) else attr
+    if any(getattr(node, a) is not None for a in attrs) or ("on_swipe" in attrs and node.scrollable):
         return node
     return None

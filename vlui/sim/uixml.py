@@ -30,8 +30,9 @@ def _node(n: Node, index: int, out: list[str]) -> None:
         f"package={_attr(n.package)} content-desc={_attr(n.desc)} checkable=\"{_b(n.checkable)}\" "
         f"checked=\"{_b(n.checked)}\" clickable=\"{_b(n.clickable or n.on_tap is not None)}\" "
         f"enabled=\"{_b(n.enabled)}\" focusable=\"{_b(n.focusable or n.on_tap is not None)}\" "
-        f"focused=\"{_b(n.focused)}\" scrollable=\"{_b(n.scrollable)}\" long-clickable=\"{_b(n.long_clickable)}\" "
-        f"password=\"{_b(n.password)}\" selected=\"{_b(n.selected)}\" bounds=\"[{x1},{y1}][{x2},{y2}]\""
+        f"focused=\"{_b(n.focused)}\" scrollable=\"{_b(n.scrollable)}\" "
+        f"long-clickable=\"{_b(n.long_clickable or n.on_long_press is not None)}\" password=\"{_b(n.password)}\" "
+        f"selected=\"{_b(n.selected)}\" bounds=\"[{x1},{y1}][{x2},{y2}]\""
     )
     children = [c for c in n.children if not c.visual]
     if not children:

@@ -20,7 +20,7 @@ from vlui.android.apps import LAUNCHER_PKG, apps
 from vlui.android.state import DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
-from vlui.sim.apps import calendar, contacts, deskclock, dialer, generic, launcher, settings
+from vlui.sim.apps import calendar, contacts, deskclock, dialer, generic, launcher, messages, settings
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
 from vlui.sim.widgets import Ctx
@@ -57,6 +57,8 @@ APPS: dict[str, App] = {
     "calendar": App(calendar.build, lambda key: calendar.SCREENS, state=calendar.CalendarState,
                     entry_problem=calendar.entry_problem),
     "contacts": App(contacts.build, lambda key: contacts.SCREENS, state=contacts.ContactsState),
+    "messages": App(messages.build, lambda key: messages.SCREENS, state=messages.MessagesState,
+                    on_back=messages.on_back, on_editor_action=messages.on_editor_action),
 }
 
 
