@@ -7,7 +7,7 @@ import pytest
 
 from tests.sim.test_messages import by_id, phone, tap
 from vlui.errors import VluiError
-from vlui.served.sms import COLUMNS, sms_rows
+from vlui.sim.apps.messages import COLUMNS, sms_rows
 from vlui.sim.phone import SimDevice
 
 MARIA, WEI, PARCEL = "+1 650-555-0178", "+1 650-555-0112", "+44 20 7946 0958"

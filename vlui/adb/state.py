@@ -95,7 +95,28 @@ READERS: dict[str, Callable[[AdbDevice], Any]] = {
     "dark_theme": _night,
     "vibrate_for_calls": lambda d: _flag(d, "system", "vibrate_when_ringing"),
     **{f"volume.{stream}": (lambda d, s=stream: _volume(d, s)) for stream in STREAMS},
+    "sms_sent": lambda d: _sms_sent(d),
 }
+
+
+_SMS_ROW = re.compile(r"^Row: \d+ address=(.*?), body=(.*)$")
+
+
+def _sms_sent(dev: AdbDevice) -> list[dict[str, str]]:
+    """The texts the phone sent (``content://sms/sent``): each row's address and body. A body that spans lines is
+    joined back (``content`` prints a value as it is)."""
+    out = dev.shell("content query --uri content://sms/sent --projection address:body")
+    if "Permission Denial" in out or "SecurityException" in out:
+        raise DeviceError(f"device {dev.serial}: reading the sent texts needs root: run `adb -s {dev.serial} root` "
+                          "first (an emulator with a Google APIs image allows it)")
+    rows: list[dict[str, str]] = []
+    for line in out.splitlines():
+        m = _SMS_ROW.match(line)
+        if m:
+            rows.append({"address": m.group(1), "body": m.group(2)})
+        elif rows and line and not line.startswith("No result found"):
+            rows[-1]["body"] += "\n" + line
+    return rows
 
 
 def _checked(dev: AdbDevice, command: str, ok: Callable[[str], bool], what: str) -> str:

@@ -648,11 +648,83 @@ def _person_card(name: str, phone: str):
     return shown
 
 
+MESSAGES = phone_apps()["messages"].package
+KEYBOARD = "com.google.android.inputmethod.latin"
+
+
+def _type_into(ex: ExpertAgent, s: Screen, field: Element, hint: str, text: str) -> Gesture | None:
+    """Type ``text`` into ``field`` (showing ``hint`` while empty) on the keyboard's keys, as a person taps them:
+    focus it, tap each next letter, delete what does not fit; None once the field holds ``text``."""
+    typed = "" if field.text == hint else field.text
+    if typed == text:
+        return None
+    keys = [e for e in s.els if e.package == KEYBOARD]
+    if not keys:
+        return Gesture("tap", field)
+    if not text.startswith(typed):
+        return Gesture("tap", next(e for e in keys if e.resource_id.endswith(":id/key_pos_del")))
+    key = next((e for e in keys if e.text == text[len(typed)]), None)
+    if key is None:
+        raise Stuck(f"{ex.task.id}: no key for {text[len(typed)]!r} on the keyboard")
+    return Gesture("tap", key)
+
+
+def _send_text(name: str, text: str):
+    """Messages: start a chat with ``name`` (from the contacts the picker lists), type ``text`` and send it."""
+    text = text.lower()  # the keyboard's letters
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != MESSAGES:
+            return ex.open_app(s, "messages")
+        compose = s.one(f"{MESSAGES}:id/compose_message_text")
+        if compose is not None:
+            title = s.one(f"{MESSAGES}:id/conversation_title")
+            if title is None or title.text != name:
+                return Gesture("key", key="BACK")
+            g = _type_into(ex, s, compose, s.loc.t("messages.compose_hint"), text)
+            return g or Gesture("tap", s.one(f"{MESSAGES}:id/send_message_button_icon"))
+        if s.one(f"{MESSAGES}:id/recipient_text_view") is not None:  # the picker
+            rows = [e for e in s.labelled(name) if e.resource_id == f"{MESSAGES}:id/contact_name"
+                    and ex.tappable(s, e)]
+            return Gesture("tap", rows[0]) if rows else ex.scroll(s, "picker")
+        start = s.one(f"{MESSAGES}:id/start_new_conversation_button")
+        if start is not None:
+            return Gesture("tap", start)
+        return Gesture("key", key="BACK")
+    return recipe
+
+
+def _place_shown(title: str, hour: int, minute: int, place: str):
+    def shown(ex: ExpertAgent, s: Screen) -> bool:
+        return _event_details(title, hour, minute)(ex, s) and any(
+            e.resource_id == f"{CALENDAR}:id/location" and e.text == place for e in s.els)
+    return shown
+
+
+def _text_event_place(p: dict[str, Any]):
+    (hour, minute) = p["time"]
+    title = _choice_words("text_event_place", "event", p["event"])
+    place = _choice_words("text_event_place", "place", p["place"])
+    person = _choice_words("text_event_place", "person", p["person"])
+    return _look_up("calendar", _event_chip(title, hour, minute), _place_shown(title, hour, minute, place),
+                    _send_text(person, place))
+
+
 def _alarm_before_event(p: dict[str, Any]):
     (hour, minute), lead = p["time"], int(p["lead"])
     title = _choice_words("alarm_before_event", "event", p["event"])
     total = (hour * 60 + minute - lead) % (24 * 60)
     return _look_up("calendar", _event_chip(title, hour, minute), _event_details(title, hour, minute),
+                    _create_alarm(total // 60, total % 60))
+
+
+def _alarm_from_schedule(p: dict[str, Any]):
+    """As :func:`_alarm_before_event`, reading the event's time off its chip in the schedule: its details stay shut."""
+    (hour, minute), lead = p["time"], int(p["lead"])
+    title = _choice_words("alarm_before_event", "event", p["event"])
+    total = (hour * 60 + minute - lead) % (24 * 60)
+    chip = _event_chip(title, hour, minute)
+    return _look_up("calendar", lambda ex, s: None, lambda ex, s: chip(ex, s) is not None,
                     _create_alarm(total // 60, total % 60))
 
 
@@ -687,7 +759,11 @@ TEMPLATE_PLANS |= {"toggle_setting_no_search": TEMPLATE_PLANS["toggle_setting"],
                    "create_alarm_keep_alarms": TEMPLATE_PLANS["create_alarm"],
                    # cross-app: found in one app, used in another
                    "alarm_before_event": _alarm_before_event, "call_contact": _call_contact,
-                   "call_event_dial_in": _call_event_dial_in}
+                   "call_event_dial_in": _call_event_dial_in, "text_event_place": _text_event_place,
+                   # constrained cross-app tasks: the list, not the search; the schedule, not the details; Messages'
+                   # own picker, not Contacts
+                   "call_contact_no_search": _call_contact, "alarm_before_event_from_schedule": _alarm_from_schedule,
+                   "text_event_place_no_contacts": _text_event_place}
 
 
 def plan_for(task: Task):

@@ -85,14 +85,19 @@ class ConstraintWatch:
             return None
         w, h = size
         x, y = action.touch[1] * w, action.touch[0] * h
+        # the element the tap lands on: the last clickable under it in the dump's (drawing) order, so a dialog over
+        # a list takes the tap, not the list's row beneath it
+        hit = next((e for e in reversed(before) if e.clickable and e.enabled and _inside(e, x, y)), None)
+        if hit is None:
+            return None
         by_index = {e.index: e for e in before}
-        for e in before:
-            if not _matches(e, c):
-                continue
-            # a tap acts on the clickable that holds the element (a row around the named title)
-            holder = e
-            while not holder.clickable and holder.parent in by_index:
-                holder = by_index[holder.parent]
-            if _inside(holder if holder.clickable else e, x, y):
-                return f"tapped {e.resource_id or e.text} at ({x:.0f}, {y:.0f})"
-        return None
+
+        def chain(e: Element) -> list[int]:  # the element and its ancestors
+            out = [e.index]
+            while out[-1] in by_index and by_index[out[-1]].parent in by_index:
+                out.append(by_index[out[-1]].parent)
+            return out
+
+        # the tapped element is the named one, holds it (a row around the named title) or is inside it
+        named = next((e for e in before if _matches(e, c) and (hit.index in chain(e) or e.index in chain(hit))), None)
+        return None if named is None else f"tapped {named.resource_id or named.text} at ({x:.0f}, {y:.0f})"

@@ -10,7 +10,7 @@ one explicit table (:data:`TABLES`) from a URI's authority and path to the funct
 ``content://com.android.contacts/data/phones``     the phone rows (``data1`` the number), ``.../data/emails``
 ``content://contacts/phones``                      the legacy Contacts API's phones (``number``, ``display_name``),
                                                    as AndroidWorld's harness reads them
-``content://sms``, ``.../inbox``, ``.../sent``      Messages' texts (:mod:`vlui.served.sms`), newest first
+``content://sms``, ``.../inbox``, ``.../sent``      Messages' texts (:func:`vlui.sim.apps.messages.sms_rows`)
 =================================================  =============================================================
 
 A table's path followed by ``/ID`` gives the row whose ``_id`` is ID (a setting's ``/KEY``, the row named KEY).
@@ -34,9 +34,9 @@ from typing import Any
 from vlui.android.logcat import EPOCH
 from vlui.served import configure
 from vlui.served.phone import ServedPhone
-from vlui.served.sms import BOXES, COLUMNS, sms_rows
 from vlui.sim.apps.calendar import calendar_state, event_times
 from vlui.sim.apps.contacts import contacts_state, lookup_key, split_name
+from vlui.sim.apps.messages import BOXES, COLUMNS, sms_rows
 
 NAME_TYPE, PHONE_TYPE, EMAIL_TYPE = ("vnd.android.cursor.item/name", "vnd.android.cursor.item/phone_v2",
                                      "vnd.android.cursor.item/email_v2")

@@ -41,6 +41,7 @@ from vlui.sim.apps import (
     on_state_set,
 )
 from vlui.sim.apps.dialer import DIALABLE, dialer_state
+from vlui.sim.apps.messages import sms_rows
 from vlui.sim.noise import noise_lines
 from vlui.sim.perturb import perturb
 from vlui.sim.render import Renderer, Style
@@ -95,8 +96,10 @@ def check_snapshot_state(snap: Snapshot) -> None:
         raise VluiError(f"{snap.source or snap.id}: state: {problem}")
 
 
-# Values a task's state_check may read that the state holds in another form: what Settings shows the user.
-STATE_VIEWS = {"brightness_percent": lambda st: brightness_percent(st.brightness)}
+# Values a task's state_check may read that the state holds in another form: what Settings shows the user, and the
+# texts sent as the SMS provider's sent box holds them (what a real phone's state check reads: content://sms/sent)
+STATE_VIEWS = {"brightness_percent": lambda st: brightness_percent(st.brightness),
+               "sms_sent": lambda st: [{"address": r["address"], "body": r["body"]} for r in sms_rows(st, "sent")]}
 
 
 def _state_value(state: DeviceState, path: str) -> Any:
@@ -266,7 +269,7 @@ class SimDevice(Device):
             self.launch("google")
             self.focus_field("google", "query")
         elif name == "DEL":
-            self._edit_focus(lambda text: text[:-1])
+            self.delete_in_focus()
         elif name in ("ENTER", "NUMPAD_ENTER") and st.focus is not None:
             on_editor_action(self, *st.focus)
         elif code in KEY_CHARS:
@@ -321,6 +324,9 @@ class SimDevice(Device):
         """Append ``value`` to the focused text field (or the dial pad's digits when it shows); nothing happens
         when nothing takes text."""
         self._edit_focus(lambda text: text + value)
+
+    def delete_in_focus(self) -> None:
+        self._edit_focus(lambda text: text[:-1])
 
     def log_mark(self) -> int:
         return self.log.mark()

@@ -97,6 +97,10 @@ class Phone(Protocol):
         """Append ``value`` to the focused text field (or the dial pad's digits when it shows)."""
         ...
 
+    def delete_in_focus(self) -> None:
+        """Delete the last character of the focused text field (the keyboard's backspace, KEYCODE_DEL)."""
+        ...
+
     def state_changed(self) -> None:
         """The state changed outside a gesture: the next frame is drawn anew."""
         ...

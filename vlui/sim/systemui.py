@@ -386,5 +386,12 @@ def keyboard(dev: Phone, ctx: Ctx) -> Node:
                         package=kb.package, text=ch, size=ctx.sp(20), align="center", fg=ctx.theme.on_surface,
                         bg=ctx.theme.surface, radius=ctx.dp(4), on_tap=lambda x_, y_, c=ch: dev.type_into_focus(c), mirror=False))
             x += w
+    # Gboard's delete key at the end of the third row, where the letters leave room
+    kw, r = ctx.width // 10, 2
+    x = ctx.width - kw - kw // 2
+    kb.add(Node(cls="android.widget.ImageView", bounds=(x + 2, y0 + r * row_h + 4, ctx.width - 2, y0 + (r + 1) * row_h - 4),
+                package=kb.package, desc=ctx.t("common.delete"), rid=f"{kb.package}:id/key_pos_del",
+                icon="glyph:delete_digit", icon_color=ctx.theme.icon, bg=ctx.theme.surface, radius=ctx.dp(4),
+                on_tap=lambda x_, y_: dev.delete_in_focus(), mirror=False))
     return kb
 

@@ -25,7 +25,7 @@ message <id> in conversation <id>`` at INFO under ``MessagingAppDataModel`` (pac
 datamodel/action/SendMessageAction.java, doBackgroundWork); current Google Messages builds log through their own
 flogger under ``BugleDataModel`` with other wording, and no capture of the Android 10 era's line was found. A task
 checks a sent message on the state (``messages.conversations``) or through ``content query --uri content://sms/sent``
-(:mod:`vlui.served.sms`). The only lines are those a real device prints for what the user does here: the START of
+(:func:`sms_rows`). The only lines are those a real device prints for what the user does here: the START of
 ConversationActivity and the start-chat line above.
 
 The app's own state, :class:`MessagesState` (its conversations), is typed here and registered with the app
@@ -52,7 +52,9 @@ from datetime import datetime
 from typing import Literal, Required, TypedDict, get_args
 
 from vlui.android.launcher import search_matches
+from vlui.android.logcat import EPOCH
 from vlui.android.state import DeviceState, shaped
+from vlui.errors import VluiError
 from vlui.sim.apps.contacts import people
 from vlui.sim.protocol import Phone
 from vlui.sim.systemui import keyboard_top
@@ -459,3 +461,34 @@ def _paste_toolbar(dev: Phone, ctx: Ctx, screen: Screen, field_box: tuple[int, i
     card.add(text(ctx, (x1, y1, x1 + w, y1 + ctx.dp(48)), label, 14, align="center", pkg=PKG,
                   rid="android:id/floating_toolbar_menu_item_text", on_tap=lambda x, y: paste(dev, screen)))
     return card
+
+# ------------------------------------------------------------------------------------------ the SMS provider
+# What ``content query --uri content://sms[/inbox|/sent]`` reads on an Android 10 device (TelephonyProvider's
+# SmsProvider), made from the conversations, so that a task checks what was sent as on a real phone. Columns are
+# Android's (``Telephony.TextBasedSmsColumns``) that the state gives: ``_id``, ``thread_id``, ``address``, ``body``,
+# ``date`` (ms since 1970 on the phone's clock), ``type`` (1 received, 2 sent) and ``read`` (1 or 0), newest first
+# (SmsProvider's ``date DESC``). Deviation: ``_id`` numbers the messages in the order of their times (SmsProvider
+# numbers them in the order they were written), and a thread is a conversation's place in Messages' list, from 1.
+MESSAGE_TYPE = {"in": 1, "out": 2}  # Telephony.TextBasedSmsColumns.MESSAGE_TYPE_INBOX, MESSAGE_TYPE_SENT
+BOXES = {"": None, "inbox": 1, "sent": 2, "draft": 3, "outbox": 4, "failed": 5, "queued": 6}  # content://sms/<box>
+COLUMNS = ("_id", "thread_id", "address", "body", "date", "type", "read")
+
+
+def sms_rows(state: DeviceState, box: str = "") -> list[dict[str, int | str]]:
+    """The rows of ``content://sms/<box>`` (``box`` "" for ``content://sms``: every message), newest first, each a
+    mapping of :data:`COLUMNS`. The simulated phone's drafts, outbox, failed and queued boxes are always empty (a
+    draft is the compose field's text, not a row). An unknown box is an error naming the known ones."""
+    if box not in BOXES:
+        raise VluiError(f"content://sms/{box}: no such box; boxes: {', '.join(b for b in BOXES if b)}")
+    messages = state.app("messages", MessagesState)
+    found = [(m.time, thread, m) for thread, c in enumerate(messages.conversations, 1) for m in c.messages]
+    numbers = {thread: c.number for thread, c in enumerate(messages.conversations, 1)}
+    found.sort(key=lambda row: row[0])  # stable: messages of one minute keep their order
+    rows = []
+    for n, (time, thread, m) in enumerate(found, 1):
+        date = int((datetime.strptime(time, TIME_FORMAT) - EPOCH).total_seconds() * 1000)
+        kind = MESSAGE_TYPE[m.direction]
+        if BOXES[box] in (None, kind):
+            rows.append({"_id": n, "thread_id": thread, "address": numbers[thread], "body": m.text, "date": date,
+                         "type": kind, "read": int(m.read or m.direction == "out")})
+    return rows[::-1]
