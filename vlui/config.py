@@ -69,6 +69,9 @@ class DataConfig:
     allow_incomplete: bool = False  # train on a dataset whose collection stopped before the end (otherwise refused)
     success_only: bool = False  # leave out the transitions of failed episodes (success-filtered BC)
     mix: list[str] = field(default_factory=list)  # more datasets (names in paths.data_dir, or folders) trained on too
+    # a named split of the dataset (python -m vlui.jobs.split): training reads its train part and validates on its val
+    # part (data.val_fraction is then not used); offline evaluation scores its test part. null: no split
+    split: Optional[str] = None
     # a frozen backbone's features of each dataset are kept in <dataset>/features/ for the next run on the same
     # screens with the same backbone (seeds, study arms, resumes); false: computed in memory each run
     feature_cache: bool = True

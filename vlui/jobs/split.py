@@ -24,7 +24,17 @@ from pathlib import Path
 
 from vlui.android.snapshot import load_snapshot
 from vlui.data.format import read_index, writer_pid
-from vlui.data.splits import KINDS, PARTS, Facts, Split, make_split, read_splits, write_split
+from vlui.data.splits import (
+    KINDS,
+    PARTS,
+    Facts,
+    Split,
+    check_no_leak,
+    make_split,
+    read_split,
+    read_splits,
+    write_split,
+)
 from vlui.errors import VluiError, tool_status
 from vlui.resources import work_dir
 from vlui.tasks.catalog import tasks
@@ -86,6 +96,21 @@ def make(root: str | Path, by: str, holdout: Iterable[str] = (), test: float | N
         raise VluiError(f"a collection (pid {pid}) is still writing {root}: split it once the collection is done")
     split = make_split(name or by, by, episode_facts(root), tuple(holdout), test, val, seed)
     write_split(root, split, replace)
+    return split
+
+
+def training_split(path: str | Path, name: str | None,
+                   others: Mapping[str, str | Path] | None = None) -> Split | None:
+    """Split ``name`` (``data.split``; None: no split) of the dataset at ``path``, checked for leaks: its train and
+    val parts and every episode of ``others`` (label -> dataset: ``data.mix``, DAgger's rounds), which training
+    reads, hold none of the values it holds out."""
+    if name is None:
+        return None
+    split = read_split(path, name, read_index(path))
+    if split.axis is not None:
+        seen = [*split.parts["train"], *split.parts["val"]]
+        check_no_leak(split, {f"{path} (its train and val parts)": episode_facts(path, seen),
+                              **{label: episode_facts(other) for label, other in (others or {}).items()}})
     return split
 
 
