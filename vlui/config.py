@@ -83,6 +83,20 @@ class DataConfig:
                                           "image_width": Range(8, optional=True), "steps_per_epoch": AT_LEAST_1}
 
 
+@dataclass
+class OfflineDataConfig:
+    """The demonstrations ``python evaluate.py mode=offline`` scores an agent on, step by step (docs/evaluation.md)."""
+
+    name: str = "bmoca_representative"
+    path: str = "${paths.data_dir}/${data.name}"
+    split: Optional[str] = None  # a named split of the dataset (python -m vlui.jobs.split) whose `part` is scored
+    part: str = "test"  # the split's train | val | test part; all: every episode (a dataset the policy never saw)
+    batch_size: int = 64  # steps per forward pass
+
+    LIMITS: ClassVar[dict[str, Range]] = {"batch_size": AT_LEAST_1}
+    CHOICES: ClassVar[dict[str, tuple]] = {"part": ("train", "val", "test", "all")}
+
+
 # --------------------------------------------------------------------------------------------------------- env
 @dataclass
 class GeneratorConfig:
@@ -313,6 +327,9 @@ class CollectJobConfig:
 @dataclass
 class EvaluateJobConfig:
     task_name: str = "evaluate"
+    # online: episodes on phones (the B-MoCA protocol) | offline: the agent's action at every step of a dataset's
+    # held-out demonstrations against the demonstrated one (GUIOdyssey's AMS and SR; reads `data`, no phone)
+    mode: str = "online"
     seed: int = 0
     # a policy (an export folder, a run folder or a .ckpt); a glob or a list of them: the same recipe trained with
     # different seeds (mean ± s.e. across them); a mapping name -> any of these: policies to compare
@@ -336,11 +353,12 @@ class EvaluateJobConfig:
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+    data: OfflineDataConfig = field(default_factory=OfflineDataConfig)  # mode=offline's demonstrations
 
     LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED, "task_seed": SEED, "task_count": AT_LEAST_1, "runs": AT_LEAST_1,
                                           "episodes_per_pair": AT_LEAST_1, "parallel_envs": AT_LEAST_1,
                                           "gamma": Range(0, 1, open_lo=True)}
-    CHOICES: ClassVar[dict[str, tuple]] = {"task_split": ("train", "test", "all"),
+    CHOICES: ClassVar[dict[str, tuple]] = {"mode": ("online", "offline"), "task_split": ("train", "test", "all"),
                                            "video": ("none", "failures", "all"),
                                            "screens": ("none", "failures", "all")}
 

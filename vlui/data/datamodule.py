@@ -29,7 +29,7 @@ import torch
 from PIL import Image
 from torch.utils.data import DataLoader, Sampler
 
-from vlui.data.format import dataset_spec, decode_png, episode_path, read_dataset
+from vlui.data.format import check_observations, dataset_spec, decode_png, episode_path, read_dataset
 from vlui.errors import VluiError
 from vlui.seeding import WIDTH
 
@@ -337,16 +337,10 @@ class DemoDataModule(L.LightningDataModule):
 
 
 def _check_observations(parts: list[_Part], current: int) -> None:
-    """Screens the simulated phone drew before observation version 2 are not what a policy sees now (on it or over
-    ADB): training on them is a one-line error saying to collect them again."""
+    """Screens the simulated phone drew under another observation version are not what a policy sees now: training
+    on them is a one-line error saying to collect them again (:func:`vlui.data.format.check_observations`)."""
     for part in parts:
-        env = part.info["recipe"].get("env", {})
-        version = env.get("observation_version", 1)
-        if env.get("backend", "sim") == "sim" and version != current:
-            raise VluiError(f"{part.path} holds screens of observation version {version}: the simulated phone drew "
-                            f"them at their own size, and a policy now sees the full screen resized as over ADB "
-                            f"(version {current}); collect it again (delete it, or collect under another "
-                            f"dataset=)")
+        check_observations(part.path, part.info, current)
 
 
 def _check_ui_trees(parts: list[_Part]) -> None:
