@@ -125,6 +125,13 @@ def test_the_folder_of_an_offline_evaluation_is_not_an_online_ones() -> None:
     assert online.name == "policy-x-run1" and scored.name == "policy-x-run1-offline-gen200-unseen_device-test"
 
 
+def test_an_online_evaluations_folder_is_not_overwritten(tmp_path: Path, held_out: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "episodes.jsonl").write_text("")
+    with pytest.raises(VluiError, match=r"out holds an online evaluation: name this one \(name=...\)"):
+        run(tmp_path, held_out, "agent=random", "data.split=unseen_task")
+
+
 def _no_screen(root: Path) -> None:
     path = fmt.episode_path(root, 7)
     rows = pq.read_table(path).to_pylist()

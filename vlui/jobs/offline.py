@@ -143,6 +143,10 @@ def plan(cfg: DictConfig) -> Plan:
                         "no episode to score: " + ("collect some" if chosen is None else "score another part, or "
                                                    "make the split again with a share for it"))
     check_observations(root, info, OBSERVATION_VERSION)
+    out = Path(cfg.paths.output_dir)
+    if (out / "episodes.jsonl").exists():  # its results.json would be replaced by this one's
+        raise VluiError(f"{out} holds an online evaluation: name this one (name=...) or choose another output folder "
+                        "(hydra.run.dir=...)")
     if takes_checkpoint(agent):
         groups = checkpoint_groups(cfg.agent.checkpoint or cfg.checkpoint)
         if not groups:
@@ -154,8 +158,8 @@ def plan(cfg: DictConfig) -> Plan:
             _refuse_training_episodes(checkpoint, root, chosen, part, set(ids))
     else:
         policies = [(agent["name"], agent["name"])]
-    return Plan(root, info, dataset_spec(info, root), chosen, part, [index[e] for e in ids], agent, policies,
-                Path(cfg.paths.output_dir), cfg.data.batch_size, cfg.seed, OmegaConf.to_container(cfg, resolve=True))
+    return Plan(root, info, dataset_spec(info, root), chosen, part, [index[e] for e in ids], agent, policies, out,
+                cfg.data.batch_size, cfg.seed, OmegaConf.to_container(cfg, resolve=True))
 
 
 def _check_screens(root: Path, entries: list[dict[str, Any]]) -> None:
