@@ -4,6 +4,8 @@ Default: the B-MoCA protocol, the six representative tasks on the test snapshots
 seeds. Episodes run in ``parallel_envs`` environments side by side with one batched policy forward per step. Every
 finished episode is appended to ``episodes.jsonl`` in the output folder at once; running the same command again
 skips the episodes already there. At the end: ``results.json``, ``results.md``, plots, optional GIFs.
+
+``mode=offline`` scores an agent on a dataset's demonstrations instead, without a phone (vlui/jobs/offline.py).
 """
 
 from __future__ import annotations

@@ -98,7 +98,6 @@ class Plan:
     """An offline evaluation resolved from its settings before any agent loads."""
 
     root: Path
-    info: dict[str, Any]
     spec: ObsActionSpec  # the dataset's screens and reading of actions
     split: Split | None
     part: str
@@ -158,7 +157,7 @@ def plan(cfg: DictConfig) -> Plan:
             _refuse_training_episodes(checkpoint, root, chosen, part, set(ids))
     else:
         policies = [(agent["name"], agent["name"])]
-    return Plan(root, info, dataset_spec(info, root), chosen, part, [index[e] for e in ids], agent, policies, out,
+    return Plan(root, dataset_spec(info, root), chosen, part, [index[e] for e in ids], agent, policies, out,
                 cfg.data.batch_size, cfg.seed, OmegaConf.to_container(cfg, resolve=True))
 
 
