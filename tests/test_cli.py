@@ -34,7 +34,9 @@ def test_what_hydra_answers_without_running_a_job_loads_no_torch(flag: str) -> N
     assert out.stdout.splitlines()[-1] == "torch loaded: False"
 
 
-@pytest.mark.parametrize("args", [["agent=expert", "tasks=nope"], ["agent=policy"]])
+@pytest.mark.parametrize("args", [["agent=expert", "tasks=nope"], ["agent=policy"],
+                                  ["mode=offline", "agent=random", "data.name=nope"],
+                                  ["mode=offline", "agent=policy", "data.part=all"]])
 def test_an_evaluation_that_needs_no_policy_loads_no_torch(args: list[str], tmp_path) -> None:
     # an error in the settings, or an agent other than a policy: one line (or the run) without the 5 s of importing
     # torch, timm and transformers, which only a policy needs

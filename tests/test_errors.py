@@ -34,6 +34,7 @@ from vlui.data import format as fmt
 from vlui.env.actions import ActionParser
 from vlui.errors import VluiError
 from vlui.jobs import collect, evaluate, train
+from vlui.jobs import split as split_job
 from vlui.viewer.episodes import open_folder
 
 pytestmark = pytest.mark.integration
@@ -236,6 +237,20 @@ def _snapshot_collect(x: Inputs, text: str) -> Any:
 
 OWN = (ROOT / "envs" / "000.yaml").read_text().replace("id: '000'", "id: mine")
 
+
+def _offline(x: Inputs, *overrides: str) -> list[str]:
+    return ["mode=offline", f"paths.data_dir={x.tmp / 'data'}", "data.name=tiny", *overrides]
+
+
+def _train_with_a_leak(x: Inputs) -> Any:
+    split_job.make(x.dataset, "unseen_task", ["open_clock"])
+    return run_job("train", x.train("data.split=unseen_task", f"data.mix=[{x.dataset_src}]"), x.tmp)
+
+
+def _score_on_training_episodes(x: Inputs) -> Any:
+    edit_json(x.run / "policy" / "config.json", lambda c: c.update(dataset=str(x.dataset)))
+    return run_job("evaluate", _offline(x, f"checkpoint={x.run}", "data.part=all"), x.tmp)
+
 CASES = [
     Case("train-incomplete-dataset", 1, "train on a dataset whose collection was stopped before the end",
          "… is incomplete: 10 of 12 episodes (its collection stopped before the end); finish it by running the same "
@@ -349,6 +364,18 @@ CASES = [
     Case("viewer-unknown-episode", 14, "`python -m vlui.viewer PATH --episode ID` with an ID the folder lacks",
          "…tiny has no episode '99': give a dataset's episode id or an evaluation's key (e.g. 0, 1, 2)",
          lambda x: open_folder(x.dataset).require("99")),
+    Case("offline-unknown-split", 15, "`python evaluate.py mode=offline data.split=NAME` with a split the dataset lacks",
+         "…tiny has no split 'unseen_device' (it has none): make it with `python -m vlui.jobs.split …tiny --by "
+         "unseen_device ...` (kinds: random, unseen_task, unseen_device, unseen_app)",
+         lambda x: (x.dataset, run_job("evaluate", _offline(x, "agent=random", "data.split=unseen_device"), x.tmp))),
+    Case("train-split-leak", 15, "train on a split (`data.split`) beside data that holds a value it holds out",
+         "split 'unseen_task' holds out task open_clock, but data.mix: …tiny trains on episode 6, which has it: that "
+         "value would be seen in training (a leak); leave that data out of training, or hold out another task",
+         _train_with_a_leak),
+    Case("offline-training-episodes", 15, "score a policy offline on the episodes it was trained on",
+         "…bc-efficientnet_b0-seed0 was trained on every episode of …tiny (no data.split): scoring it on them "
+         "measures what it memorised; score it on another dataset, or train it on a split (data.split=...) and score "
+         "that split's test part", _score_on_training_episodes),
 ]
 
 

@@ -37,9 +37,17 @@ def slug(value: Any) -> str:
     return "-".join("".join(c if c.isalnum() or c in "._-" else "_" for c in p) for p in parts) or "none"
 
 
+def offline_suffix(mode: str, dataset: str, split: str | None, part: str) -> str:
+    """What an offline evaluation's folder name adds to an online one's: ``-offline-<dataset>-<split>-<part>``
+    (``-offline-<dataset>-all`` for every episode), so that it never lands in an online evaluation's folder."""
+    if mode != "offline":
+        return ""
+    return "-offline-" + "-".join(slug(v) for v in (dataset, *([split] if split else []), part))
+
+
 def _prepare() -> None:
     """Make the configs resolvable: the repository root for ``paths.root_dir``, the typed schemas, and the
-    ``vlui.slug`` resolver that names output folders."""
+    ``vlui.slug`` and ``vlui.offline`` resolvers that name output folders."""
     from omegaconf import OmegaConf
 
     from vlui.config import register_configs
@@ -47,6 +55,7 @@ def _prepare() -> None:
     os.environ.setdefault("VLUI_ROOT", str(work_dir()))
     register_configs()
     OmegaConf.register_new_resolver("vlui.slug", slug, replace=True)
+    OmegaConf.register_new_resolver("vlui.offline", offline_suffix, replace=True)
 
 
 def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[], Any]:

@@ -69,6 +69,9 @@ class DataConfig:
     allow_incomplete: bool = False  # train on a dataset whose collection stopped before the end (otherwise refused)
     success_only: bool = False  # leave out the transitions of failed episodes (success-filtered BC)
     mix: list[str] = field(default_factory=list)  # more datasets (names in paths.data_dir, or folders) trained on too
+    # a named split of the dataset (python -m vlui.jobs.split): training reads its train part and validates on its val
+    # part (data.val_fraction is then not used); offline evaluation scores its test part. null: no split
+    split: Optional[str] = None
     # a frozen backbone's features of each dataset are kept in <dataset>/features/ for the next run on the same
     # screens with the same backbone (seeds, study arms, resumes); false: computed in memory each run
     feature_cache: bool = True
@@ -78,6 +81,20 @@ class DataConfig:
     LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,
                                           "image_height": Range(8, optional=True),
                                           "image_width": Range(8, optional=True), "steps_per_epoch": AT_LEAST_1}
+
+
+@dataclass
+class OfflineDataConfig:
+    """The demonstrations ``python evaluate.py mode=offline`` scores an agent on, step by step (docs/evaluation.md)."""
+
+    name: str = "bmoca_representative"
+    path: str = "${paths.data_dir}/${data.name}"
+    split: Optional[str] = None  # a named split of the dataset (python -m vlui.jobs.split) whose `part` is scored
+    part: str = "test"  # the split's train | val | test part; all: every episode (a dataset the policy never saw)
+    batch_size: int = 64  # steps per forward pass
+
+    LIMITS: ClassVar[dict[str, Range]] = {"batch_size": AT_LEAST_1}
+    CHOICES: ClassVar[dict[str, tuple]] = {"part": ("train", "val", "test", "all")}
 
 
 # --------------------------------------------------------------------------------------------------------- env
@@ -310,6 +327,9 @@ class CollectJobConfig:
 @dataclass
 class EvaluateJobConfig:
     task_name: str = "evaluate"
+    # online: episodes on phones (the B-MoCA protocol) | offline: the agent's action at every step of a dataset's
+    # held-out demonstrations against the demonstrated one (GUIOdyssey's AMS and SR; reads `data`, no phone)
+    mode: str = "online"
     seed: int = 0
     # a policy (an export folder, a run folder or a .ckpt); a glob or a list of them: the same recipe trained with
     # different seeds (mean ± s.e. across them); a mapping name -> any of these: policies to compare
@@ -333,11 +353,12 @@ class EvaluateJobConfig:
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+    data: OfflineDataConfig = field(default_factory=OfflineDataConfig)  # mode=offline's demonstrations
 
     LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED, "task_seed": SEED, "task_count": AT_LEAST_1, "runs": AT_LEAST_1,
                                           "episodes_per_pair": AT_LEAST_1, "parallel_envs": AT_LEAST_1,
                                           "gamma": Range(0, 1, open_lo=True)}
-    CHOICES: ClassVar[dict[str, tuple]] = {"task_split": ("train", "test", "all"),
+    CHOICES: ClassVar[dict[str, tuple]] = {"mode": ("online", "offline"), "task_split": ("train", "test", "all"),
                                            "video": ("none", "failures", "all"),
                                            "screens": ("none", "failures", "all")}
 

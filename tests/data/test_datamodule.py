@@ -32,6 +32,20 @@ def test_frames_are_decoded_once_and_split_by_episode(tiny_dataset) -> None:
     assert batch["images"].shape == (2, 64, 32, 3) and batch["next_images"].shape == (2, 64, 32, 3)
 
 
+def test_a_named_splits_parts_replace_the_random_validation_episodes(tiny_dataset, random_dataset) -> None:
+    # episodes 0-5: airplane_on, 6-11: open_clock (2 tasks x 3 snapshots x 2); the held-out ones are left out
+    dm = DemoDataModule(str(tiny_dataset), batch_size=4, val_fraction=0.25, image_height=64, image_width=32,
+                        on_device=False, mix=[str(random_dataset)], split_episodes=([0, 1, 2, 3, 4], [5]))
+    dm.setup("fit")
+    _, table = read_dataset(tiny_dataset)
+    episode = table.column("episode_id").to_numpy()
+    mixed = len(episode)  # frames past the first dataset's are the mixed dataset's
+    in_first = dm.train_set.obs[dm.train_set.obs < mixed]
+    assert set(episode[in_first.numpy()].tolist()) == {0, 1, 2, 3, 4}
+    assert set(episode[dm.val_set.obs.numpy()].tolist()) == {5}
+    assert (dm.train_set.obs >= mixed).sum() == read_dataset(random_dataset)[1].num_rows - 2  # all of the mix
+
+
 def test_batches_depend_only_on_seed_and_epoch_and_shard_across_ranks() -> None:
     a, b = EpochBatches(50, 8, 5, seed=1), EpochBatches(50, 8, 5, seed=1)
     a.set_epoch(3)

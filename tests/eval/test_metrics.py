@@ -1,5 +1,5 @@
 """Evaluation statistics: Wilson intervals, standard errors, t-tests, the bootstrap over seeds and phones, Holm's
-adjustment, and AndroidArena's adaptive metrics."""
+adjustment, AndroidArena's adaptive metrics, and GUIOdyssey's action matching (AMS, offline SR)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from vlui.env.actions import ParsedAction
 from vlui.eval.metrics import (
+    AMS_TAP_DISTANCE,
+    actions_match,
     adaptive_metrics,
     bootstrap_ci,
     bootstrap_difference,
     holm,
     lcs_matches,
     mean_stderr,
+    offline_scores,
     paired,
     repeat_ratio,
+    swipe_direction,
     welch,
     wilson_interval,
 )
@@ -170,3 +175,76 @@ def test_an_empty_episode_scores_nothing_and_a_repeating_agent_is_penalised_for_
 def test_repeat_ratio() -> None:
     assert repeat_ratio(["a", "a", "b", "b", "b"]) == 0.75
     assert repeat_ratio(["a"]) == 0.0
+
+
+# ------------------------------------------------------------------------------- GUIOdyssey's action matching
+def tap(y: float, x: float) -> ParsedAction:
+    return ParsedAction("tap", (y, x), (y, x))
+
+
+def swipe(touch: tuple[float, float], lift: tuple[float, float]) -> ParsedAction:
+    return ParsedAction("swipe", touch, lift)
+
+
+def key(name: str) -> ParsedAction:
+    return ParsedAction("key", (0.95, 0.5), (0.95, 0.5), name)
+
+
+def test_a_tap_matches_within_14_percent_of_the_screen() -> None:
+    ref = tap(0.5, 0.5)
+    assert AMS_TAP_DISTANCE == 0.14  # GUIOdyssey's CLICK_COORD_THRESHOLD
+    assert actions_match(tap(0.5, 0.5), ref)  # exact
+    assert actions_match(tap(0.5, 0.63), ref)  # 13% of the width away
+    assert not actions_match(tap(0.5, 0.65), ref)  # 15%
+    assert actions_match(tap(0.37, 0.5), ref) and not actions_match(tap(0.35, 0.5), ref)  # of the height: the same
+    # the distance is Euclidean over both fractions: 0.1 and 0.1 is 14.1%
+    assert actions_match(tap(0.59, 0.59), ref) and not actions_match(tap(0.6, 0.6), ref)
+
+
+def test_the_distance_is_a_fraction_of_each_side_whatever_the_orientation() -> None:
+    # 150 px to the right of the reference: 11.7% of a landscape tablet's 1280 px width, 18.75% of a portrait
+    # phone's 800 px: the same pixels match on one and not on the other, as in GUIOdyssey (coordinates / 1000)
+    def moved(width: int, height: int) -> bool:
+        ref = (400 / height, 400 / width)
+        return actions_match(tap(ref[0], ref[1] + 150 / width), tap(*ref))
+
+    assert moved(1280, 800) and not moved(800, 1280)
+    assert actions_match(tap(0.5, 0.63), tap(0.5, 0.5))  # normalised points: no screen size enters
+
+
+def test_a_tap_far_away_matches_inside_the_element_the_reference_tapped() -> None:
+    row = (0.2, 0.0, 0.3, 1.0)  # a full-width settings row (top, left, bottom, right)
+    switch = (0.22, 0.85, 0.28, 0.95)  # drawn over it, later in the dump
+    other = (0.4, 0.0, 0.5, 1.0)
+    ref = tap(0.25, 0.1)  # the row's title
+    assert not actions_match(tap(0.25, 0.6), ref)  # 50% away: no element boxes, no match
+    assert actions_match(tap(0.25, 0.6), ref, boxes=[row, switch, other])  # the same row
+    assert actions_match(tap(0.25, 0.9), ref, boxes=[row, switch, other])  # the switch lies inside the row
+    assert not actions_match(tap(0.45, 0.6), ref, boxes=[row, switch, other])  # another row
+    # the reference tapped the switch: the rest of the row is another element
+    assert not actions_match(tap(0.25, 0.3), tap(0.25, 0.9), boxes=[row, switch, other])
+    assert not actions_match(tap(0.9, 0.9), tap(0.7, 0.1), boxes=[row, switch, other])  # the reference hit nothing
+
+
+def test_swipes_match_by_direction() -> None:
+    up = swipe((0.8, 0.5), (0.2, 0.5))
+    assert swipe_direction((0.8, 0.5), (0.2, 0.5)) == "up" and swipe_direction((0.5, 0.2), (0.5, 0.9)) == "right"
+    assert actions_match(swipe((0.9, 0.1), (0.6, 0.2)), up)  # shorter, elsewhere, slanted: still up
+    assert not actions_match(swipe((0.2, 0.5), (0.8, 0.5)), up)  # down
+    assert not actions_match(swipe((0.5, 0.2), (0.4, 0.9)), up)  # mostly right
+
+
+def test_different_kinds_never_match_and_keys_match_by_key() -> None:
+    assert not actions_match(tap(0.5, 0.5), swipe((0.5, 0.5), (0.2, 0.5)))
+    assert not actions_match(swipe((0.5, 0.5), (0.2, 0.5)), tap(0.5, 0.5))
+    assert not actions_match(tap(0.95, 0.5), key("HOME"))  # next to the key, but a tap
+    assert actions_match(key("BACK"), key("BACK")) and not actions_match(key("HOME"), key("BACK"))
+    assert not actions_match(None, tap(0.5, 0.5))  # no valid action
+
+
+def test_ams_and_offline_success_rate() -> None:
+    s = offline_scores([[True, True], [True, False, True], []])
+    assert (s.matched, s.steps, s.ams) == (4, 5, 0.8)
+    assert (s.successes, s.episodes, s.success_rate) == (1, 2, 0.5)  # the empty episode is not a success
+    empty = offline_scores([[]])
+    assert empty.ams is None and empty.success_rate is None and empty.episodes == 0

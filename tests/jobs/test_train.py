@@ -19,6 +19,7 @@ from tests.conftest import ROOT, run_python
 from vlui.cli import CONFIG_DIR, compose
 from vlui.data.format import read_info
 from vlui.errors import VluiError
+from vlui.jobs import split as split_job
 from vlui.jobs import train
 from vlui.models.policy import load_policy
 
@@ -173,6 +174,33 @@ def test_dagger_rounds_keep_the_ui_trees_that_grounding_reads(tmp_path: Path, ti
     assert pq.read_table(round_dir / "episodes").column("xml").null_count == 0
     # the round's training read them: its steps logged the grounding loss too
     assert len([r for r in metrics(tmp_path / "run") if r.get("train/grounding_loss")]) == 4 + 2
+
+
+def test_a_split_trains_on_its_train_part_and_dagger_rolls_out_only_there(tmp_path: Path,
+                                                                         tiny_dataset_copy: Path) -> None:
+    split = split_job.make(tiny_dataset_copy, "unseen_task", ["open_clock"], val=0.2)
+    result = train.run(compose("train", tiny(tmp_path, tiny_dataset_copy, "data.split=unseen_task", "dagger.rounds=1",
+                                             "dagger.steps=2", "dagger.envs=2", "run_name=split"),
+                               output_dir=tmp_path / "run"))
+    round_dir = tiny_dataset_copy.parent / "tiny.dagger" / "split" / "round-1"
+    assert {task for task, _ in read_info(round_dir)["recipe"]["pairs"]} == {"airplane_on"}  # not the held-out task
+    export = json.loads((Path(result["policy"]) / "config.json").read_text())
+    assert export["dataset"] == str(tiny_dataset_copy)
+    assert export["split"] == {"name": "unseen_task", "digest": split.digest()}
+
+
+def test_training_data_that_holds_a_held_out_value_is_refused(tmp_path: Path, tiny_dataset: Path,
+                                                               tiny_dataset_copy: Path) -> None:
+    split_job.make(tiny_dataset_copy, "unseen_task", ["open_clock"])
+    with pytest.raises(VluiError, match=rf"^split 'unseen_task' holds out task open_clock, but data.mix: "
+                                        rf"{tiny_dataset} trains on episode 6, which has it: that value would be seen "
+                                        r"in training \(a leak\); leave that data out of training, or hold out another "
+                                        "task$"):
+        train.run(compose("train", tiny(tmp_path, tiny_dataset_copy, "data.split=unseen_task",
+                                        f"data.mix=[{tiny_dataset}]"), output_dir=tmp_path / "run"))
+    with pytest.raises(VluiError, match=r"has no split 'unseen_app' \(it has: unseen_task\)"):
+        train.run(compose("train", tiny(tmp_path, tiny_dataset_copy, "data.split=unseen_app"),
+                          output_dir=tmp_path / "run"))
 
 
 def test_missing_dataset_says_how_to_make_it(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ so their cached features): only the text differs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +29,7 @@ import torch
 from PIL import Image
 from torch.utils.data import DataLoader, Sampler
 
-from vlui.data.format import dataset_spec, decode_png, episode_path, read_dataset
+from vlui.data.format import check_observations, dataset_spec, decode_png, episode_path, read_dataset
 from vlui.errors import VluiError
 from vlui.seeding import WIDTH
 
@@ -134,14 +134,20 @@ class DemoDataModule(L.LightningDataModule):
     must then hold its screens' UI trees.
 
     ``observation_version`` (vlui.device.OBSERVATION_VERSION, as training passes it) refuses screens that the
-    simulated phone drew under another definition of the observation."""
+    simulated phone drew under another definition of the observation.
+
+    ``split_episodes`` (the training and validation episode ids of the first dataset: a named split,
+    vlui/data/splits.py) replaces the random ``val_fraction`` split: the first dataset's other episodes (the split's
+    held-out ones) are left out, and the other datasets' episodes are all for training."""
 
     def __init__(self, path: str, batch_size: int = 64, val_fraction: float = 0.1, image_height: int = 256,
                  image_width: int = 128, on_device: bool = True, steps_per_epoch: int = 500, seed: int = 0,
                  val_batches: int = 8, mix: list[str] | tuple[str, ...] = (), success_only: bool = False,
                  grounding: PairsOf | None = None, grounding_per_screen: int = 4,
-                 observation_version: int | None = None) -> None:
+                 observation_version: int | None = None,
+                 split_episodes: tuple[Collection[int], Collection[int]] | None = None) -> None:
         super().__init__()
+        self.split_episodes = split_episodes
         self.observation_version = observation_version
         self.path = Path(path)
         self.paths = [self.path, *(Path(p) for p in mix)]
@@ -184,12 +190,19 @@ class DemoDataModule(L.LightningDataModule):
         episode = np.concatenate(episodes)  # (dataset, episode id) of every sample
         # split by episode, so no episode is in both sets
         keys = np.unique(episode, axis=0)
-        rng = np.random.default_rng(self.seed)
-        n_val = int(round(len(keys) * self.val_fraction))
-        n_val = min(max(n_val, 1 if self.val_fraction > 0 and len(keys) > 1 else 0), max(len(keys) - 1, 0))
-        val_keys = {tuple(k) for k in keys[rng.permutation(len(keys))[:n_val]].tolist()}
+        if self.split_episodes is None:
+            rng = np.random.default_rng(self.seed)
+            n_val = int(round(len(keys) * self.val_fraction))
+            n_val = min(max(n_val, 1 if self.val_fraction > 0 and len(keys) > 1 else 0), max(len(keys) - 1, 0))
+            val_keys = {tuple(k) for k in keys[rng.permutation(len(keys))[:n_val]].tolist()}
+            train_keys = {tuple(k) for k in keys.tolist()} - val_keys
+        else:
+            train_ids, val_ids = (set(map(int, ids)) for ids in self.split_episodes)
+            val_keys = {(0, e) for e in val_ids}
+            train_keys = {tuple(k) for k in keys.tolist() if k[0] > 0 or k[1] in train_ids}
         in_val = torch.from_numpy(np.array([tuple(k) in val_keys for k in episode.tolist()], dtype=bool))
-        self.train_set = _select(all_samples, ~in_val)
+        in_train = torch.from_numpy(np.array([tuple(k) in train_keys for k in episode.tolist()], dtype=bool))
+        self.train_set = _select(all_samples, in_train)
         self.val_set = _select(all_samples, in_val)
         if len(self.train_set) == 0:
             kept = " with data.success_only=true (no successful episodes?)" if self.success_only else ""
@@ -324,16 +337,10 @@ class DemoDataModule(L.LightningDataModule):
 
 
 def _check_observations(parts: list[_Part], current: int) -> None:
-    """Screens the simulated phone drew before observation version 2 are not what a policy sees now (on it or over
-    ADB): training on them is a one-line error saying to collect them again."""
+    """Screens the simulated phone drew under another observation version are not what a policy sees now: training
+    on them is a one-line error saying to collect them again (:func:`vlui.data.format.check_observations`)."""
     for part in parts:
-        env = part.info["recipe"].get("env", {})
-        version = env.get("observation_version", 1)
-        if env.get("backend", "sim") == "sim" and version != current:
-            raise VluiError(f"{part.path} holds screens of observation version {version}: the simulated phone drew "
-                            f"them at their own size, and a policy now sees the full screen resized as over ADB "
-                            f"(version {current}); collect it again (delete it, or collect under another "
-                            f"dataset=)")
+        check_observations(part.path, part.info, current)
 
 
 def _check_ui_trees(parts: list[_Part]) -> None:

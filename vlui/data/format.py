@@ -306,6 +306,17 @@ def dataset_spec(info: dict[str, Any], where: str | Path = "the dataset") -> Obs
         raise VluiError(f"{where}: meta/info.json does not say its screens' size ({err}): collect it again") from None
 
 
+def check_observations(root: str | Path, info: dict[str, Any], current: int) -> None:
+    """Refuse screens the simulated phone drew before observation version ``current`` (vlui.device): a policy now
+    sees the full screen resized, as over ADB, and screens drawn at their own size are not what it sees."""
+    env = info["recipe"].get("env", {})
+    version = env.get("observation_version", 1)
+    if env.get("backend", "sim") == "sim" and version != current:
+        raise VluiError(f"{root} holds screens of observation version {version}: the simulated phone drew them at "
+                        f"their own size, and a policy now sees the full screen resized as over ADB (version "
+                        f"{current}); collect it again (delete it, or collect under another dataset=)")
+
+
 def read_index(root: str | Path) -> dict[int, dict[str, Any]]:
     """Episode id -> index entry for the episodes listed in ``meta/episodes.jsonl`` whose file exists. A last line
     without its newline (a kill while appending) is skipped: the episode file is indexed again when collect.py

@@ -10,6 +10,9 @@
 - Repeat-action ratio: the share of actions identical to the one before.
 - Comparing recipes: Welch's and the paired t-test across training seeds (scipy's t distribution), a bootstrap over
   training seeds and phones for a mean or a difference, and Holm's adjustment where a report runs several tests.
+- GUIOdyssey's offline scores (Lu et al. 2024, its ``GUIOdyssey_action_matching.py``): whether a predicted action
+  matches the demonstrated one (:func:`actions_match`), the action matching score ``AMS = matched steps / steps``
+  and the offline success rate ``SR = episodes with every step matched / episodes`` (:func:`offline_scores`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+
+from vlui.env.actions import ParsedAction
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -287,3 +292,82 @@ def _spread(values: np.ndarray) -> tuple[float, float, float]:
     drawn = values[~np.isnan(values)]
     lo, hi = np.percentile(drawn, [2.5, 97.5])
     return float(lo), float(hi), float(drawn.std(ddof=1)) if drawn.min() < drawn.max() else 0.0
+
+
+# ------------------------------------------------------------------ GUIOdyssey's action matching (offline scores)
+AMS_TAP_DISTANCE = 0.14  # GUIOdyssey's CLICK_COORD_THRESHOLD (AITW's _TAP_DISTANCE_THRESHOLD): 14% of the screen
+
+Box = tuple[float, float, float, float]  # an element's bounds, normalised (top, left, bottom, right); bottom, right out
+
+
+def tap_distance(p: tuple[float, float], q: tuple[float, float]) -> float:
+    """The distance between two normalised ``(y, x)`` points, each coordinate a fraction of its own side of the screen
+    (GUIOdyssey's coordinates divided by 1000): on a portrait screen a horizontal step of 0.1 is fewer pixels than a
+    vertical one. Unlike :func:`vlui.spec.gesture_distance` (taps from swipes), the y difference is not scaled."""
+    return math.hypot(p[0] - q[0], p[1] - q[1])
+
+
+def element_at(point: tuple[float, float], boxes: Sequence[Box]) -> int | None:
+    """The index of the element a tap at normalised ``point`` lands on among ``boxes`` (in drawing order: a later
+    element is drawn over an earlier one, as a UI dump lists them), or None where no box holds it."""
+    y, x = point
+    for i in range(len(boxes) - 1, -1, -1):
+        top, left, bottom, right = boxes[i]
+        if top <= y < bottom and left <= x < right:
+            return i
+    return None
+
+
+def swipe_direction(touch: tuple[float, float], lift: tuple[float, float]) -> str:
+    """``up``, ``down``, ``left`` or ``right``: the way the finger moves along the axis it moves most on (in
+    normalised units; a tie counts as vertical, the axis AITW's ``argmax`` picks first)."""
+    dy, dx = lift[0] - touch[0], lift[1] - touch[1]
+    if abs(dy) >= abs(dx):
+        return "down" if dy > 0 else "up"
+    return "right" if dx > 0 else "left"
+
+
+def actions_match(predicted: ParsedAction | None, reference: ParsedAction, boxes: Sequence[Box] | None = None,
+                  threshold: float = AMS_TAP_DISTANCE) -> bool:
+    """Whether ``predicted`` does what ``reference`` did, as GUIOdyssey scores a step (its ``action_matching``):
+
+    - the kinds must agree (a tap, a swipe, a navigation key); None (no valid action) never matches;
+    - two taps match when the predicted point is within ``threshold`` of the reference point
+      (:func:`tap_distance`), or inside the bounds of the element the reference tap lands on (:func:`element_at`
+      over ``boxes``, the screen's clickable elements; GUIOdyssey uses the SAM2 box of the reference's element);
+    - two swipes match when they go the same way (:func:`swipe_direction`: GUIOdyssey compares SCROLL directions);
+    - two key presses match when they press the same key (BACK, HOME, APP_SWITCH: GUIOdyssey compares the type)."""
+    if predicted is None or predicted.kind != reference.kind:
+        return False
+    if reference.kind == "key":
+        return predicted.key == reference.key
+    if reference.kind == "swipe":
+        return swipe_direction(predicted.touch, predicted.lift) == swipe_direction(reference.touch, reference.lift)
+    if tap_distance(predicted.touch, reference.touch) <= threshold:
+        return True
+    target = element_at(reference.touch, boxes or ())
+    return target is not None and element_at(predicted.touch, boxes[target:target + 1]) == 0
+
+
+@dataclass(frozen=True)
+class OfflineScores:
+    """GUIOdyssey's scores of a policy over demonstrations, step by step: ``ams`` the share of steps whose predicted
+    action matched, ``success_rate`` (SR) the share of episodes whose every step matched; None where nothing was
+    scored."""
+
+    ams: float | None
+    matched: int
+    steps: int
+    success_rate: float | None
+    successes: int
+    episodes: int
+
+
+def offline_scores(episodes: Sequence[Sequence[bool]]) -> OfflineScores:
+    """AMS and SR of episodes given as their steps' matches. An episode without a step (no action to predict) is
+    left out of both: it would count as a success without a step matched."""
+    scored = [list(e) for e in episodes if len(e)]
+    matched, steps = sum(sum(e) for e in scored), sum(len(e) for e in scored)
+    successes = sum(all(e) for e in scored)
+    return OfflineScores(matched / steps if steps else None, matched, steps,
+                         successes / len(scored) if scored else None, successes, len(scored))

@@ -4,11 +4,12 @@ Default: the B-MoCA protocol, the six representative tasks on the test snapshots
 seeds. Episodes run in ``parallel_envs`` environments side by side with one batched policy forward per step. Every
 finished episode is appended to ``episodes.jsonl`` in the output folder at once; running the same command again
 skips the episodes already there. At the end: ``results.json``, ``results.md``, plots, optional GIFs.
+
+``mode=offline`` scores an agent on a dataset's demonstrations instead, without a phone (vlui/jobs/offline.py).
 """
 
 from __future__ import annotations
 
-import glob
 import json
 import logging
 import time
@@ -32,6 +33,8 @@ from vlui.env.env import open_env
 from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
+from vlui.jobs import offline
+from vlui.jobs.policies import checkpoint_groups
 from vlui.models.files import weights_digest
 from vlui.rollout import EpisodeRecord, Job, result_line, rollout
 from vlui.seeding import substream
@@ -142,42 +145,6 @@ def compared(value: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def checkpoint_groups(value: Any) -> dict[str, list[str]]:
-    """The policies of ``checkpoint``: one, a glob or a list of them (one recipe trained with several seeds: group
-    ``""``), or a mapping name -> any of these (recipes to compare). Globs are expanded in sorted order; one that
-    matches nothing is an error."""
-    value = _plain(value)
-    if value is None:
-        return {}
-    if isinstance(value, dict):
-        groups = {str(k): _policies(v, f"checkpoint.{k}") for k, v in value.items()}
-        if not groups:
-            raise VluiError("checkpoint={} names no policy: give name: path-or-glob pairs")
-        return groups
-    return {"": _policies(value, "checkpoint")}
-
-
-def _policies(value: Any, key: str) -> list[str]:
-    items = value if isinstance(value, list) else [value]
-    found: list[str] = []
-    for item in items:
-        item = str(item)
-        if glob.has_magic(item):
-            matches = sorted(glob.glob(item))
-            if not matches:
-                raise VluiError(f"{key}={item!r} matches no policy: check the pattern (e.g. "
-                                "checkpoints/<experiment>/bc-*-seed*)")
-            found += matches
-        else:
-            found.append(item)
-    if not found:
-        raise VluiError(f"{key} is an empty list: give the policies to evaluate")
-    dup = sorted({p for p in found if found.count(p) > 1})
-    if dup:
-        raise VluiError(f"{key} names {dup[0]} more than once")
-    return found
-
-
 def references(p: Plan) -> dict[tuple[str, str], list[str]]:
     """The expert's action tokens per (task, snapshot): the reference trajectories of the adaptive metrics."""
     refs: dict[tuple[str, str], list[str]] = {}
@@ -193,6 +160,8 @@ def references(p: Plan) -> dict[tuple[str, str], list[str]]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    if cfg.mode == "offline":  # no phone: the agent's action at every step of a dataset's demonstrations
+        return offline.run(cfg)
     p = plan(cfg)
     p.out.mkdir(parents=True, exist_ok=True)
     journal = p.out / "episodes.jsonl"

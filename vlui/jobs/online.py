@@ -25,6 +25,7 @@ from vlui.data.format import dataset_spec, read_info
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.env.env import make_env
 from vlui.errors import VluiError
+from vlui.jobs.split import training_split
 from vlui.models.policy import load_policy
 from vlui.models.settings import to_dict
 from vlui.rollout import EpisodeRecord, Job, rollout
@@ -105,8 +106,8 @@ def build(cfg: DictConfig, module_class: type[PPOModule]) -> tuple[PPOModule, Ro
 
 
 def demonstrations(cfg: DictConfig, spec: ObsActionSpec) -> DemoDataModule | None:
-    """The demonstrations PPO imitates alongside when ``algo.bc_coef`` > 0: ``data.name``'s dataset, at the
-    policy's screen size (and reading actions as the policy does)."""
+    """The demonstrations PPO imitates alongside when ``algo.bc_coef`` > 0: ``data.name``'s dataset (the train
+    part of ``data.split`` when set), at the policy's screen size (and reading actions as the policy does)."""
     if not cfg.algo.bc_coef:
         return None
     path = Path(cfg.data.path)
@@ -116,7 +117,9 @@ def demonstrations(cfg: DictConfig, spec: ObsActionSpec) -> DemoDataModule | Non
                         f"python collect.py dataset={cfg.data.name} ...)")
     spec.require_same_actions(dataset_spec(read_info(path), path), "the policy", f"algo.bc_coef: {path}",
                               "set data.name to the dataset the starting policy was trained on")
+    split = training_split(path, cfg.data.split)
     demos = DemoDataModule(str(path), val_fraction=0.0, image_height=spec.height, image_width=spec.width,
-                           on_device=False, seed=cfg.seed)
+                           on_device=False, seed=cfg.seed,
+                           split_episodes=(split.parts["train"], ()) if split else None)
     demos.setup()
     return demos

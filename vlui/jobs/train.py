@@ -25,12 +25,14 @@ from omegaconf import DictConfig, OmegaConf
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
 from vlui.config import check_settings, env_settings
 from vlui.data.datamodule import DemoDataModule
-from vlui.data.format import dataset_spec, progress, read_info, writer_pid
+from vlui.data.format import dataset_spec, progress, read_index, read_info, writer_pid
+from vlui.data.splits import read_split
 from vlui.device import OBSERVATION_VERSION
 from vlui.env.actions import ActionParser
 from vlui.env.grounding import grounding_pairs
 from vlui.errors import VluiError
 from vlui.jobs import dagger, online
+from vlui.jobs.split import training_split
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.processes import die_with_parent, sigterm_as_interrupt
@@ -212,18 +214,23 @@ def build(cfg: DictConfig, module_class: type[L.LightningModule]) -> tuple[L.Lig
 
 def datamodule(cfg: DictConfig, spec: ObsActionSpec, extra: Sequence[str] = (), seed: int | None = None,
                steps_per_epoch: int | None = None) -> DemoDataModule:
-    """The training data of ``cfg`` (``data.name`` and ``data.mix``) at ``spec``'s screen size, with ``extra``
-    datasets (DAgger's rounds), and grounding examples from the screens' UI trees when ``data.grounding.weight`` > 0
-    (their taps read as ``spec`` reads actions)."""
+    """The training data of ``cfg`` (``data.name``, the train part of ``data.split`` when set, and ``data.mix``) at
+    ``spec``'s screen size, with ``extra`` datasets (DAgger's rounds), and grounding examples from the screens' UI
+    trees when ``data.grounding.weight`` > 0 (their taps read as ``spec`` reads actions). A split's held-out values
+    found in any of it are refused (:func:`vlui.jobs.split.training_split`)."""
     grounding = cfg.data.grounding
     pairs = partial(grounding_pairs, parser=ActionParser.of(spec))
+    mixes = mixed_datasets(cfg)
+    split = training_split(cfg.data.path, cfg.data.split, {**{f"data.mix: {m}": m for m in mixes},
+                                                           **{f"the DAgger round {r}": r for r in extra}})
     return DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
                           image_height=spec.height, image_width=spec.width,
                           on_device=cfg.data.on_device, steps_per_epoch=steps_per_epoch or cfg.data.steps_per_epoch,
-                          seed=cfg.seed if seed is None else seed, mix=[*mixed_datasets(cfg), *extra],
+                          seed=cfg.seed if seed is None else seed, mix=[*mixes, *extra],
                           success_only=cfg.data.success_only,
                           grounding=pairs if grounding.weight else None,
-                          grounding_per_screen=grounding.per_screen, observation_version=OBSERVATION_VERSION)
+                          grounding_per_screen=grounding.per_screen, observation_version=OBSERVATION_VERSION,
+                          split_episodes=(split.parts["train"], split.parts["val"]) if split else None)
 
 
 def warn_random_image_encoder(vision: DictConfig) -> None:
@@ -323,7 +330,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
                 "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
                 "steps": trainer.global_step, **({"init": str(cfg.init), "iterations": trainer.current_epoch}
-                                                 if algo.online else {"dataset": str(cfg.data.path)}),
+                                                 if algo.online else trained_on(cfg)),
                 "text_encoder_untrained": bool(module.policy.text.encoder.untrained)})
             result["policy"] = str(policy_dir)
             log.info(f"policy exported to {policy_dir}")
@@ -333,6 +340,26 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise VluiError(_disk_full(err, ckpt_dir)) from None
     log.info(f"checkpoints in {ckpt_dir}; logs in {cfg.paths.output_dir}")
     return result
+
+
+def trained_on(cfg: DictConfig) -> dict[str, Any]:
+    """What an offline algorithm's policy learnt from, for its export: the dataset, and the split whose train part it
+    read with its digest (offline evaluation refuses to score a policy on episodes it trained on)."""
+    out: dict[str, Any] = {"dataset": str(cfg.data.path)}
+    if cfg.data.split is not None:
+        split = read_split(cfg.data.path, cfg.data.split, read_index(cfg.data.path))
+        out["split"] = {"name": split.name, "digest": split.digest()}
+    return out
+
+
+def training_pairs(cfg: DictConfig) -> set[tuple[str, str]] | None:
+    """With ``data.split``, the (task, snapshot) pairs of its train part: where DAgger rolls out (the held-out ones
+    stay held out); None: every pair of the dataset."""
+    if cfg.data.split is None:
+        return None
+    index = read_index(cfg.data.path)
+    split = read_split(cfg.data.path, cfg.data.split, index)
+    return {(index[e]["task_id"], str(index[e]["snapshot_id"])) for e in split.parts["train"]}
 
 
 def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list) -> list[dict[str, Any]]:
@@ -355,7 +382,8 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
             continue
         round_stats = dagger.collect_round(module.policy, env, cfg.data.path, out, r, cfg.dagger.episodes_per_pair,
                                            cfg.seed, slots=cfg.dagger.envs, pairs=cfg.dagger.pairs,
-                                           save_xml=bool(cfg.data.grounding.weight))  # grounding's trees
+                                           save_xml=bool(cfg.data.grounding.weight),  # grounding's trees
+                                           only=training_pairs(cfg))
         log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
                  f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
