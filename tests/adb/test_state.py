@@ -68,6 +68,25 @@ def test_every_starting_state_adb_can_set_matches_the_in_process_phone(adb, dev)
                     assert getattr(served, field) == getattr(local.state, field), (task.id, snapshot, field)
 
 
+def test_the_texts_sent_read_over_adb_as_on_the_in_process_phone(adb, dev) -> None:
+    conversations = {"conversations": [
+        {"name": "Mei Lin", "number": "+1 646-555-0175", "messages": [
+            {"text": "Where is it?", "direction": "in", "time": "2026-11-22 18:30"},
+            {"text": "town hall, at 7, see you", "direction": "out", "time": "2026-11-22 18:32"}]},
+        {"number": "8085550142", "messages": [{"text": "ok", "direction": "out", "time": "2026-11-22 17:00"}]}]}
+    dev.load_snapshot("000")
+    with adb.phone.lock:
+        adb.phone.device.set_state({"messages": conversations})
+    local = SimDevice("000")
+    local.set_state({"messages": conversations})
+    specs = [{"sms_sent": {"contains": {"address": {"number": "6465550175"}, "body": {"includes": "Town Hall"}}}},
+             {"sms_sent": {"contains": {"address": {"number": "6465550175"}, "body": {"includes": "where"}}}},
+             {"sms_sent": {"contains": {"address": {"number": "5550142"}, "body": "ok"}}},
+             {"sms_sent": {"contains": {"address": {"number": "6465550199"}}}}]
+    answers = [dev.check_state(spec) for spec in specs]
+    assert answers == [local.check_state(spec) for spec in specs] == [True, False, True, False]
+
+
 def test_state_checks_over_adb_read_what_the_in_process_phone_reads(adb, dev) -> None:
     states = [{"volume": {"media": 7, "call": 2, "ring": 0, "alarm": 6}, "brightness": 23, "airplane_mode": True},
               {"volume": {"media": 25, "call": 7, "ring": 4, "alarm": 1}, "brightness": 153, "wifi": False,

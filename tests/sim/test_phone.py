@@ -241,6 +241,33 @@ def test_typing_goes_to_the_focused_field_and_back_hides_the_keyboard() -> None:
     assert dev.state.fields["chrome.search"] == "vlui"
 
 
+def test_the_keyboards_keys_type_letters_digits_and_symbols_and_delete() -> None:
+    dev = SimDevice("000")
+    d = Driver(dev)
+    d.open_app("chrome")
+    d.tap(d.need(lambda n: n.rid.endswith(":id/search_box"), "search box"))
+
+    def key(label: str, rid: str = ""):
+        return d.need(lambda n: n.package == "com.google.android.inputmethod.latin" and (
+            n.rid.endswith(rid) if rid else n.text == label), label or rid)
+
+    for label in "hi":
+        d.tap(key(label))
+    d.tap(key(" "))
+    d.tap(key("?123", ":id/key_pos_symbol"))  # the digits and symbols layer
+    assert d.find(lambda n: n.text == "q") is None
+    for label in "4:30?":
+        d.tap(key(label))
+    d.tap(key("", ":id/key_pos_del"))
+    assert dev.state.fields["chrome.search"] == "hi 4:30"
+    d.tap(key("ABC", ":id/key_pos_symbol"))  # back to the letters
+    d.tap(key("x"))
+    assert dev.state.fields["chrome.search"] == "hi 4:30x"
+    dev.key("BACK")
+    d.tap(d.need(lambda n: n.rid.endswith(":id/search_box"), "search box"))
+    assert d.find(lambda n: n.text == "q") is not None  # a field comes up with the letters
+
+
 def test_home_layouts_follow_the_snapshot_seed() -> None:
     def layout(snap):
         dev = SimDevice(snap)

@@ -186,3 +186,21 @@ def test_a_constrained_template_takes_what_it_does_not_set_from_its_base() -> No
     task = instance("call_number_no_contacts", {"phone_number": "5550123"})
     assert task.instruction == "call 5550123 without opening the contacts app"
     assert task.pattern.match("processOutgoingCallIntent: tel:5550123") and task.template == "call_number_no_contacts"
+
+
+def test_a_derived_time_is_computed_from_the_parameters_around_the_clock() -> None:
+    task = instance("alarm_before_event", {"event": "dentist", "time": (0, 10), "lead": "30"})
+    assert task.state_check == {"clock.alarms": {"contains": {"hour": 23, "minute": 40, "enabled": True}}}
+    assert task.state["calendar"]["events"][1]["hour"] == 3 and task.state["calendar"]["events"][1]["minute"] == 12
+    assert task.instruction == "set an alarm 30 minutes before my Dentist event tomorrow"
+
+
+def test_state_checks_look_inside_lists_by_field_words_and_phone_number() -> None:
+    from vlui.device import state_meets
+    sent = [{"address": "+1 646-555-0175", "body": "Town Hall at 7"}, {"address": "808", "body": "ok"}]
+    holds = lambda want: state_meets({"sms_sent": want}, lambda path: sent)  # noqa: E731
+    assert holds({"contains": {"address": {"number": "6465550175"}, "body": {"includes": "town hall"}}})
+    assert not holds({"contains": {"address": {"number": "6465550175"}, "body": {"includes": "ok"}}})
+    assert holds({"contains": {"body": "ok"}}) and not holds({"contains": {"body": "OK"}})
+    assert not holds({"contains": {"address": {"number": ""}}})  # no digits match nothing
+    assert not state_meets({"sms_sent": {"contains": {"body": "ok"}}}, lambda path: [])

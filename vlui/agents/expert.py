@@ -664,8 +664,12 @@ def _type_into(ex: ExpertAgent, s: Screen, field: Element, hint: str, text: str)
     if not text.startswith(typed):
         return Gesture("tap", next(e for e in keys if e.resource_id.endswith(":id/key_pos_del")))
     key = next((e for e in keys if e.text == text[len(typed)]), None)
-    if key is None:
-        raise Stuck(f"{ex.task.id}: no key for {text[len(typed)]!r} on the keyboard")
+    if key is None:  # on the other layer: letters <-> ?123
+        layer = next((e for e in keys if e.resource_id.endswith(":id/key_pos_symbol")), None)
+        if layer is None or ex._memory.get("layer_switched") == typed:
+            raise Stuck(f"{ex.task.id}: no key for {text[len(typed)]!r} on the keyboard")
+        ex._memory["layer_switched"] = typed
+        return Gesture("tap", layer)
     return Gesture("tap", key)
 
 
@@ -708,6 +712,48 @@ def _text_event_place(p: dict[str, Any]):
     person = _choice_words("text_event_place", "person", p["person"])
     return _look_up("calendar", _event_chip(title, hour, minute), _place_shown(title, hour, minute, place),
                     _send_text(person, place))
+
+
+def _conversation_row(name: str):
+    return lambda ex, s: next((e for e in s.labelled(name) if e.resource_id == f"{MESSAGES}:id/conversation_name"
+                               and ex.tappable(s, e)), None)
+
+
+def _message_shown(name: str, holds: str):
+    """Messages: the conversation with ``name`` is open and one of its bubbles holds ``holds``."""
+    def shown(ex: ExpertAgent, s: Screen) -> bool:
+        title = s.one(f"{MESSAGES}:id/conversation_title")
+        return (title is not None and title.text == name
+                and any(e.resource_id == f"{MESSAGES}:id/message_text" and holds in e.text for e in s.els))
+    return shown
+
+
+def _words(p: dict[str, Any], template: str, *params: str) -> list[str]:
+    return [_choice_words(template, n, p[n]) for n in params]
+
+
+def _text_contact_number(p: dict[str, Any]):
+    person, other = _words(p, "text_contact_number", "person", "other")
+    return _look_up("contacts", _person_row(other), _person_card(other, p["phone_number"]),
+                    _send_text(person, p["phone_number"]))
+
+
+def _text_dial_in(p: dict[str, Any]):
+    person, title = _words(p, "text_dial_in", "person", "event")
+    return _look_up("calendar", _event_chip(title, 23, 0), _event_details(title, 23, 0, p["phone_number"]),
+                    _send_text(person, p["phone_number"]))
+
+
+def _alarm_from_message(p: dict[str, Any]):
+    (hour, minute), (person,) = p["time"], _words(p, "alarm_from_message", "person")
+    asked = f"{hour}:{minute:02d}"  # as the text writes it
+    return _look_up("messages", _conversation_row(person), _message_shown(person, asked), _create_alarm(hour, minute))
+
+
+def _call_from_message(p: dict[str, Any]):
+    (person,) = _words(p, "call_from_message", "person")
+    return _look_up("messages", _conversation_row(person), _message_shown(person, p["phone_number"]),
+                    _call(p["phone_number"]))
 
 
 def _alarm_before_event(p: dict[str, Any]):
@@ -763,7 +809,9 @@ TEMPLATE_PLANS |= {"toggle_setting_no_search": TEMPLATE_PLANS["toggle_setting"],
                    # constrained cross-app tasks: the list, not the search; the schedule, not the details; Messages'
                    # own picker, not Contacts
                    "call_contact_no_search": _call_contact, "alarm_before_event_from_schedule": _alarm_from_schedule,
-                   "text_event_place_no_contacts": _text_event_place}
+                   "text_event_place_no_contacts": _text_event_place,
+                   "text_contact_number": _text_contact_number, "text_dial_in": _text_dial_in,
+                   "alarm_from_message": _alarm_from_message, "call_from_message": _call_from_message}
 
 
 def plan_for(task: Task):

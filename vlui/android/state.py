@@ -123,6 +123,7 @@ class DeviceState:
     # text input: the focused field as (app, field id) and every field's content
     focus: tuple[str, str] | None = None
     fields: dict[str, str] = field(default_factory=dict)
+    keyboard_symbols: bool = False  # the keyboard shows its ?123 layer (digits and symbols), not the letters
     dialog: str | None = None  # a system dialog over the app: "brightness"
     # settings written (``settings put``) that nothing has acted on yet: "namespace/key" -> value. The service that
     # owns one (airplane mode, the radios, the night mode) writes it when it acts, which drops the entry here.
@@ -142,7 +143,8 @@ class DeviceState:
 
 # The apps whose notifications a snapshot may post (their small icons: vlui.sim.systemui).
 NOTIFYING_APPS = ("gmail", "messages", "calendar", "photos", "youtube", "play_store", "maps", "chrome", "phone")
-NOT_SET = {"time_ms", "apps"}  # the clock comes from the snapshot's own ``time``; an app's state comes by its key
+# the clock comes from the snapshot's own ``time``; an app's state comes by its key; the keyboard's layer from the taps
+NOT_SET = {"time_ms", "apps", "keyboard_symbols"}
 
 
 @functools.cache

@@ -553,6 +553,7 @@ class SimDevice(Device):
         """Give ``key``'s text field the input focus: the keyboard comes up (LatinIME logs its activation)."""
         pkg = package or apps()[key].package
         self.state.focus = (key, field)
+        self.state.keyboard_symbols = False  # a field comes up with the letters
         pid = self.state.pids.get("gboard", 2790)
         self._write_log(self.state.time_ms + 40, pid, pid, "I", "AndroidIME",
                        f"LatinIme.onActivate() : EditorInfo = inputType=Text|AutoCorrect imeOptions=Search "

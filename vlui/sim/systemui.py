@@ -360,6 +360,7 @@ def brightness_dialog(dev: Phone, ctx: Ctx) -> Node:
 
 
 KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+SYMBOL_ROWS = ("1234567890", "@#$_&-+()/", "*\"':;!?")  # Gboard's ?123 layer
 
 
 def keyboard_top(ctx: Ctx) -> int:
@@ -369,29 +370,34 @@ def keyboard_top(ctx: Ctx) -> int:
 
 
 def keyboard(dev: Phone, ctx: Ctx) -> Node:
-    """A Gboard-like keyboard over the bottom of the screen while a text field has focus."""
+    """A Gboard-like keyboard over the bottom of the screen while a text field has focus: three rows of letters (or,
+    after ?123, of digits and symbols), the delete key at the end of the third, the layer key and the space bar."""
     y0 = keyboard_top(ctx)
     h = ctx.bottom - y0
     kb = Node(cls="android.widget.FrameLayout", bounds=(0, y0, ctx.width, ctx.bottom),
               package="com.google.android.inputmethod.latin", bg=(232, 234, 237) if not ctx.theme.dark else (41, 42, 45),
               mirror=False)
-    row_h = h // 4
-    for r, row in enumerate(KEY_ROWS + ("",)):
-        keys = list(row) if row else [" "]
-        kw = ctx.width // 10
-        x = (ctx.width - kw * len(keys)) // 2 if row else ctx.width // 4
-        for ch in keys:
-            w = kw if row else ctx.width // 2
-            kb.add(Node(cls="android.view.View", bounds=(x + 2, y0 + r * row_h + 4, x + w - 2, y0 + (r + 1) * row_h - 4),
-                        package=kb.package, text=ch, size=ctx.sp(20), align="center", fg=ctx.theme.on_surface,
-                        bg=ctx.theme.surface, radius=ctx.dp(4), on_tap=lambda x_, y_, c=ch: dev.type_into_focus(c), mirror=False))
-            x += w
-    # Gboard's delete key at the end of the third row, where the letters leave room
-    kw, r = ctx.width // 10, 2
-    x = ctx.width - kw - kw // 2
-    kb.add(Node(cls="android.widget.ImageView", bounds=(x + 2, y0 + r * row_h + 4, ctx.width - 2, y0 + (r + 1) * row_h - 4),
-                package=kb.package, desc=ctx.t("common.delete"), rid=f"{kb.package}:id/key_pos_del",
-                icon="glyph:delete_digit", icon_color=ctx.theme.icon, bg=ctx.theme.surface, radius=ctx.dp(4),
-                on_tap=lambda x_, y_: dev.delete_in_focus(), mirror=False))
+    row_h, kw = h // 4, ctx.width // 10
+    symbols = dev.state.keyboard_symbols
+
+    def key(x1: int, r: int, x2: int, tap, label: str = "", **kw_) -> None:
+        kb.add(Node(cls=kw_.pop("cls", "android.view.View"), bounds=(x1 + 2, y0 + r * row_h + 4, x2 - 2,
+                    y0 + (r + 1) * row_h - 4), package=kb.package, text=label, size=ctx.sp(20), align="center",
+                    fg=ctx.theme.on_surface, bg=ctx.theme.surface, radius=ctx.dp(4), on_tap=tap, mirror=False, **kw_))
+
+    for r, row in enumerate(SYMBOL_ROWS if symbols else KEY_ROWS):
+        x = (ctx.width - kw * len(row)) // 2
+        for ch in row:
+            key(x, r, x + kw, lambda x_, y_, c=ch: dev.type_into_focus(c), ch)
+            x += kw
+    # Gboard's delete key at the end of the third row, where the keys leave room
+    key(ctx.width - kw - kw // 2, 2, ctx.width, lambda x_, y_: dev.delete_in_focus(), cls="android.widget.ImageView",
+        desc=ctx.t("common.delete"), rid=f"{kb.package}:id/key_pos_del", icon="glyph:delete_digit",
+        icon_color=ctx.theme.icon)
+
+    def switch(x_: int, y_: int) -> None:
+        dev.state.keyboard_symbols = not symbols
+    key(0, 3, ctx.width // 4, switch, "ABC" if symbols else "?123", rid=f"{kb.package}:id/key_pos_symbol")
+    key(ctx.width // 4, 3, ctx.width * 3 // 4, lambda x_, y_: dev.type_into_focus(" "), " ")
     return kb
 
