@@ -96,6 +96,24 @@ def test_the_expert_reaches_the_goal_of_every_constrained_instance_without_break
             assert walk.terminated and walk.violations == () and walk.success, f"{task.id} on {snap}"
 
 
+@pytest.mark.parametrize("name", [n for n in CONSTRAINED if any(
+    c["level"] == "component" for c in templates.templates()[n]["constraints"])])
+def test_a_component_constraint_names_an_element_the_expert_passes_by(name) -> None:
+    """Not a vacuous constraint: the element not to tap is on a screen the task's own flow shows."""
+    task = templates.instances(name, 0, 1, "all")[0]
+    env = make_env(EnvConfig(snapshots=["000"]), [task.id], include_xml=True)
+    obs, info = env.reset(seed=0, options={"task": task.id, "snapshot": "000"})
+    expert, seen, done = ExpertAgent(), set(), False
+    expert.reset(env.task, info)
+    while not done:
+        seen |= {e.resource_id for e in parse_xml(obs["xml"])}
+        obs, _, terminated, truncated, info = env.step(expert.act(obs, info))
+        done = terminated or truncated
+    env.close()
+    assert terminated and not info["violations"]
+    assert all(c.id in seen for c in task.constraints if c.level == "component"), seen
+
+
 def _tap_id(env, rid: str, obs):
     """Tap the centre of the element with resource id ``rid`` on the screen ``obs`` shows."""
     el = next(e for e in parse_xml(obs["xml"]) if e.resource_id == rid)

@@ -811,7 +811,12 @@ TEMPLATE_PLANS |= {"toggle_setting_no_search": TEMPLATE_PLANS["toggle_setting"],
                    "call_contact_no_search": _call_contact, "alarm_before_event_from_schedule": _alarm_from_schedule,
                    "text_event_place_no_contacts": _text_event_place,
                    "text_contact_number": _text_contact_number, "text_dial_in": _text_dial_in,
-                   "alarm_from_message": _alarm_from_message, "call_from_message": _call_from_message}
+                   "alarm_from_message": _alarm_from_message, "call_from_message": _call_from_message,
+                   # constrained: reading a text, not answering it; reading a contact, not editing it; the event's
+                   # notes, not Contacts; a new alarm, none deleted; a new chat, not a search
+                   "alarm_from_message_no_reply": _alarm_from_message, "call_from_message_no_reply": _call_from_message,
+                   "call_contact_no_edit": _call_contact, "call_event_dial_in_no_contacts": _call_event_dial_in,
+                   "alarm_before_event_keep_alarms": _alarm_before_event, "text_event_place_no_search": _text_event_place}
 
 
 def plan_for(task: Task):
