@@ -15,6 +15,7 @@ from vlui.config import EnvConfig
 from vlui.errors import VluiError
 from vlui.sim.apps import APPS, app_state_problem
 from vlui.sim.apps.calendar import CalendarState
+from vlui.sim.apps.chrome import ChromeState
 from vlui.sim.apps.contacts import ContactsState
 from vlui.sim.apps.deskclock import Alarm, ClockState, Stopwatch, clock_state
 from vlui.sim.apps.dialer import Call, DialerState, dialer_state
@@ -37,14 +38,14 @@ def snapshot_file(tmp_path: Path, state: str) -> Path:
 
 def test_each_app_declares_its_state_in_its_own_module() -> None:
     with_state = {key: entry for key, entry in APPS.items() if entry.state is not None}
-    assert with_state.keys() >= {"clock", "phone", "calendar", "contacts", "messages"}
+    assert with_state.keys() >= {"clock", "phone", "calendar", "contacts", "messages", "chrome"}
     for key, entry in with_state.items():
         assert entry.state.__module__ == entry.build.__module__, key  # beside the screens it draws from
     app_fields = {f.name for entry in with_state.values() for f in dataclasses.fields(entry.state)}
     assert not app_fields & {f.name for f in dataclasses.fields(DeviceState)}  # none is left flat in the phone's
     dev = SimDevice("000", noise=False)
     assert dev.state.apps == {"clock": ClockState(), "phone": DialerState(), "calendar": CalendarState(),
-                              "contacts": ContactsState(), "messages": MessagesState()}
+                              "contacts": ContactsState(), "messages": MessagesState(), "chrome": ChromeState()}
     assert [(a.hour, a.minute, a.enabled) for a in clock_state(dev).alarms] == [(9, 0, False), (8, 30, False)]
     with pytest.raises(TypeError, match="the clock app's state is a ClockState, not a DialerState"):
         dev.state.app("clock", DialerState)
@@ -97,8 +98,11 @@ def test_a_snapshot_sets_an_apps_state_under_its_key(tmp_path: Path) -> None:
     ("{contacts: {people: [{name: Alex, number: '555'}]}}", "contacts.people[0]: unknown field 'number'; fields: "
                                                             "email, name, phone"),
     ("{contacts: {people: [{phone: '555'}]}}", "contacts.people[0] must give name"),
-    ("{chrome: {tab: 1}}", "chrome: the app keeps no state a snapshot or a task sets; apps that do: clock, phone, "
-                           "calendar, contacts, messages"),
+    ("{files: {tab: 1}}", "files: the app keeps no state a snapshot or a task sets; apps that do: clock, phone, "
+                          "calendar, contacts, messages, chrome"),
+    ("{chrome: {pages: [{title: News}]}}", "chrome.pages[0] must give url"),
+    ("{chrome: {pages: [{url: news.example.org}]}}", "chrome.pages[0].url must look like "
+                                                      "'https://news.example.org/', not 'news.example.org'"),
 ])
 def test_an_apps_state_that_does_not_fit_its_type_is_one_line_before_anything_runs(tmp_path: Path, state: str,
                                                                                  message: str) -> None:

@@ -9,9 +9,11 @@ import pandas as pd
 import pytest
 
 from vlui.agents.expert import ExpertAgent
+from vlui.agents.walkthrough import walkthrough
 from vlui.config import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
+from vlui.sim.apps.messages import sms_rows
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import Detector, resolve_tasks
 from vlui.tasks.templates import expand, held_out, instance, instances, split_of, templates, values
@@ -97,6 +99,26 @@ def test_state_checks_read_the_simulated_phone() -> None:
     assert not dev.check_state({"brightness_percent": {"value": 45, "tolerance": 2}})
     with pytest.raises(VluiError, match="unknown state field 'loudness'"):
         dev.check_state({"loudness": 3})
+
+
+@pytest.mark.parametrize("snapshot", ["000", "030", "109"])
+def test_the_expert_shares_the_page_through_the_share_sheet_and_types_nothing(snapshot: str) -> None:
+    """share_page_no_typing: the site's row on Chrome's new tab page (not its look-alike "Annex"), the app menu's
+    Share…, Messages in the share sheet, the person in Messages' picker, send: the page's address is the text sent,
+    and the compose field is never touched."""
+    dev = SimDevice(snapshot, noise=False)
+    task = instance("share_page_no_typing", {"site": "zoo", "person": "mei", "phone_number": "5550123"})
+    assert task.instruction == "share the Riverside Zoo page with Mei Lin in messages without typing the link"
+    walk = walkthrough(dev, task.id, snapshot)
+    assert walk.terminated and not walk.violations
+    starts = [line.split(": ", 1)[1] for line in walk.lines if "ActivityTaskManager: START u0 {act=android.intent"
+              ".action.CHOOSER" in line or "ShareIntentActivity" in line and "START" in line]
+    assert starts == ["START u0 {act=android.intent.action.CHOOSER cmp=android/com.android.internal.app."
+                      "ChooserActivity (has extras)} from uid 10052",
+                      "START u0 {act=android.intent.action.SEND typ=text/plain flg=0xb080001 cmp=com.google.android."
+                      "apps.messaging/.ui.conversationlist.ShareIntentActivity clip={text/plain {...}} (has extras)} "
+                      "from uid 10052"]
+    assert [(r["address"], r["body"]) for r in sms_rows(dev.state, "sent")] == [("5550123", "https://zoo.example.org/")]
 
 
 def _solve(env, agent: ExpertAgent, task_id: str, snapshot: str, seed: int) -> tuple[bool, int]:

@@ -692,6 +692,8 @@ def _send_text(name: str, text: str):
                     and ex.tappable(s, e)]
             return Gesture("tap", rows[0]) if rows else ex.scroll(s, "picker")
         start = s.one(f"{MESSAGES}:id/start_new_conversation_button")
+        if start is not None and any(e.package == KEYBOARD for e in s.els):
+            return Gesture("key", key="BACK")  # the keyboard (a search field was tapped) covers the button
         if start is not None:
             return Gesture("tap", start)
         return Gesture("key", key="BACK")
@@ -790,6 +792,90 @@ def _choice_words(template: str, param: str, value: str) -> str:
     return templates.template(template)["params"][param]["values"][value]
 
 
+# -------------------------------------------------------------------------------- Chrome's pages (cross-app recipes)
+CHROME = phone_apps()["chrome"].package
+FRAMEWORK = "android"  # the share sheet's window (ChooserActivity) is the framework's
+
+
+def _site_row(title: str):
+    """Chrome's new tab page: the row of the site titled ``title``."""
+    return lambda ex, s: next((e for e in s.labelled(title) if e.resource_id == f"{CHROME}:id/tile_view_title"
+                               and ex.tappable(s, e)), None)
+
+
+def _page_shown(title: str, holds: str = ""):
+    """Chrome shows the page titled ``title`` (its heading under the URL bar), with a paragraph holding ``holds``."""
+    def shown(ex: ExpertAgent, s: Screen) -> bool:
+        texts = [e.text for e in s.els if e.cls == "android.view.View" and e.package == CHROME]
+        return s.one(f"{CHROME}:id/url_bar") is not None and title in texts and any(holds in t for t in texts)
+    return shown
+
+
+def _from_page(title: str, holds: str, then: Callable[[ExpertAgent, Screen], Gesture]):
+    """A cross-app recipe that reads a web page first: open Chrome, tap the site's row on the new tab page (from
+    another page, BACK to it) until the page shows ``holds``; then ``then``'s recipe."""
+    shown = _page_shown(title, holds)
+    look = _look_up("chrome", _site_row(title), shown, then)
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package == CHROME and s.one(f"{CHROME}:id/app_menu_list") is None and not shown(ex, s):
+            ex._memory["found"] = False  # Chrome shows another page (after a wrong tap): find the page again
+            if s.one(f"{CHROME}:id/url_bar") is not None:
+                return Gesture("key", key="BACK")  # back towards the new tab page
+        return look(ex, s)
+    return recipe
+
+
+def _share_to(name: str):
+    """From the page Chrome shows: the app menu's Share…, Messages in the share sheet, ``name`` in Messages' picker,
+    then send the draft the share made. Nothing is typed (the constrained variant holds to it): a conversation
+    without the shared draft is left for Chrome, to share again."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package == FRAMEWORK:
+            target = next((e for e in s.labelled(s.loc.t("app.messages")) if e.resource_id == "android:id/text1"),
+                          None)
+            return Gesture("tap", target) if target is not None else Gesture("key", key="BACK")
+        if s.package == MESSAGES:
+            compose, title = s.one(f"{MESSAGES}:id/compose_message_text"), s.one(f"{MESSAGES}:id/conversation_title")
+            if (compose is not None and title is not None and title.text == name
+                    and compose.text not in ("", s.loc.t("messages.compose_hint"))):
+                return Gesture("tap", s.one(f"{MESSAGES}:id/send_message_button_icon"))
+            if s.one(f"{MESSAGES}:id/recipient_text_view") is not None:  # the picker the share opened
+                rows = [e for e in s.labelled(name) if e.resource_id == f"{MESSAGES}:id/contact_name"
+                        and ex.tappable(s, e)]
+                return Gesture("tap", rows[0]) if rows else ex.scroll(s, "picker")
+            return ex.open_app(s, "chrome")
+        if s.package != CHROME:
+            return ex.open_app(s, "chrome")
+        share = [e for e in s.labelled(s.loc.t("apps.chrome_share")) if e.resource_id == f"{CHROME}:id/menu_item_text"]
+        if share:
+            return Gesture("tap", share[0])
+        if s.one(f"{CHROME}:id/app_menu_list") is not None:  # a menu without Share…: not over the page
+            return Gesture("key", key="BACK")
+        return Gesture("tap", s.one(f"{CHROME}:id/menu_button"))
+    return recipe
+
+
+def _share_page(p: dict[str, Any]):
+    site, person = _words(p, "share_page", "site", "person")
+    return _from_page(site, "", _share_to(person))
+
+
+def _text_page_fact(p: dict[str, Any]):
+    site, password, person = _words(p, "text_page_fact", "site", "password", "person")
+    return _from_page(site, password, _send_text(person, password))
+
+
+def _call_page_number(p: dict[str, Any]):
+    (site,) = _words(p, "call_page_number", "site")
+    return _from_page(f"{site} - Contact", p["phone_number"], _call(p["phone_number"]))
+
+
+def _alarm_from_page(p: dict[str, Any]):
+    (hour, minute), (site, event) = p["time"], _words(p, "alarm_from_page", "site", "event")
+    return _from_page(site, f"The {event} starts at {hour}:{minute:02d}", _create_alarm(hour, minute))
+
+
 # Parameterized tasks (vlui/tasks/templates.py): template -> its recipe for an instance's parameters.
 TEMPLATE_PLANS = {
     "create_alarm": lambda p: _create_alarm(*p["time"]),
@@ -816,7 +902,12 @@ TEMPLATE_PLANS |= {"toggle_setting_no_search": TEMPLATE_PLANS["toggle_setting"],
                    # notes, not Contacts; a new alarm, none deleted; a new chat, not a search
                    "alarm_from_message_no_reply": _alarm_from_message, "call_from_message_no_reply": _call_from_message,
                    "call_contact_no_edit": _call_contact, "call_event_dial_in_no_contacts": _call_event_dial_in,
-                   "alarm_before_event_keep_alarms": _alarm_before_event, "text_event_place_no_search": _text_event_place}
+                   "alarm_before_event_keep_alarms": _alarm_before_event, "text_event_place_no_search": _text_event_place,
+                   # Chrome's pages: the site's row, then the share sheet (nothing typed, as the constrained variant
+                   # wants), the keyboard, the dial pad or Clock; the new tab page's rows, never the search bar
+                   "share_page": _share_page, "text_page_fact": _text_page_fact,
+                   "call_page_number": _call_page_number, "alarm_from_page": _alarm_from_page,
+                   "share_page_no_typing": _share_page, "call_page_number_no_search": _call_page_number}
 
 
 def plan_for(task: Task):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from vlui.android.i18n import Locale
 from vlui.sim.theme import Theme
+from vlui.sim.typeset import wrap
 from vlui.sim.ui import Node
 
 Tap = Callable[[int, int], None]
@@ -55,6 +56,20 @@ def text(ctx: Ctx, bounds, value: str, size_sp: float = 16, color=None, bold=Fal
          rid="", cls="android.widget.TextView", on_tap: Tap | None = None, desc="") -> Node:
     return Node(cls=cls, bounds=bounds, package=pkg, rid=rid, text=value, desc=desc, size=ctx.sp(size_sp),
                 fg=color or ctx.theme.on_surface, bold=bold, align=align, on_tap=on_tap)
+
+
+def paragraph(ctx: Ctx, pkg: str, x1: int, x2: int, y: int, value: str, size_sp: float, rid: str = "", color=None,
+              bold: bool = False, cls: str = "android.widget.TextView") -> Node:
+    """A text that wraps over lines: one view holding the whole text, as uiautomator reports a multi-line TextView,
+    drawn line by line by children that the dump leaves out. Its height is its lines'."""
+    size = ctx.sp(size_sp)
+    lines = wrap(value, size, x2 - x1, cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font, bold=bold) or [""]
+    line_h = int(size * 1.4)
+    node = Node(cls=cls, bounds=(x1, y, x2, y + line_h * len(lines)), package=pkg, rid=rid, text=value)
+    for i, line in enumerate(lines):
+        node.add(Node(bounds=(x1, y + i * line_h, x2, y + (i + 1) * line_h), text=line, size=size, bold=bold,
+                      fg=color or ctx.theme.on_surface, visual=True))
+    return node
 
 
 def app_bar(ctx: Ctx, pkg: str, title: str, up: Tap | None = None, rid_prefix: str = "", actions=()) -> Node:
@@ -212,6 +227,37 @@ def button(ctx: Ctx, pkg: str, bounds, label: str, on_tap: Tap, rid: str = "", f
     return Node(cls="android.widget.Button", bounds=bounds, package=pkg, rid=rid, text=label, size=ctx.sp(14),
                 bold=True, align="center", fg=ctx.theme.on_accent if filled else ctx.theme.accent,
                 bg=ctx.theme.accent if filled else None, radius=ctx.dp(4), on_tap=on_tap)
+
+
+def menu_popup(ctx: Ctx, pkg: str, items: list[tuple[str, str, Tap]], dismiss: Tap, rid: str = "",
+               title: str = "") -> Node:
+    """A menu card at the top end of the screen with a row per item ``(label, rid of its text, on_tap)``, or with a
+    ``title`` a dialog in the middle of the screen over a scrim; a tap outside the card calls ``dismiss``."""
+    scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=pkg,
+                 on_tap=dismiss, bg=ctx.theme.scrim if title else None)
+    w = min(ctx.width - ctx.dp(16), ctx.dp(240))
+    h = ctx.dp(48)
+    head = ctx.dp(48) if title else 0
+    if head:  # a dialog: in the middle of the screen
+        x2, y = (ctx.width + w) // 2, (ctx.top + ctx.bottom - head - h * len(items)) // 2
+    else:
+        x2, y = ctx.content_right - ctx.dp(8), ctx.top + ctx.dp(8)
+    card = Node(cls="android.widget.ListView", bounds=(x2 - w, y, x2, y + head + h * len(items) + ctx.dp(16)),
+                package=pkg, rid=rid, bg=ctx.theme.surface, radius=ctx.dp(4))
+    if head:
+        card.add(text(ctx, (x2 - w + ctx.dp(16), y + ctx.dp(8), x2 - ctx.dp(8), y + ctx.dp(8) + head), title, 18,
+                      pkg=pkg, bold=True, rid="android:id/alertTitle"))
+    y += ctx.dp(8) + head
+    for label, label_rid, tap in items:
+        item = Node(cls="android.widget.LinearLayout", bounds=(x2 - w, y, x2, y + h), package=pkg, desc=label,
+                    on_tap=tap)
+        item.add(text(ctx, (x2 - w + ctx.dp(16), y, x2 - ctx.dp(8), y + h), label, 16, pkg=pkg, rid=label_rid))
+        card.add(item)
+        y += h
+    x1, y1, x2, y2 = card.bounds
+    scrim.add(Node(bounds=(x1 - 1, y1 - 1, x2 + 1, y2 + ctx.dp(2)), bg=ctx.theme.divider, radius=ctx.dp(4),
+                   visual=True))  # the card's edge and shadow
+    return scrim.add(card)
 
 
 def scroll_list(ctx: Ctx, pkg: str, key: str, y1: int, y2: int, rows: list[tuple[int, Callable[[int], Node]]],

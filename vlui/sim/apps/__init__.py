@@ -20,7 +20,7 @@ from vlui.android.apps import LAUNCHER_PKG, apps
 from vlui.android.state import DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
-from vlui.sim.apps import calendar, contacts, deskclock, dialer, generic, launcher, messages, settings
+from vlui.sim.apps import calendar, chooser, chrome, contacts, deskclock, dialer, generic, launcher, messages, settings
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
 from vlui.sim.widgets import Ctx
@@ -59,6 +59,7 @@ APPS: dict[str, App] = {
     "contacts": App(contacts.build, lambda key: contacts.SCREENS, state=contacts.ContactsState),
     "messages": App(messages.build, lambda key: messages.SCREENS, state=messages.MessagesState,
                     on_back=messages.on_back, on_editor_action=messages.on_editor_action),
+    "chrome": App(chrome.build, lambda key: chrome.SCREENS, state=chrome.ChromeState),
 }
 
 
@@ -110,8 +111,9 @@ def on_restart(dev: Phone) -> None:
 
 
 def check_screen(key: str, screen: str) -> None:
-    """That app ``key`` has a screen ``screen``: a one-line error naming its screens otherwise."""
-    names = app(key).screens(key)
+    """That app ``key`` has a screen ``screen`` (or the share sheet, which any app's task may hold: it starts in the
+    task of the app that shares): a one-line error naming its screens otherwise."""
+    names = (*app(key).screens(key), chooser.SCREEN)
     if screen not in names:
         raise VluiError(f"the {key} app has no screen {screen!r}; its screens: {', '.join(names)}")
 
@@ -131,6 +133,9 @@ def build_window(dev: Phone, ctx: Ctx) -> Node:
     elif st.starting is not None and st.starting["app"] == st.top:
         content = systemui.starting_window(dev, ctx, st.top)
         package = apps()[st.top].package
+    elif st.tasks[st.top][-1]["screen"] == chooser.SCREEN:  # the framework's share sheet, on the app's task
+        content = chooser.build(dev, ctx, st.tasks[st.top][-1])
+        package = chooser.PKG
     else:
         content = app(st.top).build(dev, ctx, st.tasks[st.top][-1])
         package = apps()[st.top].package

@@ -26,9 +26,8 @@ from typing import Any, Literal, Required, TypedDict, get_args
 
 from vlui.android.state import bounded
 from vlui.sim.protocol import Phone
-from vlui.sim.typeset import wrap
 from vlui.sim.ui import Node
-from vlui.sim.widgets import Ctx, app_bar, fab, scroll_list, text
+from vlui.sim.widgets import Ctx, app_bar, fab, paragraph, scroll_list, text
 
 PKG = "com.google.android.calendar"
 ScreenName = Literal["main", "event"]  # the schedule, an event's details
@@ -211,20 +210,6 @@ def _event_row(dev: Phone, ctx: Ctx, index: int, event: Event, start: datetime, 
     return build_row
 
 
-def _paragraph(ctx: Ctx, x1: int, x2: int, y: int, value: str, size_sp: int, rid: str, color=None) -> Node:
-    """A text that wraps over lines: one TextView holding the whole text, as uiautomator reports a multi-line
-    TextView, drawn line by line by children that the dump leaves out."""
-    size = ctx.sp(size_sp)
-    lines = wrap(value, size, x2 - x1, cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font) or [""]
-    line_h = int(size * 1.4)
-    node = Node(cls="android.widget.TextView", bounds=(x1, y, x2, y + line_h * len(lines)), package=PKG, rid=rid,
-                text=value)
-    for i, line in enumerate(lines):
-        node.add(Node(bounds=(x1, y + i * line_h, x2, y + (i + 1) * line_h), text=line, size=size,
-                      fg=color or ctx.theme.on_surface, visual=True))
-    return node
-
-
 def details(dev: Phone, ctx: Ctx, root: Node, index: int | None) -> Node:
     """An event's details: its colour and title, its date, start and end, then its place and its notes, each after
     an icon. An event that is gone (a task's state replaced the events) leaves the page empty."""
@@ -239,13 +224,13 @@ def details(dev: Phone, ctx: Ctx, root: Node, index: int | None) -> Node:
     y = ctx.top + ctx.dp(56) + ctx.dp(16)
     root.add(Node(cls="android.view.View", bounds=(left + ctx.dp(28), y + ctx.dp(6), left + ctx.dp(44),
                   y + ctx.dp(22)), package=PKG, bg=EVENT_COLOR, radius=ctx.dp(4), visual=True))
-    title = _paragraph(ctx, x1, x2, y, event.title, 22, f"{PKG}:id/title")
+    title = paragraph(ctx, PKG, x1, x2, y, event.title, 22, f"{PKG}:id/title")
     root.add(title)
     y = title.bounds[3] + ctx.dp(8)
     when = _date(ctx, start.date()) if start.date() == end.date() else (
         f"{_date(ctx, start.date())} – {_date(ctx, end.date())}")
     for value, rid in ((when, "date"), (_time_range(ctx, start, end), "time")):
-        line = _paragraph(ctx, x1, x2, y, value, 16, f"{PKG}:id/{rid}", color=ctx.theme.secondary)
+        line = paragraph(ctx, PKG, x1, x2, y, value, 16, f"{PKG}:id/{rid}", color=ctx.theme.secondary)
         root.add(line)
         y = line.bounds[3]
     y += ctx.dp(16)
@@ -254,7 +239,7 @@ def details(dev: Phone, ctx: Ctx, root: Node, index: int | None) -> Node:
             continue
         root.add(Node(cls="android.widget.ImageView", bounds=(left + ctx.dp(24), y + ctx.dp(12), left + ctx.dp(48),
                       y + ctx.dp(36)), package=PKG, icon=f"glyph:{glyph_name}", icon_color=ctx.theme.icon))
-        block = _paragraph(ctx, x1, x2, y + ctx.dp(12), value, 16, f"{PKG}:id/{rid}")
+        block = paragraph(ctx, PKG, x1, x2, y + ctx.dp(12), value, 16, f"{PKG}:id/{rid}")
         root.add(block)
         y = max(block.bounds[3], y + ctx.dp(36)) + ctx.dp(12)
     return root

@@ -11,7 +11,7 @@ from vlui.resources import read_yaml
 from vlui.sim import DATA_DIR
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
-from vlui.sim.widgets import Ctx, app_bar, fab, list_row, search_box, tabs, text
+from vlui.sim.widgets import Ctx, app_bar, fab, list_row, menu_popup, search_box, tabs, text
 
 
 @lru_cache(maxsize=1)
@@ -145,36 +145,14 @@ def _screen(dev: Phone, ctx: Ctx, key: str, pkg: str, spec: dict[str, Any], page
 
 
 def _popup(dev: Phone, ctx: Ctx, key: str, pkg: str, page: dict[str, Any], screen: dict[str, Any]) -> Node:
-    """A menu card at the top end of the screen (a titled one is a dialog, over a scrim); tapping outside it
-    closes it."""
-    scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=pkg,
-                 on_tap=lambda x, yy: dev.press_back(), bg=ctx.theme.scrim if "title" in page else None)
-    rows = page["rows"]
-    w = min(ctx.width - ctx.dp(16), ctx.dp(240))
-    h = ctx.dp(48)
-    head = ctx.dp(48) if "title" in page else 0
-    if head:  # a dialog: in the middle of the screen
-        x2, y = (ctx.width + w) // 2, (ctx.top + ctx.bottom - head - h * len(rows)) // 2
-    else:
-        x2, y = ctx.content_right - ctx.dp(8), ctx.top + ctx.dp(8)
-    card = Node(cls="android.widget.ListView", bounds=(x2 - w, y, x2, y + head + h * len(rows) + ctx.dp(16)),
-                package=pkg, rid=page.get("rid", ""), bg=ctx.theme.surface, radius=ctx.dp(4))
-    if head:
-        card.add(text(ctx, (x2 - w + ctx.dp(16), y + ctx.dp(8), x2 - ctx.dp(8), y + ctx.dp(8) + head),
-                      _title(ctx, page, screen), 18, pkg=pkg, bold=True, rid="android:id/alertTitle"))
-    y += ctx.dp(8) + head
-    for row in rows:
+    """The page's rows as a menu over the screen it was opened from (a titled one as a dialog)."""
+    items = []
+    for row in page["rows"]:
         label = _label(ctx, row["label"])
-        item = Node(cls="android.widget.LinearLayout", bounds=(x2 - w, y, x2, y + h), package=pkg, desc=label,
-                    on_tap=_tapper(dev, key, row["tap"], label) if "tap" in row else (lambda x, yy: None))
-        item.add(text(ctx, (x2 - w + ctx.dp(16), y, x2 - ctx.dp(8), y + h), label, 16, pkg=pkg,
-                      rid=row.get("rid", "android:id/title")))
-        card.add(item)
-        y += h
-    x1, y1, x2, y2 = card.bounds
-    scrim.add(Node(bounds=(x1 - 1, y1 - 1, x2 + 1, y2 + ctx.dp(2)), bg=ctx.theme.divider, radius=ctx.dp(4),
-                   visual=True))  # the card's edge and shadow
-    return scrim.add(card)
+        items.append((label, row.get("rid", "android:id/title"),
+                      _tapper(dev, key, row["tap"], label) if "tap" in row else (lambda x, yy: None)))
+    return menu_popup(ctx, pkg, items, lambda x, yy: dev.press_back(), rid=page.get("rid", ""),
+                      title=_title(ctx, page, screen) if "title" in page else "")
 
 
 def _tapper(dev: Phone, key: str, tap: dict[str, Any], item: str = ""):

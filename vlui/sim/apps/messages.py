@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Required, TypedDict, get_args
 
+from vlui.android.apps import short_component
 from vlui.android.launcher import search_matches
 from vlui.android.logcat import EPOCH
 from vlui.android.state import DeviceState, shaped
@@ -64,6 +65,7 @@ from vlui.sim.widgets import Ctx, app_bar, fab, list_row, scroll_list, search_bo
 
 PKG = "com.google.android.apps.messaging"
 CONVERSATION_ACTIVITY = f"{PKG}/.ui.conversation.ConversationActivity"
+SHARE_ACTIVITY = f"{PKG}.ui.conversationlist.ShareIntentActivity"  # takes ACTION_SEND of text/plain
 ScreenName = Literal["main", "new_conversation", "conversation"]
 SCREENS: tuple[str, ...] = get_args(ScreenName)
 TIME_FORMAT = "%Y-%m-%d %H:%M"  # a message's time, as a snapshot's own ``time`` is written
@@ -81,6 +83,7 @@ class Screen(TypedDict, total=False):
     screen: Required[ScreenName]
     number: str  # conversation: the other person's number
     name: str  # conversation: their name ("" for a number no contact has)
+    share: str  # new_conversation: the text another app shared (ShareIntentActivity), the chosen conversation's draft
     selected: int  # conversation: the message a long press chose (the action bar with Copy text shows)
     paste: str  # conversation: the draft when a long press offered Paste (the toolbar goes once the draft changes)
 
@@ -244,11 +247,30 @@ def _matching_people(dev: Phone, query: str) -> list[tuple[str, str]]:
 
 
 def _choose(dev: Phone, name: str, number: str) -> None:
-    """A recipient chosen: the picker gives way to the conversation (BACK from it returns to the list)."""
+    """A recipient chosen: the picker gives way to the conversation (BACK from it returns to the list); text shared
+    to Messages is the conversation's draft."""
     stack = dev.state.tasks["messages"]
-    if stack and stack[-1]["screen"] == "new_conversation":
-        stack.pop()
+    shared = stack.pop().get("share") if stack and stack[-1]["screen"] == "new_conversation" else None
     open_conversation(dev, number, name)
+    if shared is not None:
+        dev.state.fields[f"messages.{compose_field(dev.top_screen()['number'])}"] = shared
+
+
+def receive_share(dev: Phone, shared: str, caller_uid: int) -> None:
+    """Text shared to Messages from the share sheet (ACTION_SEND, text/plain): ShareIntentActivity starts, for the
+    app that shared (the chooser starts the target as its caller), and shows the recipient picker; the person chosen
+    gets a conversation whose draft is the text. The START line is the form devices print for a chooser's target
+    (``flg=0xb080001``: NEW_DOCUMENT, MULTIPLE_TASK, FORWARD_RESULT, PREVIOUS_IS_TOP, GRANT_READ_URI_PERMISSION;
+    the clip Intent.migrateExtraStreamToClipData makes of EXTRA_TEXT, printed without its content), as captured for
+    this very activity and for other apps' share targets in public sources. Deviation: the picker goes on Messages'
+    own task, so BACK from it returns to Messages' list (or home), not to the app that shared."""
+    intent = (f"act=android.intent.action.SEND typ=text/plain flg=0xb080001 cmp={short_component(PKG, SHARE_ACTIVITY)}"
+              " clip={text/plain {...}} (has extras)")
+    dev.start_for_intent("messages", SHARE_ACTIVITY, intent, caller_uid)
+    dev.push("messages", "new_conversation", share=shared)
+    dev.state.fields.pop("messages.recipient", None)
+    dev.bring_to_front("messages")
+    dev.displayed("messages", SHARE_ACTIVITY)
 
 
 # ---------------------------------------------------------------------------------------------------- screens
