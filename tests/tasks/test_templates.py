@@ -132,28 +132,30 @@ def _solve(env, agent: ExpertAgent, task_id: str, snapshot: str, seed: int) -> t
             return terminated and not info.get("violations"), info["step"]
 
 
-def _solve_all(per_template: int) -> None:
+def _solve_all(name: str, per_template: int) -> None:
     env = make_env(EnvConfig(snapshots=list(SNAPSHOTS)), "supported", include_xml=True)
     agent = ExpertAgent()
     try:
-        for name in NAMES:
-            made = instances(name, 11, per_template, "all")
-            for i, task in enumerate(made):
-                snapshot = SNAPSHOTS[i % len(SNAPSHOTS)]
-                ok, steps = _solve(env, agent, task.id, snapshot, i)
-                assert ok, f"{task.id} ({task.instruction!r}) on {snapshot} failed after {steps} steps"
+        made = instances(name, 11, per_template, "all")
+        for i, task in enumerate(made):
+            snapshot = SNAPSHOTS[i % len(SNAPSHOTS)]
+            ok, steps = _solve(env, agent, task.id, snapshot, i)
+            assert ok, f"{task.id} ({task.instruction!r}) on {snapshot} failed after {steps} steps"
     finally:
         env.close()
 
 
+# one test per template, so that the suite's workers share them
 @pytest.mark.integration
-def test_the_expert_solves_sampled_instances_of_every_template() -> None:
-    _solve_all(30)
+@pytest.mark.parametrize("name", NAMES)
+def test_the_expert_solves_sampled_instances_of_every_template(name: str) -> None:
+    _solve_all(name, 30)
 
 
 @pytest.mark.slow
-def test_the_expert_solves_hundreds_of_instances_of_every_template() -> None:
-    _solve_all(200)  # fewer where a template has fewer values (toggle_setting: 6)
+@pytest.mark.parametrize("name", NAMES)
+def test_the_expert_solves_hundreds_of_instances_of_every_template(name: str) -> None:
+    _solve_all(name, 200)  # fewer where a template has fewer values (toggle_setting: 6)
 
 
 @pytest.mark.slow
