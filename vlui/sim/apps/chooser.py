@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 from vlui.android.apps import app_uid
-from vlui.sim.apps import messages
+from vlui.sim.apps.messages import receive_share
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, Tap, text
@@ -53,7 +53,7 @@ def open_chooser(dev: Phone, key: str, shared: str) -> None:
 def _to_messages(dev: Phone, caller: str, shared: str) -> Tap:
     def tap(x: int, y: int) -> None:
         dev.state.tasks[caller].pop()  # the chooser finishes once a target is chosen
-        messages.receive_share(dev, shared, app_uid(caller))
+        receive_share(dev, shared, app_uid(caller))
     return tap
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Required, TypedDict, get_args
 
 from vlui.android.state import shaped
-from vlui.sim.apps import chooser
+from vlui.sim.apps.chooser import open_chooser
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, list_row, menu_popup, paragraph, scroll_list, search_box
@@ -214,7 +214,7 @@ def _menu(dev: Phone, ctx: Ctx, beneath: Screen) -> Node:
              (ctx.t("apps.chrome_downloads"), rid, lambda x, y: None)]
     if beneath["screen"] == "page":
         url = beneath.get("url", "")  # shared as Chrome shares a page: its address, the text of an ACTION_SEND
-        items.append((ctx.t("apps.chrome_share"), rid, _menu_tap(dev, lambda: chooser.open_chooser(dev, "chrome", url))))
+        items.append((ctx.t("apps.chrome_share"), rid, _menu_tap(dev, lambda: open_chooser(dev, "chrome", url))))
     items.append((ctx.t("apps.chrome_settings"), rid, lambda x, y: None))
     return menu_popup(ctx, PKG, items, lambda x, y: dev.press_back(), rid=f"{PKG}:id/app_menu_list")
 
