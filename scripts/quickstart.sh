@@ -15,8 +15,8 @@ stage() {  # stage "description" command...: each stage skips what an earlier ru
     "$@" || { say "failed: $*"; exit 1; }
 }
 
-stage "collect 1,110 expert demonstrations (6 tasks x the 35 training snapshots and 150 generated phones)" \
-    $PY collect.py 'env.snapshots=[train,random:150]' dataset=train_gen150
+stage "collect 3,210 expert demonstrations (6 tasks x the 35 training snapshots and 500 generated phones)" \
+    $PY collect.py 'env.snapshots=[train,random:500]' dataset=train_gen500
 stage "train a policy, then 2 rounds of DAgger with the expert (experiment=quickstart)" $PY train.py experiment=quickstart
 RUN=checkpoints/quickstart/bc-tf_efficientnet_lite0-seed0
 stage "evaluate it on the 50 validation phones and the 10 held-out test snapshots (the B-MoCA protocol)" \
