@@ -137,14 +137,11 @@ def state_meets(spec: dict, value_of: Callable[[str], Any]) -> bool:
     within ``tolerance`` of ``{"value": v, "tolerance": t}``, or, for a list (alarms, messages),
     ``{"contains": {field: want, ...}}``: one of its items has every field as wanted (a field's want may be
     ``{"includes": text}``: the text is part of the field's, ignoring case; or ``{"number": n}``: the field is the
-    phone number ``n`` as Android loosely compares numbers, on their last 7 digits); for a list of plain values (the
-    addresses Chrome visited), ``{"contains": value}``: one of its items equals it."""
+    phone number ``n`` as Android loosely compares numbers, on their last 7 digits)."""
     for path, want in spec.items():
         have = value_of(path)
         if isinstance(want, dict) and "contains" in want:
-            wanted = want["contains"]
-            if not any(_item_meets(item, wanted) if isinstance(wanted, dict) else item == wanted
-                       for item in have or ()):
+            if not any(_item_meets(item, want["contains"]) for item in have or ()):
                 return False
         elif isinstance(want, dict):
             if abs(have - want["value"]) > want.get("tolerance", 0):
