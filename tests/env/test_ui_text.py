@@ -105,6 +105,9 @@ def test_parse_xml_attributes(home: list[Element]) -> None:
     x1, y1, x2, y2 = gmail.bounds
     assert 0 <= x1 < x2 <= SIZE[0] and 0 <= y1 < y2 <= SIZE[1]
     assert gmail.description == "TextView Gmail"  # no id: the class's short name; desc == text is not repeated
+    assert not gmail.focused
+    field = '<hierarchy><node class="android.widget.EditText" focused="true" bounds="[0,0][10,10]"/></hierarchy>'
+    assert parse_xml(field)[0].focused  # the field the keyboard types into
 
 
 def test_parse_xml_settings_rows(settings_xml: str) -> None:

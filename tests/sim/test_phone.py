@@ -11,6 +11,7 @@ from vlui.android.snapshot import snapshot_ids
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_percent, brightness_to_gamma, gamma_to_brightness
 from vlui.device import observe
 from vlui.errors import VluiError
+from vlui.sim.apps.deskclock import clock_state
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import hit
 
@@ -262,7 +263,8 @@ def test_the_keyboards_keys_type_letters_digits_and_symbols_and_delete() -> None
     assert dev.state.fields["chrome.search"] == "hi 4:30"
     d.tap(key("ABC", ":id/key_pos_symbol"))  # back to the letters
     d.tap(key("x"))
-    assert dev.state.fields["chrome.search"] == "hi 4:30x"
+    d.tap(key("."))  # the period key, right of the space bar on both layers
+    assert dev.state.fields["chrome.search"] == "hi 4:30x."
     dev.key("BACK")
     d.tap(d.need(lambda n: n.rid.endswith(":id/search_box"), "search box"))
     assert d.find(lambda n: n.text == "q") is not None  # a field comes up with the letters
@@ -303,6 +305,22 @@ def test_timer_counts_down_on_the_virtual_clock() -> None:
     for _ in range(10):
         dev.tap(5, dev.size[1] * 0.5)
     assert d.need(lambda n: n.rid.endswith(":id/timer_time_text"), "timer").text == "00:57"  # 90 s - 11 steps of 3 s
+
+
+def test_the_timer_keeps_the_length_it_was_started_with_until_it_is_deleted() -> None:
+    dev = SimDevice("000")
+    d = Driver(dev)
+    _clock_tab(d, "timer")
+    timer = clock_state(dev).timer
+    for digit in "2500":
+        d.tap_rid(f"com.google.android.deskclock:id/timer_setup_digit_{digit}")
+    assert timer.length_ms == 0  # typed, not started: no timer yet
+    d.tap_rid("com.google.android.deskclock:id/fab")  # start
+    assert timer.length_ms == 25 * 60 * 1000 and dev.check_state({"clock.timer.length_ms": 1_500_000})
+    d.tap_rid("com.google.android.deskclock:id/fab")  # pause: the length stays
+    assert timer.length_ms == 1_500_000 and timer.end_ms is None
+    d.tap_rid("com.google.android.deskclock:id/left_button")  # delete
+    assert (timer.length_ms, timer.digits, timer.left_ms) == (0, "", 0)
 
 
 def test_stopwatch_logs_start_pause_reset_events() -> None:

@@ -13,6 +13,9 @@ from vlui.agents.walkthrough import walkthrough
 from vlui.config import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
+from vlui.sim.apps.chrome import chrome_state
+from vlui.sim.apps.contacts import contacts_state
+from vlui.sim.apps.deskclock import clock_state
 from vlui.sim.apps.messages import sms_rows
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import Detector, resolve_tasks
@@ -119,6 +122,35 @@ def test_the_expert_shares_the_page_through_the_share_sheet_and_types_nothing(sn
                       "apps.messaging/.ui.conversationlist.ShareIntentActivity clip={text/plain {...}} (has extras)} "
                       "from uid 10052"]
     assert [(r["address"], r["body"]) for r in sms_rows(dev.state, "sent")] == [("5550123", "https://zoo.example.org/")]
+
+
+@pytest.mark.parametrize("snapshot", ["000", "104", "109"])
+def test_the_expert_saves_the_number_a_text_gave_as_a_new_contact(snapshot: str) -> None:
+    """save_contact_from_message: the number in Jordan's text (not the one in Alex's), typed in Contacts' editor under
+    the name the instruction gives, saved; the new contact's card opens with the START line a save makes."""
+    dev = SimDevice(snapshot, noise=False)
+    task = instance("save_contact_from_message", {"person": "jordan", "other": "ken", "phone_number": "5550199"})
+    walk = walkthrough(dev, task.id, snapshot)
+    assert walk.terminated
+    assert [(p.name, p.phone) for p in contacts_state(dev).people][3:] == [("ken ito", "5550199")]
+    card = [line for line in walk.lines if "QuickContactActivity" in line]
+    assert len(card) == 1 and "act=android.provider.action.QUICK_CONTACT dat=content://com.android.contacts/" \
+                              "contacts/lookup/0r4-4B454E49544F/4 flg=0x4000000" in card[0]
+
+
+@pytest.mark.parametrize("snapshot", ["000", "105"])
+def test_the_expert_starts_the_timer_and_opens_the_page_the_other_app_gave(snapshot: str) -> None:
+    """timer_from_page: the page's baking time (not the Annex's, not the bread rolls'), typed on Clock's keypad and
+    started; open_event_page: the address in tomorrow's event (not in the same event's another day), opened from
+    Chrome's new tab page."""
+    dev = SimDevice(snapshot, noise=False)
+    task = instance("timer_from_page", {"site": "oven", "dish": "muffins", "minutes": 45})
+    assert task.state_check == {"clock.timer.length_ms": 2_700_000}  # derived: minutes times 60000
+    assert walkthrough(dev, task.id, snapshot).terminated
+    assert clock_state(dev).timer.digits == "4500" and clock_state(dev).timer.end_ms is not None
+    task = instance("open_event_page", {"event": "festival", "site": "gallery"})
+    assert walkthrough(dev, task.id, snapshot).terminated
+    assert chrome_state(dev).history == ["https://gallery.example.org/"]
 
 
 def _solve(env, agent: ExpertAgent, task_id: str, snapshot: str, seed: int) -> tuple[bool, int]:

@@ -588,16 +588,18 @@ CONTACTS = phone_apps()["contacts"].package
 
 
 def _look_up(app: str, find: Callable[[ExpertAgent, Screen], Element | None],
-             shown: Callable[[ExpertAgent, Screen], bool], then: Callable[[ExpertAgent, Screen], Gesture]):
+             shown: Callable[[ExpertAgent, Screen], bool], then: Callable[[ExpertAgent, Screen], Gesture],
+             key: str = "found"):
     """A cross-app recipe: first find the information in ``app``, as a person would (open it, tap what ``find``
     picks, scroll when it picks nothing, go back from a page without the list), until ``shown`` sees it on the
-    screen; then ``then``'s recipe, from wherever that left the phone."""
+    screen; then ``then``'s recipe, from wherever that left the phone. A look-up inside another's ``then`` (a
+    second app to read) remembers what it found under a ``key`` of its own."""
     package = phone_apps()[app].package
 
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        if not ex._memory.get("found"):
+        if not ex._memory.get(key):
             if s.package == package and shown(ex, s):
-                ex._memory["found"] = True
+                ex._memory[key] = True
             elif s.package != package:
                 return ex.open_app(s, app)
             else:
@@ -659,7 +661,7 @@ def _type_into(ex: ExpertAgent, s: Screen, field: Element, hint: str, text: str)
     if typed == text:
         return None
     keys = [e for e in s.els if e.package == KEYBOARD]
-    if not keys:
+    if not keys or not field.focused:  # the keyboard types into the field that has focus: this one
         return Gesture("tap", field)
     if not text.startswith(typed):
         return Gesture("tap", next(e for e in keys if e.resource_id.endswith(":id/key_pos_del")))
@@ -908,6 +910,187 @@ TEMPLATE_PLANS |= {"toggle_setting_no_search": TEMPLATE_PLANS["toggle_setting"],
                    "share_page": _share_page, "text_page_fact": _text_page_fact,
                    "call_page_number": _call_page_number, "alarm_from_page": _alarm_from_page,
                    "share_page_no_typing": _share_page, "call_page_number_no_search": _call_page_number}
+
+
+# ------------------------------------------------------------------------------------------ More cross-app families
+# The recipes of the templates under the same heading in templates.yaml: the skills above, composed; a second app to
+# read is a look-up inside the first's (its own memory key), and Contacts' editor, Clock's timer and Chrome's new
+# tab page get a skill each.
+def _event_with(template: str, p: dict[str, Any]) -> tuple[str, str]:
+    """An event titled "<event> with <person>" (who it is with is in its title), and the person."""
+    event, person = _words(p, template, "event", "person")
+    return f"{event} with {person}", person
+
+
+def _call_event_person(p: dict[str, Any]):
+    title, person = _event_with("call_event_person", p)
+    return _look_up("calendar", _event_chip(title, 12, 30), _event_details(title, 12, 30),
+                    _look_up("contacts", _person_row(person), _person_card(person, p["phone_number"]),
+                             _call(p["phone_number"]), key="found:contacts"))
+
+
+def _text_event_time(p: dict[str, Any]):
+    (hour, minute), (title, person) = p["time"], _event_with("text_event_time", p)
+    return _look_up("calendar", _event_chip(title, hour, minute), _event_details(title, hour, minute),
+                    _send_text(person, f"{hour}:{minute:02d}"))  # a morning's time reads so in every locale
+
+
+def _text_contact_email(p: dict[str, Any]):
+    person, other, domain = _words(p, "text_contact_email", "person", "other", "domain")
+    email = f"{p['other']}@{domain}"
+    return _look_up("contacts", _person_row(other), _person_card(other, email), _send_text(person, email))
+
+
+def _forward_message_place(p: dict[str, Any]):
+    person, other, place = _words(p, "forward_message_place", "person", "other", "place")
+    return _look_up("messages", _conversation_row(person), _message_shown(person, place), _send_text(other, place))
+
+
+_SETTING_TOGGLES = {"wifi": _TOGGLES["wifi"], "bluetooth": _TOGGLES["bluetooth"], "airplane_mode": _TOGGLES["airplane"]}
+
+
+def _setting_from_message(p: dict[str, Any]):
+    """The switch's row in Settings' pages (never its search: the constrained variant holds to that)."""
+    person, setting = _words(p, "setting_from_message", "person", "setting")
+    return _look_up("messages", _conversation_row(person), _message_shown(person, f"turn on {setting}"),
+                    _settings_row(*_SETTING_TOGGLES[p["setting"]]))
+
+
+def _brightness_from_page(p: dict[str, Any]):
+    (site,) = _words(p, "brightness_from_page", "site")
+    return _from_page(site, f"brightness to {p['level']} percent", _set_brightness(p["level"]))
+
+
+def _start_timer(minutes: int):
+    """Clock's timer: delete a timer that is set, type ``minutes`` on the keypad (deleting what does not fit), start."""
+    want = f"{minutes}00"  # HHMMSS filled from the right: 25 minutes is 2, 5, 0, 0
+
+    def setup_text(s: Screen, digits: str) -> str:  # what the keypad's display shows for the digits typed
+        d = digits.rjust(6, "0")
+        return s.loc.number(f"{d[0:2]}h {d[2:4]}m {d[4:6]}s")
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        g = ex.clock_tab(s, "timer")
+        if g is not None:
+            return g
+        if s.one(f"{CLOCK}:id/timer_time_text") is not None:  # a timer set before this one
+            return Gesture("tap", s.one(f"{CLOCK}:id/left_button"))
+        shown = s.one(f"{CLOCK}:id/timer_setup_time")
+        if shown is None:
+            raise Stuck(f"{ex.task.id}: no timer keypad")
+        typed = next((k for k in range(len(want), -1, -1) if shown.text == setup_text(s, want[:k])), None)
+        if typed == len(want):
+            return Gesture("tap", s.one(f"{CLOCK}:id/fab"))
+        if typed is None:
+            return Gesture("tap", s.one(f"{CLOCK}:id/timer_setup_delete"))
+        return Gesture("tap", s.one(f"{CLOCK}:id/timer_setup_digit_{want[typed]}"))
+    return recipe
+
+
+def _timer_from_page(p: dict[str, Any]):
+    site, dish = _words(p, "timer_from_page", "site", "dish")
+    return _from_page(site, f"Bake the {dish} for {p['minutes']} minutes", _start_timer(p["minutes"]))
+
+
+def _timer_from_message(p: dict[str, Any]):
+    (person,) = _words(p, "timer_from_message", "person")
+    return _look_up("messages", _conversation_row(person), _message_shown(person, f"a {p['minutes']} minute timer"),
+                    _start_timer(p["minutes"]))
+
+
+def _open_site(title: str):
+    """Chrome: the site titled ``title`` from the new tab page's rows (another page, the menu or the keyboard: BACK
+    towards it). Opening it is the goal: nothing comes after."""
+    row = _site_row(title)
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != CHROME:
+            return ex.open_app(s, "chrome")
+        target = row(ex, s)
+        if target is not None:
+            return Gesture("tap", target)
+        if s.one(f"{CHROME}:id/tile_grid_layout") is not None and not any(e.package == KEYBOARD for e in s.els):
+            return ex.scroll(s, "sites")
+        return Gesture("key", key="BACK")
+    return recipe
+
+
+def _open_event_page(p: dict[str, Any]):
+    event, site = _words(p, "open_event_page", "event", "site")
+    return _look_up("calendar", _event_chip(event, 19, 0), _event_details(event, 19, 0, f"{p['site']}.example.org"),
+                    _open_site(site))
+
+
+def _open_message_link(p: dict[str, Any]):
+    person, site = _words(p, "open_message_link", "person", "site")
+    return _look_up("messages", _conversation_row(person), _message_shown(person, f"{p['site']}.example.org"),
+                    _open_site(site))
+
+
+_EDITOR_HINTS = ("apps.contacts_first_name", "apps.contacts_last_name", "apps.contacts_phone")
+
+
+def _save_contact(name: str, phone: str):
+    """Contacts: a new contact (the list's create button), its first name, last name and phone typed in the
+    editor's fields (in their order, the keyboard's letters), then Save."""
+    given, _, family = name.lower().rpartition(" ")
+    texts = (given, family, phone) if given else (family, "", phone)
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != CONTACTS:
+            return ex.open_app(s, "contacts")
+        save = s.one(f"{CONTACTS}:id/editor_menu_save_button")
+        if save is not None:
+            if not s.labelled(s.loc.t("apps.contacts_create")):
+                return Gesture("key", key="BACK")  # an existing contact's editor
+            fields = [e for e in s.els if e.cls == "android.widget.EditText" and e.package == CONTACTS]
+            for field, hint, text in zip(fields, _EDITOR_HINTS, texts, strict=True):
+                g = _type_into(ex, s, field, s.loc.t(hint), text)
+                if g is not None:
+                    return g
+            return Gesture("tap", save)
+        create = s.one(f"{CONTACTS}:id/fab")
+        if create is not None and not any(e.package == KEYBOARD for e in s.els):
+            return Gesture("tap", create)
+        return Gesture("key", key="BACK")  # a card, or the search's keyboard over the list
+    return recipe
+
+
+def _save_contact_from_message(p: dict[str, Any]):
+    person, other = _words(p, "save_contact_from_message", "person", "other")
+    return _look_up("messages", _conversation_row(person), _message_shown(person, p["phone_number"]),
+                    _save_contact(other, p["phone_number"]))
+
+
+def _save_contact_from_page(p: dict[str, Any]):
+    (site,) = _words(p, "save_contact_from_page", "site")
+    return _from_page(f"{site} - Contact", p["phone_number"], _save_contact(site, p["phone_number"]))
+
+
+def _call_texter(p: dict[str, Any]):
+    topic, person = _words(p, "call_texter", "topic", "person")
+    return _look_up("messages", _conversation_row(person), _message_shown(person, topic),
+                    _look_up("contacts", _person_row(person), _person_card(person, p["phone_number"]),
+                             _call(p["phone_number"]), key="found:contacts"))
+
+
+def _reply_event_time(p: dict[str, Any]):
+    (hour, minute), (person, event) = p["time"], _words(p, "reply_event_time", "person", "event")
+    return _look_up("messages", _conversation_row(person), _message_shown(person, event),
+                    _look_up("calendar", _event_chip(event, hour, minute), _event_details(event, hour, minute),
+                             _send_text(person, f"{hour}:{minute:02d}"), key="found:calendar"))
+
+
+TEMPLATE_PLANS |= {"call_event_person": _call_event_person, "text_event_time": _text_event_time,
+                   "text_contact_email": _text_contact_email, "forward_message_place": _forward_message_place,
+                   "setting_from_message": _setting_from_message, "brightness_from_page": _brightness_from_page,
+                   "timer_from_page": _timer_from_page, "timer_from_message": _timer_from_message,
+                   "open_event_page": _open_event_page, "open_message_link": _open_message_link,
+                   "save_contact_from_message": _save_contact_from_message,
+                   "save_contact_from_page": _save_contact_from_page, "call_texter": _call_texter,
+                   "reply_event_time": _reply_event_time,
+                   # constrained: Settings' pages, never its search
+                   "setting_from_message_no_search": _setting_from_message}
 
 
 def plan_for(task: Task):

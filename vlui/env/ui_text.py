@@ -89,6 +89,7 @@ class Element:
     selected: bool = False
     enabled: bool = True
     parent: int = -1
+    focused: bool = False  # the text field the keyboard types into
 
     @property
     def has_content(self) -> bool:
@@ -197,6 +198,7 @@ def _parsed(xml: str) -> tuple[Element, ...]:
             selected=_flag(node, "selected"),
             enabled=_flag(node, "enabled", True),
             parent=parent.get(id(node), -1),
+            focused=_flag(node, "focused"),
         ))
     return tuple(elements)
 

@@ -371,7 +371,8 @@ def keyboard_top(ctx: Ctx) -> int:
 
 def keyboard(dev: Phone, ctx: Ctx) -> Node:
     """A Gboard-like keyboard over the bottom of the screen while a text field has focus: three rows of letters (or,
-    after ?123, of digits and symbols), the delete key at the end of the third, the layer key and the space bar."""
+    after ?123, of digits and symbols), the delete key at the end of the third, the layer key, the space bar and,
+    right of it on both layers, the period key (an email address or a web address needs it)."""
     y0 = keyboard_top(ctx)
     h = ctx.bottom - y0
     kb = Node(cls="android.widget.FrameLayout", bounds=(0, y0, ctx.width, ctx.bottom),
@@ -399,5 +400,6 @@ def keyboard(dev: Phone, ctx: Ctx) -> Node:
         dev.state.keyboard_symbols = not symbols
     key(0, 3, ctx.width // 4, switch, "ABC" if symbols else "?123", rid=f"{kb.package}:id/key_pos_symbol")
     key(ctx.width // 4, 3, ctx.width * 3 // 4, lambda x_, y_: dev.type_into_focus(" "), " ")
+    key(ctx.width * 3 // 4, 3, ctx.width * 7 // 8, lambda x_, y_: dev.type_into_focus("."), ".")
     return kb
 

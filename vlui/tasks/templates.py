@@ -212,6 +212,14 @@ def _derived_time(name: str, field: str, spec: dict[str, Any], params: dict[str,
     return (total // 60) % 24, total % 60
 
 
+def _derived_number(name: str, field: str, spec: dict[str, Any], params: dict[str, Any]) -> int:
+    """An int parameter ``spec["from"]`` times ``spec["times"]`` (a timer's minutes in milliseconds)."""
+    value, factor = params.get(spec.get("from")), spec["times"]
+    if not isinstance(value, int) or isinstance(value, bool) or not isinstance(factor, int):
+        raise VluiError(f"{DATA.name}: {name}.derived.{field}: give from: <an int parameter> and times: <a number>")
+    return value * factor
+
+
 def instance(name: str, params: dict[str, Any]) -> Task:
     """The task template ``name`` makes for ``params`` (``{"time": (6, 30)}``)."""
     t = template(name)
@@ -222,7 +230,10 @@ def instance(name: str, params: dict[str, Any]) -> Task:
     for n, p in t["params"].items():
         fields.update(_fields(p, n, params[n]))
     for n, d in t.get("derived", {}).items():  # a time computed from the parameters: {from: time, minus: lead}
-        fields.update(_fields({"kind": "time"}, n, _derived_time(name, n, d, params)))
+        if "times" in d:  # or a number: {from: minutes, times: 60000}
+            fields.update(_fields({"kind": "int"}, n, _derived_number(name, n, d, params)))
+        else:
+            fields.update(_fields({"kind": "time"}, n, _derived_time(name, n, d, params)))
     task_id = instance_id(name, params)
     raw = {k: t[k] for k in TASK_FIELDS if k in t}
     raw.update(t.get("cases", {}).get(task_id.partition("@")[2], {}))

@@ -5,6 +5,14 @@ with the intent Contacts sends: ``act=android.provider.action.QUICK_CONTACT`` (I
 ``act=android.intent.action.INSERT`` or ``EDIT`` for ContactEditorActivity, which B-MoCA's contacts_insert and
 contacts_edit detectors read.
 
+The editor's fields (first name, last name, phone) take text as any field does (a tap focuses one, the keyboard
+types into it), and its Save button (``editor_menu_save_button``) saves, as ContactEditorFragment's
+``save(SaveMode.CLOSE)``: a new contact joins the people and the editor gives way to the new contact's card
+(ContactEditorActivity's ``onSaveFinished`` starts the QuickContact intent that ``composeQuickContactIntent``
+makes, so its START line is the one a tap on the person's row logs); an existing contact's editor, which its card
+started for a result, closes back to the card, which shows the change. Saving logs nothing else: ContactSaveService
+writes no line at the default log level. An editor with every field empty saves nothing and closes.
+
 The app's own state, :class:`ContactsState` (the people), is typed here and registered with the app
 (:data:`vlui.sim.apps.APPS`); a snapshot or a task sets it under ``contacts:``, which replaces the people::
 
@@ -14,7 +22,9 @@ The app's own state, :class:`ContactsState` (the people), is typed here and regi
       - {name: Maria García, phone: '+1 650-555-0178'}
 
 Other apps read the people with :func:`people`. Deviations from Contacts: one phone number and one email a person,
-no photos, letters or favourites in the list, and the editor shows the fields without saving what is typed.
+no photos, letters or favourites in the list; the editor has no email field, its phone field takes the same keyboard
+as the names (a phone's dial pad layout on a real device), and BACK leaves it without saving and without asking
+whether to discard the changes.
 """
 
 from __future__ import annotations
@@ -24,7 +34,7 @@ from typing import Literal, Required, TypedDict, get_args
 
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
-from vlui.sim.widgets import Ctx, app_bar, fab, list_row, scroll_list, search_box, text
+from vlui.sim.widgets import Ctx, app_bar, button, fab, list_row, scroll_list, search_box, text
 
 PKG = "com.android.contacts"
 EDITOR = "com.android.contacts/.activities.ContactEditorActivity"
@@ -92,6 +102,53 @@ def _lookup_uri(index: int, person: Person) -> str:
     return f"content://com.android.contacts/contacts/lookup/{lookup_key(index, person)}/{index + 1}"
 
 
+def open_card(dev: Phone, index: int) -> None:
+    """The person's card (QuickContactActivity), started as ImplicitIntentsUtil starts it in the app."""
+    person = contacts_state(dev).people[index]
+    intent = f"act=android.provider.action.QUICK_CONTACT dat={_lookup_uri(index, person)} flg=0x4000000 pkg={PKG}"
+    dev.start_activity("contacts", "contact", QUICK_CONTACT, intent=intent, person=index)
+
+
+# ---------------------------------------------------------------------------------------------------- the editor
+EDITOR_FIELDS = (("first", "apps.contacts_first_name"), ("last", "apps.contacts_last_name"),
+                 ("phone", "apps.contacts_phone"))  # the editor's text fields, in order: their ids and hints
+
+
+def _field_key(name: str) -> str:
+    return f"contacts.editor.{name}"
+
+
+def open_editor(dev: Phone, index: int | None) -> None:
+    """ContactEditorActivity for the person at ``index`` (EDIT, its fields filled in) or for a new contact (INSERT,
+    its fields empty)."""
+    person = contacts_state(dev).people[index] if index is not None else None
+    given, family = split_name(person.name) if person is not None else ("", "")
+    for name, value in zip(("first", "last", "phone"), (given, family, person.phone if person else ""), strict=True):
+        dev.state.fields[_field_key(name)] = value
+    if person is None:
+        dev.start_activity("contacts", "new_contact", EDITOR,
+                           intent="act=android.intent.action.INSERT dat=content://com.android.contacts/contacts")
+    else:
+        dev.start_activity("contacts", "editor", EDITOR,
+                           intent=f"act=android.intent.action.EDIT dat={_lookup_uri(index, person)}", person=index)
+
+
+def save(dev: Phone, screen: Screen) -> None:
+    """The editor's Save: the fields become the person (a new one joins the people and their card opens; an
+    existing one's card, beneath, shows the change). Nothing typed in a new contact's editor saves nothing."""
+    first, last, phone = (dev.state.fields.get(_field_key(n), "").strip() for n in ("first", "last", "phone"))
+    name = " ".join(part for part in (first, last) if part)
+    everyone = contacts_state(dev).people
+    dev.state.tasks["contacts"].pop()  # the editor finishes
+    dev.state.focus = None
+    index = screen.get("person")
+    if screen["screen"] == "editor" and index is not None and 0 <= index < len(everyone):
+        everyone[index].name, everyone[index].phone = name, phone
+    elif screen["screen"] == "new_contact" and (name or phone):
+        everyone.append(Person(name, phone))
+        open_card(dev, len(everyone) - 1)
+
+
 # ---------------------------------------------------------------------------------------------------- screens
 def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
@@ -103,7 +160,7 @@ def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     if page == "contact":
         return card(dev, ctx, root, index, person)
     if page in ("new_contact", "editor"):
-        return editor(dev, ctx, root, person if page == "editor" else None, page == "editor")
+        return editor(dev, ctx, root, screen, person if page == "editor" else None)
     return contact_list(dev, ctx, root)
 
 
@@ -123,12 +180,8 @@ def contact_list(dev: Phone, ctx: Ctx, root: Node) -> Node:
     root.add(scroll_list(ctx, PKG, "contacts.main", top, ctx.bottom, rows, st.scroll.get("contacts.main", 0),
                          rid=f"{PKG}:id/list"))
 
-    def create(x: int, y_: int) -> None:
-        dev.start_activity("contacts", "new_contact", EDITOR,
-                           intent="act=android.intent.action.INSERT dat=content://com.android.contacts/contacts")
-
     root.add(fab(ctx, PKG, ctx.content_right - ctx.dp(44), ctx.bottom - ctx.dp(44), "add",
-                 ctx.t("apps.contacts_create"), create, rid=f"{PKG}:id/fab"))
+                 ctx.t("apps.contacts_create"), lambda x, y: open_editor(dev, None), rid=f"{PKG}:id/fab"))
     return root
 
 
@@ -144,13 +197,8 @@ def _matches(person: Person, query: str) -> bool:
 
 
 def _person_row(dev: Phone, ctx: Ctx, index: int, person: Person):
-    def open_card(x: int, y: int) -> None:
-        intent = (f"act=android.provider.action.QUICK_CONTACT dat={_lookup_uri(index, person)} flg=0x4000000 "
-                  f"pkg={PKG}")
-        dev.start_activity("contacts", "contact", QUICK_CONTACT, intent=intent, person=index)
-
     def build_row(y: int) -> Node:
-        return list_row(ctx, PKG, y, person.name, icon="glyph:person", on_tap=open_card,
+        return list_row(ctx, PKG, y, person.name, icon="glyph:person", on_tap=lambda x, yy: open_card(dev, index),
                         rid_title=f"{PKG}:id/cliv_name_textview", desc=person.name)
     return build_row
 
@@ -163,12 +211,8 @@ def card(dev: Phone, ctx: Ctx, root: Node, index: int | None, person: Person | N
         root.add(app_bar(ctx, PKG, "", up=lambda x, y: dev.press_back()))
         return root
 
-    def edit(x: int, y: int) -> None:
-        dev.start_activity("contacts", "editor", EDITOR,
-                           intent=f"act=android.intent.action.EDIT dat={_lookup_uri(index, person)}", person=index)
-
     bar = app_bar(ctx, PKG, person.name, up=lambda x, y: dev.press_back(),
-                  actions=(("edit", ctx.t("apps.contacts_edit"), edit),))
+                  actions=(("edit", ctx.t("apps.contacts_edit"), lambda x, y: open_editor(dev, index)),))
     for node in bar.children:
         if node.desc == ctx.t("apps.contacts_edit"):
             node.rid = f"{PKG}:id/menu_edit"
@@ -183,23 +227,33 @@ def card(dev: Phone, ctx: Ctx, root: Node, index: int | None, person: Person | N
     return root
 
 
-def editor(dev: Phone, ctx: Ctx, root: Node, person: Person | None, existing: bool) -> Node:
-    """The contact editor: first name, last name and phone, filled in for an existing person, hints for a new one."""
-    root.add(app_bar(ctx, PKG, ctx.t("apps.contacts_edit" if existing else "apps.contacts_create"),
-                     up=lambda x, y: dev.press_back()))
-    given, family = split_name(person.name) if person is not None else ("", "")
-    values = (given, family, person.phone if person is not None else "")
+def editor(dev: Phone, ctx: Ctx, root: Node, screen: Screen, person: Person | None) -> Node:
+    """The contact editor: its Save button in the toolbar, then first name, last name and phone, each a text field
+    showing its hint while empty (an existing person's values filled in when the editor opened)."""
+    bar = app_bar(ctx, PKG, ctx.t("apps.contacts_edit" if person is not None else "apps.contacts_create"),
+                  up=lambda x, y: dev.press_back())
+    title = bar.children[-1]
+    save_x2 = ctx.width - ctx.dp(8)
+    save_x1 = save_x2 - ctx.dp(88)
+    title.bounds = (title.bounds[0], title.bounds[1], save_x1, title.bounds[3])
+    bar.add(button(ctx, PKG, (save_x1, bar.bounds[1] + ctx.dp(8), save_x2, bar.bounds[3] - ctx.dp(8)),
+                   ctx.t("common.save"), lambda x, y: save(dev, screen), rid=f"{PKG}:id/editor_menu_save_button"))
+    root.add(bar)
+    st = dev.state
     y = ctx.top + ctx.dp(72)
     left, right = ctx.content_left + ctx.dp(72), ctx.content_right - ctx.dp(16)
-    for key, value, glyph_name in zip(("apps.contacts_first_name", "apps.contacts_last_name", "apps.contacts_phone"),
-                                      values, ("person", "", "call"), strict=True):
+    for (name, hint), glyph_name in zip(EDITOR_FIELDS, ("person", "", "call"), strict=True):
         if glyph_name:
             root.add(Node(cls="android.widget.ImageView", bounds=(ctx.content_left + ctx.dp(24), y + ctx.dp(16),
                           ctx.content_left + ctx.dp(48), y + ctx.dp(40)), package=PKG, icon=f"glyph:{glyph_name}",
                           icon_color=ctx.theme.icon))
+        value = st.fields.get(_field_key(name), "")
+        field_id = f"editor.{name}"
         root.add(Node(cls="android.widget.EditText", bounds=(left, y, right, y + ctx.dp(56)), package=PKG,
-                      text=value or ctx.t(key), size=ctx.sp(16),
-                      fg=ctx.theme.on_surface if value else ctx.theme.secondary))
+                      text=value or ctx.t(hint), size=ctx.sp(16), focusable=True,
+                      focused=st.focus == ("contacts", field_id),
+                      fg=ctx.theme.on_surface if value else ctx.theme.secondary,
+                      on_tap=lambda x, yy, f=field_id: dev.focus_field("contacts", f)))
         root.add(Node(bounds=(left, y + ctx.dp(48), right, y + ctx.dp(49)), bg=ctx.theme.divider, visual=True))
         y += ctx.dp(64)
     return root

@@ -72,6 +72,7 @@ class Timer:
     digits: str = ""  # typed on the timer's keypad, up to 6: HHMMSS filled from the right
     end_ms: int | None = None  # a running timer rings at this time
     left_ms: int = 0  # a paused timer's remaining time
+    length_ms: int = 0  # the duration it was started with (DeskClock's Timer.length), 0 until started and once deleted
 
 
 @dataclass
@@ -339,7 +340,7 @@ def timer_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
                 timer.end_ms, timer.left_ms = st.time_ms + timer.left_ms, 0
 
         def delete(x, y_):
-            timer.end_ms, timer.left_ms, timer.digits = None, 0, ""
+            timer.end_ms, timer.left_ms, timer.digits, timer.length_ms = None, 0, "", 0
 
         root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "pause" if running else "play",
                      ctx.t("clock.pause" if running else "clock.start"), toggle, rid=f"{PKG}:id/fab"))
@@ -377,7 +378,7 @@ def timer_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
         h, m, sec = int(digits[0:2]), int(digits[2:4]), int(digits[4:6])
         total = (h * 3600 + m * 60 + sec) * 1000
         if total:
-            timer.end_ms = st.time_ms + total
+            timer.end_ms, timer.length_ms = st.time_ms + total, total
             dev.logi("AlarmClock", f"Events: [Timer] [Run] [Tap] duration={total // 1000}s", app="clock")
 
     if timer.digits:
