@@ -136,8 +136,9 @@ def state_meets(spec: dict, value_of: Callable[[str], Any]) -> bool:
     """Whether every ``path: want`` of a ``state_check`` holds, reading each path's value with ``value_of``: equal,
     within ``tolerance`` of ``{"value": v, "tolerance": t}``, or, for a list (alarms, messages),
     ``{"contains": {field: want, ...}}``: one of its items has every field as wanted (a field's want may be
-    ``{"includes": text}``: the text is part of the field's, ignoring case; or ``{"number": n}``: the field is the
-    phone number ``n`` as Android loosely compares numbers, on their last 7 digits)."""
+    ``{"includes": text}``: the text is part of the field's, ignoring case; ``{"number": n}``: the field is the
+    phone number ``n`` as Android loosely compares numbers, on their last 7 digits; or ``{"contains": {...}}``: the
+    field is itself a list with such an item, as a conversation's messages)."""
     for path, want in spec.items():
         have = value_of(path)
         if isinstance(want, dict) and "contains" in want:
@@ -156,6 +157,9 @@ def _item_meets(item: Any, fields: dict[str, Any]) -> bool:
         have = item.get(name) if isinstance(item, dict) else getattr(item, name, None)
         if isinstance(want, dict) and "includes" in want:
             if not isinstance(have, str) or str(want["includes"]).casefold() not in have.casefold():
+                return False
+        elif isinstance(want, dict) and "contains" in want:
+            if not isinstance(have, list) or not any(_item_meets(i, want["contains"]) for i in have):
                 return False
         elif isinstance(want, dict) and "number" in want:
             digits = ["".join(c for c in str(v) if c.isdigit())[-7:] for v in (have or "", want["number"])]

@@ -19,6 +19,7 @@ from vlui.sim.apps.chrome import ChromeState
 from vlui.sim.apps.contacts import ContactsState
 from vlui.sim.apps.deskclock import Alarm, ClockState, Stopwatch, clock_state
 from vlui.sim.apps.dialer import Call, DialerState, dialer_state
+from vlui.sim.apps.files import FilesState
 from vlui.sim.apps.messages import MessagesState
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import tasks
@@ -38,14 +39,15 @@ def snapshot_file(tmp_path: Path, state: str) -> Path:
 
 def test_each_app_declares_its_state_in_its_own_module() -> None:
     with_state = {key: entry for key, entry in APPS.items() if entry.state is not None}
-    assert with_state.keys() >= {"clock", "phone", "calendar", "contacts", "messages", "chrome"}
+    assert with_state.keys() >= {"clock", "phone", "calendar", "contacts", "messages", "chrome", "files"}
     for key, entry in with_state.items():
         assert entry.state.__module__ == entry.build.__module__, key  # beside the screens it draws from
     app_fields = {f.name for entry in with_state.values() for f in dataclasses.fields(entry.state)}
     assert not app_fields & {f.name for f in dataclasses.fields(DeviceState)}  # none is left flat in the phone's
     dev = SimDevice("000", noise=False)
     assert dev.state.apps == {"clock": ClockState(), "phone": DialerState(), "calendar": CalendarState(),
-                              "contacts": ContactsState(), "messages": MessagesState(), "chrome": ChromeState()}
+                              "contacts": ContactsState(), "messages": MessagesState(), "chrome": ChromeState(),
+                              "files": FilesState()}
     assert [(a.hour, a.minute, a.enabled) for a in clock_state(dev).alarms] == [(9, 0, False), (8, 30, False)]
     with pytest.raises(TypeError, match="the clock app's state is a ClockState, not a DialerState"):
         dev.state.app("clock", DialerState)
@@ -98,9 +100,17 @@ def test_a_snapshot_sets_an_apps_state_under_its_key(tmp_path: Path) -> None:
     ("{contacts: {people: [{name: Alex, number: '555'}]}}", "contacts.people[0]: unknown field 'number'; fields: "
                                                             "email, name, phone"),
     ("{contacts: {people: [{phone: '555'}]}}", "contacts.people[0] must give name"),
-    ("{files: {tab: 1}}", "files: the app keeps no state a snapshot or a task sets; apps that do: clock, phone, "
-                          "calendar, contacts, messages, chrome"),
+    ("{gmail: {tab: 1}}", "gmail: the app keeps no state a snapshot or a task sets; apps that do: clock, phone, "
+                          "calendar, contacts, messages, chrome, files"),
     ("{chrome: {pages: [{title: News}]}}", "chrome.pages[0] must give url"),
+    ("{files: {items: [{name: a.pdf}]}}", "files.items[0] must give kind"),
+    ("{files: {items: [{name: a.pdf, kind: pdf, folder: Downloads}]}}", "files.items[0].folder must be one of "
+                                                                         "Download, DCIM, Pictures, Documents, Music, "
+                                                                         "Movies, Recordings, not 'Downloads'"),
+    ("{files: {items: [{name: beach.jpg, kind: pdf}]}}", "files.items[0].name 'beach.jpg' is not a pdf's: its name "
+                                                         "ends in .pdf"),
+    ("{files: {items: [{name: a.pdf, kind: pdf, time: '9:30'}]}}", "files.items[0].time must look like '09:30', "
+                                                                   "not '9:30'"),
     ("{chrome: {pages: [{url: news.example.org}]}}", "chrome.pages[0].url must look like "
                                                       "'https://news.example.org/', not 'news.example.org'"),
 ])

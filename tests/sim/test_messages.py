@@ -178,7 +178,7 @@ def test_the_search_bar_filters_the_conversations() -> None:
     ("{messages: {conversations: [{number: '1', messages: [{text: hi, direction: in, time: yesterday}]}]}}",
      "messages.conversations[0].messages[0].time must look like '2026-11-23 09:15', not 'yesterday'"),
     ("{messages: {conversations: [{number: '1', messages: [{txt: hi}]}]}}",
-     "messages.conversations[0].messages[0]: unknown field 'txt'; fields: direction, read, text, time"),
+     "messages.conversations[0].messages[0]: unknown field 'txt'; fields: attachments, direction, read, text, time"),
     ("{clipboard: 5}", "clipboard must be a string, not 5"),
 ])
 def test_a_wrong_field_is_a_one_line_error_naming_the_valid_ones(tmp_path: Path, state: str, message: str) -> None:

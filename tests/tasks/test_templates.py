@@ -260,3 +260,11 @@ def test_state_checks_look_inside_lists_by_field_words_and_phone_number() -> Non
     assert holds({"contains": {"body": "ok"}}) and not holds({"contains": {"body": "OK"}})
     assert not holds({"contains": {"address": {"number": ""}}})  # no digits match nothing
     assert not state_meets({"sms_sent": {"contains": {"body": "ok"}}}, lambda path: [])
+    # a field that is itself a list: a conversation whose messages hold a sent file
+    talks = [{"number": "+1 646-555-0175", "messages": [{"direction": "in", "attachments": []},
+                                                        {"direction": "out", "attachments": ["a.jpg"]}]}]
+    inside = lambda want: state_meets({"messages.conversations": want}, lambda path: talks)  # noqa: E731
+    assert inside({"contains": {"number": {"number": "6465550175"},
+                                "messages": {"contains": {"direction": "out", "attachments": ["a.jpg"]}}}})
+    assert not inside({"contains": {"messages": {"contains": {"direction": "in", "attachments": ["a.jpg"]}}}})
+    assert not inside({"contains": {"number": {"contains": {"direction": "out"}}}})  # a number is no list

@@ -169,7 +169,10 @@ class ExpertAgent:
 
     # ------------------------------------------------------------------------------------------------ skills
     def open_app(self, s: Screen, app: str) -> Gesture:
-        """From anywhere: home, the drawer if needed, the icon."""
+        """From anywhere: home, the drawer if needed, the icon; or, for an app a recipe knows is open (its task is in
+        the recents: ``_memory["recents"]``), the recents screen and the app's card."""
+        if app in self._memory.get("recents", ()):
+            return self.switch_to(s, app)
         if s.package != LAUNCHER:
             return Gesture("key", key="HOME")
         label = s.loc.t(f"app.{app}")
@@ -179,6 +182,21 @@ class ExpertAgent:
         if s.one(":id/apps_list_view") is None:  # on the home screen: open the drawer
             return Gesture("swipe", point=(0.75, 0.5), lift=(0.25, 0.5))
         return self.scroll(s, "drawer")
+
+    def switch_to(self, s: Screen, app: str) -> Gesture:
+        """To an app whose task is open, through the recents screen: APP_SWITCH, then a tap on the part of the app's
+        card that is on the screen (the cards beside the middle one reach past its edge). An app without a card
+        there (its task was dismissed) is opened from home instead."""
+        if s.one(f"{SYSTEMUI}:id/snapshot") is None:
+            return Gesture("key", key="APP_SWITCH")
+        label = s.loc.t(f"app.{app}")
+        cards = [e for e in s.by_id(f"{SYSTEMUI}:id/snapshot") if e.content_desc == label]
+        if not cards:
+            self._memory["recents"] = tuple(a for a in self._memory["recents"] if a != app)
+            return self.open_app(s, app)
+        x1, y1, x2, y2 = cards[0].bounds
+        x1, x2 = max(x1, 0), min(x2, s.width)
+        return Gesture("tap", point=((y1 + y2) / 2 / s.height, (x1 + x2) / 2 / s.width))
 
     def scroll(self, s: Screen, name: str, towards: float | None = None) -> Gesture:
         """Swipe the main list: towards a position (+ down the list / - up) when known, else onward, turning
@@ -878,6 +896,124 @@ def _alarm_from_page(p: dict[str, Any]):
     return _from_page(site, f"The {event} starts at {hour}:{minute:02d}", _create_alarm(hour, minute))
 
 
+# ------------------------------------------------------------------------- Files and the recents screen (cross-app)
+FILES = phone_apps()["files"].package
+
+
+def _from_recents(apps: tuple[str, ...], recipe: Callable[[ExpertAgent, Screen], Gesture]):
+    """A recipe for a phone whose starting state leaves ``apps`` open: every app it opens among them it reaches on
+    the recents screen (:meth:`ExpertAgent.switch_to`), never through the home screen (a constrained variant holds
+    to it)."""
+    def wrapped(ex: ExpertAgent, s: Screen) -> Gesture:
+        ex._memory.setdefault("recents", apps)
+        return recipe(ex, s)
+    return wrapped
+
+
+def _item_rows(s: Screen) -> list[tuple[Element, Element]]:
+    """Files' list: each item's row with its title, in screen order."""
+    rows = s.by_id(f"{FILES}:id/item_root")
+    titles = [e for e in s.els if e.resource_id == "android:id/title" and e.package == FILES]
+    return [(row, t) for row in rows for t in titles if t.parent == row.index]
+
+
+def _share_file(root: str, name: str, person: str):
+    """Files -> Messages: the file ``name`` in Files' root ``root`` (its row on Recent, never the search), chosen by
+    a tap on its icon, then the action mode's Share, Messages in the share sheet, ``person`` in Messages' picker
+    (exactly that name: a namesake "(work)" stands beside them), and send once the conversation carries the file.
+    A choice that is not the file alone is cleared first."""
+    label = f"apps.files_{root}"
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package == FRAMEWORK:  # the share sheet
+            target = next((e for e in s.labelled(s.loc.t("app.messages")) if e.resource_id == "android:id/text1"),
+                          None)
+            return Gesture("tap", target) if target is not None else Gesture("key", key="BACK")
+        if s.package == MESSAGES:
+            title = s.one(f"{MESSAGES}:id/conversation_title")
+            carried = [e.content_desc for e in s.by_id(f"{MESSAGES}:id/attachment_preview")]
+            if title is not None and title.text == person and carried == [name]:
+                return Gesture("tap", s.one(f"{MESSAGES}:id/send_message_button_icon"))
+            if s.one(f"{MESSAGES}:id/recipient_text_view") is not None:  # the picker the share opened
+                rows = [e for e in s.labelled(person) if e.resource_id == f"{MESSAGES}:id/contact_name"
+                        and ex.tappable(s, e)]
+                return Gesture("tap", rows[0]) if rows else ex.scroll(s, "picker")
+            return ex.open_app(s, "files")
+        if s.package != FILES:
+            return ex.open_app(s, "files")
+        if any(e.package == KEYBOARD for e in s.els):
+            return Gesture("key", key="BACK")
+        share = s.one(f"{FILES}:id/action_menu_share")
+        if share is not None:  # the action mode: share the file if it alone is chosen, else clear the choice
+            count = s.one("android:id/action_bar_title")
+            chosen = [t.text for row, t in _item_rows(s) if row.selected]
+            if count is not None and count.text == s.loc.number(1) and chosen == [name]:
+                return Gesture("tap", share)
+            return Gesture("tap", s.one("android:id/action_mode_close_button"))
+        bar = s.one(f"{FILES}:id/action_bar")
+        if bar is not None:  # a root's list
+            if not any(e.text == s.loc.t(label) for e in s.els if _inside(e, bar)):
+                return Gesture("key", key="BACK")
+            rows = [row for row, t in _item_rows(s) if t.text == name and ex.tappable(s, row)]
+            if not rows:
+                return ex.scroll(s, f"files:{root}")
+            icon = next(e for e in s.by_id(f"{FILES}:id/icon") if e.parent == rows[0].index)
+            return Gesture("tap", icon)
+        rows = [e for e in s.labelled(s.loc.t(label)) if e.clickable and ex.tappable(s, e)]  # Recent: the root
+        return Gesture("tap", rows[0]) if rows else Gesture("key", key="BACK")
+    return recipe
+
+
+def _share_photo(p: dict[str, Any]):
+    photo, person = _words(p, "share_photo", "photo", "person")
+    return _share_file("images", f"{photo}.jpg", person)
+
+
+def _share_newest_download(p: dict[str, Any]):
+    photo, person = _words(p, "share_newest_download", "photo", "person")
+    return _share_file("downloads", f"{photo}.jpg", person)
+
+
+def _share_selected_via_recents(p: dict[str, Any]):
+    video, person = _words(p, "share_selected_via_recents", "video", "person")
+    return _from_recents(("files", "messages"), _share_file("videos", f"{video}.mp4", person))
+
+
+def _alarm_event_via_recents(p: dict[str, Any]):
+    (hour, minute), lead = p["time"], int(p["lead"])
+    title = _choice_words("alarm_event_via_recents", "event", p["event"])
+    total = (hour * 60 + minute - lead) % (24 * 60)
+    return _from_recents(("calendar", "clock"), _look_up("calendar", _event_chip(title, hour, minute),
+                                                         _event_details(title, hour, minute),
+                                                         _create_alarm(total // 60, total % 60)))
+
+
+def _namesake_rows(name: str):
+    """Contacts' list: the rows named ``name``, a different one at each try (two people share the name; the card
+    tells them apart by the number)."""
+    def find(ex: ExpertAgent, s: Screen) -> Element | None:
+        rows = [e for e in s.labelled(name) if e.resource_id == f"{CONTACTS}:id/cliv_name_textview"
+                and ex.tappable(s, e)]
+        if not rows:
+            return None
+        tried = ex._memory.get("namesakes_tried", 0)
+        ex._memory["namesakes_tried"] = tried + 1
+        return rows[tried % len(rows)]
+    return find
+
+
+def _call_contact_via_recents(p: dict[str, Any]):
+    (name,) = _words(p, "call_contact_via_recents", "person")
+    return _from_recents(("contacts", "phone"), _look_up("contacts", _namesake_rows(name),
+                                                         _person_card(name, p["phone_number"]),
+                                                         _call(p["phone_number"])))
+
+
+def _text_page_via_recents(p: dict[str, Any]):
+    site, password, person = _words(p, "text_page_via_recents", "site", "password", "person")
+    return _from_recents(("chrome", "messages"), _from_page(site, password, _send_text(person, password)))
+
+
 # Parameterized tasks (vlui/tasks/templates.py): template -> its recipe for an instance's parameters.
 TEMPLATE_PLANS = {
     "create_alarm": lambda p: _create_alarm(*p["time"]),
@@ -1091,6 +1227,14 @@ TEMPLATE_PLANS |= {"call_event_person": _call_event_person, "text_event_time": _
                    "reply_event_time": _reply_event_time,
                    # constrained: Settings' pages, never its search
                    "setting_from_message_no_search": _setting_from_message}
+# Files and the recents screen: a file chosen in its root (never Files' search, as share_photo_no_search wants) and
+# shared; apps left open reached on the recents screen (never through home, as alarm_event_via_recents_no_home wants)
+TEMPLATE_PLANS |= {"share_photo": _share_photo, "share_newest_download": _share_newest_download,
+                   "share_selected_via_recents": _share_selected_via_recents,
+                   "alarm_event_via_recents": _alarm_event_via_recents,
+                   "call_contact_via_recents": _call_contact_via_recents,
+                   "text_page_via_recents": _text_page_via_recents,
+                   "share_photo_no_search": _share_photo, "alarm_event_via_recents_no_home": _alarm_event_via_recents}
 
 
 def plan_for(task: Task):

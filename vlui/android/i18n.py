@@ -20,7 +20,8 @@ SCRIPT_FONTS = {"cjk-sc": "cjk-sc", "cjk-jp": "cjk-jp", "cjk-kr": "cjk-kr", "urd
 
 @lru_cache(maxsize=1)
 def locales() -> dict[str, dict[str, Any]]:
-    """Locale id -> metadata (name, native_name, android, rtl, hour12, time_format, am, pm, digits, script)."""
+    """Locale id -> metadata (name, native_name, android, rtl, hour12, time_format, am, pm, digits, decimal,
+    script)."""
     return read_yaml(HERE / "data" / "locales.yaml")
 
 
@@ -71,6 +72,11 @@ class Locale:
     def number(self, n: int | str) -> str:
         digits = self.meta["digits"]
         return "".join(digits[int(c)] if c.isdigit() else c for c in str(n))
+
+    def decimal(self, value: float, places: int) -> str:
+        """``value`` with ``places`` decimals in the locale's digits and decimal separator (``2.40``, ``2,40``)."""
+        whole, _, fraction = f"{value:.{places}f}".partition(".")
+        return self.number(whole) + (self.meta["decimal"] + self.number(fraction) if fraction else "")
 
     def time(self, hour: int, minute: int, hour12: bool | None = None) -> str:
         """A time of day as the locale's Clock app writes it (``9:00 AM``, ``09:00``, ``오전 9:00``)."""

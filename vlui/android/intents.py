@@ -77,3 +77,38 @@ def java_bool(text: str) -> bool:
     if text in ("false", "f"):
         return False
     return java_int(text) != 0
+
+
+# ------------------------------------------------------------------------------------------------ MIME types
+# What Android 10's MimeTypeMap (libcore's MimeUtils) gives a file's extension, for the extensions the simulated
+# phone's files have: a file shared with ACTION_SEND carries its type, and a share target takes the types its
+# filter names.
+MIME_TYPES = {"pdf": "application/pdf", "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png",
+              "gif": "image/gif", "mp4": "video/mp4", "3gp": "video/3gpp", "m4a": "audio/mp4", "mp3": "audio/mpeg",
+              "ogg": "audio/ogg", "wav": "audio/x-wav", "txt": "text/plain", "zip": "application/zip",
+              "doc": "application/msword",
+              "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+              "apk": "application/vnd.android.package-archive"}
+
+
+def mime_type(name: str) -> str:
+    """The MIME type of a file named ``name``, by its extension (``application/octet-stream`` for any other, as
+    DocumentsUI types a file MediaProvider cannot)."""
+    _, dot, extension = name.rpartition(".")
+    return MIME_TYPES.get(extension.lower(), "application/octet-stream") if dot else "application/octet-stream"
+
+
+def mime_matches(mime: str, pattern: str) -> bool:
+    """Whether a filter's MIME ``pattern`` (``image/*``, ``*/*`` or a whole type) takes ``mime``."""
+    kind, _, sub = pattern.partition("/")
+    have_kind, _, have_sub = mime.partition("/")
+    return kind in ("*", have_kind) and sub in ("*", have_sub)
+
+
+def common_mime(mimes: list[str]) -> str:
+    """The type an ACTION_SEND_MULTIPLE carries for files of ``mimes`` (DocumentsUI's MimeTypes.findCommonMimeType):
+    the one type they share, else their shared kind with ``/*``, else ``*/*``."""
+    if len(set(mimes)) == 1:
+        return mimes[0]
+    kinds = {m.partition("/")[0] for m in mimes}
+    return f"{kinds.pop()}/*" if len(kinds) == 1 else "*/*"

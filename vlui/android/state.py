@@ -175,6 +175,30 @@ def state_problem(fields: dict[str, Any]) -> str | None:
                        "own state (clock: {tab: stopwatch})")
         if problem:
             return problem
+    return _tasks_problem(fields)
+
+
+def _tasks_problem(fields: dict[str, Any]) -> str | None:
+    """The apps a starting state leaves open go together: ``tasks`` (each app's stack of screens, the first at the
+    bottom: ``{calendar: [{screen: main}, {screen: event, event: 0}]}``), ``recents`` (those apps once each, the most
+    recent first, as the overview shows them) and, when an app is in front, ``top`` (the first of ``recents``)."""
+    named = {"tasks", "recents", "top"} & set(fields)
+    if not named:
+        return None
+    if not {"tasks", "recents"} <= named:
+        return ("tasks and recents go together: the apps' open tasks and their order in the overview, the most recent "
+                "first (with top: the first of them, for an app in front)")
+    tasks, recents, top = fields["tasks"], fields["recents"], fields.get("top")
+    unknown = sorted(set(tasks) - set(apps()))
+    if unknown:
+        return f"tasks: unknown app {unknown[0]!r}; apps: {', '.join(apps())}"
+    if sorted(recents) != sorted(tasks):
+        return f"recents must list the apps of tasks once each, the most recent first, not {recents!r}"
+    for key, stack in tasks.items():
+        if not stack or not all(isinstance(screen.get("screen"), str) for screen in stack):
+            return f"tasks.{key} must be a list of screens, each a mapping with its name ({{screen: main}}), not {stack!r}"
+    if top is not None and top != recents[0]:
+        return f"top must be the first of recents ({recents[0] if recents else 'none'}) or null, not {top!r}"
     return None
 
 

@@ -531,6 +531,18 @@ def _g_content_copy(p: _Pen) -> None:
     p.rect(8, 7, 20, 22, radius=1.5)
 
 
+def _g_share(p: _Pen) -> None:
+    # Material's share: three dots, the one at the start joined to the other two
+    p.line([(18, 5), (6, 12), (18, 19)], 1.8)
+    for x, y in ((18, 5), (6, 12), (18, 19)):
+        p.circle(x, y, 3)
+
+
+def _g_check(p: _Pen) -> None:
+    # Material's check: what a chosen item shows in place of its icon
+    p.line([(4.5, 12.5), (9.5, 17.5), (19.5, 7)], 2.4)
+
+
 def _g_event(p: _Pen) -> None:
     p.rect(3.5, 5, 20.5, 21, radius=1.5)
     p.rect(5.5, 10, 18.5, 19, 0)
@@ -581,7 +593,8 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "person": _g_person, "folder": _g_folder, "image": _g_image, "video": _g_video, "audio": _g_audio,
     "document": _g_document, "download": _g_download, "camera_shutter": _g_camera_shutter, "mic_off": _g_mic_off,
     "speaker_phone": _g_speaker_phone, "pause": _g_pause, "play": _g_play, "edit": _g_edit, "close": _g_close,
-    "mail": _g_mail, "message": _g_message, "send": _g_send, "content_copy": _g_content_copy, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
+    "mail": _g_mail, "message": _g_message, "send": _g_send, "content_copy": _g_content_copy, "share": _g_share,
+    "check": _g_check, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
     "auto_rotate": _g_auto_rotate, **_levels(),
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)

@@ -85,7 +85,28 @@ def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None
                                 f"{', '.join(current)}")
             value = {**current, **value}
         setattr(state, name, copy.deepcopy(value))
+    if "tasks" in fields:
+        _open_tasks(state, where)
     on_state_set(state, fields)
+
+
+def _open_tasks(state: DeviceState, where: str) -> None:
+    """Apps that a starting state leaves open (its ``tasks``, checked with ``recents`` and ``top`` by
+    :func:`vlui.android.state.state_problem`): each screen must be one its app draws, and each app has run, so its
+    process is alive (switching to it from the overview starts none); without a ``top`` of its own the home screen
+    is in front."""
+    for key, stack in state.tasks.items():
+        for screen in stack:
+            try:
+                check_screen(key, screen["screen"])
+            except VluiError as err:
+                raise VluiError(f"{where}: tasks: {err}") from None
+        if key not in state.running:
+            state.running.append(key)
+            state.pids[key] = state.next_pid
+            state.next_pid += 41
+    if state.top is not None and state.top not in state.tasks:
+        state.top = None
 
 
 def check_snapshot_state(snap: Snapshot) -> None:

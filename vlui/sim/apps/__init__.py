@@ -20,7 +20,19 @@ from vlui.android.apps import LAUNCHER_PKG, apps
 from vlui.android.state import DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
-from vlui.sim.apps import calendar, chooser, chrome, contacts, deskclock, dialer, generic, launcher, messages, settings
+from vlui.sim.apps import (
+    calendar,
+    chooser,
+    chrome,
+    contacts,
+    deskclock,
+    dialer,
+    files,
+    generic,
+    launcher,
+    messages,
+    settings,
+)
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
 from vlui.sim.widgets import Ctx
@@ -60,6 +72,8 @@ APPS: dict[str, App] = {
     "messages": App(messages.build, lambda key: messages.SCREENS, state=messages.MessagesState,
                     on_back=messages.on_back, on_editor_action=messages.on_editor_action),
     "chrome": App(chrome.build, lambda key: chrome.SCREENS, state=chrome.ChromeState),
+    "files": App(files.build, lambda key: files.SCREENS, state=files.FilesState, entry_problem=files.entry_problem,
+                 on_back=files.on_back, on_editor_action=files.on_editor_action),
 }
 
 

@@ -10,6 +10,14 @@ CREATE CONVERSATION ATTEMPT`` line, B-MoCA's detector for starting a chat); choo
 with them, a new one if there was none (it joins the list once a message is sent). The search bar filters the list
 by name, number and message text.
 
+Files shared from another app (Files' Share, through the share sheet) come with the recipient picker too: the
+conversation chosen gets them as its draft's attachments (a chip per file above the compose field), and send puts
+them in the sent message (``Message.attachments``): a multimedia message, which the SMS provider does not hold (on
+a phone it is a row of ``content://mms``, which the simulated phone does not serve), so a task reads it from
+Messages' own state. The types Messages takes (:data:`SHARE_TYPES`) are those AOSP Messaging's ShareIntentActivity
+declares (packages/apps/Messaging, AndroidManifest.xml): Google Messages' own manifest could not be read, so a type
+it may take beyond these (a PDF) is not offered to it.
+
 Copy and paste: a long press of a bubble starts the message action mode (its bar has "Copy text", as AOSP
 Messaging's ``copy_text`` action, Google Messages' ancestor) and Copy text puts the message on the phone's clipboard
 (``DeviceState.clipboard``); a long press of the compose field focuses it and, when the clipboard holds text, shows
@@ -52,6 +60,7 @@ from datetime import datetime
 from typing import Literal, Required, TypedDict, get_args
 
 from vlui.android.apps import short_component
+from vlui.android.intents import CATEGORY_DEFAULT, common_mime, mime_type
 from vlui.android.launcher import search_matches
 from vlui.android.logcat import EPOCH
 from vlui.android.state import DeviceState, shaped
@@ -65,7 +74,9 @@ from vlui.sim.widgets import Ctx, app_bar, fab, list_row, scroll_list, search_bo
 
 PKG = "com.google.android.apps.messaging"
 CONVERSATION_ACTIVITY = f"{PKG}/.ui.conversation.ConversationActivity"
-SHARE_ACTIVITY = f"{PKG}.ui.conversationlist.ShareIntentActivity"  # takes ACTION_SEND of text/plain
+SHARE_ACTIVITY = f"{PKG}.ui.conversationlist.ShareIntentActivity"  # takes ACTION_SEND of the SHARE_TYPES
+# the MIME types ShareIntentActivity's filter names (AOSP Messaging's, for ACTION_SEND and ACTION_SEND_MULTIPLE)
+SHARE_TYPES = ("text/plain", "text/x-vCard", "text/x-vcard", "image/*", "audio/*", "video/*", "application/ogg")
 ScreenName = Literal["main", "new_conversation", "conversation"]
 SCREENS: tuple[str, ...] = get_args(ScreenName)
 TIME_FORMAT = "%Y-%m-%d %H:%M"  # a message's time, as a snapshot's own ``time`` is written
@@ -84,19 +95,22 @@ class Screen(TypedDict, total=False):
     number: str  # conversation: the other person's number
     name: str  # conversation: their name ("" for a number no contact has)
     share: str  # new_conversation: the text another app shared (ShareIntentActivity), the chosen conversation's draft
+    attachments: list[str]  # new_conversation: the files shared; conversation: the files the draft carries (names)
     selected: int  # conversation: the message a long press chose (the action bar with Copy text shows)
     paste: str  # conversation: the draft when a long press offered Paste (the toolbar goes once the draft changes)
 
 
 @dataclass
 class Message:
-    """One SMS: its text, whether it was received (``in``) or sent (``out``), when (``YYYY-MM-DD HH:MM`` on the
-    phone's clock) and, for a received one, whether it was read."""
+    """One message: its text, whether it was received (``in``) or sent (``out``), when (``YYYY-MM-DD HH:MM`` on
+    the phone's clock), for a received one whether it was read, and the files it carries (their names: a message
+    with files is a multimedia message, not an SMS)."""
 
     text: str
     direction: Literal["in", "out"]
     time: str = shaped(TIME_SHAPE, "2026-11-23 09:15")
     read: bool = True
+    attachments: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -176,18 +190,19 @@ def open_conversation(dev: Phone, number: str, name: str) -> None:
 
 
 def send(dev: Phone, screen: Screen) -> None:
-    """The send button: the draft goes to the conversation as a sent message (the conversation is made if it is
-    new), and the field empties; a blank draft sends nothing."""
+    """The send button: the draft and its attachments go to the conversation as a sent message (the conversation
+    is made if it is new), and the field empties; a blank draft without attachments sends nothing."""
     number = screen.get("number", "")
     body = draft(dev, number)
-    if not number or not body.strip():
+    attachments = screen.pop("attachments", [])
+    if not number or not (body.strip() or attachments):
         return
     state = messages_state(dev)
     conversation = find(state, number)
     if conversation is None:
         conversation = Conversation(number, screen.get("name", ""))
         state.conversations.append(conversation)
-    conversation.messages.append(Message(body, "out", now(dev)))
+    conversation.messages.append(Message(body, "out", now(dev), attachments=attachments))
     dev.state.fields[f"messages.{compose_field(number)}"] = ""
     screen.pop("paste", None)
     dev.state.scroll["messages.conversation"] = BOTTOM
@@ -248,26 +263,41 @@ def _matching_people(dev: Phone, query: str) -> list[tuple[str, str]]:
 
 def _choose(dev: Phone, name: str, number: str) -> None:
     """A recipient chosen: the picker gives way to the conversation (BACK from it returns to the list); text shared
-    to Messages is the conversation's draft."""
+    to Messages is the conversation's draft, files shared its attachments."""
     stack = dev.state.tasks["messages"]
-    shared = stack.pop().get("share") if stack and stack[-1]["screen"] == "new_conversation" else None
+    picker = stack.pop() if stack and stack[-1]["screen"] == "new_conversation" else {}
     open_conversation(dev, number, name)
-    if shared is not None:
-        dev.state.fields[f"messages.{compose_field(dev.top_screen()['number'])}"] = shared
+    if "share" in picker:
+        dev.state.fields[f"messages.{compose_field(dev.top_screen()['number'])}"] = picker["share"]
+    if picker.get("attachments"):
+        dev.top_screen()["attachments"] = list(picker["attachments"])
 
 
-def receive_share(dev: Phone, shared: str, caller_uid: int) -> None:
-    """Text shared to Messages from the share sheet (ACTION_SEND, text/plain): ShareIntentActivity starts, for the
-    app that shared (the chooser starts the target as its caller), and shows the recipient picker; the person chosen
-    gets a conversation whose draft is the text. The START line is the form devices print for a chooser's target
-    (``flg=0xb080001``: NEW_DOCUMENT, MULTIPLE_TASK, FORWARD_RESULT, PREVIOUS_IS_TOP, GRANT_READ_URI_PERMISSION;
-    the clip Intent.migrateExtraStreamToClipData makes of EXTRA_TEXT, printed without its content), as captured for
-    this very activity and for other apps' share targets in public sources. Deviation: the picker goes on Messages'
-    own task, so BACK from it returns to Messages' list (or home), not to the app that shared."""
-    intent = (f"act=android.intent.action.SEND typ=text/plain flg=0xb080001 cmp={short_component(PKG, SHARE_ACTIVITY)}"
-              " clip={text/plain {...}} (has extras)")
+def receive_share(dev: Phone, shared: str, caller_uid: int, files: list[dict[str, str]] | None = None) -> None:
+    """Text (ACTION_SEND, text/plain) or files (ACTION_SEND, or ACTION_SEND_MULTIPLE for several: ``files``, each
+    ``{name, mime}``) shared to Messages from the share sheet: ShareIntentActivity starts, for the app that shared
+    (the chooser starts the target as its caller), and shows the recipient picker; the person chosen gets a
+    conversation whose draft is the text, or carries the files. The START line is the form devices print for a
+    chooser's target (``flg=0xb080001``: NEW_DOCUMENT, MULTIPLE_TASK, FORWARD_RESULT, PREVIOUS_IS_TOP,
+    GRANT_READ_URI_PERMISSION; the clip Intent.migrateExtraStreamToClipData makes of EXTRA_TEXT or EXTRA_STREAM,
+    printed with its type and without its content), as captured for this very activity and for other apps' share
+    targets in public sources. Files' share adds the DEFAULT category (DocumentsUI's ActionHandler does, and the
+    line prints it); Chrome's adds none. Deviation: the picker goes on Messages' own task, so BACK from it returns to
+    Messages' list (or home), not to the app that shared."""
+    component = short_component(PKG, SHARE_ACTIVITY)
+    if files:
+        mimes = [f["mime"] for f in files]
+        action = "SEND" if len(files) == 1 else "SEND_MULTIPLE"
+        kind = common_mime(mimes)
+        intent = (f"act=android.intent.action.{action} cat=[{CATEGORY_DEFAULT}] typ={kind} flg=0xb080001 "
+                  f"cmp={component} clip={{{kind} {{...}}}} (has extras)")
+        params = {"attachments": [f["name"] for f in files]}
+    else:
+        intent = (f"act=android.intent.action.SEND typ=text/plain flg=0xb080001 cmp={component}"
+                  " clip={text/plain {...}} (has extras)")
+        params = {"share": shared}
     dev.start_for_intent("messages", SHARE_ACTIVITY, intent, caller_uid)
-    dev.push("messages", "new_conversation", share=shared)
+    dev.push("messages", "new_conversation", **params)
     dev.state.fields.pop("messages.recipient", None)
     dev.bring_to_front("messages")
     dev.displayed("messages", SHARE_ACTIVITY)
@@ -349,7 +379,7 @@ def _conversation_row(dev: Phone, ctx: Ctx, y: int, c: Conversation, today: date
     row.add(text(ctx, (right - ctx.dp(16) - stamp_w, y + ctx.dp(12), right - ctx.dp(16), y + ctx.dp(40)),
                  when(ctx, last.time, today), 12, color=colour, bold=unread, align="end", pkg=PKG,
                  rid=f"{PKG}:id/conversation_timestamp"))
-    row.add(text(ctx, (x, y + ctx.dp(40), right - ctx.dp(16), y + ctx.dp(64)), last.text, 14, color=colour,
+    row.add(text(ctx, (x, y + ctx.dp(40), right - ctx.dp(16), y + ctx.dp(64)), last.text or ", ".join(last.attachments), 14, color=colour,
                  bold=unread, pkg=PKG, rid=f"{PKG}:id/conversation_snippet"))
     return row
 
@@ -394,18 +424,22 @@ def _conversation(dev: Phone, ctx: Ctx, root: Node, screen: Screen) -> Node:
     focused = st.focus == ("messages", field_id)
     bottom = keyboard_top(ctx) if st.focus is not None else ctx.bottom
     compose_h = ctx.dp(64)
-    list_y1, list_y2 = ctx.top + ctx.dp(56), bottom - compose_h
+    attached = screen.get("attachments", [])
+    bar_y = bottom - compose_h
+    list_y1, list_y2 = ctx.top + ctx.dp(56), bar_y - (ctx.dp(56) if attached else 0)
     size = ctx.sp(16)
     max_w = (ctx.content_right - ctx.content_left) * 3 // 4 - ctx.dp(24)
     rows = []
     for i, m in enumerate(messages):
-        lines = wrap(m.text, size, max_w, cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font) or [""]
-        h = len(lines) * int(size * 1.4) + ctx.dp(20) + ctx.dp(8)
+        lines = [] if m.attachments and not m.text else (
+            wrap(m.text, size, max_w, cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font) or [""])
+        h = (len(lines) * int(size * 1.4) + ctx.dp(20) if lines else 0) + ctx.dp(8) + ctx.dp(60) * len(m.attachments)
         rows.append((h, lambda y, i=i, m=m, lines=lines: _bubble(dev, ctx, screen, y, i, m, lines, selected == i)))
     root.add(scroll_list(ctx, PKG, "messages.conversation", list_y1, list_y2, rows,
                          st.scroll.get("messages.conversation", BOTTOM), rid=f"{PKG}:id/messages_list"))
     body = draft(dev, number)
-    bar_y = list_y2
+    if attached:  # the draft's files, as cards above the compose bar
+        root.add(_draft_attachments(ctx, attached, (ctx.content_left, list_y2, ctx.content_right, bar_y)))
     root.add(Node(cls="android.widget.LinearLayout", bounds=(0, bar_y, ctx.width, bar_y + compose_h), package=PKG,
                   rid=f"{PKG}:id/compose_message_view", bg=ctx.theme.background))
     field_box = (ctx.content_left + ctx.dp(12), bar_y + ctx.dp(8), ctx.content_right - ctx.dp(64),
@@ -427,8 +461,8 @@ def _conversation(dev: Phone, ctx: Ctx, root: Node, screen: Screen) -> Node:
     send_x = ctx.content_right - ctx.dp(56)
     send_button = Node(cls="android.widget.ImageView", bounds=(send_x, bar_y + ctx.dp(8), send_x + ctx.dp(48),
                        bar_y + ctx.dp(56)), package=PKG, rid=f"{PKG}:id/send_message_button_icon",
-                       desc=ctx.t("messages.send"), icon="glyph:send", enabled=bool(body.strip()),
-                       icon_color=ctx.theme.accent if body.strip() else ctx.theme.secondary,
+                       desc=ctx.t("messages.send"), icon="glyph:send", enabled=bool(body.strip() or attached),
+                       icon_color=ctx.theme.accent if body.strip() or attached else ctx.theme.secondary,
                        on_tap=lambda x, y: send(dev, screen))
     root.add(send_button)
     if focused and screen.get("paste") == body and st.clipboard:
@@ -442,9 +476,11 @@ def _bubble(dev: Phone, ctx: Ctx, screen: Screen, y: int, i: int, m: Message, li
     text (what a dump reports), the lines it wraps to are drawn inside."""
     size = ctx.sp(16)
     line_h = int(size * 1.4)
-    width = max(layout(line, size, cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font).width for line in lines)
+    width = max((layout(line, size, cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font).width for line in lines),
+                default=0)
     w = width + ctx.dp(24)
-    h = len(lines) * line_h + ctx.dp(20)
+    h = len(lines) * line_h + ctx.dp(20) if lines else 0
+    files_h = ctx.dp(60) * len(m.attachments)
     left, right = ctx.content_left + ctx.dp(12), ctx.content_right - ctx.dp(12)
     x1 = right - w if m.direction == "out" else left
     sent = m.direction == "out"
@@ -458,9 +494,17 @@ def _bubble(dev: Phone, ctx: Ctx, screen: Screen, y: int, i: int, m: Message, li
         if "selected" in screen:  # in the action mode a tap chooses this message instead
             screen["selected"] = i
 
-    row = Node(cls="android.widget.LinearLayout", bounds=(ctx.content_left, y, ctx.content_right, y + h + ctx.dp(8)),
-               package=PKG, rid=f"{PKG}:id/message_content", selected=selected,
+    row = Node(cls="android.widget.LinearLayout", bounds=(ctx.content_left, y, ctx.content_right,
+               y + files_h + h + ctx.dp(8)), package=PKG, rid=f"{PKG}:id/message_content", selected=selected,
                bg=ctx.theme.divider if selected else None)
+    for k, name in enumerate(m.attachments):  # the files first, each a card with its icon and name
+        card_w = min(right - left, ctx.dp(240))
+        x = right - card_w if sent else left
+        row.add(_attachment(ctx, name, (x, y + ctx.dp(4) + k * ctx.dp(60), x + card_w, y + k * ctx.dp(60) + ctx.dp(60)),
+                            f"{PKG}:id/message_attachment"))
+    y += files_h
+    if not lines:
+        return row
     bubble = Node(cls="android.widget.TextView", bounds=(x1, y + ctx.dp(4), x1 + w, y + ctx.dp(4) + h), package=PKG,
                   rid=f"{PKG}:id/message_text", text=m.text, bg=bg, radius=ctx.dp(18), on_tap=tap,
                   on_long_press=choose)
@@ -469,6 +513,36 @@ def _bubble(dev: Phone, ctx: Ctx, screen: Screen, y: int, i: int, m: Message, li
         bubble.add(Node(bounds=(x1 + ctx.dp(12), ly, x1 + w - ctx.dp(12), ly + line_h), text=line, size=size,
                         fg=colour, visual=True))
     return row.add(bubble)
+
+
+ATTACHMENT_GLYPHS = {"image": "image", "video": "video", "audio": "audio"}
+
+
+def _attachment(ctx: Ctx, name: str, box: tuple[int, int, int, int], rid: str) -> Node:
+    """A file a message carries, or its draft: a card with the file's type icon and its name."""
+    x1, y1, x2, y2 = box
+    card = Node(cls="android.widget.FrameLayout", bounds=box, package=PKG, rid=rid, desc=name, bg=ctx.theme.search_bar,
+                radius=ctx.dp(12))
+    g = ctx.dp(24)
+    kind = mime_type(name).partition("/")[0]
+    card.add(Node(cls="android.widget.ImageView", bounds=(x1 + ctx.dp(12), (y1 + y2 - g) // 2, x1 + ctx.dp(12) + g,
+                  (y1 + y2 + g) // 2), package=PKG, icon=f"glyph:{ATTACHMENT_GLYPHS.get(kind, 'document')}",
+                  icon_color=ctx.theme.accent))
+    card.add(text(ctx, (x1 + ctx.dp(48), y1, x2 - ctx.dp(12), y2), name, 14, pkg=PKG, rid=f"{PKG}:id/attachment_name"))
+    return card
+
+
+def _draft_attachments(ctx: Ctx, names: list[str], box: tuple[int, int, int, int]) -> Node:
+    """The files the draft carries, side by side above the compose field."""
+    x1, y1, x2, y2 = box
+    strip = Node(cls="android.widget.LinearLayout", bounds=box, package=PKG, rid=f"{PKG}:id/attachment_draft_view",
+                 bg=ctx.theme.background)
+    w = min(ctx.dp(240), (x2 - x1 - ctx.dp(12)) // max(1, len(names)))
+    for k, name in enumerate(names):
+        left = x1 + ctx.dp(12) + k * w
+        strip.add(_attachment(ctx, name, (left, y1 + ctx.dp(4), left + w - ctx.dp(8), y2 - ctx.dp(4)),
+                              f"{PKG}:id/attachment_preview"))
+    return strip
 
 
 def _paste_toolbar(dev: Phone, ctx: Ctx, screen: Screen, field_box: tuple[int, int, int, int]) -> Node:
@@ -503,7 +577,8 @@ def sms_rows(state: DeviceState, box: str = "") -> list[dict[str, int | str]]:
     if box not in BOXES:
         raise VluiError(f"content://sms/{box}: no such box; boxes: {', '.join(b for b in BOXES if b)}")
     messages = state.app("messages", MessagesState)
-    found = [(m.time, thread, m) for thread, c in enumerate(messages.conversations, 1) for m in c.messages]
+    found = [(m.time, thread, m) for thread, c in enumerate(messages.conversations, 1) for m in c.messages
+             if not m.attachments]  # a message with files is an MMS: content://mms holds it
     numbers = {thread: c.number for thread, c in enumerate(messages.conversations, 1)}
     found.sort(key=lambda row: row[0])  # stable: messages of one minute keep their order
     rows = []
