@@ -65,25 +65,27 @@ def download(repo_id: str, what: str, repo_type: str = "model", allow_patterns: 
              revision: str | None = None, cache_dir: str | Path | None = None, token: str | bool | None = None,
              force_download: bool = False, local_files_only: bool = False) -> Path:
     """The local folder of ``repo_id``'s files (those of ``allow_patterns``), downloaded into the Hub's cache unless
-    they are there already."""
+    they are there already; ``what`` begins an error's line ("downloading policy owner/name")."""
     from huggingface_hub import snapshot_download
 
-    with hub_errors(f"{what} {repo_id}"):
+    with hub_errors(what):
         return Path(snapshot_download(repo_id, repo_type=repo_type, allow_patterns=allow_patterns, revision=revision,
                                       cache_dir=cache_dir, token=token, force_download=force_download,
                                       local_files_only=local_files_only))
 
 
 def upload(folder: Path, repo_id: str, repo_type: str, private: bool | None = None, token: str | None = None,
-           ignore_patterns: list[str] | None = None, message: str = "Upload with vlui") -> str:
-    """Upload ``folder`` to ``repo_id`` (created when missing) in one commit; its URL."""
+           allow_patterns: list[str] | None = None, ignore_patterns: list[str] | None = None,
+           message: str = "Upload with vlui") -> str:
+    """Upload ``folder``'s files (those of ``allow_patterns``, less those of ``ignore_patterns``) to ``repo_id``
+    (created when missing) in one commit; its URL."""
     from huggingface_hub import HfApi
 
     with hub_errors(f"uploading {folder} to {repo_id}", uploading=True):
         api = HfApi(token=token)
         repo = api.create_repo(repo_id, repo_type=repo_type, private=private, exist_ok=True).repo_id
         commit = api.upload_folder(repo_id=repo, repo_type=repo_type, folder_path=folder, commit_message=message,
-                                   ignore_patterns=ignore_patterns)
+                                   allow_patterns=allow_patterns, ignore_patterns=ignore_patterns)
         return str(getattr(commit, "commit_url", commit))
 
 

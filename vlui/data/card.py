@@ -78,6 +78,8 @@ def summary(root: str | Path) -> dict[str, Any]:
         "steps": sum(int(e["steps"]) for e in index.values()),
         "tasks": families,
         "phones": sorted({str(e["snapshot_id"]) for e in index.values()}),
+        "phone_kinds": {kind: len(ids) for kind, ids in
+                        phone_kinds(sorted({str(e["snapshot_id"]) for e in index.values()})).items()},
         "planned": {"tasks": len(recipe.get("tasks") or []), "phones": len(recipe.get("snapshots") or []),
                     "episodes_per_pair": recipe.get("episodes_per_pair")},
         "screen": [spec.height, spec.width],
