@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from huggingface_hub import HfApi, errors, snapshot_download
+
 from vlui.errors import VluiError
 
 # the Hub's repo ids: one namespace and one name (what huggingface_hub's validation accepts)
@@ -30,8 +32,6 @@ def is_repo_id(text: str) -> bool:
 @contextmanager
 def hub_errors(what: str, uploading: bool = False) -> Iterator[None]:
     """Turn what the Hub raises while doing ``what`` ("downloading policy owner/name") into one-line errors."""
-    from huggingface_hub import errors
-
     try:
         yield
     except VluiError:
@@ -66,8 +66,6 @@ def download(repo_id: str, what: str, repo_type: str = "model", allow_patterns: 
              force_download: bool = False, local_files_only: bool = False) -> Path:
     """The local folder of ``repo_id``'s files (those of ``allow_patterns``), downloaded into the Hub's cache unless
     they are there already; ``what`` begins an error's line ("downloading policy owner/name")."""
-    from huggingface_hub import snapshot_download
-
     with hub_errors(what):
         return Path(snapshot_download(repo_id, repo_type=repo_type, allow_patterns=allow_patterns, revision=revision,
                                       cache_dir=cache_dir, token=token, force_download=force_download,
@@ -79,8 +77,6 @@ def upload(folder: Path, repo_id: str, repo_type: str, private: bool | None = No
            message: str = "Upload with vlui") -> str:
     """Upload ``folder``'s files (those of ``allow_patterns``, less those of ``ignore_patterns``) to ``repo_id``
     (created when missing) in one commit; its URL."""
-    from huggingface_hub import HfApi
-
     with hub_errors(f"uploading {folder} to {repo_id}", uploading=True):
         api = HfApi(token=token)
         repo = api.create_repo(repo_id, repo_type=repo_type, private=private, exist_ok=True).repo_id

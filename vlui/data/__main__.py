@@ -15,7 +15,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from vlui.data.card import CARD, check_dataset_card, refresh_dataset_card, write_dataset_card
+from vlui.data.format import dataset_folder, writer_pid
+from vlui.data.lerobot import export_lerobot
 from vlui.errors import VluiError, tool_status
+from vlui.hub import is_repo_id, upload
 
 FORMATS = ("lerobot",)
 
@@ -44,8 +48,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dataset(name: str):
-    from vlui.data.format import dataset_folder
-
     root = dataset_folder(name)
     if not (root / "meta" / "info.json").exists():
         raise VluiError(f"no dataset at {root} (no meta/info.json): give a dataset's folder or its name in data/")
@@ -53,15 +55,11 @@ def _dataset(name: str):
 
 
 def card(args: argparse.Namespace) -> int:
-    from vlui.data.card import write_dataset_card
-
     print(write_dataset_card(_dataset(args.dataset), args.license, args.force))
     return 0
 
 
 def check(args: argparse.Namespace) -> int:
-    from vlui.data.card import CARD, check_dataset_card
-
     root = _dataset(args.dataset)
     check_dataset_card(root)
     print(f"{root / CARD}: a valid dataset card")
@@ -69,8 +67,6 @@ def check(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    from vlui.data.lerobot import export_lerobot
-
     done = export_lerobot(_dataset(args.dataset), args.out)
     skipped = f"; {len(done['skipped'])} episode(s) without an action left out" if done["skipped"] else ""
     print(f"{done['out']}: {done['episodes']} episodes, {done['frames']} frames, {done['tasks']} tasks in LeRobot's "
@@ -79,10 +75,6 @@ def export(args: argparse.Namespace) -> int:
 
 
 def push(args: argparse.Namespace) -> int:
-    from vlui.data.card import check_dataset_card, refresh_dataset_card
-    from vlui.data.format import writer_pid
-    from vlui.hub import is_repo_id, upload
-
     root = _dataset(args.dataset)
     if not is_repo_id(args.repo_id):
         raise VluiError(f"{args.repo_id!r} is not a Hub repo id (owner/name)")

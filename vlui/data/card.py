@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+import yaml
+from huggingface_hub import DatasetCard, DatasetCardData
 
 from vlui.data.format import FORMAT_VERSION, dataset_spec, read_episode, read_index, read_info
 from vlui.data.splits import PARTS, read_splits
@@ -112,7 +114,7 @@ def features(root: str | Path) -> Any:
     """The episode files' columns as ``datasets`` features, screens as ``Image``: the schema every episode file
     has. Files written by vlui versions with other columns (``acted``, ``success_line`` came later) make one
     feature set impossible: that is an error naming the first file that differs."""
-    from datasets import Features, Image
+    from datasets import Features, Image  # seconds to load (pandas too): only when a card is written
 
     root = Path(root)
     index = read_index(root)
@@ -141,8 +143,6 @@ def features(root: str | Path) -> Any:
 
 def card_data(root: str | Path, license: str | None = None) -> Any:
     """The card's YAML front matter (:class:`~huggingface_hub.DatasetCardData`)."""
-    from huggingface_hub import DatasetCardData
-
     root = Path(root)
     facts = summary(root)
     index = read_index(root)
@@ -155,13 +155,16 @@ def card_data(root: str | Path, license: str | None = None) -> Any:
                             "it again under another --name")
         parts = [{"split": PART_SPLITS[p], "path": [files[e] for e in split.parts[p] if e in files]} for p in PARTS]
         configs.append({"config_name": name, "data_files": [p for p in parts if p["path"]]})
-    yaml_features = features(root)._to_yaml_list()
+    found = features(root)
     n = facts["episodes"]
     size = "n<1K" if n < 1_000 else "1K<n<10K" if n < 10_000 else "10K<n<100K" if n < 100_000 else "100K<n<1M"
-    return DatasetCardData(
+    from datasets.info import DatasetInfo, DatasetInfosDict  # loaded with the features, by features()
+
+    data = DatasetCardData(
         license=license or default_license(facts), pretty_name=f"vlui demonstrations: {facts['name']}",
-        language=["en"], task_categories=["robotics"], size_categories=[size], tags=list(TAGS), configs=configs,
-        dataset_info=[{"config_name": c["config_name"], "features": yaml_features} for c in configs])
+        language=["en"], task_categories=["robotics"], size_categories=[size], tags=list(TAGS), configs=configs)
+    DatasetInfosDict({c["config_name"]: DatasetInfo(features=found) for c in configs}).to_dataset_card_data(data)
+    return data
 
 
 def default_license(facts: dict[str, Any]) -> str:
@@ -174,8 +177,6 @@ def default_license(facts: dict[str, Any]) -> str:
 def dataset_card(root: str | Path, license: str | None = None, repo_id: str | None = None) -> Any:
     """The card of the dataset at ``root`` (:class:`~huggingface_hub.DatasetCard`), front matter and sections; its
     code loads the dataset from ``repo_id`` on the Hub when given, else from ``root``."""
-    from huggingface_hub import DatasetCard
-
     root = Path(root)
     data = card_data(root, license)
     parts = sections(repo_id or str(root), summary(root), data.license)
@@ -229,8 +230,6 @@ def check_dataset_card(root: str | Path) -> Any:
     """The card of the dataset at ``root``, checked: its front matter is YAML with every field :data:`REQUIRED`,
     every config's files exist, its screens are ``Image`` features, and its sections are all there. Anything missing
     is one line naming it."""
-    from huggingface_hub import DatasetCard
-
     root = Path(root)
     path = root / CARD
     if not path.is_file():
@@ -241,10 +240,10 @@ def check_dataset_card(root: str | Path) -> Any:
     if missing:
         raise VluiError(f"{path}: the card's front matter lacks {', '.join(missing)}: write it again with "
                         f"`python -m vlui.data card {root}`")
-    for config in meta["configs"]:
+    for config in _as_list(meta["configs"]):
         name = config.get("config_name") if isinstance(config, dict) else None
-        for part in (config.get("data_files") or []) if name else []:
-            paths = part.get("path")
+        for part in _as_list(config.get("data_files")) if name else []:
+            paths = part.get("path") if isinstance(part, dict) else part
             for rel in [paths] if isinstance(paths, str) else paths or []:
                 if not any(root.glob(rel)):
                     raise VluiError(f"{path}: config {name!r} lists {rel}, which is not in {root}: write the card "
@@ -252,7 +251,7 @@ def check_dataset_card(root: str | Path) -> Any:
         if not name or not config.get("data_files"):
             raise VluiError(f"{path}: a config without a config_name or data_files: write the card again with "
                             f"`python -m vlui.data card {root}`")
-    for info in meta["dataset_info"]:
+    for info in _as_list(meta["dataset_info"]):
         dtypes = {f.get("name"): f.get("dtype") for f in info.get("features") or []}
         if dtypes.get("screen") != "image":
             raise VluiError(f"{path}: config {info.get('config_name')!r} does not read the screens as images "
@@ -265,9 +264,12 @@ def check_dataset_card(root: str | Path) -> Any:
     return DatasetCard(text)
 
 
-def _front_matter(text: str, path: Path) -> dict[str, Any]:
-    import yaml
+def _as_list(value: Any) -> list[Any]:
+    """A front-matter entry that is one mapping (a card of one config) or a list of them, as a list."""
+    return [value] if isinstance(value, (dict, str)) else value if isinstance(value, list) else []
 
+
+def _front_matter(text: str, path: Path) -> dict[str, Any]:
     match = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
     if not match:
         raise VluiError(f"{path} has no YAML front matter (between --- lines): write it again")

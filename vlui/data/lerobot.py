@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from huggingface_hub import DatasetCardData
 from PIL import Image
 
 from vlui.data.card import CARD, TAGS, default_license, sections, summary, version
@@ -70,7 +71,7 @@ def lerobot_features(height: int, width: int) -> dict[str, dict[str, Any]]:
 
 def hf_features(features: dict[str, dict[str, Any]]) -> Any:
     """The ``datasets`` features of the data files, as LeRobot reads them (its ``get_hf_features_from_features``)."""
-    from datasets import Features, Image as ImageFeature, List, Value
+    from datasets import Features, Image as ImageFeature, List, Value  # seconds to load: only when exporting
 
     out = {}
     for key, ft in features.items():
@@ -194,7 +195,7 @@ def _write(root: Path, index: dict[int, dict[str, Any]], out: Path, features: di
 def _write_tasks(out: Path, tasks: dict[str, int]) -> None:
     """``meta/tasks.parquet``: the instructions as the index, with their ``task_index`` (as pandas writes a frame,
     which is how LeRobot reads it)."""
-    import pandas as pd
+    import pandas as pd  # seconds to load: only when exporting
 
     frame = pd.DataFrame({"task_index": list(tasks.values())}, index=pd.Index(list(tasks), name="task"))
     frame.to_parquet(out / "meta" / "tasks.parquet")
@@ -229,8 +230,6 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 def _write_card(root: Path, out: Path, name: str, written: dict[str, Any]) -> None:
     """The export's dataset card: LeRobot's tag and data files, and what it was exported from."""
-    from huggingface_hub import DatasetCardData
-
     facts = summary(root)
     data = DatasetCardData(license=default_license(facts), task_categories=["robotics"], tags=["LeRobot", *TAGS],
                            pretty_name=f"vlui demonstrations: {facts['name']} (LeRobot format)",

@@ -21,6 +21,7 @@ from typing import Any
 import lightning as L
 import torch
 from hydra.utils import instantiate
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
@@ -363,8 +364,6 @@ def run_recipe(cfg: DictConfig) -> dict[str, Any]:
     if algorithm(cfg.algo.name).online:
         out["env"] = {"snapshots": plain(cfg.env).get("snapshots"), "generator_seed": cfg.env.generator.seed}
     try:
-        from hydra.core.hydra_config import HydraConfig
-
         out["command"] = " ".join(["python train.py", *HydraConfig.get().overrides.task])
     except ValueError:  # not run by Hydra (a test or a notebook calling run)
         pass

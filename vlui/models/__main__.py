@@ -19,6 +19,9 @@ import argparse
 import sys
 
 from vlui.errors import VluiError, tool_status
+from vlui.hub import is_repo_id, upload
+from vlui.models.card import CARD, MARKER, check_model_card, write_model_card
+from vlui.models.files import CONFIG, WEIGHTS, export_dir
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,25 +47,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def card(args: argparse.Namespace) -> int:
-    from vlui.models.card import write_model_card
-
     print(write_model_card(args.checkpoint, args.results, args.license, args.dataset_id))
     return 0
 
 
 def check(args: argparse.Namespace) -> int:
-    from vlui.models.card import check_model_card
-
     check_model_card(args.checkpoint)
     print(f"{args.checkpoint}: a valid model card")
     return 0
 
 
 def push(args: argparse.Namespace) -> int:
-    from vlui.hub import is_repo_id, upload
-    from vlui.models.card import CARD, MARKER, check_model_card, write_model_card
-    from vlui.models.files import CONFIG, WEIGHTS, export_dir
-
     if not is_repo_id(args.repo_id):
         raise VluiError(f"{args.repo_id!r} is not a Hub repo id (owner/name)")
     folder = export_dir(args.checkpoint)

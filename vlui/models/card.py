@@ -22,6 +22,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import yaml
+from huggingface_hub import EvalResult, ModelCard, ModelCardData
+
 from vlui.errors import VluiError
 from vlui.models.files import CONFIG, export_dir, weights_digest
 
@@ -175,8 +178,6 @@ def _pct(value: float | None) -> str:
 def card_data(config: dict[str, Any], evaluated: list[Row], license: str, dataset_id: str | None) -> Any:
     """The card's YAML front matter (:class:`~huggingface_hub.ModelCardData`): the Hub's fields, and the numbers as
     ``model-index`` (one result per evaluation and split)."""
-    from huggingface_hub import EvalResult, ModelCardData
-
     name = _name(config)
     data = config.get("data") or {}
     dataset = dataset_id or data.get("name") or (Path(config["dataset"]).name if config.get("dataset") else None)
@@ -197,8 +198,6 @@ def model_card(config: dict[str, Any], evaluations: list[tuple[Evaluation, str |
     """The card (:class:`~huggingface_hub.ModelCard`) of the policy exported with ``config``, with the numbers of
     ``evaluations`` (each with the checkpoint it evaluated the policy as, :func:`evaluated_as`); its code loads the
     policy from ``load_from`` (its folder or repo id)."""
-    from huggingface_hub import ModelCard
-
     if not isinstance(config.get("policy"), dict):
         raise VluiError("the export's config.json has no policy settings: it is not a policy export")
     evaluated = [row for evaluation, checkpoint in evaluations for row in rows(evaluation, checkpoint)]
@@ -250,8 +249,6 @@ def check_model_card(path: str | Path) -> Any:
     """The model card at ``path`` (a README.md, or a policy folder holding one), checked: YAML front matter with every
     field :data:`REQUIRED`, ``library_name: vlui``, a well-formed ``model-index`` when there is one, and every
     section of :data:`SECTIONS`. Anything missing is one line naming it."""
-    from huggingface_hub import ModelCard
-
     path = Path(path)
     if path.is_dir():
         path = export_dir(path) / CARD
@@ -288,8 +285,6 @@ def _license_of(path: Path) -> str | None:
 
 
 def _front_matter(text: str, path: Path, again: str) -> dict[str, Any]:
-    import yaml
-
     match = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
     if not match:
         raise VluiError(f"{path} has no YAML front matter (between --- lines): {again}")
