@@ -73,15 +73,15 @@ def summary(root: str | Path) -> dict[str, Any]:
         families[family]["instances"] = len(families[family]["instances"])
     env = recipe.get("env") or {}
     splits = read_splits(root)
+    phones = sorted({str(e["snapshot_id"]) for e in index.values()})
     return {
         "name": root.name,
         "episodes": len(index),
         "successes": sum(bool(e["success"]) for e in index.values()),
         "steps": sum(int(e["steps"]) for e in index.values()),
         "tasks": families,
-        "phones": sorted({str(e["snapshot_id"]) for e in index.values()}),
-        "phone_kinds": {kind: len(ids) for kind, ids in
-                        phone_kinds(sorted({str(e["snapshot_id"]) for e in index.values()})).items()},
+        "phones": phones,
+        "phone_kinds": {kind: len(ids) for kind, ids in phone_kinds(phones).items()},
         "planned": {"tasks": len(recipe.get("tasks") or []), "phones": len(recipe.get("snapshots") or []),
                     "episodes_per_pair": recipe.get("episodes_per_pair")},
         "screen": [spec.height, spec.width],
