@@ -76,6 +76,28 @@ def test_exports_written_before_sharing_still_load(tmp_path: Path) -> None:
     assert "the rest of the recipe was not recorded" in text and "No evaluation was given" in text
 
 
+def cached_repo(cache: Path, repo_id: str) -> Path:
+    """The folder of ``repo_id``'s snapshot in a Hub cache laid out as huggingface_hub lays it out after a download
+    (``models--owner--name/refs/main`` naming the snapshot's commit)."""
+    repo = cache / f"models--{repo_id.replace('/', '--')}"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text("0" * 40)
+    return repo / "snapshots" / ("0" * 40)
+
+
+def test_a_hub_repo_id_loads_from_the_hubs_cache_offline(tmp_path: Path) -> None:
+    policy = tiny_policy()
+    policy.save_pretrained(cached_repo(tmp_path / "hub", "someone/policy"))
+    loaded = VLUIPolicy.from_pretrained("someone/policy", cache_dir=tmp_path / "hub")  # HF_HUB_OFFLINE=1 in the suite
+    assert np.array_equal(loaded.select_action(SCREENS, ["a", "b"]), policy.select_action(SCREENS, ["a", "b"]))
+    notes = cached_repo(tmp_path / "hub", "someone/notes")
+    notes.mkdir(parents=True)
+    (notes / "README.md").write_text("# notes\n")
+    with pytest.raises(VluiError, match=r"^the Hub repository someone/notes is not a vlui policy \(no config.json and "
+                                        r"model.safetensors in it\)$"):
+        VLUIPolicy.from_pretrained("someone/notes", cache_dir=tmp_path / "hub")
+
+
 def test_someone_elses_card_is_kept(tmp_path: Path) -> None:
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / CARD).write_text("# my policy\n")
