@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 from PIL import Image
 
 from vlui.errors import VluiError
+from vlui.resources import work_dir
 from vlui.spec import ObsActionSpec
 
 FORMAT_VERSION = 1
@@ -77,6 +78,14 @@ def encode_png(image: np.ndarray) -> bytes:
 def decode_png(data: bytes) -> np.ndarray:
     """PNG bytes -> (H, W, 3) uint8."""
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+def dataset_folder(name: str | Path) -> Path:
+    """A dataset given as a folder or as a name in ``data/``."""
+    path = Path(name)
+    if path.is_dir() or "/" in str(name):
+        return path
+    return work_dir() / "data" / str(name)
 
 
 def episode_path(root: Path, episode_id: int) -> Path:

@@ -21,6 +21,7 @@ from vlui.agents import agent_class, make_agent
 from vlui.android import generate
 from vlui.backends import max_parallel, resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
+from vlui.data.card import update_dataset_card
 from vlui.data.format import DatasetWriter
 from vlui.env.agent import reads
 from vlui.env.env import PhoneEnv, make_env
@@ -109,6 +110,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             _collect(cfg, writer, tasks, snaps, jobs, env, agent_cfg, root)
     finally:
         writer.close()
+    update_dataset_card(root)
     return summarize(writer.done(), root)
 
 

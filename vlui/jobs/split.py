@@ -23,7 +23,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from vlui.android.snapshot import load_snapshot
-from vlui.data.format import read_index, writer_pid
+from vlui.data.card import update_dataset_card
+from vlui.data.format import dataset_folder, read_index, writer_pid
 from vlui.data.splits import (
     KINDS,
     PARTS,
@@ -36,7 +37,6 @@ from vlui.data.splits import (
     write_split,
 )
 from vlui.errors import VluiError, tool_status
-from vlui.resources import work_dir
 from vlui.tasks.catalog import tasks
 from vlui.tasks.task import Task
 from vlui.tasks.templates import instance_from_id
@@ -77,14 +77,6 @@ def episode_facts(root: str | Path, episodes: Iterable[int] | None = None) -> di
     return out
 
 
-def dataset_folder(name: str | Path) -> Path:
-    """A dataset given as a folder or as a name in ``data/``."""
-    path = Path(name)
-    if path.is_dir() or "/" in str(name):
-        return path
-    return work_dir() / "data" / str(name)
-
-
 def make(root: str | Path, by: str, holdout: Iterable[str] = (), test: float | None = None, val: float = 0.1,
          seed: int = 0, name: str | None = None, replace: bool = False) -> Split:
     """Make split ``name`` (``by`` when not given) of the dataset at ``root`` and write it to its metadata."""
@@ -96,6 +88,7 @@ def make(root: str | Path, by: str, holdout: Iterable[str] = (), test: float | N
         raise VluiError(f"a collection (pid {pid}) is still writing {root}: split it once the collection is done")
     split = make_split(name or by, by, episode_facts(root), tuple(holdout), test, val, seed)
     write_split(root, split, replace)
+    update_dataset_card(root)  # a config per split
     return split
 
 

@@ -1,7 +1,8 @@
 """The ``train`` job (``python train.py``): a VLUI policy by BC or IQL on a collected dataset.
 
 Writes Lightning checkpoints to ``checkpoints/<experiment>/<run>/`` (``last.ckpt`` for exact resume) and, at the
-end, a policy export in ``policy/`` (config.json + model.safetensors) that evaluate.py loads without Hydra or pickle.
+end, a policy export in ``policy/`` (config.json + model.safetensors) that evaluate.py loads without Hydra or pickle,
+with its model card (README.md: the recipe and the data; ``python -m vlui.models card`` adds evaluations).
 Running the same command again resumes from ``last.ckpt`` when there is one (``ckpt_path=auto``, the default).
 """
 
@@ -20,10 +21,12 @@ from typing import Any
 import lightning as L
 import torch
 from hydra.utils import instantiate
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
 from vlui.config import check_settings, env_settings
+from vlui.data.card import summary, version
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import dataset_spec, progress, read_index, read_info, writer_pid
 from vlui.data.splits import read_split
@@ -33,6 +36,7 @@ from vlui.env.grounding import grounding_pairs
 from vlui.errors import VluiError
 from vlui.jobs import dagger, online
 from vlui.jobs.split import training_split
+from vlui.models.card import refresh_model_card
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.processes import die_with_parent, sigterm_as_interrupt
@@ -331,9 +335,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
                 "steps": trainer.global_step, **({"init": str(cfg.init), "iterations": trainer.current_epoch}
                                                  if algo.online else trained_on(cfg)),
-                "text_encoder_untrained": bool(module.policy.text.encoder.untrained)})
+                "text_encoder_untrained": bool(module.policy.text.encoder.untrained), "recipe": run_recipe(cfg)})
+            refresh_model_card(policy_dir)
             result["policy"] = str(policy_dir)
-            log.info(f"policy exported to {policy_dir}")
+            log.info(f"policy exported to {policy_dir}, with its model card")
     except OSError as err:
         if err.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
@@ -342,10 +347,35 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     return result
 
 
+def run_recipe(cfg: DictConfig) -> dict[str, Any]:
+    """What the run was, for its export and model card (the model's settings are the export's ``policy``): the seed,
+    the algorithm's settings, the data and trainer settings that shape what it learns, DAgger's, and the command
+    line's overrides."""
+    plain = partial(OmegaConf.to_container, resolve=True)
+    data = plain(cfg.data)
+    out: dict[str, Any] = {
+        "seed": cfg.seed, "algo": plain(cfg.algo),
+        "data": {k: data[k] for k in ("name", "split", "mix", "batch_size", "success_only", "image_height",
+                                      "image_width", "augment")} | {"grounding_weight": data["grounding"]["weight"]},
+        "trainer": {k: plain(cfg.trainer).get(k) for k in ("max_steps", "precision", "accelerator", "devices")},
+        "vlui_version": version()}
+    if cfg.dagger.rounds:
+        out["dagger"] = plain(cfg.dagger)
+    if algorithm(cfg.algo.name).online:
+        out["env"] = {"snapshots": plain(cfg.env).get("snapshots"), "generator_seed": cfg.env.generator.seed}
+    try:
+        out["command"] = " ".join(["python train.py", *HydraConfig.get().overrides.task])
+    except ValueError:  # not run by Hydra (a test or a notebook calling run)
+        pass
+    return out
+
+
 def trained_on(cfg: DictConfig) -> dict[str, Any]:
-    """What an offline algorithm's policy learnt from, for its export: the dataset, and the split whose train part it
-    read with its digest (offline evaluation refuses to score a policy on episodes it trained on)."""
-    out: dict[str, Any] = {"dataset": str(cfg.data.path)}
+    """What an offline algorithm's policy learnt from, for its export: the dataset with a summary of it (its model
+    card describes it from that), and the split whose train part it read with its digest (offline evaluation refuses
+    to score a policy on episodes it trained on)."""
+    data = {**summary(cfg.data.path), "path": str(cfg.data.path), "mix": mixed_datasets(cfg)}
+    out: dict[str, Any] = {"dataset": str(cfg.data.path), "data": data}
     if cfg.data.split is not None:
         split = read_split(cfg.data.path, cfg.data.split, read_index(cfg.data.path))
         out["split"] = {"name": split.name, "digest": split.digest()}

@@ -12,7 +12,10 @@ one vector. Two heads turn that into a dual-gesture:
 
 A policy is rebuilt from its settings alone (:class:`~vlui.models.settings.ModelConfig` and the screen size), so an
 export is a JSON config plus safetensors weights:
-no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`).
+no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`). It is shared the Hugging Face Hub's way
+(``huggingface_hub``'s :class:`~huggingface_hub.PyTorchModelHubMixin`): :meth:`VLUIPolicy.from_pretrained` loads an
+export from a folder or a Hub repo id, ``save_pretrained`` and ``push_to_hub`` write one with its model card
+(:mod:`vlui.models.card`).
 """
 
 from __future__ import annotations
@@ -25,11 +28,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
+from huggingface_hub import PyTorchModelHubMixin
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_model
 from torch import nn
 
 from vlui.errors import VluiError
+from vlui.hub import download, hub_errors, is_repo_id
+from vlui.models import card as cards
 from vlui.models.files import CONFIG, WEIGHTS, export_dir
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.models.text_encoder import InstructionCache, TextEncoder
@@ -225,8 +231,12 @@ class PointerHead(nn.Module):
 HEADS = {"mlp": MLPHead, "pointer": PointerHead}
 
 
-class VLUIPolicy(nn.Module):
-    """The policy of ``cfg`` for the screens and actions of ``spec``."""
+class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list(cards.TAGS)):
+    """The policy of ``cfg`` for the screens and actions of ``spec``.
+
+    Shared as the Hub shares models: ``VLUIPolicy.from_pretrained(folder or "owner/name")`` loads an export,
+    ``policy.save_pretrained(folder)`` writes one (config.json, model.safetensors and its model card, README.md) and
+    ``policy.push_to_hub("owner/name")`` uploads it."""
 
     def __init__(self, cfg: ModelConfig, spec: ObsActionSpec, load_pretrained: bool = True) -> None:
         super().__init__()
@@ -239,6 +249,86 @@ class VLUIPolicy(nn.Module):
         if cfg.head not in HEADS:
             raise VluiError(f"unknown model.head {cfg.head!r}; choose from: {', '.join(HEADS)}")
         self.head = HEADS[cfg.head](cfg)
+        # what its export records besides the settings: the run, its recipe, a summary of its data (train.py)
+        self.metadata: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------------------------ sharing (the Hub's way)
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path: str | Path, *, force_download: bool = False,
+                        token: str | bool | None = None, cache_dir: str | Path | None = None,
+                        local_files_only: bool = False, revision: str | None = None,
+                        device: str | torch.device = "cpu", **unknown: Any) -> VLUIPolicy:
+        """The policy exported at ``pretrained_model_name_or_path``: a folder (an export, a run's checkpoint folder
+        holding one in ``policy/``, or a Lightning ``.ckpt`` file), or the repo id (``owner/name``) of one on the Hub,
+        downloaded into the Hub's cache (``revision``, ``cache_dir``, ``token``, ``force_download`` and
+        ``local_files_only`` as huggingface_hub takes them). Reads JSON and safetensors only: nothing is unpickled.
+        In evaluation mode, on ``device``."""
+        if unknown:
+            raise VluiError(f"VLUIPolicy.from_pretrained takes no {', '.join(sorted(unknown))}: a policy is rebuilt "
+                            "from its config.json alone")
+        name = str(pretrained_model_name_or_path)
+        path = Path(name)
+        if path.exists() or not is_repo_id(name):
+            return load_policy(path, device)  # says what is wrong with a path that is no export
+        folder = download(name, f"{name} is no folder here, and downloading it from the Hub failed", allow_patterns=[
+            CONFIG, WEIGHTS, cards.CARD], revision=revision, cache_dir=cache_dir, token=token,
+            force_download=force_download, local_files_only=local_files_only)
+        if not (folder / CONFIG).is_file() or not (folder / WEIGHTS).is_file():
+            raise VluiError(f"the Hub repository {name} is not a vlui policy (no {CONFIG} and {WEIGHTS} in it)")
+        try:
+            return load_policy(folder, device)
+        except VluiError as err:
+            raise VluiError(str(err).replace(str(folder), f"{name} (from the Hub)")) from None
+
+    @classmethod
+    def _from_pretrained(cls, *, model_id: str, revision: str | None, cache_dir: str | Path | None,
+                         force_download: bool, local_files_only: bool, token: str | bool | None,
+                         **kwargs: Any) -> VLUIPolicy:
+        return cls.from_pretrained(model_id, revision=revision, cache_dir=cache_dir, force_download=force_download,
+                                   local_files_only=local_files_only, token=token, **kwargs)
+
+    def export_config(self) -> dict[str, Any]:
+        """What its export's ``config.json`` holds: the format, the settings and :attr:`metadata`."""
+        return {"export_version": EXPORT_VERSION, "policy": to_dict(self.cfg, self.spec), **self.metadata}
+
+    def _save_pretrained(self, save_directory: Path) -> None:
+        export_policy(self, save_directory, self.metadata)
+
+    def save_pretrained(self, save_directory: str | Path, *, config: dict | None = None, repo_id: str | None = None,
+                        push_to_hub: bool = False, model_card_kwargs: dict[str, Any] | None = None,
+                        **push_to_hub_kwargs: Any) -> str | None:
+        """Export it to ``save_directory`` (config.json, model.safetensors) with its model card, README.md
+        (``model_card_kwargs``: ``results``, the folders of evaluations of it; ``license``; ``dataset_id``, its data
+        on the Hub; ``load_from``, what the card's code loads). A README.md that vlui did not write is kept unless
+        ``model_card_kwargs`` ask for a card. With ``push_to_hub``, then uploaded to ``repo_id`` (the folder's name
+        by default)."""
+        if config is not None:
+            raise VluiError("a vlui policy's config.json is its own settings and run: save_pretrained takes no config")
+        folder = Path(save_directory)
+        self._save_pretrained(folder)
+        if model_card_kwargs:
+            cards.write_model_card(folder, **model_card_kwargs)
+        else:
+            cards.refresh_model_card(folder)
+        if push_to_hub:
+            return self.push_to_hub(repo_id or folder.name, model_card_kwargs=model_card_kwargs, **push_to_hub_kwargs)
+        return None
+
+    def push_to_hub(self, repo_id: str, *, model_card_kwargs: dict[str, Any] | None = None,
+                    **kwargs: Any) -> str:
+        """Upload it with its model card to the Hub repository ``repo_id`` (created when missing; ``private``,
+        ``token``, ``commit_message``, ``branch`` as huggingface_hub takes them); the card's code loads it from
+        there. Without a network (or with ``HF_HUB_OFFLINE=1``) one line says so."""
+        if not is_repo_id(repo_id):
+            raise VluiError(f"{repo_id!r} is not a Hub repo id (owner/name)")
+        card = {"load_from": repo_id, **(model_card_kwargs or {})}
+        with hub_errors(f"uploading the policy to {repo_id}", uploading=True):
+            return super().push_to_hub(repo_id, model_card_kwargs=card, **kwargs)
+
+    def generate_model_card(self, *args: Any, **kwargs: Any) -> Any:
+        """Its model card (:func:`vlui.models.card.model_card`) without evaluations: ``license``, ``dataset_id``,
+        ``load_from``."""
+        return cards.model_card(self.export_config(), **kwargs)
 
     @property
     def image_size(self) -> tuple[int, int]:
@@ -347,6 +437,7 @@ def _load_export(directory: Path) -> VLUIPolicy:
         raise VluiError(f"{directory} was exported in format {version}, this vlui reads "
                         f"{', '.join(map(str, READABLE_VERSIONS))}")
     policy = _build(config.get("policy"), cfg_path)
+    policy.metadata = {k: v for k, v in config.items() if k not in ("export_version", "policy")}
     try:
         state = load_file(str(weights))
     except (SafetensorError, OSError, ValueError) as err:
