@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from vlui.agents import make_agent
+from vlui.agents.policy_agent import PolicyAgent
 from vlui.config import EnvConfig
 from vlui.env.agent import Agent, BatchAgent
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
+from vlui.models.policy import VLUIPolicy, export_policy
+from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, result_line, rollout
+from vlui.spec import Memory, ObsActionSpec, Past
 
 ENV = EnvConfig(snapshots=["000", "030"], observation_height=64, observation_width=32)
 TASKS = ["airplane_on", "open_clock"]
@@ -56,15 +61,18 @@ def test_every_job_runs_once_and_a_batch_agent_acts_for_all_environments_at_once
 
 
 class Wanderer(Home):
-    """A batch agent that reads the previous action: it taps a point of its own per step, and remembers what it
-    was handed."""
+    """A batch agent that reads the previous action (a past of one step): it taps a point of its own per step, and
+    remembers what it was handed."""
 
     def __init__(self) -> None:
         super().__init__()
         self.handed: list[np.ndarray] = []
 
-    def act_batch(self, screens, instructions, previous=None):
-        self.handed.append(previous.copy())
+    def memory(self) -> Memory:
+        return Memory(1)
+
+    def act_batch(self, screens, instructions, past=None):
+        self.handed.append(np.where(past.valid[:, :1], past.actions[:, 0], np.nan))
         n = len(self.handed)
         return np.tile(np.array([0.1 * (n % 5), 0.2, 0.1 * (n % 5), 0.2], np.float32), (len(screens), 1))
 
@@ -80,6 +88,72 @@ def test_a_batch_agent_that_reads_the_previous_action_is_handed_each_episodes_ow
     for n, handed in enumerate(agent.handed[1:], start=1):  # ... and otherwise what that episode did last round
         went_on = ~np.isnan(handed).all(axis=1)
         assert np.allclose(handed[went_on], [0.1 * (n % 5), 0.2, 0.1 * (n % 5), 0.2])
+
+
+class Recording(PolicyAgent):
+    """A policy's agent that keeps what it was handed: each call's screens and past."""
+
+    handed: list[tuple[np.ndarray, Past | None]]
+
+    def act_batch(self, screens, instructions, past=None):
+        self.handed.append((screens.copy(), past))
+        return super().act_batch(screens, instructions, past)
+
+
+class OnePhone:
+    """A policy's agent as an agent that acts on one phone at a time (``act``, no ``act_batch``): it keeps its
+    episode's memory itself."""
+
+    def __init__(self, agent: PolicyAgent) -> None:
+        self.agent = agent
+
+    def reset(self, task, info=None, seed=None) -> None:
+        self.agent.reset(task, info, seed)
+
+    def act(self, obs, info):
+        return self.agent.act(obs, info)
+
+
+def test_a_policy_with_4_past_steps_acts_on_the_phone_with_its_episodes_last_screens_and_actions(tmp_path) -> None:
+    torch.manual_seed(0)
+    export_policy(VLUIPolicy(ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32,
+                                         num_heads=2, head_dims=[32], head="pointer", history=4, history_screens=True),
+                             ObsActionSpec(64, 32)), tmp_path / "policy")
+    agent = Recording(str(tmp_path / "policy"), device="cpu")
+    agent.handed = []
+    cross_app = "call_contact@elena-4158764"  # Contacts, then Phone: 30 steps for the wandering policy
+    jobs = [Job(cross_app, "000", seed=0), Job("airplane_on", "030", seed=1)]
+
+    def phones() -> PhoneEnv:
+        return make_env(ENV, [cross_app, "airplane_on"])
+
+    done: list[EpisodeRecord] = []
+    rollout(jobs, phones, lambda: agent, slots=1, on_done=done.append)
+    assert [r.job.task for r in done] == [cross_app, "airplane_on"] and len(done[0].steps) > 4
+    assert all(r.steps and not r.infra_failure and not r.invalid_action for r in done)
+    calls = iter(agent.handed)
+    for r in done:  # each episode starts with no past, then remembers its own last 4 steps, the most recent first
+        seen = []
+        for t in range(len(r.steps)):
+            screens, past = next(calls)
+            assert past.valid[0].tolist() == [j < t for j in range(4)]
+            for j in range(min(t, 4)):
+                assert np.array_equal(past.actions[0, j], r.steps[t - 1 - j].action)
+                assert np.array_equal(past.screens[0, j], seen[t - 1 - j])
+            seen.append(screens[0])
+    # the same policy acting on one phone at a time (act, keeping its episode's memory itself) takes the same actions
+    alone: list[EpisodeRecord] = []
+    rollout(jobs, phones, lambda: OnePhone(agent), slots=1, on_done=alone.append)
+    for a, b in zip(done, alone, strict=True):
+        assert len(a.steps) == len(b.steps)
+        assert all(np.array_equal(x.action, y.action) for x, y in zip(a.steps, b.steps, strict=True))
+    # and two phones side by side: one batch, each episode its own past
+    agent.handed = []
+    both: list[EpisodeRecord] = []
+    rollout(jobs, phones, lambda: agent, slots=2, on_done=both.append)
+    assert sorted(r.job.task for r in both) == sorted(j.task for j in jobs)
+    assert agent.handed[0][1].valid.shape == (2, 4) and not agent.handed[0][1].valid.any()
+    assert agent.handed[1][1].valid.tolist() == [[True, False, False, False]] * 2
 
 
 def test_the_labeller_is_asked_on_every_state_the_agent_visits() -> None:

@@ -16,7 +16,7 @@ from vlui.env.actions import ActionParser
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
 from vlui.models.settings import ModelConfig, from_dict, to_dict
-from vlui.spec import ObsActionSpec
+from vlui.spec import Memory, ObsActionSpec
 
 SMALL = ObsActionSpec(48, 24, tap_threshold=0.2, y_scale=1.0)
 
@@ -100,3 +100,31 @@ def test_training_at_another_size_resizes_the_datasets_screens(tmp_path: Path, t
     with pytest.raises(VluiError, match="set both to train at another size than the dataset's 256x128, or neither"):
         train.run(compose("train", [*overrides, "data.image_height=40", "data.image_width=null", "run_name=half"],
                           output_dir=tmp_path / "run2"))
+
+
+def test_an_episodes_memory_keeps_its_last_steps_most_recent_first_and_starts_afresh() -> None:
+    memory = Memory(steps=3, screens=True)
+    now = np.zeros((1, 4, 2, 3), np.uint8)
+    past = Memory.batch([memory], now)
+    assert past.actions.shape == (1, 3, 4) and past.screens.shape == (1, 3, 4, 2, 3) and not past.valid.any()
+    for i in range(1, 5):  # four steps: screen i, action (i, i, i, i) / 10
+        memory.add(np.full((4, 2, 3), i, np.uint8), np.full(4, i / 10))
+    past = Memory.batch([memory], now)
+    assert past.valid.all() and past.steps == 3
+    assert np.allclose(past.actions[0, :, 0], [0.4, 0.3, 0.2])  # the last three, the most recent first
+    assert [int(s.max()) for s in past.screens[0]] == [4, 3, 2]
+    memory.reset()  # a new episode remembers nothing of the last
+    assert not Memory.batch([memory], now).valid.any()
+
+
+def test_a_batch_of_memories_is_one_past_and_a_step_without_a_gesture_is_missing() -> None:
+    fresh, two = Memory(2), Memory(2)
+    two.add(np.zeros((4, 2, 3), np.uint8), np.array([0.1, 0.2, 0.3, 0.4]))
+    two.add(np.zeros((4, 2, 3), np.uint8), None)  # a malformed text action: the step counts, no dual-gesture
+    past = Memory.batch([fresh, two], np.zeros((2, 4, 2, 3), np.uint8))
+    assert past.screens is None  # kept only by a memory of screens
+    assert past.valid.tolist() == [[False, False], [False, True]]
+    assert np.allclose(past.actions[1, 1], [0.1, 0.2, 0.3, 0.4]) and np.isnan(past.actions[0]).all()
+    assert Memory.batch([Memory(0), Memory(0)], np.zeros((2, 4, 2, 3), np.uint8)) is None  # a memoryless agent
+    with pytest.raises(VluiError, match="must keep the same steps"):
+        Memory.batch([Memory(2), Memory(3)], np.zeros((2, 4, 2, 3), np.uint8))

@@ -38,6 +38,28 @@ class Range:
         return f"{'less than' if self.open_hi else 'at most'} {self.hi:g}"
 
 
+@dataclass(frozen=True)
+class Count:
+    """A whole number ``>= lo``; with ``switch``, ``true`` and ``false`` too, read as 1 and 0 (a setting that was
+    a switch before it counted, whose old configs still hold one)."""
+
+    lo: int = 0
+    switch: bool = False
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` is not allowed, or None."""
+        if isinstance(value, bool):
+            return None if self.switch else f"must be {self.describe()}"
+        return None if isinstance(value, int) and value >= self.lo else f"must be {self.describe()}"
+
+    def describe(self) -> str:
+        return f"a whole number at least {self.lo}" + (" (or true for 1, false for 0)" if self.switch else "")
+
+    def read(self, value: Any) -> int:
+        """``value`` as the count it stands for (``true`` 1, ``false`` 0); check it first (:meth:`problem`)."""
+        return int(value)
+
+
 POSITIVE = Range(0, open_lo=True)
 AT_LEAST_1 = Range(1)
 NON_NEGATIVE = Range(0)

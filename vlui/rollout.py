@@ -2,7 +2,9 @@
 
 Collection, evaluation and the expert's reference runs all call :func:`rollout`. It steps several environments side
 by side (``slots``), so an agent that acts on a batch (:class:`~vlui.env.agent.BatchAgent`, a policy) makes one
-forward pass per step for all of them; other agents act one environment at a time. Each finished episode becomes an
+forward pass per step for all of them; other agents act one environment at a time. For a batch agent that reads the
+past (a policy with ``model.history``), each environment keeps its episode's :class:`~vlui.spec.Memory`, started
+afresh with every episode, and the agent is handed them all as one :class:`~vlui.spec.Past`. Each finished episode becomes an
 :class:`EpisodeRecord` handed to ``on_done`` at once, so the caller can save it before anything else can go wrong.
 
 What can go wrong, and what it counts as:
@@ -20,7 +22,6 @@ for its action on every state the acting agent visits; its answer is kept in :at
 
 from __future__ import annotations
 
-import inspect
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -31,10 +32,11 @@ import numpy as np
 
 from vlui.data.format import encode_png
 from vlui.env.actions import ActionError
-from vlui.env.agent import Agent, BatchAgent, Transcribing
+from vlui.env.agent import Agent, BatchAgent, Transcribing, reads_past
 from vlui.env.env import PhoneEnv
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
+from vlui.spec import Memory
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class _Slot:
     extra: Any = None
     record: EpisodeRecord | None = None
     retried: bool = False
+    memory: Memory | None = None  # the episode's past, for a batch agent that reads it
 
 
 def action_token(parsed: dict[str, Any], elements: list[Element], size: tuple[int, int]) -> str:
@@ -151,12 +154,11 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
         return
     probe = make_agent()
     batch_agent = probe if isinstance(probe, BatchAgent) else None  # one agent, one forward pass for every env
-    # the episodes' previous actions, for a batch agent that reads them (one written before they were handed over
-    # does not take them)
-    hand_previous = batch_agent is not None and "previous" in inspect.signature(batch_agent.act_batch).parameters
+    hand_past = batch_agent is not None and reads_past(batch_agent)  # the episodes' past steps, for one that reads them
     for slot in pool:
         slot.agent = batch_agent or (probe if slot is pool[0] else make_agent())
         slot.labeller = labeller() if labeller is not None else None
+        slot.memory = batch_agent.memory() if hand_past else None
 
     def observed(slot: _Slot) -> None:
         slot.extra = observe(slot.env, slot.obs) if observe is not None else None
@@ -170,6 +172,8 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
                 slot.obs, slot.info = slot.env.reset(seed=slot.job.seed, options={"task": slot.job.task,
                                                                                   "snapshot": slot.job.snapshot})
                 slot.agent.reset(slot.env.task, slot.info, seed=slot.job.seed)
+                if slot.memory is not None:
+                    slot.memory.reset()
                 if slot.labeller is not None:
                     slot.labeller.reset(slot.env.task, slot.info, seed=slot.job.seed)
                 slot.record = EpisodeRecord(slot.job, slot.env.task.instruction, frames=[] if record_frames else None,
@@ -217,9 +221,9 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
     def act(active: list[_Slot]) -> list[Any]:
         if batch_agent is not None:
             screens, instructions = np.stack([s.obs["screen"] for s in active]), [s.obs["instruction"] for s in active]
-            if hand_previous:
+            if hand_past:
                 return list(batch_agent.act_batch(screens, instructions,
-                                                  previous=np.stack([previous_action(s.record) for s in active])))
+                                                  past=Memory.batch([s.memory for s in active], screens)))
             return list(batch_agent.act_batch(screens, instructions))
         actions = []
         for s in active:
@@ -248,15 +252,6 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
             slot.env.close()
 
 
-def previous_action(record: EpisodeRecord | None) -> np.ndarray:
-    """The ``(4,)`` action the episode's agent took last, NaN at its first step (or after a malformed text
-    action): what a policy with ``model.history`` reads besides the screen."""
-    taken = record.steps[-1].action if record is not None and record.steps else None
-    if taken is None or np.shape(taken) != (4,):
-        return np.full(4, np.nan, dtype=np.float32)
-    return np.asarray(taken, dtype=np.float32)
-
-
 def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[[_Slot], None],
           finish: Callable[..., None], recover: Callable[[_Slot, str], None]) -> bool:
     """Apply one action; True while the episode goes on."""
@@ -274,6 +269,8 @@ def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[
     except Exception:  # noqa: BLE001
         recover(slot, traceback.format_exc())
         return False
+    if slot.memory is not None:
+        slot.memory.add(before["screen"], action)
     parsed = slot.info["parsed_action"]
     xml = before.get("xml")
     token = None

@@ -11,14 +11,22 @@ on, so they travel with the data and the policy instead of being set again by ea
   actions by the policy's threshold.
 
 The defaults are B-MoCA's: 256x128 screens (App. C.2), a tap when touch and lift are closer than 0.14 (App. A.1),
-the y difference doubled for the 2:1 screen (the paper's code). No torch, no Hydra here.
+the y difference doubled for the 2:1 screen (the paper's code).
+
+What a policy with memory (``model.history``) reads of an episode besides its screen is here too: :class:`Past`, the
+last steps of a batch of episodes, and :class:`Memory`, one episode's record of them, which a rollout keeps per
+phone and starts afresh with each episode. No torch, no Hydra here.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from vlui.errors import VluiError
 
@@ -105,3 +113,70 @@ class ObsActionSpec:
                        stored.get("y_scale", cls.y_scale))
         except VluiError as err:
             raise VluiError(f"{where}: {err}") from None
+
+
+@dataclass(frozen=True)
+class Past:
+    """The last ``K`` steps of ``B`` episodes, the most recent first: slot ``j`` is the step ``j + 1`` steps before
+    the one being decided, its ``action`` the dual-gesture taken there and its ``screen`` the screen it was taken on.
+    ``valid`` is False where the episode has no such step (it began fewer than ``j + 1`` steps ago, or that step's
+    action was not a dual-gesture): what such a slot holds is never read.
+
+    The arrays are numpy in rollouts and torch tensors in the model. ``screens`` is None for a policy that does not
+    read past screens; inside training it may hold what the frozen backbone's feature cache holds of them instead of
+    their pixels (``(B, K, C, h, w)``), the same form as the current screens are handed in."""
+
+    actions: Any  # (B, K, 4) float32
+    valid: Any  # (B, K) bool
+    screens: Any = None  # (B, K, H, W, 3) uint8, or None
+
+    @property
+    def steps(self) -> int:
+        """K, the slots per episode."""
+        return int(self.valid.shape[1])
+
+
+class Memory:
+    """One episode's last ``steps`` steps (their screens too when ``screens``), as a policy with ``model.history``
+    reads them: started afresh at each episode's start (:meth:`reset`), told every step's screen and action
+    (:meth:`add`). A rollout keeps one per phone (:meth:`batch` hands a batch agent all of them as one :class:`Past`);
+    an agent acting on one phone keeps its own."""
+
+    def __init__(self, steps: int = 0, screens: bool = False) -> None:
+        self.steps, self.screens = int(steps), bool(screens)
+        self._kept: deque[tuple[np.ndarray | None, np.ndarray | None]] = deque(maxlen=max(self.steps, 1))
+
+    def reset(self) -> None:
+        """A new episode: nothing happened before its first step."""
+        self._kept.clear()
+
+    def add(self, screen: np.ndarray, action: np.ndarray | None) -> None:
+        """A step was taken: ``action`` (None, or anything but four finite numbers, counts as no dual-gesture) on
+        ``screen`` (``(H, W, 3)`` uint8, kept only when the memory keeps screens)."""
+        if not self.steps:
+            return
+        a = None if action is None else np.asarray(action, dtype=np.float32)
+        if a is not None and (a.shape != (4,) or not np.isfinite(a).all()):
+            a = None
+        self._kept.appendleft((np.array(screen, copy=True) if self.screens else None, a))
+
+    @staticmethod
+    def batch(memories: Sequence[Memory], screens: np.ndarray) -> Past | None:
+        """The :class:`Past` of each memory's episode, in order, for the current ``(B, H, W, 3)`` ``screens`` (their
+        size and type are those of a missing past screen's zeros); None when the memories keep no steps."""
+        if not memories or not memories[0].steps:
+            return None
+        k, with_screens = memories[0].steps, memories[0].screens
+        if any((m.steps, m.screens) != (k, with_screens) for m in memories):
+            raise VluiError("the memories of one batch must keep the same steps (model.history) and screens")
+        actions = np.full((len(memories), k, 4), np.nan, dtype=np.float32)
+        valid = np.zeros((len(memories), k), dtype=bool)
+        past_screens = np.zeros((len(memories), k, *screens.shape[1:]), dtype=screens.dtype) if with_screens else None
+        for b, memory in enumerate(memories):
+            for j, (screen, action) in enumerate(memory._kept):
+                if action is None:
+                    continue
+                actions[b, j], valid[b, j] = action, True
+                if past_screens is not None:
+                    past_screens[b, j] = screen
+        return Past(actions, valid, past_screens)

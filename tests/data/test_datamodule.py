@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from vlui.algos.augment import color_jitter, random_shift
-from vlui.data.datamodule import DemoDataModule, EpochBatches
+from vlui.data.datamodule import DemoDataModule, EpochBatches, past_windows
 from vlui.data.format import read_dataset
 from vlui.env.grounding import grounding_pairs
 from vlui.errors import VluiError
@@ -103,7 +103,7 @@ def test_each_sample_knows_the_action_taken_before_it_in_its_episode(tiny_datase
     import pyarrow.parquet as pq
 
     dm = DemoDataModule(str(tiny_dataset), batch_size=4, val_fraction=0.0, image_height=64, image_width=32,
-                        on_device=False)
+                        on_device=False, history=1)
     dm.setup("fit")
     table = pq.read_table(tiny_dataset / "episodes").to_pandas()
     assert table["acted"].isna().all()  # demonstrations: the action column is what was done
@@ -111,13 +111,66 @@ def test_each_sample_knows_the_action_taken_before_it_in_its_episode(tiny_datase
     steps = torch.tensor(table["step"].to_numpy())[samples.obs]
     first = steps == 0
     assert first.any() and (~first).any()
-    assert samples.previous[first].isnan().all()  # an episode's first step has none
+    assert not samples.past_valid[first].any() and samples.past_actions[first].isnan().all()  # the first has none
     # later steps: the action of the row before, in the same episode
-    assert torch.equal(samples.previous[~first], dm.train_set.actions[torch.searchsorted(
+    assert samples.past_valid[~first].all() and torch.equal(samples.past[~first, 0], samples.obs[~first] - 1)
+    assert torch.equal(samples.past_actions[~first, 0], dm.train_set.actions[torch.searchsorted(
         samples.obs, samples.obs[~first] - 1)])
     batch = dm.batch(samples, torch.arange(4))
-    assert torch.equal(batch["previous"].nan_to_num(9), samples.previous[:4].nan_to_num(9))
-    assert torch.equal(batch["next_previous"], samples.actions[:4])  # o' was reached by the action at o
+    assert torch.equal(batch["past_actions"].nan_to_num(9), samples.past_actions[:4].nan_to_num(9))
+    # o' was reached by the action at o
+    assert torch.equal(batch["next_past_actions"][:, 0], samples.actions[:4]) and batch["next_past_valid"].all()
+    assert torch.equal(batch["next_past_frame"][:, 0], samples.obs[:4])
+
+
+def test_past_windows_stay_inside_their_episode_whatever_the_rows_order() -> None:
+    # episode 7: steps 0-2, episode 3: steps 0-3 (its last row first), rows shuffled
+    episode = np.array([7, 7, 7, 3, 3, 3, 3])
+    step = np.array([0, 1, 2, 0, 1, 2, 3])
+    order = np.array([6, 0, 3, 5, 1, 2, 4])
+    episode, step = episode[order], step[order]
+    rows = np.arange(len(order))
+    past, valid = past_windows(episode, step, rows, 3)
+    for r in rows:
+        for j in range(3):
+            if step[r] >= j + 1:
+                assert valid[r, j] and episode[past[r, j]] == episode[r] and step[past[r, j]] == step[r] - j - 1
+            else:
+                assert not valid[r, j] and past[r, j] == r  # a missing step points at the row itself
+    assert past_windows(episode, step, rows, 0)[0].shape == (7, 0)
+
+
+def test_each_sample_has_its_episodes_last_k_steps_and_no_other_episodes(tiny_dataset, random_dataset) -> None:
+    import pyarrow.parquet as pq
+
+    dm = DemoDataModule(str(tiny_dataset), batch_size=4, val_fraction=0.25, image_height=64, image_width=32,
+                        on_device=False, mix=[str(random_dataset)], history=4)
+    dm.setup("fit")
+    tables = [pq.read_table(p / "episodes").to_pandas() for p in (tiny_dataset, random_dataset)]
+    part = np.concatenate([np.full(len(t), i) for i, t in enumerate(tables)])  # which dataset each frame is of
+    episode = np.concatenate([t["episode_id"].to_numpy() for t in tables])
+    step = np.concatenate([t["step"].to_numpy() for t in tables])
+    action = np.concatenate([np.stack([a if a is not None else [np.nan] * 4 for a in t["action"]]) for t in tables])
+    for samples in (dm.train_set, dm.val_set):
+        obs, past, valid = samples.obs.numpy(), samples.past.numpy(), samples.past_valid.numpy()
+        ages = np.arange(1, 5)
+        assert np.array_equal(valid, step[obs][:, None] >= ages)  # as many as came before, up to 4
+        kept = np.nonzero(valid)
+        o = obs[kept[0]]
+        assert np.array_equal(part[past[kept]], part[o]) and np.array_equal(episode[past[kept]], episode[o])
+        assert np.array_equal(step[past[kept]], step[o] - ages[kept[1]])
+        assert np.allclose(samples.past_actions.numpy()[kept], action[past[kept]])
+        assert np.isnan(samples.past_actions.numpy()[~valid]).all()
+    steps = step[dm.train_set.obs.numpy()]
+    assert (steps >= 4).any() and (steps < 4).any()  # long episodes (the random agent's) and their starts
+    # the frames the windows point at are the earlier screens themselves: nothing is stored twice
+    assert dm.frames.shape[0] == sum(len(t) for t in tables)
+    batch = dm.batch(dm.train_set, torch.arange(6))
+    assert batch["past_frame"].shape == (6, 4) and batch["past_actions"].shape == (6, 4, 4)
+    assert torch.equal(batch["next_past_frame"][:, 1:], batch["past_frame"][:, :3])
+    assert torch.equal(batch["next_past_valid"][:, 1:], batch["past_valid"][:, :3])
+    with pytest.raises(VluiError, match="history is a number of past steps"):
+        DemoDataModule(str(tiny_dataset), history=-1)
 
 
 def test_grounding_examples_are_pairs_of_the_training_screens_ui_trees(tiny_xml_dataset) -> None:
@@ -144,7 +197,7 @@ def test_grounding_examples_are_pairs_of_the_training_screens_ui_trees(tiny_xml_
     assert batch["actions"].shape == (4, 4) and batch["images"].shape == (4, 64, 32, 3)
     grounding = batch["grounding"]
     assert grounding["images"].shape == (4, 64, 32, 3) and grounding["actions"].shape == (4, 4)
-    assert torch.equal(grounding["images"], dm.frames[grounding["frame"]]) and grounding["previous"].isnan().all()
+    assert torch.equal(grounding["images"], dm.frames[grounding["frame"]]) and grounding["past_valid"].shape == (4, 0)
 
 
 def test_grounding_on_a_dataset_without_ui_trees_is_a_one_line_error(tiny_dataset) -> None:

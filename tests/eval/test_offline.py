@@ -12,11 +12,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import torch
+from tqdm import tqdm
 
 from vlui.cli import compose
 from vlui.data import format as fmt
 from vlui.data.splits import read_split
-from vlui.env.actions import key_action, normalised_to_action
+from vlui.env.actions import ActionParser, key_action, normalised_to_action
 from vlui.errors import VluiError
 from vlui.eval.metrics import actions_match
 from vlui.jobs import evaluate, offline
@@ -50,6 +51,35 @@ def held_out(tiny_dataset_copy: Path) -> Path:
     """The tiny dataset with split ``unseen_task``: open_clock's 6 episodes held out, airplane_on's for training."""
     split_job.make(tiny_dataset_copy, "unseen_task", ["open_clock"], val=0.2)
     return tiny_dataset_copy
+
+
+def test_a_policy_with_memory_is_shown_the_steps_demonstrated_before_each_one(tmp_path: Path, held_out: Path) -> None:
+    # the past is the demonstration's (GUIOdyssey's history): the actions taken and, with model.history_screens, the
+    # screens of the steps before, none before an episode's first step; a batch mixes episodes and steps
+    from vlui.agents.policy_agent import PolicyAgent
+
+    torch.manual_seed(0)
+    export_policy(VLUIPolicy(ModelConfig(text=TextConfig(size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32],
+                                         history=2, history_screens=True), ObsActionSpec(64, 32)), tmp_path / "policy")
+    agent = PolicyAgent(str(tmp_path / "policy"), device="cpu")
+    handed = []
+    act_batch = agent.act_batch
+    agent.act_batch = lambda screens, instructions, past=None: (handed.append((screens, past)),
+                                                                act_batch(screens, instructions, past))[1]
+    parser = ActionParser()
+    demos = [offline._demonstration(held_out, entry, parser) for entry in list(fmt.read_index(held_out).values())[:3]]
+    offline._act(agent, demos, 4, 0, tqdm(disable=True))
+    steps = [(d, t) for d in demos for t in range(len(d.reference))]
+    screens = np.concatenate([s for s, _ in handed])
+    past = [p for _, p in handed]
+    valid = np.concatenate([p.valid for p in past])
+    actions = np.concatenate([p.actions for p in past])
+    past_screens = np.concatenate([p.screens for p in past])
+    for n, (d, t) in enumerate(steps):
+        assert valid[n].tolist() == [t >= 1, t >= 2]
+        for j in range(min(t, 2)):  # j + 1 steps before: the step n - 1 - j of the same demonstration
+            assert np.array_equal(actions[n, j], d.taken[t - 1 - j])
+            assert np.array_equal(past_screens[n, j], screens[n - 1 - j])
 
 
 def test_a_policy_is_scored_on_every_step_of_the_held_out_part_in_batches(tmp_path: Path, held_out: Path) -> None:

@@ -236,23 +236,53 @@ def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_poli
     assert (sampled[:, :2] == sampled[:, 2:]).all(-1).mean() > 0.9  # mostly taps (swipe logit -3)
 
 
-def test_ppo_updates_a_history_policy_on_each_steps_previous_action() -> None:
-    from vlui.algos.ppo import PPOModule
+@pytest.mark.parametrize(("history", "screens"), [(True, False), (4, True)])
+def test_ppo_updates_a_history_policy_on_each_steps_own_past(history, screens: bool, tiny_dataset: Path) -> None:
+    from vlui.algos.ppo import Actor, PPOModule, episode_steps, learned_from
+    from vlui.data.datamodule import DemoDataModule
     from vlui.jobs.online import OnlineEpisodes
     from vlui.models.settings import to_dict
+    from vlui.spec import Past
 
     cfg = ModelConfig(VisionConfig("efficientnet_b0", pretrained=None, freeze=True, feature_index=-2),
                       TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32], head="pointer",
-                      positions=True, pointer_layers=0, history=True)
+                      positions=True, pointer_layers=0, history=history, history_screens=screens)
     module = PPOModule(to_dict(cfg, ObsActionSpec(64, 32)), {"log_std_init": -1.0, "step_cost": 0.0, "discount": 0.9,
-                                                  "gae_lambda": 0.9}, seed=0)
+                                                  "gae_lambda": 0.9, "minibatch": 4}, seed=0)
     env = EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32)
-    module.use(OnlineEpisodes(env, [TASK], None, episodes=3, envs=2, seed=0))
-    batch = module.collect(0)
-    first = batch["previous"].isnan().all(-1)
+    k = module.policy.cfg.history
+    demos = DemoDataModule(str(tiny_dataset), val_fraction=0.0, image_height=64, image_width=32, on_device=False,
+                           history=k)
+    demos.setup()
+    module.use(OnlineEpisodes(env, [TASK], None, episodes=3, envs=2, seed=0), demos)
+    module.eval()
+    steps = episode_steps(learned_from(module.episodes.train(0, Actor(module, True, torch.Generator().manual_seed(0)))),
+                          0.0)
+    batch = module.estimate(steps)  # what collect() does with them
+    valid, actions = batch["past_valid"], batch["past_actions"]
+    assert valid.shape == (len(batch["actions"]), k)
+    first = ~valid[:, 0]
     assert int(first.sum()) == 3 and bool(first[0])  # none at each episode's first step
-    later = first.logical_not().nonzero().squeeze(-1)
-    assert torch.equal(batch["previous"][later], batch["actions"][later - 1])  # else the step before's action
+    for i in range(len(valid)):  # else the steps before, in its episode, the most recent first
+        for j in range(k):
+            if valid[i, j]:
+                assert torch.equal(actions[i, j], batch["actions"][i - 1 - j])
+                assert int(batch["past_index"][i, j]) == i - 1 - j
+            else:
+                assert not valid[i, j:].any() and actions[i, j].isnan().all()
+    # the updates read each step's past from the iteration's own screens (or their features): what the policy is
+    # handed when it acts on the phone (Actor, a Past of the episode's screens)
+    i = int(valid.sum(1).argmax())
+    n = int(valid[i].sum())
+    assert n >= min(k, 2)
+    order = [i - 1 - j for j in range(k)]
+    past = Past(actions[i:i + 1].cpu().numpy(), valid[i:i + 1].cpu().numpy(),
+                np.stack([steps.screens[max(o, 0)] for o in order])[None] if screens else None)
+    with torch.no_grad():
+        acting = module.fused(module.inputs([steps.screens[i]], [steps.instructions[i]], past)).pooled
+        updating = module.fused({key: value[i:i + 1] for key, value in batch.items()}).pooled
+    assert torch.allclose(acting, updating, atol=1e-5)
+    assert torch.isfinite(module.imitation_loss(0))  # the demonstrations' steps, each with its own past
 
 
 @pytest.mark.integration

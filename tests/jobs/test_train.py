@@ -14,14 +14,17 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+import torch
 
 from tests.conftest import ROOT, run_python
+from vlui.algos.base import PolicyModule
 from vlui.cli import CONFIG_DIR, compose
 from vlui.data.format import read_info
 from vlui.errors import VluiError
 from vlui.jobs import split as split_job
 from vlui.jobs import train
 from vlui.models.policy import load_policy
+from vlui.spec import Memory
 
 pytestmark = pytest.mark.integration
 
@@ -94,19 +97,52 @@ def test_iql_logs_its_three_losses(tmp_path: Path, tiny_dataset: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("algo", [["algo=bc"], ["algo=iql", "algo.share_encoders=false"]])
+@pytest.mark.parametrize("algo", [["algo=bc", "model.history=true"],
+                                  ["algo=iql", "algo.share_encoders=false", "model.history=true"],
+                                  ["algo=iql", "algo.share_encoders=false", "model.history=4",
+                                   "model.history_screens=true", "model.vision.freeze=false"]])
 def test_a_policy_with_memory_trains_with_either_algorithm_and_keeps_it_in_its_export(tmp_path: Path,
                                                                                        tiny_dataset: Path,
                                                                                        algo: list[str]) -> None:
-    # IQL's critics read the previous action too, their own encoder's included; o' was reached by a's action
-    result = train.run(compose("train", tiny(tmp_path, tiny_dataset, *algo, "model.history=true", "model.head=pointer",
+    # IQL's critics read the past too, their own encoder's included; o' was reached by a's action. A trained image
+    # encoder (no cache): the past screens' pixels go through it
+    result = train.run(compose("train", tiny(tmp_path, tiny_dataset, *algo, "model.head=pointer",
                                              "model.positions=true"), output_dir=tmp_path / "run"))
     policy = load_policy(result["policy"])
-    assert policy.cfg.history and policy.encoder.previous is not None
+    k = policy.cfg.history
+    assert k in (1, 4) and policy.encoder.previous is not None and (policy.encoder.past is not None) == (k == 4)
     screens = np.zeros((2, 64, 32, 3), np.uint8)
-    actions = policy.select_action(screens, ["turn on airplane mode"] * 2,
-                                   np.array([[np.nan] * 4, [0.5, 0.0, -0.5, 0.0]], np.float32))
+    past = policy.memory()
+    past.add(screens[0], np.array([0.5, 0.0, -0.5, 0.0], np.float32))
+    fresh = policy.memory()
+    actions = policy.select_action(screens, ["turn on airplane mode"] * 2, Memory.batch([fresh, past], screens))
     assert actions.shape == (2, 4) and np.isfinite(actions).all()
+
+
+def test_train_py_with_4_past_screens_reads_them_from_the_feature_cache_then_runs_dagger(
+        tmp_path: Path, tiny_dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the quickstart's way: a frozen backbone whose features are computed once. A past screen is a row of that cache,
+    # never run through the backbone again; DAgger's rollouts hand the policy its episodes' last 4 screens (resized
+    # from the dataset's 256x128 as training resized them)
+    handed = []
+    past = PolicyModule.past
+
+    def spy(self, batch, key="images", images=False, train=True):
+        out = past(self, batch, key, images, train)
+        handed.append((self.feature_cache.numel() > 0, None if out is None else out.screens))
+        return out
+
+    monkeypatch.setattr(PolicyModule, "past", spy)
+    result = train.run(compose("train", tiny(tmp_path, tiny_dataset, "model.history=4", "model.history_screens=true",
+                                             "model.vision.freeze=true", "model.vision.feature_index=-2",
+                                             "data.augment.random_shift=0", "model.head=pointer",
+                                             "model.positions=true", "dagger.rounds=1", "dagger.steps=2",
+                                             "dagger.envs=4"), output_dir=tmp_path / "run"))
+    assert handed and all(cached for cached, _ in handed)
+    assert all(s.dtype == torch.float16 and s.dim() == 5 and s.shape[1] == 4 for _, s in handed)  # (B, K, C, h, w)
+    assert result["dagger"][0]["labelled_states"] > 0
+    policy = load_policy(result["policy"])
+    assert (policy.cfg.history, policy.cfg.history_screens) == (4, True)
 
 
 def test_iql_trains_the_pointer_head_on_success_filtered_and_mixed_data(tmp_path: Path, tiny_dataset: Path,

@@ -16,7 +16,7 @@ from vlui.errors import VluiError
 from vlui.models.policy import PointerHead, VLUIPolicy, export_policy, grid_positions, load_policy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.models.vision import VisionEncoder
-from vlui.spec import ObsActionSpec
+from vlui.spec import ObsActionSpec, Past
 
 TINY = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2,
                    head_dims=[32, 32])
@@ -165,38 +165,43 @@ def test_a_history_policy_learns_what_an_unchanged_screen_needs_from_its_previou
     policy = VLUIPolicy(cfg, SIZE)
     screen = torch.full((2, 64, 32, 3), 120, dtype=torch.uint8)
     text, mask = policy.text.lookup(["create alarm at 10:30 am"] * 2)
-    previous = torch.tensor([[float("nan")] * 4, [-0.6, 0.5, -0.6, 0.5]])  # first step; after tapping "AM"
+    # first step; after tapping "AM"
+    past = Past(torch.tensor([[[float("nan")] * 4], [[-0.6, 0.5, -0.6, 0.5]]]), torch.tensor([[False], [True]]))
     wanted = torch.tensor([[-0.6, 0.5, -0.6, 0.5], [0.1, -0.4, 0.1, -0.4]])  # tap "AM"; tap the hour
     opt = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=3e-3)
     with torch.no_grad():
         fmap = policy.encoder.vision.cached_map(screen)  # the frozen backbone's, once
     for _ in range(150):
         loss = torch.nn.functional.mse_loss(policy.act_from_features(policy.encoder.from_cached(
-            fmap, text, mask, previous)), wanted)
+            fmap, text, mask, past)), wanted)
         opt.zero_grad()
         loss.backward()
         opt.step()
     policy.eval()
-    acted = policy.select_action(screen.numpy(), ["create alarm at 10:30 am"] * 2, previous.numpy())
+    past = Past(past.actions.numpy(), past.valid.numpy())
+    acted = policy.select_action(screen.numpy(), ["create alarm at 10:30 am"] * 2, past)
     assert np.abs(acted - wanted.numpy()).max() < 0.1
-    # the export keeps the setting, and a rollout with no previous action reads as a first step
+    # the export keeps the setting, and a rollout with no past reads as a first step
     export_policy(policy, tmp_path / "policy")
     loaded = load_policy(tmp_path)
-    assert loaded.cfg.history and np.allclose(loaded.select_action(screen.numpy(), ["create alarm at 10:30 am"] * 2,
-                                                                   previous.numpy()), acted, atol=1e-5)
+    assert loaded.cfg.history == 1 and np.allclose(loaded.select_action(
+        screen.numpy(), ["create alarm at 10:30 am"] * 2, past), acted, atol=1e-5)
     assert np.allclose(loaded.select_action(screen.numpy()[:1], ["create alarm at 10:30 am"]), acted[:1], atol=1e-5)
 
 
-def test_a_memoryless_policy_ignores_the_previous_action() -> None:
+def test_a_memoryless_policy_ignores_the_past() -> None:
     policy = VLUIPolicy(TINY, SIZE).eval()
     screens = np.full((2, 64, 32, 3), 90, np.uint8)
     alone = policy.select_action(screens, ["a", "b"])
-    assert np.array_equal(alone, policy.select_action(screens, ["a", "b"], np.zeros((2, 4), np.float32)))
-    assert not any("previous" in name for name in policy.state_dict())
+    assert np.array_equal(alone, policy.select_action(screens, ["a", "b"], Past(np.zeros((2, 1, 4), np.float32),
+                                                                                np.ones((2, 1), bool))))
+    assert not any("previous" in name or "past" in name for name in policy.state_dict())
 
 
-def test_previous_actions_of_the_wrong_shape_are_a_clear_error() -> None:
+def test_a_past_of_the_wrong_shape_is_a_clear_error() -> None:
     cfg = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2,
                       head_dims=[32], history=True)
-    with pytest.raises(VluiError, match=r"previous actions are \(2, 2\), expected \(2, 4\)"):
-        VLUIPolicy(cfg, SIZE).select_action(np.zeros((2, 64, 32, 3), np.uint8), ["a", "b"], np.zeros((2, 2)))
+    with pytest.raises(VluiError, match=r"the past is \(2, 1, 2\) actions and \(2, 1\) flags, expected \(2, 1, 4\) "
+                                        r"and \(2, 1\): the policy reads the last 1 steps \(model.history=1\)"):
+        VLUIPolicy(cfg, SIZE).select_action(np.zeros((2, 64, 32, 3), np.uint8), ["a", "b"],
+                                            Past(np.zeros((2, 1, 2)), np.ones((2, 1), bool)))

@@ -9,12 +9,12 @@ from vlui.config import AgentConfig
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
-from vlui.spec import ObsActionSpec
+from vlui.spec import Memory, ObsActionSpec, Past
 
 
 class PolicyAgent(OneEpisodeAtATime):
-    """A policy export as an agent; one that reads the previous action (``model.history``) gets it from the
-    rollout, or keeps it itself when it acts on one phone."""
+    """A policy export as an agent; one that reads the episode's past steps (``model.history``) gets them from the
+    rollout, or keeps them itself when it acts on one phone."""
 
     def __init__(self, checkpoint: str | None, device: str = "auto") -> None:
         if not checkpoint:
@@ -32,7 +32,11 @@ class PolicyAgent(OneEpisodeAtATime):
     def from_settings(cls, agent: AgentConfig, seed: int = 0) -> PolicyAgent:
         return cls(agent.checkpoint, agent.device)
 
-    def act_batch(self, screens: np.ndarray, instructions: list[str], previous: np.ndarray | None = None) -> np.ndarray:
-        """``(B, H, W, 3)`` uint8 screens (and each episode's previous action, NaN where none) -> ``(B, 4)``
-        actions in one forward pass."""
-        return self.policy.select_action(screens, instructions, previous)
+    def memory(self) -> Memory:
+        """A fresh record of one episode, keeping what the policy reads of it."""
+        return self.policy.memory()
+
+    def act_batch(self, screens: np.ndarray, instructions: list[str], past: Past | None = None) -> np.ndarray:
+        """``(B, H, W, 3)`` uint8 screens (and the episodes' :class:`~vlui.spec.Past`) -> ``(B, 4)`` actions in one
+        forward pass."""
+        return self.policy.select_action(screens, instructions, past)

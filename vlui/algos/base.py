@@ -7,7 +7,9 @@ with its settings' dataclass in :mod:`vlui.algos.settings`. Modules take plain, 
 numbers and strings), so their checkpoints reload without Hydra. Instruction embeddings are computed once, for the
 dataset's distinct instructions, when training starts; a batch carries instruction indices into that table.
 Grounding examples (``data.grounding``) do the same with their labels, and their loss (the policy's own loss on the
-taps at the labelled elements) is added with ``grounding_weight``.
+taps at the labelled elements) is added with ``grounding_weight``. A policy with memory (``model.history``) reads each
+sample's past steps from the batch's index arrays; with ``model.history_screens`` their screens are the rows of the
+feature cache (or of the data module's frames) those steps were, never computed or stored again.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from vlui.algos.settings import AugmentConfig, from_mapping
 from vlui.models.policy import Fused, VLUIPolicy
 from vlui.models.settings import from_dict
 from vlui.seeding import substream
+from vlui.spec import Past
 
 
 def lr_schedule(opt: torch.optim.Optimizer, kind: str, warmup: int, total: int) -> torch.optim.lr_scheduler.LRScheduler:
@@ -64,6 +67,7 @@ class PolicyModule(L.LightningModule):
         self.register_buffer("label_mask", torch.zeros(0, dtype=torch.bool), persistent=False)
         self._last_time: float | None = None
         self._part_features: dict[str, torch.Tensor] = {}  # a dataset's folder -> its frames' backbone features
+        self._frames: torch.Tensor | None = None  # the data module's frames, where past screens are read without a cache
         self.store_features = True  # keep them in the dataset's feature store for the next run (data.feature_cache)
 
     # ------------------------------------------------------------------------------------------------ setup
@@ -71,6 +75,7 @@ class PolicyModule(L.LightningModule):
         # the trainer has set the data module up (it runs before this hook): it owns the data; the module only
         # embeds the instructions it holds and, with a frozen backbone, caches its screens' features
         dm = self.trainer.datamodule
+        self._frames = dm.frames
         tokens, mask = self.policy.text.table(dm.instructions)  # once per distinct instruction
         self.instr_tokens, self.instr_mask = tokens.to(self.device), mask.to(self.device)
         if dm.labels:  # grounding: its labels are instructions too, embedded once
@@ -114,11 +119,29 @@ class PolicyModule(L.LightningModule):
 
     def features(self, batch: dict[str, torch.Tensor], text, mask, key: str = "images", train: bool = True) -> Fused:
         """The encoder's :class:`Fused` features of the batch's screens (from the feature cache when there is one)."""
-        previous = batch.get("previous" if key == "images" else "next_previous")
         if self.feature_cache.numel():
             frame = batch["frame" if key == "images" else "next_frame"].to(self.feature_cache.device)
-            return self.policy.encoder.from_cached(self.feature_cache[frame], text, mask, previous)
-        return self._encode(self.images(batch, key, train), text, mask, previous)
+            return self.policy.encoder.from_cached(self.feature_cache[frame], text, mask, self.past(batch, key))
+        return self._encode(self.images(batch, key, train), text, mask, self.past(batch, key, images=True, train=train))
+
+    def past(self, batch: dict[str, torch.Tensor], key: str = "images", images: bool = False,
+             train: bool = True) -> Past | None:
+        """The past steps of the batch's observations (``next_images``: of the next ones) as the policy reads them
+        (:class:`~vlui.spec.Past`), None for a memoryless policy. With ``model.history_screens`` the past screens are
+        their rows of the feature cache, or with ``images`` (or no cache) their frames, augmented as the screens are."""
+        cfg = self.policy.cfg
+        if not cfg.history:
+            return None
+        prefix = "" if key == "images" else "next_"
+        rows = batch[f"{prefix}past_frame"]
+        screens = None
+        if cfg.history_screens:
+            if self.feature_cache.numel() and not images:
+                screens = self.feature_cache[rows.to(self.feature_cache.device)]
+            else:
+                frames = self._frames[rows.to(self._frames.device)].to(self.device)
+                screens = self._augmented(frames.flatten(0, 1), train).unflatten(0, rows.shape)
+        return Past(batch[f"{prefix}past_actions"], batch[f"{prefix}past_valid"], screens)
 
     def actor_loss(self, features: Fused, actions: torch.Tensor, weights: torch.Tensor | None = None):
         """The policy's loss on demonstrated ``actions`` (weighted per sample for IQL), and its ``(B, 4)``
@@ -146,7 +169,9 @@ class PolicyModule(L.LightningModule):
         return self.instr_tokens[index], self.instr_mask[index]
 
     def images(self, batch: dict[str, torch.Tensor], key: str = "images", train: bool = True) -> torch.Tensor:
-        x = batch[key]
+        return self._augmented(batch[key], train)
+
+    def _augmented(self, x: torch.Tensor, train: bool) -> torch.Tensor:
         if train:
             g = torch.Generator().manual_seed(substream(self.hparams.seed, self.global_step))
             x = random_shift(x, self.augment.random_shift, g)

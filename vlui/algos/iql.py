@@ -35,8 +35,7 @@ class IQLModule(PolicyModule):
     def _features(self, critics: Critics, batch, text, mask, key: str = "images"):
         if critics.encoder is None:
             return self.features(batch, text, mask, key)
-        return critics.encoder(self.images(batch, key), text, mask,
-                               batch.get("previous" if key == "images" else "next_previous"))
+        return critics.encoder(self.images(batch, key), text, mask, self.past(batch, key, images=True))
 
     def training_step(self, batch, batch_idx):
         a = self.algo

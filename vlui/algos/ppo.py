@@ -7,7 +7,7 @@
    device that breaks is rebuilt and its episode retried), the policy *sampling* its dual-gestures
    (:mod:`vlui.algos.distributions`). The reward is 1 when the task's detector fires, minus ``algo.step_cost`` per
    step. A frozen backbone's features of each screen are computed once, when the policy acts on it, and kept for the
-   updates.
+   updates; a policy with memory (``model.history``) reads its episode's past steps, screens included, from them.
 2. **Estimate**: values of every state, and generalised advantages (:func:`~vlui.algos.losses.gae`); an episode cut
    at the task's step limit is bootstrapped from the value of where it was cut, one that succeeded is not.
 3. **Update**: ``algo.epochs`` passes of minibatches over the iteration's steps, each one optimiser step of the
@@ -40,6 +40,7 @@ from vlui.algos.distributions import PointerDistribution, SquashedGaussian
 from vlui.algos.settings import PPOConfig
 from vlui.models.policy import Fused, mlp
 from vlui.seeding import substream
+from vlui.spec import Memory, Past
 
 log = logging.getLogger(__name__)
 
@@ -68,22 +69,26 @@ def _digest(screen: np.ndarray) -> bytes:
 
 class Actor:
     """The policy being trained as a function of a batch of screens: ``(B, H, W, 3)`` uint8 screens, their
-    instructions and each episode's previous ``(B, 4)`` action (NaN rows at a first step, None for none) ->
-    ``(B, 4)`` actions, sampled (rollouts) or the distributions' mode (evaluation). It times its forward passes (the
-    rest of a rollout is the phones' time)."""
+    instructions and the episodes' :class:`~vlui.spec.Past` (None: every episode at its first step) -> ``(B, 4)``
+    actions, sampled (rollouts) or the distributions' mode (evaluation). It times its forward passes (the rest of a
+    rollout is the phones' time)."""
 
     def __init__(self, module: "PPOModule", sample: bool, generator: torch.Generator | None = None) -> None:
         self.module, self.sample, self.generator = module, sample, generator
         self.seconds = 0.0
 
     @torch.no_grad()
-    def __call__(self, screens: np.ndarray, instructions: list[str], previous: np.ndarray | None = None) -> np.ndarray:
+    def __call__(self, screens: np.ndarray, instructions: list[str], past: Past | None = None) -> np.ndarray:
         start = time.perf_counter()
         m = self.module
-        dist = m.distribution(m.fused(m.inputs(list(screens), instructions, previous)))
+        dist = m.distribution(m.fused(m.inputs(list(screens), instructions, past)))
         actions = dist.sample(self.generator) if self.sample else dist.mode()
         self.seconds += time.perf_counter() - start
         return actions.float().cpu().numpy()
+
+    def memory(self) -> Memory:
+        """A fresh record of one episode, keeping what the policy reads of it."""
+        return self.module.policy.memory()
 
 
 # ---------------------------------------------------------------------------------------------------- the algorithm
@@ -93,20 +98,20 @@ class Actor:
 
 @dataclass
 class Steps:
-    """An iteration's episodes as one list of steps, in episode order. ``previous`` is the action before each step
-    (NaN at an episode's first); ``cut`` holds, for each episode stopped at the task's step limit rather than ended,
-    its last step's index, the screen it was cut at, its instruction and its last action (its value is bootstrapped
-    from that screen)."""
+    """An iteration's episodes as one list of steps, in episode order. ``position`` is each step's index in its
+    episode (how many steps of it came before: its past, :func:`past_windows`); ``cut`` holds, for each episode
+    stopped at the task's step limit rather than ended, its last step's index, the screen it was cut at and its
+    instruction (its value is bootstrapped from that screen)."""
 
     screens: list[np.ndarray] = field(default_factory=list)
     instructions: list[str] = field(default_factory=list)
-    previous: list[np.ndarray] = field(default_factory=list)
+    position: list[int] = field(default_factory=list)
     actions: list[np.ndarray] = field(default_factory=list)
     rewards: list[float] = field(default_factory=list)
     terminated: list[bool] = field(default_factory=list)
     ends: list[bool] = field(default_factory=list)  # the episode's last step (ended or cut)
     success: list[float] = field(default_factory=list)  # whether the episode the step is in succeeded
-    cut: list[tuple[int, np.ndarray, str, np.ndarray]] = field(default_factory=list)
+    cut: list[tuple[int, np.ndarray, str]] = field(default_factory=list)
 
 
 def episode_steps(records: list[Any], step_cost: float) -> Steps:
@@ -118,14 +123,23 @@ def episode_steps(records: list[Any], step_cost: float) -> Steps:
         for i, s in enumerate(r.steps):
             out.screens.append(s.observation["screen"])
             out.instructions.append(r.instruction)
-            out.previous.append(out.actions[-1] if i else np.full(4, np.nan, dtype=np.float32))
+            out.position.append(i)
             out.actions.append(s.action)
             out.rewards.append(s.reward - step_cost)
             out.terminated.append(s.terminated)
             out.ends.append(i == len(r.steps) - 1)
         if not r.steps[-1].terminated:  # cut at the step limit: bootstrapped from where it was cut
-            out.cut.append((len(out.screens) - 1, r.final_observation["screen"], r.instruction, r.steps[-1].action))
+            out.cut.append((len(out.screens) - 1, r.final_observation["screen"], r.instruction))
     return out
+
+
+def past_windows(latest: np.ndarray, count: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Windows over an iteration's steps (:class:`Steps`, in episode order): for each observation, the indices of
+    the ``k`` steps before it, the most recent (``latest``, ``(N,)``) first, ``(N, K)``, and whether each exists
+    ``(N, K)``: its episode had ``count`` steps before it (a missing one's index is 0, never read)."""
+    ages = np.arange(k)
+    valid = ages[None] < count[:, None]
+    return np.where(valid, latest[:, None] - ages[None], 0), valid
 
 
 def learned_from(ran: list[Any]) -> list[Any]:
@@ -176,6 +190,7 @@ class PPOModule(PolicyModule):
         self.demos: Any = None  # the demonstrations imitated alongside (algo.bc_coef > 0): a set-up DemoDataModule
         self._demo_inputs: dict[str, torch.Tensor] | None = None
         self._features: dict[bytes, torch.Tensor] = {}  # a screen's digest -> its frozen backbone features
+        self._past_table: torch.Tensor | None = None  # the iteration's screens (or features), read by past_index
         self.stats: dict[str, float] = {}  # the last iteration's rollout figures (progress bar and loggers)
         self._kl_exceeded = False
         self.iterations_done = 0  # kept in the checkpoints (resuming goes on at the next iteration)
@@ -209,15 +224,34 @@ class PPOModule(PolicyModule):
         return self.policy.encoder.vision.frozen
 
     def inputs(self, screens: list[np.ndarray], instructions: list[str],
-               previous: np.ndarray | None = None) -> dict[str, torch.Tensor]:
-        """A batch of screens, instructions and previous actions (NaN rows where none) as the policy's inputs: a
-        frozen backbone's features (computed once per distinct screen), or the screens themselves."""
-        if previous is None:
-            previous = np.full((len(screens), 4), np.nan, dtype=np.float32)
-        common = {"instruction": torch.tensor([self.instruction_index[i] for i in instructions], device=self.device),
-                  "previous": torch.as_tensor(np.asarray(previous, dtype=np.float32), device=self.device)}
-        if not self.frozen:
-            return {"screens": torch.as_tensor(np.stack(screens), device=self.device), **common}
+               past: Past | None = None) -> dict[str, torch.Tensor]:
+        """A batch of screens, instructions and (for a policy with memory) the episodes' past as the policy's inputs:
+        a frozen backbone's features (computed once per distinct screen), or the screens themselves. The past is
+        ``past_actions`` and ``past_valid``, and with ``model.history_screens`` ``past_screens`` in the form the
+        screens take (features or pixels); without a ``past``, every episode is at its first step."""
+        out = {"instruction": torch.tensor([self.instruction_index[i] for i in instructions], device=self.device)}
+        out |= {"screens": torch.as_tensor(np.stack(screens), device=self.device)} if not self.frozen else \
+            {"features": self._frozen_features(screens)}
+        cfg = self.policy.cfg
+        if not cfg.history:
+            return out
+        k = cfg.history
+        if past is None:
+            past = Past(np.full((len(screens), k, 4), np.nan, np.float32), np.zeros((len(screens), k), bool))
+        out |= {"past_actions": torch.as_tensor(np.asarray(past.actions, np.float32), device=self.device),
+                "past_valid": torch.as_tensor(np.asarray(past.valid, bool), device=self.device)}
+        if cfg.history_screens:
+            form = out["screens" if "screens" in out else "features"]
+            table = torch.zeros((len(screens), k, *form.shape[1:]), dtype=form.dtype, device=self.device)
+            for b, j in zip(*np.nonzero(np.asarray(past.valid)), strict=True):  # the steps that exist only
+                screen = past.screens[b, j]
+                table[b, j] = (torch.as_tensor(screen, device=self.device) if not self.frozen
+                               else self._frozen_features([screen])[0])
+            out["past_screens"] = table
+        return out
+
+    def _frozen_features(self, screens: list[np.ndarray]) -> torch.Tensor:
+        """The frozen backbone's features of ``screens``, each computed once (kept by its digest)."""
         keys = [_digest(s) for s in screens]
         missing = list({k: s for k, s in zip(keys, screens, strict=True) if k not in self._features}.items())
         vision = self.policy.encoder.vision
@@ -228,14 +262,33 @@ class PPOModule(PolicyModule):
                 fmap = vision.cached_map(images).half()
             for (key, _), f in zip(chunk, fmap, strict=True):
                 self._features[key] = f
-        return {"features": torch.stack([self._features[k] for k in keys]), **common}
+        return torch.stack([self._features[k] for k in keys])
 
     def fused(self, batch: dict[str, torch.Tensor]) -> Fused:
+        """The policy's features of a batch of :meth:`inputs` (or of :meth:`estimate`'s steps, whose past screens
+        are ``past_index`` rows of the iteration's own: no screen is held twice)."""
         text, mask = self.instr_tokens[batch["instruction"]], self.instr_mask[batch["instruction"]]
-        previous = batch.get("previous")
+        past = None
+        if self.policy.cfg.history:
+            screens = None
+            if self.policy.cfg.history_screens:
+                screens = batch["past_screens"] if "past_screens" in batch else self._past_table[batch["past_index"]]
+            past = Past(batch["past_actions"], batch["past_valid"], screens)
         if "features" in batch:
-            return self.policy.encoder.from_cached(batch["features"], text, mask, previous)
-        return self._encode(batch["screens"], text, mask, previous)
+            return self.policy.encoder.from_cached(batch["features"], text, mask, past)
+        return self._encode(batch["screens"], text, mask, past)
+
+    def _windows(self, steps: Steps, latest: np.ndarray, count: np.ndarray) -> dict[str, torch.Tensor]:
+        """The past of observations whose most recent past step is ``latest`` of ``steps`` (after ``count`` steps of
+        their episode), as :meth:`fused` reads it; nothing for a memoryless policy."""
+        k = self.policy.cfg.history
+        if not k:
+            return {}
+        index, valid = past_windows(latest, count, k)
+        actions = np.stack(steps.actions).astype(np.float32)[index]
+        return {"past_actions": torch.as_tensor(np.where(valid[..., None], actions, np.nan), device=self.device),
+                "past_valid": torch.as_tensor(valid, device=self.device),
+                "past_index": torch.as_tensor(index, device=self.device)}
 
     def distribution(self, fused: Fused) -> PointerDistribution | SquashedGaussian:
         if self.policy.cfg.head == "pointer":
@@ -271,7 +324,10 @@ class PPOModule(PolicyModule):
         a = self.algo
         if not steps.screens:
             return {}
-        inputs = self.inputs(steps.screens, steps.instructions, np.stack(steps.previous))
+        inputs = self.inputs(steps.screens, steps.instructions)
+        self._past_table = inputs["features" if "features" in inputs else "screens"]  # where past_index points
+        position = np.asarray(steps.position)
+        inputs |= self._windows(steps, np.arange(len(position)) - 1, position)
         values, old_logp = [], []
         act = torch.as_tensor(np.stack(steps.actions), device=self.device)
         for i in range(0, len(steps.screens), 256):
@@ -284,8 +340,9 @@ class PPOModule(PolicyModule):
         next_values[:-1] = values_t[1:]
         if steps.cut:
             cut = steps.cut
-            final = self.inputs([c[1] for c in cut], [c[2] for c in cut], np.stack([c[3] for c in cut]))
-            idx = torch.tensor([c[0] for c in cut], device=self.device)
+            last = np.array([c[0] for c in cut])
+            final = self.inputs([c[1] for c in cut], [c[2] for c in cut]) | self._windows(steps, last, position[last] + 1)
+            idx = torch.tensor(last, device=self.device)
             next_values[idx] = self.values(self.fused(final)).float()
         rewards_t = torch.tensor(steps.rewards, dtype=torch.float32, device=self.device)
         adv, returns = losses.gae(rewards_t, values_t, next_values, torch.tensor(steps.terminated, device=self.device),
@@ -348,7 +405,9 @@ class PPOModule(PolicyModule):
             index = torch.tensor([self.instruction_index[self.demos.instructions[i]] for i in demos.instruction])
             frames = self.demos.frames
             self._demo_inputs = {"instruction": index.to(self.device), "actions": demos.actions.to(self.device),
-                                 "rows": demos.obs.to(self.device), "previous": demos.previous.to(self.device)}
+                                 "rows": demos.obs.to(self.device), "past_rows": demos.past.to(self.device),
+                                 "past_actions": demos.past_actions.to(self.device),
+                                 "past_valid": demos.past_valid.to(self.device)}
             if self.frozen:
                 self._demo_inputs["features"] = self._stored_features(str(self.demos.path.resolve()), frames)
             else:
@@ -357,11 +416,14 @@ class PPOModule(PolicyModule):
                                                            10_007))
         pick = torch.randint(len(demos), (self.algo.minibatch,), generator=g).to(self.device)
         d = self._demo_inputs
-        rows = d["rows"][pick]
-        inputs = ({"features": d["features"][rows.to(d["features"].device)].to(self.device)} if "features" in d else
-                  {"screens": d["screens"][rows.to(d["screens"].device)].to(self.device)})
-        loss, _ = self.actor_loss(self.fused({**inputs, "instruction": d["instruction"][pick],
-                                              "previous": d["previous"][pick]}), d["actions"][pick])
+        table = d["features"] if "features" in d else d["screens"]
+        rows, past_rows = d["rows"][pick], d["past_rows"][pick]
+        inputs = {"features" if "features" in d else "screens": table[rows.to(table.device)].to(self.device),
+                  "instruction": d["instruction"][pick], "past_actions": d["past_actions"][pick],
+                  "past_valid": d["past_valid"][pick]}
+        if self.policy.cfg.history_screens:  # the past steps' rows of the same table
+            inputs["past_screens"] = table[past_rows.to(table.device)].to(self.device)
+        loss, _ = self.actor_loss(self.fused(inputs), d["actions"][pick])
         return loss
 
     def trainer_settings(self) -> dict[str, Any]:

@@ -5,6 +5,12 @@ there is one, ``data.on_device`` is set and it fits); a batch is a gather from i
 into train and validation by episode. Samples are transitions ``(o, a, r, o', done, instruction)``: BC uses the
 first two, IQL all of them.
 
+For a policy with memory (``history`` = K, ``model.history``), each sample also carries its episode's last K steps
+before ``o``, most recent first: their rows in the frame tensor, the actions taken there and whether each exists (an
+episode's first steps have fewer than K before them; a window never reaches into another episode). They are index
+arrays built from the episode and step columns at setup: no screen is stored or decoded twice, and with a frozen
+backbone the past screens' features are the cached features of those rows.
+
 Batches come from :class:`EpochBatches`, whose order depends only on the seed and the epoch number: an epoch is
 ``steps_per_epoch`` steps and checkpoints are written at epoch ends, so a run that is killed and resumed from its
 last checkpoint sees exactly the batches the uninterrupted run would have.
@@ -20,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import lightning as L
@@ -57,8 +63,10 @@ class Transitions:
     rewards: torch.Tensor  # (M,) float32
     dones: torch.Tensor  # (M,) float32, 1 where the task succeeded with the action (not where time ran out)
     instruction: torch.Tensor  # (M,) int64 index into the instruction list
-    previous: torch.Tensor  # (M, 4) float32, the action taken before o in its episode (NaN at the first step)
     acted: torch.Tensor  # (M, 4) float32, the action taken at o (a DAgger round's policy's, not the label)
+    past: torch.Tensor  # (M, K) int64 rows of the K steps before o in its episode, most recent first (o's own: none)
+    past_actions: torch.Tensor  # (M, K, 4) float32, the action taken at each (NaN where there is none)
+    past_valid: torch.Tensor  # (M, K) bool, whether the episode has that step
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -138,16 +146,22 @@ class DemoDataModule(L.LightningDataModule):
 
     ``split_episodes`` (the training and validation episode ids of the first dataset: a named split,
     vlui/data/splits.py) replaces the random ``val_fraction`` split: the first dataset's other episodes (the split's
-    held-out ones) are left out, and the other datasets' episodes are all for training."""
+    held-out ones) are left out, and the other datasets' episodes are all for training.
+
+    ``history`` (``model.history``: K) gives every sample its episode's last K steps (:func:`past_windows`); a batch
+    holds them as ``past_frame``, ``past_actions`` and ``past_valid`` (those of o' as ``next_past_*``)."""
 
     def __init__(self, path: str, batch_size: int = 64, val_fraction: float = 0.1, image_height: int = 256,
                  image_width: int = 128, on_device: bool = True, steps_per_epoch: int = 500, seed: int = 0,
                  val_batches: int = 8, mix: list[str] | tuple[str, ...] = (), success_only: bool = False,
                  grounding: PairsOf | None = None, grounding_per_screen: int = 4,
                  observation_version: int | None = None,
-                 split_episodes: tuple[Collection[int], Collection[int]] | None = None) -> None:
+                 split_episodes: tuple[Collection[int], Collection[int]] | None = None, history: int = 0) -> None:
         super().__init__()
         self.split_episodes = split_episodes
+        if isinstance(history, bool) or not isinstance(history, int) or history < 0:
+            raise VluiError(f"history is a number of past steps (0 or more), not {history!r}")
+        self.history = history
         self.observation_version = observation_version
         self.path = Path(path)
         self.paths = [self.path, *(Path(p) for p in mix)]
@@ -179,8 +193,7 @@ class DemoDataModule(L.LightningDataModule):
         for n, part in enumerate(parts):
             frames.append(self._decode(part))
             rows, episode = self._samples(part)
-            samples.append(Transitions(rows.obs + offset, rows.next_obs + offset, *[
-                getattr(rows, f) for f in ("actions", "rewards", "dones", "instruction", "previous", "acted")]))
+            samples.append(replace(rows, obs=rows.obs + offset, next_obs=rows.next_obs + offset, past=rows.past + offset))
             episodes.append(np.stack([np.full(len(episode), n), episode], axis=1))
             offset += part.table.num_rows
         self.frames = torch.from_numpy(np.concatenate(frames))
@@ -249,8 +262,7 @@ class DemoDataModule(L.LightningDataModule):
         actions = _actions(table)
         acted = _actions(table, "acted")  # set where the row's action is a label the agent did not act on
         acted = np.where(np.isnan(acted).all(axis=1, keepdims=True), actions, acted)
-        first = table.column("step").to_numpy() == 0
-        previous = np.where(first[rows, None], np.nan, acted[np.maximum(rows - 1, 0)]).astype(np.float32)
+        past, valid = past_windows(episode, table.column("step").to_numpy(), rows, self.history)
         samples = Transitions(
             obs=torch.from_numpy(rows),
             next_obs=torch.from_numpy(rows + 1),
@@ -258,8 +270,10 @@ class DemoDataModule(L.LightningDataModule):
             rewards=torch.from_numpy(table.column("reward").to_numpy()[rows].astype(np.float32)),
             dones=torch.from_numpy(table.column("terminated").to_numpy(zero_copy_only=False)[rows].astype(np.float32)),
             instruction=torch.tensor([index[instructions[r]] for r in rows], dtype=torch.int64),
-            previous=torch.from_numpy(previous),
             acted=torch.from_numpy(acted[rows]),
+            past=torch.from_numpy(past),
+            past_actions=torch.from_numpy(np.where(valid[..., None], acted[past], np.nan).astype(np.float32)),
+            past_valid=torch.from_numpy(valid),
         )
         return samples, episode[rows]
 
@@ -292,12 +306,17 @@ class DemoDataModule(L.LightningDataModule):
     def batch(self, samples: Transitions, idx: torch.Tensor, next_obs: bool = True) -> dict[str, torch.Tensor]:
         idx = idx.to(samples.obs.device)
         obs, nxt = samples.obs[idx], samples.next_obs[idx]
+        past, past_actions, past_valid = samples.past[idx], samples.past_actions[idx], samples.past_valid[idx]
         out = {"images": self.frames[obs.to(self.frames.device)], "frame": obs, "actions": samples.actions[idx],
                "rewards": samples.rewards[idx], "dones": samples.dones[idx], "instruction": samples.instruction[idx],
-               "previous": samples.previous[idx]}
+               "past_frame": past, "past_actions": past_actions, "past_valid": past_valid}
         if next_obs:
             out["next_images"], out["next_frame"] = self.frames[nxt.to(self.frames.device)], nxt
-            out["next_previous"] = samples.acted[idx]  # o' was reached by the action taken at o
+            # o' was reached by the action taken at o: o is its most recent past step, o's past follows
+            k = self.history
+            out["next_past_frame"] = torch.cat([obs[:, None], past], dim=1)[:, :k]
+            out["next_past_actions"] = torch.cat([samples.acted[idx][:, None], past_actions], dim=1)[:, :k]
+            out["next_past_valid"] = torch.cat([torch.ones_like(past_valid[:, :1]), past_valid], dim=1)[:, :k]
         return out
 
     def grounding_batch(self, idx: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -306,8 +325,11 @@ class DemoDataModule(L.LightningDataModule):
         g = self.grounding_set
         idx = idx.to(g.frame.device)
         frame = g.frame[idx]
+        k = self.history
         return {"images": self.frames[frame.to(self.frames.device)], "frame": frame, "label": g.label[idx],
-                "actions": g.actions[idx], "previous": torch.full((len(idx), 4), float("nan"), device=frame.device)}
+                "actions": g.actions[idx], "past_frame": frame[:, None].expand(-1, k),
+                "past_actions": torch.full((len(idx), k, 4), float("nan"), device=frame.device),
+                "past_valid": torch.zeros((len(idx), k), dtype=torch.bool, device=frame.device)}
 
     def train_dataloader(self) -> DataLoader:
         trainer = self.trainer
@@ -372,6 +394,23 @@ def _screen(data: bytes | None, size: tuple[int, int], root: Path, table, row: i
     raise VluiError(f"{root}: the screen of episode {eid} step {step} {problem}: delete "
                     f"{episode_path(root, eid).relative_to(root)} and run the same collect.py command again to "
                     "collect that episode again")
+
+
+def past_windows(episode: np.ndarray, step: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``rows`` (indices into a table whose row ``r`` is step ``step[r]`` of episode ``episode[r]``), the
+    rows of the ``k`` steps before it in its own episode, most recent first, ``(M, K)`` int64, and whether the episode
+    has each ``(M, K)`` bool (its first steps have fewer before them). A step that is missing points at the row itself.
+    Found by (episode, step), whatever order the table's rows are in: a window never reaches into another episode."""
+    ages = np.arange(1, k + 1)
+    span = int(step.max()) + 1 if len(step) else 1
+    key = episode.astype(np.int64) * span + step  # (episode, step) as one number, ordered
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    wanted = key[rows][:, None] - ages  # the same episode, ``age`` steps before
+    at = np.minimum(np.searchsorted(ordered, wanted), max(len(ordered) - 1, 0))
+    valid = (step[rows][:, None] >= ages) & (ordered[at] == wanted) if len(ordered) else np.zeros(wanted.shape, bool)
+    past = np.where(valid, order[at] if len(ordered) else 0, rows[:, None])
+    return past.astype(np.int64), valid
 
 
 def _actions(table, column: str = "action") -> np.ndarray:

@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from vlui.spec import Memory, Past
 from vlui.tasks.task import Task
 
 # What parts of an observation an agent may read: the screen and the UI tree (uiautomator XML). Drawing the screen
@@ -43,33 +44,45 @@ class Agent(Protocol):
 
 @runtime_checkable
 class BatchAgent(Agent, Protocol):
-    """An agent which acts on many environments at once (one forward pass); what it remembers of an episode is the
-    action taken before, which the rollout hands it."""
+    """An agent which acts on many environments at once (one forward pass). What it remembers of an episode (a
+    policy with ``model.history``) the rollout keeps for it: an agent with a ``memory()`` method (a fresh
+    :class:`~vlui.spec.Memory` of the steps it reads) is handed each episode's :class:`~vlui.spec.Past` as ``past``."""
 
-    def act_batch(self, screens: np.ndarray, instructions: list[str],
-                  previous: np.ndarray | None = None) -> np.ndarray:
-        """``(B, H, W, 3)`` uint8 screens, their instructions and each episode's previous ``(B, 4)`` action (NaN
-        rows at a first step) -> ``(B, 4)`` actions."""
+    def act_batch(self, screens: np.ndarray, instructions: list[str]) -> np.ndarray:
+        """``(B, H, W, 3)`` uint8 screens and their instructions (and, for an agent with ``memory()``, ``past``: the
+        episodes' :class:`~vlui.spec.Past`) -> ``(B, 4)`` actions."""
+
+
+def reads_past(agent: Any) -> bool:
+    """Whether the rollout hands ``agent``'s ``act_batch`` the episodes' past: it has a ``memory()``."""
+    return callable(getattr(agent, "memory", None))
 
 
 class OneEpisodeAtATime:
-    """``reset`` and ``act`` for a :class:`BatchAgent` run on one environment: it keeps the episode's previous
-    action itself, which the rollout hands ``act_batch`` otherwise."""
+    """``reset`` and ``act`` for a :class:`BatchAgent` that reads the past (``memory()``, and ``act_batch`` with a
+    ``past``) run on one environment: it keeps the episode's :class:`~vlui.spec.Memory` itself, which the rollout
+    keeps otherwise."""
 
     reads: ClassVar[tuple[str, ...]] = ("screen",)
-    previous: np.ndarray = np.full(4, np.nan, dtype=np.float32)
+    _memory: Memory | None = None
 
-    def act_batch(self, screens: np.ndarray, instructions: list[str],
-                  previous: np.ndarray | None = None) -> np.ndarray:
+    def act_batch(self, screens: np.ndarray, instructions: list[str], past: Past | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+    def memory(self) -> Memory:
         raise NotImplementedError
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
-        self.previous = np.full(4, np.nan, dtype=np.float32)
+        self._memory = self.memory()
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray:
-        self.previous = np.asarray(self.act_batch(obs["screen"][None], [obs["instruction"]], self.previous[None])[0],
-                                   dtype=np.float32)
-        return self.previous
+        if self._memory is None:
+            self._memory = self.memory()
+        screens = obs["screen"][None]
+        action = np.asarray(self.act_batch(screens, [obs["instruction"]], Memory.batch([self._memory], screens))[0],
+                            dtype=np.float32)
+        self._memory.add(obs["screen"], action)
+        return action
 
 
 @runtime_checkable

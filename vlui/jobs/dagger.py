@@ -35,20 +35,34 @@ from vlui.env.env import make_env
 from vlui.models.policy import VLUIPolicy
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
 from vlui.seeding import substream
+from vlui.spec import Memory, Past
 
 
 class PolicyActor(OneEpisodeAtATime):
     """A policy being trained, as a batch agent (deterministic: the actions evaluation would take). Screens of the
-    dataset's size are resized to the policy's as training resized them."""
+    dataset's size, past screens included, are resized to the policy's as training resized them."""
 
     def __init__(self, policy: VLUIPolicy) -> None:
         self.policy = policy
 
-    def act_batch(self, screens: np.ndarray, instructions: list[str], previous: np.ndarray | None = None) -> np.ndarray:
+    def memory(self) -> Memory:
+        return self.policy.memory()
+
+    def act_batch(self, screens: np.ndarray, instructions: list[str], past: Past | None = None) -> np.ndarray:
         h, w = self.policy.image_size
         if screens.shape[1:3] != (h, w):
-            screens = np.stack([np.asarray(Image.fromarray(s).resize((w, h), Image.BILINEAR)) for s in screens])
-        return self.policy.select_action(screens, instructions, previous)
+            screens = _resized(screens, (h, w))
+            if past is not None and past.screens is not None:
+                k = past.screens.shape[1]
+                past = replace(past, screens=_resized(past.screens.reshape(-1, *past.screens.shape[2:]), (h, w))
+                               .reshape(len(screens), k, h, w, 3))
+        return self.policy.select_action(screens, instructions, past)
+
+
+def _resized(screens: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``(N, H, W, 3)`` uint8 screens at ``size`` (height, width), resized as training resizes them."""
+    h, w = size
+    return np.stack([np.asarray(Image.fromarray(s).resize((w, h), Image.BILINEAR)) for s in screens])
 
 
 class Labeller:

@@ -1,8 +1,8 @@
 """``python evaluate.py mode=offline``: GUIOdyssey's offline evaluation, no phone.
 
 For every step of a dataset's held-out demonstrations (a named split's part, vlui/data/splits.py), the agent is
-shown the step's screen, the instruction and (a policy with ``model.history``) the action demonstrated before it,
-and its action is compared with the demonstrated one (:func:`vlui.eval.metrics.actions_match`). AMS is the share of
+shown the step's screen, the instruction and (a policy with ``model.history``) the steps demonstrated before it
+(their actions, and their screens with ``model.history_screens``), and its action is compared with the demonstrated one (:func:`vlui.eval.metrics.actions_match`). AMS is the share of
 steps matched, SR the share of episodes with every step matched. A policy acts on batches of steps
 (``data.batch_size``) in one forward pass each; ``agent=random`` draws uniform dual-gestures, a floor to beat.
 
@@ -37,7 +37,7 @@ from vlui.eval.metrics import Box, actions_match
 from vlui.jobs.policies import checkpoint_groups
 from vlui.models.files import CONFIG, export_dir
 from vlui.seeding import substream
-from vlui.spec import ObsActionSpec
+from vlui.spec import Memory, ObsActionSpec
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class Demonstration:
     instruction: str
     screens: list[bytes]  # (T,) PNGs
     reference: list[ParsedAction]  # (T,) the demonstrated actions
-    previous: np.ndarray  # (T, 4) float32, the action demonstrated before each step (NaN at the first)
+    taken: np.ndarray  # (T, 4) float32, the action taken at each step: what the next steps' past holds
     boxes: list[list[Box]] | None  # (T,) each screen's clickable elements, or None without UI trees
 
 
@@ -75,21 +75,20 @@ def clickable_boxes(xml: str) -> list[Box]:
 def _demonstration(root: Path, entry: dict[str, Any], parser: ActionParser) -> Demonstration:
     rows = read_episode(root / entry["file"], COLUMNS).to_pylist()
     steps = [r for r in rows if not r["is_last"] and r["action"] is not None]
-    reference, previous, before = [], [], None
+    reference, taken = [], []
     for r in steps:
         if r["action_kind"] is not None:
             key = r["action_key"] or ""
             reference.append(ParsedAction(r["action_kind"], tuple(r["touch"]), tuple(r["lift"]), key))
         else:  # read as the dataset reads its actions
             reference.append(parser.parse(r["action"]))
-        previous.append(np.full(4, np.nan, np.float32) if before is None else before)
         # a relabelled (DAgger) step's label is not what led on: the action taken is (vlui/data/datamodule.py)
-        before = np.asarray(r["acted"] if r["acted"] is not None else r["action"], np.float32)
+        taken.append(np.asarray(r["acted"] if r["acted"] is not None else r["action"], np.float32))
     xmls = [r["xml"] for r in steps]
     first = rows[0]
     return Demonstration(int(entry["episode_id"]), first["task_id"], str(first["snapshot_id"]),
                          first["instruction"], [r["screen"] for r in steps], reference,
-                         np.stack(previous) if previous else np.zeros((0, 4), np.float32),
+                         np.stack(taken) if taken else np.zeros((0, 4), np.float32),
                          [clickable_boxes(x) for x in xmls] if xmls and None not in xmls else None)
 
 
@@ -236,11 +235,19 @@ def _act(agent: Any, demos: list[Demonstration], batch_size: int, seed: int, bar
         batch = steps[start:start + batch_size]
         screens = _screens([demos[i].screens[t] for i, t in batch], size)
         predicted = agent.act_batch(screens, [demos[i].instruction for i, _ in batch],
-                                    np.stack([demos[i].previous[t] for i, t in batch]))
+                                    Memory.batch([_memory(agent.memory(), demos[i], t, size) for i, t in batch], screens))
         for (i, t), a in zip(batch, predicted, strict=True):
             actions[i][t] = a
         bar.update(len(batch))
     return actions
+
+
+def _memory(memory: Memory, demo: Demonstration, t: int, size: tuple[int, int]) -> Memory:
+    """``memory`` (fresh) told the steps demonstrated before step ``t``, as many as it keeps: what the policy would
+    remember had it been acting."""
+    for s in range(max(0, t - memory.steps), t):
+        memory.add(_screens([demo.screens[s]], size)[0] if memory.screens else None, demo.taken[s])
+    return memory
 
 
 def _parsed(parser: ActionParser, action: np.ndarray) -> ParsedAction | None:

@@ -73,6 +73,7 @@ class ActorAgent(OneEpisodeAtATime):
 
     def __init__(self, act: Actor) -> None:
         self.act_batch = act
+        self.memory = act.memory
 
 
 def build(cfg: DictConfig, module_class: type[PPOModule]) -> tuple[PPOModule, RolloutData]:
@@ -100,14 +101,15 @@ def build(cfg: DictConfig, module_class: type[PPOModule]) -> tuple[PPOModule, Ro
     env = env_settings(cfg.env).with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
     a = module.algo
     module.use(OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed),
-               demonstrations(cfg, start.spec))
+               demonstrations(cfg, start.spec, model.history))
     module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"
     return module, RolloutData(module)
 
 
-def demonstrations(cfg: DictConfig, spec: ObsActionSpec) -> DemoDataModule | None:
+def demonstrations(cfg: DictConfig, spec: ObsActionSpec, history: int = 0) -> DemoDataModule | None:
     """The demonstrations PPO imitates alongside when ``algo.bc_coef`` > 0: ``data.name``'s dataset (the train
-    part of ``data.split`` when set), at the policy's screen size (and reading actions as the policy does)."""
+    part of ``data.split`` when set), at the policy's screen size (and reading actions as the policy does), each step
+    with its episode's last ``history`` steps (the policy's ``model.history``)."""
     if not cfg.algo.bc_coef:
         return None
     path = Path(cfg.data.path)
@@ -120,6 +122,6 @@ def demonstrations(cfg: DictConfig, spec: ObsActionSpec) -> DemoDataModule | Non
     split = training_split(path, cfg.data.split)
     demos = DemoDataModule(str(path), val_fraction=0.0, image_height=spec.height, image_width=spec.width,
                            on_device=False, seed=cfg.seed,
-                           split_episodes=(split.parts["train"], ()) if split else None)
+                           split_episodes=(split.parts["train"], ()) if split else None, history=history)
     demos.setup()
     return demos

@@ -206,21 +206,23 @@ def build(cfg: DictConfig, module_class: type[L.LightningModule]) -> tuple[L.Lig
         online = ", ".join(f"algo={name}" for name, a in ALGORITHMS.items() if a.online)
         raise VluiError(f"init= starts online RL from a trained policy ({online}); algo={cfg.algo.name} trains "
                         "from the model settings: drop init=")
+    model: ModelConfig = OmegaConf.to_object(cfg.model)  # an impossible combination fails before any data is read
     warn_random_image_encoder(cfg.model.vision)
     spec = training_spec(cfg, ensure_dataset(cfg))
     module = module_class(
-        policy=to_dict(OmegaConf.to_object(cfg.model), spec), algo=OmegaConf.to_container(cfg.algo, resolve=True),
+        policy=to_dict(model, spec), algo=OmegaConf.to_container(cfg.algo, resolve=True),
         augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
         channels_last=cfg.channels_last, compile=cfg.compile, grounding_weight=cfg.data.grounding.weight)
     module.store_features = cfg.data.feature_cache
-    return module, datamodule(cfg, spec)
+    return module, datamodule(cfg, spec, history=model.history)
 
 
 def datamodule(cfg: DictConfig, spec: ObsActionSpec, extra: Sequence[str] = (), seed: int | None = None,
-               steps_per_epoch: int | None = None) -> DemoDataModule:
+               steps_per_epoch: int | None = None, history: int = 0) -> DemoDataModule:
     """The training data of ``cfg`` (``data.name``, the train part of ``data.split`` when set, and ``data.mix``) at
     ``spec``'s screen size, with ``extra`` datasets (DAgger's rounds), and grounding examples from the screens' UI
-    trees when ``data.grounding.weight`` > 0 (their taps read as ``spec`` reads actions). A split's held-out values
+    trees when ``data.grounding.weight`` > 0 (their taps read as ``spec`` reads actions); each sample with its
+    episode's last ``history`` steps (the policy's ``model.history``). A split's held-out values
     found in any of it are refused (:func:`vlui.jobs.split.training_split`)."""
     grounding = cfg.data.grounding
     pairs = partial(grounding_pairs, parser=ActionParser.of(spec))
@@ -234,7 +236,8 @@ def datamodule(cfg: DictConfig, spec: ObsActionSpec, extra: Sequence[str] = (), 
                           success_only=cfg.data.success_only,
                           grounding=pairs if grounding.weight else None,
                           grounding_per_screen=grounding.per_screen, observation_version=OBSERVATION_VERSION,
-                          split_episodes=(split.parts["train"], split.parts["val"]) if split else None)
+                          split_episodes=(split.parts["train"], split.parts["val"]) if split else None,
+                          history=history)
 
 
 def warn_random_image_encoder(vision: DictConfig) -> None:
@@ -418,7 +421,8 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
                  f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
         data = datamodule(cfg, module.policy.spec, rounds, seed=cfg.seed + r,
-                          steps_per_epoch=min(cfg.data.steps_per_epoch, cfg.dagger.steps))
+                          steps_per_epoch=min(cfg.data.steps_per_epoch, cfg.dagger.steps),
+                          history=module.policy.cfg.history)
         trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True) | {"max_steps": cfg.dagger.steps,
                                                                            "enable_checkpointing": False}
         trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=[])

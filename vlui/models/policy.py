@@ -10,6 +10,12 @@ one vector. Two heads turn that into a dual-gesture:
   it is the point, and a tap-or-swipe logit says whether the lift is the touch point or a cell of its own. A screen
   whose icons moved is then a matter of finding the icon, not of remembering where it was.
 
+With ``model.history`` = K the policy reads the episode's last K steps too (:class:`~vlui.spec.Past`): the previous
+action joins every instruction token (:class:`PreviousAction`), and with K >= 2 or ``model.history_screens`` every
+past step is also a token (:class:`PastSteps`: its action, its age and, with screens, its screen through the same
+image encoder, pooled) that the instruction attends to beside the image tokens; a step the episode does not have
+is masked out.
+
 A policy is rebuilt from its settings alone (:class:`~vlui.models.settings.ModelConfig` and the screen size), so an
 export is a JSON config plus safetensors weights:
 no Hydra, no pickle (:func:`export_policy`, :func:`load_policy`). It is shared the Hugging Face Hub's way
@@ -20,9 +26,12 @@ export from a folder or a Hub repo id, ``save_pretrained`` and ``push_to_hub`` w
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -40,7 +49,7 @@ from vlui.models.files import CONFIG, WEIGHTS, export_dir
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.models.text_encoder import InstructionCache, TextEncoder
 from vlui.models.vision import VisionEncoder
-from vlui.spec import ObsActionSpec
+from vlui.spec import Memory, ObsActionSpec, Past
 
 EXPORT_VERSION = 3  # 3: settings as {model, spec}; 2 {model, image_size} and 1 (one flat mapping) still read
 READABLE_VERSIONS = (1, 2, 3)
@@ -67,8 +76,16 @@ class Fusion(nn.Module):
         self.attn = nn.MultiheadAttention(dim, heads, dropout=dropout, batch_first=True)
         self.norm = nn.LayerNorm(dim)
 
-    def forward(self, text: torch.Tensor, mask: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
-        attended, _ = self.attn(text, image, image, need_weights=False)
+    def forward(self, text: torch.Tensor, mask: torch.Tensor, image: torch.Tensor, steps: torch.Tensor | None = None,
+                present: torch.Tensor | None = None) -> torch.Tensor:
+        """With ``steps`` ``(B, K, d)``, the past steps' tokens (:class:`PastSteps`), the text attends to them too,
+        except where ``present`` ``(B, K)`` is False."""
+        if steps is None:
+            attended, _ = self.attn(text, image, image, need_weights=False)
+        else:
+            keys = torch.cat([image, steps.to(image.dtype)], dim=1)
+            ignored = torch.cat([torch.zeros(image.shape[:2], dtype=torch.bool, device=image.device), ~present], dim=1)
+            attended, _ = self.attn(text, keys, keys, key_padding_mask=ignored, need_weights=False)
         x = self.norm(text + attended)
         m = mask.unsqueeze(-1).to(x.dtype)
         return (x * m).sum(1) / m.sum(1).clamp(min=1.0)
@@ -89,31 +106,58 @@ def grid_positions(h: int, w: int, dim: int, device: torch.device | None = None)
     return torch.cat([rows[:, None].expand(h, w, -1), cols[None].expand(h, w, -1)], dim=-1).reshape(h * w, dim)
 
 
+FREQUENCIES = 6  # octaves at which a past action's numbers are read (sine and cosine)
+
+
+def gesture_waves(actions: torch.Tensor) -> torch.Tensor:
+    """``(..., 4)`` dual-gestures -> ``(..., 4 * 2 * FREQUENCIES)``: each number's sine and cosine at
+    :data:`FREQUENCIES` octaves, so a point is told from its neighbours a 32nd of the screen away."""
+    freqs = (2.0 ** torch.arange(FREQUENCIES, device=actions.device)) * (math.pi / 2)
+    angle = (actions[..., None] * freqs).flatten(-2)  # (..., 4 * F)
+    return torch.cat([angle.sin(), angle.cos()], dim=-1)
+
+
 class PreviousAction(nn.Module):
-    """``model.history``: the episode's previous dual-gesture as a ``(B, d)`` vector, from its four numbers at
-    ``FREQUENCIES`` octaves (sine and cosine: a point is told from its neighbours a 32nd of the screen away) and
-    whether there is one at all (NaN, or no tensor, at an episode's first step).
+    """``model.history`` >= 1: the episode's previous dual-gesture as a ``(B, d)`` vector, from its
+    :func:`gesture_waves` and whether there is one at all (NaN, or no tensor, at an episode's first step).
 
     A memoryless policy cannot tell a screen its last tap left unchanged (a radio button already checked) from the
     same screen before that tap, and repeats the tap until the step limit; the previous action tells them apart."""
 
-    FREQUENCIES = 6
+    FREQUENCIES = FREQUENCIES
 
     def __init__(self, dim: int) -> None:
         super().__init__()
         self.net = mlp(4 * 2 * self.FREQUENCIES + 1, [dim], dim)
 
     def forward(self, previous: torch.Tensor | None, batch: int, device: torch.device) -> torch.Tensor:
+        """``(B, 4)`` previous actions, NaN rows (or None) where there is none -> ``(B, d)``."""
         if previous is None:
             previous = torch.full((batch, 4), float("nan"), device=device)
         previous = previous.to(device=device, dtype=torch.float32)
-        if previous.shape != (batch, 4):
-            raise VluiError(f"the previous actions are {tuple(previous.shape)}, expected ({batch}, 4)")
         present = ~torch.isnan(previous).any(dim=-1, keepdim=True)
-        freqs = (2.0 ** torch.arange(self.FREQUENCIES, device=device)) * (math.pi / 2)
-        angle = (torch.where(present, previous, 0.0)[..., None] * freqs).flatten(1)  # (B, 4 * F)
-        waves = torch.cat([angle.sin(), angle.cos()], dim=-1) * present
+        waves = gesture_waves(torch.where(present, previous, 0.0)) * present
         return self.net(torch.cat([waves, present.float()], dim=-1))
+
+
+class PastSteps(nn.Module):
+    """``model.history`` = K >= 2, or ``model.history_screens``: each of the last K steps as a ``(d,)`` token, the
+    sum of its action (:func:`gesture_waves` through an MLP), a learned embedding of its age (slot ``j``: ``j + 1``
+    steps ago) and, with screens, its screen's image tokens (the policy's own image encoder), averaged and projected.
+    The instruction attends to them beside the image tokens (:class:`Fusion`); a step the episode does not have is
+    masked out there, and its inputs are zeros here, so whatever its slot held changes nothing."""
+
+    def __init__(self, dim: int, steps: int, screens: bool) -> None:
+        super().__init__()
+        self.action = mlp(4 * 2 * FREQUENCIES, [dim], dim)
+        self.age = nn.Parameter(torch.randn(steps, dim) * 0.02)
+        self.screen = nn.Linear(dim, dim) if screens else None
+
+    def forward(self, actions: torch.Tensor, pooled: torch.Tensor | None) -> torch.Tensor:
+        """``(B, K, 4)`` actions (zeros where a step is missing) and ``(B, K, d)`` pooled screens (or None) ->
+        ``(B, K, d)`` tokens."""
+        tokens = self.action(gesture_waves(actions)) + self.age
+        return tokens if pooled is None else tokens + self.screen(pooled.to(tokens.dtype))
 
 
 class Fused(NamedTuple):
@@ -137,31 +181,99 @@ class Encoder(nn.Module):
                                     cfg.vision.freeze, cfg.vision.feature_index, cfg.vision.detail_index,
                                     cfg.vision.tune_blocks)
         self.text_proj = nn.Linear(text_dim, cfg.hidden_dim)
+        self.history, self.history_screens = cfg.history, cfg.history_screens
         self.previous = PreviousAction(cfg.hidden_dim) if cfg.history else None
         self.fusion = Fusion(cfg.hidden_dim, cfg.num_heads, cfg.dropout)
+        # after the modules a policy of model.history=true had, so that one is built (and initialised) as it was
+        self.past = (PastSteps(cfg.hidden_dim, cfg.history, cfg.history_screens)
+                     if cfg.history > 1 or cfg.history_screens else None)
         self.positions = cfg.positions
         if cfg.positions and cfg.hidden_dim % 4:
             raise VluiError(f"model.hidden_dim ({cfg.hidden_dim}) must be divisible by 4 for model.positions=true")
 
-    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
-                previous: torch.Tensor | None = None) -> Fused:
-        """``(B, H, W, 3)`` uint8, ``(B, L, Dt)``, ``(B, L)`` bool, and with ``model.history`` the episode's
-        previous ``(B, 4)`` actions (NaN rows, or None, where there is none) -> :class:`Fused`."""
-        return self.from_cached(self.vision.cached_map(images), text, mask, previous)
+    def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor, past: Past | None = None) -> Fused:
+        """``(B, H, W, 3)`` uint8, ``(B, L, Dt)``, ``(B, L)`` bool, and with ``model.history`` the episodes'
+        :class:`~vlui.spec.Past` (its screens ``(B, K, H, W, 3)`` uint8 with ``model.history_screens``; None: every
+        episode at its first step) -> :class:`Fused`."""
+        cached = self.vision.cached_map(images)
+        if past is not None and self.history_screens and past.screens is not None:
+            past = replace(past, screens=self._past_maps(past, cached.shape[1:]))
+        return self.from_cached(cached, text, mask, past)
+
+    def _past_maps(self, past: Past, shape: torch.Size) -> torch.Tensor:
+        """The past screens' :meth:`~vlui.models.vision.VisionEncoder.cached_map`, ``(B, K, *shape)``: computed for
+        the steps that exist only (zeros elsewhere), so a missing step's slot is never run through the backbone."""
+        present = self._present(past, len(past.valid)).flatten()
+        screens = past.screens.flatten(0, 1)
+        out = torch.zeros((len(present), *shape), device=present.device)
+        index = present.nonzero().squeeze(1)
+        if len(index):
+            maps = self.vision.cached_map(screens[index.to(screens.device)].to(present.device))
+            out = out.to(maps.dtype).index_copy(0, index, maps)
+        return out.unflatten(0, past.valid.shape[:2])
 
     def from_cached(self, cached: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
-                    previous: torch.Tensor | None = None) -> Fused:
+                    past: Past | None = None) -> Fused:
         """The same from the vision encoder's :meth:`~vlui.models.vision.VisionEncoder.cached_map` of the screens
-        (precomputed once per screen when the backbone is frozen)."""
+        (precomputed once per screen when the backbone is frozen), the past screens' too."""
         fmap = self.vision.from_cached(cached.float())
         h, w = int(fmap.shape[-2]), int(fmap.shape[-1])
         tokens = self.vision.tokens(fmap.float())
         if self.positions:
             tokens = tokens + grid_positions(h, w, tokens.shape[-1], tokens.device).to(tokens.dtype)
         text = self.text_proj(text)
-        if self.previous is not None:  # the previous action joins every query: "I just tapped there"
-            text = text + self.previous(previous, len(text), text.device).to(text.dtype)[:, None]
-        return Fused(self.fusion(text, mask, tokens), tokens, text, mask, (h, w))
+        if self.previous is None:
+            return Fused(self.fusion(text, mask, tokens), tokens, text, mask, (h, w))
+        present = self._present(past, len(text))
+        previous = None
+        if past is not None:  # the most recent step's action, NaN where there is none
+            previous = torch.where(present[:, :1], past.actions[:, 0].to(present.device, torch.float32), float("nan"))
+        # the previous action joins every query: "I just tapped there"
+        text = text + self.previous(previous, len(text), text.device).to(text.dtype)[:, None]
+        if self.past is None:
+            return Fused(self.fusion(text, mask, tokens), tokens, text, mask, (h, w))
+        steps = self.past(self._past_actions(past, present), self._pooled_screens(past, present, tokens.dtype))
+        return Fused(self.fusion(text, mask, tokens, steps, present), tokens, text, mask, (h, w))
+
+    def _present(self, past: Past | None, batch: int) -> torch.Tensor:
+        """``(B, K)`` bool: the past steps that exist (flagged valid, with four finite numbers), checked against
+        the policy's settings; none when ``past`` is None."""
+        device = self.text_proj.weight.device
+        if past is None:
+            return torch.zeros((batch, self.history), dtype=torch.bool, device=device)
+        k = self.history
+        actions, valid = past.actions, past.valid
+        if tuple(actions.shape) != (batch, k, 4) or tuple(valid.shape) != (batch, k):
+            raise VluiError(f"the past is {tuple(actions.shape)} actions and {tuple(valid.shape)} flags, expected "
+                            f"({batch}, {k}, 4) and ({batch}, {k}): the policy reads the last {k} steps "
+                            f"(model.history={k})")
+        if self.history_screens and past.screens is None:
+            raise VluiError("the policy reads the past steps' screens too (model.history_screens=true): hand them in "
+                            "the past (its Memory keeps them)")
+        actions = actions.to(device=device, dtype=torch.float32)
+        return valid.to(device=device, dtype=torch.bool) & torch.isfinite(actions).all(dim=-1)
+
+    @staticmethod
+    def _past_actions(past: Past | None, present: torch.Tensor) -> torch.Tensor:
+        """``(B, K, 4)``: the past actions, zeros where a step is missing."""
+        if past is None:
+            return torch.zeros((*present.shape, 4), device=present.device)
+        actions = past.actions.to(device=present.device, dtype=torch.float32)
+        return torch.where(present[..., None], actions, 0.0)
+
+    def _pooled_screens(self, past: Past | None, present: torch.Tensor, dtype: torch.dtype) -> torch.Tensor | None:
+        """``(B, K, d)``: each past screen's image tokens averaged (zeros where a step is missing); None without
+        ``model.history_screens``. ``past.screens`` holds what :meth:`from_cached` takes of a screen."""
+        if not self.history_screens:
+            return None
+        flat = present.flatten()
+        out = torch.zeros((len(flat), self.text_proj.out_features), device=present.device, dtype=dtype)
+        index = flat.nonzero().squeeze(1)
+        if past is not None and len(index):
+            cached = past.screens.flatten(0, 1)[index.to(past.screens.device)].to(present.device)
+            pooled = self.vision.tokens(self.vision.from_cached(cached.float()).float()).mean(dim=1)
+            out = out.to(pooled.dtype).index_copy(0, index, pooled)
+        return out.unflatten(0, present.shape)
 
 
 class MLPHead(nn.Sequential):
@@ -231,6 +343,33 @@ class PointerHead(nn.Module):
 HEADS = {"mlp": MLPHead, "pointer": PointerHead}
 
 
+class RecentMaps:
+    """A frozen backbone's :meth:`~vlui.models.vision.VisionEncoder.cached_map` of the screens a policy acted on
+    lately, by their content: a policy that reads past screens in a rollout finds each one here (it was the current
+    screen a few steps before) instead of running the backbone on it again. The ``size`` most recent are kept."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._maps: OrderedDict[bytes, torch.Tensor] = OrderedDict()
+
+    def clear(self) -> None:
+        self._maps.clear()
+
+    def __call__(self, vision: VisionEncoder, screens: np.ndarray, device: torch.device) -> torch.Tensor:
+        """``(N, H, W, 3)`` uint8 -> their maps ``(N, C, h, w)``, each computed once."""
+        keys = [hashlib.blake2b(np.ascontiguousarray(s).data, digest_size=16).digest() for s in screens]
+        missing = {k: i for i, k in enumerate(keys) if k not in self._maps}
+        if missing:
+            maps = vision.cached_map(torch.as_tensor(screens[list(missing.values())], device=device))
+            self._maps.update(zip(missing, maps, strict=True))
+        for k in keys:
+            self._maps.move_to_end(k)
+        out = torch.stack([self._maps[k] for k in keys]).to(device)
+        while len(self._maps) > self.size:
+            self._maps.popitem(last=False)
+        return out
+
+
 class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list(cards.TAGS)):
     """The policy of ``cfg`` for the screens and actions of ``spec``.
 
@@ -251,6 +390,11 @@ class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list
         self.head = HEADS[cfg.head](cfg)
         # what its export records besides the settings: the run, its recipe, a summary of its data (train.py)
         self.metadata: dict[str, Any] = {}
+        self.recent = RecentMaps()  # rollouts of a frozen backbone that reads past screens (select_action)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        self.recent.clear()  # maps of other weights
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     # ------------------------------------------------------------------------------------ sharing (the Hub's way)
     @classmethod
@@ -336,10 +480,15 @@ class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list
         return self.spec.image_size
 
     def forward(self, images: torch.Tensor, text: torch.Tensor, mask: torch.Tensor,
-                previous: torch.Tensor | None = None) -> torch.Tensor:
-        """``(B, H, W, 3)`` uint8 screens and instruction tokens (and, with ``model.history``, the episode's
-        previous ``(B, 4)`` actions, NaN where none) -> ``(B, 4)`` actions in [-1, 1]."""
-        return self.act_from_features(self.encoder(images, text, mask, previous))
+                past: Past | None = None) -> torch.Tensor:
+        """``(B, H, W, 3)`` uint8 screens and instruction tokens (and, with ``model.history``, the episodes'
+        :class:`~vlui.spec.Past`) -> ``(B, 4)`` actions in [-1, 1]."""
+        return self.act_from_features(self.encoder(images, text, mask, past))
+
+    def memory(self) -> Memory:
+        """A fresh record of one episode, keeping what the policy reads of it (``model.history`` steps, their screens
+        with ``model.history_screens``)."""
+        return Memory(self.cfg.history, self.cfg.history_screens)
 
     def head_output(self, features: Fused) -> Any:
         """The head's raw output (what its loss trains): ``(B, 4)`` actions for ``mlp``, cell scores and offsets
@@ -352,17 +501,41 @@ class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list
 
     @torch.no_grad()
     def select_action(self, screens: np.ndarray | torch.Tensor, instructions: list[str],
-                      previous: np.ndarray | None = None) -> np.ndarray:
-        """Rollouts: ``(B, H, W, 3)`` uint8 screens, their instructions and the episodes' previous ``(B, 4)``
-        actions (NaN rows where none; read by a policy with ``model.history``) -> ``(B, 4)`` float32 actions."""
+                      past: Past | None = None) -> np.ndarray:
+        """Rollouts: ``(B, H, W, 3)`` uint8 screens, their instructions and the episodes' :class:`~vlui.spec.Past`
+        (numpy; read by a policy with ``model.history``, None: every episode at its first step) -> ``(B, 4)``
+        float32 actions."""
         device = next(self.encoder.parameters()).device
         images = torch.as_tensor(np.asarray(screens), device=device)
         if tuple(images.shape[1:3]) != self.image_size:
             raise VluiError(f"the policy takes {self.image_size[0]}x{self.image_size[1]} screens, got "
                             f"{images.shape[1]}x{images.shape[2]}: set env.observation_height/width to match")
         text, mask = self.text.lookup(list(instructions))
-        prev = None if previous is None else torch.as_tensor(np.asarray(previous, dtype=np.float32), device=device)
-        return self(images, text.to(device), mask.to(device), prev).float().cpu().numpy()
+        if past is not None and past.screens is not None and self.cfg.history_screens and \
+                tuple(np.shape(past.screens)[2:4]) != self.image_size:
+            raise VluiError(f"the policy takes {self.image_size[0]}x{self.image_size[1]} screens, and its past screens "
+                            f"are {np.shape(past.screens)[2]}x{np.shape(past.screens)[3]}")
+        text, mask = text.to(device), mask.to(device)
+        if not self.cfg.history:
+            return self(images, text, mask).float().cpu().numpy()  # a memoryless policy reads no past
+        if past is not None:
+            past = Past(torch.as_tensor(np.asarray(past.actions, dtype=np.float32), device=device),
+                        torch.as_tensor(np.asarray(past.valid, dtype=bool), device=device),
+                        None if past.screens is None or not self.cfg.history_screens else np.asarray(past.screens))
+        if not (self.cfg.history_screens and self.encoder.vision.frozen):
+            if past is not None and past.screens is not None:
+                past = replace(past, screens=torch.as_tensor(past.screens))  # to the device step by step
+            return self(images, text, mask, past).float().cpu().numpy()
+        # a frozen backbone's maps of the screens, past ones found among those of the steps before
+        vision = self.encoder.vision
+        cached = self.recent(vision, np.asarray(screens), device)
+        if past is not None and past.screens is not None:
+            present = self.encoder._present(past, len(images)).cpu().numpy()
+            maps = torch.zeros((*present.shape, *cached.shape[1:]), dtype=cached.dtype, device=device)
+            if present.any():
+                maps[torch.as_tensor(present, device=device)] = self.recent(vision, past.screens[present], device)
+            past = replace(past, screens=maps)
+        return self.act_from_features(self.encoder.from_cached(cached, text, mask, past)).float().cpu().numpy()
 
 
 class Critics(nn.Module):

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Optional
 
 from vlui.errors import VluiError
-from vlui.limits import AT_LEAST_1, Range
+from vlui.limits import AT_LEAST_1, Count, Range
 from vlui.spec import ObsActionSpec
 
 
@@ -55,11 +55,25 @@ class ModelConfig:
     head: str = "mlp"  # "mlp": the paper's regression head | "pointer": touch and lift cells on the image grid
     positions: bool = False  # add 2-D sine-cosine positions to the image tokens (the paper adds none)
     pointer_layers: int = 1  # head=pointer: self-attention layers over the instruction-conditioned image tokens
-    history: bool = False  # the previous action of the episode is an input too (none at the first step)
+    # K: the episode's last K steps are inputs too (0: none; 1: the previous action). true and false, what configs
+    # and exports held before it counted steps, read as 1 and 0. Any, not int: OmegaConf would refuse them
+    history: Any = 0
+    history_screens: bool = False  # with history K: the last K steps' screens too, through the same image encoder
 
-    LIMITS: ClassVar[dict[str, Range]] = {"hidden_dim": AT_LEAST_1, "num_heads": AT_LEAST_1, "head_dims": AT_LEAST_1,
-                                          "dropout": Range(0, 1, open_hi=True), "pointer_layers": Range(0, None)}
+    LIMITS: ClassVar[dict[str, Range | Count]] = {
+        "hidden_dim": AT_LEAST_1, "num_heads": AT_LEAST_1, "head_dims": AT_LEAST_1,
+        "dropout": Range(0, 1, open_hi=True), "pointer_layers": Range(0, None), "history": Count(0, switch=True)}
     CHOICES: ClassVar[dict[str, tuple]] = {"head": ("mlp", "pointer")}
+
+    def __post_init__(self) -> None:
+        steps = self.LIMITS["history"]
+        problem = steps.problem(self.history)
+        if problem:
+            raise VluiError(f"model.history {problem}, not {self.history!r}")
+        self.history = steps.read(self.history)
+        if self.history_screens and not self.history:
+            raise VluiError("model.history_screens=true reads the past steps' screens: set model.history to how many "
+                            "(e.g. model.history=4)")
 
 
 # How exports of format 1 and checkpoints before this module named the settings: one flat mapping.
