@@ -318,6 +318,30 @@ def test_ppo_trains_the_last_blocks_of_the_backbone_when_asked(weak_policy: Path
     assert load_policy(weak_policy).cfg.vision.tune_blocks == 0
 
 
+@pytest.mark.integration
+def test_ppo_fine_tunes_a_policy_that_reads_its_last_4_screens_imitating_the_demonstrations(
+        tmp_path: Path, tiny_dataset: Path) -> None:
+    # train.py algo=ppo end to end (rollouts, Lightning's minibatches of the iteration, the demonstrations' past) from
+    # a policy with model.history=4 model.history_screens=true; its export keeps both
+    torch.manual_seed(0)
+    cfg = ModelConfig(VisionConfig("efficientnet_b0", pretrained=None, freeze=True, feature_index=-2),
+                      TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32], head="pointer",
+                      positions=True, pointer_layers=0, history=4, history_screens=True)
+    start = export_policy(VLUIPolicy(cfg, ObsActionSpec(64, 32)), tmp_path / "start" / "policy")
+    result = train.run(compose("train", ppo(tmp_path, start, "algo.iterations=1", "algo.episodes=4", "algo.envs=2",
+                                            "algo.minibatch=8", "algo.eval_every=0", "algo.bc_coef=0.5",
+                                            "trainer.log_every_n_steps=1",
+                                            f"paths.data_dir={tiny_dataset.parent}", f"data.name={tiny_dataset.name}"),
+                               output_dir=tmp_path / "out"))
+    logged = {k for row in metrics(tmp_path / "out") for k, v in row.items() if v}
+    assert {"train/policy_loss", "train/bc_loss"} <= logged
+    tuned = load_policy(result["policy"])
+    assert (tuned.cfg.history, tuned.cfg.history_screens) == (4, True)
+    before, after = load_file(str(start / "model.safetensors")), load_file(str(Path(result["policy"]) /
+                                                                              "model.safetensors"))
+    assert any(not torch.equal(before[k], after[k]) for k in before if k.startswith("encoder.past."))
+
+
 def test_the_learning_curve_runs_on_validation_phones_by_default(tmp_path: Path) -> None:
     # choices (an iteration count) are made on validation phones, never on the test snapshots
     from vlui.algos.settings import PPOConfig

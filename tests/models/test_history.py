@@ -154,7 +154,8 @@ def test_a_policy_learns_what_only_an_older_step_tells_apart(k: int, with_screen
     wanted = torch.tensor([[-0.6, 0.5, -0.6, 0.5], [0.1, -0.4, 0.1, -0.4]])
     with torch.no_grad():  # the frozen backbone's maps, once, as training caches them
         vision = model.encoder.vision
-        cached, past_cached = vision.cached_map(screen), vision.cached_map(past_screens.flatten(0, 1)).unflatten(0, (2, k))
+        cached = vision.cached_map(screen)
+        past_cached = vision.cached_map(past_screens.flatten(0, 1)).unflatten(0, (2, k))
     the_past = Past(actions, torch.ones(2, k, dtype=torch.bool), past_cached if with_screens else None)
     opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=3e-3)
     for _ in range(150):

@@ -228,16 +228,15 @@ class PPOModule(PolicyModule):
         """A batch of screens, instructions and (for a policy with memory) the episodes' past as the policy's inputs:
         a frozen backbone's features (computed once per distinct screen), or the screens themselves. The past is
         ``past_actions`` and ``past_valid``, and with ``model.history_screens`` ``past_screens`` in the form the
-        screens take (features or pixels); without a ``past``, every episode is at its first step."""
+        screens take (features or pixels); without a ``past`` there is none (:meth:`fused` reads every episode as at
+        its first step, :meth:`estimate` adds the iteration's own)."""
         out = {"instruction": torch.tensor([self.instruction_index[i] for i in instructions], device=self.device)}
         out |= {"screens": torch.as_tensor(np.stack(screens), device=self.device)} if not self.frozen else \
             {"features": self._frozen_features(screens)}
         cfg = self.policy.cfg
-        if not cfg.history:
+        if not cfg.history or past is None:
             return out
         k = cfg.history
-        if past is None:
-            past = Past(np.full((len(screens), k, 4), np.nan, np.float32), np.zeros((len(screens), k), bool))
         out |= {"past_actions": torch.as_tensor(np.asarray(past.actions, np.float32), device=self.device),
                 "past_valid": torch.as_tensor(np.asarray(past.valid, bool), device=self.device)}
         if cfg.history_screens:
@@ -269,7 +268,7 @@ class PPOModule(PolicyModule):
         are ``past_index`` rows of the iteration's own: no screen is held twice)."""
         text, mask = self.instr_tokens[batch["instruction"]], self.instr_mask[batch["instruction"]]
         past = None
-        if self.policy.cfg.history:
+        if self.policy.cfg.history and "past_actions" in batch:
             screens = None
             if self.policy.cfg.history_screens:
                 screens = batch["past_screens"] if "past_screens" in batch else self._past_table[batch["past_index"]]
@@ -341,7 +340,8 @@ class PPOModule(PolicyModule):
         if steps.cut:
             cut = steps.cut
             last = np.array([c[0] for c in cut])
-            final = self.inputs([c[1] for c in cut], [c[2] for c in cut]) | self._windows(steps, last, position[last] + 1)
+            final = self.inputs([c[1] for c in cut], [c[2] for c in cut])
+            final |= self._windows(steps, last, position[last] + 1)  # the episode's last steps
             idx = torch.tensor(last, device=self.device)
             next_values[idx] = self.values(self.fused(final)).float()
         rewards_t = torch.tensor(steps.rewards, dtype=torch.float32, device=self.device)
