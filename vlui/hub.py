@@ -12,7 +12,9 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import yaml
 from huggingface_hub import HfApi, errors, snapshot_download
 
 from vlui.errors import VluiError
@@ -92,3 +94,18 @@ def _transport_error(err: BaseException) -> bool:
 
 def _first_line(err: BaseException) -> str:
     return (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+
+
+def front_matter(text: str, path: Path, again: str) -> dict[str, Any]:
+    """A card's YAML front matter (between its first two ``---`` lines) as a mapping; ``again`` ends the one-line
+    error when there is none, it is not YAML or not a mapping (what to do about it)."""
+    match = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
+    if not match:
+        raise VluiError(f"{path} has no YAML front matter (between --- lines): {again}")
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as err:
+        raise VluiError(f"{path}: its front matter is not YAML ({str(err).splitlines()[0]}): {again}") from None
+    if not isinstance(meta, dict):
+        raise VluiError(f"{path}: its front matter is not a mapping: {again}")
+    return meta

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-import yaml
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from vlui.data.format import FORMAT_VERSION, dataset_spec, read_episode, read_index, read_info
 from vlui.data.splits import PARTS, read_splits
 from vlui.errors import VluiError
+from vlui.hub import front_matter
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ def refresh_dataset_card(root: str | Path, repo_id: str | None = None) -> Path |
         text = path.read_text(encoding="utf-8", errors="replace")
         if MARKER not in text:
             return None
-        license = _front_matter(text, path).get("license")
+        license = front_matter(text, path, "write it again").get("license")
     return write_dataset_card(root, license if isinstance(license, str) else None, repo_id=repo_id)
 
 
@@ -235,7 +235,7 @@ def check_dataset_card(root: str | Path) -> Any:
     if not path.is_file():
         raise VluiError(f"{root} has no dataset card ({CARD}): write it with `python -m vlui.data card {root}`")
     text = path.read_text(encoding="utf-8", errors="replace")
-    meta = _front_matter(text, path)
+    meta = front_matter(text, path, "write it again")
     missing = [k for k in REQUIRED if not meta.get(k)]
     if missing:
         raise VluiError(f"{path}: the card's front matter lacks {', '.join(missing)}: write it again with "
@@ -267,19 +267,6 @@ def check_dataset_card(root: str | Path) -> Any:
 def _as_list(value: Any) -> list[Any]:
     """A front-matter entry that is one mapping (a card of one config) or a list of them, as a list."""
     return [value] if isinstance(value, (dict, str)) else value if isinstance(value, list) else []
-
-
-def _front_matter(text: str, path: Path) -> dict[str, Any]:
-    match = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
-    if not match:
-        raise VluiError(f"{path} has no YAML front matter (between --- lines): write it again")
-    try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as err:
-        raise VluiError(f"{path}: its front matter is not YAML ({str(err).splitlines()[0]}): write it again") from None
-    if not isinstance(meta, dict):
-        raise VluiError(f"{path}: its front matter is not a mapping: write it again")
-    return meta
 
 
 # ------------------------------------------------------------------------------------------------- the sections

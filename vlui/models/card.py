@@ -22,10 +22,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from vlui.errors import VluiError
+from vlui.hub import front_matter
 from vlui.models.files import CONFIG, export_dir, weights_digest
 
 CARD = "README.md"
@@ -256,7 +256,7 @@ def check_model_card(path: str | Path) -> Any:
         raise VluiError(f"no model card at {path}: write it with `python -m vlui.models card {path.parent}`")
     text = path.read_text(encoding="utf-8", errors="replace")
     again = f"write it again with `python -m vlui.models card {path.parent}`"
-    meta = _front_matter(text, path, again)
+    meta = front_matter(text, path, again)
     missing = [k for k in REQUIRED if not meta.get(k)]
     if missing:
         raise VluiError(f"{path}: the card's front matter lacks {', '.join(missing)}: {again}")
@@ -278,23 +278,10 @@ def _license_of(path: Path) -> str | None:
     if MARKER not in text:
         return None
     try:
-        value = _front_matter(text, path, "").get("license")
+        value = front_matter(text, path, "").get("license")
     except VluiError:
         return None
     return value if isinstance(value, str) else None
-
-
-def _front_matter(text: str, path: Path, again: str) -> dict[str, Any]:
-    match = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
-    if not match:
-        raise VluiError(f"{path} has no YAML front matter (between --- lines): {again}")
-    try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as err:
-        raise VluiError(f"{path}: its front matter is not YAML ({str(err).splitlines()[0]}): {again}") from None
-    if not isinstance(meta, dict):
-        raise VluiError(f"{path}: its front matter is not a mapping: {again}")
-    return meta
 
 
 def _name(config: dict[str, Any]) -> str:
