@@ -169,6 +169,26 @@ class EnvConfig:
                 "observation_version": OBSERVATION_VERSION}
 
 
+# --------------------------------------------------------------------------------------------------------- executor
+@dataclass
+class ExecutorConfig:
+    """Where a job's environments live (docs/scaling.md): on this machine (``executor=local``), or on the workers of
+    a Dask cluster (``executor=dask``), each worker owning its phones, the agent acting on this machine."""
+
+    name: str = "local"  # "local" | "dask"
+    # a running Dask scheduler (tcp://host:8786) whose workers own the phones; null: start a cluster of `workers`
+    # processes on this machine, listening on 127.0.0.1 only
+    address: Optional[str] = None
+    workers: int = 2  # processes of the cluster started on this machine (each one thread)
+    retries: int = 2  # how many times an episode whose worker or phone failed runs again, elsewhere, before it is reported
+    timeout_s: float = 120.0  # a worker that answers a reset or a step no sooner than this has failed
+    connect_timeout_s: float = 10.0  # how long to wait for the scheduler at `address`
+
+    LIMITS: ClassVar[dict[str, Range]] = {"workers": AT_LEAST_1, "retries": NON_NEGATIVE, "timeout_s": POSITIVE,
+                                          "connect_timeout_s": POSITIVE}
+    CHOICES: ClassVar[dict[str, tuple]] = {"name": ("local", "dask")}
+
+
 # --------------------------------------------------------------------------------------------------------- trainer
 @dataclass
 class TrainerConfig:
@@ -294,6 +314,7 @@ class TrainJobConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
     dagger: DaggerConfig = field(default_factory=DaggerConfig)
     logger: Any = None
@@ -317,6 +338,7 @@ class CollectJobConfig:
     save_full_screen: bool = False
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
 
     LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED, "task_seed": SEED, "task_count": AT_LEAST_1,
@@ -352,6 +374,7 @@ class EvaluateJobConfig:
     compare: Any = None
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     data: OfflineDataConfig = field(default_factory=OfflineDataConfig)  # mode=offline's demonstrations
 
@@ -374,6 +397,7 @@ SCHEMAS: dict[str, type] = {
     "schema/model/text": TextConfig,
     "schema/data": DataConfig,
     "schema/env": EnvConfig,
+    "schema/executor": ExecutorConfig,
     "schema/trainer": TrainerConfig,
     "schema/agent": AgentConfig,
 }
