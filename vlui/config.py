@@ -386,11 +386,31 @@ class EvaluateJobConfig:
                                            "screens": ("none", "failures", "all")}
 
 
+@dataclass
+class StudyStepConfig:
+    """One step of a study (``python -m vlui.study.launch``), what ``python -m vlui.study`` runs through a Hydra
+    launcher: the study as ``vlui.study.load`` reads it, and the index of the step in its commands."""
+
+    task_name: str = "study"
+    study: str = MISSING
+    size: str = "cpu"
+    seeds: int = 3
+    arms: Any = None  # the arms asked for (--arms), or null: all
+    studies: Optional[str] = None  # a studies file of the user's own
+    out: str = MISSING  # the report folder, where each step's wall-clock is kept
+    step: int = MISSING
+    paths: PathsConfig = field(default_factory=PathsConfig)
+
+    LIMITS: ClassVar[dict[str, Range]] = {"seeds": AT_LEAST_1, "step": Range(0)}
+    CHOICES: ClassVar[dict[str, tuple]] = {"size": ("cpu", "gpu")}
+
+
 # The one explicit map from schema names to dataclasses (STYLE.md: no registries filled by import side effects).
 SCHEMAS: dict[str, type] = {
     "train_schema": TrainJobConfig,
     "collect_schema": CollectJobConfig,
     "evaluate_schema": EvaluateJobConfig,
+    "study_schema": StudyStepConfig,
     "schema/paths": PathsConfig,
     "schema/model/vlui": ModelConfig,
     "schema/model/vision": VisionConfig,

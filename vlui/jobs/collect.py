@@ -6,11 +6,13 @@ collection loses at most the episodes in flight, and running the same command ag
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing as mp
 import os
 import signal
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,8 +134,7 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
     include_xml = "xml" in reads(agent_class(agent_cfg)) or cfg.save_xml
     options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
     workers = max(1, min(max_parallel(env, env.num_envs), len(todo)))
-    bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
-    try:
+    with _progress(len(jobs), len(done), writer, root) as bar:
         if workers == 1:
             _init_worker(env, tasks, agent_cfg, include_xml, options)
             failed = _consume(map(_run_job, todo), writer, bar)
@@ -156,16 +157,7 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
                 if held:
                     raise KeyboardInterrupt
                 failed = _consume(pool.imap_unordered(_run_job, todo), writer, bar)
-    except KeyboardInterrupt:
-        bar.close()
-        saved = len(writer.done())
-        raise VluiError(f"interrupted: {saved} of {len(jobs)} episodes are saved in {root}; run the same command "
-                        "again to collect the rest") from None
-    finally:
-        bar.close()
-    if failed:
-        log.info(f"{len(failed)} episode(s) not collected: the environment failed twice on each (the last: "
-                 f"{failed[-1]}); run the same command again to collect them")
+    _say_failed(failed, "twice")
 
 
 def _collect_on_cluster(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: list[str],
@@ -185,25 +177,36 @@ def _collect_on_cluster(cfg: DictConfig, writer: DatasetWriter, tasks: list[str]
     include_xml = "xml" in reads(agent_class(agent_cfg)) or cfg.save_xml
     task_objects = _tasks(cfg)
     failed: list[str] = []
-    bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
+    with _progress(len(jobs), len(done), writer, root) as bar:
 
-    def save(record: EpisodeRecord) -> None:
-        rows = None if record.infra_failure else dataset_rows(record, save_xml=cfg.save_xml)
-        failed.extend(_consume([(record.job.id, rows, record.infra_failure)], writer, bar))
+        def save(record: EpisodeRecord) -> None:
+            rows = None if record.infra_failure else dataset_rows(record, save_xml=cfg.save_xml)
+            failed.extend(_consume([(record.job.id, rows, record.infra_failure)], writer, bar))
 
-    try:
         with environments(cfg.executor) as envs:
             rollout(todo, envs.factory(env, task_objects, snaps, include_xml), lambda: make_agent(agent_cfg),
                     envs.slots(env, env.num_envs), save, keep_observations=True, retries=envs.retries)
+    _say_failed(failed, f"{cfg.executor.retries + 1} times")
+
+
+@contextlib.contextmanager
+def _progress(total: int, done: int, writer: DatasetWriter, root: Path) -> Iterator[tqdm]:
+    """The collection's progress bar; Ctrl-C (or SIGTERM) becomes one line saying what is saved."""
+    bar = tqdm(total=total, initial=done, unit="episode", dynamic_ncols=True, mininterval=0.5)
+    try:
+        yield bar
     except KeyboardInterrupt:
         bar.close()
-        raise VluiError(f"interrupted: {len(writer.done())} of {len(jobs)} episodes are saved in {root}; run the "
-                        "same command again to collect the rest") from None
+        raise VluiError(f"interrupted: {len(writer.done())} of {total} episodes are saved in {root}; run the same "
+                        "command again to collect the rest") from None
     finally:
         bar.close()
+
+
+def _say_failed(failed: list[str], times: str) -> None:
     if failed:
-        log.info(f"{len(failed)} episode(s) not collected: their environment failed {cfg.executor.retries + 1} "
-                 f"times (the last: {failed[-1]}); run the same command again to collect them")
+        log.info(f"{len(failed)} episode(s) not collected: the environment failed {times} on each (the last: "
+                 f"{failed[-1]}); run the same command again to collect them")
 
 
 def _consume(results, writer: DatasetWriter, bar: tqdm) -> list[str]:
