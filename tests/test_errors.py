@@ -385,7 +385,28 @@ CASES = [
          "…bc-efficientnet_b0-seed0 was trained on every episode of …tiny (no data.split): scoring it on them "
          "measures what it memorised; score it on another dataset, or train it on a split (data.split=...) and score "
          "that split's test part", _score_on_training_episodes),
+    Case("executor-no-scheduler", 16, "`executor=dask executor.address=ADDRESS` where no Dask scheduler listens",
+         "no Dask scheduler answers at executor.address=tcp://127.0.0.1:… within 1 s (…): start one (`dask "
+         "scheduler`, then `dask worker <address>` on each node: docs/scaling.md), or leave executor.address unset "
+         "to start a cluster on this machine",
+         lambda x: run_job("evaluate", x.evaluate("agent=expert", "executor=dask", "executor.connect_timeout_s=1",
+                                                  f"executor.address=tcp://127.0.0.1:{_free_port()}"), x.tmp)),
+    Case("executor-serial-on-no-node", 16, "`env=adb executor=dask env.serial=SERIAL` with a device no worker's node has",
+         "env.serial lists emulator-5554, which no worker's node has online (the nodes have: no device): attach it, "
+         "or drop it from the list",
+         lambda x: run_job("evaluate", x.evaluate("agent=expert", "env=adb", "env.serial=emulator-5554",
+                                                  f"env.adb_port={_free_port()}", "executor=dask",
+                                                  "executor.workers=1"), x.tmp)),
 ]
+
+
+def _free_port() -> int:
+    """A port of 127.0.0.1 nothing listens on (bound, then closed again)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -233,3 +233,50 @@ def _assert_tables(study, out: Path, phones: int) -> None:
     assert {float(c["success"]) for c in cells} == {0.0, 1.0}  # one episode per phone in these evaluations
     report = (out / "report.md").read_text()
     assert "in [ ] its 95% interval from a bootstrap over seeds and phones" in report and "per_phone.csv" in report
+
+
+@pytest.mark.slow
+def test_a_study_runs_its_steps_through_submitits_launcher_and_reports_the_same_way(tmp_path: Path) -> None:
+    spec = tmp_path / "studies.yaml"
+    spec.write_text(yaml.safe_dump(TINY, sort_keys=False))
+    env = {"VLUI_ROOT": str(tmp_path)}
+    result = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--arms", "scratch", "--studies", str(spec),
+                        "--launcher", "submitit_local", "--launcher-set", "hydra.launcher.timeout_min=20", env=env,
+                        timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    # every step ran as a submitit job (its own process, with its own log), the 2 seeds' runs as one stage
+    logs = list((tmp_path / "multirun" / "study").rglob("*_log.out"))
+    assert len(logs) == 1 + 2 + 2, [p.name for p in logs]  # the collection, 2 seeds, 2 evaluations
+    for seed in (0, 1):
+        assert (tmp_path / "checkpoints" / "study" / "tiny-cpu" / f"scratch-seed{seed}" / "policy").is_dir()
+    out = tmp_path / "outputs" / "study" / "tiny-cpu-scratch"
+    meta = json.loads((out / "study.json").read_text())
+    assert set(meta["timings_s"]) >= {"collect tiny1", "train scratch seed 0", "train scratch seed 1",
+                                      "evaluate on val", "evaluate on held-out"}
+    with open(out / "results.csv") as f:
+        assert {r["arm"] for r in csv.DictReader(f)} == {"scratch"} and "val" in (out / "report.md").read_text()
+
+
+def test_a_studys_stages_run_an_arm_after_the_arm_it_starts_from() -> None:
+    from vlui.study import stages
+
+    study = load("online", seeds=2)
+    steps = commands(study)
+    order = {steps[i][0]: k for k, stage in enumerate(stages(study)) for i in stage}
+    assert all(k == 0 for what, k in order.items() if what.startswith("collect "))  # the datasets first
+    assert order["train dagger-mem seed 0"] < order["train ppo-bc-mem seed 0"] < order["evaluate on val"]
+    assert order["train dagger-mem seed 0"] == order["train dagger-mem seed 1"]  # seeds side by side
+    assert sorted(i for stage in stages(study) for i in stage) == list(range(len(steps)))
+
+
+def test_an_unknown_launcher_is_one_line(tmp_path: Path) -> None:
+    result = run_python("-m", "vlui.study", "tiny", "--launcher", "ray", "--studies", str(_tiny(tmp_path)),
+                        env={"VLUI_ROOT": str(tmp_path)})
+    assert result.returncode == 2 and "--launcher ray: choose from basic" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def _tiny(tmp_path: Path) -> Path:
+    spec = tmp_path / "studies.yaml"
+    spec.write_text(yaml.safe_dump(TINY, sort_keys=False))
+    return spec

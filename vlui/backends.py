@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vlui.adb.device import AdbDevice, claim
+from vlui.adb.device import AdbDevice, claim, online_serials
 from vlui.android.generate import parse_generated
 from vlui.android.snapshot import load_snapshot, snapshot_refs
 from vlui.config import EnvConfig
@@ -44,13 +44,21 @@ def make_device(env: EnvConfig, snapshot: str) -> Device:
 
 
 def adb_serials(env: EnvConfig) -> list[str]:
-    """The device serials of an ``env=adb`` config (one string, a comma-separated string or a list)."""
+    """The device serials of an ``env=adb`` config (one string, a comma-separated string or a list); ``auto``:
+    every device online on the adb server at ``env.adb_host:env.adb_port``."""
     serials = env.serial
+    if isinstance(serials, str) and serials.strip() == "auto":
+        found = online_serials(env.adb_host, env.adb_port)
+        if not found:
+            raise VluiError(f"env.serial=auto: the adb server at {env.adb_host}:{env.adb_port} has no device online "
+                            "(see `adb devices`): start an emulator, or name the device with env.serial")
+        return found
     if isinstance(serials, str):
         serials = [s.strip() for s in serials.split(",") if s.strip()]
     if not serials:
-        raise VluiError("env=adb needs the device: env.serial=emulator-5554 (see `adb devices`), or a list "
-                        "env.serial=[emulator-5554,emulator-5556] for parallel environments")
+        raise VluiError("env=adb needs the device: env.serial=emulator-5554 (see `adb devices`), a list "
+                        "env.serial=[emulator-5554,emulator-5556] for parallel environments, or env.serial=auto "
+                        "for every device the adb server has online")
     return [str(s) for s in serials]
 
 

@@ -169,6 +169,26 @@ class EnvConfig:
                 "observation_version": OBSERVATION_VERSION}
 
 
+# --------------------------------------------------------------------------------------------------------- executor
+@dataclass
+class ExecutorConfig:
+    """Where a job's environments live (docs/scaling.md): on this machine (``executor=local``), or on the workers of
+    a Dask cluster (``executor=dask``), each worker owning its phones, the agent acting on this machine."""
+
+    name: str = "local"  # "local" | "dask"
+    # a running Dask scheduler (tcp://host:8786) whose workers own the phones; null: start a cluster of `workers`
+    # processes on this machine, listening on 127.0.0.1 only
+    address: Optional[str] = None
+    workers: int = 2  # processes of the cluster started on this machine (each one thread)
+    retries: int = 2  # how many times an episode whose worker or phone failed runs again, elsewhere, before it is reported
+    timeout_s: float = 120.0  # a worker that answers a reset or a step no sooner than this has failed
+    connect_timeout_s: float = 10.0  # how long to wait for the scheduler at `address`
+
+    LIMITS: ClassVar[dict[str, Range]] = {"workers": AT_LEAST_1, "retries": NON_NEGATIVE, "timeout_s": POSITIVE,
+                                          "connect_timeout_s": POSITIVE}
+    CHOICES: ClassVar[dict[str, tuple]] = {"name": ("local", "dask")}
+
+
 # --------------------------------------------------------------------------------------------------------- trainer
 @dataclass
 class TrainerConfig:
@@ -294,6 +314,7 @@ class TrainJobConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
     dagger: DaggerConfig = field(default_factory=DaggerConfig)
     logger: Any = None
@@ -317,6 +338,7 @@ class CollectJobConfig:
     save_full_screen: bool = False
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
 
     LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED, "task_seed": SEED, "task_count": AT_LEAST_1,
@@ -352,6 +374,7 @@ class EvaluateJobConfig:
     compare: Any = None
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     data: OfflineDataConfig = field(default_factory=OfflineDataConfig)  # mode=offline's demonstrations
 
@@ -363,17 +386,38 @@ class EvaluateJobConfig:
                                            "screens": ("none", "failures", "all")}
 
 
+@dataclass
+class StudyStepConfig:
+    """One step of a study (``python -m vlui.study.launch``), what ``python -m vlui.study`` runs through a Hydra
+    launcher: the study as ``vlui.study.load`` reads it, and the index of the step in its commands."""
+
+    task_name: str = "study"
+    study: str = MISSING
+    size: str = "cpu"
+    seeds: int = 3
+    arms: Any = None  # the arms asked for (--arms), or null: all
+    studies: Optional[str] = None  # a studies file of the user's own
+    out: str = MISSING  # the report folder, where each step's wall-clock is kept
+    step: int = MISSING
+    paths: PathsConfig = field(default_factory=PathsConfig)
+
+    LIMITS: ClassVar[dict[str, Range]] = {"seeds": AT_LEAST_1, "step": Range(0)}
+    CHOICES: ClassVar[dict[str, tuple]] = {"size": ("cpu", "gpu")}
+
+
 # The one explicit map from schema names to dataclasses (STYLE.md: no registries filled by import side effects).
 SCHEMAS: dict[str, type] = {
     "train_schema": TrainJobConfig,
     "collect_schema": CollectJobConfig,
     "evaluate_schema": EvaluateJobConfig,
+    "study_schema": StudyStepConfig,
     "schema/paths": PathsConfig,
     "schema/model/vlui": ModelConfig,
     "schema/model/vision": VisionConfig,
     "schema/model/text": TextConfig,
     "schema/data": DataConfig,
     "schema/env": EnvConfig,
+    "schema/executor": ExecutorConfig,
     "schema/trainer": TrainerConfig,
     "schema/agent": AgentConfig,
 }

@@ -117,7 +117,7 @@ class _Slot:
     info: dict | None = None
     extra: Any = None
     record: EpisodeRecord | None = None
-    retried: bool = False
+    retried: int = 0
     memory: Memory | None = None  # the episode's past, for a batch agent that reads it
 
 
@@ -141,13 +141,18 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
             on_done: Callable[[EpisodeRecord], None], *, keep_observations: bool = False,
             observe: Callable[[PhoneEnv, dict[str, Any]], Any] | None = None, record_frames: bool = False,
             labeller: Callable[[], Agent] | None = None, on_step: Callable[[], None] | None = None,
-            close_envs: bool = True) -> None:
+            close_envs: bool = True, retries: int = 1) -> None:
     """Run ``jobs`` in up to ``slots`` environments side by side and hand each finished episode to ``on_done``.
 
     ``keep_observations`` keeps every observation in the record; ``observe(env, obs)`` is called on each one as it
     arrives and its result kept alongside; ``labeller`` makes the agent whose action on every visited state goes in
     :attr:`Step.label`; ``on_step`` is called after each round of steps; ``close_envs`` closes the environments at
-    the end (a caller that made them keeps them otherwise)."""
+    the end (a caller that made them keeps them otherwise); ``retries`` is how many times an episode whose
+    environment failed runs again, in a rebuilt one, before it is recorded as an infrastructure failure.
+
+    An environment that stands for one elsewhere (a cluster worker's: :class:`vlui.jobs.executor.RemoteEnv`) has a
+    ``begin(method, *args)``: every environment's reset or step is sent before any answer is awaited, so they run in
+    parallel, and the episodes are the same as with environments here."""
     queue = deque(jobs)
     pool = [_Slot(make_env(), None) for _ in range(min(slots, len(jobs)))]  # type: ignore[arg-type]
     if not pool:
@@ -165,9 +170,10 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
         if record_frames:
             slot.record.frames.append(slot.obs["screen"])
 
-    def start(slot: _Slot) -> bool:
-        while queue:
-            slot.job = queue.popleft()
+    def start(slot: _Slot, sent: Job | None = None) -> bool:
+        """Start ``slot``'s next episode (``sent``: the one whose reset was already sent to its environment)."""
+        while sent is not None or queue:
+            slot.job, sent = sent or queue.popleft(), None
             try:
                 slot.obs, slot.info = slot.env.reset(seed=slot.job.seed, options={"task": slot.job.task,
                                                                                   "snapshot": slot.job.snapshot})
@@ -186,6 +192,16 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
         slot.job = None
         return False
 
+    def start_all(slots: list[_Slot]) -> list[_Slot]:
+        """Start the next episode in each of ``slots`` (in order), their resets sent first: the slots started."""
+        sent = []
+        for slot in slots:
+            job = queue.popleft() if queue else None
+            if job is not None:
+                _send(slot.env, "reset", job.seed, {"task": job.task, "snapshot": job.snapshot})
+            sent.append(job)
+        return [slot for slot, job in zip(slots, sent, strict=True) if job is not None and start(slot, job)]
+
     def finish(slot: _Slot, **outcome: Any) -> None:
         record = slot.record if slot.record is not None and slot.record.job == slot.job else EpisodeRecord(
             slot.job, slot.env.task.instruction if slot.env.task else "")
@@ -195,11 +211,11 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
             record.steps, record.frames = [], [] if record_frames else None
         elif isinstance(slot.agent, Transcribing) and record.job == slot.job:
             record.transcript = slot.agent.transcript()
-        slot.record, slot.retried = None, False
+        slot.record, slot.retried = None, 0
         on_done(record)
 
     def recover(slot: _Slot, error: str) -> None:
-        """Rebuild a broken environment; retry the episode once, then record an infrastructure failure."""
+        """Rebuild a broken environment; retry the episode ``retries`` times, then record an infrastructure failure."""
         reason = error.strip().splitlines()[-1]
         try:
             slot.env.close()
@@ -212,8 +228,8 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
             raise VluiError(f"the environment could not be rebuilt ({str(err).strip().splitlines()[-1]}); the "
                             "finished episodes are saved: fix the device and run the same command to resume") \
                 from None
-        if not slot.retried:
-            slot.retried = True
+        if slot.retried < retries:
+            slot.retried += 1
             queue.appendleft(slot.job)
         else:
             finish(slot, infra_failure=reason)
@@ -233,23 +249,34 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
                 actions.append(err)
         return actions
 
-    active = [s for s in pool if start(s)]
+    active = start_all(pool)
     while active:
-        still = []
-        for slot, action in zip(active, act(active), strict=True):
+        going, ended = [], []
+        actions = act(active)
+        for slot, action in zip(active, actions, strict=True):
+            if not isinstance(action, ConnectionError):
+                _send(slot.env, "step", action)
+        for slot, action in zip(active, actions, strict=True):
             if isinstance(action, ConnectionError):
                 recover(slot, str(action))
             elif _step(slot, action, keep_observations, observed, finish, recover):
-                still.append(slot)
+                going.append(slot)
                 continue
-            if start(slot):
-                still.append(slot)
-        active = still
+            ended.append(slot)
+        kept = {id(s) for s in going} | {id(s) for s in start_all(ended)}
+        active = [s for s in pool if id(s) in kept]
         if on_step is not None:
             on_step()
     if close_envs:
         for slot in pool:
             slot.env.close()
+
+
+def _send(env: Any, method: str, *args: Any) -> None:
+    """Send ``method(*args)`` to an environment that runs elsewhere, without waiting (nothing for one here)."""
+    begin = getattr(env, "begin", None)
+    if begin is not None:
+        begin(method, *args)
 
 
 def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[[_Slot], None],

@@ -526,6 +526,32 @@ def locale_id_of(tag: str) -> str:
     return known.get(tag.lower(), tag)
 
 
+def online_serials(adb_host: str, adb_port: int, connect: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The serials the adb server at ``adb_host:adb_port`` lists online (state ``device``), after ``adb connect``
+    to each address of ``connect`` (``host:port`` serials) it does not list yet; [] when no server answers."""
+    client = adbutils.AdbClient(host=adb_host, port=adb_port, socket_timeout=10)
+
+    def listed() -> dict[str, str]:
+        with client.make_connection() as c:
+            c.send_command("host:devices")
+            c.check_okay()
+            return dict(ln.split("\t", 1) for ln in c.read_string_block().splitlines() if "\t" in ln)
+
+    try:
+        devices = listed()
+        addresses = [s for s in connect if ":" in s and devices.get(s) != "device"]
+        for serial in addresses:
+            try:
+                client.connect(serial, timeout=10)
+            except (AdbError, OSError):
+                pass
+        if addresses:
+            devices = listed()
+    except (AdbError, OSError):
+        return []
+    return sorted(s for s, state in devices.items() if state == "device")
+
+
 # ---------------------------------------------------------------------------------------------- sharing devices
 def claim(serials: list[str], adb_host: str, adb_port: int) -> tuple[str, Callable[[], None]]:
     """The first of ``serials`` no other environment uses (a lock file per device, across processes), and the

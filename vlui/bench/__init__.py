@@ -49,11 +49,12 @@ def record(name: str, value: float, unit: str, baseline: float | None = None, **
 
 def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
     """The one explicit map of benchmark names to functions."""
-    from vlui.bench import adb, evaluate, frames, sim, train
+    from vlui.bench import adb, evaluate, executor, frames, sim, train
 
     return {
         "adb": adb.bench_adb,
         "eval": evaluate.bench_evaluate,
+        "executor": executor.bench_executor,
         "frame_decode": frames.bench_frame_decode,
         "sim": sim.bench_sim,
         "train": train.bench_train,

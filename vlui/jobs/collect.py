@@ -6,11 +6,13 @@ collection loses at most the episodes in flight, and running the same command ag
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing as mp
 import os
 import signal
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +28,12 @@ from vlui.data.format import DatasetWriter
 from vlui.env.agent import reads
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
+from vlui.jobs.executor import environments
 from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
 from vlui.seeding import substream
 from vlui.tasks import templates
-from vlui.tasks.catalog import resolve_tasks
+from vlui.tasks.catalog import Task, resolve_tasks
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +78,7 @@ def _run_job(job: Job) -> tuple[int, list[dict[str, Any]] | None, str | None]:
 def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
     """(task ids, snapshots, jobs) in a fixed order, so episode ids and seeds are the same every time the same
     recipe runs."""
-    backend = cfg.env.backend
-    spec = OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks) else cfg.tasks
-    spec = templates.expand(spec, cfg.task_seed, cfg.task_count, cfg.task_split)
-    tasks = [t.id for t in resolve_tasks(spec, backend=backend)]
+    tasks = [t.id for t in _tasks(cfg)]
     snaps = resolve_snapshots(env_settings(cfg.env))
     if cfg.episodes_per_pair < 1:
         raise VluiError(f"episodes_per_pair must be at least 1, not {cfg.episodes_per_pair}")
@@ -89,6 +89,13 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
                 eid = len(jobs)
                 jobs.append(Job(task, snap, substream(cfg.seed, eid), id=eid))
     return tasks, snaps, jobs
+
+
+def _tasks(cfg: DictConfig) -> list[Task]:
+    """The tasks ``cfg.tasks`` names, templates' instances drawn."""
+    spec = OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks) else cfg.tasks
+    return resolve_tasks(templates.expand(spec, cfg.task_seed, cfg.task_count, cfg.task_split),
+                         backend=cfg.env.backend)
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
@@ -107,7 +114,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     writer.open(cfg.resume, plan={j.id: (j.task, j.snapshot, j.seed) for j in jobs})
     try:
         with sigterm_as_interrupt():
-            _collect(cfg, writer, tasks, snaps, jobs, env, agent_cfg, root)
+            if cfg.executor.name == "local":
+                _collect(cfg, writer, tasks, snaps, jobs, env, agent_cfg, root)
+            else:
+                _collect_on_cluster(cfg, writer, tasks, snaps, jobs, env, agent_cfg, root)
     finally:
         writer.close()
     update_dataset_card(root)
@@ -124,8 +134,7 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
     include_xml = "xml" in reads(agent_class(agent_cfg)) or cfg.save_xml
     options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
     workers = max(1, min(max_parallel(env, env.num_envs), len(todo)))
-    bar = tqdm(total=len(jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
-    try:
+    with _progress(len(jobs), len(done), writer, root) as bar:
         if workers == 1:
             _init_worker(env, tasks, agent_cfg, include_xml, options)
             failed = _consume(map(_run_job, todo), writer, bar)
@@ -148,15 +157,55 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
                 if held:
                     raise KeyboardInterrupt
                 failed = _consume(pool.imap_unordered(_run_job, todo), writer, bar)
+    _say_failed(failed, "twice")
+
+
+def _collect_on_cluster(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: list[str],
+                        jobs: list[Job], env: EnvConfig, agent_cfg: dict, root: Path) -> None:
+    """The episodes on ``env.num_envs`` environments of a cluster's workers (vlui/jobs/executor.py), the agent acting
+    here; each is written here as it ends, as on this machine."""
+    if cfg.save_full_screen:
+        raise VluiError("save_full_screen=true reads each full-resolution screen from the phone, which only "
+                        "executor=local does: collect with executor=local, or without save_full_screen")
+    done = writer.done()
+    todo = [j for j in jobs if j.id not in done]
+    log.info(f"{len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
+             f"with agent={agent_cfg['name']} on executor={cfg.executor.name} into {root}"
+             + (f"; {len(done)} already there, resuming" if done else ""))
+    if not todo:
+        return
+    include_xml = "xml" in reads(agent_class(agent_cfg)) or cfg.save_xml
+    task_objects = _tasks(cfg)
+    failed: list[str] = []
+    with _progress(len(jobs), len(done), writer, root) as bar:
+
+        def save(record: EpisodeRecord) -> None:
+            rows = None if record.infra_failure else dataset_rows(record, save_xml=cfg.save_xml)
+            failed.extend(_consume([(record.job.id, rows, record.infra_failure)], writer, bar))
+
+        with environments(cfg.executor) as envs:
+            rollout(todo, envs.factory(env, task_objects, snaps, include_xml), lambda: make_agent(agent_cfg),
+                    envs.slots(env, env.num_envs), save, keep_observations=True, retries=envs.retries)
+    _say_failed(failed, f"{cfg.executor.retries + 1} times")
+
+
+@contextlib.contextmanager
+def _progress(total: int, done: int, writer: DatasetWriter, root: Path) -> Iterator[tqdm]:
+    """The collection's progress bar; Ctrl-C (or SIGTERM) becomes one line saying what is saved."""
+    bar = tqdm(total=total, initial=done, unit="episode", dynamic_ncols=True, mininterval=0.5)
+    try:
+        yield bar
     except KeyboardInterrupt:
         bar.close()
-        saved = len(writer.done())
-        raise VluiError(f"interrupted: {saved} of {len(jobs)} episodes are saved in {root}; run the same command "
-                        "again to collect the rest") from None
+        raise VluiError(f"interrupted: {len(writer.done())} of {total} episodes are saved in {root}; run the same "
+                        "command again to collect the rest") from None
     finally:
         bar.close()
+
+
+def _say_failed(failed: list[str], times: str) -> None:
     if failed:
-        log.info(f"{len(failed)} episode(s) not collected: the environment failed twice on each (the last: "
+        log.info(f"{len(failed)} episode(s) not collected: the environment failed {times} on each (the last: "
                  f"{failed[-1]}); run the same command again to collect them")
 
 

@@ -31,10 +31,11 @@ from vlui.config import EnvConfig
 from vlui.data.format import DatasetWriter, dataset_spec, progress, read_info
 from vlui.env.actions import ActionParser
 from vlui.env.agent import OneEpisodeAtATime
-from vlui.env.env import make_env
+from vlui.jobs.executor import LOCAL, Environments
 from vlui.models.policy import VLUIPolicy
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
 from vlui.seeding import substream
+from vlui.tasks.catalog import resolve_tasks
 from vlui.spec import Memory, Past
 
 
@@ -104,11 +105,12 @@ def round_dir(data_path: str | Path, run_name: str, round_: int) -> Path:
 
 def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Path, round_: int,
                   episodes_per_pair: int, seed: int, slots: int = 16, pairs: int | None = None,
-                  save_xml: bool = False, only: Collection[tuple[str, str]] | None = None) -> dict[str, Any]:
+                  save_xml: bool = False, only: Collection[tuple[str, str]] | None = None,
+                  envs: Environments = LOCAL) -> dict[str, Any]:
     """Roll ``policy`` out on the tasks x snapshots of dataset ``base`` (those of ``only`` when given: a split's
     training pairs; or ``pairs`` of them, drawn from the seed and the round), label each visited state with the
     expert's action, and write the relabelled episodes to ``out`` (resuming a round cut short), with each screen's
-    UI tree when ``save_xml``. Returns the round's success rate (the policy's own, as it acted) and the number of
+    UI tree when ``save_xml``, on the environments of ``envs`` (this machine's, or a cluster's). Returns the round's success rate (the policy's own, as it acted) and the number of
     labelled states."""
     info = read_info(base)
     recipe = info["recipe"]
@@ -148,8 +150,9 @@ def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Pat
 
     try:
         with torch.no_grad():
-            rollout(todo, lambda: make_env(env, tasks, include_xml=True), lambda: PolicyActor(policy), slots, save,
-                    keep_observations=True, labeller=Labeller)
+            rollout(todo, envs.factory(env, resolve_tasks(tasks, backend=env.backend), snaps, include_xml=True),
+                    lambda: PolicyActor(policy), envs.slots(env, slots), save, keep_observations=True,
+                    labeller=Labeller, retries=envs.retries)
     finally:
         bar.close()
         writer.close()

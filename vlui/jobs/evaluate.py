@@ -24,16 +24,16 @@ from vlui.agents import make_agent, takes_checkpoint
 from vlui.agents.expert import ExpertAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
-from vlui.backends import max_parallel, resolve_snapshots
+from vlui.backends import resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings
 from vlui.data.format import encode_png
 from vlui.data.images import IMAGES, image_hash, keep_images
 from vlui.env.agent import reads
-from vlui.env.env import open_env
 from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
 from vlui.jobs import offline
+from vlui.jobs.executor import LOCAL, Environments, environments
 from vlui.jobs.policies import checkpoint_groups
 from vlui.models.files import weights_digest
 from vlui.rollout import EpisodeRecord, Job, result_line, rollout
@@ -145,7 +145,7 @@ def compared(value: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def references(p: Plan) -> dict[tuple[str, str], list[str]]:
+def references(p: Plan, envs: Environments = LOCAL) -> dict[tuple[str, str], list[str]]:
     """The expert's action tokens per (task, snapshot): the reference trajectories of the adaptive metrics."""
     refs: dict[tuple[str, str], list[str]] = {}
 
@@ -154,8 +154,8 @@ def references(p: Plan) -> dict[tuple[str, str], list[str]]:
             refs[(record.job.task, record.job.snapshot)] = result_line(record)["tokens"]
 
     jobs = [Job(t.id, s, 0) for t in p.tasks for s in p.snapshots]
-    rollout(jobs, lambda: open_env(p.env, p.tasks, p.snapshots, include_xml=True, include_screen=False),
-            lambda: make_agent({"name": "expert"}), slots=max_parallel(p.env, 8), on_done=keep)
+    rollout(jobs, envs.factory(p.env, p.tasks, p.snapshots, include_xml=True, include_screen=False),
+            lambda: make_agent({"name": "expert"}), slots=envs.slots(p.env, 8), on_done=keep, retries=envs.retries)
     return refs
 
 
@@ -163,6 +163,11 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if cfg.mode == "offline":  # no phone: the agent's action at every step of a dataset's demonstrations
         return offline.run(cfg)
     p = plan(cfg)
+    with environments(cfg.executor) as envs:
+        return _run(p, envs)
+
+
+def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     p.out.mkdir(parents=True, exist_ok=True)
     journal = p.out / "episodes.jsonl"
     # the first policy is loaded before anything is written or run: a missing or incompatible checkpoint is one line
@@ -222,9 +227,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 bar.update(1)
 
             try:
-                rollout(mine, lambda e=phones: open_env(e, p.tasks, p.snapshots, include_xml, include_screen),
+                rollout(mine, envs.factory(phones, p.tasks, p.snapshots, include_xml, include_screen),
                         lambda a=agents, more=another: next(a, None) or more(),
-                        slots=max_parallel(p.env, p.parallel_envs), on_done=save, record_frames=record_frames)
+                        slots=envs.slots(p.env, p.parallel_envs), on_done=save, record_frames=record_frames,
+                        retries=envs.retries)
             except VluiError:
                 bar.close()  # the error on a line of its own, not after the progress bar
                 raise
@@ -241,7 +247,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise VluiError(f"all {len(records)} episodes failed for infrastructure reasons, the last with: "
                         f"{failed[-1]['infra_failure']}; fix that and run the same command again to retry them")
     if p.adaptive_metrics and records:
-        _add_adaptive_metrics(p, records, own_reference=kind is ExpertAgent)
+        _add_adaptive_metrics(p, records, own_reference=kind is ExpertAgent, envs=envs)
     splits = {s: load_snapshot(s).split for s in p.snapshots}
     usage = report.agent_usage(records, p.agent.get("price_input_per_1m", 0.0),
                                p.agent.get("price_output_per_1m", 0.0))
@@ -268,13 +274,14 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     return {k: result[k] for k in ("success_rate", "episodes")} | {"results": str(paths["json"])}
 
 
-def _add_adaptive_metrics(p: Plan, records: list[dict[str, Any]], own_reference: bool) -> None:
+def _add_adaptive_metrics(p: Plan, records: list[dict[str, Any]], own_reference: bool,
+                          envs: Environments = LOCAL) -> None:
     """Each episode's adaptive metrics against the expert's trajectory on its task and phone: the expert's own
     successful episodes when it is the agent evaluated (no second pass), else a pass of the expert."""
     if own_reference:
         refs = {(r["task"], r["snapshot"]): r["tokens"] for r in reversed(records) if r["success"]}
     else:
-        refs = references(p)
+        refs = references(p, envs)
     for r in records:
         ref = refs.get((r["task"], r["snapshot"]))
         if ref and r["tokens"]:

@@ -18,13 +18,13 @@ import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.ppo import Actor, PPOModule, RolloutData
-from vlui.backends import max_parallel, resolve_snapshots
+from vlui.backends import resolve_snapshots
 from vlui.config import EnvConfig, env_settings
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import dataset_spec, read_info
 from vlui.env.agent import OneEpisodeAtATime
-from vlui.env.env import make_env
 from vlui.errors import VluiError
+from vlui.jobs.executor import LOCAL, Environments
 from vlui.jobs.split import training_split
 from vlui.models.policy import load_policy
 from vlui.models.settings import to_dict
@@ -35,17 +35,19 @@ from vlui.tasks.catalog import resolve_tasks
 
 class OnlineEpisodes:
     """Episodes of ``tasks`` on the ``env`` phones for training and on ``eval_snapshots`` for evaluation, at most
-    ``envs`` of them side by side (one per device over ADB). Training iteration ``i`` runs ``episodes`` (task,
+    ``envs`` of them side by side (one per device over ADB), on this machine or a cluster's workers (``where``:
+    vlui/jobs/executor.py). Training iteration ``i`` runs ``episodes`` (task,
     snapshot) pairs drawn from ``(seed, i)``: a resumed run replays exactly what it would have."""
 
-    def __init__(self, env: EnvConfig, tasks: Any, eval_snapshots: Any, episodes: int, envs: int, seed: int) -> None:
-        self.env, self.episodes, self.seed = env, episodes, seed
+    def __init__(self, env: EnvConfig, tasks: Any, eval_snapshots: Any, episodes: int, envs: int, seed: int,
+                 where: Environments = LOCAL) -> None:
+        self.env, self.episodes, self.seed, self.where = env, episodes, seed, where
         self.task_list = resolve_tasks(tasks, backend=env.backend)
         self.tasks = [t.id for t in self.task_list]
         self.instructions = sorted({t.instruction for t in self.task_list})
         self.snapshots = resolve_snapshots(env)
         self.eval_snapshots = resolve_snapshots(replace(env, snapshots=eval_snapshots)) if eval_snapshots else []
-        self.slots = max_parallel(env, envs)
+        self.slots = where.slots(env, envs)
 
     def train(self, iteration: int, act: Actor) -> list[EpisodeRecord]:
         rng = np.random.default_rng([self.seed, iteration])
@@ -63,8 +65,8 @@ class OnlineEpisodes:
         env = replace(self.env, snapshots=snapshots)
         records: list[EpisodeRecord] = []
         agent = ActorAgent(act)
-        rollout(jobs, lambda: make_env(env, self.tasks), lambda: agent, self.slots, records.append,
-                keep_observations=keep_observations)
+        rollout(jobs, self.where.factory(env, self.task_list, snapshots), lambda: agent, self.slots, records.append,
+                keep_observations=keep_observations, retries=self.where.retries)
         return records
 
 
@@ -76,7 +78,8 @@ class ActorAgent(OneEpisodeAtATime):
         self.memory = act.memory
 
 
-def build(cfg: DictConfig, module_class: type[PPOModule]) -> tuple[PPOModule, RolloutData]:
+def build(cfg: DictConfig, module_class: type[PPOModule], envs: Environments = LOCAL
+          ) -> tuple[PPOModule, RolloutData]:
     """The online algorithm ``module_class`` from the policy ``init`` names (its settings and weights) on the
     episodes of ``algo`` and ``env``."""
     if not cfg.init:
@@ -100,7 +103,8 @@ def build(cfg: DictConfig, module_class: type[PPOModule]) -> tuple[PPOModule, Ro
     module.policy.load_state_dict(start.state_dict())
     env = env_settings(cfg.env).with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
     a = module.algo
-    module.use(OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed),
+    module.use(OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed,
+                              envs),
                demonstrations(cfg, start.spec, model.history))
     module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"
     return module, RolloutData(module)

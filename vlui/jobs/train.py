@@ -35,6 +35,7 @@ from vlui.env.actions import ActionParser
 from vlui.env.grounding import grounding_pairs
 from vlui.errors import VluiError
 from vlui.jobs import dagger, online
+from vlui.jobs.executor import LOCAL, Environments, environments
 from vlui.jobs.split import training_split
 from vlui.models.card import refresh_model_card
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
@@ -307,11 +308,16 @@ def _duration(seconds: float) -> str:
 
 def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
+    with environments(cfg.executor) as envs:  # where PPO's rollouts and DAgger's rounds run
+        return _run(cfg, envs)
+
+
+def _run(cfg: DictConfig, envs: Environments) -> dict[str, Any]:
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     torch.set_float32_matmul_precision("high")
     algo: Algorithm = algorithm(cfg.algo.name)
     # an online algorithm learns from its own episodes on the phones, an offline one from a dataset
-    module, data = (online.build if algo.online else build)(cfg, algo.load())
+    module, data = online.build(cfg, algo.load(), envs) if algo.online else build(cfg, algo.load())
     ckpt_dir = Path(cfg.callbacks.model_checkpoint.dirpath)
     resume = resume_path(cfg, ckpt_dir, from_dict(module.hparams.policy))
     loggers = [instantiate(c) for c in (cfg.logger or {}).values()]
@@ -332,7 +338,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         result: dict[str, Any] = {"checkpoint_dir": str(ckpt_dir), "metrics": {
             k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}}
         if cfg.dagger.rounds and not cfg.trainer.fast_dev_run:
-            result["dagger"] = dagger_rounds(cfg, module, ckpt_dir, loggers)
+            result["dagger"] = dagger_rounds(cfg, module, ckpt_dir, loggers, envs)
         if cfg.export and trainer.is_global_zero and not cfg.trainer.fast_dev_run:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
                 "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
@@ -395,7 +401,8 @@ def training_pairs(cfg: DictConfig) -> set[tuple[str, str]] | None:
     return {(index[e]["task_id"], str(index[e]["snapshot_id"])) for e in split.parts["train"]}
 
 
-def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list) -> list[dict[str, Any]]:
+def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list,
+                  envs: Environments = LOCAL) -> list[dict[str, Any]]:
     """``dagger.rounds`` rounds after the first training (vlui/jobs/dagger.py): roll the policy out, have the
     expert label the states it visits, train ``dagger.steps`` more steps on the demonstrations and every round so
     far. Each round's policy is exported to ``dagger/round-<r>``; a round whose dataset and export exist is
@@ -416,7 +423,7 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
         round_stats = dagger.collect_round(module.policy, env, cfg.data.path, out, r, cfg.dagger.episodes_per_pair,
                                            cfg.seed, slots=cfg.dagger.envs, pairs=cfg.dagger.pairs,
                                            save_xml=bool(cfg.data.grounding.weight),  # grounding's trees
-                                           only=training_pairs(cfg))
+                                           only=training_pairs(cfg), envs=envs)
         log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
                  f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})

@@ -50,7 +50,8 @@ HERE = Path(__file__).parent
 # the paper's names of the six representative tasks (B-MoCA Sec. 4.1)
 PAPER_TASKS = {"airplane_on": "Airplane", "alarm_9am_on": "Alarm1", "alarm_1030": "Alarm2",
                "brightness_down": "Brightness", "call_911": "Call 911", "add_language": "Language"}
-TIMINGS = "timings.json"  # each finished step's wall-clock seconds, in the report folder
+TIMINGS = "timings.json"  # each finished step's wall-clock seconds, in the report folder (studies run before 2026-11-28)
+STEP_TIMINGS = "timings.d"  # one file a finished step: its wall-clock seconds (the launcher's jobs write side by side)
 RUN_REF = re.compile(r"\{run:([^}]+)\}")  # an arm's override naming another arm's run of the same seed
 # env.snapshots -> words
 SPLITS = {"val": "the 50 validation phones", "train": "the 35 training snapshots", "test": "the 10 test snapshots"}
@@ -205,30 +206,102 @@ def evaluation_name(study: Study, split: str) -> str:
     return f"study-{study.name}-{study.size}-{split}-{hashlib.sha256(what.encode()).hexdigest()[:8]}"
 
 
-def run(study: Study, out: Path, plan_only: bool = False) -> dict[str, Any]:
-    """Run (or, with ``plan_only``, print) every step, then write the report. Each step's wall-clock is kept in
-    ``out/timings.json`` as it finishes, so the report of a resumed study still has the steps done before."""
-    timings = _read_timings(out)
-    for what, cmd, done in commands(study):
-        shown = " ".join(cmd[3:])
-        if plan_only:
-            print(f"{what}: python {cmd[2].split(';')[0].split()[-1]}.py {shown}")
+def stages(study: Study) -> list[list[int]]:
+    """The study's steps (indices into :func:`commands`) in the order they can run: the collections, then the arms'
+    seeds (an arm that starts from another arm's run after it), then the evaluations. The steps of a stage do not
+    depend on each other: a launcher may run them side by side."""
+    depth: dict[str, int] = {}
+
+    def level(arm: str) -> int:
+        if arm not in depth:
+            start = started_from(study, arm)
+            depth[arm] = 0 if start is None else level(start) + 1
+        return depth[arm]
+
+    keyed: dict[int, list[int]] = {}
+    arms = sorted(study.arms, key=len, reverse=True)  # "train ARM seed S": the longest arm name that fits
+    last = 2 + max((level(a) for a in study.arms), default=0)
+    for i, (what, _, _) in enumerate(commands(study)):
+        if what.startswith("collect "):
+            stage = 0
+        elif what.startswith("train "):
+            stage = 1 + level(next(a for a in arms if what.startswith(f"train {a} seed ")))
+        else:
+            stage = last
+        keyed.setdefault(stage, []).append(i)
+    return [keyed[k] for k in sorted(keyed)]
+
+
+LAUNCHERS = {"basic": "one step after another, here", "submitit_local": "side by side, as local processes (submitit)",
+             "slurm": "side by side, as SLURM jobs (submitit; configs/hydra/launcher/slurm.yaml)"}
+
+
+def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic",
+        launcher_settings: list[str] | None = None, studies_file: Path | None = None) -> dict[str, Any]:
+    """Run (or, with ``plan_only``, print) every step, then write the report.
+
+    The steps run stage by stage (:func:`stages`), each stage one Hydra multirun of ``python -m vlui.study.launch``
+    over its steps with ``hydra/launcher=<launcher>`` (``launcher_settings``: more of its settings, e.g.
+    ``hydra.launcher.partition=gpu``): Hydra's basic launcher runs them one after another here, submitit's side by
+    side on a SLURM cluster. A step done before is skipped; each step's wall-clock is kept in ``out`` as it finishes,
+    so the report of a resumed study still has the steps done before."""
+    steps = commands(study)
+    if plan_only:
+        for what, cmd, _ in steps:
+            print(f"{what}: python {cmd[2].split(';')[0].split()[-1]}.py {' '.join(cmd[3:])}")
+        return {}
+    if launcher not in LAUNCHERS:
+        raise VluiError(f"--launcher {launcher}: choose from {', '.join(f'{k} ({v})' for k, v in LAUNCHERS.items())}")
+    for stage in stages(study):
+        todo = []
+        for i in stage:
+            what, _, done = steps[i]
+            if done is not None and done.exists():
+                print(f"study: {what}: done before ({done.parent.parent.relative_to(work_dir())})")
+            else:
+                todo.append(i)
+        if not todo:
             continue
-        if done is not None and done.exists():
-            print(f"study: {what}: done before ({done.parent.parent.relative_to(work_dir())})")
-            continue
-        print(f"study: {what}", flush=True)
-        start = time.perf_counter()
+        print(f"study: {', '.join(steps[i][0] for i in todo)} (hydra/launcher={launcher})", flush=True)
+        cmd = [sys.executable, "-m", "vlui.study.launch", "--multirun", f"study={hydra_value(study.name)}",
+               f"size={study.size}", f"seeds={len(study.seeds)}", f"arms={hydra_value(study.chosen)}",
+               f"studies={hydra_value(str(studies_file.resolve()) if studies_file else None)}",
+               f"out={hydra_value(str(out.resolve()))}",
+               f"step={','.join(map(str, todo))}", f"hydra/launcher={launcher}", *(launcher_settings or [])]
         code = subprocess.call(cmd, cwd=work_dir())
         if code != 0:
-            raise VluiError(f"study {study.name}: {what} failed (exit status {code}); its message is above. Run the "
-                            "same command again to resume from there")
-        timings[what] = round(time.perf_counter() - start, 1)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / TIMINGS).write_text(json.dumps(timings, indent=1), encoding="utf-8")
-    if plan_only:
-        return {}
+            failed = [steps[i][0] for i in todo if not _finished(out, steps[i][0])]
+            raise VluiError(f"study {study.name}: {', '.join(failed) or 'a step'} failed (exit status {code}); its "
+                            "message is above (with a submitit launcher, in the job's log under multirun/study/). "
+                            "Run the same command again to resume from there")
     return report(study, out, recorded_timings(study, out))
+
+
+def run_step(study: Study, index: int, out: Path) -> None:
+    """Step ``index`` of :func:`commands` (what a launcher's job runs): its command as a child process, its
+    wall-clock kept in ``out``."""
+    what, cmd, done = commands(study)[index]
+    if done is not None and done.exists():
+        print(f"study: {what}: done before")
+        return
+    print(f"study: {what}", flush=True)
+    start = time.perf_counter()
+    code = subprocess.call(cmd, cwd=work_dir())
+    if code != 0:
+        raise VluiError(f"study {study.name}: {what} failed (exit status {code}); its message is above")
+    kept = out / STEP_TIMINGS
+    kept.mkdir(parents=True, exist_ok=True)
+    tmp = kept / f".{index}.tmp"
+    tmp.write_text(json.dumps({"what": what, "seconds": round(time.perf_counter() - start, 1)}), encoding="utf-8")
+    tmp.replace(kept / f"{_slug(what)}.json")
+
+
+def _slug(what: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", what)
+
+
+def _finished(out: Path, what: str) -> bool:
+    return (out / STEP_TIMINGS / f"{_slug(what)}.json").exists()
 
 
 def recorded_timings(study: Study, out: Path) -> dict[str, float]:
@@ -238,8 +311,13 @@ def recorded_timings(study: Study, out: Path) -> dict[str, float]:
 
 
 def _read_timings(out: Path) -> dict[str, float]:
+    """``out/timings.json`` (studies run before the launcher) and the steps' own files (``out/timings.d/``)."""
     kept = out / TIMINGS
-    return json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
+    timings = json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
+    for path in sorted((out / STEP_TIMINGS).glob("*.json")):
+        step = json.loads(path.read_text(encoding="utf-8"))
+        timings[step["what"]] = step["seconds"]
+    return timings
 
 
 # -------------------------------------------------------------------------------------------------------- report

@@ -1,5 +1,5 @@
 """``python -m vlui.study NAME [--size cpu|gpu] [--seeds N] [--arms A,B] [--out DIR] [--plan] [--report-only]
-[--list]``."""
+[--launcher basic|submitit_local|slurm] [--launcher-set KEY=VALUE ...] [--list]``."""
 
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true", help="write the report from finished evaluations")
     parser.add_argument("--list", action="store_true", help="list the studies")
     parser.add_argument("--studies", help="a studies file of your own (default: vlui/study/studies.yaml)")
+    parser.add_argument("--launcher", default="basic", help="the Hydra launcher that runs the steps: basic (default: "
+                        "one after another, here), submitit_local (side by side, local processes) or slurm (side by "
+                        "side, SLURM jobs: configs/hydra/launcher/slurm.yaml)")
+    parser.add_argument("--launcher-set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting of the launcher, e.g. hydra.launcher.partition=gpu (repeatable)")
     args = parser.parse_args(argv)
     try:
         if args.list or not args.name:
@@ -40,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.report_only:
             result = report(study, out, recorded_timings(study, out))
         else:
-            result = run(study, out, plan_only=args.plan)
+            result = run(study, out, plan_only=args.plan, launcher=args.launcher,
+                         launcher_settings=args.launcher_set, studies_file=Path(args.studies) if args.studies else None)
             if args.plan:
                 print(f"{len(commands(study))} steps")
                 return 0
