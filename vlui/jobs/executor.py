@@ -23,16 +23,20 @@ while Ray's head registers its services at the machine's network address (docs/s
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
+import socket
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from vlui.adb.device import online_serials
 from vlui.backends import adb_serials, max_parallel
 from vlui.config import EnvConfig, ExecutorConfig
+from vlui.env.actions import ActionError
 from vlui.env.env import open_env
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Task
@@ -100,8 +104,6 @@ class EnvActor:
         return self.env.skip_step() if action is None else self.env.step(action)
 
     def where(self) -> tuple[str, int]:
-        import socket
-
         return socket.gethostname(), os.getpid()
 
     def close(self) -> None:
@@ -111,10 +113,6 @@ class EnvActor:
 def node_serials(env: EnvConfig) -> list[str]:
     """The serials of ``env`` this node's adb server has online: every one for ``env.serial=auto``, else those
     listed that are attached here (none: an error naming this node)."""
-    import socket
-
-    from vlui.adb.device import online_serials
-
     if _auto(env):
         return adb_serials(env)
     listed = adb_serials(env)
@@ -217,8 +215,6 @@ class DaskEnvironments(Environments):
                 return RemoteEnv(self, key, actor, worker, args[1])
             self._placed[worker] -= 1
         worker = self._place(args[0], alive)
-        from vlui.jobs.executor import EnvActor  # the worker imports the class by this name
-
         try:
             future = self.client.submit(EnvActor, *args, actor=True, workers=[worker], allow_other_workers=False,
                                         pure=False)
@@ -290,8 +286,6 @@ def _node_serials_or_none(env: EnvConfig) -> list[str]:
 
 def _lost(err: BaseException) -> bool:
     """Whether ``err`` says the worker is gone or silent (not that its environment raised)."""
-    import asyncio
-
     return isinstance(err, (OSError, TimeoutError, asyncio.TimeoutError)) or \
         type(err).__module__.split(".")[0] == "distributed" or "lost" in str(err).lower()
 
@@ -339,8 +333,6 @@ class RemoteEnv:
             self.owner._give_back(self)
 
     def _answer(self, method: str, *args: Any) -> Any:
-        from vlui.env.actions import ActionError
-
         future = self._pending.pop(method, None)
         if future is None:
             future = getattr(self.actor, method)(*args)

@@ -296,6 +296,14 @@ def run_step(study: Study, index: int, out: Path) -> None:
     tmp.replace(kept / f"{_slug(what)}.json")
 
 
+def step_job(cfg: Any) -> None:
+    """What ``python -m vlui.study.launch`` runs for each job of its multirun: step ``cfg.step`` of the study its
+    config names (:class:`~vlui.config.StudyStepConfig`)."""
+    arms = list(cfg.arms) if cfg.arms else None
+    study = load(cfg.study, cfg.size, cfg.seeds, Path(cfg.studies) if cfg.studies else None, arms)
+    run_step(study, cfg.step, Path(cfg.out))
+
+
 def _slug(what: str) -> str:
     return re.sub(r"[^A-Za-z0-9.-]+", "_", what)
 
