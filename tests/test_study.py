@@ -29,7 +29,7 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     spec = tmp_path / "studies.yaml"
     spec.write_text(yaml.safe_dump(TINY, sort_keys=False))
     env = {"VLUI_ROOT": str(tmp_path)}  # data, checkpoints and outputs under tmp_path, not the checkout
-    result = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=600)
+    result = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=900)
     assert result.returncode == 0, result.stderr[-2000:]
     for arm in ("scratch", "pretrained"):
         for seed in (0, 1):
@@ -54,7 +54,7 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     meta = json.loads((out / "study.json").read_text())
     assert set(meta["timings_s"]) >= {"collect tiny1", "train scratch seed 0", "evaluate on held-out"}
     # run again: nothing is trained again
-    again = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=600)
+    again = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=900)
     assert again.returncode == 0 and again.stdout.count("done before") == 4
     # the report of the resumed study still has the wall-clock of the steps done before
     assert meta["timings_s"]["train scratch seed 0"] == json.loads((out / "study.json").read_text())["timings_s"][
@@ -64,7 +64,7 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     changed = yaml.safe_load(yaml.safe_dump(TINY))
     del changed["tiny"]["cpu"]["arms"]["pretrained"]
     spec.write_text(yaml.safe_dump(changed, sort_keys=False))
-    fewer = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=600)
+    fewer = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=900)
     assert fewer.returncode == 0, fewer.stderr[-2000:]
     assert fewer.stdout.count("done before") == 2 and "| pretrained" not in (out / "report.md").read_text()
     after = sorted(p.name for p in (tmp_path / "outputs" / "evaluate").iterdir())
@@ -122,7 +122,7 @@ def test_arms_runs_a_subset_with_the_arms_it_starts_from_and_the_same_runs() -> 
 
 
 def test_online_runs_learning_curves_go_into_the_report(tmp_path: Path, monkeypatch) -> None:
-    from vlui.algos.ppo import CURVE_COLUMNS
+    from vlui.algos.settings import CURVE_COLUMNS
 
     monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
     study = load("online", seeds=2)

@@ -405,6 +405,17 @@ class StudyStepConfig:
     CHOICES: ClassVar[dict[str, tuple]] = {"size": ("cpu", "gpu")}
 
 
+def hydra_value(value: Any) -> str:
+    """``value`` (a string, number, list or mapping) written as a Hydra command-line override's value."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{hydra_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(hydra_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
 # The one explicit map from schema names to dataclasses (STYLE.md: no registries filled by import side effects).
 SCHEMAS: dict[str, type] = {
     "train_schema": TrainJobConfig,

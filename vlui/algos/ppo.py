@@ -37,16 +37,12 @@ from torch import nn
 from vlui.algos import losses
 from vlui.algos.base import PolicyModule
 from vlui.algos.distributions import PointerDistribution, SquashedGaussian
-from vlui.algos.settings import PPOConfig
+from vlui.algos.settings import CURVE_COLUMNS, PPOConfig
 from vlui.models.policy import Fused, mlp
 from vlui.seeding import substream
 from vlui.spec import Memory, Past
 
 log = logging.getLogger(__name__)
-
-
-CURVE_COLUMNS = ["iteration", "seconds", "episodes", "env_steps", "rollout_success", "rollout_return",
-                 "heldout_success"]
 
 
 class Episodes(Protocol):

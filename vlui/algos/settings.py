@@ -174,3 +174,8 @@ def from_mapping(schema: type[T], values: Mapping[str, Any]) -> T:
             optim["betas"] = tuple(optim["betas"])
         values["optim"] = OptimConfig(**optim)
     return schema(**values)
+
+
+# the columns of an online run's learning curve (``curve.csv`` beside its checkpoints), which studies read
+CURVE_COLUMNS = ["iteration", "seconds", "episodes", "env_steps", "rollout_success", "rollout_return",
+                 "heldout_success"]

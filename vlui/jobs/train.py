@@ -25,7 +25,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
-from vlui.config import check_settings, env_settings
+from vlui.config import check_settings, env_settings, hydra_value
 from vlui.data.card import summary, version
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import dataset_spec, progress, read_index, read_info, writer_pid
@@ -128,17 +128,6 @@ def _collect(cfg: DictConfig, path: Path) -> None:
                             "train again to finish the collection and train") from None
     if code != 0:
         raise VluiError(f"collecting {cfg.data.name} failed (exit status {code}); its message is above")
-
-
-def hydra_value(value: Any) -> str:
-    """``value`` (a string, number, list or mapping) written as a Hydra command-line override's value."""
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{k}:{hydra_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(hydra_value(v) for v in value) + "]"
-    if isinstance(value, str):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def mixed_datasets(cfg: DictConfig) -> list[str]:

@@ -29,7 +29,8 @@ from typing import Any
 
 import yaml
 
-from vlui.algos.ppo import CURVE_COLUMNS
+from vlui.algos.settings import CURVE_COLUMNS
+from vlui.config import hydra_value
 from vlui.errors import VluiError
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
 from vlui.eval.report import (
@@ -43,7 +44,6 @@ from vlui.eval.report import (
     p_text,
     verdict,
 )
-from vlui.jobs.train import hydra_value
 from vlui.resources import checkout, work_dir
 
 HERE = Path(__file__).parent
