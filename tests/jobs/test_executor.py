@@ -175,3 +175,26 @@ def test_a_ppo_iteration_on_the_cluster_is_the_same_as_here(weak_policy: Path, t
         assert runs["local"][0][key] == runs["dask"][0][key], key  # the same episodes, step for step
     local, dask = runs["local"][1], runs["dask"][1]
     assert all((local[k] == dask[k]).all() for k in local)  # and so the same update, to the bit
+
+
+def test_a_dagger_round_on_the_cluster_labels_the_same_states(cluster: DaskEnvironments, tmp_path: Path,
+                                                               tiny_dataset: Path) -> None:
+    import pyarrow.parquet as pq
+    import torch
+
+    from vlui.jobs import dagger
+    from vlui.models.policy import VLUIPolicy
+    from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
+    from vlui.spec import ObsActionSpec
+
+    torch.manual_seed(0)
+    policy = VLUIPolicy(ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32,
+                                    num_heads=2, head_dims=[32]), ObsActionSpec(64, 32))  # untrained: it wanders
+    env = EnvConfig(observation_height=64, observation_width=32)
+    rounds = {}
+    for name, envs in (("local", LOCAL), ("dask", cluster)):
+        stats = dagger.collect_round(policy, env, tiny_dataset, tmp_path / name, 1, 1, seed=0, slots=4, envs=envs)
+        assert stats["complete"] and stats["episodes"] == 6
+        table = pq.read_table(tmp_path / name / "episodes").to_pandas().sort_values(["episode_id", "step"])
+        rounds[name] = table[["episode_id", "step", "action", "acted", "screen"]].to_dict("records")
+    assert len(rounds["local"]) > 6 and str(rounds["local"]) == str(rounds["dask"])  # every label, action and screen
