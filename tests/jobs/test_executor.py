@@ -117,6 +117,16 @@ def test_a_worker_killed_mid_run_loses_no_episode(tmp_path: Path) -> None:
     assert survived == reference  # and the same as here: a retried episode starts afresh from its seed
 
 
+def test_a_local_cluster_leaves_this_processs_environment_as_it_was() -> None:
+    # Dask's nannies set OMP_NUM_THREADS=1, PYTHONHASHSEED, ... here before spawning workers; a child process started
+    # afterwards (a study's train.py) would otherwise run with one thread and compute other numbers
+    before = dict(os.environ)
+    with environments(ExecutorConfig(name="dask", workers=1)) as envs:
+        envs.factory(EnvConfig(), resolve_tasks(TASKS), SNAPSHOTS)().close()
+        assert dict(os.environ) == before
+    assert dict(os.environ) == before
+
+
 def test_no_scheduler_at_the_address_is_one_line() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -147,6 +147,10 @@ class DaskEnvironments(Environments):
 
         self.cfg, self.retries = cfg, cfg.retries
         self._cluster = None
+        # a local cluster's nannies live in this process and set variables for their workers in its environment
+        # before spawning them (OMP_NUM_THREADS=1, PYTHONHASHSEED, ...): they are put back after each start, or this
+        # process's own children (a study's commands, train.py) would inherit them and compute differently
+        self._environ = dict(os.environ)
         if cfg.address:
             try:
                 self.client = Client(cfg.address, timeout=f"{cfg.connect_timeout_s}s", set_as_default=False)
@@ -161,6 +165,7 @@ class DaskEnvironments(Environments):
                                          host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR,
                                          scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             self.client = Client(self._cluster, set_as_default=False)
+            self._restore_environ()
         workers = self.client.scheduler_info()["workers"]
         if not workers:
             self.close()
@@ -204,9 +209,16 @@ class DaskEnvironments(Environments):
             with contextlib.suppress(Exception):
                 self._cluster.close()
             self._cluster = None
+        self._restore_environ()
 
     # ------------------------------------------------------------------------------------------------ internals
+    def _restore_environ(self) -> None:
+        for name in set(os.environ) - set(self._environ):
+            del os.environ[name]
+        os.environ.update(self._environ)
+
     def _take(self, key: Any, args: tuple) -> RemoteEnv:
+        self._restore_environ()  # a nanny that restarted a dead worker has set its variables again
         alive = self._alive()
         idle = self._idle.setdefault(key, [])
         while idle:
