@@ -103,9 +103,6 @@ class EnvActor:
     def step(self, action: Any) -> tuple:
         return self.env.skip_step() if action is None else self.env.step(action)
 
-    def where(self) -> tuple[str, int]:
-        return socket.gethostname(), os.getpid()
-
     def close(self) -> None:
         self.env.close()
 
@@ -365,13 +362,6 @@ class RemoteEnv:
 @dataclass(frozen=True)
 class _Size:
     size: tuple[int, int]
-
-
-def begin(env: Any, method: str, *args: Any) -> None:
-    """Send ``method(*args)`` to a remote environment without waiting (nothing for one on this machine)."""
-    send = getattr(env, "begin", None)
-    if send is not None:
-        send(method, *args)
 
 
 def worker_pids(cluster: DaskEnvironments) -> dict[str, int]:
