@@ -250,6 +250,8 @@ class AgentConfig:
     with_bounds: bool = True
     history: int = 8  # the last N steps in the prompt; 0: none (B-MoCA's prompt has none)
     answer: str = "bmoca"  # "bmoca": Description, Thought, Action | "json": M3A's reason and JSON action
+    # the action options: "bmoca", the paper's six | "extended", and long_press(n) and type("text") (GUIOdyssey's)
+    actions: str = "bmoca"
     reflect: bool = False  # M3A: after each step, a summary from the screens before and after, used as history
     few_shot: int = 0  # examples (demonstration transitions) in each prompt
     few_shot_data: Optional[str] = None  # the dataset they are drawn from (a folder)
@@ -280,7 +282,7 @@ class AgentConfig:
                                           "budget_tokens": Range(0, optional=True),
                                           "stop_after_invalid": Range(1, optional=True),
                                           "price_input_per_1m": NON_NEGATIVE, "price_output_per_1m": NON_NEGATIVE}
-    CHOICES: ClassVar[dict[str, tuple]] = {"answer": ("bmoca", "json")}
+    CHOICES: ClassVar[dict[str, tuple]] = {"answer": ("bmoca", "json"), "actions": ("bmoca", "extended")}
 
 
 # --------------------------------------------------------------------------------------------------------- jobs

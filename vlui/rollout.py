@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from vlui.data.format import encode_png
-from vlui.env.actions import ActionError
+from vlui.env.actions import ActionError, Command
 from vlui.env.agent import Agent, BatchAgent, Transcribing, reads_past
 from vlui.env.env import PhoneEnv
 from vlui.env.ui_text import Element, parse_xml
@@ -65,8 +65,9 @@ class Step:
 
     observation: dict[str, Any] | None  # kept when the rollout keeps observations (collection)
     extra: Any  # what ``observe`` returned for that observation (e.g. a full-resolution screenshot)
-    action: np.ndarray | None  # None: a malformed text action, the step counted and nothing done
-    parsed: dict[str, Any] | None  # the environment's reading of the action (tap, swipe or key, and where)
+    # None: a malformed text action, the step counted and nothing done; a Command: a long press or text typed
+    action: np.ndarray | Command | None
+    parsed: dict[str, Any] | None  # the environment's reading of the action (tap, swipe, key, ..., and where)
     reward: float
     terminated: bool
     truncated: bool
@@ -122,19 +123,24 @@ class _Slot:
 
 
 def action_token(parsed: dict[str, Any], elements: list[Element], size: tuple[int, int]) -> str:
-    """A comparable name for an action: the UI element tapped, the swipe's direction, the key pressed."""
+    """A comparable name for an action: the UI element tapped (or long-pressed), the swipe's direction, the key
+    pressed, the field typed into and the text."""
     if parsed["kind"] == "key":
         return f"key:{parsed['key']}"
+    if parsed["kind"] == "type":
+        field = next((e for e in elements if e.focused), None)
+        return f"type:{field.resource_id if field is not None else 'nothing'}|{parsed['text']}"
     (ty, tx), (ly, lx) = parsed["touch"], parsed["lift"]
     if parsed["kind"] == "swipe":
         dy, dx = ly - ty, lx - tx
         return "swipe:" + (("down" if dy > 0 else "up") if abs(dy) >= abs(dx) else ("right" if dx > 0 else "left"))
     x, y = tx * size[0], ty * size[1]
     hits = [e for e in elements if e.clickable and e.bounds[0] <= x < e.bounds[2] and e.bounds[1] <= y < e.bounds[3]]
+    verb = "long_press" if parsed["kind"] == "long_press" else "tap"
     if not hits:
-        return "tap:nothing"
+        return f"{verb}:nothing"
     e = min(hits, key=lambda e: (e.bounds[2] - e.bounds[0]) * (e.bounds[3] - e.bounds[1]))
-    return f"tap:{e.resource_id}|{e.content_desc or e.text}|{e.cls.rsplit('.', 1)[-1]}"
+    return f"{verb}:{e.resource_id}|{e.content_desc or e.text}|{e.cls.rsplit('.', 1)[-1]}"
 
 
 def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: Callable[[], Agent], slots: int,
@@ -304,7 +310,8 @@ def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[
     if xml is not None:
         token = "invalid" if parsed is None else action_token(parsed, parse_xml(xml), slot.env.device.size)
     slot.record.steps.append(Step(
-        before if keep_observations else None, extra, None if action is None else np.asarray(action), parsed,
+        before if keep_observations else None, extra,
+        action if action is None or isinstance(action, Command) else np.asarray(action), parsed,
         float(reward), terminated, truncated, token, None if label is None else np.asarray(label),
         success_line=slot.info.get("success_line")))
     observed(slot)
@@ -329,6 +336,10 @@ def dataset_rows(record: EpisodeRecord, save_xml: bool = False) -> list[dict[str
                 "screen_full": encode_png(extra) if extra is not None else None,
                 "xml": obs.get("xml") if save_xml else None}
 
+    command = next((s.action for s in record.steps if isinstance(s.action, Command)), None)
+    if command is not None:
+        raise VluiError(f"episode {job.id}: a dataset holds dual-gestures, not a {command.kind} (collect with "
+                        "agent.actions=bmoca)")
     rows = []
     for i, s in enumerate(record.steps):
         row = observation_row(s.observation, s.extra, i)
@@ -347,12 +358,22 @@ def dataset_rows(record: EpisodeRecord, save_xml: bool = False) -> list[dict[str
     return rows
 
 
+def stored_action(action: np.ndarray | Command | None) -> list[float] | dict | None:
+    """An action as ``episodes.jsonl`` keeps it: a dual-gesture's four numbers, a command's record
+    (``{"long_press": [y, x]}``, ``{"type": text}``), or None for a step with no valid action."""
+    if action is None:
+        return None
+    if isinstance(action, Command):
+        return action.record()
+    return [round(float(v), 4) for v in action]
+
+
 def result_line(record: EpisodeRecord) -> dict[str, Any]:
     """An evaluated episode as a line of ``episodes.jsonl``."""
     job = record.job
     return {"key": job.key, "run": job.run, "task": job.task, "snapshot": job.snapshot, "episode": job.episode,
             "seed": job.seed, "success": record.success, "steps": len(record.steps),
-            "actions": [None if s.action is None else [round(float(v), 4) for v in s.action] for s in record.steps],
+            "actions": [stored_action(s.action) for s in record.steps],
             "tokens": [s.token for s in record.steps if s.token is not None],
             "infra_failure": record.infra_failure, "invalid_action": record.invalid_action,
             **({"success_line": record.success_line} if record.success_line else {}),

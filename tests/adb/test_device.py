@@ -12,13 +12,15 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
+from tests.env.test_commands import STATE as MESSAGES_STATE
+from tests.env.test_commands import copy_and_paste, long_task
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.agents import make_agent
 from vlui.android.snapshot import snapshot_ids
 from vlui.backends import make_device
 from vlui.config import EnvConfig
-from vlui.env.env import make_env
+from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
 from vlui.sim.phone import SimDevice
@@ -223,3 +225,21 @@ def test_evaluation_records_a_vanished_device_as_an_infrastructure_failure_and_s
         assert records[0].success and not records[0].infra_failure
         assert len(records) == 2 and not records[1].success
         assert server.serial in records[1].infra_failure  # the episode in flight is not counted against the agent
+
+
+def test_a_long_press_and_typed_text_over_adb_do_what_they_do_in_process(adb):
+    env = PhoneEnv(make_device(adb_env(adb), "000"), [long_task()], ["000"], include_xml=True, backend="adb")
+    try:
+        env.reset(seed=0)
+
+        def launch_messages() -> None:  # Messages' conversations are state a real phone's shell cannot set
+            with adb.phone.lock:
+                adb.phone.device.set_state(MESSAGES_STATE)
+                adb.phone.device.launch("messages")
+
+        # input swipe x y x y 1000, then input text
+        assert copy_and_paste(env, launch_messages) == "Note: Your parcel is on its way"
+        with adb.phone.lock:
+            assert adb.phone.device.state.clipboard == "Your parcel is on its way"
+    finally:
+        env.close()

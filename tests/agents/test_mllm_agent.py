@@ -109,6 +109,9 @@ def test_the_text_agent_sends_the_same_prompt_without_the_image() -> None:
     ("Action: tap(3)", "json", None, "no JSON action"),
     ('Action: {"action_type": "tap", "index": 3', "json", None, "no JSON action"),
     ('Action: {"action_type": "wave"}', "json", None, "unknown action_type 'wave'"),
+    ('Action: {"action_type": "long_press", "index": 3}', "json", "long_press(3)", ""),
+    ('Action: {"action_type": "type", "text": "say \\"hi\\""}', "json", 'type("say \\"hi\\"")', ""),
+    ('Action: {"action_type": "input_text", "text": "hi", "index": 2}', "json", None, "with no index"),
 ])
 def test_answers_are_read_as_b_mocas_or_m3as(answer: str, form: str, action: str | None, error: str) -> None:
     reading = read_answer(answer, form)

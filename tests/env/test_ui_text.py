@@ -15,6 +15,7 @@ from vlui.env.ui_text import (
     parse_text_action,
     parse_xml,
 )
+from vlui.env.actions import Command
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import Node
@@ -382,3 +383,44 @@ def test_gesture_from_normalised_round_trip() -> None:
 def test_gesture_from_normalised_rejects_out_of_range(values: tuple[float, ...]) -> None:
     with pytest.raises(ValueError):
         gesture_from_normalised(*values)
+
+
+# ------------------------------------------------------------------------------------- the extended options
+def test_long_press_and_type_are_options_only_when_extended() -> None:
+    shown = [Element(index=7, text="Seven", bounds=(100, 200, 300, 400))]
+    for action in ("long_press(7)", 'type("hello")'):
+        a = parse_text_action(action, shown, SIZE)
+        assert a.kind == "invalid" and "unknown action option" in a.error and a.action is None
+    press = parse_text_action("long_press(7)", shown, SIZE, extended=True)
+    assert press.kind == "long_press" and press.gesture is None
+    assert press.action == Command.long_press(300 / 2160, 200 / 1080)
+    typed = parse_text_action('type("hello")', shown, SIZE, extended=True)
+    assert typed.kind == "type" and typed.action == Command.type_text("hello")
+    # the six options read as before
+    assert parse_text_action("tap(7)", shown, SIZE, extended=True).kind == "tap"
+
+
+@pytest.mark.parametrize("action, text", [
+    ('type("call me (now), tap(3)")', "call me (now), tap(3)"),  # the text may hold anything, calls included
+    ('type("say \\"hi\\"")', 'say "hi"'),  # a JSON string literal's escapes are read
+    ("type('single quotes')", "single quotes"),
+    ('Action: type("12:30")', "12:30"),
+    ("TYPE(911)", "911"),
+])
+def test_type_reads_the_text_as_written(action: str, text: str) -> None:
+    a = parse_text_action(action, [], SIZE, extended=True)
+    assert a.kind == "type" and a.command.text == text
+
+
+@pytest.mark.parametrize("action, error", [
+    ('type("")', "needs some text"),
+    ('type("日本")', "printable ASCII only"),
+    ('type("' + "x" * 501 + '")', "at most 500 characters"),
+    ("long_press(9)", "no element 9"),
+    ("long_press(first)", "long_press takes one element number"),
+    ("long_press(7) tap(7)", "several actions"),
+])
+def test_malformed_extended_options_are_invalid(action: str, error: str) -> None:
+    shown = [Element(index=7, text="Seven", bounds=(100, 200, 300, 400))]
+    a = parse_text_action(action, shown, SIZE, extended=True)
+    assert a.kind == "invalid" and error in a.error and a.action is None

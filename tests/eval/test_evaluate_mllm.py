@@ -161,3 +161,25 @@ def test_bad_input_ends_in_one_line_from_the_command_line(tmp_path: Path, case: 
     assert line.startswith("error: the mllm agent's ") and (
         "Connection refused): start the server or fix agent.base_url" in line if case == "no server"
         else "budget is spent (1 requests" in line)
+
+
+def test_extended_actions_are_offered_taken_and_kept_and_refused_without_the_setting(tmp_path: Path) -> None:
+    def types_first(prompt: str) -> str:
+        if "Previous steps" not in prompt:  # nothing has focus on the home screen: typing changes nothing
+            return '- Description: home\n- Thought: note it down\n- Action: type("hello, world")'
+        return answer(prompt)
+
+    one = ["tasks=[open_clock]", "env.snapshots=[100]"]
+    with StandIn(answer=types_first) as llm:
+        extended = run(tmp_path, "extended", args(llm, *one, "agent.actions=extended", "video=all"))
+        system = llm.chat_requests()[-1]["messages"][0]["content"]
+        run(tmp_path, "bmoca", args(llm, *one))
+    assert "7. long_press(numeric tag: int)" in system and '8. type(text: str)' in system
+    assert extended["success_rate"] == 1.0
+    (record,) = lines(tmp_path / "extended")
+    assert record["actions"][0] == {"type": "hello, world"} and record["tokens"][0] == "type:nothing|hello, world"
+    assert record["transcript"]["invalid_answers"] == 0
+    assert len(list((tmp_path / "extended" / "videos").glob("*.gif"))) == 1  # drawn with the typing step in it
+    (record,) = lines(tmp_path / "bmoca")  # B-MoCA's six options: the same answer holds no action
+    assert record["actions"][0] is None and record["transcript"]["invalid_answers"] == 1
+    assert "unknown action option 'type'" in record["transcript"]["steps"][0]["error"]

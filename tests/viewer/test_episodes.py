@@ -316,3 +316,15 @@ def test_the_page_loads_nothing_from_elsewhere() -> None:
     text = PAGE.read_text()
     assert [u for u in ("http://", "https://", "//cdn", "<link rel=\"stylesheet\"") if u in text.replace(
         'SVG = "http://www.w3.org/2000/svg"', "")] == []
+
+
+def test_an_llm_agents_long_press_and_typed_text_are_shown_as_it_did_them(tmp_path: Path) -> None:
+    out = write_evaluation(tmp_path / "eval", [
+        record("open_clock", [{"long_press": [0.25, 0.75]}, {"type": "911"}, {"wave": 1}, TAP], False)], {})
+    ep = open_folder(out).episode("0/open_clock/000/0")
+    held, typed, odd, tap = ep["steps"][:4]
+    assert held["gestures"][0]["kind"] == "long_press" and held["gestures"][0]["touch"] == [0.25, 0.75]
+    assert held["meaning"] == "long press at x 0.750, y 0.250 (held 1000 ms)"
+    assert typed["gestures"] == [] and typed["meaning"] == 'type "911" into the field that has focus'
+    assert odd["gestures"] == [] and odd["meaning"].startswith("an action the viewer cannot read")
+    assert tap["meaning"] == "tap at x 0.750, y 0.250"

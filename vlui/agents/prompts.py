@@ -57,6 +57,12 @@ marks. A simple use case is swipe("up") which can be used to open the app list i
 4. press("HOME"): to press home button.
 5. press("BACK"): to press back button.
 6. press("OVERVIEW"): to press overview button."""
+EXTENDED_ACTIONS = """
+7. long_press(numeric tag: int): This function is used to touch and hold an UI element shown on the digital device \
+screen, which opens its menu or selects it. A simple use case can be long_press(5), which touches and holds the UI \
+element labeled with the number 5.
+8. type(text: str): This function is used to type text into the text field that has focus (tap the field first). \
+"text" is a string that must be wrapped with double quotation marks. A simple use case is type("hello")."""
 OUTPUT = {
     "bmoca": """\
 Now, given the {given}, you need to think and call the function needed to proceed with the task. Your output \
@@ -74,8 +80,10 @@ Reason: <why this action brings the task closer to done>
 Action: {{"action_type": ...}}
 where the action is one of: {{"action_type": "tap", "index": <numeric tag>}}, {{"action_type": "swipe", \
 "direction": "up" | "down" | "left" | "right"}}, {{"action_type": "press", "button": "HOME" | "BACK" | "OVERVIEW"}}, \
-{{"action_type": "dual-gesture", "touch": [<y>, <x>], "lift": [<y>, <x>]}}. Output exactly one action.""",
+{{"action_type": "dual-gesture", "touch": [<y>, <x>], "lift": [<y>, <x>]}}{extended}. Output exactly one action.""",
 }
+EXTENDED_JSON = (', {{"action_type": "long_press", "index": <numeric tag>}}, {{"action_type": "type", "text": '
+                 '<text to type into the field that has focus>}}')
 FEW_SHOT = """\
 Below illustrates exemplary human demonstration(s), with format:
 - Instruction: <The instruction of task>
@@ -98,6 +106,11 @@ class Style:
     answer: str = "bmoca"
     image: bool = False
     marks: bool = False
+    actions: str = "bmoca"  # "bmoca": the paper's six options | "extended": and long_press(n), type("text")
+
+    @property
+    def extended(self) -> bool:
+        return self.actions == "extended"
 
     @property
     def sees(self) -> str:
@@ -166,7 +179,8 @@ class _Content:
 
 def system_message(style: Style) -> dict[str, Any]:
     """The role and the action space."""
-    return {"role": "system", "content": ROLE.format(observation=style.sees) + "\n" + ACTION_SPACE}
+    space = ACTION_SPACE + (EXTENDED_ACTIONS if style.extended else "")
+    return {"role": "system", "content": ROLE.format(observation=style.sees) + "\n" + space}
 
 
 def step_messages(style: Style, goal: str, screen: Screen, examples: Sequence[Example] = (),
@@ -187,7 +201,8 @@ def step_messages(style: Style, goal: str, screen: Screen, examples: Sequence[Ex
         c.say("Previous steps (oldest first):\n" + "\n".join(f"{i}. {h}" for i, h in enumerate(history, 1)))
     c.say("Observation:")
     c.show(screen)
-    c.say(OUTPUT[style.answer].format(given=style.given))
+    extended = EXTENDED_JSON.format() if style.extended else ""
+    c.say(OUTPUT[style.answer].format(given=style.given, extended=extended))
     return [system_message(style), {"role": "user", "content": c.content()}]
 
 
@@ -252,12 +267,25 @@ def option_from_json(obj: Any) -> tuple[str | None, str]:
         return f'press("{obj.get("button", "")}")', ""
     if kind.replace("-", "_") in _BUTTONS:
         return f'press("{_BUTTONS[kind.replace("-", "_")]}")', ""
+    if kind in ("long-press", "longpress"):
+        index = obj.get("index")
+        if isinstance(index, bool) or not isinstance(index, (int, str)):
+            return None, f"a long press needs an integer index, not {index!r}"
+        return f"long_press({index})", ""
+    if kind in ("type", "input-text"):
+        if "index" in obj:
+            return None, "type the text into the field that has focus, with no index: tap the field first"
+        text = obj.get("text")
+        if not isinstance(text, str):
+            return None, f"a type action needs text, not {text!r}"
+        return f"type({json.dumps(text)})", ""
     if kind in ("dual-gesture", "dualgesture"):
         touch, lift = obj.get("touch"), obj.get("lift")
         if not (isinstance(touch, list) and isinstance(lift, list) and len(touch) == len(lift) == 2):
             return None, "a dual-gesture needs touch: [y, x] and lift: [y, x]"
         return "dual-gesture({}, {}, {}, {})".format(*touch, *lift), ""
-    return None, (f"unknown action_type {obj.get('action_type')!r}; expected tap, swipe, press or dual-gesture")
+    return None, (f"unknown action_type {obj.get('action_type')!r}; expected tap, swipe, press or dual-gesture "
+                  "(long_press and type with agent.actions=extended)")
 
 
 def _short(s: str, n: int = 60) -> str:

@@ -30,6 +30,7 @@ from vlui.agents.prompts import Example, Screen, Style, read_answer, reflection_
 from vlui.config import AgentConfig
 from vlui.data.format import decode_png
 from vlui.data.images import image_hash
+from vlui.env.actions import Command
 from vlui.env.ui_text import Element, describe, parse_text_action, parse_xml
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Task
@@ -59,7 +60,7 @@ class TextAgent:
             cache_dir=s.cache_dir, budget_requests=s.budget_requests, budget_tokens=s.budget_tokens,
             stop_after_invalid=s.stop_after_invalid)
         self.with_bounds = with_bounds
-        self.style = Style(s.answer, self.image, self.image and s.set_of_marks)
+        self.style = Style(s.answer, self.image, self.image and s.set_of_marks, s.actions)
         if demonstrations is None and s.few_shot:
             if not s.few_shot_data:
                 raise VluiError(f"agent.few_shot={s.few_shot} needs agent.few_shot_data: the dataset the examples "
@@ -169,8 +170,10 @@ class TextAgent:
         return {"request": answer.request, "answer": answer.text, "cached": answer.cached,
                 "input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens}
 
-    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray | None:
-        """A dual-gesture, or None for an answer with no valid action (the step is counted and skipped). Raises
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray | Command | None:
+        """A dual-gesture (or with ``agent.actions=extended`` a long press or text typed: a
+        :class:`~vlui.env.actions.Command`), or None for an answer with no valid action (the step is counted and
+        skipped). Raises
         :class:`EndpointError` when the endpoint fails (an infrastructure failure)."""
         elements = parse_xml(obs["xml"])
         size = info["screen_size"]
@@ -185,9 +188,10 @@ class TextAgent:
         shown = self.history[-self.settings.history:] if self.settings.history else []
         answer = self._ask(step_messages(self.style, goal, screen, self.examples, shown))
         reading = read_answer(answer.text, self.settings.answer)
-        parsed = parse_text_action(reading.action, elements, size) if reading.action is not None else None
+        parsed = (parse_text_action(reading.action, elements, size, self.style.extended)
+                  if reading.action is not None else None)
         error = reading.error or (parsed.error if parsed is not None else "")
-        valid = parsed is not None and parsed.gesture is not None
+        valid = parsed is not None and parsed.valid
         step.update(self._exchange(answer), action=reading.action, valid=valid, error=error)
         self.steps.append(step)
         self.endpoint.judged(valid, answer.text, error)
@@ -195,7 +199,9 @@ class TextAgent:
         self.history.append(said if valid else f"{said} (invalid: {error})")
         self.previous = (screen, said, reading.reasoning)
         self.last_error = error
-        return np.asarray(parsed.gesture, dtype=np.float32) if valid else None
+        if not valid:
+            return None
+        return parsed.command if parsed.command is not None else np.asarray(parsed.gesture, dtype=np.float32)
 
     def transcript(self) -> dict[str, Any]:
         """What the episode asked and was answered (module docstring), with its counts; ``images`` holds the PNGs

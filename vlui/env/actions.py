@@ -12,6 +12,11 @@ Parsing, exactly:
    otherwise a **swipe** from touch to lift.
 5. A tap within ``nav_radius`` (normalised, y scaled the same way) of one of the navigation points —
    (0.95, 0.22) BACK, (0.95, 0.50) HOME, (0.95, 0.78) OVERVIEW by default — **presses that key**.
+
+Agents that name their actions (the text and MLLM agents with ``agent.actions=extended``) may also give a
+:class:`Command`, for what no dual-gesture can say: a **long press** (GUIOdyssey's LONG_PRESS: a touch held at a point
+for :data:`LONG_PRESS_MS`) and **typing** (its TYPE: text typed into the field that has focus, as ``adb shell input
+text`` types). Policies and datasets hold dual-gestures only.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec, gesture_distance
 
 NAV_POINTS = {"BACK": (0.95, 0.22), "HOME": (0.95, 0.50), "APP_SWITCH": (0.95, 0.78)}
+LONG_PRESS_MS = 1000  # a long press is held twice Android's long-press timeout (500 ms), so every device sees one
+MAX_TYPED = 500  # characters one typing command may hold
 
 
 class ActionError(VluiError):
@@ -31,14 +38,62 @@ class ActionError(VluiError):
 
 
 @dataclass(frozen=True)
+class Command:
+    """An action beyond the dual-gesture: ``kind`` ``long_press`` at ``point`` (normalised (y, x)), or ``type``,
+    ``text`` typed into the field that has focus (printable ASCII: what ``input text`` types on every device)."""
+
+    kind: str
+    point: tuple[float, float] | None = None
+    text: str = ""
+
+    @classmethod
+    def long_press(cls, y: float, x: float) -> Command:
+        return cls("long_press", (float(y), float(x)))
+
+    @classmethod
+    def type_text(cls, text: str) -> Command:
+        return cls("type", None, text)
+
+    def record(self) -> dict:
+        """How an episode's record stores it, in the place of a dual-gesture's four numbers."""
+        if self.kind == "long_press" and self.point is not None:
+            return {"long_press": [round(float(v), 4) for v in self.point]}
+        return {"type": self.text}
+
+    @classmethod
+    def from_record(cls, stored: dict) -> Command:
+        if "long_press" in stored:
+            return cls.long_press(*stored["long_press"])
+        return cls.type_text(str(stored["type"]))
+
+
+def typing_problem(text: object) -> str:
+    """Why ``text`` cannot be typed ("" when it can): it must be 1 to :data:`MAX_TYPED` printable ASCII characters,
+    what ``adb shell input text`` types on any device."""
+    if not isinstance(text, str) or not text:
+        return "type needs some text to type"
+    if len(text) > MAX_TYPED:
+        return f"type takes at most {MAX_TYPED} characters at a time, got {len(text)}"
+    bad = sorted({c for c in text if not " " <= c <= "~"})
+    if bad:
+        return f"type types printable ASCII only (as adb's input text does), not {''.join(bad)!r}"
+    return ""
+
+
+@dataclass(frozen=True)
 class ParsedAction:
-    kind: str  # tap | swipe | key
-    touch: tuple[float, float]  # normalised (y, x)
-    lift: tuple[float, float]
+    kind: str  # tap | swipe | key | long_press | type
+    touch: tuple[float, float] | None  # normalised (y, x); None for type
+    lift: tuple[float, float] | None
     key: str = ""  # BACK | HOME | APP_SWITCH for kind == key
+    text: str = ""  # what is typed, for kind == type
 
     def as_dict(self) -> dict:
-        return {"kind": self.kind, "touch": list(self.touch), "lift": list(self.lift), "key": self.key}
+        out = {"kind": self.kind, "touch": None if self.touch is None else list(self.touch),
+               "lift": None if self.lift is None else list(self.lift), "key": self.key}
+        if self.kind == "type":
+            out["text"] = self.text
+        return out
 
 
 @dataclass(frozen=True)
@@ -55,6 +110,8 @@ class ActionParser:
         return cls(threshold=spec.tap_threshold, y_scale=spec.y_scale, clip=clip)
 
     def parse(self, action) -> ParsedAction:
+        if isinstance(action, Command):
+            return _command(action)
         _check_real(action)
         try:
             a = np.asarray(action, dtype=np.float64)
@@ -81,6 +138,21 @@ class ActionParser:
 
     def distance(self, p: tuple[float, float], q: tuple[float, float]) -> float:
         return gesture_distance(p, q, self.y_scale)
+
+
+def _command(c: Command) -> ParsedAction:
+    if c.kind == "type":
+        problem = typing_problem(c.text)
+        if problem:
+            raise ActionError(problem)
+        return ParsedAction("type", None, None, text=c.text)
+    if c.kind == "long_press":
+        point = np.asarray(c.point if c.point is not None else (), dtype=np.float64)
+        if point.shape != (2,) or not np.all(np.isfinite(point)) or np.any((point < 0) | (point > 1)):
+            raise ActionError(f"a long press needs a point (y, x) in [0, 1], got {c.point!r}")
+        y, x = point.tolist()
+        return ParsedAction("long_press", (y, x), (y, x))
+    raise ActionError(f"unknown command {c.kind!r}: long_press or type")
 
 
 def _check_real(action) -> None:

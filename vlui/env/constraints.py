@@ -81,13 +81,18 @@ class ConstraintWatch:
         if c.level == "page":
             shown = next((e for e in after if _matches(e, c)), None)
             return None if shown is None else f"page shown: {shown.resource_id or shown.text}"
-        if action is None or action.kind != "tap":
+        if action is None or action.kind not in ("tap", "long_press", "type"):
             return None
-        w, h = size
-        x, y = action.touch[1] * w, action.touch[0] * h
-        # the element the tap lands on: the last clickable under it in the dump's (drawing) order, so a dialog over
-        # a list takes the tap, not the list's row beneath it
-        hit = next((e for e in reversed(before) if e.clickable and e.enabled and _inside(e, x, y)), None)
+        if action.kind == "type":  # text goes to the field that has focus
+            hit = next((e for e in before if e.focused), None)
+            done = "typed into {}"
+        else:
+            w, h = size
+            x, y = action.touch[1] * w, action.touch[0] * h
+            # the element the touch lands on: the last clickable under it in the dump's (drawing) order, so a dialog
+            # over a list takes it, not the list's row beneath it
+            hit = next((e for e in reversed(before) if e.clickable and e.enabled and _inside(e, x, y)), None)
+            done = ("tapped" if action.kind == "tap" else "long-pressed") + f" {{}} at ({x:.0f}, {y:.0f})"
         if hit is None:
             return None
         by_index = {e.index: e for e in before}
@@ -100,4 +105,4 @@ class ConstraintWatch:
 
         # the tapped element is the named one, holds it (a row around the named title) or is inside it
         named = next((e for e in before if _matches(e, c) and (hit.index in chain(e) or e.index in chain(hit))), None)
-        return None if named is None else f"tapped {named.resource_id or named.text} at ({x:.0f}, {y:.0f})"
+        return None if named is None else done.format(named.resource_id or named.text)

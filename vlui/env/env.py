@@ -2,7 +2,8 @@
 
 The environment talks to a :class:`~vlui.device.Device` and never knows which backend it drives.
 
-- Action: ``Box(-1, 1, (4,), float32)`` = (touch_y, touch_x, lift_y, lift_x); see :mod:`vlui.env.actions`.
+- Action: ``Box(-1, 1, (4,), float32)`` = (touch_y, touch_x, lift_y, lift_x); see :mod:`vlui.env.actions`. Agents
+  that name their actions may also step with a :class:`~vlui.env.actions.Command` (a long press, or text typed).
 - Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
   ``"screen_full"`` (full resolution) when asked for.
 - ``terminated`` when the task's goal is reached: its detector fires, or its ``state_check`` holds on the device (tasks
@@ -30,7 +31,7 @@ from gymnasium import spaces
 from vlui.backends import make_device, resolve_snapshots
 from vlui.config import EnvConfig, env_settings
 from vlui.device import Device
-from vlui.env.actions import ActionParser, ParsedAction
+from vlui.env.actions import LONG_PRESS_MS, ActionParser, ParsedAction
 from vlui.env.constraints import ConstraintWatch
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
@@ -176,6 +177,11 @@ class PhoneEnv(gym.Env):
         w, h = self.device.size
         if p.kind == "key":
             self.device.key(p.key)
+        elif p.kind == "type":
+            self.device.text(p.text)
+        elif p.kind == "long_press":
+            x, y = min(p.touch[1] * w, w - 1), min(p.touch[0] * h, h - 1)
+            self.device.swipe(x, y, x, y, LONG_PRESS_MS)
         elif p.kind == "tap":
             self.device.tap(min(p.touch[1] * w, w - 1), min(p.touch[0] * h, h - 1))
         else:

@@ -4,7 +4,9 @@ An LLM agent does not see pixels: it reads the screen as a numbered list of UI e
 ``uiautomator dump`` XML (:func:`parse_xml`, :func:`describe`) and answers with one of six action options
 (:data:`ACTION_HELP`). :func:`parse_text_action` turns that answer into the dual-gesture action every agent in
 vlui emits: a float32 array ``(touch_y, touch_x, lift_y, lift_x)`` in ``[-1, 1]``, where -1/+1 are the top/bottom
-(y) and left/right (x) screen edges, i.e. ``a = 2 * p - 1`` for a normalised position ``p`` in ``[0, 1]``.
+(y) and left/right (x) screen edges, i.e. ``a = 2 * p - 1`` for a normalised position ``p`` in ``[0, 1]``. With
+``extended`` (``agent.actions=extended``) two more options, ``long_press(n)`` and ``type("text")``, become a
+:class:`~vlui.env.actions.Command` instead.
 
 Like the paper's parser, every node of the view hierarchy is numbered, not only the leaves: many UI elements carry
 their meaning on a container (a settings row, a launcher cell), and leaf-only parsing loses them.
@@ -13,6 +15,7 @@ their meaning on a container (a settings row, a launcher cell), and leaf-only pa
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vlui.env.actions import Command, typing_problem
 from vlui.errors import VluiError
 
 __all__ = [
@@ -225,19 +229,26 @@ def describe(elements: Iterable[Element], with_bounds: bool = False, skip_empty:
 # ------------------------------------------------------------------------------------------------ actions
 @dataclass(frozen=True, eq=False)
 class TextAction:
-    """A text action, parsed: the dual-gesture to perform, or ``kind == "invalid"`` and why in ``error``.
+    """A text action, parsed: the dual-gesture to perform, the command (``long_press``, ``type``: the extended
+    options), or ``kind == "invalid"`` and why in ``error``.
 
     ``gesture`` is a read-only float32 array ``(touch_y, touch_x, lift_y, lift_x)`` in ``[-1, 1]``, or None.
-    ``kind`` is one of "dual-gesture", "tap", "swipe", "press", "invalid".
+    ``kind`` is one of "dual-gesture", "tap", "swipe", "press", "long_press", "type", "invalid".
     """
 
     gesture: np.ndarray | None
     kind: str
     error: str = ""
+    command: Command | None = None
 
     @property
     def valid(self) -> bool:
         return self.kind != "invalid"
+
+    @property
+    def action(self) -> np.ndarray | Command | None:
+        """What the environment steps with: the command, the gesture, or None when invalid."""
+        return self.command if self.command is not None else self.gesture
 
 
 def gesture_from_normalised(y1: float, x1: float, y2: float, x2: float) -> np.ndarray:
@@ -258,8 +269,12 @@ _OPTIONS = {"dual-gesture": "dual-gesture", "dual_gesture": "dual-gesture", "dua
             "dual gesture": "dual-gesture", "tap": "tap", "swipe": "swipe", "press": "press"}
 _OPTION_LIST = ('tap(n), swipe("up"|"down"|"left"|"right"), press("HOME"|"BACK"|"OVERVIEW"), '
                 'dual-gesture(y1, x1, y2, x2)')
+_EXTENDED = {"long_press": "long_press", "long-press": "long_press", "longpress": "long_press",
+             "long press": "long_press", "type": "type"}
+_EXTENDED_LIST = _OPTION_LIST + ', long_press(n), type("text")'
 _CALL = re.compile(r"(?is)\A([a-z][a-z0-9_\- ]*?)\s*\((.*)\)\Z")
 _ANY_CALL = re.compile(r"(?i)(?<![a-z0-9_])(dual[-_ ]?gesture|tap|swipe|press)\s*\(")
+_ANY_EXTENDED_CALL = re.compile(r"(?i)(?<![a-z0-9_])(dual[-_ ]?gesture|tap|swipe|press|long[-_ ]?press|type)\s*\(")
 _FENCE = re.compile(r"(?s)\A```[^\n`]*\n?(.*?)\n?```\Z")
 _LABEL = re.compile(r"(?i)\A(?:\*\*)?\s*(?:next\s+)?action\s*(?:\*\*)?\s*[:=\-]\s*(?:\*\*)?")
 _QUOTES = "\"'\u2018\u2019\u201c\u201d`"
@@ -293,7 +308,8 @@ def _unquote(arg: str) -> str:
     return arg
 
 
-def parse_text_action(action: str, elements: Sequence[Element], screen_size: tuple[int, int]) -> TextAction:
+def parse_text_action(action: str, elements: Sequence[Element], screen_size: tuple[int, int],
+                      extended: bool = False) -> TextAction:
     """The dual-gesture for an LLM's text action, or an invalid :class:`TextAction` saying what is wrong.
 
     ``elements`` are the ones the agent was shown (from :func:`parse_xml`; ``tap(n)`` looks ``n`` up by
@@ -306,6 +322,13 @@ def parse_text_action(action: str, elements: Sequence[Element], screen_size: tup
       (0.5, 0.8, 0.5, 0.2);
     - ``press("BACK"|"HOME"|"OVERVIEW")``: a tap at (y, x) = (0.95, 0.22), (0.95, 0.50), (0.95, 0.78).
 
+    With ``extended`` (``agent.actions=extended``), two options from GUIOdyssey's action space that no dual-gesture
+    can say, each a :class:`~vlui.env.actions.Command`:
+
+    - ``long_press(n)``: a touch held at the centre of element n (as ``tap(n)`` finds it);
+    - ``type("text")``: the text typed into the field that has focus (printable ASCII, as ``adb shell input text``
+      types; a JSON string literal's escapes are read).
+
     Tolerated: surrounding whitespace, a code fence or backticks, a leading "Action:" label, single, double or
     curly quotes (or none) around words, any letter case, spaces around commas and a final period. Anything else
     (several actions, unknown options, wrong arity, out-of-range values) is invalid.
@@ -315,20 +338,29 @@ def parse_text_action(action: str, elements: Sequence[Element], screen_size: tup
         raise ValueError(f"screen_size must be a positive (width, height), got {screen_size!r}")
     if not isinstance(action, str):
         return _invalid(f"the action must be text, not {type(action).__name__}")
+    options = {**_OPTIONS, **_EXTENDED} if extended else _OPTIONS
+    listed = _EXTENDED_LIST if extended else _OPTION_LIST
     s = _clean(action)
     if not s:
-        return _invalid(f"empty action; expected one of {_OPTION_LIST}")
-    calls = _ANY_CALL.findall(s)
+        return _invalid(f"empty action; expected one of {listed}")
+    m = _CALL.match(s)
+    name = " ".join(m.group(1).lower().split()) if m is not None else ""
+    option = options.get(name) or options.get(name.replace(" ", ""))
+    if option == "type":  # the text typed may hold anything, calls included
+        return _type(m.group(2).strip())
+    calls = (_ANY_EXTENDED_CALL if extended else _ANY_CALL).findall(s)
     if len(calls) > 1:
         return _invalid(f"several actions in one answer ({', '.join(c.lower() for c in calls)}); give exactly one")
-    m = _CALL.match(s)
     if m is None:
-        return _invalid(f"cannot read {_short(s)!r} as an action; expected one of {_OPTION_LIST}")
-    name = " ".join(m.group(1).lower().split())
-    option = _OPTIONS.get(name) or _OPTIONS.get(name.replace(" ", ""))
+        return _invalid(f"cannot read {_short(s)!r} as an action; expected one of {listed}")
     if option is None:
-        return _invalid(f"unknown action option {m.group(1).strip()!r}; expected one of {_OPTION_LIST}")
+        return _invalid(f"unknown action option {m.group(1).strip()!r}; expected one of {listed}")
     body = m.group(2).strip()
+    if option == "long_press":
+        point = _element_point(body, elements, width, height, "long_press")
+        if isinstance(point, TextAction):
+            return point
+        return TextAction(None, "long_press", command=Command.long_press(*point))
     if option == "dual-gesture":
         return _dual_gesture(body)
     if option == "tap":
@@ -370,12 +402,34 @@ def _dual_gesture(body: str) -> TextAction:
     return TextAction(gesture_from_normalised(*values), "dual-gesture")
 
 
+def _type(body: str) -> TextAction:
+    text = _unquote(body)
+    if body.startswith('"') and body.endswith('"'):  # a JSON string literal: its escapes are read
+        try:
+            text = json.loads(body)
+        except json.JSONDecodeError:
+            pass
+    problem = typing_problem(text)
+    if problem:
+        return _invalid(problem)
+    return TextAction(None, "type", command=Command.type_text(text))
+
+
 def _tap(body: str, elements: Sequence[Element], width: int, height: int) -> TextAction:
+    point = _element_point(body, elements, width, height, "tap")
+    if isinstance(point, TextAction):
+        return point
+    return TextAction(gesture_from_normalised(*point, *point), "tap")
+
+
+def _element_point(body: str, elements: Sequence[Element], width: int, height: int,
+                   option: str) -> tuple[float, float] | TextAction:
+    """The normalised (y, x) centre of the element ``body`` numbers (clipped to the screen), or why there is none."""
     arg = _unquote(body)
     if arg.startswith("[") and arg.endswith("]"):  # tap([3]), as the list shows numbers
         arg = arg[1:-1].strip()
     if not _INT.fullmatch(arg):
-        return _invalid(f"tap takes one element number, e.g. tap(3); got tap({_short(body)})")
+        return _invalid(f"{option} takes one element number, e.g. {option}(3); got {option}({_short(body)})")
     n = int(arg)
     by_index = {e.index: e for e in elements}
     element = by_index.get(n)
@@ -389,5 +443,4 @@ def _tap(body: str, elements: Sequence[Element], width: int, height: int) -> Tex
     cx1, cy1, cx2, cy2 = max(x1, 0), max(y1, 0), min(x2, width), min(y2, height)
     if cx2 <= cx1 or cy2 <= cy1:
         return _invalid(f"element {n} lies outside the screen (bounds {element.bounds}); swipe to bring it into view")
-    y, x = (cy1 + cy2) / 2 / height, (cx1 + cx2) / 2 / width
-    return TextAction(gesture_from_normalised(y, x, y, x), "tap")
+    return (cy1 + cy2) / 2 / height, (cx1 + cx2) / 2 / width

@@ -580,15 +580,23 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
     return made
 
 
-def gif(frames: list, actions: list[list[float]], path: Path, scale: int = 2) -> None:
-    """The episode's observations with each gesture drawn: a dot for a tap, an arrow for a swipe."""
+def gif(frames: list, actions: list, path: Path, scale: int = 2) -> None:
+    """The episode's observations with each gesture drawn: a dot for a tap (two for a long press), an arrow for a
+    swipe; text typed draws nothing."""
     images = []
     for i, frame in enumerate(frames):
         im = Image.fromarray(frame).resize((frame.shape[1] * scale, frame.shape[0] * scale), Image.NEAREST)
-        if i < len(actions) and actions[i] is not None:
+        action = actions[i] if i < len(actions) else None
+        if isinstance(action, dict) and "long_press" in action:  # a stored command: {"long_press": [y, x]}
+            y, x = action["long_press"]
+            draw = ImageDraw.Draw(im)
+            p, r = (x * im.width, y * im.height), 9
+            draw.ellipse((p[0] - r, p[1] - r, p[0] + r, p[1] + r), outline=(234, 67, 53), width=3)
+            action = [2 * y - 1, 2 * x - 1] * 2
+        if action is not None and not isinstance(action, dict):
             draw = ImageDraw.Draw(im)
             h, w = im.height, im.width
-            ty, tx, ly, lx = [(v + 1) / 2 for v in actions[i]]
+            ty, tx, ly, lx = [(v + 1) / 2 for v in action]
             p, q = (tx * w, ty * h), (lx * w, ly * h)
             r = 5
             if abs(p[0] - q[0]) + abs(p[1] - q[1]) < 6:

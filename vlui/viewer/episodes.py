@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from vlui.data.format import dataset_spec, read_episode, read_info, writer_pid
 from vlui.data.images import IMAGE_REF, IMAGES
-from vlui.env.actions import ActionError, ActionParser
+from vlui.env.actions import LONG_PRESS_MS, ActionError, ActionParser, Command
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec
 from vlui.tasks.catalog import Task, tasks
@@ -102,15 +102,20 @@ def meaning(g: dict[str, Any]) -> str:
         dy, dx = ly - ty, lx - tx
         way = ("down" if dy > 0 else "up") if abs(dy) >= abs(dx) else ("right" if dx > 0 else "left")
         return f"swipe {way} from x {tx:.3f}, y {ty:.3f} to x {lx:.3f}, y {ly:.3f}"
+    if g["kind"] == "long_press":
+        return f"long press at x {tx:.3f}, y {ty:.3f} (held {LONG_PRESS_MS} ms)"
     return f"tap at x {tx:.3f}, y {ty:.3f}"
 
 
 def parsed_gesture(parser: ActionParser, action: Any, role: str = "done") -> tuple[dict[str, Any] | None, str]:
-    """A stored action read as the environment read it: the gesture and its meaning, or None and why not."""
+    """A stored action read as the environment read it: the gesture and its meaning, or None and why not (text typed
+    draws nothing: the meaning says what was typed)."""
     try:
-        p = parser.parse(action)
-    except ActionError as err:
+        p = parser.parse(Command.from_record(action) if isinstance(action, dict) else action)
+    except (ActionError, KeyError, TypeError, ValueError) as err:
         return None, f"an action the viewer cannot read: {err}"
+    if p.kind == "type":
+        return None, f"type {json.dumps(p.text)} into the field that has focus"
     g = gesture(p.kind, p.touch, p.lift, p.key, role)
     return g, meaning(g)
 

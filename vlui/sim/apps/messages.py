@@ -23,7 +23,8 @@ Messaging's ``copy_text`` action, Google Messages' ancestor) and Copy text puts 
 (``DeviceState.clipboard``); a long press of the compose field focuses it and, when the clipboard holds text, shows
 Android's floating text toolbar with "Paste" (``android:id/floating_toolbar_menu_item_text``), which appends the
 clipboard to the draft. A long press is a touch held in place for the long-press timeout (``input swipe x y x y
-800``); B-MoCA's dual-gesture actions have no duration, so an agent acting through them cannot long-press.
+800``); B-MoCA's dual-gesture actions have no duration, so an agent acting through them cannot long-press (an LLM
+agent with ``agent.actions=extended`` can).
 
 Log lines. Sending prints nothing, on purpose: no line could be confirmed for Google Messages on Android 10. The
 telephony stack's lines (SmsController, IccSmsInterfaceManager, GsmSMSDispatcher, ImsSmsDispatcher ``sendText`` /
