@@ -295,6 +295,9 @@ class DaggerConfig:
     pairs: Optional[int] = None  # roll out on this many (task, snapshot) pairs of the dataset, drawn anew each round
     steps: int = 300  # training steps after each round, on the demonstrations and every round so far
     envs: int = 16  # simulated phones stepped side by side (one batched forward pass per step)
+    # roll out on these phones instead of the dataset's (env.snapshots references: train, random:N, ids), e.g.
+    # [train, random:2000]: phones the demonstrations never had; validation and test phones are refused
+    snapshots: Any = None
 
     LIMITS: ClassVar[dict[str, Range]] = {"rounds": Range(0), "episodes_per_pair": AT_LEAST_1, "steps": AT_LEAST_1,
                                           "envs": AT_LEAST_1, "pairs": Range(1, optional=True)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from vlui.cli import compose
 from vlui.config import EnvConfig
 from vlui.data.format import read_info
 from vlui.env.actions import ActionParser
+from vlui.errors import VluiError
 from vlui.jobs import dagger, train
 from vlui.models.policy import VLUIPolicy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
@@ -79,6 +81,41 @@ def test_a_round_labels_every_visited_state_with_the_experts_action(tmp_path: Pa
     acted = rounds[~rounds.is_last]
     assert acted.acted.notna().all() and rounds[rounds.is_last].acted.isna().all()
     assert any(not np.allclose(a, b) for a, b in zip(acted.acted, acted.action, strict=True))
+
+
+@pytest.mark.integration
+def test_a_round_rolls_out_on_phones_the_demonstrations_never_had(tmp_path: Path, tiny_dataset: Path) -> None:
+    cfg = ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2,
+                      head_dims=[32])
+    policy = VLUIPolicy(cfg, ObsActionSpec(64, 32))
+    env = EnvConfig(observation_height=64, observation_width=32)
+    run = compose("train", tiny(tmp_path, tiny_dataset, "dagger.snapshots=[random:2]"), output_dir=tmp_path / "run")
+    phones = train.dagger_phones(run, env)
+    assert phones == ["gen-0-0", "gen-0-1"]
+    stats = dagger.collect_round(policy, env, tiny_dataset, tmp_path / "round-1", 1, 1, seed=0, slots=4,
+                                 snapshots=phones)
+    assert stats["complete"] and stats["episodes"] == 4  # the dataset's 2 tasks x the 2 phones given
+    rounds = pq.read_table(tmp_path / "round-1" / "episodes").to_pandas()
+    assert sorted(set(rounds.snapshot_id)) == phones and read_info(tmp_path / "round-1")["recipe"]["snapshots"] == phones
+
+
+@pytest.mark.parametrize("phones, message", [
+    ("[val:5]", "dagger.snapshots=val:5: DAgger trains on the phones it rolls out on, so they must be training phones"),
+    ("[train,test]", "dagger.snapshots=test: DAgger trains"),
+    ("[000,105]", "dagger.snapshots holds 105, a validation or test phone"),
+    ("[val-0-3]", "dagger.snapshots holds val-0-3, a validation or test phone"),
+])
+def test_dagger_never_rolls_out_on_validation_or_test_phones(tmp_path: Path, phones: str, message: str) -> None:
+    run = compose("train", tiny(tmp_path, tmp_path / "data", f"dagger.snapshots={phones}"), output_dir=tmp_path / "r")
+    with pytest.raises(VluiError, match=re.escape(message)):
+        train.dagger_phones(run, EnvConfig())
+
+
+def test_dagger_phones_and_a_dataset_split_are_one_line_error(tmp_path: Path) -> None:
+    run = compose("train", tiny(tmp_path, tmp_path / "data", "dagger.snapshots=[random:5]", "data.split=task"),
+                  output_dir=tmp_path / "r")
+    with pytest.raises(VluiError, match="dagger.snapshots cannot be used with data.split"):
+        train.dagger_phones(run, EnvConfig())
 
 
 @pytest.mark.integration

@@ -16,7 +16,7 @@ was in (a round whose dataset and policy export exist is not redone).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -106,15 +106,16 @@ def round_dir(data_path: str | Path, run_name: str, round_: int) -> Path:
 def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Path, round_: int,
                   episodes_per_pair: int, seed: int, slots: int = 16, pairs: int | None = None,
                   save_xml: bool = False, only: Collection[tuple[str, str]] | None = None,
-                  envs: Environments = LOCAL) -> dict[str, Any]:
-    """Roll ``policy`` out on the tasks x snapshots of dataset ``base`` (those of ``only`` when given: a split's
-    training pairs; or ``pairs`` of them, drawn from the seed and the round), label each visited state with the
+                  envs: Environments = LOCAL, snapshots: Sequence[str] | None = None) -> dict[str, Any]:
+    """Roll ``policy`` out on the tasks x snapshots of dataset ``base`` (x ``snapshots`` when given: other training
+    phones; those of ``only`` when given: a split's training pairs; or ``pairs`` of them, drawn from the seed and the
+    round), label each visited state with the
     expert's action, and write the relabelled episodes to ``out`` (resuming a round cut short), with each screen's
     UI tree when ``save_xml``, on the environments of ``envs`` (this machine's, or a cluster's). Returns the round's success rate (the policy's own, as it acted) and the number of
     labelled states."""
     info = read_info(base)
     recipe = info["recipe"]
-    tasks, snaps = list(recipe["tasks"]), [str(s) for s in recipe["snapshots"]]
+    tasks, snaps = list(recipe["tasks"]), [str(s) for s in (snapshots or recipe["snapshots"])]
     chosen = [(t, s) for t in tasks for s in snaps if only is None or (t, s) in only]
     if pairs is not None and pairs < len(chosen):
         rng = np.random.default_rng([seed, round_])

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,10 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
-from vlui.config import check_settings, env_settings, hydra_value
+from vlui.android import generate
+from vlui.android.snapshot import snapshot_ids
+from vlui.backends import resolve_snapshots
+from vlui.config import EnvConfig, check_settings, env_settings, hydra_value
 from vlui.data.card import summary, version
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import dataset_spec, progress, read_index, read_info, writer_pid
@@ -390,6 +394,29 @@ def training_pairs(cfg: DictConfig) -> set[tuple[str, str]] | None:
     return {(index[e]["task_id"], str(index[e]["snapshot_id"])) for e in split.parts["train"]}
 
 
+def dagger_phones(cfg: DictConfig, env: EnvConfig) -> list[str] | None:
+    """The phones of ``dagger.snapshots``, resolved, or None (the dataset's). Training phones only: the validation
+    phones and the test snapshots are never rolled out on and trained from."""
+    spec = cfg.dagger.snapshots
+    if spec is None:
+        return None
+    if cfg.data.split is not None:
+        raise VluiError("dagger.snapshots cannot be used with data.split: the split decides which phones are training "
+                        "ones; leave dagger.snapshots unset (DAgger rolls out on the split's training pairs)")
+    items = [spec] if isinstance(spec, (str, int)) else list(spec)
+    test = set(snapshot_ids("test"))
+    for item in map(str, items):
+        if item in ("test", "all", "val") or item.startswith(("val:", "heldout:")):
+            raise VluiError(f"dagger.snapshots={item}: DAgger trains on the phones it rolls out on, so they must be "
+                            "training phones (train, random:N, training snapshot ids), never validation or test ones")
+    phones = resolve_snapshots(replace(env, snapshots=items))
+    held = [p for p in phones if p in test or (generate.parse_generated(p) or ("",))[0] == "val"]
+    if held:
+        raise VluiError(f"dagger.snapshots holds {held[0]}, a validation or test phone: DAgger trains on the phones "
+                        "it rolls out on, so they must be training phones (train, random:N, training snapshot ids)")
+    return phones
+
+
 def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list,
                   envs: Environments = LOCAL) -> list[dict[str, Any]]:
     """``dagger.rounds`` rounds after the first training (vlui/jobs/dagger.py): roll the policy out, have the
@@ -400,6 +427,7 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
     if env.backend != "sim":
         raise VluiError("dagger.rounds needs the simulated phone (env=sim): the expert labels states from the UI tree "
                         "of every step, thousands of them per round")
+    phones = dagger_phones(cfg, env)
     rounds, stats = [], []
     for r in range(1, cfg.dagger.rounds + 1):
         out = dagger.round_dir(cfg.data.path, cfg.run_name, r)
@@ -412,7 +440,7 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
         round_stats = dagger.collect_round(module.policy, env, cfg.data.path, out, r, cfg.dagger.episodes_per_pair,
                                            cfg.seed, slots=cfg.dagger.envs, pairs=cfg.dagger.pairs,
                                            save_xml=bool(cfg.data.grounding.weight),  # grounding's trees
-                                           only=training_pairs(cfg), envs=envs)
+                                           only=training_pairs(cfg), envs=envs, snapshots=phones)
         log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
                  f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
