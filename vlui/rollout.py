@@ -95,6 +95,7 @@ class EpisodeRecord:
     transcript: dict[str, Any] | None = None  # how the agent decided, when it keeps that (a model's requests, answers)
     # a constrained task's broken constraints (``Violation.as_dict``), [] when none was; None for other tasks
     violations: list[dict[str, Any]] | None = None
+    declared: str | None = None  # what the agent declared of its task, ending the episode ("complete", "impossible")
 
     @property
     def success(self) -> bool:
@@ -127,6 +128,8 @@ def action_token(parsed: dict[str, Any], elements: list[Element], size: tuple[in
     pressed, the field typed into and the text."""
     if parsed["kind"] == "key":
         return f"key:{parsed['key']}"
+    if parsed["kind"] == "status":
+        return f"status:{parsed['text']}"
     if parsed["kind"] == "type":
         field = next((e for e in elements if e.focused), None)
         return f"type:{field.resource_id if field is not None else 'nothing'}|{parsed['text']}"
@@ -315,6 +318,7 @@ def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[
         float(reward), terminated, truncated, token, None if label is None else np.asarray(label),
         success_line=slot.info.get("success_line")))
     observed(slot)
+    slot.record.declared = slot.info.get("declared")
     if terminated or truncated:
         finish(slot, terminated=terminated, truncated=truncated, violations=slot.info.get("violations"),
                final_observation=slot.obs if keep_observations else None, final_extra=slot.extra)
@@ -360,7 +364,8 @@ def dataset_rows(record: EpisodeRecord, save_xml: bool = False) -> list[dict[str
 
 def stored_action(action: np.ndarray | Command | None) -> list[float] | dict | None:
     """An action as ``episodes.jsonl`` keeps it: a dual-gesture's four numbers, a command's record
-    (``{"long_press": [y, x]}``, ``{"type": text}``), or None for a step with no valid action."""
+    (``{"long_press": [y, x]}``, ``{"type": text}``, ``{"status": "complete"}``), or None for a step with no valid
+    action."""
     if action is None:
         return None
     if isinstance(action, Command):
@@ -379,6 +384,7 @@ def result_line(record: EpisodeRecord) -> dict[str, Any]:
             **({"success_line": record.success_line} if record.success_line else {}),
             **({"goal_reached": record.terminated, "violations": record.violations}
                if record.violations is not None else {}),
+            **({"declared": record.declared} if record.declared else {}),
             **({"perturbations": record.perturbations} if record.perturbations is not None else {}),
             **({"transcript": {k: v for k, v in record.transcript.items() if k != "images"}}
                if record.transcript is not None else {})}

@@ -112,6 +112,9 @@ def test_the_text_agent_sends_the_same_prompt_without_the_image() -> None:
     ('Action: {"action_type": "long_press", "index": 3}', "json", "long_press(3)", ""),
     ('Action: {"action_type": "type", "text": "say \\"hi\\""}', "json", 'type("say \\"hi\\"")', ""),
     ('Action: {"action_type": "input_text", "text": "hi", "index": 2}', "json", None, "with no index"),
+    ('Action: {"action_type": "status", "goal_status": "complete"}', "json", "complete()", ""),
+    ('Action: {"action_type": "status", "goal_status": "infeasible"}', "json", "impossible()", ""),
+    ('Action: {"action_type": "status", "goal_status": "maybe"}', "json", None, "not 'maybe'"),
 ])
 def test_answers_are_read_as_b_mocas_or_m3as(answer: str, form: str, action: str | None, error: str) -> None:
     reading = read_answer(answer, form)

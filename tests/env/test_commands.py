@@ -20,6 +20,7 @@ from vlui.errors import VluiError
 from vlui.eval.report import gif
 from vlui.rollout import EpisodeRecord, Job, Step, dataset_rows, result_line
 from vlui.sim.phone import SimDevice
+from vlui.tasks import templates
 from vlui.tasks.catalog import tasks
 from vlui.tasks.task import Constraint
 
@@ -70,12 +71,29 @@ def test_a_long_press_copies_a_message_and_typed_text_goes_to_the_field_that_has
     env.close()
 
 
+def test_an_agent_declaring_its_task_ends_the_episode_a_success_only_where_the_goal_holds() -> None:
+    volume = templates.instance_from_id("set_volume@media-7")  # judged by the device's state: volume.media == 7
+    env = PhoneEnv(SimDevice("000"), [long_task(), volume], ["000"], include_xml=True)
+    env.reset(seed=0, options={"task": "hold_and_type_test"})
+    obs, reward, terminated, truncated, info = env.step(Command.status("complete"))  # Clock is not open
+    assert (reward, terminated, truncated, info["declared"], info["step"]) == (0.0, False, True, "complete", 1)
+    assert info["parsed_action"]["kind"] == "status" and "xml" in obs
+    with pytest.raises(VluiError, match="the episode is over"):
+        env.step(Command.status("complete"))
+    env.reset(seed=0, options={"task": volume.id})
+    env.device.set_state({"volume": {"media": 7}})  # the goal holds, whatever the agent says
+    obs, reward, terminated, truncated, info = env.step(Command.status("impossible"))
+    assert (reward, terminated, truncated, info["declared"]) == (1.0, True, False, "impossible")
+    env.close()
+
+
 @pytest.mark.parametrize("command, error", [
     (Command.type_text(""), "type needs some text"),
     (Command.type_text("\u00e9t\u00e9"), "printable ASCII only"),
     (Command.long_press(1.5, 0.5), r"a long press needs a point \(y, x\) in \[0, 1\]"),
     (Command.long_press(float("nan"), 0.5), "a long press needs a point"),
     (Command("wave"), "unknown command 'wave'"),
+    (Command.status("done"), "an agent declares its task one of complete, impossible, not 'done'"),
 ])
 def test_a_malformed_command_is_refused_before_the_device_is_touched(command: Command, error: str) -> None:
     with pytest.raises(ActionError, match=error):
@@ -103,16 +121,20 @@ def test_an_episode_record_keeps_commands_and_a_dataset_refuses_them(tmp_path: P
         Step(None, None, np.array([0.1, 0.2, 0.1, 0.2], np.float32), {"kind": "tap"}, 0.0, False, False, "tap:x"),
         Step(None, None, Command.long_press(0.25, 0.5), {"kind": "long_press"}, 0.0, False, False, "long_press:y"),
         Step(None, None, Command.type_text("911"), {"kind": "type"}, 0.0, False, False, "type:z|911"),
-        Step(None, None, None, None, 0.0, False, True, "invalid")]
+        Step(None, None, None, None, 0.0, False, False, "invalid"),
+        Step(None, None, Command.status("complete"), {"kind": "status"}, 0.0, False, True, "status:complete")]
+    record.declared = "complete"
     line = result_line(record)
-    assert line["actions"] == [[0.1, 0.2, 0.1, 0.2], {"long_press": [0.25, 0.5]}, {"type": "911"}, None]
-    assert [Command.from_record(a) for a in line["actions"][1:3]] == [Command.long_press(0.25, 0.5),
-                                                                       Command.type_text("911")]
+    assert line["actions"] == [[0.1, 0.2, 0.1, 0.2], {"long_press": [0.25, 0.5]}, {"type": "911"}, None,
+                               {"status": "complete"}]
+    assert line["declared"] == "complete" and "declared" not in result_line(EpisodeRecord(Job("a", "0", 0), "x"))
+    assert [Command.from_record(a) for a in line["actions"][1:5:3]] == [Command.long_press(0.25, 0.5),
+                                                                         Command.status("complete")]
     with pytest.raises(VluiError, match="a dataset holds dual-gestures, not a long_press"):
         dataset_rows(record)
-    frames = [np.full((64, 32, 3), 40 * i, np.uint8) for i in range(5)]  # grey, each its own
+    frames = [np.full((64, 32, 3), 40 * i, np.uint8) for i in range(6)]  # grey, each its own
     gif(frames, line["actions"], tmp_path / "episode.gif", scale=1)  # the video evaluate.py keeps
     drawn = [np.asarray(f.convert("RGB")).astype(int) for f in ImageSequence.Iterator(Image.open(tmp_path /
                                                                                                 "episode.gif"))]
     red = [bool(((f[..., 0] - f[..., 1]) > 100).any()) for f in drawn]
-    assert red == [True, True, False, False, False]  # a tap, a long press; typing and no action draw nothing
+    assert red == [True, True, False, False, False, False]  # a tap, a long press; the rest draw nothing

@@ -396,6 +396,10 @@ def test_long_press_and_type_are_options_only_when_extended() -> None:
     assert press.action == Command.long_press(300 / 2160, 200 / 1080)
     typed = parse_text_action('type("hello")', shown, SIZE, extended=True)
     assert typed.kind == "type" and typed.action == Command.type_text("hello")
+    for action, status in (("complete()", "complete"), ("impossible()", "impossible"), ("Infeasible( )", "impossible")):
+        said = parse_text_action(action, shown, SIZE, extended=True)
+        assert said.kind == "status" and said.action == Command.status(status)
+        assert "unknown action option" in parse_text_action(action, shown, SIZE).error
     # the six options read as before
     assert parse_text_action("tap(7)", shown, SIZE, extended=True).kind == "tap"
 
@@ -419,6 +423,8 @@ def test_type_reads_the_text_as_written(action: str, text: str) -> None:
     ("long_press(9)", "no element 9"),
     ("long_press(first)", "long_press takes one element number"),
     ("long_press(7) tap(7)", "several actions"),
+    ("complete(yes)", "complete() takes nothing"),
+    ("tap(7) complete()", "several actions"),
 ])
 def test_malformed_extended_options_are_invalid(action: str, error: str) -> None:
     shown = [Element(index=7, text="Seven", bounds=(100, 200, 300, 400))]

@@ -183,3 +183,17 @@ def test_extended_actions_are_offered_taken_and_kept_and_refused_without_the_set
     (record,) = lines(tmp_path / "bmoca")  # B-MoCA's six options: the same answer holds no action
     assert record["actions"][0] is None and record["transcript"]["invalid_answers"] == 1
     assert "unknown action option 'type'" in record["transcript"]["steps"][0]["error"]
+
+
+def test_an_agent_that_declares_its_task_complete_ends_the_episode_and_the_report_counts_it(tmp_path: Path) -> None:
+    with StandIn(answer=lambda prompt: "- Action: complete()") as llm:  # before anything is done
+        result = run(tmp_path, "declares", args(llm, "tasks=[open_clock]", "env.snapshots=[100]",
+                                                "agent.actions=extended"))
+    (record,) = lines(tmp_path / "declares")
+    assert (record["steps"], record["success"], record["declared"]) == (1, False, "complete")
+    assert record["actions"] == [{"status": "complete"}] and record["tokens"] == ["status:complete"]
+    assert result["success_rate"] == 0.0
+    usage = json.loads((tmp_path / "declares" / "results.json").read_text())["llm"]
+    assert (usage["declared_complete"], usage["declared_complete_but_failed"], usage["declared_impossible"]) == (1, 1, 0)
+    assert "Episodes the agent ended: 1 declared complete (1 of them not), 0 declared impossible." in (
+        tmp_path / "declares" / "results.md").read_text()

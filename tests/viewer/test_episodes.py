@@ -318,13 +318,15 @@ def test_the_page_loads_nothing_from_elsewhere() -> None:
         'SVG = "http://www.w3.org/2000/svg"', "")] == []
 
 
-def test_an_llm_agents_long_press_and_typed_text_are_shown_as_it_did_them(tmp_path: Path) -> None:
+def test_an_llm_agents_long_press_typed_text_and_declared_end_are_shown_as_it_did_them(tmp_path: Path) -> None:
     out = write_evaluation(tmp_path / "eval", [
-        record("open_clock", [{"long_press": [0.25, 0.75]}, {"type": "911"}, {"wave": 1}, TAP], False)], {})
+        record("open_clock", [{"long_press": [0.25, 0.75]}, {"type": "911"}, {"wave": 1}, TAP,
+                              {"status": "complete"}], False)], {})
     ep = open_folder(out).episode("0/open_clock/000/0")
-    held, typed, odd, tap = ep["steps"][:4]
+    held, typed, odd, tap, said = ep["steps"][:5]
     assert held["gestures"][0]["kind"] == "long_press" and held["gestures"][0]["touch"] == [0.25, 0.75]
     assert held["meaning"] == "long press at x 0.750, y 0.250 (held 1000 ms)"
     assert typed["gestures"] == [] and typed["meaning"] == 'type "911" into the field that has focus'
     assert odd["gestures"] == [] and odd["meaning"].startswith("an action the viewer cannot read")
     assert tap["meaning"] == "tap at x 0.750, y 0.250"
+    assert said["gestures"] == [] and said["meaning"] == "declare the task complete: the episode ends"

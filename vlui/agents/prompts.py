@@ -62,7 +62,9 @@ EXTENDED_ACTIONS = """
 screen, which opens its menu or selects it. A simple use case can be long_press(5), which touches and holds the UI \
 element labeled with the number 5.
 8. type(text: str): This function is used to type text into the text field that has focus (tap the field first). \
-"text" is a string that must be wrapped with double quotation marks. A simple use case is type("hello")."""
+"text" is a string that must be wrapped with double quotation marks. A simple use case is type("hello").
+9. complete(): This function is used to say that the task is done. The episode ends.
+10. impossible(): This function is used to say that the task cannot be done on this device. The episode ends."""
 OUTPUT = {
     "bmoca": """\
 Now, given the {given}, you need to think and call the function needed to proceed with the task. Your output \
@@ -83,7 +85,8 @@ where the action is one of: {{"action_type": "tap", "index": <numeric tag>}}, {{
 {{"action_type": "dual-gesture", "touch": [<y>, <x>], "lift": [<y>, <x>]}}{extended}. Output exactly one action.""",
 }
 EXTENDED_JSON = (', {{"action_type": "long_press", "index": <numeric tag>}}, {{"action_type": "type", "text": '
-                 '<text to type into the field that has focus>}}')
+                 '<text to type into the field that has focus>}}, {{"action_type": "status", "goal_status": '
+                 '"complete" | "infeasible"}}')
 FEW_SHOT = """\
 Below illustrates exemplary human demonstration(s), with format:
 - Instruction: <The instruction of task>
@@ -106,7 +109,8 @@ class Style:
     answer: str = "bmoca"
     image: bool = False
     marks: bool = False
-    actions: str = "bmoca"  # "bmoca": the paper's six options | "extended": and long_press(n), type("text")
+    # "bmoca": the paper's six options | "extended": and long_press(n), type("text"), complete(), impossible()
+    actions: str = "bmoca"
 
     @property
     def extended(self) -> bool:
@@ -279,13 +283,20 @@ def option_from_json(obj: Any) -> tuple[str | None, str]:
         if not isinstance(text, str):
             return None, f"a type action needs text, not {text!r}"
         return f"type({json.dumps(text)})", ""
+    if kind == "status":
+        goal = str(obj.get("goal_status", "")).strip().lower()
+        if goal not in ("complete", "infeasible", "impossible"):
+            return None, f"a status action's goal_status is \"complete\" or \"infeasible\", not {obj.get('goal_status')!r}"
+        return ("complete()" if goal == "complete" else "impossible()"), ""
+    if kind in ("complete", "impossible", "infeasible"):
+        return ("complete()" if kind == "complete" else "impossible()"), ""
     if kind in ("dual-gesture", "dualgesture"):
         touch, lift = obj.get("touch"), obj.get("lift")
         if not (isinstance(touch, list) and isinstance(lift, list) and len(touch) == len(lift) == 2):
             return None, "a dual-gesture needs touch: [y, x] and lift: [y, x]"
         return "dual-gesture({}, {}, {}, {})".format(*touch, *lift), ""
     return None, (f"unknown action_type {obj.get('action_type')!r}; expected tap, swipe, press or dual-gesture "
-                  "(long_press and type with agent.actions=extended)")
+                  "(long_press, type and status with agent.actions=extended)")
 
 
 def _short(s: str, n: int = 60) -> str:

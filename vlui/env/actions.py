@@ -15,8 +15,9 @@ Parsing, exactly:
 
 Agents that name their actions (the text and MLLM agents with ``agent.actions=extended``) may also give a
 :class:`Command`, for what no dual-gesture can say: a **long press** (GUIOdyssey's LONG_PRESS: a touch held at a point
-for :data:`LONG_PRESS_MS`) and **typing** (its TYPE: text typed into the field that has focus, as ``adb shell input
-text`` types). Policies and datasets hold dual-gestures only.
+for :data:`LONG_PRESS_MS`), **typing** (its TYPE: text typed into the field that has focus, as ``adb shell input
+text`` types) and the end of an episode the agent declares (its COMPLETE and IMPOSSIBLE, AndroidWorld's ``status``:
+the task done, or impossible on this phone). Policies and datasets hold dual-gestures only.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from vlui.spec import ObsActionSpec, gesture_distance
 NAV_POINTS = {"BACK": (0.95, 0.22), "HOME": (0.95, 0.50), "APP_SWITCH": (0.95, 0.78)}
 LONG_PRESS_MS = 1000  # a long press is held twice Android's long-press timeout (500 ms), so every device sees one
 MAX_TYPED = 500  # characters one typing command may hold
+STATUSES = ("complete", "impossible")  # what an agent may declare of its task, ending the episode
 
 
 class ActionError(VluiError):
@@ -39,8 +41,9 @@ class ActionError(VluiError):
 
 @dataclass(frozen=True)
 class Command:
-    """An action beyond the dual-gesture: ``kind`` ``long_press`` at ``point`` (normalised (y, x)), or ``type``,
-    ``text`` typed into the field that has focus (printable ASCII: what ``input text`` types on every device)."""
+    """An action beyond the dual-gesture: ``kind`` ``long_press`` at ``point`` (normalised (y, x)); ``type``,
+    ``text`` typed into the field that has focus (printable ASCII: what ``input text`` types on every device); or
+    ``status``, the agent declaring its task ``text`` (one of :data:`STATUSES`), which ends the episode."""
 
     kind: str
     point: tuple[float, float] | None = None
@@ -54,16 +57,22 @@ class Command:
     def type_text(cls, text: str) -> Command:
         return cls("type", None, text)
 
+    @classmethod
+    def status(cls, goal: str) -> Command:
+        return cls("status", None, goal)
+
     def record(self) -> dict:
         """How an episode's record stores it, in the place of a dual-gesture's four numbers."""
         if self.kind == "long_press" and self.point is not None:
             return {"long_press": [round(float(v), 4) for v in self.point]}
-        return {"type": self.text}
+        return {"status" if self.kind == "status" else "type": self.text}
 
     @classmethod
     def from_record(cls, stored: dict) -> Command:
         if "long_press" in stored:
             return cls.long_press(*stored["long_press"])
+        if "status" in stored:
+            return cls.status(str(stored["status"]))
         return cls.type_text(str(stored["type"]))
 
 
@@ -82,16 +91,16 @@ def typing_problem(text: object) -> str:
 
 @dataclass(frozen=True)
 class ParsedAction:
-    kind: str  # tap | swipe | key | long_press | type
-    touch: tuple[float, float] | None  # normalised (y, x); None for type
+    kind: str  # tap | swipe | key | long_press | type | status
+    touch: tuple[float, float] | None  # normalised (y, x); None for type and status
     lift: tuple[float, float] | None
     key: str = ""  # BACK | HOME | APP_SWITCH for kind == key
-    text: str = ""  # what is typed, for kind == type
+    text: str = ""  # what is typed (kind == type), what the agent declared (kind == status)
 
     def as_dict(self) -> dict:
         out = {"kind": self.kind, "touch": None if self.touch is None else list(self.touch),
                "lift": None if self.lift is None else list(self.lift), "key": self.key}
-        if self.kind == "type":
+        if self.kind in ("type", "status"):
             out["text"] = self.text
         return out
 
@@ -146,13 +155,17 @@ def _command(c: Command) -> ParsedAction:
         if problem:
             raise ActionError(problem)
         return ParsedAction("type", None, None, text=c.text)
+    if c.kind == "status":
+        if c.text not in STATUSES:
+            raise ActionError(f"an agent declares its task one of {', '.join(STATUSES)}, not {c.text!r}")
+        return ParsedAction("status", None, None, text=c.text)
     if c.kind == "long_press":
         point = np.asarray(c.point if c.point is not None else (), dtype=np.float64)
         if point.shape != (2,) or not np.all(np.isfinite(point)) or np.any((point < 0) | (point > 1)):
             raise ActionError(f"a long press needs a point (y, x) in [0, 1], got {c.point!r}")
         y, x = point.tolist()
         return ParsedAction("long_press", (y, x), (y, x))
-    raise ActionError(f"unknown command {c.kind!r}: long_press or type")
+    raise ActionError(f"unknown command {c.kind!r}: long_press, type or status")
 
 
 def _check_real(action) -> None:

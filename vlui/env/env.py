@@ -3,7 +3,9 @@
 The environment talks to a :class:`~vlui.device.Device` and never knows which backend it drives.
 
 - Action: ``Box(-1, 1, (4,), float32)`` = (touch_y, touch_x, lift_y, lift_x); see :mod:`vlui.env.actions`. Agents
-  that name their actions may also step with a :class:`~vlui.env.actions.Command` (a long press, or text typed).
+  that name their actions may also step with a :class:`~vlui.env.actions.Command` (a long press, text typed, or
+  their task declared complete or impossible, which ends the episode: ``truncated`` unless the goal holds, and
+  ``info["declared"]`` says which).
 - Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
   ``"screen_full"`` (full resolution) when asked for.
 - ``terminated`` when the task's goal is reached: its detector fires, or its ``state_check`` holds on the device (tasks
@@ -134,6 +136,8 @@ class PhoneEnv(gym.Env):
         if self._done:
             raise VluiError("the episode is over: call reset() before step()")
         parsed = self.parser.parse(action)  # raises before the device is touched
+        if parsed.kind == "status":
+            return self._declared(parsed)
         self._apply(parsed)
         if self.observation_wait_s:
             time.sleep(self.observation_wait_s)
@@ -154,6 +158,19 @@ class PhoneEnv(gym.Env):
         self._done = terminated or truncated
         reward = float(terminated and not (self._watch and self._watch.violations))
         return self._observation(xml), reward, terminated, truncated, self._info(parsed, matched)
+
+    def _declared(self, parsed: ParsedAction) -> tuple:
+        """The agent declared its task complete or impossible: the step counts and the episode ends there, a success
+        only if the goal holds (a task judged by the device's state is checked once more; a log detector has already
+        read every line)."""
+        self._steps += 1
+        check = self.task.state_check
+        terminated = bool(check and self.device.check_state(check))
+        self._done = True
+        reward = float(terminated and not (self._watch and self._watch.violations))
+        info = self._info(parsed, None)
+        info["declared"] = parsed.text
+        return self._observation(), reward, terminated, not terminated, info
 
     def skip_step(self) -> tuple:
         """Count a step without acting (a malformed text action: the paper penalises it with a step)."""

@@ -5,8 +5,8 @@ An LLM agent does not see pixels: it reads the screen as a numbered list of UI e
 (:data:`ACTION_HELP`). :func:`parse_text_action` turns that answer into the dual-gesture action every agent in
 vlui emits: a float32 array ``(touch_y, touch_x, lift_y, lift_x)`` in ``[-1, 1]``, where -1/+1 are the top/bottom
 (y) and left/right (x) screen edges, i.e. ``a = 2 * p - 1`` for a normalised position ``p`` in ``[0, 1]``. With
-``extended`` (``agent.actions=extended``) two more options, ``long_press(n)`` and ``type("text")``, become a
-:class:`~vlui.env.actions.Command` instead.
+``extended`` (``agent.actions=extended``) more options, ``long_press(n)``, ``type("text")``, ``complete()`` and
+``impossible()``, become a :class:`~vlui.env.actions.Command` instead.
 
 Like the paper's parser, every node of the view hierarchy is numbered, not only the leaves: many UI elements carry
 their meaning on a container (a settings row, a launcher cell), and leaf-only parsing loses them.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vlui.env.actions import Command, typing_problem
+from vlui.env.actions import STATUSES, Command, typing_problem
 from vlui.errors import VluiError
 
 __all__ = [
@@ -233,7 +233,7 @@ class TextAction:
     options), or ``kind == "invalid"`` and why in ``error``.
 
     ``gesture`` is a read-only float32 array ``(touch_y, touch_x, lift_y, lift_x)`` in ``[-1, 1]``, or None.
-    ``kind`` is one of "dual-gesture", "tap", "swipe", "press", "long_press", "type", "invalid".
+    ``kind`` is one of "dual-gesture", "tap", "swipe", "press", "long_press", "type", "status", "invalid".
     """
 
     gesture: np.ndarray | None
@@ -270,11 +270,13 @@ _OPTIONS = {"dual-gesture": "dual-gesture", "dual_gesture": "dual-gesture", "dua
 _OPTION_LIST = ('tap(n), swipe("up"|"down"|"left"|"right"), press("HOME"|"BACK"|"OVERVIEW"), '
                 'dual-gesture(y1, x1, y2, x2)')
 _EXTENDED = {"long_press": "long_press", "long-press": "long_press", "longpress": "long_press",
-             "long press": "long_press", "type": "type"}
-_EXTENDED_LIST = _OPTION_LIST + ', long_press(n), type("text")'
+             "long press": "long_press", "type": "type", "complete": "complete", "impossible": "impossible",
+             "infeasible": "impossible"}
+_EXTENDED_LIST = _OPTION_LIST + ', long_press(n), type("text"), complete(), impossible()'
 _CALL = re.compile(r"(?is)\A([a-z][a-z0-9_\- ]*?)\s*\((.*)\)\Z")
 _ANY_CALL = re.compile(r"(?i)(?<![a-z0-9_])(dual[-_ ]?gesture|tap|swipe|press)\s*\(")
-_ANY_EXTENDED_CALL = re.compile(r"(?i)(?<![a-z0-9_])(dual[-_ ]?gesture|tap|swipe|press|long[-_ ]?press|type)\s*\(")
+_ANY_EXTENDED_CALL = re.compile(
+    r"(?i)(?<![a-z0-9_])(dual[-_ ]?gesture|tap|swipe|press|long[-_ ]?press|type|complete|impossible|infeasible)\s*\(")
 _FENCE = re.compile(r"(?s)\A```[^\n`]*\n?(.*?)\n?```\Z")
 _LABEL = re.compile(r"(?i)\A(?:\*\*)?\s*(?:next\s+)?action\s*(?:\*\*)?\s*[:=\-]\s*(?:\*\*)?")
 _QUOTES = "\"'\u2018\u2019\u201c\u201d`"
@@ -323,11 +325,13 @@ def parse_text_action(action: str, elements: Sequence[Element], screen_size: tup
     - ``press("BACK"|"HOME"|"OVERVIEW")``: a tap at (y, x) = (0.95, 0.22), (0.95, 0.50), (0.95, 0.78).
 
     With ``extended`` (``agent.actions=extended``), two options from GUIOdyssey's action space that no dual-gesture
-    can say, each a :class:`~vlui.env.actions.Command`:
+    can say, and the end of an episode, each a :class:`~vlui.env.actions.Command`:
 
     - ``long_press(n)``: a touch held at the centre of element n (as ``tap(n)`` finds it);
     - ``type("text")``: the text typed into the field that has focus (printable ASCII, as ``adb shell input text``
-      types; a JSON string literal's escapes are read).
+      types; a JSON string literal's escapes are read);
+    - ``complete()``, ``impossible()``: the agent declares its task done, or impossible on this phone (its COMPLETE
+      and IMPOSSIBLE); the episode ends.
 
     Tolerated: surrounding whitespace, a code fence or backticks, a leading "Action:" label, single, double or
     curly quotes (or none) around words, any letter case, spaces around commas and a final period. Anything else
@@ -356,6 +360,10 @@ def parse_text_action(action: str, elements: Sequence[Element], screen_size: tup
     if option is None:
         return _invalid(f"unknown action option {m.group(1).strip()!r}; expected one of {listed}")
     body = m.group(2).strip()
+    if option in STATUSES:
+        if body:
+            return _invalid(f"{option}() takes nothing; got {option}({_short(body)})")
+        return TextAction(None, "status", command=Command.status(option))
     if option == "long_press":
         point = _element_point(body, elements, width, height, "long_press")
         if isinstance(point, TextAction):

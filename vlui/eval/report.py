@@ -257,8 +257,9 @@ def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
                 price_output_per_1m: float = 0.0) -> dict[str, Any] | None:
     """What an LLM agent's episodes asked of its endpoint (their transcripts), None for another agent: requests
     sent and answers read from the cache, the tokens of the requests sent, the estimated cost in the prices' unit
-    (None when a price is 0, unknown), and the invalid-action rate (AndroidArena): the share of answers from which
-    no valid action could be read."""
+    (None when a price is 0, unknown), the invalid-action rate (AndroidArena): the share of answers from which
+    no valid action could be read, and how often the agent ended an episode itself (``agent.actions=extended``):
+    declared complete (and of those, how many were not), declared impossible."""
     kept = [r["transcript"] for r in records if r.get("transcript")]
     if not kept:
         return None
@@ -266,6 +267,10 @@ def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
                                                   "invalid_answers")}
     priced = price_input_per_1m > 0 and price_output_per_1m > 0
     cost = (total["input_tokens"] * price_input_per_1m + total["output_tokens"] * price_output_per_1m) / 1e6
+    declared = [r for r in records if r.get("transcript") and r.get("declared")]
+    total.update(declared_complete=sum(r["declared"] == "complete" for r in declared),
+                 declared_complete_but_failed=sum(r["declared"] == "complete" and not r["success"] for r in declared),
+                 declared_impossible=sum(r["declared"] == "impossible" for r in declared))
     return {**total, "invalid_action_rate": total["invalid_answers"] / total["answers"] if total["answers"] else None,
             "price_per_1m": {"input": price_input_per_1m, "output": price_output_per_1m},
             "cost": round(cost, 6) if priced else None, "model": kept[0].get("model")}
@@ -358,9 +363,13 @@ def usage_line(u: dict[str, Any]) -> str:
     """A sentence on an LLM agent's use of its endpoint and its invalid actions, for the report."""
     rate = f"{100 * u['invalid_action_rate']:.1f}%" if u["invalid_action_rate"] is not None else "–"
     cost = f"estimated cost {u['cost']:.4f}" if u["cost"] is not None else "cost unknown (no prices set)"
+    ended = ""
+    if u.get("declared_complete") or u.get("declared_impossible"):
+        ended = (f" Episodes the agent ended: {u['declared_complete']} declared complete "
+                 f"({u['declared_complete_but_failed']} of them not), {u['declared_impossible']} declared impossible.")
     return (f"Model {u['model']}: {u['requests']} requests sent, {u['cached']} answered from the cache; "
             f"{u['input_tokens']} input and {u['output_tokens']} output tokens; {cost}. Invalid actions: "
-            f"{u['invalid_answers']} of {u['answers']} answers ({rate}).")
+            f"{u['invalid_answers']} of {u['answers']} answers ({rate}).{ended}")
 
 
 def _label(name: str, r: dict[str, Any]) -> str:

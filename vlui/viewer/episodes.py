@@ -116,6 +116,8 @@ def parsed_gesture(parser: ActionParser, action: Any, role: str = "done") -> tup
         return None, f"an action the viewer cannot read: {err}"
     if p.kind == "type":
         return None, f"type {json.dumps(p.text)} into the field that has focus"
+    if p.kind == "status":
+        return None, f"declare the task {p.text}: the episode ends"
     g = gesture(p.kind, p.touch, p.lift, p.key, role)
     return g, meaning(g)
 
