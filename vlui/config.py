@@ -283,6 +283,15 @@ class AgentConfig:
                                           "stop_after_invalid": Range(1, optional=True),
                                           "price_input_per_1m": NON_NEGATIVE, "price_output_per_1m": NON_NEGATIVE}
     CHOICES: ClassVar[dict[str, tuple]] = {"answer": ("bmoca", "json"), "actions": ("bmoca", "extended")}
+    # settings added after datasets and evaluations first recorded the agent's: a recipe leaves them out at these
+    # values (what everything before them did), so what was collected or evaluated before them still resumes
+    SINCE: ClassVar[dict[str, Any]] = {"actions": "bmoca"}
+
+    @classmethod
+    def in_recipe(cls, agent: dict[str, Any]) -> dict[str, Any]:
+        """The agent's settings as a dataset's or an evaluation's recipe records them (without :attr:`SINCE`'s at
+        their old behaviour)."""
+        return {k: v for k, v in agent.items() if not (k in cls.SINCE and v == cls.SINCE[k])}
 
 
 # --------------------------------------------------------------------------------------------------------- jobs

@@ -183,6 +183,9 @@ def test_extended_actions_are_offered_taken_and_kept_and_refused_without_the_set
     (record,) = lines(tmp_path / "bmoca")  # B-MoCA's six options: the same answer holds no action
     assert record["actions"][0] is None and record["transcript"]["invalid_answers"] == 1
     assert "unknown action option 'type'" in record["transcript"]["steps"][0]["error"]
+    # the setting is part of what makes an evaluation resumable only where it changes something (older ones lack it)
+    recipes = [json.loads((tmp_path / n / "recipe.json").read_text())["agent"] for n in ("extended", "bmoca")]
+    assert recipes[0]["actions"] == "extended" and "actions" not in recipes[1]
 
 
 def test_an_agent_that_declares_its_task_complete_ends_the_episode_and_the_report_counts_it(tmp_path: Path) -> None:

@@ -64,6 +64,20 @@ def test_existing_dataset_is_refused_without_resume_and_with_another_recipe(tmp_
         collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_phone]", "env.snapshots=[000]"))
 
 
+def test_a_dataset_collected_before_an_agent_setting_was_added_still_resumes(tmp_path: Path) -> None:
+    collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_clock]", "env.snapshots=[000,001]", "episodes_per_pair=1"))
+    info_file = tmp_path / "d" / "meta" / "info.json"
+    info = json.loads(info_file.read_text())
+    # agent.actions came after datasets were first written: at its old behaviour it is not part of the recipe, so
+    # the recipe is what an older vlui wrote and the same command goes on where it stopped
+    assert "actions" not in info["recipe"]["agent"] and info["recipe"]["agent"]["name"] == "expert"
+    (tmp_path / "d" / "episodes" / "chunk-000" / "episode_000001.parquet").unlink()
+    index = tmp_path / "d" / "meta" / "episodes.jsonl"
+    index.write_text(index.read_text().splitlines(keepends=True)[0])
+    summary = collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_clock]", "env.snapshots=[000,001]"))
+    assert summary["episodes"] == 2 and json.loads(info_file.read_text())["recipe"] == info["recipe"]
+
+
 @pytest.mark.slow
 def test_corrupted_episode_file_is_a_clear_error(tmp_path: Path) -> None:
     collect.run(cfg(tmp_path, "dataset=c", "tasks=[open_clock]", "env.snapshots=[000,001]"))

@@ -22,7 +22,7 @@ from tqdm import tqdm
 from vlui.agents import agent_class, make_agent
 from vlui.android import generate
 from vlui.backends import max_parallel, resolve_snapshots
-from vlui.config import EnvConfig, check_settings, env_settings
+from vlui.config import AgentConfig, EnvConfig, check_settings, env_settings
 from vlui.data.card import update_dataset_card
 from vlui.data.format import DatasetWriter
 from vlui.env.agent import reads
@@ -109,7 +109,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     make_agent(agent_cfg)  # a bad agent setting fails here, in one line, not inside every worker
     root = Path(cfg.paths.data_dir) / cfg.dataset
     recipe = {"tasks": tasks, "snapshots": snaps, "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed,
-              "agent": agent_cfg, "save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen,
+              "agent": AgentConfig.in_recipe(agent_cfg), "save_xml": cfg.save_xml,
+              "save_full_screen": cfg.save_full_screen,
               "env": env.measured()}
     if any(generate.parse_generated(s) for s in snaps):  # what gen-<seed>-<index> means depends on it
         recipe["generator_version"] = generate.version()

@@ -25,7 +25,7 @@ from vlui.agents.expert import ExpertAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
-from vlui.config import EnvConfig, check_settings, env_settings
+from vlui.config import AgentConfig, EnvConfig, check_settings, env_settings
 from vlui.data.format import encode_png
 from vlui.data.images import IMAGES, image_hash, keep_images
 from vlui.env.agent import reads
@@ -108,7 +108,8 @@ def plan(cfg: DictConfig) -> Plan:
             for run in range(cfg.runs)
             for i, (task, snap, k) in enumerate((t, s, k) for t in tasks for s in snaps
                                                 for k in range(cfg.episodes_per_pair))]
-    measured = {k: v for k, v in agent.items() if k not in CONNECTION}  # a resume may change how to connect
+    # a resume may change how to connect; settings added since older evaluations are left out at their default
+    measured = AgentConfig.in_recipe({k: v for k, v in agent.items() if k not in CONNECTION})
     recipe = {"tasks": [t.id for t in tasks], "snapshots": snaps, "runs": cfg.runs,
               "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed, "agent": measured, "env": env.measured()}
     if several:
