@@ -573,9 +573,12 @@ def test_ctrl_c_while_a_job_starts_is_one_line(tmp_path: Path, script: str, dela
     lands inside an import must not surface as that import's failure) it is status 130; a job that loads fast (the
     expert's collection needs no torch) may already have begun, and then says what it kept, with status 2."""
     extra = ["agent=expert"] if script == "evaluate.py" else []  # a job with work to do, not a missing checkpoint
+    # Ctrl-C as at a terminal: a test run started in the background by a non-interactive shell (`cmd &`) passes
+    # SIGINT on ignored, and a signal before the job's own handler would then be lost, not the job's to handle
     proc = subprocess.Popen([sys.executable, script, f"hydra.run.dir={tmp_path}/run", f"paths.data_dir={tmp_path}/data",
                              f"paths.checkpoint_dir={tmp_path}/ckpt", *extra], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(delay)  # Python is up; the job's modules are loading, or (collect) the job has just begun
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
