@@ -250,7 +250,8 @@ class AgentConfig:
     with_bounds: bool = True
     history: int = 8  # the last N steps in the prompt; 0: none (B-MoCA's prompt has none)
     answer: str = "bmoca"  # "bmoca": Description, Thought, Action | "json": M3A's reason and JSON action
-    # the action options: "bmoca", the paper's six | "extended", and long_press(n) and type("text") (GUIOdyssey's)
+    # the action options: "bmoca", the paper's six | "extended", and GUIOdyssey's long_press(n), type("text"),
+    # complete() and impossible()
     actions: str = "bmoca"
     reflect: bool = False  # M3A: after each step, a summary from the screens before and after, used as history
     few_shot: int = 0  # examples (demonstration transitions) in each prompt

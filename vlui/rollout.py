@@ -65,7 +65,7 @@ class Step:
 
     observation: dict[str, Any] | None  # kept when the rollout keeps observations (collection)
     extra: Any  # what ``observe`` returned for that observation (e.g. a full-resolution screenshot)
-    # None: a malformed text action, the step counted and nothing done; a Command: a long press or text typed
+    # None: a malformed text action, the step counted and nothing done; a Command: a long press, text typed, an end
     action: np.ndarray | Command | None
     parsed: dict[str, Any] | None  # the environment's reading of the action (tap, swipe, key, ..., and where)
     reward: float
@@ -95,7 +95,12 @@ class EpisodeRecord:
     transcript: dict[str, Any] | None = None  # how the agent decided, when it keeps that (a model's requests, answers)
     # a constrained task's broken constraints (``Violation.as_dict``), [] when none was; None for other tasks
     violations: list[dict[str, Any]] | None = None
-    declared: str | None = None  # what the agent declared of its task, ending the episode ("complete", "impossible")
+
+    @property
+    def declared(self) -> str | None:
+        """What the agent declared of its task, ending the episode ("complete", "impossible"), or None."""
+        last = self.steps[-1].parsed if self.steps else None
+        return last["text"] if last and last["kind"] == "status" else None
 
     @property
     def success(self) -> bool:
@@ -318,7 +323,6 @@ def _step(slot: _Slot, action: Any, keep_observations: bool, observed: Callable[
         float(reward), terminated, truncated, token, None if label is None else np.asarray(label),
         success_line=slot.info.get("success_line")))
     observed(slot)
-    slot.record.declared = slot.info.get("declared")
     if terminated or truncated:
         finish(slot, terminated=terminated, truncated=truncated, violations=slot.info.get("violations"),
                final_observation=slot.obs if keep_observations else None, final_extra=slot.extra)

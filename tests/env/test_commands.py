@@ -122,8 +122,8 @@ def test_an_episode_record_keeps_commands_and_a_dataset_refuses_them(tmp_path: P
         Step(None, None, Command.long_press(0.25, 0.5), {"kind": "long_press"}, 0.0, False, False, "long_press:y"),
         Step(None, None, Command.type_text("911"), {"kind": "type"}, 0.0, False, False, "type:z|911"),
         Step(None, None, None, None, 0.0, False, False, "invalid"),
-        Step(None, None, Command.status("complete"), {"kind": "status"}, 0.0, False, True, "status:complete")]
-    record.declared = "complete"
+        Step(None, None, Command.status("complete"), {"kind": "status", "text": "complete"}, 0.0, False, True,
+             "status:complete")]
     line = result_line(record)
     assert line["actions"] == [[0.1, 0.2, 0.1, 0.2], {"long_press": [0.25, 0.5]}, {"type": "911"}, None,
                                {"status": "complete"}]

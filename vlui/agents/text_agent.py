@@ -171,7 +171,7 @@ class TextAgent:
                 "input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens}
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray | Command | None:
-        """A dual-gesture (or with ``agent.actions=extended`` a long press or text typed: a
+        """A dual-gesture (or with ``agent.actions=extended`` a long press, text typed or the task declared ended: a
         :class:`~vlui.env.actions.Command`), or None for an answer with no valid action (the step is counted and
         skipped). Raises
         :class:`EndpointError` when the endpoint fails (an infrastructure failure)."""
@@ -199,9 +199,7 @@ class TextAgent:
         self.history.append(said if valid else f"{said} (invalid: {error})")
         self.previous = (screen, said, reading.reasoning)
         self.last_error = error
-        if not valid:
-            return None
-        return parsed.command if parsed.command is not None else np.asarray(parsed.gesture, dtype=np.float32)
+        return parsed.action if valid else None
 
     def transcript(self) -> dict[str, Any]:
         """What the episode asked and was answered (module docstring), with its counts; ``images`` holds the PNGs

@@ -26,8 +26,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
-from vlui.android import generate
-from vlui.android.snapshot import snapshot_ids
+from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
 from vlui.config import EnvConfig, check_settings, env_settings, hydra_value
 from vlui.data.card import summary, version
@@ -404,13 +403,12 @@ def dagger_phones(cfg: DictConfig, env: EnvConfig) -> list[str] | None:
         raise VluiError("dagger.snapshots cannot be used with data.split: the split decides which phones are training "
                         "ones; leave dagger.snapshots unset (DAgger rolls out on the split's training pairs)")
     items = [spec] if isinstance(spec, (str, int)) else list(spec)
-    test = set(snapshot_ids("test"))
     for item in map(str, items):
         if item in ("test", "all", "val") or item.startswith(("val:", "heldout:")):
             raise VluiError(f"dagger.snapshots={item}: DAgger trains on the phones it rolls out on, so they must be "
                             "training phones (train, random:N, training snapshot ids), never validation or test ones")
     phones = resolve_snapshots(replace(env, snapshots=items))
-    held = [p for p in phones if p in test or (generate.parse_generated(p) or ("",))[0] == "val"]
+    held = [p for p in phones if load_snapshot(p).split in ("val", "test")]
     if held:
         raise VluiError(f"dagger.snapshots holds {held[0]}, a validation or test phone: DAgger trains on the phones "
                         "it rolls out on, so they must be training phones (train, random:N, training snapshot ids)")
