@@ -21,7 +21,7 @@ import lightning as L
 import torch
 
 from vlui.algos import feature_store, losses
-from vlui.algos.augment import color_jitter, random_shift
+from vlui.algos.augment import IDENTITY_ZOOM, ZOOM_SEED, color_jitter, random_shift, zoom, zoom_draws, zoom_points, zoom_views
 from vlui.algos.settings import AugmentConfig, from_mapping
 from vlui.models.policy import Fused, VLUIPolicy
 from vlui.models.settings import from_dict
@@ -62,11 +62,15 @@ class PolicyModule(L.LightningModule):
         self._encode = torch.compile(self.policy.encoder) if compile else self.policy.encoder
         self.register_buffer("instr_tokens", torch.zeros(0), persistent=False)
         self.register_buffer("feature_cache", torch.zeros(0), persistent=False)
+        # data.augment.zoom with the cache: the zoomed views' features (views, N, ...) and their zooms (views, N, 3)
+        self.register_buffer("zoom_cache", torch.zeros(0), persistent=False)
+        self.register_buffer("zoom_table", torch.zeros(0), persistent=False)
         self.register_buffer("instr_mask", torch.zeros(0, dtype=torch.bool), persistent=False)
         self.register_buffer("label_tokens", torch.zeros(0), persistent=False)  # the grounding labels' embeddings
         self.register_buffer("label_mask", torch.zeros(0, dtype=torch.bool), persistent=False)
         self._last_time: float | None = None
         self._part_features: dict[str, torch.Tensor] = {}  # a dataset's folder -> its frames' backbone features
+        self._part_zoomed: dict[str, torch.Tensor] = {}  # the same of their zoomed views
         self._frames: torch.Tensor | None = None  # the data module's frames, where past screens are read without a cache
         self.store_features = True  # keep them in the dataset's feature store for the next run (data.feature_cache)
 
@@ -89,40 +93,73 @@ class PolicyModule(L.LightningModule):
                 parts.append(self._part_features[path].to(self.device))
                 start += n
             self.feature_cache = torch.cat(parts)
+            if self.augment.zoom:
+                zoomed, tables, start = [], [], 0
+                for path, n in dm.parts:
+                    if path not in self._part_zoomed:
+                        self._part_zoomed[path] = self._stored_features(path, dm.frames[start:start + n], zoomed=True)
+                    zoomed.append(self._part_zoomed[path].to(self.device))
+                    tables.append(zoom_views(n, self.augment.views, self.augment.zoom))
+                    start += n
+                self.zoom_cache, self.zoom_table = torch.cat(zoomed, dim=1), torch.cat(tables, dim=1).to(self.device)
 
     @property
     def caches_features(self) -> bool:
         """A frozen backbone and no augmentation: every frame's feature map is computed once, before training."""
         return self.policy.encoder.vision.frozen and not self.augment.random_shift and not self.augment.color_jitter
 
-    def _stored_features(self, dataset: str, frames: torch.Tensor) -> torch.Tensor:
-        """The backbone's features of a dataset's frames: from its feature store when a run has already computed
-        them (:mod:`vlui.algos.feature_store`), else computed and stored."""
+    def _stored_features(self, dataset: str, frames: torch.Tensor, zoomed: bool = False) -> torch.Tensor:
+        """The backbone's features of a dataset's frames (``zoomed``: of their ``data.augment.views`` zoomed views,
+        ``(views, N, ...)``): from its feature store when a run has already computed them
+        (:mod:`vlui.algos.feature_store`), else computed and stored."""
+        a = self.augment
+        views = zoom_views(len(frames), a.views, a.zoom) if zoomed else None
         if not self.store_features:
-            return self._backbone_features(frames)
+            return self._backbone_features(frames, views)
         vision = self.policy.encoder.vision
-        name = feature_store.key(vision, frames)
+        name = feature_store.key(vision, frames, f"zoom {a.zoom} views {a.views} seed {ZOOM_SEED}" if zoomed else "")
         features = feature_store.load(dataset, name)
         if features is None:
-            features = self._backbone_features(frames)
+            features = self._backbone_features(frames, views)
             feature_store.save(dataset, name, features)
         return features
 
     @torch.no_grad()
-    def _backbone_features(self, frames: torch.Tensor) -> torch.Tensor:
+    def _backbone_features(self, frames: torch.Tensor, views: torch.Tensor | None = None) -> torch.Tensor:
+        """The frozen backbone's maps of ``frames``, or with ``views`` ``(V, N, 3)`` of their V zoomed copies."""
+        if views is not None:
+            return torch.stack([self._maps(frames, zooms) for zooms in views])
+        return self._maps(frames)
+
+    def _maps(self, frames: torch.Tensor, zooms: torch.Tensor | None = None) -> torch.Tensor:
         vision = self.policy.encoder.vision.to(self.device)
         # on a CPU small batches are several times faster: a large batch's activations are fresh memory each time
         batch = 256 if self.device.type == "cuda" else 8
-        out = [vision.cached_map(frames[i:i + batch].to(self.device)).half()  # half the memory
-               for i in range(0, len(frames), batch)]
+        out = []
+        for i in range(0, len(frames), batch):
+            x = frames[i:i + batch].to(self.device)
+            out.append(vision.cached_map(x if zooms is None else zoom(x, zooms[i:i + batch])).half())  # half the memory
         return torch.cat(out).contiguous()  # the layout a stored copy is read back in (not channels-last)
 
     def features(self, batch: dict[str, torch.Tensor], text, mask, key: str = "images", train: bool = True) -> Fused:
         """The encoder's :class:`Fused` features of the batch's screens (from the feature cache when there is one)."""
         if self.feature_cache.numel():
-            frame = batch["frame" if key == "images" else "next_frame"].to(self.feature_cache.device)
-            return self.policy.encoder.from_cached(self.feature_cache[frame], text, mask, self.past(batch, key))
+            frame = batch["frame" if key == "images" else "next_frame"]
+            return self.policy.encoder.from_cached(self._cached(frame, batch.get("view")), text, mask,
+                                                   self.past(batch, key))
         return self._encode(self.images(batch, key, train), text, mask, self.past(batch, key, images=True, train=train))
+
+    def _cached(self, rows: torch.Tensor, view: torch.Tensor | None) -> torch.Tensor:
+        """The feature cache's rows ``rows`` (any shape), of the zoomed view ``view`` (per sample, 0 the screen
+        itself) where a batch was zoomed (:meth:`zoomed`)."""
+        rows = rows.to(self.feature_cache.device)
+        out = self.feature_cache[rows]
+        if view is None or not bool((view > 0).any()):
+            return out
+        view = view.to(rows.device).reshape(-1, *([1] * (rows.dim() - 1))).expand_as(rows)
+        pick = view > 0
+        out[pick] = self.zoom_cache[view[pick] - 1, rows[pick]]
+        return out
 
     def past(self, batch: dict[str, torch.Tensor], key: str = "images", images: bool = False,
              train: bool = True) -> Past | None:
@@ -137,10 +174,12 @@ class PolicyModule(L.LightningModule):
         screens = None
         if cfg.history_screens:
             if self.feature_cache.numel() and not images:
-                screens = self.feature_cache[rows.to(self.feature_cache.device)]
+                screens = self._cached(rows, batch.get("view"))  # seen in the sample's view
             else:
-                frames = self._frames[rows.to(self._frames.device)].to(self.device)
-                screens = self._augmented(frames.flatten(0, 1), train).unflatten(0, rows.shape)
+                frames = self._frames[rows.to(self._frames.device)].to(self.device).flatten(0, 1)
+                if "zoom" in batch:
+                    frames = zoom(frames, batch["zoom"].repeat_interleave(rows.shape[1], dim=0))
+                screens = self._augmented(frames, train).unflatten(0, rows.shape)
         return Past(batch[f"{prefix}past_actions"], batch[f"{prefix}past_valid"], screens)
 
     def actor_loss(self, features: Fused, actions: torch.Tensor, weights: torch.Tensor | None = None):
@@ -169,7 +208,47 @@ class PolicyModule(L.LightningModule):
         return self.instr_tokens[index], self.instr_mask[index]
 
     def images(self, batch: dict[str, torch.Tensor], key: str = "images", train: bool = True) -> torch.Tensor:
-        return self._augmented(batch[key], train)
+        x = batch[key] if "zoom" not in batch else zoom(batch[key], batch["zoom"])
+        return self._augmented(x, train)
+
+    def training_batch(self, batch: dict[str, Any]) -> dict[str, Any]:
+        """A training batch of the dataset as an offline algorithm learns from it: with ``data.augment.zoom``, it and
+        its grounding examples zoomed (:meth:`zoomed`); validation batches are not."""
+        if not self.augment.zoom:
+            return batch
+        batch = self.zoomed(batch)
+        if "grounding" in batch:
+            batch["grounding"] = self.zoomed(batch["grounding"])
+        return batch
+
+    def zoomed(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The batch with each sample's screen magnified (``data.augment.zoom``) and its gesture and past actions
+        moved with the pixels: with a feature cache, one of its zoomed views or the screen itself, drawn uniformly
+        (``view``); without, a zoom drawn afresh (``zoom``). A sample whose gesture the zoom would crop off the
+        screen keeps its screen as it is. Every draw comes from the seed and the step."""
+        actions = batch["actions"]
+        n = len(actions)
+        g = torch.Generator().manual_seed(substream(substream(self.hparams.seed, self.global_step), 1))
+        view = None
+        if self.zoom_cache.numel():
+            view = torch.randint(0, self.augment.views + 1, (n,), generator=g).to(self.zoom_table.device)
+            frame = batch["frame"].to(self.zoom_table.device)
+            zooms = torch.tensor(IDENTITY_ZOOM, device=view.device).repeat(n, 1)
+            pick = view > 0
+            zooms[pick] = self.zoom_table[view[pick] - 1, frame[pick]]
+        else:
+            zooms = zoom_draws(n, self.augment.zoom, g)
+        zooms = zooms.to(actions.device)
+        moved = zoom_points(actions, zooms)
+        kept = (moved.abs() <= 1).all(dim=-1)
+        zooms = torch.where(kept[:, None], zooms, torch.tensor(IDENTITY_ZOOM, device=zooms.device))
+        out = dict(batch, actions=torch.where(kept[:, None], moved, actions), zoom=zooms)
+        if view is not None:
+            out["view"] = torch.where(kept.to(view.device), view, 0)
+        for key in ("past_actions", "next_past_actions"):  # what the policy did before, where it did it on this screen
+            if key in batch:
+                out[key] = zoom_points(batch[key], zooms[:, None].to(batch[key].device)).clamp(-1, 1)
+        return out
 
     def _augmented(self, x: torch.Tensor, train: bool) -> torch.Tensor:
         if train:

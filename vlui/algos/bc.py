@@ -15,6 +15,7 @@ class BCModule(PolicyModule):
     Settings: ClassVar[type] = BCConfig
 
     def training_step(self, batch, batch_idx):
+        batch = self.training_batch(batch)
         text, mask = self.text(batch["instruction"])
         loss, pred = self.actor_loss(self.features(batch, text, mask), batch["actions"])
         self.log("train/loss", loss, prog_bar=True)

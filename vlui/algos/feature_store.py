@@ -32,11 +32,13 @@ FORMAT = 1  # bump when what a stored map means changes
 FOLDER = "features"
 
 
-def key(vision: VisionEncoder, frames: torch.Tensor) -> str:
-    """The hash naming the feature maps of ``frames`` (``(N, H, W, 3)`` uint8) under ``vision``'s backbone."""
+def key(vision: VisionEncoder, frames: torch.Tensor, variant: str = "") -> str:
+    """The hash naming the feature maps of ``frames`` (``(N, H, W, 3)`` uint8) under ``vision``'s backbone;
+    ``variant`` names maps of other images made from them (zoomed views: ``data.augment.zoom``)."""
     h = hashlib.sha256()
     h.update(repr((FORMAT, torch.__version__, vision.name, vision.feature_index, vision.detail_index,
-                   tuple(frames.shape)) + ((vision.tune_blocks,) if vision.tune_blocks else ())).encode())
+                   tuple(frames.shape)) + ((vision.tune_blocks,) if vision.tune_blocks else ())
+                  + ((variant,) if variant else ())).encode())
     state = vision.cache_state()  # the backbone's frozen part (trained blocks change during training)
     for name in sorted(state):
         t = state[name].detach().cpu().contiguous()

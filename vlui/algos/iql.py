@@ -38,6 +38,7 @@ class IQLModule(PolicyModule):
         return critics.encoder(self.images(batch, key), text, mask, self.past(batch, key, images=True))
 
     def training_step(self, batch, batch_idx):
+        batch = self.training_batch(batch)
         a = self.algo
         text, mask = self.text(batch["instruction"])
         fused = self._features(self.critics, batch, text, mask)

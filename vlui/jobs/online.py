@@ -91,6 +91,9 @@ def build(cfg: DictConfig, module_class: type[PPOModule], envs: Environments = L
     if cfg.data.grounding.weight:
         raise VluiError(f"data.grounding trains alongside BC or IQL on a dataset's screens; algo={cfg.algo.name} "
                         "learns from its own rollouts: drop data.grounding.weight")
+    if cfg.data.augment.zoom:
+        raise VluiError(f"data.augment.zoom zooms the dataset's screens for BC or IQL; algo={cfg.algo.name} learns "
+                        "from its own rollouts: drop data.augment.zoom")
     if cfg.algo.optim.scheduler != "constant":
         raise VluiError(f"algo={cfg.algo.name} trains at a constant learning rate: algo.optim.scheduler=constant")
     start = load_policy(cfg.init)
