@@ -92,7 +92,11 @@ class PolicyModule(L.LightningModule):
                     self._part_features[path] = self._stored_features(path, dm.frames[start:start + n])
                 parts.append(self._part_features[path].to(self.device))
                 start += n
-            self.feature_cache = torch.cat(parts)
+            self.feature_cache = parts[0] if len(parts) == 1 else torch.cat(parts)
+            start = 0
+            for path, n in dm.parts:  # each part a view of the cache: its memory is held once
+                self._part_features[path] = self.feature_cache[start:start + n]
+                start += n
             if self.augment.zoom:
                 zoomed, tables, start = [], [], 0
                 for path, n in dm.parts:
@@ -101,7 +105,12 @@ class PolicyModule(L.LightningModule):
                     zoomed.append(self._part_zoomed[path].to(self.device))
                     tables.append(zoom_views(n, self.augment.views, self.augment.zoom))
                     start += n
-                self.zoom_cache, self.zoom_table = torch.cat(zoomed, dim=1), torch.cat(tables, dim=1).to(self.device)
+                self.zoom_cache = zoomed[0] if len(zoomed) == 1 else torch.cat(zoomed, dim=1)
+                self.zoom_table = torch.cat(tables, dim=1).to(self.device)
+                start = 0
+                for path, n in dm.parts:
+                    self._part_zoomed[path] = self.zoom_cache[:, start:start + n]
+                    start += n
 
     @property
     def caches_features(self) -> bool:
@@ -135,11 +144,14 @@ class PolicyModule(L.LightningModule):
         vision = self.policy.encoder.vision.to(self.device)
         # on a CPU small batches are several times faster: a large batch's activations are fresh memory each time
         batch = 256 if self.device.type == "cuda" else 8
-        out = []
+        out = None  # filled in place: one copy of a dataset's maps in memory, not two
         for i in range(0, len(frames), batch):
             x = frames[i:i + batch].to(self.device)
-            out.append(vision.cached_map(x if zooms is None else zoom(x, zooms[i:i + batch])).half())  # half the memory
-        return torch.cat(out).contiguous()  # the layout a stored copy is read back in (not channels-last)
+            maps = vision.cached_map(x if zooms is None else zoom(x, zooms[i:i + batch]))
+            if out is None:
+                out = torch.empty((len(frames), *maps.shape[1:]), dtype=torch.half, device=maps.device)  # half the memory
+            out[i:i + len(maps)] = maps  # the layout a stored copy is read back in (not channels-last)
+        return out if out is not None else torch.zeros(0)
 
     def features(self, batch: dict[str, torch.Tensor], text, mask, key: str = "images", train: bool = True) -> Fused:
         """The encoder's :class:`Fused` features of the batch's screens (from the feature cache when there is one)."""

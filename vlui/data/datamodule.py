@@ -189,16 +189,18 @@ class DemoDataModule(L.LightningDataModule):
         if self.grounding is not None:
             _check_ui_trees(parts)
         self.instructions = sorted({s for part in parts for s in part.table.column("instruction").to_pylist()})
-        frames, samples, episodes, offset = [], [], [], 0
+        # every screen decoded straight into one array: a dataset's frames are the largest thing training holds
+        frames = np.empty((sum(part.table.num_rows for part in parts), *self.image_size, 3), dtype=np.uint8)
+        samples, episodes, offset = [], [], 0
         for n, part in enumerate(parts):
-            frames.append(self._decode(part))
+            self._decode(part, frames[offset:offset + part.table.num_rows])
             rows, episode = self._samples(part)
             samples.append(replace(rows, obs=rows.obs + offset, next_obs=rows.next_obs + offset, past=rows.past + offset))
             episodes.append(np.stack([np.full(len(episode), n), episode], axis=1))
             offset += part.table.num_rows
-        self.frames = torch.from_numpy(np.concatenate(frames))
+        self.frames = torch.from_numpy(frames)
         # the frames of each part, in order
-        self.parts = [(str(part.path.resolve()), len(f)) for part, f in zip(parts, frames, strict=True)]
+        self.parts = [(str(part.path.resolve()), part.table.num_rows) for part in parts]
         all_samples = Transitions(*(torch.cat([getattr(s, f) for s in samples]) for f in Transitions.__dataclass_fields__))
         episode = np.concatenate(episodes)  # (dataset, episode id) of every sample
         # split by episode, so no episode is in both sets
@@ -231,19 +233,20 @@ class DemoDataModule(L.LightningDataModule):
                 if self.grounding_set is not None:
                     self.grounding_set = self.grounding_set.to("cuda")
 
-    def _decode(self, part: _Part) -> np.ndarray:
-        """Every screen of a dataset, ``(rows, H, W, 3)`` uint8 at the training resolution."""
+    def _decode(self, part: _Part, out: np.ndarray) -> None:
+        """Every screen of a dataset into ``out``, ``(rows, H, W, 3)`` uint8 at the training resolution."""
         h, w = self.image_size
         stored = dataset_spec(part.info, part.path).image_size
 
-        def decode(row: int, data: bytes | None) -> np.ndarray:
+        def decode(row: int, data: bytes | None) -> None:
             img = _screen(data, stored, part.path, part.table, row)
             if stored != (h, w):
                 img = np.asarray(Image.fromarray(img).resize((w, h), Image.BILINEAR))
-            return img
+            out[row] = img
 
         with ThreadPoolExecutor(max_workers=4) as pool:  # PNG decoding releases the GIL
-            return np.stack(list(pool.map(decode, range(part.table.num_rows), part.table.column("screen").to_pylist())))
+            for _ in pool.map(decode, range(part.table.num_rows), part.table.column("screen").to_pylist()):
+                pass  # raises what a row raised
 
     def _samples(self, part: _Part) -> tuple[Transitions, np.ndarray]:
         """A dataset's transitions (row indices local to it) and each one's episode id.
