@@ -102,10 +102,11 @@ def test_a_zoomed_batch_moves_each_gesture_with_its_view_and_keeps_a_cropped_one
 
 
 @pytest.mark.slow
-def test_zoomed_views_are_cached_and_read_back_by_the_next_run(tmp_path: Path, tiny_dataset_copy: Path,
+@pytest.mark.parametrize("algo", ["bc", "iql"])
+def test_zoomed_views_are_cached_and_read_back_by_the_next_run(algo: str, tmp_path: Path, tiny_dataset_copy: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     def run(name: str):
-        cfg = compose("train", tiny(tmp_path / name, tiny_dataset_copy, "model.vision.freeze=true",
+        cfg = compose("train", tiny(tmp_path / name, tiny_dataset_copy, f"algo={algo}", "model.vision.freeze=true",
                                     "data.augment.random_shift=0", "data.augment.zoom=0.3", "data.augment.views=2"),
                       output_dir=tmp_path / name / "out")
         return train.run(cfg)
