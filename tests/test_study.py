@@ -280,3 +280,24 @@ def _tiny(tmp_path: Path) -> Path:
     spec = tmp_path / "studies.yaml"
     spec.write_text(yaml.safe_dump(TINY, sort_keys=False))
     return spec
+
+
+def test_a_launched_step_refuses_a_study_whose_steps_changed_since_the_launch(tmp_path: Path) -> None:
+    from omegaconf import OmegaConf
+
+    from vlui.errors import VluiError
+    from vlui.study import plan_digest, step_job
+
+    spec = _tiny(tmp_path)
+    started = plan_digest(load("tiny", path=spec))
+    assert plan_digest(load("tiny", path=spec)) == started
+    edited = json.loads(json.dumps(TINY))
+    edited["tiny"]["cpu"]["datasets"]["tiny0"] = ["env.snapshots=[000]"]  # a dataset more: every step shifts by one
+    spec.write_text(yaml.safe_dump(edited, sort_keys=False))
+    assert plan_digest(load("tiny", path=spec)) != started
+    job = OmegaConf.create({"study": "tiny", "size": "cpu", "seeds": 3, "arms": None, "studies": str(spec),
+                            "out": str(tmp_path / "out"), "step": 1, "plan": started})
+    with pytest.raises(VluiError, match=r"^study tiny: its steps changed since this launch began .* run python -m "
+                                        r"vlui.study tiny again$"):
+        step_job(job)
+    assert not (tmp_path / "out").exists()  # nothing ran

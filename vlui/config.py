@@ -414,6 +414,7 @@ class StudyStepConfig:
     studies: Optional[str] = None  # a studies file of the user's own
     out: str = MISSING  # the report folder, where each step's wall-clock is kept
     step: int = MISSING
+    plan: Optional[str] = None  # the digest of the study's steps when it was launched (vlui.study.plan_digest)
     paths: PathsConfig = field(default_factory=PathsConfig)
 
     LIMITS: ClassVar[dict[str, Range]] = {"seeds": AT_LEAST_1, "step": Range(0)}

@@ -194,6 +194,13 @@ def commands(study: Study) -> list[tuple[str, list[str], Path | None]]:
     return steps
 
 
+def plan_digest(study: Study) -> str:
+    """A digest of the study's steps in order: the launcher's jobs name steps by index, so a job checks that the
+    study it reads now has the steps it was started with (studies.yaml edited in between would shift them)."""
+    steps = json.dumps([(what, cmd[3:]) for what, cmd, _ in commands(study)])  # not the interpreter's path
+    return hashlib.sha256(steps.encode()).hexdigest()[:12]
+
+
 def _groups(study: Study) -> dict[str, list[str]]:
     return {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
 
@@ -267,7 +274,8 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
                f"size={study.size}", f"seeds={len(study.seeds)}", f"arms={hydra_value(study.chosen)}",
                f"studies={hydra_value(str(studies_file.resolve()) if studies_file else None)}",
                f"out={hydra_value(str(out.resolve()))}",
-               f"step={','.join(map(str, todo))}", f"hydra/launcher={launcher}", *(launcher_settings or [])]
+               f"step={','.join(map(str, todo))}", f"plan={plan_digest(study)}", f"hydra/launcher={launcher}",
+               *(launcher_settings or [])]
         code = subprocess.call(cmd, cwd=work_dir())
         if code != 0:
             failed = [steps[i][0] for i in todo if not _finished(out, steps[i][0])]
@@ -301,6 +309,9 @@ def step_job(cfg: Any) -> None:
     config names (:class:`~vlui.config.StudyStepConfig`)."""
     arms = list(cfg.arms) if cfg.arms else None
     study = load(cfg.study, cfg.size, cfg.seeds, Path(cfg.studies) if cfg.studies else None, arms)
+    if cfg.plan is not None and cfg.plan != plan_digest(study):
+        raise VluiError(f"study {study.name}: its steps changed since this launch began (studies.yaml edited?), so "
+                        f"step {cfg.step} may now be another one; run python -m vlui.study {study.name} again")
     run_step(study, cfg.step, Path(cfg.out))
 
 
