@@ -21,6 +21,7 @@ from tests.conftest import ROOT
 from tests.jobs.test_train import tiny
 from vlui.cli import compose
 from vlui.config import EnvConfig
+from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import read_info
 from vlui.env.actions import ActionParser
 from vlui.errors import VluiError
@@ -164,3 +165,23 @@ def test_a_run_killed_between_dagger_rounds_resumes_to_the_same_policy(tmp_path:
     assert "DAgger round 1 already done" in out.stdout
     a, b = final("whole"), final("killed")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.integration
+def test_each_round_decodes_its_screens_after_the_last_round_let_go_of_theirs(tmp_path: Path, tiny_dataset: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # a round's data module decodes every screen again (the demonstrations' and each round's): a dataset's frames
+    # are the largest thing training holds, so two copies at once were what ran a 1,500-phone run out of memory
+    modules, held = [], []
+    setup = DemoDataModule.setup
+
+    def counting(self, stage=None):
+        held.append(sum(m.frames is not None for m in modules if m is not self))
+        modules.append(self)
+        return setup(self, stage)
+
+    monkeypatch.setattr(DemoDataModule, "setup", counting)
+    result = train.run(compose("train", tiny(tmp_path, tiny_dataset, "dagger.rounds=2", "dagger.steps=2",
+                                             "dagger.envs=4"), output_dir=tmp_path / "run"))
+    assert [r["round"] for r in result["dagger"]] == [1, 2]
+    assert len(set(map(id, modules))) == 3 and held[0] == 0 and not any(held)

@@ -112,6 +112,9 @@ class PolicyModule(L.LightningModule):
                     self._part_zoomed[path] = self.zoom_cache[:, start:start + n]
                     start += n
 
+    def teardown(self, stage: str) -> None:
+        self._frames = None  # the data module's, which may let go of them (DAgger's next round); setup hands them again
+
     @property
     def caches_features(self) -> bool:
         """A frozen backbone and no augmentation: every frame's feature map is computed once, before training."""

@@ -233,6 +233,11 @@ class DemoDataModule(L.LightningDataModule):
                 if self.grounding_set is not None:
                     self.grounding_set = self.grounding_set.to("cuda")
 
+    def release(self) -> None:
+        """Let go of the decoded screens, the largest thing training holds (a DAgger round's data module decodes
+        them again with the round's own); :meth:`setup` decodes them again if this one is used after."""
+        self.frames = None
+
     def _decode(self, part: _Part, out: np.ndarray) -> None:
         """Every screen of a dataset into ``out``, ``(rows, H, W, 3)`` uint8 at the training resolution."""
         h, w = self.image_size

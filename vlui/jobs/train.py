@@ -38,7 +38,7 @@ from vlui.env.actions import ActionParser
 from vlui.env.grounding import grounding_pairs
 from vlui.errors import VluiError
 from vlui.jobs import dagger, online
-from vlui.jobs.executor import LOCAL, Environments, environments
+from vlui.jobs.executor import Environments, environments
 from vlui.jobs.split import training_split
 from vlui.models.card import refresh_model_card
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
@@ -330,7 +330,7 @@ def _run(cfg: DictConfig, envs: Environments) -> dict[str, Any]:
         result: dict[str, Any] = {"checkpoint_dir": str(ckpt_dir), "metrics": {
             k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}}
         if cfg.dagger.rounds and not cfg.trainer.fast_dev_run:
-            result["dagger"] = dagger_rounds(cfg, module, ckpt_dir, loggers, envs)
+            result["dagger"] = dagger_rounds(cfg, module, ckpt_dir, loggers, envs, data)
         if cfg.export and trainer.is_global_zero and not cfg.trainer.fast_dev_run:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
                 "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
@@ -416,10 +416,10 @@ def dagger_phones(cfg: DictConfig, env: EnvConfig) -> list[str] | None:
 
 
 def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list,
-                  envs: Environments = LOCAL) -> list[dict[str, Any]]:
-    """``dagger.rounds`` rounds after the first training (vlui/jobs/dagger.py): roll the policy out, have the
-    expert label the states it visits, train ``dagger.steps`` more steps on the demonstrations and every round so
-    far. Each round's policy is exported to ``dagger/round-<r>``; a round whose dataset and export exist is
+                  envs: Environments, data: DemoDataModule) -> list[dict[str, Any]]:
+    """``dagger.rounds`` rounds after the first training (vlui/jobs/dagger.py) on ``data``: roll the policy out,
+    have the expert label the states it visits, train ``dagger.steps`` more steps on the demonstrations and every
+    round so far. Each round's policy is exported to ``dagger/round-<r>``; a round whose dataset and export exist is
     loaded, not redone, so an interrupted run resumes at the round it was in."""
     env = env_settings(cfg.env)
     if env.backend != "sim":
@@ -442,6 +442,7 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
         log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
                  f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
+        data.release()  # its frames are decoded again with the round's: both at once would double the peak
         data = datamodule(cfg, module.policy.spec, rounds, seed=cfg.seed + r,
                           steps_per_epoch=min(cfg.data.steps_per_epoch, cfg.dagger.steps),
                           history=module.policy.cfg.history)
