@@ -128,8 +128,8 @@ def test_zoomed_views_are_cached_and_read_back_by_the_next_run(algo: str, tmp_pa
 
 @pytest.mark.slow
 def test_a_trained_backbone_zooms_its_screens_and_past_screens_on_the_fly(tmp_path: Path, tiny_dataset: Path) -> None:
-    cfg = compose("train", tiny(tmp_path, tiny_dataset, "model.vision.freeze=false", "data.augment.zoom=0.3", "model.history=2",
-                                "model.history_screens=true"), output_dir=tmp_path / "out")
+    cfg = compose("train", tiny(tmp_path, tiny_dataset, "model.vision.freeze=false", "data.augment.zoom=0.3",
+                                "model.history=2", "model.history_screens=true"), output_dir=tmp_path / "out")
     seen = []
     original = PolicyModule.images
 

@@ -21,7 +21,8 @@ import lightning as L
 import torch
 
 from vlui.algos import feature_store, losses
-from vlui.algos.augment import IDENTITY_ZOOM, ZOOM_SEED, color_jitter, random_shift, zoom, zoom_draws, zoom_points, zoom_views
+from vlui.algos.augment import (IDENTITY_ZOOM, ZOOM_SEED, color_jitter, random_shift, zoom, zoom_draws, zoom_points,
+                                zoom_views)
 from vlui.algos.settings import AugmentConfig, from_mapping
 from vlui.models.policy import Fused, VLUIPolicy
 from vlui.models.settings import from_dict
@@ -117,7 +118,8 @@ class PolicyModule(L.LightningModule):
 
     @property
     def caches_features(self) -> bool:
-        """A frozen backbone and no augmentation: every frame's feature map is computed once, before training."""
+        """A frozen backbone and no random shift or colour jitter: every frame's feature map is computed once, before
+        training (with ``data.augment.zoom``, its zoomed views' too)."""
         return self.policy.encoder.vision.frozen and not self.augment.random_shift and not self.augment.color_jitter
 
     def _stored_features(self, dataset: str, frames: torch.Tensor, zoomed: bool = False) -> torch.Tensor:
@@ -151,8 +153,8 @@ class PolicyModule(L.LightningModule):
         for i in range(0, len(frames), batch):
             x = frames[i:i + batch].to(self.device)
             maps = vision.cached_map(x if zooms is None else zoom(x, zooms[i:i + batch]))
-            if out is None:
-                out = torch.empty((len(frames), *maps.shape[1:]), dtype=torch.half, device=maps.device)  # half the memory
+            if out is None:  # in half precision: half the memory
+                out = torch.empty((len(frames), *maps.shape[1:]), dtype=torch.half, device=maps.device)
             out[i:i + len(maps)] = maps  # the layout a stored copy is read back in (not channels-last)
         return out if out is not None else torch.zeros(0)
 
