@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from omegaconf import OmegaConf
 
 from tests.conftest import run_python
-from vlui.study import _plot_curves, commands, learning_curves, load, paper_numbers, run_dir, studies
+from vlui.errors import VluiError
+from vlui.study import (_plot_curves, commands, learning_curves, load, paper_numbers, plan_digest, run_dir, step_job,
+                        studies)
 
 pytestmark = pytest.mark.integration
 
@@ -283,11 +286,6 @@ def _tiny(tmp_path: Path) -> Path:
 
 
 def test_a_launched_step_refuses_a_study_whose_steps_changed_since_the_launch(tmp_path: Path) -> None:
-    from omegaconf import OmegaConf
-
-    from vlui.errors import VluiError
-    from vlui.study import plan_digest, step_job
-
     spec = _tiny(tmp_path)
     started = plan_digest(load("tiny", path=spec))
     assert plan_digest(load("tiny", path=spec)) == started

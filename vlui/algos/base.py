@@ -87,31 +87,29 @@ class PolicyModule(L.LightningModule):
             tokens, mask = self.policy.text.table(dm.labels)
             self.label_tokens, self.label_mask = tokens.to(self.device), mask.to(self.device)
         if self.caches_features:  # per dataset of the mix, kept for the next fit (DAgger adds a dataset a round)
-            parts, start = [], 0
-            for path, n in dm.parts:
-                if path not in self._part_features:
-                    self._part_features[path] = self._stored_features(path, dm.frames[start:start + n])
-                parts.append(self._part_features[path].to(self.device))
-                start += n
-            self.feature_cache = parts[0] if len(parts) == 1 else torch.cat(parts)
-            start = 0
-            for path, n in dm.parts:  # each part a view of the cache: its memory is held once
-                self._part_features[path] = self.feature_cache[start:start + n]
-                start += n
+            self.feature_cache = self._joined(self._part_features, dm)
             if self.augment.zoom:
-                zoomed, tables, start = [], [], 0
-                for path, n in dm.parts:
-                    if path not in self._part_zoomed:
-                        self._part_zoomed[path] = self._stored_features(path, dm.frames[start:start + n], zoomed=True)
-                    zoomed.append(self._part_zoomed[path].to(self.device))
-                    tables.append(zoom_views(n, self.augment.views, self.augment.zoom))
-                    start += n
-                self.zoom_cache = zoomed[0] if len(zoomed) == 1 else torch.cat(zoomed, dim=1)
-                self.zoom_table = torch.cat(tables, dim=1).to(self.device)
-                start = 0
-                for path, n in dm.parts:
-                    self._part_zoomed[path] = self.zoom_cache[:, start:start + n]
-                    start += n
+                self.zoom_cache = self._joined(self._part_zoomed, dm, zoomed=True)
+                self.zoom_table = torch.cat([zoom_views(n, self.augment.views, self.augment.zoom) for _, n in dm.parts],
+                                            dim=1).to(self.device)
+
+    def _joined(self, kept: dict[str, torch.Tensor], dm, zoomed: bool = False) -> torch.Tensor:
+        """The cached maps of every part of ``dm``'s mix, joined in order (along the frames: the first dimension, or
+        the second for the ``(views, N, ...)`` zoomed views), computing or reading those ``kept`` lacks; ``kept``
+        then holds each part as a view of the joined cache, so its memory is held once."""
+        parts, start = [], 0
+        for path, n in dm.parts:
+            if path not in kept:
+                kept[path] = self._stored_features(path, dm.frames[start:start + n], zoomed=zoomed)
+            parts.append(kept[path].to(self.device))
+            start += n
+        dim = 1 if zoomed else 0
+        joined = parts[0] if len(parts) == 1 else torch.cat(parts, dim=dim)
+        start = 0
+        for path, n in dm.parts:
+            kept[path] = joined.narrow(dim, start, n)
+            start += n
+        return joined
 
     def teardown(self, stage: str) -> None:
         self._frames = None  # the data module's, which may let go of them (DAgger's next round); setup hands them again
@@ -141,9 +139,15 @@ class PolicyModule(L.LightningModule):
     @torch.no_grad()
     def _backbone_features(self, frames: torch.Tensor, views: torch.Tensor | None = None) -> torch.Tensor:
         """The frozen backbone's maps of ``frames``, or with ``views`` ``(V, N, 3)`` of their V zoomed copies."""
-        if views is not None:
-            return torch.stack([self._maps(frames, zooms) for zooms in views])
-        return self._maps(frames)
+        if views is None:
+            return self._maps(frames)
+        out = None  # filled view by view: no stacked copy of all of them
+        for v, zooms in enumerate(views):
+            maps = self._maps(frames, zooms)
+            if out is None:
+                out = maps.new_empty((len(views), *maps.shape))
+            out[v] = maps
+        return out
 
     def _maps(self, frames: torch.Tensor, zooms: torch.Tensor | None = None) -> torch.Tensor:
         vision = self.policy.encoder.vision.to(self.device)

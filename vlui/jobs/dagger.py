@@ -109,8 +109,9 @@ def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Pat
                   envs: Environments = LOCAL, snapshots: Sequence[str] | None = None) -> dict[str, Any]:
     """Roll ``policy`` out on the tasks x snapshots of dataset ``base`` (its tasks x ``snapshots`` when given: other
     training phones; those of ``only`` when given: a split's training pairs; or ``pairs`` of them, drawn from the seed
-    and the round), label each visited state with the expert's action, and write the relabelled episodes to ``out`` (resuming a round cut short), with each screen's
-    UI tree when ``save_xml``, on the environments of ``envs`` (this machine's, or a cluster's). Returns the round's success rate (the policy's own, as it acted) and the number of
+    and the round), label each visited state with the expert's action, and write the relabelled episodes to ``out``
+    (resuming a round cut short), with each screen's UI tree when ``save_xml``, on the environments of ``envs`` (this
+    machine's, or a cluster's). Returns the round's success rate (the policy's own, as it acted) and the number of
     labelled states."""
     info = read_info(base)
     recipe = info["recipe"]
