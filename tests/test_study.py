@@ -22,7 +22,7 @@ TINY = {"tiny": {"title": "Tiny", "question": "Does it run?", "paper": "fig7", "
     "datasets": {"tiny1": ["tasks=[airplane_on,add_language]", "env.snapshots=[000,001]", "env.num_envs=1"]},
     "base": ["debug=tiny", "data.name=tiny1", "logger=csv", "trainer.max_steps=2", "data.val_fraction=0"],
     "arms": {"scratch": [], "pretrained": ["algo.optim.lr=1e-3"]},
-    "splits": {"val": "[val-0-0]", "held-out": "[100]"},  # one validation phone keeps it tiny
+    "splits": {"val": "[val-0-0]", "held-out": "[100,109]"},  # one validation phone keeps it tiny
     "evaluate": ["tasks=[airplane_on,add_language]", "env.num_envs=1", "env.observation_height=64",
                  "env.observation_width=32"]}}}
 
@@ -50,9 +50,23 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     # every cell has its bootstrap interval over seeds and phones around the mean, and each seed's own success
     assert all(float(r["ci_low"]) - 1e-9 <= float(r["mean"]) <= float(r["ci_high"]) + 1e-9 for r in rows)
     assert all(r["seed0"] != "" and r["seed1"] != "" for r in rows)
-    with open(out / "per_phone.csv") as f:  # 2 arms x (1 validation + 1 held-out phone) x 2 seeds
-        assert sorted((r["arm"], r["snapshot"], r["seed"]) for r in csv.DictReader(f)) == [
-            (arm, phone, seed) for arm in ("pretrained", "scratch") for phone in ("100", "val-0-0") for seed in "01"]
+    with open(out / "per_phone.csv") as f:  # 2 arms x (1 validation + 2 held-out phones) x 2 seeds
+        per_phone = list(csv.DictReader(f))
+    assert sorted((r["arm"], r["snapshot"], r["seed"]) for r in per_phone) == [
+        (arm, phone, seed) for arm in ("pretrained", "scratch") for phone in ("100", "109", "val-0-0")
+        for seed in "01"]
+    # success by phone setting: the held-out split's two phones, a Pixel 3 and a tablet (one validation phone has
+    # nothing to compare), each group's mean that of its phones' cells
+    with open(out / "by_setting.csv") as f:
+        settings = {(r["arm"], r["split"], r["axis"], r["value"]): r for r in csv.DictReader(f)}
+    assert {split for _, split, _, _ in settings} == {"held-out"}
+    for arm in ("scratch", "pretrained"):
+        for phone, kind in (("100", "phone"), ("109", "tablet")):
+            cells = [float(r["success"]) for r in per_phone if r["arm"] == arm and r["snapshot"] == phone]
+            row = settings[arm, "held-out", "kind", kind]
+            assert row["phones"] == "1" and float(row["mean"]) == pytest.approx(sum(cells) / 2)
+        assert settings[arm, "held-out", "held_out", "device"]["phones"] == "1"  # the WXGA Tablet is test-only
+    assert "## By phone setting (held-out)" in report and "| device kind | tablet | 1 |" in report
     assert "| arm | val (chosen on) | held-out |" in report and "Chosen on the validation phones" in report
     meta = json.loads((out / "study.json").read_text())
     assert set(meta["timings_s"]) >= {"collect tiny1", "train scratch seed 0", "evaluate on held-out"}

@@ -201,6 +201,10 @@ def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(t
     assert f"| **all** | {100 * bc['overall']['mean']:.1f}% [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}] |" in md
     assert "its 95% interval from a bootstrap over seeds and phones (10,000 resamples" in md
     assert "bc − iql: " in md and "Welch's t-test across seeds" in md and "Holm-adjusted for 1 test p = " in md
+    # by phone setting: both phones are Pixel 3s, so that group is every seed on every phone, as overall
+    pixel3 = {r["axis"]: r for r in out["by_setting"]["bc"] if r["value"] == "Pixel 3"}["device"]
+    assert pixel3["phones"] == 2 and pixel3["mean"] == pytest.approx(bc["overall"]["mean"])
+    assert "## By phone setting" in md and "| device | Pixel 3 | 2 |" in md
     # resuming with the same policies runs nothing again; other policies in the same folder are refused
     again = evaluate.run(cfg(tmp_path, f"checkpoint={{bc: '{tmp_path}/exp/bc-*', iql: '{tmp_path}/exp/iql-*'}}",
                              *small))

@@ -13,6 +13,7 @@ import imageio.v2 as imageio
 import numpy as np
 from PIL import Image, ImageDraw
 
+from vlui.eval import axes
 from vlui.eval.metrics import (
     BOOTSTRAP_RESAMPLES,
     bootstrap_ci,
@@ -85,7 +86,7 @@ class PhoneTable:
         at_phone = {p: i for i, p in enumerate(self.phones)}
         at_family = {f: i for i, f in enumerate(self.families)}
         for r in counted:
-            cell = at_checkpoint[r["checkpoint"]], at_phone[r["snapshot"]], at_family[family(r["task"])]
+            cell = at_checkpoint[r.get("checkpoint")], at_phone[r["snapshot"]], at_family[family(r["task"])]
             self.successes[cell] += bool(r["success"])
             self.episodes[cell] += 1
 
@@ -227,12 +228,27 @@ def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[
         "runs": len(runs),
         "repeats": repeats(records),
         **({"seeds": across_seeds(records, groups, splits)} if groups else {}),
+        "by_setting": by_setting(records, groups),
         **({"constraints": violations(records, constraints)} if constraints else {}),
         **meta,
         # an LLM agent's transcripts stay in episodes.jsonl: here, their counts (``llm``)
         "records": [{k: v for k, v in r.items() if k not in ("frames", "transcript")} for r in records],
     }
     return result
+
+
+def by_setting(records: list[dict[str, Any]], groups: dict[str, list[str]] | None = None
+               ) -> dict[str, list[dict[str, Any]]]:
+    """Success by phone setting (:func:`vlui.eval.axes.breakdown`) of each group of policies (``groups``: name ->
+    checkpoints; without them, every policy evaluated), over the phones with settings; empty where fewer than two
+    phones have any (one snapshot, or phones known only to a device)."""
+    described = axes.describe_all(sorted({r["snapshot"] for r in records}))
+    if len(described) < 2:
+        return {}
+    groups = groups or {"success": list(dict.fromkeys(r.get("checkpoint") for r in records))}
+    phones = PhoneTable(records, [c for checkpoints in groups.values() for c in checkpoints])
+    return {name or "policy": axes.breakdown(*phones.matrix(checkpoints), described)
+            for name, checkpoints in groups.items()}
 
 
 def violations(records: list[dict[str, Any]], constraints: dict[str, list[str]]) -> dict[str, Any]:
@@ -535,6 +551,8 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
         md += ["", f"{o['infra_failures']} episode(s) failed for infrastructure reasons and are not counted."]
     if result.get("llm"):
         md += ["", usage_line(result["llm"])]
+    if result.get("by_setting"):
+        md += ["", "## By phone setting", "", axes.EXPLAINED, "", *axes.table(result["by_setting"])]
     if result.get("compared"):
         md += ["", "## Side by side", "", side_by_side_table(result["compared"])]
     paths.update(plots(result, out))

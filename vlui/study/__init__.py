@@ -32,6 +32,7 @@ import yaml
 from vlui.algos.settings import CURVE_COLUMNS
 from vlui.config import hydra_value
 from vlui.errors import VluiError
+from vlui.eval import axes
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
 from vlui.eval.report import (
     BOOTSTRAP,
@@ -397,6 +398,21 @@ def per_phone(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, 
     return out
 
 
+def by_setting(study: Study, evaluated: dict[str, Evaluation]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Each arm's success on each split by phone setting (:func:`vlui.eval.axes.breakdown`), keyed (arm, split); a
+    split of fewer than two phones with settings (one snapshot, or phones known only to a device) has none."""
+    out = {}
+    for split in study.splits:
+        ev = evaluated[split]
+        described = axes.describe_all(ev.phones.phones)
+        if len(described) < 2:
+            continue
+        for arm in study.arms:
+            phones, matrix = ev.phones.matrix(ev.seeds["groups"][arm]["checkpoints"])
+            out[arm, split] = axes.breakdown(phones, matrix, described)
+    return out
+
+
 def _starts(overrides: list[str]) -> list[str]:
     """The arms whose same-seed runs an arm's ``overrides`` name (``{run:ARM}``)."""
     return [m.group(1) for o in overrides for m in RUN_REF.finditer(o)]
@@ -538,6 +554,11 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
         w = csv.DictWriter(f, ["arm", "split", "snapshot", "seed", "success"])
         w.writeheader()
         w.writerows(per_phone(study, evaluated))
+    settings = by_setting(study, evaluated)
+    with open(out / "by_setting.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, ["arm", "split", "axis", "value", "phones", "mean", "ci_low", "ci_high"])
+        w.writeheader()
+        w.writerows({"arm": arm, "split": split, **r} for (arm, split), rows in settings.items() for r in rows)
     found = differences(study, table, evaluated)
     tasks = list(dict.fromkeys(r["task"] for r in table))
     has_paper = any(_paper(study, arm, t, s) for arm in study.arms for t in tasks for s in study.splits)
@@ -573,6 +594,13 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                       "each on their own); per-task ones are exploratory and unadjusted:", "",
                       *[f"- {_paired_sentence(c) if 'task' in c else comparison(c)}" for c in found[split]]]
         lines.append("")
+    # the split the study chooses on, else the first with phones to group
+    where = next((s for s in sorted(study.splits, key=lambda s: s != SELECT_ON)
+                  if any(settings.get((arm, s)) for arm in study.arms)), None)
+    if where is not None:
+        lines += [f"## By phone setting ({where})", "", f"Success on {split_words(study, where)}, by phone setting. "
+                  + axes.EXPLAINED + " Every split's: `by_setting.csv`.", "",
+                  *axes.table({arm: settings.get((arm, where), []) for arm in study.arms}), ""]
     if study.paper:
         fig = paper_numbers()[study.paper]
         lines += ["## The paper", "", f"{fig['what']}. Source: {' '.join(str(fig['source']).split())}", ""]
