@@ -14,6 +14,32 @@ from vlui.sim.phone import SimDevice
 from vlui.sim.ui import Node
 
 
+def nodes(dev: SimDevice, pred: Callable[[Node], bool]) -> list[Node]:
+    """The nodes of the phone's frame that ``pred`` holds for, in drawing order."""
+    return [n for n in dev.frame().walk() if pred(n)]
+
+
+def one(dev: SimDevice, pred: Callable[[Node], bool], what: str) -> Node:
+    """The first node ``pred`` holds for; an assertion naming ``what`` when none is on screen."""
+    found = nodes(dev, pred)
+    assert found, f"{what} not on screen"
+    return found[0]
+
+
+def centre(node: Node) -> tuple[float, float]:
+    x1, y1, x2, y2 = node.bounds
+    return (x1 + x2) / 2, (y1 + y2) / 2
+
+
+def tap(dev: SimDevice, node: Node) -> None:
+    dev.tap(*centre(node))
+
+
+def long_press(dev: SimDevice, node: Node) -> None:
+    x, y = centre(node)
+    dev.swipe(x, y, x, y, 800)  # ``input swipe x y x y 800``: a touch held in place
+
+
 class Driver:
     def __init__(self, dev: SimDevice) -> None:
         self.dev = dev

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.sim.driver import nodes, one, tap
 from tests.sim.test_app_state import snapshot_file
 from vlui.android.i18n import locales
 from vlui.sim.apps.chrome import ChromeState, Page, chrome_state, shown_url
 from vlui.sim.apps.messages import sms_rows
 from vlui.sim.phone import SimDevice
-from vlui.sim.ui import Node
 
 PKG = "com.android.chrome"
 STATE = {"chrome": {"pages": [
@@ -34,21 +34,6 @@ def phone(snapshot: str = "000", locale: str = "") -> SimDevice:
         dev.reconfigure(locale=locale)
     dev.set_state(STATE)
     return dev
-
-
-def nodes(dev: SimDevice, pred) -> list[Node]:
-    return [n for n in dev.frame().walk() if pred(n)]
-
-
-def one(dev: SimDevice, pred, what: str) -> Node:
-    found = nodes(dev, pred)
-    assert found, f"{what} not on screen"
-    return found[0]
-
-
-def tap(dev: SimDevice, node: Node) -> None:
-    x1, y1, x2, y2 = node.bounds
-    dev.tap((x1 + x2) / 2, (y1 + y2) / 2)
 
 
 def rid(name: str, package: str = PKG):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.sim.driver import centre, nodes, one, tap
 from tests.sim.test_app_state import snapshot_file
 from vlui.android.i18n import locales
 from vlui.sim.apps.files import File, FilesState, files_state, listed
@@ -36,25 +37,6 @@ def phone(snapshot: str = "000", locale: str = "") -> SimDevice:
         dev.reconfigure(locale=locale)
     dev.set_state({"files": {"items": ITEMS}})
     return dev
-
-
-def nodes(dev: SimDevice, pred) -> list[Node]:
-    return [n for n in dev.frame().walk() if pred(n)]
-
-
-def one(dev: SimDevice, pred, what: str) -> Node:
-    found = nodes(dev, pred)
-    assert found, f"{what} not on screen"
-    return found[0]
-
-
-def centre(node: Node) -> tuple[float, float]:
-    x1, y1, x2, y2 = node.bounds
-    return (x1 + x2) / 2, (y1 + y2) / 2
-
-
-def tap(dev: SimDevice, node: Node) -> None:
-    dev.tap(*centre(node))
 
 
 def rid(name: str, package: str = PKG):

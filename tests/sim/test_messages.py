@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.sim.driver import centre, long_press, tap
 from tests.sim.test_app_state import snapshot_file
 from vlui.android.i18n import locales
 from vlui.errors import VluiError
@@ -40,20 +41,6 @@ def phone(locale: str = "en-US") -> SimDevice:
 
 def by_id(dev: SimDevice, name: str) -> list[Node]:
     return [n for n in dev.frame().walk() if n.rid == f"{PKG}:id/{name}"]
-
-
-def centre(node: Node) -> tuple[float, float]:
-    x1, y1, x2, y2 = node.bounds
-    return (x1 + x2) / 2, (y1 + y2) / 2
-
-
-def tap(dev: SimDevice, node: Node) -> None:
-    dev.tap(*centre(node))
-
-
-def long_press(dev: SimDevice, node: Node) -> None:
-    x, y = centre(node)
-    dev.swipe(x, y, x, y, 800)  # ``input swipe x y x y 800``: a touch held in place
 
 
 def test_the_state_from_yaml_is_the_list_newest_first(tmp_path: Path) -> None:

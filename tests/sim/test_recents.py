@@ -8,14 +8,11 @@ import re
 
 import pytest
 
+from tests.sim.driver import nodes
+
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
-from vlui.sim.ui import Node
 from vlui.tasks.task import Task
-
-
-def nodes(dev: SimDevice, pred) -> list[Node]:
-    return [n for n in dev.frame().walk() if pred(n)]
 
 
 OPEN = {"tasks": {"calendar": [{"screen": "main"}, {"screen": "event", "event": 0}], "clock": [{"screen": "main"}]},
