@@ -77,6 +77,10 @@ class DataConfig:
     feature_cache: bool = True
     augment: AugmentConfig = field(default_factory=AugmentConfig)
     grounding: GroundingConfig = field(default_factory=GroundingConfig)
+    # draw the training batches evenly over the groups of one phone setting (vlui/eval/axes.py: kind, device, density,
+    # font_scale, script, dark_theme, clock_dial, home_layout, wallpaper, held_out_count), e.g. kind: tablets as often
+    # as phones; null: every sample alike
+    balance: Optional[str] = None
 
     LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,
                                           "image_height": Range(8, optional=True),

@@ -60,6 +60,35 @@ def test_batches_depend_only_on_seed_and_epoch_and_shard_across_ranks() -> None:
     assert all(not set(x) & set(y) for x, y in zip(r0, r1, strict=True))  # each rank its own slice of the global batch
 
 
+def test_weighted_batches_draw_each_sample_by_its_weight_and_repeat_by_seed_and_epoch() -> None:
+    weights = torch.tensor([1.0, 1.0, 2.0, 0.0])
+    a, b = EpochBatches(4, 100, 20, seed=3, weights=weights), EpochBatches(4, 100, 20, seed=3, weights=weights)
+    drawn = Counter(i for batch in a for i in batch)
+    assert list(a) == list(b) and 3 not in drawn  # a weight of 0 is never drawn
+    assert drawn[2] / 2000 == pytest.approx(0.5, abs=0.04) and drawn[0] / 2000 == pytest.approx(0.25, abs=0.04)
+    for bad in (torch.zeros(4), torch.tensor([1.0, -1.0, 1.0, 1.0]), torch.tensor([1.0, float("nan"), 1, 1]),
+                torch.ones(3)):
+        with pytest.raises(VluiError, match="sample weights"):
+            EpochBatches(4, 8, 2, seed=0, weights=bad)
+
+
+def test_balanced_batches_draw_each_group_of_phones_equally_often(tiny_dataset) -> None:
+    # snapshot 000 alone against 001 and 030 together: fewer samples, half of the batches
+    dm = DemoDataModule(str(tiny_dataset), batch_size=8, val_fraction=0.0, image_height=64, image_width=32,
+                        on_device=False, steps_per_epoch=400, group_of=lambda s: "first" if s == "000" else "others")
+    dm.setup("fit")
+    _, table = read_dataset(tiny_dataset)
+    snapshot = np.array(table.column("snapshot_id").to_pylist())[dm.train_set.obs.numpy()]
+    assert dm.groups == {"others": int((snapshot != "000").sum()), "first": int((snapshot == "000").sum())}
+    drawn = Counter(str(snapshot[i]) == "000" for batch in dm.train_dataloader().batch_sampler for i in batch)
+    assert drawn[True] / 3200 == pytest.approx(0.5, abs=0.04)
+    plain = DemoDataModule(str(tiny_dataset), batch_size=8, val_fraction=0.0, image_height=64, image_width=32,
+                           on_device=False, steps_per_epoch=400)
+    plain.setup("fit")  # without groups every sample alike: 000 as often as it has samples
+    drawn = Counter(str(snapshot[i]) == "000" for batch in plain.train_dataloader().batch_sampler for i in batch)
+    assert drawn[True] / 3200 == pytest.approx((snapshot == "000").mean(), abs=0.04)
+
+
 def test_augmentations_keep_shape_and_are_reproducible() -> None:
     imgs = torch.randint(0, 256, (6, 16, 8, 3), dtype=torch.uint8)
     out1 = random_shift(imgs, 2, torch.Generator().manual_seed(0))

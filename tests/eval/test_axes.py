@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 from vlui.android.snapshot import generator_pools, load_snapshot, snapshot_refs
-from vlui.eval.axes import AXES, breakdown, describe, describe_all, table
+from vlui.cli import compose
+from vlui.eval.axes import AXES, breakdown, describe, describe_all, group, table
+from vlui.jobs.train import datamodule
+from vlui.spec import ObsActionSpec
 
 
 def test_a_phone_is_described_on_every_axis_with_its_held_out_values() -> None:
@@ -28,6 +31,16 @@ def test_a_phone_is_described_on_every_axis_with_its_held_out_values() -> None:
 
 def test_phones_without_settings_are_left_out() -> None:
     assert list(describe_all(["000", "emulator-5554", "100"])) == ["000", "100"]
+    assert (group("kind", "109"), group("kind", "000"), group("kind", "emulator-5554")) == ("tablet", "phone",
+                                                                                           "unknown")
+
+
+def test_data_balance_groups_a_runs_training_samples_by_the_setting(tiny_dataset, tmp_path) -> None:
+    cfg = compose("train", [f"data.path={tiny_dataset}", "data.balance=kind", "data.val_fraction=0"],
+                  output_dir=tmp_path / "out")
+    dm = datamodule(cfg, ObsActionSpec(64, 32))
+    dm.setup("fit")
+    assert dm.groups == {"phone": len(dm.train_set)}  # 000, 001 and 030 are all phones
 
 
 def test_each_group_is_the_mean_of_its_phones_cells_with_its_interval() -> None:

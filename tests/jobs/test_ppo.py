@@ -211,6 +211,8 @@ def test_ppo_runs_over_adb_as_on_the_simulated_phone(weak_policy: Path, tmp_path
     (["algo=ppo", "init=x", "algo.clip=0"], "algo.clip must be greater than 0"),
     (["algo=ppo", "init=x", "data.augment.zoom=0.3"], "data.augment.zoom zooms the dataset's screens for BC or IQL"),
     (["data.augment.zoom=1.5"], "data.augment.zoom must be"),
+    (["algo=ppo", "init=x", "data.balance=kind"], "data.balance balances BC or IQL's batches"),
+    (["data.balance=colour"], "data.balance must be a phone setting, one of held_out_count, device, kind,"),
 ])
 def test_what_ppo_cannot_do_is_refused_in_one_line(overrides: list[str], message: str, tmp_path: Path) -> None:
     with pytest.raises(VluiError) as err:

@@ -24,6 +24,7 @@ so their cached features): only the text differs.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -38,6 +39,8 @@ from torch.utils.data import DataLoader, Sampler
 from vlui.data.format import check_observations, dataset_spec, decode_png, episode_path, read_dataset
 from vlui.errors import VluiError
 from vlui.seeding import WIDTH
+
+log = logging.getLogger(__name__)
 
 # a screen's UI tree (a uiautomator dump) -> its (label, tap action) grounding pairs (vlui.env.grounding)
 PairsOf = Callable[[str], Sequence[tuple[str, np.ndarray]]]
@@ -92,12 +95,20 @@ class Grounding:
 
 class EpochBatches(Sampler[list[int]]):
     """``steps_per_epoch`` batches of ``batch_size`` indices into ``n`` samples; the order is a function of
-    ``(seed, epoch)`` alone. Under DDP each rank takes its own slice of every batch."""
+    ``(seed, epoch)`` alone. Under DDP each rank takes its own slice of every batch.
 
-    def __init__(self, n: int, batch_size: int, steps_per_epoch: int, seed: int, rank: int = 0, world: int = 1):
+    Without ``weights``, every sample once per pass (passes of shuffled samples, one after another); with ``weights``
+    (``n`` non-negative numbers), each index drawn independently with probability proportional to its weight."""
+
+    def __init__(self, n: int, batch_size: int, steps_per_epoch: int, seed: int, rank: int = 0, world: int = 1,
+                 weights: torch.Tensor | None = None):
         self.n, self.batch_size, self.steps, self.seed = n, batch_size, steps_per_epoch, seed
         self.rank, self.world = rank, world
         self.epoch = 0
+        if weights is not None and (weights.shape != (n,) or not torch.isfinite(weights).all() or (weights < 0).any()
+                                    or not weights.sum() > 0):
+            raise VluiError(f"sample weights are {n} finite numbers >= 0, not all 0 (got shape {tuple(weights.shape)})")
+        self.weights = None if weights is None else weights.double()
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
@@ -108,11 +119,25 @@ class EpochBatches(Sampler[list[int]]):
     def __iter__(self):
         g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch)
         need = self.steps * self.batch_size * self.world
-        order = torch.cat([torch.randperm(self.n, generator=g) for _ in range(-(-need // self.n))])[:need]
+        if self.weights is not None:
+            order = torch.multinomial(self.weights, need, replacement=True, generator=g)
+        else:
+            order = torch.cat([torch.randperm(self.n, generator=g) for _ in range(-(-need // self.n))])[:need]
         per_rank = self.batch_size
         for step in range(self.steps):
             start = (step * self.world + self.rank) * per_rank
             yield order[start:start + per_rank].tolist()
+
+
+def balanced_weights(snapshots: Sequence[str], group_of: Callable[[str], str]) -> tuple[torch.Tensor, dict[str, int]]:
+    """Each sample's weight (its snapshot's group drawn as often as every other group, its samples alike within it)
+    and each group's number of samples, largest first; ``group_of`` is asked once per snapshot."""
+    of = {s: group_of(s) for s in dict.fromkeys(snapshots)}
+    groups: dict[str, int] = {}
+    for s in snapshots:
+        groups[of[s]] = groups.get(of[s], 0) + 1
+    weights = torch.tensor([1.0 / groups[of[s]] for s in snapshots], dtype=torch.float64)
+    return weights, dict(sorted(groups.items(), key=lambda kv: -kv[1]))
 
 
 class WithGrounding(Sampler[list[int]]):
@@ -149,15 +174,23 @@ class DemoDataModule(L.LightningDataModule):
     held-out ones) are left out, and the other datasets' episodes are all for training.
 
     ``history`` (``model.history``: K) gives every sample its episode's last K steps (:func:`past_windows`); a batch
-    holds them as ``past_frame``, ``past_actions`` and ``past_valid`` (those of o' as ``next_past_*``)."""
+    holds them as ``past_frame``, ``past_actions`` and ``past_valid`` (those of o' as ``next_past_*``).
+
+    ``group_of`` (a snapshot id -> its group, e.g. ``phone`` or ``tablet``) balances the training batches over the
+    groups: each group is drawn equally often, and within a group each sample equally often (``data.balance``);
+    :attr:`groups` says how many samples each group has and what share of the batches it had and has."""
 
     def __init__(self, path: str, batch_size: int = 64, val_fraction: float = 0.1, image_height: int = 256,
                  image_width: int = 128, on_device: bool = True, steps_per_epoch: int = 500, seed: int = 0,
                  val_batches: int = 8, mix: list[str] | tuple[str, ...] = (), success_only: bool = False,
                  grounding: PairsOf | None = None, grounding_per_screen: int = 4,
                  observation_version: int | None = None,
-                 split_episodes: tuple[Collection[int], Collection[int]] | None = None, history: int = 0) -> None:
+                 split_episodes: tuple[Collection[int], Collection[int]] | None = None, history: int = 0,
+                 group_of: Callable[[str], str] | None = None) -> None:
         super().__init__()
+        self.group_of = group_of
+        self.sample_weights: torch.Tensor | None = None
+        self.groups: dict[str, int] = {}  # with group_of: each group's training samples
         self.split_episodes = split_episodes
         if isinstance(history, bool) or not isinstance(history, int) or history < 0:
             raise VluiError(f"history is a number of past steps (0 or more), not {history!r}")
@@ -223,6 +256,13 @@ class DemoDataModule(L.LightningDataModule):
             kept = " with data.success_only=true (no successful episodes?)" if self.success_only else ""
             raise VluiError(f"{', '.join(map(str, self.paths))} has no training samples{kept} (episodes: {len(keys)}); "
                             "collect more episodes")
+        if self.group_of is not None:
+            snapshots = [s for part in parts for s in part.table.column("snapshot_id").to_pylist()]  # frame order
+            self.sample_weights, self.groups = balanced_weights(
+                [snapshots[i] for i in self.train_set.obs.tolist()], self.group_of)
+            total = sum(self.groups.values())
+            log.info("balanced batches: %d training samples in %d group(s), each drawn as often: %s", total,
+                     len(self.groups), ", ".join(f"{g} {n} ({100 * n / total:.0f}%)" for g, n in self.groups.items()))
         if self.grounding is not None:
             self.grounding_set = self._grounding_examples(parts)
         if self.on_device and torch.cuda.is_available():
@@ -343,7 +383,7 @@ class DemoDataModule(L.LightningDataModule):
         trainer = self.trainer
         rank, world = (trainer.global_rank, trainer.world_size) if trainer is not None else (0, 1)
         n = len(self.train_set)
-        sampler = EpochBatches(n, self.batch_size, self.steps_per_epoch, self.seed, rank, world)
+        sampler = EpochBatches(n, self.batch_size, self.steps_per_epoch, self.seed, rank, world, self.sample_weights)
         if self.grounding_set is None:
             return DataLoader(range(n), batch_sampler=sampler,
                               collate_fn=lambda idx: self.batch(self.train_set, torch.tensor(idx)))

@@ -37,6 +37,8 @@ AXES: dict[str, str] = {
     "home_layout": "home layout",
     "wallpaper": "wallpaper",
 }
+# the settings training batches can be balanced over (data.balance): those with one value per phone
+BALANCE = tuple(axis for axis in AXES if axis != "held_out")
 # a held-out axis -> the pool axes that hold it out (a device by name or panel, a density by factor or screen, a
 # locale by id or script), as the generator's rates count them
 HELD_OUT = {"device": ("device", "panel"), "density": ("density", "screen"), "locale": ("locale", "script"),
@@ -66,6 +68,15 @@ def describe(ref: str) -> dict[str, tuple[str, ...]]:
         "home_layout": ("stock" if layout == "default" else "rearranged",),
         "wallpaper": ("B-MoCA's" if snap.wallpaper in WALLPAPERS else "procedural",),
     }
+
+
+def group(axis: str, ref: str) -> str:
+    """The value of the phone ``ref`` on ``axis`` (one of :data:`BALANCE`); ``unknown`` for a reference that names no
+    snapshot (a phone known only to a device)."""
+    try:
+        return describe(ref)[axis][0]
+    except VluiError:
+        return "unknown"
 
 
 def describe_all(refs: Sequence[str]) -> dict[str, dict[str, tuple[str, ...]]]:

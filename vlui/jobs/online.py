@@ -94,6 +94,9 @@ def build(cfg: DictConfig, module_class: type[PPOModule], envs: Environments = L
     if cfg.data.augment.zoom:
         raise VluiError(f"data.augment.zoom zooms the dataset's screens for BC or IQL; algo={cfg.algo.name} learns "
                         "from its own rollouts: drop data.augment.zoom")
+    if cfg.data.balance is not None:
+        raise VluiError(f"data.balance balances BC or IQL's batches over a dataset's phones; algo={cfg.algo.name} "
+                        "learns from its own rollouts: drop data.balance")
     if cfg.algo.optim.scheduler != "constant":
         raise VluiError(f"algo={cfg.algo.name} trains at a constant learning rate: algo.optim.scheduler=constant")
     start = load_policy(cfg.init)

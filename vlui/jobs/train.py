@@ -36,6 +36,7 @@ from vlui.data.splits import read_split
 from vlui.device import OBSERVATION_VERSION
 from vlui.env.actions import ActionParser
 from vlui.env.grounding import grounding_pairs
+from vlui.eval import axes
 from vlui.errors import VluiError
 from vlui.jobs import dagger, online
 from vlui.jobs.executor import Environments, environments
@@ -201,6 +202,7 @@ def build(cfg: DictConfig, module_class: type[L.LightningModule]) -> tuple[L.Lig
                         "from the model settings: drop init=")
     model: ModelConfig = OmegaConf.to_object(cfg.model)  # an impossible combination fails before any data is read
     warn_random_image_encoder(cfg.model.vision)
+    balance(cfg.data.balance)  # a setting that names no phone setting fails before any data is read
     spec = training_spec(cfg, ensure_dataset(cfg))
     module = module_class(
         policy=to_dict(model, spec), algo=OmegaConf.to_container(cfg.algo, resolve=True),
@@ -230,7 +232,17 @@ def datamodule(cfg: DictConfig, spec: ObsActionSpec, extra: Sequence[str] = (), 
                           grounding=pairs if grounding.weight else None,
                           grounding_per_screen=grounding.per_screen, observation_version=OBSERVATION_VERSION,
                           split_episodes=(split.parts["train"], split.parts["val"]) if split else None,
-                          history=history)
+                          history=history, group_of=balance(cfg.data.balance))
+
+
+def balance(axis: str | None):
+    """``data.balance``: the group of a snapshot on that phone setting (:func:`vlui.eval.axes.group`), or None."""
+    if axis is None:
+        return None
+    if axis not in axes.BALANCE:
+        raise VluiError(f"data.balance must be a phone setting, one of {', '.join(axes.BALANCE)} (or null), not "
+                        f"{axis!r}")
+    return partial(axes.group, axis)
 
 
 def warn_random_image_encoder(vision: DictConfig) -> None:
