@@ -178,7 +178,7 @@ class DemoDataModule(L.LightningDataModule):
 
     ``group_of`` (a snapshot id -> its group, e.g. ``phone`` or ``tablet``) balances the training batches over the
     groups: each group is drawn equally often, and within a group each sample equally often (``data.balance``);
-    :attr:`groups` says how many samples each group has and what share of the batches it had and has."""
+    :attr:`groups` says how many training samples each group has."""
 
     def __init__(self, path: str, batch_size: int = 64, val_fraction: float = 0.1, image_height: int = 256,
                  image_width: int = 128, on_device: bool = True, steps_per_epoch: int = 500, seed: int = 0,
