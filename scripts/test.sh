@@ -15,6 +15,9 @@ if [ "$workers" = "0" ]; then exec .venv/bin/python -m pytest -n 0 "$@"; fi
 # More threads than cores spin against each other: with both cores busy, a tiny policy's forward pass took 1.2 s
 # instead of 8 ms.
 cores="$(nproc)"
-if [ "$workers" = "auto" ]; then n="$cores"; else n="$workers"; fi
-export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( cores / n > 0 ? cores / n : 1 ))}"
+case "$workers" in
+  ''|*[!0-9]*) n="$cores" ;;  # auto, logical: one worker per core
+  *) n="$workers" ;;
+esac
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( n < cores ? cores / n : 1 ))}"
 exec .venv/bin/python -m pytest -n "$workers" --dist worksteal "$@"
