@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from vlui.processes import OrphanQuietStderr, exiting
+from vlui.processes import OrphanQuietStderr, cores, exiting, threads_per_job
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and the death signal are Linux's")
 
@@ -47,3 +47,9 @@ def test_a_workers_stderr_is_written_while_its_job_lives_and_dropped_once_it_die
         job.wait()
     assert written.getvalue() == "a real error\n"
     assert stderr.encoding == written.encoding  # everything else is the stream's
+
+
+def test_jobs_side_by_side_share_the_cores_out_one_thread_at_least() -> None:
+    assert threads_per_job(1, 8) == 8 and threads_per_job(2, 8) == 4 and threads_per_job(3, 16) == 5
+    assert threads_per_job(20, 2) == 1  # more jobs than cores: one each, never none
+    assert 1 <= threads_per_job(2) <= cores()

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
+import vlui.study as study_mod
 from tests.conftest import run_python
 from vlui.errors import VluiError
 from vlui.study import (_plot_curves, commands, learning_curves, load, paper_numbers, plan_digest, run_dir, step_job,
@@ -313,3 +314,44 @@ def test_a_launched_step_refuses_a_study_whose_steps_changed_since_the_launch(tm
                                         r"vlui.study tiny again$"):
         step_job(job)
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+def test_steps_side_by_side_here_share_the_cores_out_as_torch_threads(tmp_path: Path, monkeypatch) -> None:
+    spec = _tiny(tmp_path)
+    study = load("tiny", seeds=2, path=spec, arms=["scratch"])
+    calls = []
+
+    class Launched(Exception):
+        pass
+
+    def call(cmd, **kwargs):
+        calls.append((cmd, kwargs))
+        raise Launched  # the first stage's launch is all this test looks at
+
+    monkeypatch.setattr(study_mod.subprocess, "call", call)
+    monkeypatch.setattr(study_mod, "threads_per_job", lambda jobs: {1: 8, 2: 4}[jobs])  # an 8-core machine
+    monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
+    for launcher, threads in (("submitit_local", "threads=8"), ("basic", "threads=0"), ("slurm", "threads=0")):
+        with pytest.raises(Launched):
+            study_mod.run(study, tmp_path / "out", launcher=launcher)
+        assert threads in calls[-1][0], calls[-1][0]  # one collection: a job alone has every core
+    # the two seeds' trainings, side by side as local processes, get half the cores each
+    (tmp_path / "data" / "tiny1").mkdir(parents=True)
+    monkeypatch.setattr(study_mod, "commands", lambda s: [
+        (what, cmd, tmp_path / "data" / "tiny1" if what.startswith("collect") else done)
+        for what, cmd, done in commands(s)])
+    with pytest.raises(Launched):
+        study_mod.run(study, tmp_path / "out", launcher="submitit_local")
+    assert "threads=4" in calls[-1][0] and any(a.startswith("step=") and "," in a for a in calls[-1][0])
+
+    # a launched step starts its command with OMP_NUM_THREADS set to its share, unless the user has set it
+    def step_env(threads: int) -> str | None:
+        calls.clear()
+        with pytest.raises(Launched):
+            study_mod.run_step(study, 1, tmp_path / "out", threads=threads)
+        return calls[-1][1]["env"].get("OMP_NUM_THREADS")
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert step_env(4) == "4" and step_env(0) is None
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert step_env(4) == "3"

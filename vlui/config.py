@@ -419,9 +419,10 @@ class StudyStepConfig:
     out: str = MISSING  # the report folder, where each step's wall-clock is kept
     step: int = MISSING
     plan: Optional[str] = None  # the digest of the study's steps when it was launched (vlui.study.plan_digest)
+    threads: int = 0  # torch threads for the step's process (0: torch's default); set for steps run side by side here
     paths: PathsConfig = field(default_factory=PathsConfig)
 
-    LIMITS: ClassVar[dict[str, Range]] = {"seeds": AT_LEAST_1, "step": Range(0)}
+    LIMITS: ClassVar[dict[str, Range]] = {"seeds": AT_LEAST_1, "step": Range(0), "threads": Range(0)}
     CHOICES: ClassVar[dict[str, tuple]] = {"size": ("cpu", "gpu")}
 
 

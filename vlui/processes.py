@@ -96,3 +96,29 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one: a container's or a
+    scheduler's share, not the whole machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def threads_per_job(jobs: int, available: int | None = None) -> int:
+    """Torch threads for each of ``jobs`` processes that run side by side on ``available`` cores (this process's by
+    default): the cores shared out, at least one each. More threads than cores do not merely share them: torch's
+    threads wait for each other spinning, so two processes of two threads each on two cores each run several times
+    slower than with one thread each (``python -m vlui.bench side_by_side``)."""
+    return max(1, (available or cores()) // max(1, jobs))
+
+
+def child_env(threads: int) -> dict[str, str]:
+    """The environment for a child process limited to ``threads`` torch threads (``OMP_NUM_THREADS``, which torch
+    reads at start), or this one's when ``threads`` is 0 or the user has set ``OMP_NUM_THREADS`` (theirs is kept)."""
+    env = dict(os.environ)
+    if threads > 0 and "OMP_NUM_THREADS" not in env:
+        env["OMP_NUM_THREADS"] = str(threads)
+    return env

@@ -287,8 +287,10 @@ def test_sweep_over_encoders_writes_one_run_each(tmp_path: Path, tiny_dataset: P
 
 
 @pytest.mark.parametrize(("seconds_a_step", "level", "said"), [
-    (0.5, "INFO", "about 33 min of training left on this machine (0.50 s a step), then 2 DAgger rounds"),
-    (2.0, "WARNING", "about 2.2 h of training left on this machine (2.00 s a step), then 2 DAgger rounds: more "
+    (0.5, "INFO", "about 33 min of training left on this machine (0.50 s a step on 3 torch threads), then 2 DAgger "
+                  "rounds"),
+    (2.0, "WARNING", "about 2.2 h of training left on this machine (2.00 s a step on 3 torch threads), then 2 DAgger "
+                     "rounds: more "
                      "than 60 min. A GPU (trainer=gpu)"),
 ])
 def test_a_run_says_how_long_it_will_take_and_warns_past_an_hour(monkeypatch, caplog, seconds_a_step: float,
@@ -297,6 +299,7 @@ def test_a_run_says_how_long_it_will_take_and_warns_past_an_hour(monkeypatch, ca
 
     clock = SimpleNamespace(now=100.0)
     monkeypatch.setattr(train.time, "perf_counter", lambda: clock.now)
+    monkeypatch.setattr(train.torch, "get_num_threads", lambda: 3)  # the step's rate names the threads it ran on
     trainer = SimpleNamespace(global_step=0, current_epoch=0)
     timer = train.WallClock(steps_planned=4000, after=", then 2 DAgger rounds")
     with caplog.at_level("INFO", logger="vlui.jobs.train"):

@@ -49,13 +49,14 @@ def record(name: str, value: float, unit: str, baseline: float | None = None, **
 
 def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
     """The one explicit map of benchmark names to functions."""
-    from vlui.bench import adb, evaluate, executor, frames, sim, train
+    from vlui.bench import adb, evaluate, executor, frames, side_by_side, sim, train
 
     return {
         "adb": adb.bench_adb,
         "eval": evaluate.bench_evaluate,
         "executor": executor.bench_executor,
         "frame_decode": frames.bench_frame_decode,
+        "side_by_side": side_by_side.bench_side_by_side,
         "sim": sim.bench_sim,
         "train": train.bench_train,
     }

@@ -284,7 +284,9 @@ class WallClock(L.Callback):
                 self._timer = (step, time.perf_counter())
         elif step - self._timer[0] >= self.steps:
             per_step = (time.perf_counter() - self._timer[1]) / (step - self._timer[0])
-            self._say(per_step * max(0, self.steps_planned - step), f"{per_step:.2f} s a step")
+            threads = torch.get_num_threads()
+            self._say(per_step * max(0, self.steps_planned - step),
+                      f"{per_step:.2f} s a step on {threads} torch thread{'s' * (threads > 1)}")
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if not self.epochs_planned or self.estimate_s is not None:

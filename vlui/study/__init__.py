@@ -17,7 +17,6 @@ import csv
 import hashlib
 import json
 import math
-import os
 import platform
 import re
 import subprocess
@@ -45,6 +44,7 @@ from vlui.eval.report import (
     p_text,
     verdict,
 )
+from vlui.processes import child_env, cores, threads_per_job
 from vlui.resources import checkout, work_dir
 
 HERE = Path(__file__).parent
@@ -270,13 +270,16 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
                 todo.append(i)
         if not todo:
             continue
-        print(f"study: {', '.join(steps[i][0] for i in todo)} (hydra/launcher={launcher})", flush=True)
+        # local processes side by side share this machine's cores: each gets its share of torch threads
+        threads = threads_per_job(len(todo)) if launcher == "submitit_local" else 0
+        shared = f", {threads} torch thread{'s' * (threads > 1)} each" if threads else ""
+        print(f"study: {', '.join(steps[i][0] for i in todo)} (hydra/launcher={launcher}{shared})", flush=True)
         cmd = [sys.executable, "-m", "vlui.study.launch", "--multirun", f"study={hydra_value(study.name)}",
                f"size={study.size}", f"seeds={len(study.seeds)}", f"arms={hydra_value(study.chosen)}",
                f"studies={hydra_value(str(studies_file.resolve()) if studies_file else None)}",
                f"out={hydra_value(str(out.resolve()))}",
-               f"step={','.join(map(str, todo))}", f"plan={plan_digest(study)}", f"hydra/launcher={launcher}",
-               *(launcher_settings or [])]
+               f"step={','.join(map(str, todo))}", f"plan={plan_digest(study)}", f"threads={threads}",
+               f"hydra/launcher={launcher}", *(launcher_settings or [])]
         code = subprocess.call(cmd, cwd=work_dir())
         if code != 0:
             failed = [steps[i][0] for i in todo if not _finished(out, steps[i][0])]
@@ -286,16 +289,16 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
     return report(study, out, recorded_timings(study, out))
 
 
-def run_step(study: Study, index: int, out: Path) -> None:
-    """Step ``index`` of :func:`commands` (what a launcher's job runs): its command as a child process, its
-    wall-clock kept in ``out``."""
+def run_step(study: Study, index: int, out: Path, threads: int = 0) -> None:
+    """Step ``index`` of :func:`commands` (what a launcher's job runs): its command as a child process (with
+    ``threads`` torch threads, or torch's default with 0), its wall-clock kept in ``out``."""
     what, cmd, done = commands(study)[index]
     if done is not None and done.exists():
         print(f"study: {what}: done before")
         return
     print(f"study: {what}", flush=True)
     start = time.perf_counter()
-    code = subprocess.call(cmd, cwd=work_dir())
+    code = subprocess.call(cmd, cwd=work_dir(), env=child_env(threads))
     if code != 0:
         raise VluiError(f"study {study.name}: {what} failed (exit status {code}); its message is above")
     kept = out / STEP_TIMINGS
@@ -313,7 +316,7 @@ def step_job(cfg: Any) -> None:
     if cfg.plan is not None and cfg.plan != plan_digest(study):
         raise VluiError(f"study {study.name}: its steps changed since this launch began (studies.yaml edited?), so "
                         f"step {cfg.step} may now be another one; run python -m vlui.study {study.name} again")
-    run_step(study, cfg.step, Path(cfg.out))
+    run_step(study, cfg.step, Path(cfg.out), cfg.threads)
 
 
 def _slug(what: str) -> str:
@@ -617,7 +620,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
         lines.append(f"python {cmd[2].split(';')[0].split()[-1]}.py {' '.join(cmd[3:])}")
     lines += ["```", ""]
     meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": _commit(),
-            "machine": f"{platform.machine()}, {_cores()} cores", "timings_s": timings or {}}
+            "machine": f"{platform.machine()}, {cores()} cores", "timings_s": timings or {}}
     if timings:
         lines += [f"Wall-clock on this machine ({meta['machine']}): " + "; ".join(
             f"{k} {v / 60:.1f} min" for k, v in timings.items()) + "."]
@@ -718,7 +721,3 @@ def _commit() -> str:
         return head + ("+changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
-
-
-def _cores() -> int:
-    return os.cpu_count() or 1
