@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections import Counter
 
 import numpy as np
 import pytest
 import torch
+from PIL import Image
 
 from vlui.algos.augment import color_jitter, random_shift
 from vlui.data.datamodule import DemoDataModule, EpochBatches, past_windows
@@ -30,6 +32,27 @@ def test_frames_are_decoded_once_and_split_by_episode(tiny_dataset) -> None:
     assert dm.train_set.dones.sum() + dm.val_set.dones.sum() == 12  # one final action per (successful) episode
     batch = dm.batch(dm.train_set, torch.tensor([0, 1]))
     assert batch["images"].shape == (2, 64, 32, 3) and batch["next_images"].shape == (2, 64, 32, 3)
+
+
+def test_a_screen_that_recurs_is_one_frame_and_every_row_still_gets_its_own_screen(tiny_dataset,
+                                                                                  random_dataset) -> None:
+    dm = DemoDataModule(str(tiny_dataset), batch_size=4, val_fraction=0.0, image_height=64, image_width=32,
+                        on_device=False, mix=[str(random_dataset)], history=2)
+    dm.setup("fit")
+    screens = [s for path in (tiny_dataset, random_dataset) for s in read_dataset(path)[1].column("screen").to_pylist()]
+    # each part's home screens recur (a snapshot's tasks start on it): one frame each, in every dataset of the mix
+    distinct = [len(set(read_dataset(path)[1].column("screen").to_pylist())) for path in (tiny_dataset, random_dataset)]
+    assert [n for _, n in dm.parts] == distinct and dm.frames.shape[0] == sum(distinct) < len(screens)
+    for row, png in enumerate(screens):  # every row's frame is its own screen
+        expected = np.asarray(Image.open(io.BytesIO(png)).convert("RGB").resize((32, 64), Image.BILINEAR))
+        assert np.array_equal(dm.frames[dm.frame_of[row]].numpy(), expected), row
+    # a batch's images, frames and past frames are its rows' screens
+    idx = torch.arange(len(dm.train_set))
+    batch = dm.batch(dm.train_set, idx)
+    assert torch.equal(batch["images"], dm.frames[dm.frame_of[dm.train_set.obs]])
+    assert torch.equal(batch["next_images"], dm.frames[dm.frame_of[dm.train_set.next_obs]])
+    assert torch.equal(batch["frame"], dm.frame_of[dm.train_set.obs])
+    assert torch.equal(batch["past_frame"], dm.frame_of[dm.train_set.past])
 
 
 def test_a_named_splits_parts_replace_the_random_validation_episodes(tiny_dataset, random_dataset) -> None:
@@ -116,7 +139,7 @@ def test_only_success_is_terminal_and_success_only_keeps_successful_episodes(tin
     assert len(dm.train_set) == expert_rows + random_rows
     # the step limit is not the end of the task: time-outs bootstrap (done = 0), only the 12 successes are terminal
     assert dm.train_set.dones.sum() == 12
-    assert dm.frames.shape[0] == len(pq.read_table(tiny_dataset / "episodes")) + len(rows)
+    assert dm.frame_of.shape[0] == len(pq.read_table(tiny_dataset / "episodes")) + len(rows)  # a frame each row
     assert torch.equal(dm.train_set.next_obs, dm.train_set.obs + 1)  # o' of each dataset's rows, offsets included
     filtered = DemoDataModule(str(tiny_dataset), batch_size=4, val_fraction=0.0, image_height=64, image_width=32,
                               on_device=False, mix=[str(random_dataset)], success_only=True)
@@ -192,8 +215,8 @@ def test_each_sample_has_its_episodes_last_k_steps_and_no_other_episodes(tiny_da
         assert np.isnan(samples.past_actions.numpy()[~valid]).all()
     steps = step[dm.train_set.obs.numpy()]
     assert (steps >= 4).any() and (steps < 4).any()  # long episodes (the random agent's) and their starts
-    # the frames the windows point at are the earlier screens themselves: nothing is stored twice
-    assert dm.frames.shape[0] == sum(len(t) for t in tables)
+    # the frames the windows point at are the earlier screens' own: no screen is stored twice
+    assert dm.frame_of.shape[0] == sum(len(t) for t in tables) > dm.frames.shape[0]
     batch = dm.batch(dm.train_set, torch.arange(6))
     assert batch["past_frame"].shape == (6, 4) and batch["past_actions"].shape == (6, 4, 4)
     assert torch.equal(batch["next_past_frame"][:, 1:], batch["past_frame"][:, :3])

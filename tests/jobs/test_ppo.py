@@ -75,7 +75,7 @@ def demo_loss(policy_dir: Path, dataset: Path) -> float:
     steps = demos.train_set
     text, mask = policy.text.lookup([demos.instructions[i] for i in steps.instruction])
     with torch.no_grad():
-        out = policy.head(policy.encoder(demos.frames[steps.obs], text, mask))
+        out = policy.head(policy.encoder(demos.frames[demos.frame_of[steps.obs]], text, mask))
         return float(pointer_loss(out, steps.actions, 0.14, 2.0).mean())
 
 

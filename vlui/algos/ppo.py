@@ -399,9 +399,10 @@ class PPOModule(PolicyModule):
         demos = self.demos.train_set
         if self._demo_inputs is None:  # once: the screens' frozen features (from the dataset's feature store)
             index = torch.tensor([self.instruction_index[self.demos.instructions[i]] for i in demos.instruction])
-            frames = self.demos.frames
+            frames, frame_of = self.demos.frames, self.demos.frame_of  # a row's screen is frame frame_of[row]
             self._demo_inputs = {"instruction": index.to(self.device), "actions": demos.actions.to(self.device),
-                                 "rows": demos.obs.to(self.device), "past_rows": demos.past.to(self.device),
+                                 "frame": frame_of[demos.obs].to(self.device),
+                                 "past_frame": frame_of[demos.past].to(self.device),
                                  "past_actions": demos.past_actions.to(self.device),
                                  "past_valid": demos.past_valid.to(self.device)}
             if self.frozen:
@@ -413,12 +414,12 @@ class PPOModule(PolicyModule):
         pick = torch.randint(len(demos), (self.algo.minibatch,), generator=g).to(self.device)
         d = self._demo_inputs
         table = d["features"] if "features" in d else d["screens"]
-        rows, past_rows = d["rows"][pick], d["past_rows"][pick]
-        inputs = {"features" if "features" in d else "screens": table[rows.to(table.device)].to(self.device),
+        frame, past_frame = d["frame"][pick], d["past_frame"][pick]
+        inputs = {"features" if "features" in d else "screens": table[frame.to(table.device)].to(self.device),
                   "instruction": d["instruction"][pick], "past_actions": d["past_actions"][pick],
                   "past_valid": d["past_valid"][pick]}
-        if self.policy.cfg.history_screens:  # the past steps' rows of the same table
-            inputs["past_screens"] = table[past_rows.to(table.device)].to(self.device)
+        if self.policy.cfg.history_screens:  # the past steps' frames in the same table
+            inputs["past_screens"] = table[past_frame.to(table.device)].to(self.device)
         loss, _ = self.actor_loss(self.fused(inputs), d["actions"][pick])
         return loss
 

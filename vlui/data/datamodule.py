@@ -1,15 +1,17 @@
 """Training data: a collected dataset decoded once into uint8 tensors, batched by index.
 
-Every screen PNG is decoded a single time at setup and kept as one ``(N, H, W, 3)`` uint8 tensor (on the GPU when
-there is one, ``data.on_device`` is set and it fits); a batch is a gather from it, never a decode. Rows are split
+Every distinct screen PNG is decoded a single time at setup and kept as one ``(F, H, W, 3)`` uint8 tensor (on the GPU
+when there is one, ``data.on_device`` is set and it fits); a batch is a gather from it, never a decode. A screen that
+recurs (a phone's home screen starts each of its tasks; the quickstart's 18,254 rows hold 12,980 distinct screens) is
+one frame, which the rows share (``frame_of``), and so one cached feature map with a frozen backbone. Rows are split
 into train and validation by episode. Samples are transitions ``(o, a, r, o', done, instruction)``: BC uses the
 first two, IQL all of them.
 
 For a policy with memory (``history`` = K, ``model.history``), each sample also carries its episode's last K steps
-before ``o``, most recent first: their rows in the frame tensor, the actions taken there and whether each exists (an
+before ``o``, most recent first: their frames, the actions taken there and whether each exists (an
 episode's first steps have fewer than K before them; a window never reaches into another episode). They are index
 arrays built from the episode and step columns at setup: no screen is stored or decoded twice, and with a frozen
-backbone the past screens' features are the cached features of those rows.
+backbone the past screens' features are the cached features of those frames.
 
 Batches come from :class:`EpochBatches`, whose order depends only on the seed and the epoch number: an epoch is
 ``steps_per_epoch`` steps and checkpoints are written at epoch ends, so a run that is killed and resumed from its
@@ -82,7 +84,7 @@ class Transitions:
 class Grounding:
     """Grounding examples, one entry each (length G): a screen, the label of one of its elements, the tap at it."""
 
-    frame: torch.Tensor  # (G,) int64 row of the screen in the frame tensor
+    frame: torch.Tensor  # (G,) int64 row of the screen (its frame is ``frame_of[row]``)
     label: torch.Tensor  # (G,) int64 index into the label list
     actions: torch.Tensor  # (G, 4) float32, the tap at the element's centre
 
@@ -203,7 +205,8 @@ class DemoDataModule(L.LightningDataModule):
         self.image_size = (image_height, image_width)
         self.on_device, self.steps_per_epoch, self.seed, self.val_batches = on_device, steps_per_epoch, seed, \
             val_batches
-        self.frames: torch.Tensor | None = None
+        self.frames: torch.Tensor | None = None  # (F, H, W, 3) uint8: each distinct screen once
+        self.frame_of: torch.Tensor | None = None  # (rows,) int64: each row's screen's frame
         self.parts: list[tuple[str, int]] = []
         self.instructions: list[str] = []
         self.train_set: Transitions | None = None
@@ -222,18 +225,24 @@ class DemoDataModule(L.LightningDataModule):
         if self.grounding is not None:
             _check_ui_trees(parts)
         self.instructions = sorted({s for part in parts for s in part.table.column("instruction").to_pylist()})
-        # every screen decoded straight into one array: a dataset's frames are the largest thing training holds
-        frames = np.empty((sum(part.table.num_rows for part in parts), *self.image_size, 3), dtype=np.uint8)
-        samples, episodes, offset = [], [], 0
-        for n, part in enumerate(parts):
-            self._decode(part, frames[offset:offset + part.table.num_rows])
+        # every distinct screen decoded once, straight into one array: a dataset's frames are the largest thing
+        # training holds, and a phone's screens repeat across its tasks (the home screen starts each of them)
+        distinct = [_distinct(part.table.column("screen").to_pylist()) for part in parts]
+        frames = np.empty((sum(len(first) for first, _ in distinct), *self.image_size, 3), dtype=np.uint8)
+        samples, episodes, frame_of, offset, start = [], [], [], 0, 0
+        for n, (part, (first, local)) in enumerate(zip(parts, distinct, strict=True)):
+            self._decode(part, first, frames[start:start + len(first)])
             rows, episode = self._samples(part)
             samples.append(replace(rows, obs=rows.obs + offset, next_obs=rows.next_obs + offset, past=rows.past + offset))
             episodes.append(np.stack([np.full(len(episode), n), episode], axis=1))
+            frame_of.append(local + start)
             offset += part.table.num_rows
+            start += len(first)
         self.frames = torch.from_numpy(frames)
+        self.frame_of = torch.from_numpy(np.concatenate(frame_of))
+        log.info("%d screens, %d of them distinct, decoded once (%.1f GB)", offset, start, frames.nbytes / 1e9)
         # the frames of each part, in order
-        self.parts = [(str(part.path.resolve()), part.table.num_rows) for part in parts]
+        self.parts = [(str(part.path.resolve()), len(first)) for part, (first, _) in zip(parts, distinct, strict=True)]
         all_samples = Transitions(*(torch.cat([getattr(s, f) for s in samples]) for f in Transitions.__dataclass_fields__))
         episode = np.concatenate(episodes)  # (dataset, episode id) of every sample
         # split by episode, so no episode is in both sets
@@ -268,7 +277,7 @@ class DemoDataModule(L.LightningDataModule):
         if self.on_device and torch.cuda.is_available():
             free, _ = torch.cuda.mem_get_info()
             if self.frames.numel() < 0.5 * free:  # leave room for the model
-                self.frames = self.frames.cuda()
+                self.frames, self.frame_of = self.frames.cuda(), self.frame_of.cuda()
                 self.train_set, self.val_set = self.train_set.to("cuda"), self.val_set.to("cuda")
                 if self.grounding_set is not None:
                     self.grounding_set = self.grounding_set.to("cuda")
@@ -278,19 +287,21 @@ class DemoDataModule(L.LightningDataModule):
         them again with the round's own); :meth:`setup` decodes them again if this one is used after."""
         self.frames = None
 
-    def _decode(self, part: _Part, out: np.ndarray) -> None:
-        """Every screen of a dataset into ``out``, ``(rows, H, W, 3)`` uint8 at the training resolution."""
+    def _decode(self, part: _Part, rows: np.ndarray, out: np.ndarray) -> None:
+        """The screens of a dataset's ``rows`` into ``out``, ``(len(rows), H, W, 3)`` uint8 at the training
+        resolution."""
         h, w = self.image_size
         stored = dataset_spec(part.info, part.path).image_size
+        screens = part.table.column("screen")
 
-        def decode(row: int, data: bytes | None) -> None:
-            img = _screen(data, stored, part.path, part.table, row)
+        def decode(i: int, row: int) -> None:
+            img = _screen(screens[row].as_py(), stored, part.path, part.table, row)
             if stored != (h, w):
                 img = np.asarray(Image.fromarray(img).resize((w, h), Image.BILINEAR))
-            out[row] = img
+            out[i] = img
 
         with ThreadPoolExecutor(max_workers=4) as pool:  # PNG decoding releases the GIL
-            for _ in pool.map(decode, range(part.table.num_rows), part.table.column("screen").to_pylist()):
+            for _ in pool.map(decode, range(len(rows)), rows.tolist()):
                 pass  # raises what a row raised
 
     def _samples(self, part: _Part) -> tuple[Transitions, np.ndarray]:
@@ -353,8 +364,9 @@ class DemoDataModule(L.LightningDataModule):
     # ------------------------------------------------------------------------------------------------ batches
     def batch(self, samples: Transitions, idx: torch.Tensor, next_obs: bool = True) -> dict[str, torch.Tensor]:
         idx = idx.to(samples.obs.device)
-        obs, nxt = samples.obs[idx], samples.next_obs[idx]
-        past, past_actions, past_valid = samples.past[idx], samples.past_actions[idx], samples.past_valid[idx]
+        frame_of = self.frame_of  # rows -> their screens' frames: what images and cached features are indexed by
+        obs, nxt = frame_of[samples.obs[idx]], frame_of[samples.next_obs[idx]]
+        past, past_actions, past_valid = frame_of[samples.past[idx]], samples.past_actions[idx], samples.past_valid[idx]
         out = {"images": self.frames[obs.to(self.frames.device)], "frame": obs, "actions": samples.actions[idx],
                "rewards": samples.rewards[idx], "dones": samples.dones[idx], "instruction": samples.instruction[idx],
                "past_frame": past, "past_actions": past_actions, "past_valid": past_valid}
@@ -372,7 +384,7 @@ class DemoDataModule(L.LightningDataModule):
         their ``label`` indices and tap ``actions``."""
         g = self.grounding_set
         idx = idx.to(g.frame.device)
-        frame = g.frame[idx]
+        frame = self.frame_of[g.frame[idx]]
         k = self.history
         return {"images": self.frames[frame.to(self.frames.device)], "frame": frame, "label": g.label[idx],
                 "actions": g.actions[idx], "past_frame": frame[:, None].expand(-1, k),
@@ -442,6 +454,14 @@ def _screen(data: bytes | None, size: tuple[int, int], root: Path, table, row: i
     raise VluiError(f"{root}: the screen of episode {eid} step {step} {problem}: delete "
                     f"{episode_path(root, eid).relative_to(root)} and run the same collect.py command again to "
                     "collect that episode again")
+
+
+def _distinct(screens: list[bytes | None]) -> tuple[np.ndarray, np.ndarray]:
+    """The first row of each distinct screen (the same bytes are the same screen), and each row's distinct screen's
+    index, in order of first appearance."""
+    index: dict[bytes | None, int] = {}
+    local = np.fromiter((index.setdefault(s, len(index)) for s in screens), dtype=np.int64, count=len(screens))
+    return np.unique(local, return_index=True)[1].astype(np.int64), local
 
 
 def past_windows(episode: np.ndarray, step: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
