@@ -19,7 +19,9 @@ stage "collect 3,210 expert demonstrations (6 tasks x the 35 training snapshots 
     $PY collect.py 'env.snapshots=[train,random:500]' dataset=train_gen500
 stage "train a policy, then 2 rounds of DAgger with the expert (experiment=quickstart)" $PY train.py experiment=quickstart
 RUN=checkpoints/quickstart/bc-tf_efficientnet_lite0-seed0
+# agent.avoid_repeats: back on a screen it has been on, the policy does not take the same step again (chosen on the
+# validation phones: docs/evaluation.md)
 stage "evaluate it on the 50 validation phones and the 10 held-out test snapshots (the B-MoCA protocol)" \
-    $PY evaluate.py checkpoint=$RUN 'env.snapshots=[val,test]' runs=1 name=quickstart
+    $PY evaluate.py checkpoint=$RUN 'env.snapshots=[val,test]' runs=1 agent.avoid_repeats=true name=quickstart
 say "trained policy: $RUN/policy"
 say "results: outputs/evaluate/quickstart/results.md (and results.json, success_per_task.png)"

@@ -293,6 +293,11 @@ CASES = [
          _train_disk_full),
     Case("evaluate-parallel-envs-0", 6, "`parallel_envs=0`", "parallel_envs must be at least 1, not 0",
          lambda x: run_job("evaluate", x.evaluate("agent=expert", "parallel_envs=0"), x.tmp)),
+    Case("evaluate-avoid-repeats-mlp", 6, "`agent.avoid_repeats=true` with a policy of the paper's MLP head",
+         "agent.avoid_repeats needs a policy with the pointer head (model.head=pointer); … has the mlp head: leave "
+         "agent.avoid_repeats=false",
+         lambda x: run_job("evaluate", x.evaluate("agent=policy", f"checkpoint={x.run}", "agent.avoid_repeats=true"),
+                           x.tmp)),
     Case("train-val-fraction-1", 6, "`data.val_fraction=1`",
          "data.val_fraction must be at least 0 and less than 1, not 1.0",
          lambda x: run_job("train", x.train("data.val_fraction=1.0"), x.tmp)),

@@ -13,7 +13,7 @@ from vlui.config import EnvConfig
 from vlui.env.agent import Agent, BatchAgent
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
-from vlui.models.policy import VLUIPolicy, export_policy
+from vlui.models.policy import VLUIPolicy, export_policy, grid_cell
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, result_line, rollout
 from vlui.spec import Memory, ObsActionSpec, Past
@@ -240,3 +240,39 @@ def test_dataset_rows_follow_the_episode() -> None:
     assert rows[-1]["is_last"] and rows[-1]["action"] is None and rows[-2]["terminated"]
     assert rows[0]["xml"].startswith("<?xml") and rows[0]["screen_full"][:4] == b"\x89PNG"
     assert all(r["xml"] is None for r in dataset_rows(done[0]))  # not saved unless asked for
+
+
+def test_a_policy_that_avoids_repeats_never_takes_a_gesture_twice_on_the_same_screen(tmp_path) -> None:
+    torch.manual_seed(0)
+    export_policy(VLUIPolicy(ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32,
+                                         num_heads=2, head_dims=[32], head="pointer", history=1),
+                             ObsActionSpec(64, 32)), tmp_path / "policy")
+    jobs = [Job("airplane_on", "000", seed=0), Job("open_clock", "030", seed=1)]
+
+    def repeats(avoid: bool) -> int:
+        """Steps that took a touch cell the episode had already taken on an identical screen, while it had not
+        taken them all there."""
+        agent = Recording(str(tmp_path / "policy"), device="cpu", avoid_repeats=avoid)
+        agent.handed = []
+        done: list[EpisodeRecord] = []
+        rollout(jobs, env, lambda: agent, slots=1, on_done=done.append)
+        text, mask = agent.policy.text.lookup(["x"])
+        h, w = agent.policy.head(agent.policy.encoder(torch.zeros(1, 64, 32, 3, dtype=torch.uint8), text, mask))["grid"]
+        calls, count = iter(agent.handed), 0
+        for r in done:
+            taken: dict[bytes, set[int]] = {}
+            for step in r.steps:
+                on = taken.setdefault(next(calls)[0][0].tobytes(), set())
+                cell = grid_cell(torch.as_tensor((step.action[None, :2] + 1) / 2), int(h), int(w))[0].item()
+                count += cell in on and len(on) < h * w
+                on.add(cell)
+        return count
+
+    assert repeats(avoid=False) > 0  # the untrained policy goes round in circles
+    assert repeats(avoid=True) == 0
+    mlp = tmp_path / "mlp"
+    export_policy(VLUIPolicy(ModelConfig(VisionConfig("efficientnet_b0"), TextConfig("t5", size="tiny"), hidden_dim=32,
+                                         num_heads=2, head_dims=[32]), ObsActionSpec(64, 32)), mlp / "policy")
+    with pytest.raises(VluiError, match=r"agent.avoid_repeats needs a policy with the pointer head .* has the mlp "
+                                        r"head: leave agent.avoid_repeats=false$"):
+        PolicyAgent(str(mlp / "policy"), device="cpu", avoid_repeats=True)

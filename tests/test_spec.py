@@ -128,3 +128,22 @@ def test_a_batch_of_memories_is_one_past_and_a_step_without_a_gesture_is_missing
     assert Memory.batch([Memory(0), Memory(0)], np.zeros((2, 4, 2, 3), np.uint8)) is None  # a memoryless agent
     with pytest.raises(VluiError, match="must keep the same steps"):
         Memory.batch([Memory(2), Memory(3)], np.zeros((2, 4, 2, 3), np.uint8))
+
+
+def test_a_memory_of_repeats_knows_every_gesture_taken_on_a_screen_however_long_ago() -> None:
+    memory = Memory(steps=1, repeats=True)
+    home, app = np.zeros((4, 2, 3), np.uint8), np.ones((4, 2, 3), np.uint8)
+    wrong_app, back = np.array([0.1, 0.2, 0.1, 0.2]), np.array([0.9, 0.0, 0.9, 0.0])
+    for screen, action in ((home, wrong_app), (app, back), (home, -wrong_app), (app, back)):
+        memory.add(screen, action)
+    assert np.allclose(memory.tried(home.copy()), [wrong_app, -wrong_app])  # the same pixels are the same screen
+    assert np.allclose(memory.tried(app), [back, back]) and memory.tried(np.full((4, 2, 3), 2, np.uint8)).shape == (0, 4)
+    past = Memory.batch([memory, Memory(steps=1, repeats=True)], np.stack([home, home]))
+    assert np.allclose(past.tried[0], [wrong_app, -wrong_app]) and past.tried[1].shape == (0, 4)
+    assert past.valid.tolist() == [[True], [False]]  # the last step as before
+    memory.add(home, None)  # a step without a dual-gesture tried nothing
+    assert len(memory.tried(home)) == 2
+    memory.reset()  # a new episode has tried nothing
+    assert memory.tried(home).shape == (0, 4)
+    assert Memory.batch([Memory(0, repeats=True)], home[None]).tried[0].shape == (0, 4)  # without past steps too
+    assert Memory.batch([Memory(0), Memory(0)], np.stack([home, home])) is None

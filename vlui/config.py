@@ -237,6 +237,9 @@ class AgentConfig:
     # policy: an exported checkpoint folder or a Lightning checkpoint
     checkpoint: Optional[str] = None
     device: str = "auto"
+    # policy: on a screen the episode has been on before, not a gesture it already took there (the pointer head's
+    # next likeliest touch cell): a deterministic policy otherwise repeats a step that led nowhere forever
+    avoid_repeats: bool = False
     # text, mllm: an OpenAI-compatible chat endpoint (docs/agents.md)
     base_url: Optional[str] = None  # e.g. http://127.0.0.1:8000/v1
     url: Optional[str] = None  # the former name of base_url, still read

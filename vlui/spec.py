@@ -20,6 +20,7 @@ phone and starts afresh with each episode. No torch, no Hydra here.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -129,6 +130,9 @@ class Past:
     actions: Any  # (B, K, 4) float32
     valid: Any  # (B, K) bool
     screens: Any = None  # (B, K, H, W, 3) uint8, or None
+    # with a memory that keeps them (agent.avoid_repeats): for each episode, the (n, 4) actions it has already taken
+    # on a screen identical to its current one, earlier in the episode (any number of steps back)
+    tried: Any = None
 
     @property
     def steps(self) -> int:
@@ -142,33 +146,44 @@ class Memory:
     (:meth:`add`). A rollout keeps one per phone (:meth:`batch` hands a batch agent all of them as one :class:`Past`);
     an agent acting on one phone keeps its own."""
 
-    def __init__(self, steps: int = 0, screens: bool = False) -> None:
-        self.steps, self.screens = int(steps), bool(screens)
+    def __init__(self, steps: int = 0, screens: bool = False, repeats: bool = False) -> None:
+        self.steps, self.screens, self.repeats = int(steps), bool(screens), bool(repeats)
         self._kept: deque[tuple[np.ndarray | None, np.ndarray | None]] = deque(maxlen=max(self.steps, 1))
+        self._tried: dict[bytes, list[np.ndarray]] = {}  # with ``repeats``: a screen's digest -> the actions taken on it
 
     def reset(self) -> None:
         """A new episode: nothing happened before its first step."""
         self._kept.clear()
+        self._tried.clear()
+
+    def tried(self, screen: np.ndarray) -> np.ndarray:
+        """``(n, 4)``: the dual-gestures this episode has taken on a screen identical to ``screen`` (kept with
+        ``repeats``; none without)."""
+        taken = self._tried.get(_digest(screen), [])
+        return np.stack(taken) if taken else np.zeros((0, 4), dtype=np.float32)
 
     def add(self, screen: np.ndarray, action: np.ndarray | None) -> None:
         """A step was taken: ``action`` (None, or anything but four finite numbers, counts as no dual-gesture) on
         ``screen`` (``(H, W, 3)`` uint8, kept only when the memory keeps screens)."""
-        if not self.steps:
+        if not self.steps and not self.repeats:
             return
         a = None if action is None else np.asarray(action, dtype=np.float32)
         if a is not None and (a.shape != (4,) or not np.isfinite(a).all()):
             a = None
-        self._kept.appendleft((np.array(screen, copy=True) if self.screens else None, a))
+        if self.repeats and a is not None:
+            self._tried.setdefault(_digest(screen), []).append(a)
+        if self.steps:
+            self._kept.appendleft((np.array(screen, copy=True) if self.screens else None, a))
 
     @staticmethod
     def batch(memories: Sequence[Memory], screens: np.ndarray) -> Past | None:
         """The :class:`Past` of each memory's episode, in order, for the current ``(B, H, W, 3)`` ``screens`` (their
         size and type are those of a missing past screen's zeros); None when the memories keep no steps."""
-        if not memories or not memories[0].steps:
+        if not memories or not (memories[0].steps or memories[0].repeats):
             return None
-        k, with_screens = memories[0].steps, memories[0].screens
-        if any((m.steps, m.screens) != (k, with_screens) for m in memories):
-            raise VluiError("the memories of one batch must keep the same steps (model.history) and screens")
+        k, with_screens, repeats = memories[0].steps, memories[0].screens, memories[0].repeats
+        if any((m.steps, m.screens, m.repeats) != (k, with_screens, repeats) for m in memories):
+            raise VluiError("the memories of one batch must keep the same steps (model.history), screens and repeats")
         actions = np.full((len(memories), k, 4), np.nan, dtype=np.float32)
         valid = np.zeros((len(memories), k), dtype=bool)
         past_screens = np.zeros((len(memories), k, *screens.shape[1:]), dtype=screens.dtype) if with_screens else None
@@ -179,4 +194,10 @@ class Memory:
                 actions[b, j], valid[b, j] = action, True
                 if past_screens is not None:
                     past_screens[b, j] = screen
-        return Past(actions, valid, past_screens)
+        tried = [m.tried(screen) for m, screen in zip(memories, screens, strict=True)] if repeats else None
+        return Past(actions, valid, past_screens, tried)
+
+
+def _digest(screen: np.ndarray) -> bytes:
+    """A screen's identity: a digest of its pixels (the simulated phone draws the same state the same way)."""
+    return hashlib.blake2b(np.ascontiguousarray(screen).tobytes(), digest_size=16).digest()

@@ -205,3 +205,19 @@ def test_a_past_of_the_wrong_shape_is_a_clear_error() -> None:
                                         r"and \(2, 1\): the policy reads the last 1 steps \(model.history=1\)"):
         VLUIPolicy(cfg, SIZE).select_action(np.zeros((2, 64, 32, 3), np.uint8), ["a", "b"],
                                             Past(np.zeros((2, 1, 2)), np.ones((2, 1), bool)))
+
+
+def test_avoiding_rules_out_the_touch_cells_already_tried_and_keeps_scores_when_all_were() -> None:
+    logits = torch.tensor([[0.0, 5.0, 4.0, 1.0], [3.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0]])
+    out = {"touch_logits": logits, "lift_logits": torch.zeros(3, 4), "touch_offset": torch.zeros(3, 4, 2),
+           "lift_offset": torch.zeros(3, 4, 2), "swipe_logit": torch.full((3,), -1.0), "grid": torch.tensor([2, 2])}
+    cell = {0: [-0.5, -0.5], 1: [-0.5, 0.5], 2: [0.5, -0.5], 3: [0.5, 0.5]}  # the 2x2 grid's centres as (y, x)
+    tap = lambda c: np.array([*cell[c], *cell[c]], np.float32)  # noqa: E731
+    everything = np.stack([tap(c) for c in range(4)])
+    avoided = PointerHead.avoiding(out, [np.stack([tap(1)]), np.zeros((0, 4), np.float32), everything])
+    assert PointerHead.actions(out).tolist()[0] == tap(1).tolist()  # the likeliest: cell 1
+    actions = PointerHead.actions(avoided)
+    assert actions[0].tolist() == tap(2).tolist()  # cell 1 was taken on this screen: the next likeliest, cell 2
+    assert actions[1].tolist() == tap(0).tolist()  # nothing tried: as before
+    assert actions[2].tolist() == tap(3).tolist()  # every cell tried: the scores stay as they are
+    assert torch.equal(out["touch_logits"], logits)  # the head's own output is left alone

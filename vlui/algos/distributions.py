@@ -20,8 +20,8 @@ import math
 import torch
 from torch import Tensor
 
-from vlui.algos.losses import grid_cell
-from vlui.models.policy import PointerHead
+
+from vlui.models.policy import PointerHead, grid_cell
 
 OFFSET_LIMIT = 0.49  # offsets stay inside their cell (tanh saturates to +-0.5 in float32, the next cell's edge)
 

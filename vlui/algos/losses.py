@@ -23,6 +23,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from vlui.models.policy import grid_cell
+
 __all__ = [
     "bc_loss",
     "expectile_loss",
@@ -221,15 +223,6 @@ def is_swipe(actions: Tensor, threshold: float, y_scale: float) -> Tensor:
     _check_actions("actions", actions)
     p = (actions + 1) / 2
     return torch.hypot(y_scale * (p[:, 2] - p[:, 0]), p[:, 3] - p[:, 1]) >= threshold
-
-
-def grid_cell(points: Tensor, h: int, w: int) -> tuple[Tensor, Tensor]:
-    """``(B, 2)`` normalised (y, x) -> the row-major index of the ``h x w`` cell each falls in ``(B,)``, and where
-    in it, ``(B, 2)`` in cell units from its centre (``[-0.5, 0.5]``)."""
-    size = torch.tensor([h, w], device=points.device, dtype=points.dtype)
-    scaled = points * size
-    rc = torch.minimum(scaled.floor().clamp(min=0), size - 1)
-    return (rc[:, 0] * w + rc[:, 1]).long(), scaled - rc - 0.5
 
 
 def pointer_loss(out: dict[str, Tensor], target: Tensor, threshold: float, y_scale: float,

@@ -291,6 +291,15 @@ class MLPHead(nn.Sequential):
         return out
 
 
+def grid_cell(points: torch.Tensor, h: int, w: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(B, 2)`` normalised (y, x) -> the row-major index of the ``h x w`` cell each falls in ``(B,)``, and where
+    in it, ``(B, 2)`` in cell units from its centre (``[-0.5, 0.5]``)."""
+    size = torch.tensor([h, w], device=points.device, dtype=points.dtype)
+    scaled = points * size
+    rc = torch.minimum(scaled.floor().clamp(min=0), size - 1)
+    return (rc[:, 0] * w + rc[:, 1]).long(), scaled - rc - 0.5
+
+
 class PointerHead(nn.Module):
     """Touch and lift as cells of the image grid, an offset inside the cell, and tap or swipe.
 
@@ -338,6 +347,22 @@ class PointerHead(nn.Module):
         touch = point(out["touch_logits"], out["touch_offset"])
         lift = torch.where((out["swipe_logit"] > 0)[:, None], point(out["lift_logits"], out["lift_offset"]), touch)
         return (torch.cat([touch, lift], dim=-1) * 2 - 1).clamp(-1, 1)
+
+    @staticmethod
+    def avoiding(out: dict[str, torch.Tensor], tried: list[np.ndarray]) -> dict[str, torch.Tensor]:
+        """``out`` with, for each episode ``b``, the touch cells of the ``(n, 4)`` dual-gestures ``tried[b]`` ruled
+        out: on a screen the episode has been on before, the head's likeliest gesture other than those taken there
+        (``agent.avoid_repeats``). An episode whose every cell was tried keeps its scores."""
+        h, w = (int(v) for v in out["grid"])
+        logits = out["touch_logits"].clone()
+        for b, actions in enumerate(tried):
+            if len(actions):
+                taken = torch.as_tensor(np.asarray(actions, dtype=np.float32), device=logits.device)
+                cells, _ = grid_cell((taken[:, :2] + 1) / 2, h, w)
+                row = logits[b].index_fill(0, cells, float("-inf"))
+                if torch.isfinite(row).any():
+                    logits[b] = row
+        return {**out, "touch_logits": logits}
 
 
 HEADS = {"mlp": MLPHead, "pointer": PointerHead}
@@ -485,10 +510,10 @@ class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list
         :class:`~vlui.spec.Past`) -> ``(B, 4)`` actions in [-1, 1]."""
         return self.act_from_features(self.encoder(images, text, mask, past))
 
-    def memory(self) -> Memory:
+    def memory(self, repeats: bool = False) -> Memory:
         """A fresh record of one episode, keeping what the policy reads of it (``model.history`` steps, their screens
-        with ``model.history_screens``)."""
-        return Memory(self.cfg.history, self.cfg.history_screens)
+        with ``model.history_screens``; with ``repeats`` the gestures taken on each screen: ``agent.avoid_repeats``)."""
+        return Memory(self.cfg.history, self.cfg.history_screens, repeats)
 
     def head_output(self, features: Fused) -> Any:
         """The head's raw output (what its loss trains): ``(B, 4)`` actions for ``mlp``, cell scores and offsets
@@ -516,8 +541,9 @@ class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list
             raise VluiError(f"the policy takes {self.image_size[0]}x{self.image_size[1]} screens, and its past screens "
                             f"are {np.shape(past.screens)[2]}x{np.shape(past.screens)[3]}")
         text, mask = text.to(device), mask.to(device)
+        tried = past.tried if past is not None else None
         if not self.cfg.history:
-            return self(images, text, mask).float().cpu().numpy()  # a memoryless policy reads no past
+            return self._act(self.encoder(images, text, mask), tried)  # a memoryless policy reads no past
         if past is not None:
             past = Past(torch.as_tensor(np.asarray(past.actions, dtype=np.float32), device=device),
                         torch.as_tensor(np.asarray(past.valid, dtype=bool), device=device),
@@ -525,7 +551,7 @@ class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list
         if not (self.cfg.history_screens and self.encoder.vision.frozen):
             if past is not None and past.screens is not None:
                 past = replace(past, screens=torch.as_tensor(past.screens))  # to the device step by step
-            return self(images, text, mask, past).float().cpu().numpy()
+            return self._act(self.encoder(images, text, mask, past), tried)
         # a frozen backbone's maps of the screens, past ones found among those of the steps before
         vision = self.encoder.vision
         cached = self.recent(vision, np.asarray(screens), device)
@@ -535,7 +561,18 @@ class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list
             if present.any():
                 maps[torch.as_tensor(present, device=device)] = self.recent(vision, past.screens[present], device)
             past = replace(past, screens=maps)
-        return self.act_from_features(self.encoder.from_cached(cached, text, mask, past)).float().cpu().numpy()
+        return self._act(self.encoder.from_cached(cached, text, mask, past), tried)
+
+    def _act(self, features: Fused, tried: list[np.ndarray] | None) -> np.ndarray:
+        """Rollouts' actions from the features; with ``tried`` (``agent.avoid_repeats``), not the gestures each
+        episode has already taken on its current screen (:meth:`PointerHead.avoiding`)."""
+        if tried is None:
+            return self.act_from_features(features).float().cpu().numpy()
+        if not isinstance(self.head, PointerHead):
+            raise VluiError("agent.avoid_repeats needs a policy with the pointer head (model.head=pointer): the "
+                            "paper's MLP head has no next likeliest gesture")
+        out = PointerHead.avoiding(self.head(features), tried)
+        return PointerHead.actions(out).float().cpu().numpy()
 
 
 class Critics(nn.Module):
