@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from omegaconf import OmegaConf
 
 from tests.conftest import run_python
 from vlui.cli import CONFIG_DIR, compose
-from vlui.config import check_settings
+from vlui.config import AgentConfig, check_settings
 from vlui.errors import VluiError
 
 JOBS = ["train", "collect", "evaluate"]
@@ -235,3 +236,11 @@ def test_group_files_say_only_what_differs_from_their_schema() -> None:
             if value == (list(default) if isinstance(default, tuple) else default):
                 repeated.append(f"{path.relative_to(CONFIG_DIR)}: {key}")
     assert checked >= 20 and not repeated, repeated
+
+
+def test_agent_settings_added_later_leave_the_recipes_of_earlier_datasets_as_they_were() -> None:
+    agent = asdict(AgentConfig(name="expert"))
+    recorded = AgentConfig.in_recipe(agent)
+    # at their old behaviour they are not recorded, so a dataset collected before them resumes
+    assert "avoid_repeats" not in recorded and "actions" not in recorded and recorded["name"] == "expert"
+    assert AgentConfig.in_recipe({**agent, "avoid_repeats": True})["avoid_repeats"] is True  # set, it is recorded

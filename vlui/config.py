@@ -293,7 +293,7 @@ class AgentConfig:
     CHOICES: ClassVar[dict[str, tuple]] = {"answer": ("bmoca", "json"), "actions": ("bmoca", "extended")}
     # settings added after datasets and evaluations first recorded the agent's: a recipe leaves them out at these
     # values (what everything before them did), so what was collected or evaluated before them still resumes
-    SINCE: ClassVar[dict[str, Any]] = {"actions": "bmoca"}
+    SINCE: ClassVar[dict[str, Any]] = {"actions": "bmoca", "avoid_repeats": False}
 
     @classmethod
     def in_recipe(cls, agent: dict[str, Any]) -> dict[str, Any]:
