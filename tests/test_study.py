@@ -37,7 +37,9 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     assert result.returncode == 0, result.stderr[-2000:]
     for arm in ("scratch", "pretrained"):
         for seed in (0, 1):
-            assert (tmp_path / "checkpoints" / "study" / "tiny-cpu" / f"{arm}-seed{seed}" / "policy").is_dir()
+            run = tmp_path / "checkpoints" / "study" / "tiny-cpu" / f"{arm}-seed{seed}"
+            assert (run / "policy").is_dir() and (run / "last.ckpt").is_file()
+            assert not list(run.glob("step*.ckpt"))  # a finished run's epoch checkpoints are not kept
     out = tmp_path / "outputs" / "study" / "tiny-cpu"
     report = (out / "report.md").read_text()
     assert "# Study: Tiny" in report and "2 training seeds per arm" in report

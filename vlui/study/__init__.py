@@ -301,6 +301,9 @@ def run_step(study: Study, index: int, out: Path, threads: int = 0) -> None:
     code = subprocess.call(cmd, cwd=work_dir(), env=child_env(threads))
     if code != 0:
         raise VluiError(f"study {study.name}: {what} failed (exit status {code}); its message is above")
+    if done is not None and done.exists():  # a finished run: its export and last.ckpt stay, its epochs' go
+        for step_checkpoint in done.parent.parent.glob("step*.ckpt"):
+            step_checkpoint.unlink(missing_ok=True)
     kept = out / STEP_TIMINGS
     kept.mkdir(parents=True, exist_ok=True)
     tmp = kept / f".{index}.tmp"
