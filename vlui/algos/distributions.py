@@ -20,7 +20,6 @@ import math
 import torch
 from torch import Tensor
 
-
 from vlui.models.policy import PointerHead, grid_cell
 
 OFFSET_LIMIT = 0.49  # offsets stay inside their cell (tanh saturates to +-0.5 in float32, the next cell's edge)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing as mp
-import os
 import signal
 from collections import Counter
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from vlui.env.agent import reads
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.jobs.executor import environments
-from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt
+from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt, threads_per_job
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
 from vlui.seeding import substream
 from vlui.tasks import templates
@@ -144,7 +143,7 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
             failed = _consume(map(_run_job, todo), writer, bar)
         else:
             ctx = mp.get_context("spawn")
-            threads = max(1, (os.cpu_count() or 1) // workers)
+            threads = threads_per_job(workers)
             quiet_resource_tracker()
             # Ctrl-C while the workers start would cut a worker's start-up data short (it then dies printing a
             # traceback): it is held until the pool is up, and the workers start with it blocked

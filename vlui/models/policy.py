@@ -565,12 +565,10 @@ class VLUIPolicy(nn.Module, PyTorchModelHubMixin, library_name="vlui", tags=list
 
     def _act(self, features: Fused, tried: list[np.ndarray] | None) -> np.ndarray:
         """Rollouts' actions from the features; with ``tried`` (``agent.avoid_repeats``), not the gestures each
-        episode has already taken on its current screen (:meth:`PointerHead.avoiding`)."""
+        episode has already taken on its current screen (:meth:`PointerHead.avoiding`; the agent refuses the setting
+        for another head)."""
         if tried is None:
             return self.act_from_features(features).float().cpu().numpy()
-        if not isinstance(self.head, PointerHead):
-            raise VluiError("agent.avoid_repeats needs a policy with the pointer head (model.head=pointer): the "
-                            "paper's MLP head has no next likeliest gesture")
         out = PointerHead.avoiding(self.head(features), tried)
         return PointerHead.actions(out).float().cpu().numpy()
 
