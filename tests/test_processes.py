@@ -53,3 +53,22 @@ def test_jobs_side_by_side_share_the_cores_out_one_thread_at_least() -> None:
     assert threads_per_job(1, 8) == 8 and threads_per_job(2, 8) == 4 and threads_per_job(3, 16) == 5
     assert threads_per_job(20, 2) == 1  # more jobs than cores: one each, never none
     assert 1 <= threads_per_job(2) <= cores()
+
+
+def test_a_child_started_by_a_job_is_stopped_with_sigterm_when_the_job_is_killed(tmp_path) -> None:
+    # the child notes its pid, and on SIGTERM notes that it was stopped (a training's stop) and exits
+    child = ("import os, signal, sys, time, pathlib; d = pathlib.Path(sys.argv[1]); "
+             "signal.signal(signal.SIGTERM, lambda *_: (d.joinpath('stopped').write_text('SIGTERM'), sys.exit(0))); "
+             "d.joinpath('pid').write_text(str(os.getpid())); time.sleep(60)")
+    job = subprocess.Popen([sys.executable, "-c", "import sys; from vlui.processes import call_child; "
+                            "call_child([sys.executable, '-c', sys.argv[1], sys.argv[2]])", child, str(tmp_path)])
+    deadline = time.time() + 30
+    while not (tmp_path / "pid").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    pid = int((tmp_path / "pid").read_text())
+    job.kill()  # SIGKILL: the job runs no code of its own on the way out
+    job.wait()
+    while not exiting(pid) and time.time() < deadline:
+        time.sleep(0.05)
+    assert exiting(pid), "the child outlived the job that started it"
+    assert (tmp_path / "stopped").read_text() == "SIGTERM"

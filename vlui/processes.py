@@ -1,7 +1,7 @@
 """Child processes that never outlive the job that started them, and jobs that stop cleanly on SIGTERM.
 
-A collection's pool workers and the collection that train.py starts when a dataset is missing are children of a job.
-When the job dies (a kill, a crash, SIGKILL from a scheduler) they must die with it: a child left running goes on
+A collection's pool workers, the collection that train.py starts when a dataset is missing and a study's trainings and
+evaluations are children of a job. When the job dies (a kill, a crash, SIGKILL from a scheduler) they must die with it: a child left running goes on
 writing a dataset that a new run is reading, and a pool worker that outlives its parent prints a BrokenPipeError
 when it hands back its episode. Linux's ``PR_SET_PDEATHSIG`` asks the kernel to signal the child when its parent
 dies, whatever the cause; elsewhere the children are only stopped on the clean paths.
@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -31,6 +33,14 @@ def die_with_parent(sig: int = signal.SIGKILL) -> None:
     libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os.kill(os.getpid(), sig)
+
+
+def call_child(cmd: list[str], **popen: Any) -> int:
+    """``subprocess.call`` for a child that must not outlive this process: when this one dies (a kill, a crash),
+    the kernel sends the child SIGTERM, the stop a scheduler sends (a collection keeps the episodes it wrote, a
+    training resumes from its last checkpoint). A study killed mid-step otherwise leaves its training running on,
+    holding the cores while the resumed study trains the same run again."""
+    return subprocess.call(cmd, preexec_fn=functools.partial(die_with_parent, signal.SIGTERM), **popen)
 
 
 def quiet_worker() -> None:

@@ -44,7 +44,7 @@ from vlui.eval.report import (
     p_text,
     verdict,
 )
-from vlui.processes import child_env, cores, threads_per_job
+from vlui.processes import call_child, child_env, cores, threads_per_job
 from vlui.resources import checkout, work_dir
 
 HERE = Path(__file__).parent
@@ -280,7 +280,7 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
                f"out={hydra_value(str(out.resolve()))}",
                f"step={','.join(map(str, todo))}", f"plan={plan_digest(study)}", f"threads={threads}",
                f"hydra/launcher={launcher}", *(launcher_settings or [])]
-        code = subprocess.call(cmd, cwd=work_dir())
+        code = call_child(cmd, cwd=work_dir())
         if code != 0:
             failed = [steps[i][0] for i in todo if not _finished(out, steps[i][0])]
             raise VluiError(f"study {study.name}: {', '.join(failed) or 'a step'} failed (exit status {code}); its "
@@ -298,7 +298,7 @@ def run_step(study: Study, index: int, out: Path, threads: int = 0) -> None:
         return
     print(f"study: {what}", flush=True)
     start = time.perf_counter()
-    code = subprocess.call(cmd, cwd=work_dir(), env=child_env(threads))
+    code = call_child(cmd, cwd=work_dir(), env=child_env(threads))
     if code != 0:
         raise VluiError(f"study {study.name}: {what} failed (exit status {code}); its message is above")
     if done is not None and done.exists():  # a finished run: its export and last.ckpt stay, its epochs' go
