@@ -693,6 +693,18 @@ def _type_into(ex: ExpertAgent, s: Screen, field: Element, hint: str, text: str)
     return Gesture("tap", key)
 
 
+def _to_messages(s: Screen) -> Gesture:
+    """On the share sheet: Messages' row (BACK where the sheet does not show it)."""
+    target = next((e for e in s.labelled(s.loc.t("app.messages")) if e.resource_id == "android:id/text1"), None)
+    return Gesture("tap", target) if target is not None else Gesture("key", key="BACK")
+
+
+def _pick(ex: ExpertAgent, s: Screen, name: str) -> Gesture:
+    """On Messages' recipient picker: the contact ``name`` (exactly that name), scrolling until it is in reach."""
+    rows = [e for e in s.labelled(name) if e.resource_id == f"{MESSAGES}:id/contact_name" and ex.tappable(s, e)]
+    return Gesture("tap", rows[0]) if rows else ex.scroll(s, "picker")
+
+
 def _send_text(name: str, text: str):
     """Messages: start a chat with ``name`` (from the contacts the picker lists), type ``text`` and send it."""
     text = text.lower()  # the keyboard's letters
@@ -708,9 +720,7 @@ def _send_text(name: str, text: str):
             g = _type_into(ex, s, compose, s.loc.t("messages.compose_hint"), text)
             return g or Gesture("tap", s.one(f"{MESSAGES}:id/send_message_button_icon"))
         if s.one(f"{MESSAGES}:id/recipient_text_view") is not None:  # the picker
-            rows = [e for e in s.labelled(name) if e.resource_id == f"{MESSAGES}:id/contact_name"
-                    and ex.tappable(s, e)]
-            return Gesture("tap", rows[0]) if rows else ex.scroll(s, "picker")
+            return _pick(ex, s, name)
         start = s.one(f"{MESSAGES}:id/start_new_conversation_button")
         if start is not None and any(e.package == KEYBOARD for e in s.els):
             return Gesture("key", key="BACK")  # the keyboard (a search field was tapped) covers the button
@@ -852,18 +862,14 @@ def _share_to(name: str):
     without the shared draft is left for Chrome, to share again."""
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
         if s.package == FRAMEWORK:
-            target = next((e for e in s.labelled(s.loc.t("app.messages")) if e.resource_id == "android:id/text1"),
-                          None)
-            return Gesture("tap", target) if target is not None else Gesture("key", key="BACK")
+            return _to_messages(s)
         if s.package == MESSAGES:
             compose, title = s.one(f"{MESSAGES}:id/compose_message_text"), s.one(f"{MESSAGES}:id/conversation_title")
             if (compose is not None and title is not None and title.text == name
                     and compose.text not in ("", s.loc.t("messages.compose_hint"))):
                 return Gesture("tap", s.one(f"{MESSAGES}:id/send_message_button_icon"))
             if s.one(f"{MESSAGES}:id/recipient_text_view") is not None:  # the picker the share opened
-                rows = [e for e in s.labelled(name) if e.resource_id == f"{MESSAGES}:id/contact_name"
-                        and ex.tappable(s, e)]
-                return Gesture("tap", rows[0]) if rows else ex.scroll(s, "picker")
+                return _pick(ex, s, name)
             return ex.open_app(s, "chrome")
         if s.package != CHROME:
             return ex.open_app(s, "chrome")
@@ -926,18 +932,14 @@ def _share_file(root: str, name: str, person: str):
 
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
         if s.package == FRAMEWORK:  # the share sheet
-            target = next((e for e in s.labelled(s.loc.t("app.messages")) if e.resource_id == "android:id/text1"),
-                          None)
-            return Gesture("tap", target) if target is not None else Gesture("key", key="BACK")
+            return _to_messages(s)
         if s.package == MESSAGES:
             title = s.one(f"{MESSAGES}:id/conversation_title")
             carried = [e.content_desc for e in s.by_id(f"{MESSAGES}:id/attachment_preview")]
             if title is not None and title.text == person and carried == [name]:
                 return Gesture("tap", s.one(f"{MESSAGES}:id/send_message_button_icon"))
             if s.one(f"{MESSAGES}:id/recipient_text_view") is not None:  # the picker the share opened
-                rows = [e for e in s.labelled(person) if e.resource_id == f"{MESSAGES}:id/contact_name"
-                        and ex.tappable(s, e)]
-                return Gesture("tap", rows[0]) if rows else ex.scroll(s, "picker")
+                return _pick(ex, s, person)
             return ex.open_app(s, "files")
         if s.package != FILES:
             return ex.open_app(s, "files")
