@@ -247,6 +247,14 @@ def _train_with_a_leak(x: Inputs) -> Any:
     return run_job("train", x.train("data.split=unseen_task", f"data.mix=[{x.dataset_src}]"), x.tmp)
 
 
+def _held_out_dataset(x: Inputs) -> str:
+    """A dataset collected on a training snapshot, a test snapshot and a validation phone (the mistake: a list of
+    phones written for evaluation, used to collect)."""
+    run_job("collect", [f"paths.data_dir={x.tmp / 'data'}", "dataset=held", "tasks=[open_clock]",
+                        "env.snapshots=[000,105,val:1]", "env.num_envs=1"], x.tmp)
+    return "data.name=held"
+
+
 def _score_on_training_episodes(x: Inputs) -> Any:
     edit_json(x.run / "policy" / "config.json", lambda c: c.update(dataset=str(x.dataset)))
     return run_job("evaluate", _offline(x, f"checkpoint={x.run}", "data.part=all"), x.tmp)
@@ -390,6 +398,11 @@ CASES = [
          "split 'unseen_task' holds out task open_clock, but data.mix: …tiny trains on episode 6, which has it: that "
          "value would be seen in training (a leak); leave that data out of training, or hold out another task",
          _train_with_a_leak),
+    Case("train-held-out-phones", 15, "train on a dataset collected on validation phones or test snapshots",
+         "the dataset …held holds validation or test phones (105, val-0-0): a policy trained on them is measured on "
+         "phones it has seen. Train on training phones (env.snapshots=[train,random:N]), or add "
+         "allow_held_out_phones=true to measure what training on them does",
+         lambda x: run_job("train", x.train(_held_out_dataset(x)), x.tmp)),
     Case("offline-training-episodes", 15, "score a policy offline on the episodes it was trained on",
          "…bc-efficientnet_b0-seed0 was trained on every episode of …tiny (no data.split): scoring it on them "
          "measures what it memorised; score it on another dataset, or train it on a split (data.split=...) and score "
@@ -497,6 +510,14 @@ def test_an_incomplete_dataset_trains_with_allow_incomplete(inputs: Inputs) -> N
     drop_episodes(inputs.dataset, 3)
     result = run_job("train", inputs.train("data.allow_incomplete=true", "ckpt_path=null"), inputs.tmp)
     assert Path(result["policy"]).is_dir()
+
+
+def test_held_out_phones_train_when_asked_with_a_warning(inputs: Inputs, caplog) -> None:
+    held = _held_out_dataset(inputs)
+    with caplog.at_level("WARNING"):
+        result = run_job("train", inputs.train(held, "allow_held_out_phones=true", "ckpt_path=null"), inputs.tmp)
+    assert Path(result["policy"]).is_dir()
+    assert "holds validation or test phones (105, val-0-0), trained on as allow_held_out_phones=true asks" in caplog.text
 
 
 def _session_processes(sid: int) -> list[str]:

@@ -331,6 +331,8 @@ class TrainJobConfig:
     ckpt_path: Optional[str] = "auto"  # auto: resume from the run's last.ckpt if any | last | a path | null
     init: Optional[str] = None  # algo=ppo: the trained policy it starts from (an export or a run's folder)
     export: bool = True  # write a safetensors policy export next to the checkpoints
+    # train on validation phones or test snapshots (refused otherwise): only to measure what that does
+    allow_held_out_phones: bool = False
     paths: PathsConfig = field(default_factory=PathsConfig)
     algo: Any = MISSING
     model: ModelConfig = field(default_factory=ModelConfig)

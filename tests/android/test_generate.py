@@ -18,8 +18,10 @@ from vlui.android.snapshot import (
     ENVS_DIR,
     configs_of_test_snapshots,
     generator_pools,
+    held_out,
     load_snapshot,
     read_snapshot,
+    snapshot_ids,
     snapshot_refs,
 )
 from vlui.backends import resolve_snapshots
@@ -267,3 +269,9 @@ def test_a_validation_value_that_training_uses_or_test_holds_out_is_refused(monk
                 generator_pools()
         finally:
             generator_pools.cache_clear()
+
+
+def test_the_phones_no_training_may_read_are_the_validation_phones_and_the_test_snapshots() -> None:
+    refs = ["000", "105", *snapshot_refs("val:2"), *snapshot_refs("random:3"), *snapshot_refs("leaky:2"), "105"]
+    assert held_out(refs) == ["105", "val-0-0", "val-0-1"]  # each once, in order; training and leaky phones pass
+    assert held_out(snapshot_refs("test")) == snapshot_ids("test") and held_out(snapshot_refs("train")) == []

@@ -220,6 +220,17 @@ def test_what_ppo_cannot_do_is_refused_in_one_line(overrides: list[str], message
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("phones", ["[030,val:2]", "[030,105]"])
+def test_ppo_never_trains_on_validation_phones_or_test_snapshots(phones: str, weak_policy: Path,
+                                                                 tmp_path: Path) -> None:
+    with pytest.raises(VluiError) as err:
+        train.run(compose("train", ppo(tmp_path, weak_policy, f"env.snapshots={phones}"), output_dir=tmp_path / "out"))
+    held = "val-0-0, val-0-1" if "val" in phones else "105"
+    assert str(err.value).startswith(f"env.snapshots (the phones PPO trains on) holds validation or test phones ({held}): "
+                                     "a policy trained on them is measured on phones it has seen")
+    assert not (tmp_path / "ckpt").exists()  # refused before a single episode
+
+
 def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_policy: Path) -> None:
     from vlui.algos.ppo import Actor, PPOModule
     from vlui.jobs.online import OnlineEpisodes

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import logging
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from functools import lru_cache
@@ -229,6 +230,18 @@ def snapshot_ids(split: str = "all", envs_dir: str | Path | None = None) -> list
         if split == "all" or snap.split == split:
             ids.append(snap.id)
     return ids
+
+
+def held_out(refs: Iterable[str], envs_dir: str | Path | None = None) -> list[str]:
+    """The validation phones (``val-<seed>-<index>``) and test snapshots among ``refs`` (snapshot ids), each once, in
+    order: the phones results are measured on, which no training may read."""
+    test = set(snapshot_ids("test", envs_dir))
+    found = {}
+    for ref in map(str, refs):
+        generated = generate.parse_generated(ref)
+        if ref in test or (generated is not None and generated[0] == "val"):
+            found[ref] = None
+    return list(found)
 
 
 def bmoca_snapshots(csv_path: str | Path) -> list[Snapshot]:

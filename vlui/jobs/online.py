@@ -25,7 +25,7 @@ from vlui.data.format import dataset_spec, read_info
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.errors import VluiError
 from vlui.jobs.executor import LOCAL, Environments
-from vlui.jobs.split import training_split
+from vlui.jobs.split import refuse_held_out_phones, training_phones, training_split
 from vlui.models.policy import load_policy
 from vlui.models.settings import to_dict
 from vlui.rollout import EpisodeRecord, Job, rollout
@@ -109,9 +109,11 @@ def build(cfg: DictConfig, module_class: type[PPOModule], envs: Environments = L
     module.policy.load_state_dict(start.state_dict())
     env = env_settings(cfg.env).with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
     a = module.algo
-    module.use(OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed,
-                              envs),
-               demonstrations(cfg, start.spec, model.history))
+    episodes = OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed,
+                              envs)
+    refuse_held_out_phones({"env.snapshots (the phones PPO trains on)": episodes.snapshots},
+                           cfg.allow_held_out_phones)
+    module.use(episodes, demonstrations(cfg, start.spec, model.history))
     module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"
     return module, RolloutData(module)
 
@@ -130,6 +132,7 @@ def demonstrations(cfg: DictConfig, spec: ObsActionSpec, history: int = 0) -> De
     spec.require_same_actions(dataset_spec(read_info(path), path), "the policy", f"algo.bc_coef: {path}",
                               "set data.name to the dataset the starting policy was trained on")
     split = training_split(path, cfg.data.split)
+    refuse_held_out_phones(training_phones(path, split), cfg.allow_held_out_phones)
     demos = DemoDataModule(str(path), val_fraction=0.0, image_height=spec.height, image_width=spec.width,
                            on_device=False, seed=cfg.seed,
                            split_episodes=(split.parts["train"], ()) if split else None, history=history)

@@ -18,11 +18,12 @@ catalog and the snapshots, which the data layer does not know (vlui/data/splits.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from vlui.android.snapshot import load_snapshot
+from vlui.android.snapshot import held_out, load_snapshot
 from vlui.data.card import update_dataset_card
 from vlui.data.format import dataset_folder, read_index, writer_pid
 from vlui.data.splits import (
@@ -40,6 +41,10 @@ from vlui.errors import VluiError, tool_status
 from vlui.tasks.catalog import tasks
 from vlui.tasks.task import Task
 from vlui.tasks.templates import instance_from_id
+
+log = logging.getLogger(__name__)
+
+HELD_OUT_OPT_IN = "allow_held_out_phones=true"
 
 
 def _task(task_id: str) -> Task:
@@ -105,6 +110,38 @@ def training_split(path: str | Path, name: str | None,
         check_no_leak(split, {f"{path} (its train and val parts)": episode_facts(path, seen),
                               **{label: episode_facts(other) for label, other in (others or {}).items()}})
     return split
+
+
+def training_phones(path: str | Path, split: Split | None = None,
+                    others: Mapping[str, str | Path] | None = None) -> dict[str, list[str]]:
+    """What training reads -> the snapshot ids of its episodes: the dataset at ``path`` (the train and val parts of
+    ``split`` when given) and every episode of ``others`` (label -> dataset: ``data.mix``, DAgger's rounds)."""
+    index = read_index(path)
+    episodes = index if split is None else [*split.parts["train"], *split.parts["val"]]
+    where = f"{path} (split {split.name}'s train and val parts)" if split else str(path)
+    out = {f"the dataset {where}": [str(index[e]["snapshot_id"]) for e in episodes]}
+    for label, other in (others or {}).items():
+        out[label] = [str(e["snapshot_id"]) for e in read_index(other).values()]
+    return out
+
+
+def refuse_held_out_phones(sources: Mapping[str, Iterable[str]], allowed: bool = False) -> None:
+    """Training reads no validation phone and no test snapshot: ``sources`` (what training reads -> the snapshot ids
+    it holds) with one is refused, since every result of the policy would then be measured on phones it was trained
+    on (docs/evaluation.md, "Held out means held out"). ``allowed`` (``allow_held_out_phones=true``) trains on them
+    all the same, with a warning: only to measure what that does."""
+    for what, refs in sources.items():
+        held = held_out(refs)
+        if not held:
+            continue
+        some = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+        if allowed:
+            log.warning("%s holds validation or test phones (%s), trained on as %s asks: this policy's results on "
+                        "them are not held out", what, some, HELD_OUT_OPT_IN)
+            continue
+        raise VluiError(f"{what} holds validation or test phones ({some}): a policy trained on them is measured on "
+                        "phones it has seen. Train on training phones (env.snapshots=[train,random:N]), or add "
+                        f"{HELD_OUT_OPT_IN} to measure what training on them does")
 
 
 def describe(split: Split, facts: Mapping[int, Facts]) -> str:

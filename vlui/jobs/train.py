@@ -40,7 +40,7 @@ from vlui.eval import axes
 from vlui.errors import VluiError
 from vlui.jobs import dagger, online
 from vlui.jobs.executor import Environments, environments
-from vlui.jobs.split import training_split
+from vlui.jobs.split import refuse_held_out_phones, training_phones, training_split
 from vlui.models.card import refresh_model_card
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, from_dict, to_dict
@@ -217,13 +217,15 @@ def datamodule(cfg: DictConfig, spec: ObsActionSpec, extra: Sequence[str] = (), 
     """The training data of ``cfg`` (``data.name``, the train part of ``data.split`` when set, and ``data.mix``) at
     ``spec``'s screen size, with ``extra`` datasets (DAgger's rounds), and grounding examples from the screens' UI
     trees when ``data.grounding.weight`` > 0 (their taps read as ``spec`` reads actions); each sample with its
-    episode's last ``history`` steps (the policy's ``model.history``). A split's held-out values
-    found in any of it are refused (:func:`vlui.jobs.split.training_split`)."""
+    episode's last ``history`` steps (the policy's ``model.history``). A split's held-out values found in any of it
+    are refused (:func:`vlui.jobs.split.training_split`), and so are validation phones and test snapshots
+    (:func:`vlui.jobs.split.refuse_held_out_phones`)."""
     grounding = cfg.data.grounding
     pairs = partial(grounding_pairs, parser=ActionParser.of(spec))
     mixes = mixed_datasets(cfg)
-    split = training_split(cfg.data.path, cfg.data.split, {**{f"data.mix: {m}": m for m in mixes},
-                                                           **{f"the DAgger round {r}": r for r in extra}})
+    others = {**{f"data.mix: {m}": m for m in mixes}, **{f"the DAgger round {r}": r for r in extra}}
+    split = training_split(cfg.data.path, cfg.data.split, others)
+    refuse_held_out_phones(training_phones(cfg.data.path, split, others), cfg.allow_held_out_phones)
     return DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
                           image_height=spec.height, image_width=spec.width,
                           on_device=cfg.data.on_device, steps_per_epoch=steps_per_epoch or cfg.data.steps_per_epoch,
