@@ -56,10 +56,11 @@ def test_jobs_side_by_side_share_the_cores_out_one_thread_at_least() -> None:
 
 
 def test_a_child_started_by_a_job_is_stopped_with_sigterm_when_the_job_is_killed(tmp_path) -> None:
-    # the child notes its pid, and on SIGTERM notes that it was stopped (a training's stop) and exits
+    # the child notes its pid (written whole, then renamed), and on SIGTERM notes that it was stopped (a training's
+    # stop) and exits
     child = ("import os, signal, sys, time, pathlib; d = pathlib.Path(sys.argv[1]); "
              "signal.signal(signal.SIGTERM, lambda *_: (d.joinpath('stopped').write_text('SIGTERM'), sys.exit(0))); "
-             "d.joinpath('pid').write_text(str(os.getpid())); time.sleep(60)")
+             "d.joinpath('pid.tmp').write_text(str(os.getpid())); os.replace(d / 'pid.tmp', d / 'pid'); time.sleep(60)")
     job = subprocess.Popen([sys.executable, "-c", "import sys; from vlui.processes import call_child; "
                             "call_child([sys.executable, '-c', sys.argv[1], sys.argv[2]])", child, str(tmp_path)])
     deadline = time.time() + 30
