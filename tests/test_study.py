@@ -77,8 +77,10 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     again = run_python("-m", "vlui.study", "tiny", "--seeds", "2", "--studies", str(spec), env=env, timeout=900)
     assert again.returncode == 0 and again.stdout.count("done before") == 4
     # the report of the resumed study still has the wall-clock of the steps done before
-    assert meta["timings_s"]["train scratch seed 0"] == json.loads((out / "study.json").read_text())["timings_s"][
-        "train scratch seed 0"]
+    timed = json.loads((out / "study.json").read_text())["timings_s"]
+    assert meta["timings_s"]["train scratch seed 0"] == timed["train scratch seed 0"]
+    # and an evaluation run again (it finds its episodes) adds to its time instead of replacing it with the resume's
+    assert timed["evaluate on held-out"] > meta["timings_s"]["evaluate on held-out"]
     # a study whose arms change evaluates them afresh, and keeps the evaluation of the arms before
     before = sorted(p.name for p in (tmp_path / "outputs" / "evaluate").iterdir())
     changed = yaml.safe_load(yaml.safe_dump(TINY))

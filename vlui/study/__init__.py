@@ -306,9 +306,13 @@ def run_step(study: Study, index: int, out: Path, threads: int = 0) -> None:
             step_checkpoint.unlink(missing_ok=True)
     kept = out / STEP_TIMINGS
     kept.mkdir(parents=True, exist_ok=True)
+    path = kept / f"{_slug(what)}.json"
+    # a step run again (an evaluation resumed, or one of a study run again) adds its time to what it took before
+    before = json.loads(path.read_text(encoding="utf-8"))["seconds"] if path.exists() else 0.0
     tmp = kept / f".{index}.tmp"
-    tmp.write_text(json.dumps({"what": what, "seconds": round(time.perf_counter() - start, 1)}), encoding="utf-8")
-    tmp.replace(kept / f"{_slug(what)}.json")
+    tmp.write_text(json.dumps({"what": what, "seconds": round(before + time.perf_counter() - start, 1)}),
+                   encoding="utf-8")
+    tmp.replace(path)
 
 
 def step_job(cfg: Any) -> None:
