@@ -1,10 +1,11 @@
 """Child processes that never outlive the job that started them, and jobs that stop cleanly on SIGTERM.
 
 A collection's pool workers, the collection that train.py starts when a dataset is missing and a study's trainings and
-evaluations are children of a job. When the job dies (a kill, a crash, SIGKILL from a scheduler) they must die with it: a child left running goes on
-writing a dataset that a new run is reading, and a pool worker that outlives its parent prints a BrokenPipeError
-when it hands back its episode. Linux's ``PR_SET_PDEATHSIG`` asks the kernel to signal the child when its parent
-dies, whatever the cause; elsewhere the children are only stopped on the clean paths.
+evaluations are children of a job. When the job dies (a kill, a crash, SIGKILL from a scheduler) they must die with
+it: a child left running goes on writing a dataset that a new run is reading (or training beside the resumed study),
+and a pool worker that outlives its parent prints a BrokenPipeError when it hands back its episode. Linux's
+``PR_SET_PDEATHSIG`` asks the kernel to signal the child when its parent dies, whatever the cause; elsewhere the
+children are only stopped on the clean paths.
 """
 
 from __future__ import annotations

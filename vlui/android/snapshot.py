@@ -236,12 +236,12 @@ def held_out(refs: Iterable[str], envs_dir: str | Path | None = None) -> list[st
     """The validation phones (``val-<seed>-<index>``) and test snapshots among ``refs`` (snapshot ids), each once, in
     order: the phones results are measured on, which no training may read."""
     test = set(snapshot_ids("test", envs_dir))
-    found = {}
-    for ref in map(str, refs):
+
+    def held(ref: str) -> bool:
         generated = generate.parse_generated(ref)
-        if ref in test or (generated is not None and generated[0] == "val"):
-            found[ref] = None
-    return list(found)
+        return ref in test or (generated is not None and generated[0] == "val")
+
+    return [ref for ref in dict.fromkeys(map(str, refs)) if held(ref)]
 
 
 def bmoca_snapshots(csv_path: str | Path) -> list[Snapshot]:
