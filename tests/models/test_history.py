@@ -203,6 +203,56 @@ def test_past_screens_are_read_from_the_frozen_backbones_cache() -> None:
     assert torch.allclose(cached.pooled, pixels.pooled, atol=1e-2)
 
 
+DETAIL = VisionConfig("efficientnet_b0", freeze=True, feature_index=-2, detail_index=-3)
+
+
+def test_a_past_screen_is_its_token_map_averaged_and_projected() -> None:
+    # the summary of a past screen costs one projection (the finer map's adapter, K more passes a step, is left out):
+    # it is exactly the average of the screen's tokens without the adapter's share
+    vision = policy(vision=DETAIL).encoder.vision
+    with torch.no_grad():
+        fmap = vision.feature_map(torch.as_tensor(screens(3)))
+        coarse = vision.proj(fmap[:, :vision.channels].flatten(2).transpose(1, 2))
+        assert vision.detail is not None and fmap.shape[1] > vision.channels
+        assert torch.allclose(vision.pooled(fmap), coarse.mean(dim=1), atol=1e-5)
+
+
+@pytest.mark.parametrize("detail", [False, True])
+def test_past_screens_read_the_finer_map_only_with_history_screen_detail(detail: bool) -> None:
+    model = policy(history=2, history_screens=True, history_screen_detail=detail, vision=DETAIL)
+    text, mask = model.text.lookup(INSTRUCTIONS)
+    p = past(2, [[True, True]] * 3)
+    with torch.no_grad():
+        vision = model.encoder.vision
+        now = vision.cached_map(torch.as_tensor(screens(3)))
+        cached = vision.cached_map(torch.as_tensor(p.screens).flatten(0, 1)).unflatten(0, (3, 2))
+        finer = cached.clone()
+        finer[:, :, vision.channels:] = torch.randn_like(finer[:, :, vision.channels:])  # other fine detail
+        actions, valid = torch.as_tensor(p.actions), torch.as_tensor(p.valid)
+        one = model.encoder.from_cached(now, text, mask, Past(actions, valid, cached)).pooled
+        other = model.encoder.from_cached(now, text, mask, Past(actions, valid, finer)).pooled
+    assert torch.allclose(one, other) != detail
+
+
+def test_a_policy_exported_before_history_screen_detail_reads_past_screens_as_it_was_trained(tmp_path: Path) -> None:
+    # exports of before the setting averaged the past screens' tokens, the finer map's adapter included
+    made = policy(history=2, history_screens=True, history_screen_detail=True, vision=DETAIL)
+    export_policy(made, tmp_path / "policy")
+    config = json.loads((tmp_path / "policy" / "config.json").read_text())
+    del config["policy"]["model"]["history_screen_detail"]
+    (tmp_path / "policy" / "config.json").write_text(json.dumps(config))
+    loaded = load_policy(tmp_path / "policy")
+    assert loaded.cfg.history_screen_detail and loaded.cfg == made.cfg
+    p = past(2, [[True, False], [True, True], [False, False]])
+    assert np.allclose(loaded.select_action(screens(3), INSTRUCTIONS, p),
+                       made.select_action(screens(3), INSTRUCTIONS, p), atol=1e-6)
+    # a new policy keeps the cheaper reading through its export; one without past screens never reads them
+    assert not load_policy(export_policy(policy(history=2, history_screens=True), tmp_path / "new")).cfg \
+        .history_screen_detail
+    del config["policy"]["model"]["history_screens"]
+    assert not from_dict(config["policy"])[0].history_screen_detail
+
+
 def test_an_export_keeps_its_history_and_acts_the_same(tmp_path: Path) -> None:
     model = policy(history=4, history_screens=True)
     export_policy(model, tmp_path / "policy")

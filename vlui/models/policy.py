@@ -182,6 +182,7 @@ class Encoder(nn.Module):
                                     cfg.vision.tune_blocks)
         self.text_proj = nn.Linear(text_dim, cfg.hidden_dim)
         self.history, self.history_screens = cfg.history, cfg.history_screens
+        self.history_screen_detail = cfg.history_screen_detail
         self.previous = PreviousAction(cfg.hidden_dim) if cfg.history else None
         self.fusion = Fusion(cfg.hidden_dim, cfg.num_heads, cfg.dropout)
         # after the modules a policy of model.history=true had, so that one is built (and initialised) as it was
@@ -262,8 +263,10 @@ class Encoder(nn.Module):
         return torch.where(present[..., None], actions, 0.0)
 
     def _pooled_screens(self, past: Past | None, present: torch.Tensor, dtype: torch.dtype) -> torch.Tensor | None:
-        """``(B, K, d)``: each past screen's image tokens averaged (zeros where a step is missing); None without
-        ``model.history_screens``. ``past.screens`` holds what :meth:`from_cached` takes of a screen."""
+        """``(B, K, d)``: each past screen's summary (zeros where a step is missing): its token map averaged and
+        projected (:meth:`~vlui.models.vision.VisionEncoder.pooled`), or with ``model.history_screen_detail`` its image
+        tokens averaged, the finer map's adapter run on it too; None without ``model.history_screens``.
+        ``past.screens`` holds what :meth:`from_cached` takes of a screen."""
         if not self.history_screens:
             return None
         flat = present.flatten()
@@ -271,7 +274,8 @@ class Encoder(nn.Module):
         index = flat.nonzero().squeeze(1)
         if past is not None and len(index):
             cached = past.screens.flatten(0, 1)[index.to(past.screens.device)].to(present.device)
-            pooled = self.vision.tokens(self.vision.from_cached(cached.float()).float()).mean(dim=1)
+            fmap = self.vision.from_cached(cached.float()).float()
+            pooled = self.vision.tokens(fmap).mean(dim=1) if self.history_screen_detail else self.vision.pooled(fmap)
             out = out.to(pooled.dtype).index_copy(0, index, pooled)
         return out.unflatten(0, present.shape)
 

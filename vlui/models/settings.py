@@ -59,6 +59,9 @@ class ModelConfig:
     # and exports held before it counted steps, read as 1 and 0. Any, not int: OmegaConf would refuse them
     history: Any = 0
     history_screens: bool = False  # with history K: the last K steps' screens too, through the same image encoder
+    # with history_screens: a past screen is its token map averaged and projected (false), or its tokens with the finer
+    # map's adapter averaged (true: K more passes of the adapter a step; what exports before this setting hold)
+    history_screen_detail: bool = False
 
     LIMITS: ClassVar[dict[str, Range | Count]] = {
         "hidden_dim": AT_LEAST_1, "num_heads": AT_LEAST_1, "head_dims": AT_LEAST_1,
@@ -114,7 +117,10 @@ def from_dict(settings: Any, gesture: Any = None) -> tuple[ModelConfig, ObsActio
         raise VluiError(f"policy setting model must be a mapping, not {model!r}")
     vision = _dataclass(VisionConfig, model.get("vision", {}), "model.vision")
     text = _dataclass(TextConfig, model.get("text", {}), "model.text")
-    rest = _dataclass(ModelConfig, {k: v for k, v in model.items() if k not in ("vision", "text")}, "model")
+    rest = {k: v for k, v in model.items() if k not in ("vision", "text")}
+    if rest.get("history_screens") and "history_screen_detail" not in rest:
+        rest["history_screen_detail"] = True  # trained before the setting: past screens read through the adapter
+    rest = _dataclass(ModelConfig, rest, "model")
     rest.vision, rest.text, rest.head_dims = vision, text, list(rest.head_dims)
     return rest, spec
 

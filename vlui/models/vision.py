@@ -204,6 +204,12 @@ class VisionEncoder(nn.Module):
             tokens = tokens + self.detail(finer).flatten(2).transpose(1, 2)
         return tokens
 
+    def pooled(self, fmap: torch.Tensor) -> torch.Tensor:
+        """``(B, C, h, w)`` -> ``(B, d)``: the token grid's map averaged, then projected: the mean of :meth:`tokens`
+        without the finer map's adapter, at the cost of one projection (a screen's summary, where the policy points at
+        nothing on it)."""
+        return self.proj(fmap[:, :self.channels].float().mean(dim=(2, 3)))
+
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         return self.tokens(self.feature_map(images))
 
