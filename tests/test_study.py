@@ -91,6 +91,9 @@ def test_a_study_trains_every_arm_and_seed_evaluates_them_and_reports_with_the_p
     assert fewer.stdout.count("done before") == 2 and "| pretrained" not in (out / "report.md").read_text()
     after = sorted(p.name for p in (tmp_path / "outputs" / "evaluate").iterdir())
     assert set(before) < set(after) and len(after) == 2 * len(before)
+    for name in set(after) - set(before):  # the runs evaluated before are taken from there, not run again
+        journal = (tmp_path / "outputs" / "evaluate" / name / "episodes.jsonl").read_text().splitlines()
+        assert journal and all(json.loads(line)["reused"] in before for line in journal)
 
 
 def test_the_shipped_studies_are_well_formed() -> None:
@@ -195,7 +198,7 @@ def test_a_run_started_from_another_arms_run_is_compared_seed_by_seed(tmp_path: 
     (tmp_path / "studies.yaml").write_text(yaml.safe_dump({"online": spec}))
     study = load("online", path=tmp_path / "studies.yaml", arms=["ppo", "dagger-mem"])
     assert list(study.splits) == ["val", "unseen", "test"]  # choose on validation (added), report test last
-    assert any(cmd[-4:-2] == ["env.snapshots=random:20", "env.generator.seed=2"] for _, cmd, _ in commands(study))
+    assert any(" env.snapshots=random:20 env.generator.seed=2 runs=1 " in " ".join(cmd) for _, cmd, _ in commands(study))
     text = _report_of(study, {0: 10, 1: 13, 2: 16}, {0: 2, 1: 2, 2: 3}, tmp_path)
     assert "## `env.snapshots=random:20 env.generator.seed=2` (unseen)" in text
     assert "| arm | val (chosen on) | unseen | test (reported once) |" in text
@@ -277,6 +280,33 @@ def test_a_study_runs_its_steps_through_submitits_launcher_and_reports_the_same_
                                       "evaluate on val", "evaluate on held-out"}
     with open(out / "results.csv") as f:
         assert {r["arm"] for r in csv.DictReader(f)} == {"scratch"} and "val" in (out / "report.md").read_text()
+
+
+def test_splits_evaluates_some_of_a_studys_splits_and_always_the_validation_phones(tmp_path: Path,
+                                                                                    monkeypatch) -> None:
+    study = load("history", splits=["train"])
+    assert list(study.splits) == ["val", "train"]  # where the study chooses comes along
+    evaluations = {what: cmd for what, cmd, _ in commands(study) if what.startswith("evaluate ")}
+    assert list(evaluations) == ["evaluate on val", "evaluate on train"]
+    # each evaluation takes the episodes its split's earlier evaluations have of the same runs
+    assert "reuse=['outputs/evaluate/study-history-cpu-train-*']" in evaluations["evaluate on train"]
+    with pytest.raises(VluiError, match="^--splits: the study has no split 'nope'; its splits: val, train, test$"):
+        load("history", splits=["nope"])
+    # a launched step reads the same study: the splits travel with it
+    calls = []
+    monkeypatch.setattr(study_mod.subprocess, "call", lambda cmd, **kwargs: calls.append(cmd) or 1)
+    monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
+    spec = _tiny(tmp_path)
+    tiny = load("tiny", seeds=1, path=spec, splits=["val"])
+    with pytest.raises(VluiError):
+        study_mod.run(tiny, tmp_path / "out", studies_file=spec)
+    assert "splits=['val']" in calls[0]
+    job = OmegaConf.create({"study": "tiny", "size": "cpu", "seeds": 1, "arms": None, "studies": str(spec),
+                            "splits": ["val"], "out": str(tmp_path / "out"), "step": 0, "plan": plan_digest(tiny),
+                            "threads": 0})
+    monkeypatch.setattr(study_mod, "run_step", lambda study, *args: calls.append(list(study.splits)))
+    step_job(job)
+    assert calls[-1] == ["val"]
 
 
 def test_a_studys_stages_run_an_arm_after_the_arm_it_starts_from() -> None:

@@ -396,6 +396,9 @@ class EvaluateJobConfig:
     # earlier evaluations (their folders; a mapping name -> folder, or a list) shown beside this one in one table,
     # e.g. a trained policy beside an LLM agent (docs/agents.md)
     compare: Any = None
+    # earlier evaluations (a folder or a glob of folders, or a list) whose episodes of the same policies (the same
+    # checkpoint, the same weights) under the same settings are taken instead of run again: a study adding seeds
+    reuse: Any = None
     paths: PathsConfig = field(default_factory=PathsConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     executor: ExecutorConfig = field(default_factory=ExecutorConfig)
@@ -420,6 +423,7 @@ class StudyStepConfig:
     size: str = "cpu"
     seeds: int = 3
     arms: Any = None  # the arms asked for (--arms), or null: all
+    splits: Any = None  # the splits evaluated (--splits), or null: all of the study's
     studies: Optional[str] = None  # a studies file of the user's own
     out: str = MISSING  # the report folder, where each step's wall-clock is kept
     step: int = MISSING

@@ -154,6 +154,58 @@ def test_a_policy_trained_again_into_the_same_folder_is_evaluated_afresh(tmp_pat
     assert len(fresh) == 2 and [r["actions"] for r in fresh] != [json.loads(x)["actions"] for x in first.splitlines()]
 
 
+def _journal(folder: Path) -> dict[str, dict]:
+    return {r["key"]: r for r in map(json.loads, (folder / "episodes.jsonl").read_text().splitlines())}
+
+
+def test_episodes_of_the_same_policies_are_reused_and_give_what_running_them_gives(tmp_path: Path, caplog) -> None:
+    # a study adding a seed to an arm: the seeds evaluated before are taken from that evaluation, not run again
+    for seed in range(3):
+        _export_tiny(tmp_path / f"s{seed}", seed)
+    common = ("tasks=[open_clock,open_phone]", "env.snapshots=[100,101]", "runs=1", "env.observation_height=64",
+              "env.observation_width=32", "adaptive_metrics=false")
+    runs = ", ".join(f"{tmp_path}/s{i}" for i in range(3))
+    evaluate.run(compose("evaluate", [f"checkpoint={{a: [{tmp_path}/s0, {tmp_path}/s1]}}", *common],
+                         output_dir=tmp_path / "before"))
+    evaluate.run(compose("evaluate", [f"checkpoint={tmp_path}/s2", *common], output_dir=tmp_path / "alone"))
+    with caplog.at_level("INFO", logger="vlui.jobs.evaluate"):
+        evaluate.run(compose("evaluate", [f"checkpoint={{a: [{runs}]}}", *common,
+                                          f"reuse=[{tmp_path}/befo*, {tmp_path}/alone]"], output_dir=tmp_path / "now"))
+    assert "12 taken from earlier evaluations of the same policies (reuse)" in caplog.text  # none run here
+    evaluate.run(compose("evaluate", [f"checkpoint={{a: [{runs}]}}", *common], output_dir=tmp_path / "fresh"))
+    now, fresh = _journal(tmp_path / "now"), _journal(tmp_path / "fresh")
+    assert now.keys() == fresh.keys() and len(now) == 12
+    # every policy's episodes are what running them gives, under this evaluation's keys and policy indices; the
+    # third's came from its own evaluation (one policy, keys without a policy index)
+    assert all(now[k]["actions"] == fresh[k]["actions"] and now[k]["policy"] == fresh[k]["policy"]
+               and now[k]["checkpoint"] == fresh[k]["checkpoint"] for k in now)
+    assert {k.split("/")[0]: now[k].get("reused") for k in now} == {"p0": "before", "p1": "before", "p2": "alone"}
+    results = json.loads((tmp_path / "now" / "results.json").read_text())
+    assert results["seeds"] == json.loads((tmp_path / "fresh" / "results.json").read_text())["seeds"]
+
+
+def test_episodes_are_not_reused_from_other_weights_or_other_settings(tmp_path: Path, caplog) -> None:
+    for seed in range(2):
+        _export_tiny(tmp_path / f"s{seed}", seed)
+    common = ("tasks=[open_clock]", "runs=1", "env.observation_height=64", "env.observation_width=32",
+              "adaptive_metrics=false")
+    group = f"checkpoint={{a: [{tmp_path}/s0, {tmp_path}/s1]}}"
+    evaluate.run(compose("evaluate", [group, *common, "env.snapshots=[100,101]"], output_dir=tmp_path / "before"))
+    evaluate.run(compose("evaluate", [group, *common, "env.snapshots=[100]"], output_dir=tmp_path / "other"))
+    _export_tiny(tmp_path / "s1", seed=5)  # trained again since
+    with caplog.at_level("INFO", logger="vlui.jobs.evaluate"):
+        evaluate.run(compose("evaluate", [group, *common, "env.snapshots=[100,101]",
+                                          f"reuse=[{tmp_path}/other, {tmp_path}/before, {tmp_path}/none-*]"],
+                             output_dir=tmp_path / "now"))
+    assert "2 taken from earlier evaluations" in caplog.text  # s0's two episodes; not s1's, nor a phone subset's
+    now = _journal(tmp_path / "now")
+    assert {k: r.get("reused") for k, r in now.items()} == {
+        "p0/0/open_clock/100/0": "before", "p0/0/open_clock/101/0": "before",
+        "p1/0/open_clock/100/0": None, "p1/0/open_clock/101/0": None}
+    with pytest.raises(VluiError, match="holds no evaluation"):
+        evaluate.run(compose("evaluate", [group, *common, f"reuse={tmp_path}/s0"], output_dir=tmp_path / "x"))
+
+
 @pytest.mark.slow  # 10 s: six tiny policies (two recipes, three seeds each) exported and evaluated
 def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(tmp_path: Path) -> None:
     for seed in range(3):

@@ -10,6 +10,7 @@ skips the episodes already there. At the end: ``results.json``, ``results.md``, 
 
 from __future__ import annotations
 
+import glob
 import json
 import logging
 import time
@@ -69,6 +70,7 @@ class Plan:
     gamma: float
     config: dict[str, Any]  # all the settings, for the report
     compare: dict[str, dict[str, Any]]  # earlier evaluations' results to show beside this one, by name
+    reuse: list[Path]  # earlier evaluations' folders whose episodes of the same policies are taken, not run again
 
     @property
     def task_ids(self) -> list[str]:
@@ -118,9 +120,35 @@ def plan(cfg: DictConfig) -> Plan:
         recipe["weights"] = {c: weights_digest(c) for _, c in policies}
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
+    reuse = reused_folders(cfg.reuse, Path(cfg.paths.root_dir), Path(cfg.paths.output_dir))
+    if reuse and (cfg.video != "none" or cfg.screens != "none"):
+        raise VluiError("reuse= takes earlier episodes without their frames: leave video and screens at none, or "
+                        "leave reuse out")
     return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(cfg.paths.output_dir),
                 cfg.parallel_envs, cfg.video, cfg.screens, cfg.adaptive_metrics, cfg.gamma,
-                OmegaConf.to_container(cfg, resolve=True), compared(cfg.compare))
+                OmegaConf.to_container(cfg, resolve=True), compared(cfg.compare), reuse)
+
+
+def reused_folders(value: Any, root: Path, own: Path) -> list[Path]:
+    """The evaluation folders ``reuse`` names (a folder or a glob of folders, or a list of them; relative to the
+    project's root), this evaluation's own left out; a folder named outright that holds no evaluation is an
+    error, a glob that matches none is not (the first evaluation of a study has nothing to reuse)."""
+    value = _plain(value)
+    if value is None:
+        return []
+    found: list[Path] = []
+    for item in value if isinstance(value, list) else [value]:
+        path = Path(str(item)).expanduser()
+        path = path if path.is_absolute() else root / path
+        if glob.has_magic(str(path)):
+            found += [Path(p) for p in sorted(glob.glob(str(path))) if (Path(p) / "recipe.json").is_file()]
+        elif not (path / "recipe.json").is_file():
+            raise VluiError(f"reuse: {path} holds no evaluation (no recipe.json): give the folder of an earlier "
+                            "evaluation (outputs/evaluate/<name>), or leave it out")
+        else:
+            found.append(path)
+    mine = own.resolve()
+    return list(dict.fromkeys(p for p in found if p.resolve() != mine))
 
 
 def compared(value: Any) -> dict[str, dict[str, Any]]:
@@ -180,6 +208,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     done = _resume(p.out, p.recipe, p.jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
+    taken = _take_reused(p, done)
     # run a snapshot's episodes together (the phone keeps only a few configurations' renderings at hand); the seeds,
     # keys and the order of the results are the plan's
     todo = sorted((j for j in p.jobs if j.key not in done), key=lambda j: j.snapshot)
@@ -188,7 +217,8 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     log.info(f"{len(p.jobs)} episodes ({len(p.tasks)} tasks x {len(p.snapshots)} snapshots x "
              f"{p.recipe['episodes_per_pair']} x {p.recipe['runs']} runs"
              f"{f' x {len(p.policies)} policies' if p.several else ''}) with agent={p.agent['name']} -> {p.out}"
-             + (f"; {len(done)} already done, resuming" if done else "")
+             + (f"; {len(done) - taken} already done, resuming" if len(done) > taken else "")
+             + (f"; {taken} taken from earlier evaluations of the same policies (reuse)" if taken else "")
              + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
     include_xml = "xml" in reads(kind) or p.adaptive_metrics
     # the screens are drawn only to be looked at: for the agent, the GIFs or the viewer
@@ -341,6 +371,75 @@ def _set_aside(out: Path, what: str) -> None:
         if path.is_file() and path.name != "cli.log":
             path.replace(aside / path.name)
     log.info(f"{out} held an evaluation of {what}; it is kept in {aside.name}/, evaluating afresh")
+
+
+def _same_settings(recipe: dict[str, Any]) -> dict[str, Any]:
+    """What two evaluations of different policies must share for one's episodes to stand for the other's: the
+    recipe without its policies (and an agent's own checkpoint setting)."""
+    out = {k: v for k, v in recipe.items() if k not in ("policies", "weights")}
+    if isinstance(out.get("agent"), dict):
+        out["agent"] = {k: v for k, v in out["agent"].items() if k != "checkpoint"}
+    return out
+
+
+def reusable(p: Plan, folder: Path) -> dict[str, dict[str, Any]]:
+    """The episodes of ``folder``'s evaluation that stand for episodes of ``p``, under ``p``'s keys: those of a
+    policy ``p`` evaluates too (the same checkpoint with the same weights), evaluated with the same settings (tasks,
+    phones, runs, seeds, agent, environment) and not failed for infrastructure reasons. An evaluation of other
+    settings, or a damaged one, gives none (it is another evaluation, not this one's)."""
+    try:
+        saved = json.loads((folder / "recipe.json").read_text(encoding="utf-8"))
+        text = (folder / "episodes.jsonl").read_text(encoding="utf-8", errors="replace")
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    if not isinstance(saved, dict) or _same_settings(saved) != _same_settings(p.recipe):
+        return {}
+    weights, theirs = saved.get("weights", {}), p.recipe.get("weights", {})
+    old = ({c: j for j, (_, c) in enumerate(saved["policies"])} if "policies" in saved
+           else {c: None for c in weights})
+    index = {}  # their policy index -> ours
+    for i, (group, checkpoint) in enumerate(p.policies):
+        if checkpoint in old and weights.get(checkpoint) == theirs.get(checkpoint) != "missing":
+            index[old[checkpoint]] = (i if p.several else None, group, checkpoint)
+    seeds = {j.key: j.seed for j in p.jobs}
+    out: dict[str, dict[str, Any]] = {}
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+            head, _, rest = record["key"].partition("/") if "policies" in saved else ("", "", record["key"])
+            mine = index.get(int(head[1:]) if head else None)
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+            continue  # a line cut short or damaged there: that episode runs here
+        if mine is None or record.get("infra_failure"):
+            continue
+        policy, group, checkpoint = mine
+        key = f"p{policy}/{rest}" if policy is not None else rest
+        if seeds.get(key) != record.get("seed"):
+            continue
+        record = {k: v for k, v in record.items() if k not in ("policy", "group", "checkpoint", "screens", "adaptive")}
+        record["key"] = key
+        if policy is not None:
+            record.update(policy=policy, group=group, checkpoint=checkpoint)
+        record["reused"] = folder.name
+        out[key] = record
+    return out
+
+
+def _take_reused(p: Plan, done: dict[str, dict[str, Any]]) -> int:
+    """Add to ``done`` (and to this evaluation's journal) the episodes that ``p.reuse``'s evaluations ran and this
+    one has not: how many were taken."""
+    taken: dict[str, dict[str, Any]] = {}
+    for folder in p.reuse:
+        for key, record in reusable(p, folder).items():
+            if key not in done and key not in taken:
+                taken[key] = record
+    if taken:
+        with open(p.out / "episodes.jsonl", "a", encoding="utf-8") as f:
+            for job in p.jobs:  # in the plan's order
+                if job.key in taken:
+                    f.write(json.dumps(taken[job.key]) + "\n")
+        done.update(taken)
+    return len(taken)
 
 
 def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dict[str, Any]]:

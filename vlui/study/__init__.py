@@ -87,9 +87,10 @@ def paper_numbers() -> dict[str, Any]:
 
 
 def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
-         arms: list[str] | None = None) -> Study:
+         arms: list[str] | None = None, splits: list[str] | None = None) -> Study:
     """Study ``name`` of ``studies.yaml`` (or of the file at ``path``) at ``size``, with seeds 0 to ``seeds - 1``;
-    with ``arms``, only those arms and the arms they start from (``{run:ARM}``)."""
+    with ``arms``, only those arms and the arms they start from (``{run:ARM}``); with ``splits``, evaluated on those
+    of its splits only, and always on the validation phones (where it chooses)."""
     known = studies(path)
     if name not in known:
         raise VluiError(f"unknown study {name!r}; choose from: {', '.join(known)}")
@@ -106,9 +107,14 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
     if arms:  # only the datasets the arms kept train on (data.name or data.mix, in their overrides or the base)
         used = _datasets_named([*base, *(o for os in kept.values() for o in os)])
         datasets = {k: v for k, v in datasets.items() if k in used or not used}
+    every_split = _ordered(sized.get("splits", DEFAULT_SPLITS))
+    if splits:
+        unknown = [s for s in splits if s not in every_split]
+        if unknown:
+            raise VluiError(f"--splits: the study has no split {unknown[0]!r}; its splits: {', '.join(every_split)}")
+        every_split = {k: v for k, v in every_split.items() if k in splits or k == SELECT_ON}
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
-                 datasets, base, kept, list(range(seeds)),
-                 _ordered(sized.get("splits", DEFAULT_SPLITS)),
+                 datasets, base, kept, list(range(seeds)), every_split,
                  [str(v) for v in sized.get("evaluate", [])], list(arms or []))
 
 
@@ -189,9 +195,12 @@ def commands(study: Study) -> list[tuple[str, list[str], Path | None]]:
                 f"run_name=study-{study.name}-{study.size}-{arm}-seed{seed}",
                 f"callbacks.model_checkpoint.dirpath={out}"], work_dir() / out / "policy" / "model.safetensors"))
     for split, split_overrides in study.splits.items():
+        # the study's earlier evaluations of this split (other arms or seeds): their episodes of the runs evaluated
+        # here are taken, not run again (evaluate.py checks the settings and the weights are the same)
+        earlier = f"outputs/evaluate/study-{study.name}-{study.size}-{split}-*"
         steps.append((f"evaluate on {split}", [
             *_job("evaluate"), f"checkpoint={hydra_value(_groups(study))}", *split_overrides, "runs=1",
-            *study.evaluate, f"name={evaluation_name(study, split)}"], None))
+            *study.evaluate, f"name={evaluation_name(study, split)}", f"reuse={hydra_value([earlier])}"], None))
     return steps
 
 
@@ -276,6 +285,7 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
         print(f"study: {', '.join(steps[i][0] for i in todo)} (hydra/launcher={launcher}{shared})", flush=True)
         cmd = [sys.executable, "-m", "vlui.study.launch", "--multirun", f"study={hydra_value(study.name)}",
                f"size={study.size}", f"seeds={len(study.seeds)}", f"arms={hydra_value(study.chosen)}",
+               f"splits={hydra_value(list(study.splits))}",
                f"studies={hydra_value(str(studies_file.resolve()) if studies_file else None)}",
                f"out={hydra_value(str(out.resolve()))}",
                f"step={','.join(map(str, todo))}", f"plan={plan_digest(study)}", f"threads={threads}",
@@ -319,7 +329,8 @@ def step_job(cfg: Any) -> None:
     """What ``python -m vlui.study.launch`` runs for each job of its multirun: step ``cfg.step`` of the study its
     config names (:class:`~vlui.config.StudyStepConfig`)."""
     arms = list(cfg.arms) if cfg.arms else None
-    study = load(cfg.study, cfg.size, cfg.seeds, Path(cfg.studies) if cfg.studies else None, arms)
+    study = load(cfg.study, cfg.size, cfg.seeds, Path(cfg.studies) if cfg.studies else None, arms,
+                 list(cfg.get("splits") or []) or None)
     if cfg.plan is not None and cfg.plan != plan_digest(study):
         raise VluiError(f"study {study.name}: its steps changed since this launch began (studies.yaml edited?), so "
                         f"step {cfg.step} may now be another one; run python -m vlui.study {study.name} again")

@@ -1,4 +1,4 @@
-"""``python -m vlui.study NAME [--size cpu|gpu] [--seeds N] [--arms A,B] [--out DIR] [--plan] [--report-only]
+"""``python -m vlui.study NAME [--size cpu|gpu] [--seeds N] [--arms A,B] [--splits S,T] [--out DIR] [--plan] [--report-only]
 [--launcher basic|submitit_local|slurm] [--launcher-set KEY=VALUE ...] [--list]``."""
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="training seeds per arm (default 3)")
     parser.add_argument("--arms", help="only these arms (comma-separated) and the arms they start from, e.g. to "
                         "add seeds where a question needs them: --arms ppo-bc-mem --seeds 5")
+    parser.add_argument("--splits", help="evaluate on these of the study's splits only (comma-separated; the "
+                        "validation phones always, where the study chooses), e.g. --splits val,train")
     parser.add_argument("--out", help="report folder (default outputs/study/<name>-<size>, with --arms "
-                        "outputs/study/<name>-<size>-<arm>+<arm>)")
+                        "outputs/study/<name>-<size>-<arm>+<arm>, with --splits ...-on-<split>+<split>)")
     parser.add_argument("--plan", action="store_true", help="print the commands the study runs, run nothing")
     parser.add_argument("--report-only", action="store_true", help="write the report from finished evaluations")
     parser.add_argument("--list", action="store_true", help="list the studies")
@@ -39,8 +41,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: {spec['title']} ({len(spec['cpu']['arms'])} arms)")
             return 0
         arms = [a.strip() for a in args.arms.split(",") if a.strip()] if args.arms else None
-        study = load(args.name, args.size, args.seeds, Path(args.studies) if args.studies else None, arms)
-        folder = f"{study.name}-{study.size}" + ("-" + "+".join(arms) if arms else "")
+        splits = [s.strip() for s in args.splits.split(",") if s.strip()] if args.splits else None
+        study = load(args.name, args.size, args.seeds, Path(args.studies) if args.studies else None, arms, splits)
+        folder = (f"{study.name}-{study.size}" + ("-" + "+".join(arms) if arms else "")
+                  + ("-on-" + "+".join(study.splits) if splits else ""))
         out = Path(args.out) if args.out else work_dir() / "outputs" / "study" / folder
         if args.report_only:
             result = report(study, out, recorded_timings(study, out))
