@@ -43,8 +43,13 @@ def test_expert_scores_100_percent_and_the_results_are_complete(tmp_path: Path) 
     rec = out["records"][0]
     assert {"task", "snapshot", "seed", "success", "steps", "actions"} <= rec.keys()
     assert out["overall"]["adaptive"]["tcr"] == 1.0 and out["overall"]["adaptive"]["tr_normalised"] == 1.0
+    # every action it took could be carried out, and every tap and long press landed on a clickable element
+    o = out["overall"]
+    assert o["actions"] == sum(r["steps"] for r in out["records"]) > 0 and o["invalid_actions"] == 0
+    assert o["missed_tap_rate"] == 0.0 and out["per_task"]["airplane_on"]["invalid_action_rate"] == 0.0
     assert out["per_split"].keys() == {"train", "test"}
     md = (tmp_path / "out" / "results.md").read_text()
+    assert f"Invalid actions (AndroidArena): 0 of {o['actions']} actions (0.0%) could not be carried out; taps" in md
     # the deterministic expert on the deterministic phone: the two runs are the same, and the report says so
     assert out["repeats"] == {"runs": 2, "identical": True, "differing_episodes": 0}
     assert "| task | success (2 identical runs) |" in md and "| airplane_on | 100.0% |" in md

@@ -248,3 +248,22 @@ def test_ams_and_offline_success_rate() -> None:
     assert (s.successes, s.episodes, s.success_rate) == (1, 2, 0.5)  # the empty episode is not a success
     empty = offline_scores([[]])
     assert empty.ams is None and empty.success_rate is None and empty.episodes == 0
+
+
+def test_invalid_actions_are_counted_for_every_agent_and_missed_taps_where_the_ui_tree_was_read() -> None:
+    from vlui.eval.report import action_validity
+
+    records = [
+        # a text agent's answer with no action in it (None), then a tap on nothing and one on a button
+        {"actions": [None, [0.5, 0.5, 0.5, 0.5], [0.1, 0.1, 0.1, 0.1]],
+         "tokens": ["invalid", "tap:nothing", "tap:ok|OK|Button"]},
+        # a NaN gesture the phone refused: the episode ended there, the refused action is not among its steps
+        {"actions": [[0.2, 0.2, 0.8, 0.2]], "tokens": ["swipe:right"], "invalid_action": "NaN in the action"},
+        {"actions": [], "tokens": []},  # an episode that took no step
+    ]
+    assert action_validity(records) == {"actions": 5, "invalid_actions": 2, "invalid_action_rate": 0.4,
+                                        "missed_tap_rate": 0.5}
+    # without the UI tree (adaptive_metrics=false and an agent that reads pixels) no tap can be placed
+    assert action_validity([{"actions": [[0.5] * 4]}])["missed_tap_rate"] is None
+    assert action_validity([]) == {"actions": 0, "invalid_actions": 0, "invalid_action_rate": None,
+                                   "missed_tap_rate": None}

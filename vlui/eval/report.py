@@ -43,11 +43,30 @@ def _rate(records: list[dict[str, Any]], runs: list[int]) -> dict[str, Any]:
            "wilson95": list(wilson_interval(k, n)) if n else None, "episodes": n, "successes": k,
            "infra_failures": sum(1 for r in records if r.get("infra_failure")),
            "mean_steps_successful": sum(steps) / len(steps) if steps else None}
+    out.update(action_validity(counted))
     adaptive = [r["adaptive"] for r in counted if r.get("adaptive")]
     if adaptive:
         out["adaptive"] = {m: sum(a[m] for a in adaptive) / len(adaptive)
                            for m in ("tr", "tr_normalised", "tcr", "rrr", "repeat_ratio")}
     return out
+
+
+MISSED = ("tap:nothing", "long_press:nothing")  # the action tokens of a gesture on no clickable element
+
+
+def action_validity(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """AndroidArena's invalid-action ratio, for every agent: of the actions the episodes took (``actions``), those
+    the phone could not carry out (``invalid_actions``: a NaN or out-of-range gesture, which ends its episode, or a
+    text answer with no action in it); and, where the UI tree was read (``tokens``), the share of taps and long
+    presses that landed on no clickable element (``missed_tap_rate``), what an action outside the screen's action
+    space is for a dual-gesture agent. None where there is nothing to count."""
+    refused = sum(bool(r.get("invalid_action")) for r in records)  # that action is not among the steps
+    actions = sum(len(r["actions"]) for r in records) + refused
+    invalid = sum(a is None for r in records for a in r["actions"]) + refused
+    gestures = [t for r in records for t in r.get("tokens", []) if t.startswith(("tap:", "long_press:"))]
+    return {"actions": actions, "invalid_actions": invalid,
+            "invalid_action_rate": invalid / actions if actions else None,
+            "missed_tap_rate": sum(t in MISSED for t in gestures) / len(gestures) if gestures else None}
 
 
 def family(task: str) -> str:
@@ -547,6 +566,11 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
         md += ["", "Adaptive metrics against the expert's trajectory (AndroidArena): "
                f"TR {a['tr_normalised']:.3f} (normalised), TCR {a['tcr']:.3f}, RRR {a['rrr']:.3f}; "
                f"repeated actions {100 * a['repeat_ratio']:.1f}%."]
+    if o.get("actions"):
+        missed = (f"; taps and long presses on no clickable element {100 * o['missed_tap_rate']:.1f}%"
+                  if o.get("missed_tap_rate") is not None else "")
+        md += ["", f"Invalid actions (AndroidArena): {o['invalid_actions']} of {o['actions']} actions "
+               f"({100 * o['invalid_action_rate']:.1f}%) could not be carried out{missed}."]
     if o["infra_failures"]:
         md += ["", f"{o['infra_failures']} episode(s) failed for infrastructure reasons and are not counted."]
     if result.get("llm"):
