@@ -334,6 +334,13 @@ CASES = [
     Case("evaluate-damaged-line", 9, "a damaged line in the middle of an evaluation's episodes.jsonl",
          "…episodes.jsonl line 2 is damaged: delete that line and run the same command again to evaluate that "
          "episode again", lambda x: _evaluate_twice(x, lambda out: damage_line(out / "episodes.jsonl", 2))),
+    Case("evaluate-reuse-not-an-evaluation", 9, "`reuse=` naming a folder that holds no evaluation",
+         "reuse: … holds no evaluation (no recipe.json): give the folder of an earlier evaluation "
+         "(outputs/evaluate/<name>), or leave it out",
+         lambda x: run_job("evaluate", x.evaluate("agent=expert", f"reuse={x.tmp}"), x.tmp)),
+    Case("evaluate-reuse-with-video", 9, "`reuse=` with `video=failures` (copied episodes have no frames)",
+         "reuse= takes earlier episodes without their frames: leave video and screens at none, or leave reuse out",
+         lambda x: run_job("evaluate", x.evaluate("agent=expert", f"reuse=[{x.tmp}/earlier-*]", "video=failures"), x.tmp)),
     Case("evaluate-damaged-recipe", 9, "a damaged recipe.json in an evaluation's folder",
          "…recipe.json is damaged (…): restore it, or evaluate into another folder (name=... or hydra.run.dir=...)",
          lambda x: _evaluate_twice(x, lambda out: _truncate(out / "recipe.json"))),

@@ -120,10 +120,10 @@ def plan(cfg: DictConfig) -> Plan:
         recipe["weights"] = {c: weights_digest(c) for _, c in policies}
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
-    reuse = reused_folders(cfg.reuse, Path(cfg.paths.root_dir), Path(cfg.paths.output_dir))
-    if reuse and (cfg.video != "none" or cfg.screens != "none"):
+    if _plain(cfg.reuse) and (cfg.video != "none" or cfg.screens != "none"):
         raise VluiError("reuse= takes earlier episodes without their frames: leave video and screens at none, or "
                         "leave reuse out")
+    reuse = reused_folders(cfg.reuse, Path(cfg.paths.root_dir), Path(cfg.paths.output_dir))
     return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(cfg.paths.output_dir),
                 cfg.parallel_envs, cfg.video, cfg.screens, cfg.adaptive_metrics, cfg.gamma,
                 OmegaConf.to_container(cfg, resolve=True), compared(cfg.compare), reuse)
