@@ -189,6 +189,36 @@ def _report_of(study, base: dict[int, int], gain: dict[int, int], tmp_path: Path
     return (tmp_path / "report" / "report.md").read_text()
 
 
+def test_the_report_says_how_far_along_the_experts_path_each_arm_got(tmp_path: Path, monkeypatch) -> None:
+    # success is rare and the same in both arms; the k4 arm's episodes get further along the expert's path (TCR)
+    from vlui.eval.report import across_seeds
+    from vlui.study import evaluation_name, report
+
+    monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
+    study = load("history", seeds=2, arms=["k0", "k4"], splits=["val"])
+    groups = {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
+    tcr = {("k0", 0): 0.1, ("k0", 1): 0.2, ("k4", 0): 0.4, ("k4", 1): 0.6}
+    records = [{"task": f"call_contact@x{i}", "snapshot": f"val-{i % 4}", "run": 0, "checkpoint": groups[arm][seed],
+                "success": i == 0, "adaptive": {"tcr": tcr[arm, seed], "tr_normalised": tcr[arm, seed] / 2,
+                                                "rrr": 0.5}}
+               for arm in study.arms for seed in study.seeds for i in range(8)]
+    records.append({**records[0], "adaptive": None, "task": "call_contact@x9"})  # no reference: left out
+    out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, "val")
+    out.mkdir(parents=True)
+    (out / "results.json").write_text(json.dumps({"seeds": across_seeds(records, groups, {}), "records": records}))
+    report(study, tmp_path / "report")
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "## How far along the expert's path (AndroidArena's adaptive metrics)" in text
+    assert "| k0 | 0.150 [" in text and "| k4 | 0.500 [" in text  # each seed's mean, then their mean
+    assert "- TCR, k4 − k0: +0.350 (bootstrap over seeds and phones: 95% CI [" in text
+    with open(tmp_path / "report" / "progress.csv") as f:
+        rows = {(r["arm"], r["metric"]): r for r in csv.DictReader(f)}
+    assert float(rows["k4", "tr_normalised"]["mean"]) == pytest.approx(0.25)
+    assert [float(rows["k4", "tcr"][f"seed{s}"]) for s in (0, 1)] == pytest.approx([0.4, 0.6])
+    assert rows["k0", "tcr"]["minus_first"] == "" and float(rows["k4", "tcr"]["minus_first"]) == pytest.approx(0.35)
+    assert "`python -m vlui.study history --size cpu --seeds 2 --arms k0,k4 --splits val`" in text
+
+
 def test_a_run_started_from_another_arms_run_is_compared_seed_by_seed(tmp_path: Path, monkeypatch) -> None:
     # each PPO seed gains 10 or 15 points over its own starting policy, while the seeds differ among themselves by
     # 30; a split may name any evaluate.py overrides

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -94,19 +94,25 @@ class PhoneTable:
     bootstrap over training seeds and phones (:func:`vlui.eval.metrics.bootstrap_ci`). Episodes that failed for
     infrastructure reasons do not count, and a phone appears only where some policy counted an episode on it."""
 
-    def __init__(self, records: list[dict[str, Any]], checkpoints: list[str]) -> None:
+    def __init__(self, records: list[dict[str, Any]], checkpoints: list[str],
+                 value: Callable[[dict[str, Any]], float | None] | None = None) -> None:
+        """``value``: what an episode counts instead of its success (e.g. its TCR), None for an episode that has
+        none (left out of its cell); ``successes`` then holds the cells' sums of it."""
         self.checkpoints = list(checkpoints)
         at_checkpoint = {c: i for i, c in enumerate(self.checkpoints)}
-        counted = [r for r in records if not r.get("infra_failure") and r.get("checkpoint") in at_checkpoint]
-        self.phones = sorted({r["snapshot"] for r in counted})
-        self.families = list(dict.fromkeys(family(r["task"]) for r in counted))
+        values = ((r, bool(r["success"]) if value is None else value(r)) for r in records
+                  if not r.get("infra_failure") and r.get("checkpoint") in at_checkpoint)
+        counted = [(r, v) for r, v in values if v is not None]
+        self.phones = sorted({r["snapshot"] for r, _ in counted})
+        self.families = list(dict.fromkeys(family(r["task"]) for r, _ in counted))
         shape = (len(self.checkpoints), len(self.phones), len(self.families))
-        self.successes, self.episodes = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64)
+        self.successes = np.zeros(shape, dtype=np.int64 if value is None else np.float64)
+        self.episodes = np.zeros(shape, dtype=np.int64)
         at_phone = {p: i for i, p in enumerate(self.phones)}
         at_family = {f: i for i, f in enumerate(self.families)}
-        for r in counted:
+        for r, v in counted:
             cell = at_checkpoint[r.get("checkpoint")], at_phone[r["snapshot"]], at_family[family(r["task"])]
-            self.successes[cell] += bool(r["success"])
+            self.successes[cell] += v
             self.episodes[cell] += 1
 
     def cells(self, checkpoints: list[str], families: list[str] | None = None,

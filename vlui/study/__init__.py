@@ -38,6 +38,7 @@ from vlui.eval.report import (
     PhoneTable,
     across_seeds,
     bootstrap_comparison,
+    bootstrap_summary,
     ci_points,
     comparison,
     holm_adjust,
@@ -76,6 +77,7 @@ class Study:
     splits: dict[str, list[str]] = field(default_factory=lambda: _ordered(DEFAULT_SPLITS))
     evaluate: list[str] = field(default_factory=list)  # more evaluate.py overrides (e.g. tasks=...)
     chosen: list[str] = field(default_factory=list)  # --arms: the arms asked for (empty: all of them)
+    chosen_splits: list[str] = field(default_factory=list)  # --splits: the splits asked for (empty: all of them)
 
 
 def studies(path: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -115,7 +117,7 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
         every_split = {k: v for k, v in every_split.items() if k in splits or k == SELECT_ON}
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
                  datasets, base, kept, list(range(seeds)), every_split,
-                 [str(v) for v in sized.get("evaluate", [])], list(arms or []))
+                 [str(v) for v in sized.get("evaluate", [])], list(arms or []), list(splits or []))
 
 
 def _datasets_named(overrides: list[str]) -> set[str]:
@@ -376,6 +378,7 @@ class Evaluation:
 
     seeds: dict[str, Any]
     phones: PhoneTable
+    records: list[dict[str, Any]] = field(default_factory=list)  # the episodes, as results.json keeps them
 
 
 def evaluations(study: Study) -> dict[str, Evaluation]:
@@ -386,8 +389,83 @@ def evaluations(study: Study) -> dict[str, Evaluation]:
         result = _results(study, split)
         groups = {arm: g["checkpoints"] for arm, g in result["seeds"]["groups"].items()}
         out[split] = Evaluation(across_seeds(result["records"], groups, {}),
-                                PhoneTable(result["records"], [c for paths in groups.values() for c in paths]))
+                                PhoneTable(result["records"], [c for paths in groups.values() for c in paths]),
+                                result["records"])
     return out
+
+
+# AndroidArena's adaptive metrics a study reports beside success (evaluate.py's adaptive_metrics, on by default)
+PROGRESS = {"tcr": "TCR", "tr_normalised": "TR (normalised)", "rrr": "RRR"}
+
+
+def progress(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, Any]]:
+    """Per split, arm and adaptive metric (:data:`PROGRESS`): each seed's mean over its episodes, their mean, and the
+    95% interval of the bootstrap over seeds and phones; then each arm against the first arm, the bootstrap
+    difference, Holm-adjusted over a split's arms for each metric. Success counts a finished task only; TCR says how
+    far along the expert's path an episode got, which tells arms apart where success is rare. Empty where the
+    evaluations computed none (``adaptive_metrics=false``)."""
+    out = []
+    first = next(iter(study.arms))
+    for split in study.splits:
+        ev = evaluated[split]
+        groups = {arm: ev.seeds["groups"][arm]["checkpoints"] for arm in study.arms}
+        everyone = [c for paths in groups.values() for c in paths]
+        for metric in PROGRESS:
+            table = PhoneTable(ev.records, everyone,
+                               lambda r, m=metric: r["adaptive"][m] if r.get("adaptive") else None)
+            if not table.phones:
+                continue
+            rows, tests = [], []
+            for arm, paths in groups.items():
+                _, sums, counts = table.cells(paths)
+                per_seed = [float(k / n) if n else None for k, n in zip(sums.sum(axis=1), counts.sum(axis=1),
+                                                                         strict=True)]
+                seen = [v for v in per_seed if v is not None]
+                _, matrix = table.matrix(paths)
+                row = {"split": split, "arm": arm, "metric": metric, "mean": sum(seen) / len(seen) if seen else None,
+                       "ci95": bootstrap_summary(matrix), "per_seed": per_seed, "against_first": None}
+                if arm != first:
+                    row["against_first"] = bootstrap_comparison(matrix, table.matrix(groups[first])[1], False)
+                    if row["against_first"] is not None:
+                        tests.append(row["against_first"])
+                rows.append(row)
+            holm_adjust(tests)
+            out += rows
+    return out
+
+
+def progress_lines(study: Study, found: list[dict[str, Any]]) -> list[str]:
+    """The report's section on :func:`progress`: a table per split, then each arm's TCR against the first arm's."""
+    if not found:
+        return []
+    first = next(iter(study.arms))
+    lines = ["## How far along the expert's path (AndroidArena's adaptive metrics)", "",
+             "Against the expert's trajectory on the same task and phone: TCR, the share of the expert's path done up "
+             "to the last step matched; TR normalised, the matched steps weighted towards the end; RRR, the expert's "
+             "length over the episode's (docs/evaluation.md). Each cell: the mean across seeds of each seed's mean "
+             f"over its episodes, and in [ ] the 95% interval of the {BOOTSTRAP}.", ""]
+    for split in study.splits:
+        mine = [r for r in found if r["split"] == split]
+        if not mine:
+            continue
+        metrics = [m for m in PROGRESS if any(r["metric"] == m for r in mine)]
+        lines += [f"{split}:", "", "| arm | " + " | ".join(PROGRESS[m] for m in metrics) + " |",
+                  "| --- " * (len(metrics) + 1) + "|"]
+        for arm in study.arms:
+            cells = []
+            for m in metrics:
+                r = next(x for x in mine if x["arm"] == arm and x["metric"] == m)
+                ci = r["ci95"]
+                cells.append("–" if r["mean"] is None else f"{r['mean']:.3f}"
+                             + (f" [{ci['low']:.3f}, {ci['high']:.3f}]" if ci else ""))
+            lines.append(f"| {arm} | " + " | ".join(cells) + " |")
+        against = [r for r in mine if r["metric"] == "tcr" and r["against_first"] is not None]
+        if against:
+            lines += [""] + [f"- TCR, {r['arm']} − {first}: {r['against_first']['difference']:+.3f} ({BOOTSTRAP}: "
+                             f"95% CI [{r['against_first']['ci95'][0]:+.3f}, {r['against_first']['ci95'][1]:+.3f}], "
+                             f"{p_text(r['against_first'])}): {verdict([r['against_first']])}" for r in against]
+        lines.append("")
+    return lines
 
 
 def rows(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, Any]]:
@@ -615,6 +693,16 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                       "each on their own); per-task ones are exploratory and unadjusted:", "",
                       *[f"- {_paired_sentence(c) if 'task' in c else comparison(c)}" for c in found[split]]]
         lines.append("")
+    adaptive = progress(study, evaluated)
+    lines += progress_lines(study, adaptive)
+    with open(out / "progress.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["arm", "split", "metric", "mean", "ci_low", "ci_high", "minus_first", "minus_first_ci_low",
+                    "minus_first_ci_high", "minus_first_p", *[f"seed{s}" for s in study.seeds]])
+        for r in adaptive:
+            ci, d = r["ci95"] or {}, r["against_first"] or {}
+            w.writerow([r["arm"], r["split"], r["metric"], r["mean"], ci.get("low"), ci.get("high"),
+                        d.get("difference"), *(d.get("ci95") or [None, None]), d.get("p_value"), *r["per_seed"]])
     # the split the study chooses on, else the first with phones to group
     where = next((s for s in sorted(study.splits, key=lambda s: s != SELECT_ON)
                   if any(settings.get((arm, s)) for arm in study.arms)), None)
@@ -631,7 +719,8 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                   "first update, then as it trains) and of the sampling policy in its own rollouts, per seed: "
                   "`learning_curve.png`, `learning_curve.csv` (each run's `curve.csv`).", "",
                   "![learning curves](learning_curve.png)", ""]
-    chosen = f" --arms {','.join(study.chosen)}" if study.chosen else ""
+    chosen = (f" --arms {','.join(study.chosen)}" if study.chosen else "") + (
+        f" --splits {','.join(study.chosen_splits)}" if study.chosen_splits else "")
     lines += ["## How it was made", "", f"`python -m vlui.study {study.name} --size {study.size} --seeds "
               f"{len(study.seeds)}{chosen}`, which ran:", "", "```"]
     for _, cmd, _ in commands(study):
