@@ -61,9 +61,9 @@ def action_validity(records: list[dict[str, Any]]) -> dict[str, Any]:
     presses that landed on no clickable element (``missed_tap_rate``), what an action outside the screen's action
     space is for a dual-gesture agent. None where there is nothing to count."""
     refused = sum(bool(r.get("invalid_action")) for r in records)  # that action is not among the steps
-    actions = sum(len(r["actions"]) for r in records) + refused
-    invalid = sum(a is None for r in records for a in r["actions"]) + refused
-    gestures = [t for r in records for t in r.get("tokens", []) if t.startswith(("tap:", "long_press:"))]
+    actions = sum(len(r.get("actions") or []) for r in records) + refused
+    invalid = sum(a is None for r in records for a in r.get("actions") or []) + refused
+    gestures = [t for r in records for t in r.get("tokens") or [] if t and t.startswith(("tap:", "long_press:"))]
     return {"actions": actions, "invalid_actions": invalid,
             "invalid_action_rate": invalid / actions if actions else None,
             "missed_tap_rate": sum(t in MISSED for t in gestures) / len(gestures) if gestures else None}
