@@ -376,7 +376,7 @@ def _set_aside(out: Path, what: str) -> None:
 def _same_settings(recipe: dict[str, Any]) -> dict[str, Any]:
     """What two evaluations of different policies must share for one's episodes to stand for the other's: the
     recipe without its policies (and an agent's own checkpoint setting)."""
-    out = {k: v for k, v in recipe.items() if k not in ("policies", "weights")}
+    out = {k: v for k, v in _without_weights(recipe).items() if k != "policies"}
     if isinstance(out.get("agent"), dict):
         out["agent"] = {k: v for k, v in out["agent"].items() if k != "checkpoint"}
     return out
@@ -389,7 +389,6 @@ def reusable(p: Plan, folder: Path) -> dict[str, dict[str, Any]]:
     settings, or a damaged one, gives none (it is another evaluation, not this one's)."""
     try:
         saved = json.loads((folder / "recipe.json").read_text(encoding="utf-8"))
-        text = (folder / "episodes.jsonl").read_text(encoding="utf-8", errors="replace")
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
         return {}
     if not isinstance(saved, dict) or _same_settings(saved) != _same_settings(p.recipe):
@@ -401,6 +400,12 @@ def reusable(p: Plan, folder: Path) -> dict[str, dict[str, Any]]:
     for i, (group, checkpoint) in enumerate(p.policies):
         if checkpoint in old and weights.get(checkpoint) == theirs.get(checkpoint) != "missing":
             index[old[checkpoint]] = (i if p.several else None, group, checkpoint)
+    if not index:  # none of its policies is one of ours: its episodes are not read
+        return {}
+    try:
+        text = (folder / "episodes.jsonl").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
     seeds = {j.key: j.seed for j in p.jobs}
     out: dict[str, dict[str, Any]] = {}
     for line in text.splitlines():

@@ -416,6 +416,7 @@ def progress(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, A
             if not table.phones:
                 continue
             rows, tests = [], []
+            _, baseline = table.matrix(groups[first])
             for arm, paths in groups.items():
                 _, sums, counts = table.cells(paths)
                 per_seed = [float(k / n) if n else None for k, n in zip(sums.sum(axis=1), counts.sum(axis=1),
@@ -425,7 +426,7 @@ def progress(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, A
                 row = {"split": split, "arm": arm, "metric": metric, "mean": sum(seen) / len(seen) if seen else None,
                        "ci95": bootstrap_summary(matrix), "per_seed": per_seed, "against_first": None}
                 if arm != first:
-                    row["against_first"] = bootstrap_comparison(matrix, table.matrix(groups[first])[1], False)
+                    row["against_first"] = bootstrap_comparison(matrix, baseline, False)
                     if row["against_first"] is not None:
                         tests.append(row["against_first"])
                 rows.append(row)
