@@ -273,14 +273,17 @@ def _p_values(line: str) -> list[tuple[float, float]]:
 
 
 def _assert_tables(study, out: Path, phones: int) -> None:
-    """results.csv has each arm's mean with its bootstrap interval around it and each seed's success; per_phone.csv
-    each seed's success on each phone."""
+    """results.csv has each arm's mean with its bootstrap interval around it, the t interval over the phones' means
+    and each seed's success; per_phone.csv and the report's Per phone section each seed's success on each phone; the
+    report's summary and its rows of all tasks have the t interval beside the bootstrap's."""
     with open(out / "results.csv") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == len(study.arms) * len(study.splits) * 2  # one task and 'all'
     for r in rows:
         assert float(r["ci_low"]) - 1e-9 <= float(r["mean"]) <= float(r["ci_high"]) + 1e-9, r
         assert all(r[f"seed{s}"] != "" for s in study.seeds) and r["stderr"] != ""
+        # every seed ran one episode on every phone: the mean of the phones' means is the mean across seeds
+        assert 0 <= float(r["t_low"]) - 1e-9 <= float(r["mean"]) <= float(r["t_high"]) + 1e-9 <= 1 + 2e-9, r
     with open(out / "per_phone.csv") as f:
         cells = list(csv.DictReader(f))
     assert len(cells) == len(study.arms) * len(study.splits) * phones * len(study.seeds)
@@ -288,6 +291,14 @@ def _assert_tables(study, out: Path, phones: int) -> None:
     assert {float(c["success"]) for c in cells} == {0.0, 1.0}  # one episode per phone in these evaluations
     report = (out / "report.md").read_text()
     assert "in [ ] its 95% interval from a bootstrap over seeds and phones" in report and "per_phone.csv" in report
+    summary = report[report.index("## Summary"):report.index("Chosen on the validation phones")]
+    assert summary.count(f"(t over {phones} phones [") == len(study.arms) * len(study.splits)
+    all_rows = [line for line in report.splitlines() if line.startswith("| **all** |")]
+    assert len(all_rows) == len(study.splits) and all(line.count("(t over") == len(study.arms) for line in all_rows)
+    per_phone = report[report.index("## Per phone"):]
+    seeds = ", ".join(f"{next(iter(study.arms))}-seed{s}" for s in study.seeds)
+    assert f"| phone | {next(iter(study.arms))}: mean ({seeds}) |" in per_phone
+    assert len(re.findall(r"^\| s\d+ \|", per_phone, re.MULTILINE)) == len(study.splits) * phones
 
 
 @pytest.mark.slow

@@ -255,7 +255,10 @@ def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(t
     assert len(by_policy) == 6 and len({frozenset(v) for v in by_policy.values()}) == 1
     md = (tmp_path / "out" / "results.md").read_text()
     assert "| task | bc (3 seeds, mean [95% CI]) | iql (3 seeds, mean [95% CI]) |" in md
-    assert f"| **all** | {100 * bc['overall']['mean']:.1f}% [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}] |" in md
+    t = bc["overall"]["t_interval"]  # and the t interval over the 2 phones' means beside it
+    assert t["phones"] == 2 and t["low"] - 1e-9 <= t["mean"] <= t["high"] + 1e-9
+    assert (f"| **all** | {100 * bc['overall']['mean']:.1f}% [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}] "
+            f"(t over 2 phones [{100 * t['low']:.1f}, {100 * t['high']:.1f}]) |") in md
     assert "its 95% interval from a bootstrap over seeds and phones (10,000 resamples" in md
     assert "bc − iql: " in md and "Welch's t-test across seeds" in md and "Holm-adjusted for 1 test p = " in md
     # by phone setting: both phones are Pixel 3s, so that group is every seed on every phone, as overall

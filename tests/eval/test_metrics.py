@@ -1,5 +1,5 @@
-"""Evaluation statistics: Wilson intervals, standard errors, t-tests, the bootstrap over seeds and phones, Holm's
-adjustment, AndroidArena's adaptive metrics, and GUIOdyssey's action matching (AMS, offline SR)."""
+"""Evaluation statistics: Wilson intervals, standard errors, t-tests, the bootstrap over seeds and phones, the t
+interval over the phones' means, Holm's adjustment, AndroidArena's adaptive metrics, and GUIOdyssey's action matching (AMS, offline SR)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from vlui.eval.metrics import (
     mean_stderr,
     offline_scores,
     paired,
+    phone_t_interval,
     repeat_ratio,
     swipe_direction,
     welch,
@@ -149,6 +150,35 @@ def test_bootstrap_differences_paired_and_unpaired() -> None:
     # no difference: p is 1 and the interval straddles 0
     same = bootstrap_difference(base, base[::-1], paired=False)
     assert same.ci95[0] < 0 < same.ci95[1] and same.p_value > 0.5
+
+
+def test_the_t_interval_over_phones_by_hand() -> None:
+    # phone means 0.3, 0.5, 0.5, 0.7 (each over the seeds that observed it): mean 0.5, s = sqrt(0.08 / 3),
+    # s.e. = s / 2 = 0.0816497, t(0.975, 3 dof) = 3.182446, half-width 0.2598457
+    nan = np.nan
+    m = [[0.1, 0.5, nan, 0.6, nan],
+         [0.3, nan, 0.5, 0.8, nan],  # the last phone: no seed counted an episode there, not a phone of the sample
+         [0.5, nan, nan, nan, nan],
+         [nan] * 5]  # a seed with nothing counted
+    t = phone_t_interval(m)
+    assert (t.mean, t.phones, t.level) == (0.5, 4, 0.95) and t.stderr == pytest.approx(0.0816497, abs=1e-7)
+    assert (t.low, t.high) == (pytest.approx(0.2401543, abs=1e-7), pytest.approx(0.7598457, abs=1e-7))
+    assert np.nanmean(m) == pytest.approx(3.3 / 7)  # every phone weighs alike, not every cell
+    narrower = phone_t_interval(m, level=0.9)  # t(0.95, 3 dof) = 2.353363
+    assert (narrower.low, narrower.high) == (pytest.approx(0.3078487, abs=1e-7), pytest.approx(0.6921513, abs=1e-7))
+    assert (t.low, t.high) == pytest.approx(stats.t.interval(0.95, 3, loc=0.5, scale=t.stderr))
+
+
+def test_the_t_interval_over_phones_is_clipped_and_needs_two_phones() -> None:
+    # phone means 0, 0, 0.1: 0.0333 ± 4.302653 x 0.0333 reaches below 0, which a rate cannot
+    t = phone_t_interval([[0.0, 0.0, 0.1]])
+    assert (t.low, t.high) == (0.0, pytest.approx(0.1767551, abs=1e-7))
+    same = phone_t_interval(np.full((3, 10), 1 / 6))
+    assert same.low == same.mean == same.high == 1 / 6 and same.stderr == 0
+    assert phone_t_interval([[0.3, np.nan], [0.5, np.nan]]) is None  # one phone observed: no spread across phones
+    assert phone_t_interval(np.full((2, 3), np.nan)) is None and phone_t_interval(np.zeros((2, 0))) is None
+    with pytest.raises(ValueError, match="seed x phone"):
+        phone_t_interval([0.1, 0.2])
 
 
 @pytest.mark.parametrize(("reference", "executed", "matched"), [

@@ -9,7 +9,9 @@
   ``RRR = L / L̂``. ``tr_normalised`` divides TR by its maximum ``Σ_i γ^(L-i)`` so that it lies in [0, 1].
 - Repeat-action ratio: the share of actions identical to the one before.
 - Comparing recipes: Welch's and the paired t-test across training seeds (scipy's t distribution), a bootstrap over
-  training seeds and phones for a mean or a difference, and Holm's adjustment where a report runs several tests.
+  training seeds and phones for a mean or a difference, a Student t interval over the phones' means (for a split of
+  few phones, where the percentile bootstrap's interval is too narrow), and Holm's adjustment where a report runs
+  several tests.
 - GUIOdyssey's offline scores (Lu et al. 2024, its ``GUIOdyssey_action_matching.py``): whether a predicted action
   matches the demonstrated one (:func:`actions_match`), the action matching score ``AMS = matched steps / steps``
   and the offline success rate ``SR = episodes with every step matched / episodes`` (:func:`offline_scores`).
@@ -292,6 +294,49 @@ def _spread(values: np.ndarray) -> tuple[float, float, float]:
     drawn = values[~np.isnan(values)]
     lo, hi = np.percentile(drawn, [2.5, 97.5])
     return float(lo), float(hi), float(drawn.std(ddof=1)) if drawn.min() < drawn.max() else 0.0
+
+
+# ------------------------------------------------------------------------- the t interval over the phones' means
+@dataclass(frozen=True)
+class PhoneInterval:
+    """The mean of the phones' mean success over a (training seed x phone) matrix, with its standard error and the
+    Student t interval at ``level`` over those phone means (:func:`phone_t_interval`)."""
+
+    mean: float
+    stderr: float
+    low: float
+    high: float
+    phones: int
+    level: float
+
+
+def phone_t_interval(matrix: np.ndarray | Sequence[Sequence[float]], level: float = 0.95) -> PhoneInterval | None:
+    """The Student t interval over the phones of ``matrix[seed, phone]`` (one training seed's success rate on one
+    phone; NaN where none of the seed's episodes on the phone counted): each phone's mean over the seeds that
+    observed it, then the mean of those phone means ± t(n - 1) times their standard error, n the phones observed.
+
+    The phones are its sample. A percentile bootstrap over ten phones draws from those ten values alone and
+    under-covers (its 95% interval holds the true mean less often than that); the t interval widens by the t quantile
+    of n - 1 degrees of freedom, which is why it is the interval to quote for the ten test snapshots
+    (docs/evaluation.md). The seeds enter only through the phone means: a seed better on every phone raises them all
+    alike and is not in their spread (the t-tests across seeds, :func:`welch`, measure that part). Its mean weights
+    every phone alike: the mean of the observed cells of :func:`bootstrap_ci` where every seed observed every phone.
+
+    Clipped to [0, 1], as :func:`wilson_interval` is: a rate cannot leave it (a bound clipped there says the interval
+    reaches past what a rate allows, as it does for rates near 0 over few phones). Where every phone's mean is the
+    same, the interval is that value. None where fewer than two phones were observed (no spread to measure)."""
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2:
+        raise ValueError(f"a t interval over phones needs a (seed x phone) matrix, not shape {m.shape}")
+    observed = m[:, ~np.isnan(m).all(axis=0)]
+    n = observed.shape[1]
+    if n < 2:
+        return None
+    means = np.nanmean(observed, axis=0)
+    mean = _mean(means[None, :])
+    stderr = float(means.std(ddof=1) / math.sqrt(n)) if means.min() < means.max() else 0.0
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * stderr
+    return PhoneInterval(mean, stderr, max(0.0, mean - half), min(1.0, mean + half), n, level)
 
 
 # ------------------------------------------------------------------ GUIOdyssey's action matching (offline scores)

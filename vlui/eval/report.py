@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable, Collection
 from pathlib import Path
@@ -20,11 +21,13 @@ from vlui.eval.metrics import (
     bootstrap_difference,
     holm,
     mean_stderr,
+    phone_t_interval,
     welch,
     wilson_interval,
 )
 
 BOOTSTRAP = "bootstrap over seeds and phones"
+T_OVER_PHONES = "Student t over the phones' means"
 
 
 def _rate(records: list[dict[str, Any]], runs: list[int]) -> dict[str, Any]:
@@ -145,6 +148,17 @@ def bootstrap_summary(matrix: np.ndarray) -> dict[str, Any] | None:
             "phones": b.phones, "resamples": b.resamples, "method": BOOTSTRAP}
 
 
+def phone_t_summary(matrix: np.ndarray) -> dict[str, Any] | None:
+    """The 95% t interval over the phone means of a (seed x phone) success matrix (:func:`phone_t_interval`), for
+    results.json: its bounds, the mean of the phone means it is about, its standard error and the phones; None under
+    two observed phones."""
+    t = phone_t_interval(matrix)
+    if t is None:
+        return None
+    return {"low": t.low, "high": t.high, "mean": t.mean, "stderr": t.stderr, "phones": t.phones, "level": t.level,
+            "method": T_OVER_PHONES}
+
+
 def bootstrap_comparison(a: np.ndarray, b: np.ndarray, paired: bool) -> dict[str, Any] | None:
     """The bootstrap difference of two recipes' (seed x phone) success matrices over the same phones, for
     results.json; None where either has no observed cell."""
@@ -167,7 +181,8 @@ def holm_adjust(tests: list[dict[str, Any]]) -> None:
 def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
                  splits: dict[str, str]) -> dict[str, Any]:
     """Success of each policy (a training seed: its episodes pooled over runs), and per group of policies (one recipe)
-    the mean ± standard error across them and a 95% interval from a bootstrap over seeds and phones, overall, per
+    the mean ± standard error across them, a 95% interval from a bootstrap over seeds and phones (``ci95``) and the
+    95% t interval over the phones' means (``t_interval``, the one to quote for a split of few phones), overall, per
     task (or template) and per split (the phones of that split), with each seed's success on each phone
     (``per_phone``: snapshot -> checkpoint -> rate); then each pair of groups compared with Welch's t-test across
     seeds and the bootstrap difference over seeds and phones (each group's seeds drawn on their own, the phones
@@ -183,8 +198,9 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
         per_policy = {c: int(k) / int(n) if n else None for c, k, n in zip(paths, totals, counts, strict=True)}
         values = [v for v in per_policy.values() if v is not None]
         mean, se = mean_stderr(values) if values else (None, None)
+        _, rates = table.matrix(paths, families, phones)
         return {"mean": mean, "stderr": se if len(values) > 1 else None, "seeds": len(values),
-                "per_policy": per_policy, "ci95": bootstrap_summary(table.matrix(paths, families, phones)[1])}
+                "per_policy": per_policy, "ci95": bootstrap_summary(rates), "t_interval": phone_t_summary(rates)}
 
     out: dict[str, Any] = {"groups": {}, "comparisons": []}
     split_names = sorted({splits.get(p, "user") for p in table.phones})
@@ -245,7 +261,7 @@ def aggregate(records: list[dict[str, Any]], splits: dict[str, str], meta: dict[
         "per_family": {f: {**_rate(rs, runs), **({"instances": len({r["task"] for r in rs})}
                                                  if any("@" in r["task"] for r in rs) else {})}
                        for f, rs in by_family.items()},
-        "per_snapshot": {s: _rate(rs, runs) for s, rs in sorted(by_snap.items())},
+        "per_snapshot": {s: {**_rate(rs, runs), "split": splits.get(s, "user")} for s, rs in sorted(by_snap.items())},
         "per_split": {s: _rate(rs, runs) for s, rs in sorted(by_split.items())},
         "per_split_task": {s: {t: _rate(by_split_task[s, t], runs) for t in by_task} for s in sorted(by_split)},
         "per_split_family": {s: {f: _rate(by_split_family[s, f], runs) for f in by_family} for s in sorted(by_split)},
@@ -473,18 +489,33 @@ def constraints_table(c: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _mean_ci(s: dict[str, Any]) -> str:
-    """A group's success as a table cell: the mean across seeds and the bootstrap interval over seeds and phones."""
+def _mean_ci(s: dict[str, Any], t: bool = False) -> str:
+    """A group's success as a table cell: the mean across seeds and the bootstrap interval over seeds and phones;
+    with ``t``, also the t interval over the phones' means (absent from results.json written before it was added)."""
     if s["mean"] is None:
         return "–"
     ci = s["ci95"]
     return (f"{100 * s['mean']:.1f}% [{100 * ci['low']:.1f}, {100 * ci['high']:.1f}]"
+            + (f" {t_text(s['t_interval'])}" if t and s.get("t_interval") else "")
             + (" (1 seed)" if s["seeds"] == 1 else ""))
+
+
+def t_text(t: dict[str, Any]) -> str:
+    """The t interval over the phones' means (:func:`phone_t_summary`) as it follows a mean in a table cell."""
+    return f"(t over {t['phones']} phones [{100 * t['low']:.1f}, {100 * t['high']:.1f}])"
+
+
+T_EXPLAINED = ("\"t over N phones [ ]\", after the cells of all tasks: the 95% Student t interval over the N phones' "
+               "means (each phone's success averaged over the seeds, then t with N - 1 degrees of freedom around their "
+               "mean, the cell's mean where every seed counted as many episodes on every phone), the interval to quote "
+               "for a split of few phones such as the 10 test snapshots, where the percentile bootstrap's is too "
+               "narrow (docs/evaluation.md).")
 
 
 def seeds_table(seeds: dict[str, Any]) -> str:
     """Success per group of policies: the mean across its training seeds with a 95% bootstrap interval over seeds and
-    phones, per task and overall (and per split when there are several), then the comparisons of the groups."""
+    phones, per task and overall (and per split when there are several) and, overall and per split, the t interval
+    over the phones' means beside it; then the comparisons of the groups."""
     groups = seeds["groups"]
     names = [g or "policy" for g in groups]
     counts = [f"{g['overall']['seeds']} seed{'s' if g['overall']['seeds'] != 1 else ''}" for g in groups.values()]
@@ -494,15 +525,66 @@ def seeds_table(seeds: dict[str, Any]) -> str:
     for f in first["per_family"]:
         lines.append(f"| {f} | " + " | ".join(_mean_ci(g["per_family"][f]) for g in groups.values()) + " |")
     for s in first["per_split"] if len(first["per_split"]) > 1 else []:
-        lines.append(f"| *{s} snapshots* | " + " | ".join(_mean_ci(g["per_split"][s]) for g in groups.values())
-                     + " |")
-    lines.append("| **all** | " + " | ".join(_mean_ci(g["overall"]) for g in groups.values()) + " |")
+        lines.append(f"| *{s} snapshots* | "
+                     + " | ".join(_mean_ci(g["per_split"][s], t=True) for g in groups.values()) + " |")
+    lines.append("| **all** | " + " | ".join(_mean_ci(g["overall"], t=True) for g in groups.values()) + " |")
     lines += ["", f"Each cell: the mean across training seeds of each seed's success, in [ ] its 95% interval from a "
               f"{BOOTSTRAP} ({BOOTSTRAP_RESAMPLES:,} resamples, each drawing the seeds and, independently, the "
-              "phones with replacement: both are samples, of the training randomness and of the phones users have)."]
+              "phones with replacement: both are samples, of the training randomness and of the phones users have). "
+              + T_EXPLAINED]
     for c in seeds["comparisons"]:
         lines += ["", comparison(c)]
     return "\n".join(lines)
+
+
+def phones_table(result: dict[str, Any]) -> str:
+    """Success on each phone as a Markdown table, a row per phone (by split): with several policies, per group
+    :func:`seeds_phones_table`'s cells; else the phone's success over its episodes and how many counted."""
+    split_of = {p: r["split"] for p, r in result["per_snapshot"].items() if "split" in r}
+    if "seeds" in result:
+        return seeds_phones_table(result["seeds"]["groups"], split_of)
+    rows = sorted(result["per_snapshot"].items(), key=lambda item: (split_of.get(item[0], ""), _in_order(item[0])))
+    lines = ["| phone | split | success | episodes |", "| --- | --- | --- | --- |"]
+    lines += [f"| {p} | {split_of.get(p, '–')} | {_rate_text(r['success_rate'])} | {r['episodes']} |" for p, r in rows]
+    return "\n".join(lines)
+
+
+def seeds_phones_table(groups: dict[str, Any], split_of: dict[str, str] | None = None) -> str:
+    """Each phone's success per group of policies (:func:`across_seeds`'s ``groups``) as a Markdown table, a row per
+    phone: the mean over the seeds that counted an episode on it and, in ( ), each seed's success in the order the
+    column's head names them ("–" where the seed counted none); with ``split_of`` (phone -> split), the phone's
+    split beside it, the rows in order of it."""
+    phones = sorted({p for g in groups.values() for p in g["per_phone"]},
+                    key=lambda p: (split_of.get(p, "") if split_of else "", _in_order(p)))
+
+    def head(name: str, checkpoints: list[str]) -> str:
+        seeds = ", ".join(Path(c).name or c for c in checkpoints)
+        return f"{name or 'policy'}: mean ({seeds})" if len(checkpoints) > 1 else f"{name or 'policy'} ({seeds})"
+
+    def cell(g: dict[str, Any], phone: str) -> str:
+        if phone not in g["per_phone"]:
+            return "–"
+        rates = [g["per_phone"][phone][c] for c in g["checkpoints"]]
+        seen = [v for v in rates if v is not None]
+        mean = _rate_text(sum(seen) / len(seen) if seen else None)
+        return mean if len(rates) == 1 else f"{mean} ({', '.join(_rate_text(v) for v in rates)})"
+
+    heads = ["phone", *(["split"] if split_of else []), *(head(n, g["checkpoints"]) for n, g in groups.items())]
+    lines = ["| " + " | ".join(heads) + " |", "| --- " * len(heads) + "|"]
+    for p in phones:
+        cells = [p, *([split_of.get(p, "–")] if split_of else []), *(cell(g, p) for g in groups.values())]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _in_order(phone: str) -> list[str | int]:
+    """A phone's sort key that puts ``val-0-2`` before ``val-0-10``: its runs of digits compared as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", phone)]
+
+
+def _rate_text(v: float | None) -> str:
+    """A success rate in % as a table cell, without the % sign; a dash where none counted."""
+    return "–" if v is None else f"{100 * v:.1f}"
 
 
 def ci_points(ci: list[float]) -> str:
@@ -581,6 +663,9 @@ def write(result: dict[str, Any], out: Path) -> dict[str, Path]:
         md += ["", f"{o['infra_failures']} episode(s) failed for infrastructure reasons and are not counted."]
     if result.get("llm"):
         md += ["", usage_line(result["llm"])]
+    md += ["", "## Per phone", "", "Success on each phone, in %" + (
+        ": per group of policies, the mean over its training seeds and, in ( ), each seed's." if "seeds" in result
+        else ", over its episodes (all runs)."), "", phones_table(result)]
     if result.get("by_setting"):
         md += ["", "## By phone setting", "", axes.EXPLAINED, "", *axes.table(result["by_setting"])]
     if result.get("compared"):

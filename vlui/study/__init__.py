@@ -35,6 +35,7 @@ from vlui.eval import axes
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
 from vlui.eval.report import (
     BOOTSTRAP,
+    T_EXPLAINED,
     PhoneTable,
     across_seeds,
     bootstrap_comparison,
@@ -43,6 +44,8 @@ from vlui.eval.report import (
     comparison,
     holm_adjust,
     p_text,
+    seeds_phones_table,
+    t_text,
     verdict,
 )
 from vlui.processes import call_child, child_env, cores, threads_per_job
@@ -471,7 +474,8 @@ def progress_lines(study: Study, found: list[dict[str, Any]]) -> list[str]:
 
 def rows(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, Any]]:
     """One row per (arm, split, task or 'all'): mean and standard error across seeds, the 95% interval of the
-    bootstrap over seeds and phones, and each seed's success."""
+    bootstrap over seeds and phones, the 95% t interval over the phones' means (``t_interval``, None under two
+    phones), and each seed's success."""
     out = []
     for split in study.splits:
         groups = evaluated[split].seeds["groups"]
@@ -480,8 +484,8 @@ def rows(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, Any]]
             for task, s in [*g["per_family"].items(), ("all", g["overall"])]:
                 ci = s["ci95"] or {}
                 out.append({"arm": arm, "split": split, "task": task, "mean": s["mean"], "stderr": s["stderr"],
-                            "ci_low": ci.get("low"), "ci_high": ci.get("high"), "seeds": s["seeds"],
-                            "per_seed": list(s["per_policy"].values())})
+                            "ci_low": ci.get("low"), "ci_high": ci.get("high"), "t_interval": s["t_interval"],
+                            "seeds": s["seeds"], "per_seed": list(s["per_policy"].values())})
     return out
 
 
@@ -607,13 +611,14 @@ def _paired_sentence(c: dict[str, Any]) -> str:
 
 
 def summary(study: Study, table: list[dict[str, Any]]) -> list[str]:
-    """The report's first table: each arm's success over all tasks on every split, the validation phones first and
-    the test snapshots in the last column, marked as reported once; then the arm the study chooses on validation."""
+    """The report's first table: each arm's success over all tasks on every split with both intervals (:func:`_pct`),
+    the validation phones first and the test snapshots in the last column, marked as reported once; then the arm the
+    study chooses on validation."""
     names = [f"{s} (reported once)" if s == TEST else f"{s} (chosen on)" if s == SELECT_ON else s
              for s in study.splits]
     lines = ["## Summary", "", "| arm | " + " | ".join(names) + " |", "| --- " * (len(names) + 1) + "|"]
     for arm in study.arms:
-        cells = [_pct(next(r for r in table if r["arm"] == arm and r["split"] == s and r["task"] == "all"))
+        cells = [_pct(next(r for r in table if r["arm"] == arm and r["split"] == s and r["task"] == "all"), t=True)
                  for s in study.splits]
         lines.append(f"| {arm} | " + " | ".join(cells) + " |")
     chosen = selected(study, table)
@@ -623,11 +628,13 @@ def summary(study: Study, table: list[dict[str, Any]]) -> list[str]:
     return [*lines, ""]
 
 
-def _pct(row: dict[str, Any]) -> str:
-    """A table cell: the mean across seeds with the 95% bootstrap interval over seeds and phones, in %."""
+def _pct(row: dict[str, Any], t: bool = False) -> str:
+    """A table cell: the mean across seeds with the 95% bootstrap interval over seeds and phones, in %; with ``t``,
+    the 95% t interval over the phones' means after it (where the split has two phones or more)."""
     if row["mean"] is None:
         return "–"
-    return f"{100 * row['mean']:.1f} [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+    cell = f"{100 * row['mean']:.1f} [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+    return cell + (f" {t_text(row['t_interval'])}" if t and row["t_interval"] else "")
 
 
 def _paper(study: Study, arm: str, task: str, split: str) -> str:
@@ -645,11 +652,12 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
     table = rows(study, evaluated)
     with open(out / "results.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["arm", "split", "task", "mean", "stderr", "ci_low", "ci_high", "seeds",
+        w.writerow(["arm", "split", "task", "mean", "stderr", "ci_low", "ci_high", "t_low", "t_high", "seeds",
                     *[f"seed{s}" for s in study.seeds]])
         for r in table:
-            w.writerow([r["arm"], r["split"], r["task"], r["mean"], r["stderr"], r["ci_low"], r["ci_high"], r["seeds"],
-                        *r["per_seed"]])
+            t = r["t_interval"] or {}
+            w.writerow([r["arm"], r["split"], r["task"], r["mean"], r["stderr"], r["ci_low"], r["ci_high"],
+                        t.get("low"), t.get("high"), r["seeds"], *r["per_seed"]])
     with open(out / "per_phone.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, ["arm", "split", "snapshot", "seed", "success"])
         w.writeheader()
@@ -666,8 +674,8 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
              f"{len(study.seeds)} training seeds per arm; each cell is the mean across seeds, in %, and in [ ] its 95% "
              f"interval from a {BOOTSTRAP} ({BOOTSTRAP_RESAMPLES:,} resamples, each drawing the seeds and, "
              "independently, the phones with replacement: both are samples, of the training randomness and of the "
-             "phones users have), per task and overall alike; each seed's success is in `results.csv`, each seed's "
-             "on each phone in `per_phone.csv`. Evaluated on "
+             "phones users have), per task and overall alike. " + T_EXPLAINED + " Each seed's success is in "
+             "`results.csv`, each seed's on each phone in `per_phone.csv` and under Per phone. Evaluated on "
              + "; ".join(f"{split}: {split_words(study, split)}" for split in study.splits)
              + " (one run each: the phone and the policies are deterministic).", ""]
     lines += summary(study, table)
@@ -682,7 +690,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
             cells = [f" {PAPER_TASKS.get(task, task) if task != 'all' else '**all**'}"]
             for arm in study.arms:
                 r = next(x for x in table if x["arm"] == arm and x["split"] == split and x["task"] == task)
-                cells.append(f" {_pct(r)}")
+                cells.append(f" {_pct(r, t=task == 'all')}")
             if has_paper:
                 cells += [f" {_paper(study, arm, task, split) or '–'}" for arm in study.arms
                           if any(_paper(study, arm, t, split) for t in tasks)]
@@ -711,6 +719,11 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
         lines += [f"## By phone setting ({where})", "", f"Success on {split_words(study, where)}, by phone setting. "
                   + axes.EXPLAINED + " Every split's: `by_setting.csv`.", "",
                   *axes.table({arm: settings.get((arm, where), []) for arm in study.arms}), ""]
+    lines += ["## Per phone", "", "Success on each phone, in %: per arm, the mean over its training seeds and, in ( ), "
+              "each seed's (`per_phone.csv`).", ""]
+    for split in study.splits:
+        groups = evaluated[split].seeds["groups"]
+        lines += [f"{split}:", "", seeds_phones_table({arm: groups[arm] for arm in study.arms}), ""]
     if study.paper:
         fig = paper_numbers()[study.paper]
         lines += ["## The paper", "", f"{fig['what']}. Source: {' '.join(str(fig['source']).split())}", ""]
