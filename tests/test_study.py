@@ -170,13 +170,19 @@ def test_online_runs_learning_curves_go_into_the_report(tmp_path: Path, monkeypa
 def _report_of(study, base: dict[int, int], gain: dict[int, int], tmp_path: Path) -> str:
     """The study's report from evaluations made of episodes: 20 per policy and split, the dagger arm's seed s
     succeeding in base[s] of them and the ppo arm's in base[s] + gain[s]."""
+    return _report_with(study, lambda arm, seed: base[seed] + (gain[seed] if arm == "ppo" else 0), tmp_path)
+
+
+def _report_with(study, succeeded, tmp_path: Path) -> str:
+    """The study's report from evaluations made of episodes: one on each of 20 phones per policy and split, the
+    seed s of an arm succeeding on the first succeeded(arm, s) phones."""
     from vlui.eval.report import across_seeds
     from vlui.study import evaluation_name, report
 
     groups = {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
     for split in study.splits:
         records = [{"task": "alarm_1030", "snapshot": f"s{i}", "run": 0, "checkpoint": groups[arm][seed],
-                    "success": i < base[seed] + (gain[seed] if arm == "ppo" else 0)}
+                    "success": i < succeeded(arm, seed)}
                    for arm in study.arms for seed in study.seeds for i in range(20)]
         out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, split)
         out.mkdir(parents=True, exist_ok=True)
@@ -254,6 +260,47 @@ def test_a_run_started_from_another_arms_run_is_compared_seed_by_seed(tmp_path: 
     text = _report_of(study, {0: 10, 1: 13, 2: 16}, {0: 2, 1: 2, 2: 2}, tmp_path)
     assert ("**all tasks**: +10.0 points in every seed (no spread across seeds for a t-test; paired bootstrap over "
             "seeds and phones: 95% CI [") in text
+
+
+def test_the_configurations_study_tests_each_step_against_the_one_before(tmp_path: Path, monkeypatch) -> None:
+    # success out of 20 phones for seeds 0, 1, 2: 7 -> 21 a clear step, 21 -> 35 a small one, 35 -> 100 a large
+    # one, 100 -> 500 none
+    from vlui.study import stored_differences
+
+    monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
+    study = load("configurations")
+    assert study.compare == "consecutive" and load("quickstart").compare == "first"
+    successes = {"7": 2, "21": 6, "35": 7, "100": 14, "500": 14}
+    text = _report_with(study, lambda arm, seed: successes[arm] + seed, tmp_path)
+    assert "(Welch's, each arm against the one before it; paired by seed" in text
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    for step, points in (("21 − 7", "+20.0"), ("35 − 21", "+5.0"), ("100 − 35", "+35.0"), ("500 − 100", "+0.0")):
+        mine = [line for line in lines if line.startswith(f"- {step}: {points} points (Welch's t-test")]
+        assert len(mine) == 3, step  # on every split: val, train and test
+        # four tests a split, each adjusted for the other three, the t-tests and the bootstrap tests apart
+        assert all(len(_p_values(line)) == 2 and "Holm-adjusted for 4 tests p = " in line for line in mine)
+    assert not any(line.startswith(("- 7 − ", "- 35 − 7", "- 500 − 7")) for line in lines)  # not against the first
+    step_21 = next(line for line in lines if line.startswith("- 21 − 7"))
+    assert step_21.endswith("a difference unlikely to be noise.")
+    assert next(line for line in lines if line.startswith("- 500 − 100")).endswith(
+        "not distinguishable from noise at this number of seeds and phones.")
+    # a study reported before it compared consecutive arms: the same tests from its results.csv and per_phone.csv
+    found = json.loads((tmp_path / "report" / "study.json").read_text())["differences"]
+    stored = stored_differences(tmp_path / "report")
+    assert list(stored) == list(study.splits)
+    for split, tests in stored.items():
+        assert [(c["a"], c["b"]) for c in tests] == [("21", "7"), ("35", "21"), ("100", "35"), ("500", "100")]
+        for c, live in zip(tests, found[split], strict=True):
+            assert (c["a"], c["b"]) == (live["a"], live["b"])
+            assert c["p_holm"] == pytest.approx(live["p_holm"]) and c["ci95"] == pytest.approx(live["ci95"])
+            boot, live_boot = c["bootstrap"], live["bootstrap"]
+            assert [boot["difference"], *boot["ci95"], boot["p_holm"]] == pytest.approx(
+                [live_boot["difference"], *live_boot["ci95"], live_boot["p_holm"]])
+    spec = yaml.safe_load(yaml.safe_dump(studies()["configurations"]))
+    (tmp_path / "studies.yaml").write_text(yaml.safe_dump({"configurations": {**spec, "compare": "previous"}}))
+    with pytest.raises(VluiError, match=r"^study configurations: compare: 'previous' is not one of: first \(each arm "
+                                        r"against the first\); consecutive \(each arm against the one before it\)$"):
+        load("configurations", path=tmp_path / "studies.yaml")
 
 
 def test_studies_choose_on_validation_and_report_test_last() -> None:

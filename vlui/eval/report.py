@@ -178,6 +178,22 @@ def holm_adjust(tests: list[dict[str, Any]]) -> None:
         test.update(p_holm=p, holm_tests=len(tests))
 
 
+def group_comparison(a: str, b: str, seeds_a: list[float], seeds_b: list[float], rates_a: np.ndarray,
+                     rates_b: np.ndarray) -> dict[str, Any]:
+    """Group ``a`` of policies (a recipe's training seeds) against group ``b``, for results.json: Welch's t-test of
+    their seeds' success (``seeds_a``, ``seeds_b``) and the bootstrap difference of their (seed x phone) success
+    matrices ``rates_a``, ``rates_b`` over the same phones, each group's seeds drawn on their own, the phones shared.
+    The p-values are not yet Holm-adjusted: that is over the family of tests they are part of (:func:`holm_adjust`)."""
+    d = welch(seeds_a, seeds_b)
+    return {"a": a, "b": b, **({
+        "difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95),
+        "t": None if math.isinf(d.t) else d.t, "dof": d.dof, "p_value": d.p_value,
+        "test": "Welch's t-test across seeds"}
+        if d else {"difference": None, "note": "needs at least two seeds (policies) in each group for a "
+                                              "t-test across seeds"}),
+        "bootstrap": bootstrap_comparison(rates_a, rates_b, False)}
+
+
 def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
                  splits: dict[str, str]) -> dict[str, Any]:
     """Success of each policy (a training seed: its episodes pooled over runs), and per group of policies (one recipe)
@@ -217,16 +233,9 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
     names = list(groups)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            va = [v for v in out["groups"][a]["overall"]["per_policy"].values() if v is not None]
-            vb = [v for v in out["groups"][b]["overall"]["per_policy"].values() if v is not None]
-            d = welch(va, vb)
-            out["comparisons"].append({"a": a, "b": b, **({
-                "difference": d.difference, "stderr": d.stderr, "ci95": list(d.ci95),
-                "t": None if math.isinf(d.t) else d.t, "dof": d.dof, "p_value": d.p_value,
-                "test": "Welch's t-test across seeds"}
-                if d else {"difference": None, "note": "needs at least two seeds (policies) in each group for a "
-                                                      "t-test across seeds"}),
-                "bootstrap": bootstrap_comparison(table.matrix(groups[a])[1], table.matrix(groups[b])[1], False)})
+            va, vb = ([v for v in out["groups"][g]["overall"]["per_policy"].values() if v is not None] for g in (a, b))
+            out["comparisons"].append(group_comparison(a, b, va, vb, table.matrix(groups[a])[1],
+                                                       table.matrix(groups[b])[1]))
     holm_adjust([c for c in out["comparisons"] if c["difference"] is not None])
     holm_adjust([c["bootstrap"] for c in out["comparisons"] if c["bootstrap"]])
     return out

@@ -23,9 +23,11 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from vlui.algos.settings import CURVE_COLUMNS
@@ -42,6 +44,7 @@ from vlui.eval.report import (
     bootstrap_summary,
     ci_points,
     comparison,
+    group_comparison,
     holm_adjust,
     p_text,
     seeds_phones_table,
@@ -63,6 +66,8 @@ SPLITS = {"val": "the 50 validation phones", "train": "the 35 training snapshots
 SELECT_ON = "val"  # the split a study chooses on (docs/evaluation.md, "Held out means held out")
 TEST = "test"  # the split a study reports once, last, and never chooses on
 DEFAULT_SPLITS = {SELECT_ON: SELECT_ON, "train": "train", TEST: TEST}
+# a study's `compare:` -> the arms its report tests, in words ("first" where it names none)
+COMPARE = {"first": "each arm against the first", "consecutive": "each arm against the one before it"}
 
 
 @dataclass
@@ -81,6 +86,7 @@ class Study:
     evaluate: list[str] = field(default_factory=list)  # more evaluate.py overrides (e.g. tasks=...)
     chosen: list[str] = field(default_factory=list)  # --arms: the arms asked for (empty: all of them)
     chosen_splits: list[str] = field(default_factory=list)  # --splits: the splits asked for (empty: all of them)
+    compare: str = "first"  # which arms the report tests against which (:data:`COMPARE`)
 
 
 def studies(path: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -104,6 +110,10 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
         raise VluiError(f"--size must be cpu or gpu, not {size!r}")
     if seeds < 1:
         raise VluiError("--seeds must be at least 1 (3 or more for an error bar)")
+    compare = str(spec.get("compare", "first"))
+    if compare not in COMPARE:
+        raise VluiError(f"study {name}: compare: {compare!r} is not one of: "
+                        + "; ".join(f"{k} ({v})" for k, v in COMPARE.items()))
     sized = spec[size]
     every = {str(k): [str(v) for v in vs] for k, vs in sized["arms"].items()}
     kept = _with_starts(every, arms) if arms else every
@@ -120,7 +130,7 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
         every_split = {k: v for k, v in every_split.items() if k in splits or k == SELECT_ON}
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
                  datasets, base, kept, list(range(seeds)), every_split,
-                 [str(v) for v in sized.get("evaluate", [])], list(arms or []), list(splits or []))
+                 [str(v) for v in sized.get("evaluate", [])], list(arms or []), list(splits or []), compare)
 
 
 def _datasets_named(overrides: list[str]) -> set[str]:
@@ -560,16 +570,20 @@ def paired_comparisons(study: Study, table: list[dict[str, Any]], split: str,
 def differences(study: Study, table: list[dict[str, Any]],
                 evaluated: dict[str, Evaluation]) -> dict[str, list[dict[str, Any]]]:
     """Per split, the comparisons the report prints: each arm that starts from no other arm against the study's first
-    arm (Welch's t-test across seeds and the bootstrap over seeds and phones), and each arm against the arm it starts
-    from (:func:`paired_comparisons`), overall and per task. The overall comparisons of a split are its family of
+    arm, or with ``compare: consecutive`` against the arm before it (:func:`against_the_one_before`), by Welch's
+    t-test across seeds and the bootstrap over seeds and phones; and each arm against the arm it starts from
+    (:func:`paired_comparisons`), overall and per task. The overall comparisons of a split are its family of
     planned tests: their p-values are Holm-adjusted over that family (the t-tests and the bootstrap tests each on
     their own), since the more tests a report runs the more come out below 0.05 by chance. Per-task differences are
     exploratory and printed unadjusted, saying so."""
     first = next(iter(study.arms))
     out = {}
     for split in study.splits:
-        pairs = [c for c in evaluated[split].seeds["comparisons"]
-                 if first in (c["a"], c["b"]) and started_from(study, c["a"] if c["b"] == first else c["b"]) is None]
+        if study.compare == "consecutive":
+            pairs = against_the_one_before(study, evaluated[split])
+        else:
+            pairs = [c for c in evaluated[split].seeds["comparisons"] if first in (c["a"], c["b"])
+                     and started_from(study, c["a"] if c["b"] == first else c["b"]) is None]
         paired_ones = paired_comparisons(study, table, split, evaluated[split])
         planned = [*pairs, *[c for c in paired_ones if c["task"] == "all"]]
         for test in [*pairs, *[c["bootstrap"] for c in pairs if c.get("bootstrap")]]:
@@ -579,6 +593,54 @@ def differences(study: Study, table: list[dict[str, Any]],
                     + [c["t_test"] for c in planned if c.get("t_test")])
         holm_adjust([c["bootstrap"] for c in planned if c.get("bootstrap")])
         out[split] = [*planned, *[c for c in paired_ones if c["task"] != "all"]]
+    return out
+
+
+def against_the_one_before(study: Study, evaluation: Evaluation) -> list[dict[str, Any]]:
+    """Each arm that starts from no other arm minus the arm before it in the study's order, for a study whose arms
+    are steps (7, 21, 35 training phones: did each step help?): Welch's t-test across seeds and the bootstrap over
+    seeds and phones on the phones both ran (:func:`~vlui.eval.report.group_comparison`), not yet Holm-adjusted. An
+    arm that starts from another arm's run is compared with that one, seed by seed (:func:`paired_comparisons`)."""
+    groups = evaluation.seeds["groups"]
+
+    def seeds(arm: str) -> list[float]:
+        return [v for v in groups[arm]["overall"]["per_policy"].values() if v is not None]
+
+    def rates(arm: str) -> np.ndarray:
+        return evaluation.phones.matrix(groups[arm]["checkpoints"])[1]
+
+    arms = list(study.arms)
+    return [group_comparison(arm, before, seeds(arm), seeds(before), rates(arm), rates(before))
+            for before, arm in pairwise(arms) if started_from(study, arm) is None]
+
+
+def stored_differences(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """Per split, each arm minus the one before it, recomputed from a study report's folder as a study with
+    ``compare: consecutive`` tests them (:func:`against_the_one_before`, Holm-adjusted over the split's tests), so
+    that a study reported before it could need no evaluation run again: each seed's success, all tasks, from
+    ``results.csv`` (the t-test), each seed's success on each phone from ``per_phone.csv`` (the bootstrap; the
+    phones in the order an evaluation sorts them, so the resamples are the report's). The arms come in results.csv's
+    order, each compared unpaired: these files do not say which arm started from which."""
+    with open(folder / "results.csv", newline="", encoding="utf-8") as f:
+        overall = [r for r in csv.DictReader(f) if r["task"] == "all"]
+    with open(folder / "per_phone.csv", newline="", encoding="utf-8") as f:
+        cells = list(csv.DictReader(f))
+    seeds = sorted({int(c["seed"]) for c in cells})
+    out = {}
+    for split in dict.fromkeys(r["split"] for r in overall):
+        mine = [r for r in overall if r["split"] == split]
+        per_seed = {r["arm"]: [float(r[f"seed{s}"]) for s in seeds if r[f"seed{s}"] != ""] for r in mine}
+        phones = sorted({c["snapshot"] for c in cells if c["split"] == split})
+        rates = {r["arm"]: np.full((len(seeds), len(phones)), np.nan) for r in mine}
+        for c in cells:
+            if c["split"] == split and c["success"] != "":
+                rates[c["arm"]][seeds.index(int(c["seed"])), phones.index(c["snapshot"])] = float(c["success"])
+        arms = list(per_seed)
+        found = [group_comparison(arm, before, per_seed[arm], per_seed[before], rates[arm], rates[before])
+                 for before, arm in pairwise(arms)]
+        holm_adjust([c for c in found if c["difference"] is not None])
+        holm_adjust([c["bootstrap"] for c in found if c["bootstrap"]])
+        out[split] = found
     return out
 
 
@@ -696,8 +758,8 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                           if any(_paper(study, arm, t, split) for t in tasks)]
             lines.append("|" + " |".join(cells) + " |")
         if found[split]:
-            lines += ["", "Differences, each with a t-test across seeds (Welch's, each arm against the first; paired by "
-                      f"seed where an arm starts from another's policy) and a {BOOTSTRAP}. Overall differences are "
+            lines += ["", f"Differences, each with a t-test across seeds (Welch's, {COMPARE[study.compare]}; paired "
+                      f"by seed where an arm starts from another's policy) and a {BOOTSTRAP}. Overall differences are "
                       "this split's planned tests, their p also Holm-adjusted over them (t-tests and bootstrap tests "
                       "each on their own); per-task ones are exploratory and unadjusted:", "",
                       *[f"- {_paired_sentence(c) if 'task' in c else comparison(c)}" for c in found[split]]]
