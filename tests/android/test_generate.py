@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import shutil
 from collections import Counter
 
 import pytest
 
-from vlui.android import generate
+from vlui.android import distances, generate
 from vlui.android.i18n import locales
 from vlui.android.profiles import device_profiles, smallest_width_dp
+from vlui.android.screens import AXES
 from vlui.android.snapshot import (
     ENVS_DIR,
     configs_of_test_snapshots,
@@ -46,21 +48,35 @@ def test_generated_configurations_are_valid_and_cover_every_axis() -> None:
     snaps = [load_snapshot(ref) for ref in snapshot_refs("random:600", seed=1)]
     assert len({s.id for s in snaps}) == 600
     spec, pools = generate.distribution(), generator_pools()
-    held = pools.test_only["device"] | pools.validation["device"]
-    panels = pools.test_only["panel"] | pools.validation["panel"]
-    trained = {d for d in spec["device"] if d not in held
-               and (device_profiles()[d]["width"], device_profiles()[d]["height"]) not in panels}
-    assert {s.device for s in snaps} == trained and len(trained) >= 6
+    assert {s.device for s in snaps} == {"custom"}  # every one a screen of its own, drawn
+    assert len({s.size for s in snaps}) > 550 and {s.profile["kind"] for s in snaps} == {"phone", "tablet"}
+    assert 0.03 < sum(s.size[0] > s.size[1] for s in snaps) / 600 < 0.15  # landscape-natural tablets
     assert {s.font_scale for s in snaps} == {float(f) for f in spec["font_scale"]}
     assert {s.locale for s in snaps} == set(locales()) - pools.test_only["locale"] - pools.validation["locale"]
     assert {s.clock_dial for s in snaps} == {"circle", "rectangle"}
     assert 0.2 < sum(s.dark_theme for s in snaps) / 600 < 0.4
     assert sum(s.wallpaper.startswith("procedural-") for s in snaps) > 400
     assert len({s.time[11:13] for s in snaps}) == 24  # every hour of the day
-    for s in snaps:  # no screen narrower than the generator allows, and every density near the device's own
-        assert smallest_width_dp(s.profile, s.dpi) >= spec["min_width_dp"]
-        assert 0.7 <= s.dpi / s.profile["dpi"] <= 1.26
+    factors = {round(float(f), 2) for f in spec["density"]}
+    for s in snaps:  # within the ranges real devices span, and every density a display-size step of the panel's
+        g = generate.geometry(s)
+        short, long = sorted((g.width_dp, g.height_dp))
+        assert 239 < short and long / short <= 2.45 and 120 <= s.dpi <= 640, s.id
+        assert s.profile["kind"] == "tablet" or long >= 529, s.id
+        assert min(abs(s.dpi / s.profile["dpi"] - f) for f in factors) < 0.02, s.id
         assert 5 <= s.state["battery_level"] <= 100 and len(s.state["notifications"]) <= 4
+
+
+def test_five_thousand_drawn_phones_have_a_thousand_screen_sizes_and_none_in_a_held_out_region(tmp_path,
+                                                                                               capsys) -> None:
+    assert sim_main(["snapshots", "generate", "5000", "--seed", "3", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    sizes = int(out.split("): ")[1].split(" screen sizes")[0])
+    assert sizes >= 1000 and out.rstrip().endswith("0 in a test snapshot's held-out region"), out
+    pools = generator_pools()
+    for ref in snapshot_refs("random:5000", seed=3):
+        g = generate.geometry(load_snapshot(ref))
+        assert pools.region(g, "test_only") is None and pools.region(g, "validation") is None, ref
 
 
 def test_a_generated_configuration_never_equals_a_test_snapshot(monkeypatch) -> None:
@@ -70,7 +86,9 @@ def test_a_generated_configuration_never_equals_a_test_snapshot(monkeypatch) -> 
     redrawn = generate.generated_fields(0, 0, pools, avoid | {generate.config_key(first)})
     assert generate.config_key(redrawn) != generate.config_key(first)  # that draw was taken, so it drew again
     # a distribution that can only draw one configuration, which is taken: a clear error, not a test snapshot
-    one = {**generate.distribution(), "device": {"Pixel 3": 1}, "density": {1.0: 1}, "font_scale": {1.0: 1},
+    screen = {"kinds": {"phone": {"weight": 1, "layout": "phone", "width_dp": [360, 360], "aspect": [2.0, 2.0],
+                                  "dpi": [440, 440], "max_pixels": 3200}}}
+    one = {**generate.distribution(), "screen": screen, "density": {1.0: 1}, "font_scale": {1.0: 1},
            "locale": ["en-US"], "wallpaper": {"bmoca": 1}, "dark_theme": 0.0, "home_layout": {"default": 1},
            "clock_dial": {"circle": 1}}
     monkeypatch.setattr(generate, "distribution", lambda: one)
@@ -192,11 +210,17 @@ def test_the_test_only_values_are_what_the_test_snapshots_use_and_no_training_sn
     assert pools.test_only["device"] == {"Pixel 6", "WXGA Tablet"}
     assert pools.test_only["locale"] == {"ko-KR", "ur-PK", "ar-EG"}
     assert pools.test_only["wallpaper"] == {"005", "009", "011", "012"}
-    assert pools.test_only["screen"] == {(1080, 2340, 550), (1080, 2400, 700), (1280, 800, 160)}  # Pixel 5 @ 550 too
     assert pools.test_only["script"] == {"cjk-kr", "urdu"} and pools.test_only["density"] == {1.67}
+    # a region around every test screen no training snapshot has: the Pixel 5 at 550 dpi only as far as the Pixel 4
+    # at 550 dpi (a training snapshot) allows, 108 and 109 a full radius
+    regions = {r.name: (r.screen, round(r.radius, 2)) for r in pools.test_regions}
+    assert regions == {"107": ((1080, 2340, 550, "phone"), 0.45), "108": ((1080, 2400, 700, "phone"), 1.0),
+                       "109": ((1280, 800, 160, "tablet"), 1.0)}
     for axis, values in pools.validation.items():  # the validation pool shares nothing with test or training
         assert not values & pools.test_only[axis], axis
-    assert pools.rates == {"device": 0.2, "density": 0.3, "locale": 0.3, "wallpaper": 0.8}
+    assert not any(v.overlaps(t) for v in pools.validation_regions for t in pools.test_regions)
+    assert pools.rates == {"screen": 0.3, "density": 0.1, "locale": 0.3, "wallpaper": 0.8}
+    assert pools.tablets == 0.0 and set(pools.font_scales) == {1.0}
 
 
 @pytest.mark.slow  # 6-10 s: ten thousand phones drawn
@@ -209,8 +233,8 @@ def test_ten_thousand_training_phones_never_take_a_test_only_or_a_validation_val
         for axis in generate.POOL_AXES:
             assert not values[axis] & pools.test_only[axis], (s.id, axis, values[axis])
             assert not values[axis] & pools.validation.get(axis, frozenset()), (s.id, axis, values[axis])
-    # Pixel 7 and 8 share the Pixel 6's panel: they are the test phone's screen under another name
-    assert not {s.device for s in snaps} & {"Pixel 6", "Pixel 7", "Pixel 8", "WXGA Tablet", "Pixel 4 XL", "Nexus 7"}
+        g = generate.geometry(s)
+        assert pools.region(g, "test_only") is None and pools.region(g, "validation") is None, s.id
 
 
 def test_validation_phones_take_validation_values_as_often_as_test_snapshots_take_test_only_ones() -> None:
@@ -223,13 +247,31 @@ def test_validation_phones_take_validation_values_as_often_as_test_snapshots_tak
     for s in snaps:
         values = _values(s)
         assert not any(values[axis] & pools.test_only[axis] for axis in generate.POOL_AXES), s.id
+        assert pools.region(generate.geometry(s), "test_only") is None, s.id
     share = {axis: sum(bool(_values(s)[axis] & pools.validation[axis]) for s in snaps) / len(snaps)
-             for axis in ("device", "locale", "wallpaper", "density")}
-    for axis in ("device", "locale", "wallpaper"):
+             for axis in ("locale", "wallpaper", "density")}
+    share["screen"] = sum(pools.region(generate.geometry(s), "validation") is not None for s in snaps) / len(snaps)
+    for axis in ("screen", "locale", "wallpaper", "density"):
         assert abs(share[axis] - pools.rates[axis]) < 0.06, (axis, share[axis])
-    assert 0.15 < share["density"] <= pools.rates["density"] + 0.06  # a dense factor is not drawn where too narrow
-    assert {s.device for s in snaps} >= {"Pixel 4 XL", "Nexus 7"} and {s.locale for s in snaps} >= {"th-TH", "fa-IR"}
+    # the test snapshots' mix: a tenth tablets (109, in its region), font scale 1.0, every validation screen drawn
+    assert abs(sum(s.profile["kind"] == "tablet" for s in snaps) / len(snaps) - 0.1) < 0.04
+    assert {s.font_scale for s in snaps} == {1.0} and {s.locale for s in snaps} >= {"th-TH", "fa-IR"}
+    centres = {r.screen[:2] for r in pools.validation_regions}
+    assert centres <= {s.size for s in snaps}
     assert not {s.id for s in snaps} & set(snapshot_refs("random:600", seed=0))
+
+
+def test_validation_is_at_least_as_far_from_training_as_the_test_snapshots_are() -> None:
+    table = distances.rows("random:2000")
+    summary = distances.summary(table)
+    test, val = summary["test, held-out screens"], summary["val, held-out screens"]
+    assert test["phones"] == 3 and val["phones"] >= 10
+    for key in ("mean distance", "least distance", *(f"least along {a}" for a in AXES)):
+        assert val[key] >= test[key], key
+    assert summary["val, all"]["mean distance"] >= summary["test, all"]["mean distance"]
+    for axis in distances.VALUE_AXES:  # and as often held out on the other axes, to sampling's noise on 50 phones
+        assert summary["val, all"][f"share {axis}"] >= summary["test, all"][f"share {axis}"] - 0.05, axis
+    assert "| 108 | test | 247x549 dp at 700 dpi | 108 |" in distances.markdown(table)
 
 
 def test_leaky_phones_take_the_test_only_values_loudly_and_never_validation_ones(caplog) -> None:
@@ -239,23 +281,29 @@ def test_leaky_phones_take_the_test_only_values_loudly_and_never_validation_ones
     assert "may take the values the test snapshots hold out" in caplog.text
     snaps = [load_snapshot(r) for r in refs]
     assert all(r.startswith("leaky-0-") for r in refs) and all(s.split == "leaky" for s in snaps)
-    leaked = [s for s in snaps if any(_values(s)[a] & pools.test_only[a] for a in generate.POOL_AXES)]
-    assert 0.3 < len(leaked) / len(snaps) < 0.8
+    leaked = [s for s in snaps if any(_values(s)[a] & pools.test_only[a] for a in generate.POOL_AXES)
+              or pools.region(generate.geometry(s), "test_only")]
+    assert 0.3 < len(leaked) / len(snaps) < 0.9
+    assert any(pools.region(generate.geometry(s), "test_only") for s in snaps)
     assert not any(_values(s)[a] & pools.validation.get(a, frozenset()) for s in snaps for a in generate.POOL_AXES)
+    assert not any(pools.region(generate.geometry(s), "validation") for s in snaps)
 
 
 def test_the_test_only_values_follow_the_snapshot_files(tmp_path) -> None:
-    # a set of snapshot files whose test phone 108 is a Galaxy Nexus: that device becomes test-only there
+    # a set of snapshot files whose test phone 108 is a Pixel C: its screen becomes the held-out one there
     envs = tmp_path / "envs"
     shutil.copytree(ENVS_DIR, envs)
     text = (envs / "108.yaml").read_text(encoding="utf-8")
-    (envs / "108.yaml").write_text(text.replace("device: Pixel 6", "device: Galaxy Nexus").replace("dpi: 700",
-                                                                                                   "dpi: 320"))
+    (envs / "108.yaml").write_text(text.replace("device: Pixel 6", "device: Pixel C").replace("dpi: 700",
+                                                                                              "dpi: 320"))
     pools = generator_pools(str(envs))
-    assert "Galaxy Nexus" in pools.test_only["device"] and "Pixel 6" not in pools.test_only["device"]
-    refs = snapshot_refs("random:300", seed=3, envs_dir=envs)
-    assert "Galaxy Nexus" not in {load_snapshot(r, envs).device for r in refs}
-    assert "Galaxy Nexus" in {load_snapshot(r).device for r in snapshot_refs("random:300", seed=3)}
+    assert "Pixel C" in pools.test_only["device"] and "Pixel 6" not in pools.test_only["device"]
+    assert {r.screen for r in pools.test_regions} >= {(2560, 1800, 320, "tablet")}
+    assert (1080, 2400, 700, "phone") not in {r.screen for r in pools.test_regions}
+    tablet = next(r for r in pools.test_regions if r.name == "108")
+    refs = snapshot_refs("random:3000", seed=3, envs_dir=envs)
+    assert not any(tablet.contains(generate.geometry(load_snapshot(r, envs))) for r in refs)
+    assert any(tablet.contains(generate.geometry(load_snapshot(r))) for r in snapshot_refs("random:3000", seed=3))
 
 
 def test_a_validation_value_that_training_uses_or_test_holds_out_is_refused(monkeypatch) -> None:
@@ -269,6 +317,25 @@ def test_a_validation_value_that_training_uses_or_test_holds_out_is_refused(monk
                 generator_pools()
         finally:
             generator_pools.cache_clear()
+
+
+@pytest.mark.parametrize(("screen", "message"), [
+    ({"width": 1080, "height": 2160, "dpi": 440},  # the Pixel 3 at 440 dpi, a training snapshot: 393 x 785 dp
+     "validation screen 0 (393x785 dp at 440 dpi) is within reach of a training snapshot's screen"),
+    ({"width": 1080, "height": 2400, "dpi": 640},
+     "validation screen 0 (270x600 dp at 640 dpi) comes within reach of test snapshot 108's region"),
+])
+def test_a_validation_screen_near_a_test_region_or_a_training_snapshot_is_refused(monkeypatch, screen,
+                                                                                  message) -> None:
+    spec = generate.distribution()
+    bad = {**spec, "validation": {**spec["validation"], "screens": [screen]}}
+    monkeypatch.setattr(generate, "distribution", lambda: bad)
+    generator_pools.cache_clear()
+    try:
+        with pytest.raises(VluiError, match=re.escape(message)):
+            generator_pools()
+    finally:
+        generator_pools.cache_clear()
 
 
 def test_the_phones_no_training_may_read_are_the_validation_phones_and_the_test_snapshots() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,62 @@ def test_malformed_snapshot_files_get_one_line_errors(tmp_path: Path, content: s
     assert message in str(err.value)
     assert "\n" not in str(err.value)
     assert str(path) in str(err.value)
+
+
+# ------------------------------------------------------------------------------------------ screens of their own
+def test_a_snapshot_may_give_its_screen_instead_of_a_profile(tmp_path: Path) -> None:
+    path = tmp_path / "slate.yaml"
+    path.write_text("id: slate\nlocale: en-US\nscreen: {width: 1600, height: 1000, dpi: 200}\n")
+    snap = read_snapshot(path)
+    # the screen as Android sees it: landscape-natural, a tablet (sw600dp: 800 dp), running at its own density
+    assert (snap.device, snap.size, snap.dpi) == ("custom", (1600, 1000), 200)
+    assert snap.profile == {"width": 1600, "height": 1000, "dpi": 200, "kind": "tablet",
+                            "model": "Android SDK built for x86"}
+    again = tmp_path / "again.yaml"
+    again.write_text(snap.to_yaml())
+    assert dataclasses.replace(read_snapshot(again), source="") == dataclasses.replace(snap, source="")
+    phone = tmp_path / "small.yaml"
+    phone.write_text("id: small\nlocale: en-US\ndpi: 480\nscreen: {width: 720, height: 1600, dpi: 400, "
+                     "kind: phone, orientation: portrait, model: Acme S1}\n")
+    small = read_snapshot(phone)
+    assert small.dpi == 480 and small.profile["dpi"] == 400 and small.profile["model"] == "Acme S1"
+    assert small.home_grid == (4, 5)  # 240 dp wide: the launcher's four columns
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("screen: {width: 0, height: 2400, dpi: 420}", "screen.width must be a whole number between 240 and 8192"),
+        ("screen: {width: 1080, height: -5, dpi: 420}", "screen.height must be a whole number between 240 and 8192"),
+        ("screen: {width: 1080, height: 2400, dpi: 5000}", "screen.dpi must be a whole number between 80 and 1000"),
+        ("screen: {width: 1080, height: 2400}", "screen.dpi is required"),
+        ("screen: {width: 1080.5, height: 2400, dpi: 420}", "screen.width must be a whole number"),
+        ("screen: {width: 600, height: 2400, dpi: 420}", "more than 3 times as long as it is wide"),
+        ("screen: {width: 1080, height: 2400, dpi: 420, kind: watch}", "screen.kind must be one of phone, tablet"),
+        ("screen: {width: 1080, height: 2400, dpi: 420, orientation: landscape}",
+         "screen.orientation says landscape but 1080x2400 is portrait"),
+        ("screen: {width: 1080, height: 2400, dpi: 420, size: 6.1}", "unknown field screen.size"),
+        ("screen: 1080x2400", "screen must be a mapping"),
+        ("device: Pixel 6\nscreen: {width: 1080, height: 2400, dpi: 420}", "give either device"),
+        ("device: custom", "device custom needs a screen"),
+        ("screen: {width: 720, height: 1280, dpi: 320}\ndpi: 640",
+         "dpi 640 leaves the 720x1280 screen 180 dp wide, under the 200 dp Android lays out; give a dpi of at most 576"),
+        ("device: Galaxy Nexus\ndpi: 900", "dpi 900 leaves the 720x1280 screen 128 dp wide"),
+    ],
+)
+def test_an_impossible_screen_is_refused_in_one_line_naming_the_field(tmp_path: Path, content: str,
+                                                                      message: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"id: x\nlocale: en-US\n{content}\n")
+    with pytest.raises(VluiError) as err:
+        read_snapshot(path)
+    assert message in str(err.value) and "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+def test_every_snapshot_file_reads_as_it_did() -> None:
+    # no snapshot of envs/ gives a screen: each keeps its profile's, and its file is what to_yaml writes
+    for ref in snapshot_ids("all"):
+        snap = load_snapshot(ref)
+        assert snap.screen is None and snap.profile is device_profiles()[snap.device]
+        text = (ENVS_DIR / f"{ref}.yaml").read_text(encoding="utf-8")
+        assert text.split("\n", 1)[1] == snap.to_yaml()

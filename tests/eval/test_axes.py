@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vlui.android import generate
 from vlui.android.snapshot import generator_pools, load_snapshot, snapshot_refs
 from vlui.cli import compose
 from vlui.eval.axes import AXES, breakdown, describe, describe_all, group, table
@@ -16,15 +17,17 @@ def test_a_phone_is_described_on_every_axis_with_its_held_out_values() -> None:
     train = describe("000")  # a B-MoCA training snapshot takes no held-out value
     assert set(train) == set(AXES) and train["held_out"] == ("none",) and train["held_out_count"] == ("0",)
     assert train["device"] == ("Pixel 3",) and train["kind"] == ("phone",) and train["density"] == ("x0.75",)  # 330 dpi on a 440-dpi Pixel 3
-    tablet = describe("109")  # B-MoCA's test tablet: its device and its locale are test-only
-    assert tablet["kind"] == ("tablet",) and {"device", "locale"} <= set(tablet["held_out"])
-    assert tablet["script"] == ("arabic",)
-    # a validation phone is under "device" exactly when its device is a validation device (from the pools, not
+    tablet = describe("109")  # B-MoCA's test tablet: its screen, its device and its locale are test-only
+    assert tablet["kind"] == ("tablet",) and {"screen", "device", "locale"} <= set(tablet["held_out"])
+    assert tablet["script"] == ("arabic",) and tablet["screen"] == ("tablet, landscape",)
+    assert describe("108")["screen"] == ("phone, under 300 dp",) and describe("100")["screen"] == ("phone, 300-400 dp",)
+    # a validation phone is under "screen" exactly when its screen is in a validation region (from the pools, not
     # written here)
-    validation = generator_pools().validation["device"]
+    pools = generator_pools()
     for ref in snapshot_refs("val", 0, None):
         described = describe(ref)
-        assert ("device" in described["held_out"]) == (load_snapshot(ref).device in validation), ref
+        in_region = pools.region(generate.geometry(load_snapshot(ref)), "validation") is not None
+        assert ("screen" in described["held_out"]) == in_region, ref
         assert described["held_out_count"] == (str(min(3, len(described["held_out"]) - ("none" in described[
             "held_out"]))) + ("+" if len(described["held_out"]) >= 3 else ""),)
 

@@ -26,7 +26,8 @@ from functools import lru_cache
 from typing import Any
 
 from vlui.android.i18n import locales
-from vlui.android.profiles import DATA_DIR, DIALS, WALLPAPERS, device_profiles, smallest_width_dp
+from vlui.android.profiles import CUSTOM, DATA_DIR, DIALS, WALLPAPERS, device_profiles, screen_profile
+from vlui.android.screens import Geometry, Region, check_screen, draw, held_out_regions
 from vlui.android.state import NOTIFYING_APPS
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
@@ -42,7 +43,7 @@ HOLDOUT_AXES = ("device", "locale", "script", "dark_theme", "font_scale", "densi
 # The axes on which the test snapshots' values are kept out of training (every value the test snapshots use and no
 # training snapshot does): a device by name and by its panel (two profiles with one panel are one screen), the
 # screen (panel and dpi), the density factor, the locale and its script, the wallpaper and the home layout's seed.
-POOL_AXES = ("device", "panel", "screen", "density", "locale", "script", "wallpaper", "home_layout")
+POOL_AXES = ("device", "density", "locale", "script", "wallpaper", "home_layout")
 MAX_SCAN = 200  # a sample looks at no more than this many indices per configuration it asks for
 REDRAWS = 100  # draws of one index before giving up on keeping clear of the test snapshots
 
@@ -68,46 +69,70 @@ class Pools:
     """The three disjoint pools of values generated configurations draw from.
 
     ``test_only``: per :data:`POOL_AXES` axis, the values the test snapshots use and no training snapshot does,
-    derived from the snapshot files (never written down by hand). ``validation``: the values of ``generator.yaml``'s
-    ``validation`` section, which no training draw takes either and which share nothing with ``test_only``.
-    ``rates``: per axis, the share of test snapshots that hold a test-only value there; a validation phone takes a
-    validation value on an axis that often, so that validation is as far from training as the test snapshots are.
+    derived from the snapshot files (never written down by hand); ``test_regions``: the regions of screens around the
+    test snapshots' screens that no training snapshot has (:func:`~vlui.android.screens.held_out_regions`).
+    ``validation`` and ``validation_regions``: the values and the screens of ``generator.yaml``'s ``validation``
+    section, which no training draw takes either and which share nothing with the test's. ``rates``: per held-out
+    axis (``screen``, ``density``, ``locale``, ``wallpaper``), the share of test snapshots that hold a test-only value
+    there; a validation phone takes a validation value on an axis that often, so that validation is as far from
+    training as the test snapshots are. ``tablets``: the share of tablets among the test snapshots on screens no
+    region holds, and ``font_scales`` the test snapshots' font scales: validation phones draw the same mix.
     Training draws (``random:N``) take neither pool's values; validation draws (``val:N``) never a test-only one;
     only ``leaky:N``, there to measure the leak, takes test-only values (never validation ones)."""
 
     test_only: Mapping[str, frozenset]
     validation: Mapping[str, frozenset]
     rates: Mapping[str, float]
+    test_regions: tuple[Region, ...] = ()
+    validation_regions: tuple[Region, ...] = ()
+    tablets: float = 0.0
+    font_scales: tuple[float, ...] = (1.0,)
 
     def clear(self, values: Mapping[str, set], pool: str) -> bool:
         """Whether a configuration's :func:`pool_values` stay clear of the pool ``test_only`` or ``validation``."""
         kept = self.test_only if pool == "test_only" else self.validation
         return not any(values.get(axis, set()) & kept.get(axis, frozenset()) for axis in POOL_AXES)
 
+    def region(self, geometry: Geometry, pool: str) -> Region | None:
+        """The region of the pool ``test_only`` or ``validation`` that holds a screen's geometry, if any."""
+        regions = self.test_regions if pool == "test_only" else self.validation_regions
+        return next((r for r in regions if r.contains(geometry)), None)
+
+
+def geometry(config: Mapping[str, Any] | Any) -> Geometry:
+    """The screen of a configuration (a mapping of snapshot fields, or a snapshot) at the density it runs at."""
+    get = _fields(config)
+    screen = screen_profile(get("device"), get("screen"))
+    return Geometry.of(screen["width"], screen["height"], int(get("dpi")))
+
 
 def pool_values(config: Mapping[str, Any] | Any) -> dict[str, set]:
     """A configuration's values on each of :data:`POOL_AXES` (a mapping of snapshot fields, or a snapshot)."""
     get = _fields(config)
-    profile = device_profiles()[get("device")]
-    panel = (profile["width"], profile["height"])
+    screen = screen_profile(get("device"), get("screen"))
     dpi = int(get("dpi"))
     layout = get("home_layout", "default")
-    return {"device": {get("device")}, "panel": {panel}, "screen": {(*panel, dpi)},
-            "density": {round(dpi / profile["dpi"], 2)}, "locale": {get("locale")},
-            "script": {locales()[get("locale")]["script"]}, "wallpaper": {str(get("wallpaper"))},
+    return {"device": {get("device")} - {CUSTOM}, "density": {round(dpi / screen["dpi"], 2)},
+            "locale": {get("locale")}, "script": {locales()[get("locale")]["script"]},
+            "wallpaper": {str(get("wallpaper"))},
             "home_layout": {layout} if isinstance(layout, int) and not isinstance(layout, bool) else set()}
 
 
 def derive_pools(train: Sequence[Any], test: Sequence[Any]) -> Pools:
-    """The pools of a set of snapshots: the test-only values of ``test`` against ``train`` (snapshots), the validation
-    values of ``generator.yaml``, and the rates of validation values; a validation value that a training snapshot
-    uses, or that the test snapshots hold out, is an error in ``generator.yaml``."""
+    """The pools of a set of snapshots: the test-only values and screen regions of ``test`` against ``train``
+    (snapshots), the validation values and screens of ``generator.yaml``, and the rates of validation values; a
+    validation value that a training snapshot uses, or that the test snapshots hold out, is an error in
+    ``generator.yaml``, and so is a validation screen whose region meets a test region or holds a training
+    snapshot's screen."""
     seen: dict[str, set] = {axis: set() for axis in POOL_AXES}
     for snap in train:
         for axis, values in pool_values(snap).items():
             seen[axis] |= values
     per_test = [pool_values(snap) for snap in test]
     test_only = {axis: frozenset(set().union(*(v[axis] for v in per_test)) - seen[axis]) for axis in POOL_AXES}
+    trained = [geometry(snap) for snap in train]
+    test_regions = tuple(held_out_regions(trained, [(snap.id, (*snap.size, snap.dpi, snap.profile["kind"]))
+                                                    for snap in test]))
     validation = _validation_values()
     for axis, values in validation.items():
         clash = (values & test_only[axis]) or (values & seen[axis])
@@ -115,41 +140,58 @@ def derive_pools(train: Sequence[Any], test: Sequence[Any]) -> Pools:
             where = "the test snapshots hold it out" if values & test_only[axis] else "a training snapshot uses it"
             raise VluiError(f"generator.yaml: validation {axis} {sorted(map(str, clash))[0]!r} cannot be a validation "
                             f"value: {where}")
+    validation_regions = _validation_regions(trained, test_regions)
     # a validation phone takes a validation value on an axis as often as a test snapshot holds a test-only one there:
-    # device (by name or panel), density (the factor or the screen), locale (or its script), wallpaper
-    groups = {"device": ("device", "panel"), "density": ("density", "screen"), "locale": ("locale", "script"),
-              "wallpaper": ("wallpaper",)}
+    # screen (in a test region), density (the factor), locale (or its script), wallpaper
+    in_region = [any(r.contains(geometry(snap)) for r in test_regions) for snap in test]
+    groups = {"density": ("density",), "locale": ("locale", "script"), "wallpaper": ("wallpaper",)}
     rates = {axis: sum(any(v[a] & test_only[a] for a in axes) for v in per_test) / len(per_test) if per_test else 0.0
              for axis, axes in groups.items()}
-    return Pools(test_only, validation, rates)
+    rates = {"screen": sum(in_region) / len(test) if test else 0.0, **rates}
+    rest = [snap for snap, held in zip(test, in_region, strict=True) if not held]
+    tablets = sum(snap.profile["kind"] == "tablet" for snap in rest) / len(rest) if rest else 0.0
+    font_scales = tuple(sorted(float(snap.font_scale) for snap in test)) or (1.0,)
+    return Pools(test_only, validation, rates, test_regions, validation_regions, tablets, font_scales)
 
 
 def _validation_values() -> dict[str, frozenset]:
-    """The validation section of ``generator.yaml`` as pool values: a device also holds out its panel."""
+    """The validation section of ``generator.yaml`` as pool values."""
     spec = distribution().get("validation") or {}
-    unknown = sorted(set(spec) - {"device", "locale", "wallpaper", "density"})
+    unknown = sorted(set(spec) - {"screens", "locale", "wallpaper", "density"})
     if unknown:
-        raise VluiError(f"generator.yaml: validation axis {unknown[0]!r} is not one of device, locale, wallpaper, "
+        raise VluiError(f"generator.yaml: validation axis {unknown[0]!r} is not one of screens, locale, wallpaper, "
                         "density")
-    profiles = device_profiles()
-    for device in spec.get("device", {}):
-        if device not in profiles:
-            raise VluiError(f"generator.yaml: validation device {device!r} is not a device profile")
     for locale in spec.get("locale", []):
         if locale not in locales():
             raise VluiError(f"generator.yaml: validation locale {locale!r} is not a locale")
-    return {"device": frozenset(spec.get("device", {})),
-            "panel": frozenset((profiles[d]["width"], profiles[d]["height"]) for d in spec.get("device", {})),
-            "locale": frozenset(spec.get("locale", [])),
+    return {"locale": frozenset(spec.get("locale", [])),
             "wallpaper": frozenset(str(w) for w in spec.get("wallpaper", [])),
             "density": frozenset(round(float(f), 2) for f in spec.get("density", {}))}
 
 
+def _validation_regions(trained: Sequence[Geometry], test_regions: Sequence[Region]) -> tuple[Region, ...]:
+    """The regions (radius 1) around ``generator.yaml``'s validation screens: each clear of the test regions and of
+    every training snapshot's screen."""
+    regions = []
+    for i, spec in enumerate((distribution().get("validation") or {}).get("screens", [])):
+        screen = check_screen(spec, f"generator.yaml: validation screen {i}")
+        region = Region(f"val-screen-{i}", Geometry.of(screen["width"], screen["height"], screen["dpi"]), 1.0,
+                        (screen["width"], screen["height"], screen["dpi"], screen["kind"]))
+        meets = next((t for t in test_regions if region.overlaps(t)), None)
+        if meets is not None:
+            raise VluiError(f"generator.yaml: validation screen {i} ({region.center.describe()}) comes within "
+                            f"reach of test snapshot {meets.name}'s region; move it further away")
+        if any(region.contains(g) for g in trained):
+            raise VluiError(f"generator.yaml: validation screen {i} ({region.center.describe()}) is within reach of a "
+                            "training snapshot's screen; a validation screen must be one no training phone has")
+        regions.append(region)
+    return tuple(regions)
+
+
 # ------------------------------------------------------------------------------------------------------- drawing
 def _admits(pool: str, pools: Pools, shown: Mapping[str, set]) -> bool:
-    """Whether a value that brings the pool values ``shown`` (a device: its name and its panel) may be drawn for a
-    configuration of ``pool``: ``train`` takes neither test-only nor validation values, ``val`` no test-only ones,
-    ``leaky`` no validation ones."""
+    """Whether a value that brings the pool values ``shown`` may be drawn for a configuration of ``pool``: ``train``
+    takes neither test-only nor validation values, ``val`` no test-only ones, ``leaky`` no validation ones."""
     clear_test = pools.clear(shown, "test_only")
     clear_val = pools.clear(shown, "validation")
     return {"train": clear_test and clear_val, "val": clear_test, "leaky": clear_val}[pool]
@@ -170,33 +212,43 @@ def _choose(rng: random.Random, pool: str, pools: Pools, axis: str, table: Mappi
     return _weighted(rng, allowed)
 
 
-def _density(rng: random.Random, device: str, pool: str, pools: Pools, spec: dict[str, Any],
-             validation: dict[str, Any]) -> int:
-    """A density around the profile's default: a factor (of the training and validation ones) drawn among those the
-    pool allows on this device (the screen it makes is not a held-out one) that leave the screen at least
-    ``min_width_dp`` wide."""
-    profile = device_profiles()[device]
-    table = {float(f): w for f, w in {**spec["density"], **validation.get("density", {})}.items()}
-    panel = (profile["width"], profile["height"])
+def _screen(rng: random.Random, pool: str, pools: Pools, spec: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """A screen (``{width, height, dpi, kind}``, ``dpi`` the panel's own) and the density it runs at.
 
-    def shown(factor: float) -> dict[str, set]:
-        dpi = round(profile["dpi"] * factor)
-        return {"screen": {(*panel, dpi)}, "density": {round(dpi / profile["dpi"], 2)}}
-
-    def fits(factor: float) -> bool:
-        return smallest_width_dp(profile, round(profile["dpi"] * factor)) >= spec["min_width_dp"]
-
-    factor = _choose(rng, pool, pools, "density", {f: w for f, w in table.items() if fits(f)}, shown)
-    return round(profile["dpi"] * factor)
+    Training phones draw from the ranges of ``spec['screen']`` and stay out of every test and validation region.
+    A validation phone is, as often as a test snapshot is on a screen no training snapshot has, on the screen at the
+    centre of a validation region (chosen so that its kinds come in the test regions' proportions), and otherwise on a
+    drawn screen of the kind the other test snapshots have (the share of tablets among them); ``leaky`` phones take
+    the test regions' screens so. The density factor (the display size setting) is drawn as ``density`` says."""
+    regions = {"val": pools.validation_regions, "leaky": pools.test_regions}.get(pool, ())
+    keep_out = (*pools.test_regions, *pools.validation_regions) if pool != "leaky" else pools.validation_regions
+    if regions and rng.random() < pools.rates.get("screen", 0.0):
+        kinds = [r.screen[3] for r in pools.test_regions] or [r.screen[3] for r in regions]
+        weights = [kinds.count(r.screen[3]) / sum(q.screen[3] == r.screen[3] for q in regions) for r in regions]
+        width, height, dpi, kind = rng.choices(regions, weights=weights)[0].screen
+    else:
+        table = spec["screen"]["kinds"]
+        if pool == "val":  # the other test snapshots' mix of phones and tablets
+            layout = "tablet" if rng.random() < pools.tablets else "phone"
+            table = {k: v for k, v in table.items() if v["layout"] == layout} or table
+        for _ in range(REDRAWS):
+            drawn = draw(rng, {**spec["screen"], "kinds": table})
+            width, height, dpi, kind = drawn["width"], drawn["height"], drawn["dpi"], drawn["kind"]
+            if not any(r.contains(Geometry.of(width, height, dpi)) for r in keep_out):
+                break
+        else:
+            raise VluiError("the generator's screen ranges (vlui/android/data/generator.yaml) lie inside the held-out "
+                            "regions: widen them")
+    factor = _choose(rng, pool, pools, "density", {float(f): w for f, w in spec["density"].items()}
+                     | {float(f): w for f, w in (spec.get("validation") or {}).get("density", {}).items()},
+                     lambda f: {"density": {round(f, 2)}})
+    return {"width": width, "height": height, "dpi": round(dpi / factor), "kind": kind}, dpi
 
 
 def _draw(rng: random.Random, pool: str, pools: Pools) -> dict[str, Any]:
     spec = distribution()
     validation = spec.get("validation") or {}
-    profiles = device_profiles()
-    devices = {**spec["device"], **validation.get("device", {})}
-    device = _choose(rng, pool, pools, "device", devices, lambda d: {
-        "device": {d}, "panel": {(profiles[d]["width"], profiles[d]["height"])}})
+    screen, dpi = _screen(rng, pool, pools, spec)
     locale_table = {loc: 1 for loc in [*spec["locale"], *validation.get("locale", [])]}
     locale = _choose(rng, pool, pools, "locale", locale_table,
                      lambda loc: {"locale": {loc}, "script": {locales()[loc]["script"]}})
@@ -215,10 +267,13 @@ def _draw(rng: random.Random, pool: str, pools: Pools) -> dict[str, Any]:
         layout = rng.randrange(1, 10**9)
         while layout in pools.test_only.get("home_layout", ()):
             layout = rng.randrange(1, 10**9)
+    font_scale = (rng.choice(pools.font_scales) if pool == "val"  # as the test snapshots have them
+                  else float(_weighted(rng, spec["font_scale"])))
     return {
-        "device": device,
-        "dpi": _density(rng, device, pool, pools, spec, validation),
-        "font_scale": float(_weighted(rng, spec["font_scale"])),
+        "device": CUSTOM,
+        "screen": screen,
+        "dpi": dpi,
+        "font_scale": font_scale,
         "locale": locale,
         "wallpaper": wallpaper,
         "dark_theme": rng.random() < spec["dark_theme"],
@@ -237,7 +292,9 @@ def _fields(config: Mapping[str, Any] | Any):
 def config_key(config: Mapping[str, Any] | Any) -> tuple:
     """What makes two configurations the same phone to an agent (a mapping of snapshot fields, or a snapshot)."""
     get = _fields(config)
-    return (get("device"), int(get("dpi")), float(get("font_scale", 1.0)), get("locale"), str(get("wallpaper")),
+    screen = screen_profile(get("device"), get("screen"))
+    return (get("device"), screen["width"], screen["height"], screen["dpi"], int(get("dpi")),
+            float(get("font_scale", 1.0)), get("locale"), str(get("wallpaper")),
             bool(get("dark_theme", False)), str(get("home_layout", "default")), get("clock_dial", "circle"))
 
 
@@ -272,7 +329,7 @@ def axis_values(config: Mapping[str, Any] | Any) -> dict[str, set]:
     a locale its id, its script is the font family it needs, a density the factor of the profile's default dpi,
     a wallpaper its name and ``bmoca`` or ``procedural``."""
     get = _fields(config)
-    profile = device_profiles()[get("device")]
+    profile = screen_profile(get("device"), get("screen"))
     wallpaper = str(get("wallpaper"))
     return {
         "device": {get("device"), profile["kind"]},

@@ -22,10 +22,19 @@ def is_wallpaper(name: str) -> bool:
     return name in WALLPAPERS or PROCEDURAL_WALLPAPER.fullmatch(name) is not None
 
 
+CUSTOM = "custom"  # the device of a snapshot that gives its screen itself (``screen:``) rather than a profile's name
+
+
 @lru_cache(maxsize=1)
 def device_profiles() -> dict[str, dict[str, Any]]:
     """Device profile name -> ``{width, height, dpi, kind, model}``."""
     return read_yaml(DATA_DIR / "devices.yaml")
+
+
+def screen_profile(device: str, screen: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The screen of a configuration: ``screen`` where it gives one (``{width, height, dpi, kind, ...}``), otherwise
+    the profile named ``device``."""
+    return screen if screen is not None else device_profiles()[device]
 
 
 def smallest_width_dp(profile: dict[str, Any], dpi: int) -> float:

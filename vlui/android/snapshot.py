@@ -22,7 +22,8 @@ import yaml
 from vlui.android import generate
 from vlui.android.i18n import locales
 from vlui.android.launcher import check_layout, grid
-from vlui.android.profiles import DEFAULT_TIME, DIALS, WALLPAPERS, device_profiles, is_wallpaper
+from vlui.android.profiles import CUSTOM, DEFAULT_TIME, DIALS, WALLPAPERS, device_profiles, is_wallpaper, screen_profile
+from vlui.android.screens import check_fits, check_screen
 from vlui.android.state import state_problem
 from vlui.errors import VluiError
 from vlui.resources import shipped
@@ -50,11 +51,20 @@ class Snapshot:
     time: str = DEFAULT_TIME  # the virtual clock at load, "YYYY-MM-DD HH:MM"
     split: str = "user"  # train | test for the B-MoCA environments
     state: dict[str, Any] = field(default_factory=dict)  # initial app state (e.g. {airplane_mode: true})
+    # a screen of its own instead of a device profile: {width, height, dpi, kind, model} (pixels in the natural
+    # orientation, the panel's own density; kind and model optional); ``device`` is then ``custom``
+    screen: dict[str, Any] | None = None
     source: str = ""  # the file it was read from
 
     @property
     def profile(self) -> dict[str, Any]:
-        return device_profiles()[self.device]
+        """The screen: ``{width, height, dpi, kind, model}`` of the device profile, or the snapshot's own."""
+        return screen_profile(self.device, self.screen)
+
+    @property
+    def device_name(self) -> str:
+        """The profile's name, or for a screen of its own its size and kind (``1600x1000 tablet``)."""
+        return self.device if self.screen is None else f"{self.size[0]}x{self.size[1]} {self.profile['kind']}"
 
     @property
     def size(self) -> tuple[int, int]:
@@ -70,7 +80,7 @@ class Snapshot:
         return datetime.strptime(self.time, "%Y-%m-%d %H:%M")
 
     def to_yaml(self) -> str:
-        data = {k: v for k, v in asdict(self).items() if k != "source"}
+        data = {k: v for k, v in asdict(self).items() if k != "source" and not (k == "screen" and v is None)}
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 
@@ -85,8 +95,18 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
         raise VluiError(f"{where}: the field 'id' is required")
     data = {**data, "id": str(data["id"]), "wallpaper": str(data.get("wallpaper", "000")).removesuffix(".jpg")}
     profiles = device_profiles()
-    if data.get("device", "Pixel 3") not in profiles:
-        raise VluiError(f"{where}: unknown device {data['device']!r}; choose from: {', '.join(profiles)}")
+    if data.get("screen") is not None:
+        if data.get("device", CUSTOM) != CUSTOM:
+            raise VluiError(f"{where}: give either device (a profile's name) or screen (a screen of its own), not "
+                            "both")
+        screen = check_screen(data["screen"], where)
+        data = {"dpi": screen["dpi"], **data, "device": CUSTOM, "screen": screen}  # runs at its own density unless told
+    elif data.get("device") == CUSTOM:
+        raise VluiError(f"{where}: device {CUSTOM} needs a screen: {{width, height, dpi}}")
+    elif data.get("device", "Pixel 3") not in profiles:
+        raise VluiError(f"{where}: unknown device {data['device']!r}; choose from: {', '.join(profiles)}, or give "
+                        "a screen of its own (screen: {width, height, dpi})")
+    screen = screen_profile(data.get("device", "Pixel 3"), data.get("screen"))
     if data.get("locale", "en-US") not in locales():
         raise VluiError(f"{where}: unknown locale {data['locale']!r}; choose from: {', '.join(locales())}")
     if data.get("clock_dial", "circle") not in DIALS:
@@ -95,13 +115,13 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
         value = data.get(name)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool) or not lo <= value <= hi):
             raise VluiError(f"{where}: {name} must be a number between {lo} and {hi}, not {value!r}")
+    check_fits(screen["width"], screen["height"], data.get("dpi", Snapshot.dpi), where)
     if not isinstance(data.get("dark_theme", False), bool):
         raise VluiError(f"{where}: dark_theme must be true or false, not {data['dark_theme']!r}")
     layout = data.get("home_layout", "default")
     if isinstance(layout, dict):
-        profile = profiles[data.get("device", "Pixel 3")]
-        problem = check_layout(layout, *grid(profile["width"], data.get("dpi", Snapshot.dpi),
-                                             profile["kind"] == "tablet"))
+        problem = check_layout(layout, *grid(screen["width"], data.get("dpi", Snapshot.dpi),
+                                             screen["kind"] == "tablet"))
         if problem:
             raise VluiError(f"{where}: {problem}")
     elif layout != "default" and (not isinstance(layout, int) or isinstance(layout, bool)):

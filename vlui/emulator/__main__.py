@@ -61,7 +61,7 @@ def build_snapshots(args: argparse.Namespace) -> int:
     if args.print:
         for snap in snaps:
             steps = build_steps(snap)
-            print(f"# ---- snapshot {snap.id} ({snap.device}, {snap.size[0]}x{snap.size[1]}) -> emulator snapshot "
+            print(f"# ---- snapshot {snap.id} ({snap.device_name}, {snap.size[0]}x{snap.size[1]}) -> emulator snapshot "
                   f"{snap.id}")
             print(transcript(steps, args.serial or "emulator-5554"))
             if args.files:
@@ -76,7 +76,7 @@ def build_snapshots(args: argparse.Namespace) -> int:
             fits = [s for s in snaps if s.size == device.size]
             for snap in snaps:
                 if snap not in fits:
-                    print(f"skip {snap.id}: its {snap.device} screen is {snap.size[0]}x{snap.size[1]}, the "
+                    print(f"skip {snap.id}: its {snap.device_name} screen is {snap.size[0]}x{snap.size[1]}, the "
                           f"emulator's {device.size[0]}x{device.size[1]}", file=sys.stderr)
             if not fits:
                 raise VluiError(f"no snapshot of split {args.split or 'all'} has the emulator's screen size "

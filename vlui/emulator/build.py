@@ -115,9 +115,9 @@ def build_steps(snapshot: Snapshot, name: str | None = None) -> list[Step]:
     orig, shown = device_files.WALLPAPER_FILES
     return [
         Step("root", (), "restart adbd as root: setprop, the wallpaper files and the launcher database need it"),
-        Step("shell", ("wm", "size"), f"the emulator must have the {snap.device}'s screen",
+        Step("shell", ("wm", "size"), f"the emulator must have the {snap.device_name}'s screen",
              expect=f"Physical size: {width}x{height}"),
-        _shell(f"screen density {snap.dpi} dpi (the {snap.device}'s own: {physical}); applies at once",
+        _shell(f"screen density {snap.dpi} dpi (the {snap.device_name}'s own: {physical}); applies at once",
                *(("wm", "density", str(snap.dpi)) if snap.dpi != physical else ("wm", "density", "reset"))),
         _shell(f"font scale {float(snap.font_scale)}; applies at once",
                "settings", "put", "system", "font_scale", str(float(snap.font_scale))),

@@ -29,6 +29,7 @@ AXES: dict[str, str] = {
     "held_out_count": "held-out axes",
     "device": "device",
     "kind": "device kind",
+    "screen": "screen (dp, as it stands)",
     "density": "density (x the device's default)",
     "font_scale": "font scale",
     "script": "script",
@@ -39,10 +40,19 @@ AXES: dict[str, str] = {
 }
 # the settings training batches can be balanced over (data.balance): those with one value per phone
 BALANCE = tuple(axis for axis in AXES if axis != "held_out")
-# a held-out axis -> the pool axes that hold it out (a device by name or panel, a density by factor or screen, a
-# locale by id or script), as the generator's rates count them
-HELD_OUT = {"device": ("device", "panel"), "density": ("density", "screen"), "locale": ("locale", "script"),
+# a held-out axis -> the pool axes that hold it out (a device by name, a locale by id or script), as the generator's
+# rates count them; a screen is held out when it lies in a held-out region (vlui.android.screens)
+HELD_OUT = {"device": ("device",), "density": ("density",), "locale": ("locale", "script"),
             "wallpaper": ("wallpaper",)}
+
+
+def screen_band(geometry: generate.Geometry, kind: str) -> str:
+    """Which band of screens a phone is in: phones by width in dp (under 300, 300-400, 400 and over), tablets by the
+    way they stand."""
+    if kind == "tablet":
+        return "tablet, landscape" if geometry.width_dp > geometry.height_dp else "tablet, portrait"
+    width = geometry.width_dp
+    return "phone, under 300 dp" if width < 300 else "phone, 300-400 dp" if width < 400 else "phone, 400 dp and over"
 
 
 def describe(ref: str) -> dict[str, tuple[str, ...]]:
@@ -51,15 +61,19 @@ def describe(ref: str) -> dict[str, tuple[str, ...]]:
     snap = load_snapshot(ref)
     values = generate.pool_values(snap)
     pools = generator_pools()
+    screen = generate.geometry(snap)
     held = tuple(axis for axis, pool_axes in HELD_OUT.items()
                  if any(values[a] & (pools.test_only.get(a, frozenset()) | pools.validation.get(a, frozenset()))
                         for a in pool_axes))
+    if pools.region(screen, "test_only") or pools.region(screen, "validation"):
+        held = ("screen", *held)
     layout = snap.home_layout
     return {
         "held_out": held or ("none",),
         "held_out_count": (str(min(len(held), 3)) + ("+" if len(held) >= 3 else ""),),
         "device": (snap.device,),
         "kind": (snap.profile["kind"],),
+        "screen": (screen_band(screen, snap.profile["kind"]),),
         "density": (f"x{next(iter(values['density'])):g}",),
         "font_scale": (f"{snap.font_scale:g}",),
         "script": tuple(sorted(values["script"])),

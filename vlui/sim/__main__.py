@@ -7,6 +7,8 @@
                                                      --locales: the first snapshot in every locale
   snapshots generate N [--seed S] --out DIR          write N generated configurations as snapshot files
               [--holdout AXIS=V1,V2 ...] [--heldout] (random:N's, or with --heldout heldout:N's)
+  snapshots distances [--train random:5000]          how far the test snapshots and the validation phones are from
+              [--seed S]                             the training screens, per axis (docs/generation.md)
   make-envs   CSV [--envs DIR]                       write the B-MoCA snapshot files from their table
 
 The phone over ADB and its emulator console: ``python -m vlui.served``.
@@ -21,9 +23,9 @@ import sys
 import yaml
 from PIL import Image
 
-from vlui.android import generate
+from vlui.android import distances, generate
 from vlui.android.i18n import locales
-from vlui.android.snapshot import ENVS_DIR, bmoca_snapshots, load_snapshot, snapshot_ids, snapshot_refs, write_snapshots
+from vlui.android.snapshot import ENVS_DIR, bmoca_snapshots, generator_pools, load_snapshot, snapshot_ids, snapshot_refs, write_snapshots
 from vlui.errors import VluiError, tool_status
 from vlui.sim import contact_sheet
 from vlui.sim.phone import SimDevice
@@ -49,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="the generator's seed for random:N")
     p.add_argument("--out", default="contact_sheet.png")
     p = sub.add_parser("snapshots", help="generated device configurations")
-    gen = p.add_subparsers(dest="action", required=True).add_parser(
+    actions = p.add_subparsers(dest="action", required=True)
+    far = actions.add_parser("distances", help="how far the held-out phones are from the training screens")
+    far.add_argument("--train", default="random:5000", help="the generated training phones to measure against")
+    far.add_argument("--seed", type=int, default=0)
+    gen = actions.add_parser(
         "generate", help="write N generated configurations as snapshot files (the same as env.snapshots=random:N)")
     gen.add_argument("n", type=int)
     gen.add_argument("--seed", type=int, default=0)
@@ -91,12 +97,18 @@ def run(args: argparse.Namespace) -> int:
         prepare = None if not args.app else lambda dev: dev.launch(args.app)
         contact_sheet.home_screens(ids, prepare, columns=args.columns).save(args.out)
         print(f"{args.out}: {len(ids)} snapshots")
+    elif args.cmd == "snapshots" and args.action == "distances":
+        print(distances.markdown(distances.rows(args.train, args.seed)))
     elif args.cmd == "snapshots":
         holdout = parse_holdout(args.holdout)
         ids = snapshot_refs(f"{'heldout' if args.heldout else 'random'}:{args.n}", args.seed, holdout)
-        paths = write_snapshots([load_snapshot(i) for i in ids], args.out)
+        snaps = [load_snapshot(i) for i in ids]
+        paths = write_snapshots(snaps, args.out)
+        pools = generator_pools()
+        inside = sum(pools.region(generate.geometry(s), "test_only") is not None for s in snaps)
         print(f"wrote {len(paths)} snapshot files to {args.out} (generator version {generate.version()}, seed "
-              f"{args.seed})")
+              f"{args.seed}): {len({s.size for s in snaps})} screen sizes, {inside} in a test snapshot's held-out "
+              "region")
     elif args.cmd == "make-envs":
         paths = write_snapshots(bmoca_snapshots(args.csv), args.envs or ENVS_DIR)
         print(f"wrote {len(paths)} snapshot files to {paths[0].parent}")

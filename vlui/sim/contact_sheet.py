@@ -16,7 +16,7 @@ from vlui.sim.phone import SimDevice
 def caption(snap_id: str, dev: SimDevice) -> str:
     s = dev.snapshot
     scale = f" x{s.font_scale:g}" if s.font_scale != 1.0 else ""
-    details = f"{s.device} {s.dpi}dpi{scale} {s.locale}{' dark' if s.dark_theme else ''}"
+    details = f"{s.device_name} {s.dpi}dpi{scale} {s.locale}{' dark' if s.dark_theme else ''}"
     # a generated id is long: the details go on a second line
     return f"{snap_id}\n{details}" if s.split in SPLIT.values() else f"{snap_id} {details}"
 
