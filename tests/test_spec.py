@@ -40,6 +40,56 @@ def test_a_damaged_spec_is_refused_in_one_line(stored: dict, message: str) -> No
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
+def test_a_turned_spec_says_so_and_earlier_specs_read_as_stretched() -> None:
+    turned_spec = ObsActionSpec(landscape="rotated")
+    stored = json.loads(json.dumps(turned_spec.to_dict()))
+    assert stored["landscape"] == "rotated" and ObsActionSpec.from_dict(stored) == turned_spec
+    assert "landscape" not in ObsActionSpec().to_dict()  # B-MoCA's, written as it always was
+    assert not turned_spec.same_actions(ObsActionSpec()) and "landscape rotated" in turned_spec.reading()
+    with pytest.raises(VluiError, match="landscape must be one of stretched, rotated, not 'sideways'"):
+        ObsActionSpec(landscape="sideways")
+
+
+def test_a_landscape_screen_is_turned_and_its_points_map_back_where_it_shows_them() -> None:
+    spec = ObsActionSpec(64, 32, landscape="rotated")
+    screen = np.zeros((400, 640, 3), np.uint8)  # a landscape screen, one red block near its top-right corner
+    screen[40:80, 560:600] = (255, 0, 0)
+    obs = spec.observe(screen)
+    assert obs.shape == (64, 32, 3)
+    block = (60 / 400, 580 / 640)  # the block's centre, normalised (y, x) on the screen
+    y, x = spec.from_screen(block, (640, 400))
+    assert obs[int(y * 64), int(x * 32)].tolist() == [255, 0, 0]  # the observation shows it where the point maps
+    assert obs[:, :, 0].sum() == obs[int(y * 64) - 3:int(y * 64) + 4, int(x * 32) - 3:int(x * 32) + 4, 0].sum()
+    assert spec.to_screen((y, x), (640, 400)) == pytest.approx(block)
+    # a portrait screen, and every screen under B-MoCA's stretch, is observed and acted on as it stands
+    assert not spec.rotates((400, 640)) and spec.to_screen((0.2, 0.7), (400, 640)) == (0.2, 0.7)
+    assert ObsActionSpec().to_screen((0.2, 0.7), (640, 400)) == (0.2, 0.7)
+
+
+@pytest.mark.integration
+def test_on_a_turned_landscape_tablet_the_expert_and_the_environment_agree(tmp_path: Path) -> None:
+    # the expert acts in the turned observation's frame (info["rotated"]), the environment turns its points back:
+    # every representative task is done on B-MoCA's landscape tablet, and a tap's recorded point is on the observation
+    from vlui.agents.expert import ExpertAgent
+    from vlui.config import EnvConfig
+    from vlui.env.env import make_env
+    from vlui.tasks.catalog import task_set
+
+    env = make_env(EnvConfig(snapshots=["109"], landscape="rotated"), "representative", include_xml=True)
+    for task in task_set("representative"):
+        agent = ExpertAgent()
+        obs, info = env.reset(seed=0, options={"task": task, "snapshot": "109"})
+        assert info["rotated"] and obs["screen"].shape == (256, 128, 3)
+        agent.reset(env.task, info)
+        while True:
+            obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+            if terminated or truncated:
+                break
+        assert terminated, task
+    stretched = make_env(EnvConfig(snapshots=["109"]), "representative")
+    assert not stretched.reset(seed=0, options={"snapshot": "109"})[1]["rotated"]
+
+
 def test_the_parser_reads_actions_as_its_spec_says() -> None:
     # touch and lift 0.1 apart in y: with y doubled (the default) 0.2 >= 0.14, a swipe; plain distance under 0.2, a tap
     action = [0.0, 0.0, 0.2, 0.0]

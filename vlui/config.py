@@ -23,7 +23,7 @@ from vlui.device import OBSERVATION_VERSION
 from vlui.errors import VluiError
 from vlui.limits import AT_LEAST_1, FRACTION, NON_NEGATIVE, PORT, POSITIVE, SEED, Range
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
-from vlui.spec import ObsActionSpec
+from vlui.spec import LANDSCAPE, ObsActionSpec
 
 T = TypeVar("T")
 
@@ -138,6 +138,9 @@ class EnvConfig:
     include_xml: bool = False
     tap_threshold: float = ObsActionSpec.tap_threshold  # B-MoCA App. A.1: touch-to-lift distance under which it is a tap
     y_distance_scale: float = ObsActionSpec.y_scale  # the paper's code doubles the y difference for the 2:1 screen
+    # a screen wider than tall in the portrait observation: "stretched" as it stands (B-MoCA's) or "rotated" a quarter
+    # first (vlui/spec.py); a policy trained on rotated screens brings it to DAgger, PPO and evaluate
+    landscape: str = ObsActionSpec.landscape
     clip_actions: bool = False  # clip out-of-range actions instead of raising
     # wait before each observation; null: the device's own (3.0 s on emulators and phones: B-MoCA's 1/3 Hz; 0 on the
     # simulated phone, also when it is served over ADB)
@@ -153,23 +156,25 @@ class EnvConfig:
         "tap_threshold": NON_NEGATIVE, "y_distance_scale": POSITIVE, "observation_wait_s": Range(0, optional=True),
         "num_envs": AT_LEAST_1}
     CHOICES: ClassVar[dict[str, tuple]] = {"backend": ("sim", "adb"), "snapshot_reset": ("console", "none"),
-                                           "screencap": ("raw", "png", "auto")}
+                                           "screencap": ("raw", "png", "auto"), "landscape": LANDSCAPE}
 
     def spec(self) -> ObsActionSpec:
         """The screens these settings show and how they read actions."""
         return ObsActionSpec(self.observation_height, self.observation_width, self.tap_threshold,
-                             self.y_distance_scale)
+                             self.y_distance_scale, self.landscape)
 
     def with_spec(self, spec: ObsActionSpec) -> EnvConfig:
         """These settings showing ``spec``'s screens and reading actions by it (a trained policy's)."""
         return replace(self, observation_height=spec.height, observation_width=spec.width,
-                       tap_threshold=spec.tap_threshold, y_distance_scale=spec.y_scale)
+                       tap_threshold=spec.tap_threshold, y_distance_scale=spec.y_scale, landscape=spec.landscape)
 
     def measured(self) -> dict[str, Any]:
         """The settings that change what an episode is (the screens an agent sees, how its actions are read): a
         dataset or an evaluation resumes only under the same."""
         return {**{k: getattr(self, k) for k in ("backend", "observation_height", "observation_width",
                                                  "tap_threshold", "y_distance_scale", "stochastic")},
+                # named only when not B-MoCA's, so that earlier datasets and evaluations resume as before
+                **({"landscape": self.landscape} if self.landscape != ObsActionSpec.landscape else {}),
                 "observation_version": OBSERVATION_VERSION}
 
 

@@ -29,10 +29,26 @@ from typing import Any
 
 import numpy as np
 
+from vlui.device import observe
 from vlui.errors import VluiError
 
 ACTION_CONVENTION = "dual-gesture (touch_y, touch_x, lift_y, lift_x) in [-1, 1]; screen position p = (a + 1) / 2"
 SCREEN_DTYPE = "uint8"
+# How a screen wider than tall (a landscape-natural tablet) becomes a portrait observation: squeezed into it as it
+# stands (B-MoCA's), or turned a quarter counter-clockwise first, so that it fills the frame with little distortion;
+# a turned screen's actions are positions on the turned observation (:meth:`ObsActionSpec.to_screen`).
+LANDSCAPE = ("stretched", "rotated")
+
+
+def turned(point: tuple[float, float]) -> tuple[float, float]:
+    """Where a normalised ``(y, x)`` point of a screen is on its observation turned a quarter counter-clockwise (the
+    screen's top edge becomes the observation's left edge)."""
+    return 1.0 - point[1], point[0]
+
+
+def unturned(point: tuple[float, float]) -> tuple[float, float]:
+    """The inverse of :func:`turned`: the point of the screen that a point of its turned observation shows."""
+    return point[1], 1.0 - point[0]
 
 
 def gesture_distance(p: tuple[float, float], q: tuple[float, float], y_scale: float) -> float:
@@ -44,12 +60,14 @@ def gesture_distance(p: tuple[float, float], q: tuple[float, float], y_scale: fl
 @dataclass(frozen=True)
 class ObsActionSpec:
     """A policy's screens (``height`` x ``width`` RGB, uint8) and how its actions read: touch and lift closer than
-    ``tap_threshold`` (normalised units, the y difference times ``y_scale``) are a tap, otherwise a swipe."""
+    ``tap_threshold`` (normalised units, the y difference times ``y_scale``) are a tap, otherwise a swipe.
+    ``landscape``: how a screen wider than tall is observed (:data:`LANDSCAPE`)."""
 
     height: int = 256
     width: int = 128
     tap_threshold: float = 0.14
     y_scale: float = 2.0
+    landscape: str = "stretched"
 
     def __post_init__(self) -> None:
         for name in ("height", "width"):
@@ -60,6 +78,8 @@ class ObsActionSpec:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise VluiError(f"{name} is a finite number >= 0, not {value!r}")
+        if self.landscape not in LANDSCAPE:
+            raise VluiError(f"landscape must be one of {', '.join(LANDSCAPE)}, not {self.landscape!r}")
 
     @property
     def image_size(self) -> tuple[int, int]:
@@ -76,11 +96,33 @@ class ObsActionSpec:
 
     def same_actions(self, other: ObsActionSpec) -> bool:
         """Whether actions read the same under ``other`` (screen sizes may differ: screens can be resized)."""
-        return (self.tap_threshold, self.y_scale) == (other.tap_threshold, other.y_scale)
+        return (self.tap_threshold, self.y_scale, self.landscape) == (other.tap_threshold, other.y_scale,
+                                                                      other.landscape)
 
     def reading(self) -> str:
         """How its actions read, in words for messages."""
-        return f"tap_threshold {self.tap_threshold}, y_scale {self.y_scale}"
+        return (f"tap_threshold {self.tap_threshold}, y_scale {self.y_scale}"
+                + (f", landscape {self.landscape}" if self.landscape != "stretched" else ""))
+
+    def rotates(self, size: tuple[int, int]) -> bool:
+        """Whether a screen of ``size`` ``(width, height)`` is turned for its observation."""
+        return self.landscape == "rotated" and size[0] > size[1]
+
+    def to_screen(self, point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
+        """A normalised ``(y, x)`` point of the observation as a point of the screen of ``size``: the observation of a
+        turned screen is the screen a quarter counter-clockwise, so its left edge is the screen's top."""
+        return unturned(point) if self.rotates(size) else point
+
+    def from_screen(self, point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
+        """The inverse of :meth:`to_screen`: where a point of the screen is on the observation."""
+        return turned(point) if self.rotates(size) else point
+
+    def observe(self, screen: np.ndarray) -> np.ndarray:
+        """The full-resolution screen ``(H, W, 3|4)`` as this spec observes it (turned first where it rotates):
+        ``(height, width, 3)`` uint8."""
+        if self.rotates((screen.shape[1], screen.shape[0])):
+            screen = np.ascontiguousarray(np.rot90(screen[:, :, :3]))
+        return observe(screen, self.height, self.width)
 
     def require_same_actions(self, other: ObsActionSpec, this: str, that: str, fix: str) -> None:
         """A :class:`VluiError` naming both (``this`` is self, ``that`` is ``other``) and ``fix`` when ``other``
@@ -90,18 +132,21 @@ class ObsActionSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """What datasets and policies store: plain JSON, with the conventions spelled out for other readers."""
-        return {"screen": [self.height, self.width, 3], "dtype": SCREEN_DTYPE, "action": ACTION_CONVENTION,
-                "tap_threshold": self.tap_threshold, "y_scale": self.y_scale}
+        out = {"screen": [self.height, self.width, 3], "dtype": SCREEN_DTYPE, "action": ACTION_CONVENTION,
+               "tap_threshold": self.tap_threshold, "y_scale": self.y_scale}
+        if self.landscape != "stretched":  # written only when it differs, so earlier data and policies read as before
+            out["landscape"] = self.landscape
+        return out
 
     @classmethod
     def from_dict(cls, stored: Any, where: str = "the stored spec") -> ObsActionSpec:
         """The spec :meth:`to_dict` wrote; anything else is a :class:`VluiError` naming ``where``."""
         if not isinstance(stored, dict):
             raise VluiError(f"{where} must be a mapping (screen, tap_threshold, y_scale), not {stored!r}")
-        unknown = sorted(set(stored) - {"screen", "dtype", "action", "tap_threshold", "y_scale"})
+        unknown = sorted(set(stored) - {"screen", "dtype", "action", "tap_threshold", "y_scale", "landscape"})
         if unknown:
             raise VluiError(f"{where} has unknown field(s) {', '.join(unknown)}; this vlui knows: screen, dtype, "
-                            "action, tap_threshold, y_scale")
+                            "action, tap_threshold, y_scale, landscape")
         screen = stored.get("screen")
         if not (isinstance(screen, (list, tuple)) and len(screen) == 3 and screen[2] == 3):
             raise VluiError(f"{where}: screen must be [height, width, 3], not {screen!r}")
@@ -111,7 +156,7 @@ class ObsActionSpec:
                             f"{stored.get('action')!r}) than this vlui's ({SCREEN_DTYPE}, {ACTION_CONVENTION})")
         try:
             return cls(screen[0], screen[1], stored.get("tap_threshold", cls.tap_threshold),
-                       stored.get("y_scale", cls.y_scale))
+                       stored.get("y_scale", cls.y_scale), stored.get("landscape", cls.landscape))
         except VluiError as err:
             raise VluiError(f"{where}: {err}") from None
 

@@ -24,6 +24,7 @@ import functools
 import string
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -135,7 +136,7 @@ class PhoneEnv(gym.Env):
     def step(self, action):
         if self._done:
             raise VluiError("the episode is over: call reset() before step()")
-        parsed = self.parser.parse(action)  # raises before the device is touched
+        parsed = self._on_screen(self.parser.parse(action))  # raises before the device is touched
         if parsed.kind == "status":
             return self._declared(parsed)
         self._apply(parsed)
@@ -190,6 +191,16 @@ class PhoneEnv(gym.Env):
         self.device.close()
 
     # ------------------------------------------------------------------------------------------------ internals
+    def _on_screen(self, p: ParsedAction) -> ParsedAction:
+        """The parsed action with its points on the screen: an observation of a turned screen (a landscape screen
+        under ``landscape: rotated``) is acted on where it shows things. Keys are read on the observation, as
+        B-MoCA's navigation points are."""
+        size = self.device.size
+        if not self.obs_action.rotates(size) or p.touch is None or p.kind == "key":
+            return p
+        return replace(p, touch=self.obs_action.to_screen(p.touch, size),
+                       lift=self.obs_action.to_screen(p.lift, size) if p.lift is not None else None)
+
     def _apply(self, p: ParsedAction) -> None:
         w, h = self.device.size
         if p.kind == "key":
@@ -209,7 +220,9 @@ class PhoneEnv(gym.Env):
         h, w = self.obs_action.image_size
         obs: dict[str, Any] = {"instruction": self.task.instruction}
         if self.include_screen:
-            obs["screen"] = self.device.observation(h, w)
+            rotated = self.obs_action.rotates(self.device.size)
+            obs["screen"] = self.obs_action.observe(self.device.screenshot()) if rotated else \
+                self.device.observation(h, w)
         if self.include_xml:
             obs["xml"] = xml if xml is not None else self.device.ui_xml()
         if self.include_full_screen:
@@ -224,6 +237,7 @@ class PhoneEnv(gym.Env):
             "step_limit": self.task.step_limit,
             "locale": self.device.locale_id(),
             "screen_size": self.device.size,
+            "rotated": self.obs_action.rotates(self.device.size),  # screen-frame agents turn their points (expert)
             "parsed_action": parsed.as_dict() if parsed else None,
             "success_line": matched,
             **({"perturbations": self.perturbations} if self.stochastic else {}),
