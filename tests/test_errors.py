@@ -388,6 +388,23 @@ CASES = [
     Case("snapshot-split", 13, "a snapshot's `split` that is not train, test, user, generated, val or leaky",
          "…mine.yaml: split must be one of train, test, user, generated, val, leaky, not 'validation'",
          lambda x: _snapshot_collect(x, OWN.replace("split: train", "split: validation"))),
+    Case("snapshot-screen-size", 13, "a snapshot's `screen` out of range (a size, a density)",
+         "…mine.yaml: screen.width must be a whole number between 240 and 8192, not 0",
+         lambda x: _snapshot_collect(x, OWN.replace("device: Pixel 3", "screen: {width: 0, height: 2400, dpi: 420}"))),
+    Case("snapshot-screen-shape", 13, "a snapshot's `screen` that no layout fits",
+         "…mine.yaml: screen 600x2400 is more than 3 times as long as it is wide; no Android layout fits it",
+         lambda x: _snapshot_collect(x, OWN.replace("device: Pixel 3",
+                                                    "screen: {width: 600, height: 2400, dpi: 420}"))),
+    Case("snapshot-too-dense", 13, "a snapshot's density that leaves its screen too narrow",
+         "…mine.yaml: dpi 900 leaves the 1080x2160 screen 192 dp wide, under the 200 dp Android lays out; give a dpi "
+         "of at most 864",
+         lambda x: _snapshot_collect(x, OWN.replace("dpi: 330", "dpi: 900"))),
+    Case("snapshot-device-and-screen", 13, "a snapshot with both `device` and `screen`",
+         "…mine.yaml: give either device (a profile's name) or screen (a screen of its own), not both",
+         lambda x: _snapshot_collect(x, OWN.replace("device: Pixel 3", "device: Pixel 3\nscreen: {width: 1080, "
+                                                    "height: 2400, dpi: 420}"))),
+    Case("env-landscape", 13, "`env.landscape=sideways`", "env.landscape must be one of stretched, rotated, not "
+         "'sideways'", lambda x: run_job("collect", ["env.landscape=sideways"], x.tmp)),
     Case("task-split", 13, "`task_split=valid`", "task_split must be one of train, test, all, not 'valid'",
          lambda x: run_job("collect", ["task_split=valid"], x.tmp)),
     Case("viewer-no-episodes-here", 14, "`python -m vlui.viewer PATH` with a folder that is neither a dataset nor an "
