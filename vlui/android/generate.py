@@ -2,9 +2,11 @@
 
 Three disjoint pools of values keep evaluation honest (docs/evaluation.md, "Held out means held out"):
 
-- the *test-only* values, which the test snapshots use and no training snapshot does (devices, panels, screens,
-  densities, locales, scripts, wallpapers, home layouts), are derived from ``envs/`` and never drawn for training;
-- the *validation* values (``generator.yaml``'s ``validation`` section) are drawn only for validation phones;
+- the *test-only* values, which the test snapshots use and no training snapshot does (the regions of screens around
+  their screens, :mod:`vlui.android.screens`; devices by name, densities, locales, scripts, wallpapers, home
+  layouts), are derived from ``envs/`` and never drawn for training;
+- the *validation* values and screens (``generator.yaml``'s ``validation`` section) are drawn only for validation
+  phones;
 - everything else is the training pool.
 
 ``random:N`` gives training phones ``gen-<seed>-<index>``: the first N indices clear of a holdout (``heldout:N`` the
