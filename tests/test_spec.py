@@ -12,6 +12,7 @@ import pytest
 
 from vlui.cli import compose
 from vlui.data.format import dataset_spec, read_info
+from vlui.device import observe
 from vlui.env.actions import ActionParser
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
@@ -54,7 +55,7 @@ def test_a_landscape_screen_is_turned_and_its_points_map_back_where_it_shows_the
     spec = ObsActionSpec(64, 32, landscape="rotated")
     screen = np.zeros((400, 640, 3), np.uint8)  # a landscape screen, one red block near its top-right corner
     screen[40:80, 560:600] = (255, 0, 0)
-    obs = spec.observe(screen)
+    obs = observe(screen, 64, 32, turned=spec.rotates((640, 400)))
     assert obs.shape == (64, 32, 3)
     block = (60 / 400, 580 / 640)  # the block's centre, normalised (y, x) on the screen
     y, x = spec.from_screen(block, (640, 400))

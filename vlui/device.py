@@ -24,13 +24,16 @@ KEYS = ("BACK", "HOME", "APP_SWITCH")  # the navigation keys; Android keycodes 4
 OBSERVATION_VERSION = 2
 
 
-def observe(screen: np.ndarray | Image.Image, height: int, width: int) -> np.ndarray:
+def observe(screen: np.ndarray | Image.Image, height: int, width: int, turned: bool = False) -> np.ndarray:
     """The observation of a full-resolution screen: resized to ``(height, width, 3)`` uint8 by a box reduction to
-    within twice the size, then bilinear (PIL's ``reducing_gap=2.0``), whatever the aspect ratio.
+    within twice the size, then bilinear (PIL's ``reducing_gap=2.0``), whatever the aspect ratio; ``turned``: the
+    screen turned a quarter counter-clockwise first (``env.landscape=rotated``, :func:`vlui.spec.turned`).
 
     The one definition every backend uses: a screenshot from an emulator or a phone, and the simulated phone's own
     drawing of the full screen, are observed alike, so a policy sees the same pixels on both. ``screen`` is an
     ``(H, W, 3|4)`` uint8 array (a 4-channel one, as a raw ``screencap``, is read in place) or an RGB image."""
+    if turned:
+        screen = np.ascontiguousarray(np.rot90(np.asarray(screen)[:, :, :3]))
     if isinstance(screen, Image.Image):
         img = screen
     elif screen.shape[2] == 4 and screen.flags.c_contiguous:

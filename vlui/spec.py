@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from vlui.device import observe
 from vlui.errors import VluiError
 
 ACTION_CONVENTION = "dual-gesture (touch_y, touch_x, lift_y, lift_x) in [-1, 1]; screen position p = (a + 1) / 2"
@@ -116,13 +115,6 @@ class ObsActionSpec:
     def from_screen(self, point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
         """The inverse of :meth:`to_screen`: where a point of the screen is on the observation."""
         return turned(point) if self.rotates(size) else point
-
-    def observe(self, screen: np.ndarray) -> np.ndarray:
-        """The full-resolution screen ``(H, W, 3|4)`` as this spec observes it (turned first where it rotates):
-        ``(height, width, 3)`` uint8."""
-        if self.rotates((screen.shape[1], screen.shape[0])):
-            screen = np.ascontiguousarray(np.rot90(screen[:, :, :3]))
-        return observe(screen, self.height, self.width)
 
     def require_same_actions(self, other: ObsActionSpec, this: str, that: str, fix: str) -> None:
         """A :class:`VluiError` naming both (``this`` is self, ``that`` is ``other``) and ``fix`` when ``other``

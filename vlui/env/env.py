@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from vlui.backends import make_device, resolve_snapshots
 from vlui.config import EnvConfig, env_settings
-from vlui.device import Device
+from vlui.device import Device, observe
 from vlui.env.actions import LONG_PRESS_MS, ActionParser, ParsedAction
 from vlui.env.constraints import ConstraintWatch
 from vlui.env.ui_text import Element, parse_xml
@@ -221,7 +221,7 @@ class PhoneEnv(gym.Env):
         obs: dict[str, Any] = {"instruction": self.task.instruction}
         if self.include_screen:
             rotated = self.obs_action.rotates(self.device.size)
-            obs["screen"] = self.obs_action.observe(self.device.screenshot()) if rotated else \
+            obs["screen"] = observe(self.device.screenshot(), h, w, turned=True) if rotated else \
                 self.device.observation(h, w)
         if self.include_xml:
             obs["xml"] = xml if xml is not None else self.device.ui_xml()
