@@ -10,14 +10,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vlui.agents.expert import ExpertAgent
 from vlui.cli import compose
+from vlui.config import EnvConfig
 from vlui.data.format import dataset_spec, read_info
 from vlui.device import observe
 from vlui.env.actions import ActionParser
+from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
 from vlui.models.settings import ModelConfig, from_dict, to_dict
 from vlui.spec import Memory, ObsActionSpec
+from vlui.tasks.catalog import task_set
 
 SMALL = ObsActionSpec(48, 24, tap_threshold=0.2, y_scale=1.0)
 
@@ -71,11 +75,6 @@ def test_a_landscape_screen_is_turned_and_its_points_map_back_where_it_shows_the
 def test_on_a_turned_landscape_tablet_the_expert_and_the_environment_agree(tmp_path: Path) -> None:
     # the expert acts in the turned observation's frame (info["rotated"]), the environment turns its points back:
     # every representative task is done on B-MoCA's landscape tablet, and a tap's recorded point is on the observation
-    from vlui.agents.expert import ExpertAgent
-    from vlui.config import EnvConfig
-    from vlui.env.env import make_env
-    from vlui.tasks.catalog import task_set
-
     env = make_env(EnvConfig(snapshots=["109"], landscape="rotated"), "representative", include_xml=True)
     for task in task_set("representative"):
         agent = ExpertAgent()

@@ -15,7 +15,7 @@ import vlui.study as study_mod
 from tests.conftest import run_python
 from vlui.errors import VluiError
 from vlui.study import (_plot_curves, commands, learning_curves, load, paper_numbers, plan_digest, run_dir, step_job,
-                        studies)
+                        stored_differences, studies)
 
 pytestmark = pytest.mark.integration
 
@@ -265,7 +265,6 @@ def test_a_run_started_from_another_arms_run_is_compared_seed_by_seed(tmp_path: 
 def test_the_configurations_study_tests_each_step_against_the_one_before(tmp_path: Path, monkeypatch) -> None:
     # success out of 20 phones for seeds 0, 1, 2: 7 -> 21 a clear step, 21 -> 35 a small one, 35 -> 100 a large
     # one, 100 -> 500 none
-    from vlui.study import stored_differences
 
     monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
     study = load("configurations")

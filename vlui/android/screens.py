@@ -56,13 +56,14 @@ class Geometry:
         """The geometry of a panel of ``width`` x ``height`` pixels at ``dpi``."""
         return cls(width * 160 / dpi, height * 160 / dpi, height / width, float(dpi))
 
-    def gaps(self, other: Geometry) -> dict[str, float]:
-        """Per axis of :data:`AXES`, how far ``other`` is from this screen, in units of :data:`SCALE`."""
-        return {axis: abs(math.log(getattr(other, axis) / getattr(self, axis))) / SCALE[axis] for axis in AXES}
+    def coordinates(self) -> tuple[float, ...]:
+        """Its :data:`AXES` as logs divided by :data:`SCALE`, so that a gap of 1 on an axis is one region radius."""
+        return tuple(math.log(getattr(self, axis)) / SCALE[axis] for axis in AXES)
 
     def distance(self, other: Geometry) -> float:
-        """The largest of :meth:`gaps`: within a region of radius r of this screen when under r."""
-        return max(self.gaps(other).values())
+        """The largest gap between the two screens' :meth:`coordinates`: within a region of radius r of this screen
+        when under r."""
+        return max(abs(a - b) for a, b in zip(self.coordinates(), other.coordinates(), strict=True))
 
     def describe(self) -> str:
         return f"{self.width_dp:.0f}x{self.height_dp:.0f} dp at {self.dpi:.0f} dpi"
@@ -173,28 +174,25 @@ def held_out_regions(train: Iterable[Geometry], test: Sequence[tuple[str, tuple[
 
 @dataclass(frozen=True)
 class Nearest:
-    """How far a screen is from the nearest of a set of training screens: ``distance`` (:meth:`Geometry.distance`)
-    and that training screen's ``gaps`` on each axis; ``along``: per axis, the smallest gap on that axis to a
-    training screen that is within distance 1 on every other axis (how far one must go along the axis alone to meet
-    a training screen otherwise like it; ``inf`` where none is that near on the others)."""
+    """How far a screen is from the nearest of a set of training screens: ``distance`` (:meth:`Geometry.distance`);
+    ``along``: per axis, the smallest gap on that axis to a training screen that is within distance 1 on every other
+    axis (how far one must go along the axis alone to meet a training screen otherwise like it; ``inf`` where none is
+    that near on the others)."""
 
     distance: float
-    gaps: Mapping[str, float]
     along: Mapping[str, float]
 
 
 def coordinates(screens: Iterable[Geometry]) -> np.ndarray:
-    """``(N, 4)``: the screens' :data:`AXES` as logs divided by :data:`SCALE`, so that a gap of 1 is one region
-    radius."""
-    return np.array([[math.log(getattr(g, a)) / SCALE[a] for a in AXES] for g in screens], dtype=float).reshape(-1, 4)
+    """``(N, 4)``: the screens' :meth:`Geometry.coordinates`."""
+    return np.array([g.coordinates() for g in screens], dtype=float).reshape(-1, len(AXES))
 
 
 def nearest(geometry: Geometry, train: np.ndarray) -> Nearest:
     """:class:`Nearest` of ``geometry`` among the training screens ``train`` (:func:`coordinates`, at least one)."""
-    gaps = np.abs(train - coordinates([geometry])[0])  # (N, 4)
-    best = int(np.argmax(-gaps.max(axis=1)))
+    gaps = np.abs(train - np.array(geometry.coordinates()))  # (N, 4)
     along = {}
     for i, axis in enumerate(AXES):
         others = np.delete(gaps, i, axis=1).max(axis=1) < 1.0
         along[axis] = float(gaps[others, i].min()) if others.any() else math.inf
-    return Nearest(float(gaps[best].max()), dict(zip(AXES, map(float, gaps[best]), strict=True)), along)
+    return Nearest(float(gaps.max(axis=1).min()), along)
