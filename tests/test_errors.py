@@ -403,7 +403,7 @@ CASES = [
          "…mine.yaml: give either device (a profile's name) or screen (a screen of its own), not both",
          lambda x: _snapshot_collect(x, OWN.replace("device: Pixel 3", "device: Pixel 3\nscreen: {width: 1080, "
                                                     "height: 2400, dpi: 420}"))),
-    Case("env-landscape", 13, "`env.landscape=sideways`", "env.landscape must be one of stretched, rotated, not "
+    Case("env-landscape", 13, "`env.landscape=sideways`", "env.landscape must be one of stretched, rotated, stacked, not "
          "'sideways'", lambda x: run_job("collect", ["env.landscape=sideways"], x.tmp)),
     Case("task-split", 13, "`task_split=valid`", "task_split must be one of train, test, all, not 'valid'",
          lambda x: run_job("collect", ["task_split=valid"], x.tmp)),

@@ -45,41 +45,66 @@ def test_a_damaged_spec_is_refused_in_one_line(stored: dict, message: str) -> No
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
-def test_a_turned_spec_says_so_and_earlier_specs_read_as_stretched() -> None:
-    turned_spec = ObsActionSpec(landscape="rotated")
-    stored = json.loads(json.dumps(turned_spec.to_dict()))
-    assert stored["landscape"] == "rotated" and ObsActionSpec.from_dict(stored) == turned_spec
+@pytest.mark.parametrize("landscape", ["rotated", "stacked"])
+def test_a_landscape_view_is_stored_and_earlier_specs_read_as_stretched(landscape: str) -> None:
+    spec = ObsActionSpec(landscape=landscape)
+    stored = json.loads(json.dumps(spec.to_dict()))
+    assert stored["landscape"] == landscape and ObsActionSpec.from_dict(stored) == spec
     assert "landscape" not in ObsActionSpec().to_dict()  # B-MoCA's, written as it always was
-    assert not turned_spec.same_actions(ObsActionSpec()) and "landscape rotated" in turned_spec.reading()
-    with pytest.raises(VluiError, match="landscape must be one of stretched, rotated, not 'sideways'"):
+    assert not spec.same_actions(ObsActionSpec()) and f"landscape {landscape}" in spec.reading()
+
+
+def test_an_unknown_landscape_view_is_refused_naming_the_choices() -> None:
+    with pytest.raises(VluiError, match="landscape must be one of stretched, rotated, stacked, not 'sideways'"):
         ObsActionSpec(landscape="sideways")
 
 
-def test_a_landscape_screen_is_turned_and_its_points_map_back_where_it_shows_them() -> None:
-    spec = ObsActionSpec(64, 32, landscape="rotated")
-    screen = np.zeros((400, 640, 3), np.uint8)  # a landscape screen, one red block near its top-right corner
-    screen[40:80, 560:600] = (255, 0, 0)
-    obs = observe(screen, 64, 32, turned=spec.rotates((640, 400)))
-    assert obs.shape == (64, 32, 3)
-    block = (60 / 400, 580 / 640)  # the block's centre, normalised (y, x) on the screen
-    y, x = spec.from_screen(block, (640, 400))
-    assert obs[int(y * 64), int(x * 32)].tolist() == [255, 0, 0]  # the observation shows it where the point maps
-    assert obs[:, :, 0].sum() == obs[int(y * 64) - 3:int(y * 64) + 4, int(x * 32) - 3:int(x * 32) + 4, 0].sum()
-    assert spec.to_screen((y, x), (640, 400)) == pytest.approx(block)
+# a landscape screen with one red block near its top-right corner, one blue block near its bottom-left corner and a
+# green one just left of the middle
+BLOCKS = {(255, 0, 0): (slice(40, 80), slice(560, 600)), (0, 0, 255): (slice(320, 360), slice(40, 80)),
+          (0, 255, 0): (slice(180, 220), slice(270, 310))}
+
+
+@pytest.mark.parametrize("landscape", ["rotated", "stacked"])
+def test_a_landscape_screen_is_observed_in_its_view_and_its_points_map_back_where_it_shows_them(landscape: str) -> None:
+    spec = ObsActionSpec(128, 64, landscape=landscape)
+    screen = np.zeros((400, 640, 3), np.uint8)
+    for colour, (rows, cols) in BLOCKS.items():
+        screen[rows, cols] = colour
+    view = spec.view((640, 400))
+    assert view == landscape
+    obs = observe(screen, 128, 64, view)
+    assert obs.shape == (128, 64, 3)
+    for colour, (rows, cols) in BLOCKS.items():
+        centre = ((rows.start + rows.stop) / 2 / 400, (cols.start + cols.stop) / 2 / 640)  # normalised (y, x)
+        y, x = spec.from_screen(centre, (640, 400))
+        assert obs[int(y * 128), int(x * 64)].tolist() == list(colour), colour  # shown where the point maps
+        channel = list(colour).index(255)
+        near = obs[int(y * 128) - 4:int(y * 128) + 5, int(x * 64) - 4:int(x * 64) + 5, channel]
+        assert (obs[:, :, channel] > 128).sum() == (near > 128).sum()  # and nowhere else
+        assert spec.to_screen((y, x), (640, 400)) == pytest.approx(centre)
     # a portrait screen, and every screen under B-MoCA's stretch, is observed and acted on as it stands
-    assert not spec.rotates((400, 640)) and spec.to_screen((0.2, 0.7), (400, 640)) == (0.2, 0.7)
-    assert ObsActionSpec().to_screen((0.2, 0.7), (640, 400)) == (0.2, 0.7)
+    assert spec.view((400, 640)) is None and spec.to_screen((0.2, 0.7), (400, 640)) == (0.2, 0.7)
+    assert ObsActionSpec().view((640, 400)) is None and ObsActionSpec().to_screen((0.2, 0.7), (640, 400)) == (0.2, 0.7)
+
+
+def test_a_stacked_screen_of_odd_width_keeps_every_column() -> None:
+    screen = np.arange(3 * 5, dtype=np.uint8).reshape(3, 5, 1).repeat(3, axis=2)  # 5 columns: 3 go left, 2 right
+    obs = observe(screen, 6, 3, "stacked")
+    assert obs[:3, :, 0].tolist() == screen[:, :3, 0].tolist()
+    assert obs[3:, :2, 0].tolist() == screen[:, 3:, 0].tolist() and not obs[3:, 2].any()
 
 
 @pytest.mark.integration
-def test_on_a_turned_landscape_tablet_the_expert_and_the_environment_agree(tmp_path: Path) -> None:
-    # the expert acts in the turned observation's frame (info["rotated"]), the environment turns its points back:
-    # every representative task is done on B-MoCA's landscape tablet, and a tap's recorded point is on the observation
-    env = make_env(EnvConfig(snapshots=["109"], landscape="rotated"), "representative", include_xml=True)
+@pytest.mark.parametrize("landscape", ["rotated", "stacked"])
+def test_on_a_landscape_tablet_in_either_view_the_expert_and_the_environment_agree(landscape: str) -> None:
+    # the expert acts in the observation's frame (info["view"]), the environment moves its points back: every
+    # representative task is done on B-MoCA's landscape tablet
+    env = make_env(EnvConfig(snapshots=["109"], landscape=landscape), "representative", include_xml=True)
     for task in task_set("representative"):
         agent = ExpertAgent()
         obs, info = env.reset(seed=0, options={"task": task, "snapshot": "109"})
-        assert info["rotated"] and obs["screen"].shape == (256, 128, 3)
+        assert info["view"] == landscape and obs["screen"].shape == (256, 128, 3)
         agent.reset(env.task, info)
         while True:
             obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
@@ -87,7 +112,7 @@ def test_on_a_turned_landscape_tablet_the_expert_and_the_environment_agree(tmp_p
                 break
         assert terminated, task
     stretched = make_env(EnvConfig(snapshots=["109"]), "representative")
-    assert not stretched.reset(seed=0, options={"snapshot": "109"})[1]["rotated"]
+    assert stretched.reset(seed=0, options={"snapshot": "109"})[1]["view"] is None
 
 
 def test_the_parser_reads_actions_as_its_spec_says() -> None:

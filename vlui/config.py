@@ -138,8 +138,9 @@ class EnvConfig:
     include_xml: bool = False
     tap_threshold: float = ObsActionSpec.tap_threshold  # B-MoCA App. A.1: touch-to-lift distance under which it is a tap
     y_distance_scale: float = ObsActionSpec.y_scale  # the paper's code doubles the y difference for the 2:1 screen
-    # a screen wider than tall in the portrait observation: "stretched" as it stands (B-MoCA's) or "rotated" a quarter
-    # first (vlui/spec.py); a policy trained on rotated screens brings it to DAgger, PPO and evaluate
+    # a screen wider than tall in the portrait observation: "stretched" as it stands (B-MoCA's), "rotated" a quarter
+    # first, or "stacked", its left half above its right (vlui/spec.py); a policy brings its own to DAgger, PPO and
+    # evaluate
     landscape: str = ObsActionSpec.landscape
     clip_actions: bool = False  # clip out-of-range actions instead of raising
     # wait before each observation; null: the device's own (3.0 s on emulators and phones: B-MoCA's 1/3 Hz; 0 on the

@@ -24,16 +24,22 @@ KEYS = ("BACK", "HOME", "APP_SWITCH")  # the navigation keys; Android keycodes 4
 OBSERVATION_VERSION = 2
 
 
-def observe(screen: np.ndarray | Image.Image, height: int, width: int, turned: bool = False) -> np.ndarray:
+def observe(screen: np.ndarray | Image.Image, height: int, width: int, view: str | None = None) -> np.ndarray:
     """The observation of a full-resolution screen: resized to ``(height, width, 3)`` uint8 by a box reduction to
-    within twice the size, then bilinear (PIL's ``reducing_gap=2.0``), whatever the aspect ratio; ``turned``: the
-    screen turned a quarter counter-clockwise first (``env.landscape=rotated``, :func:`vlui.spec.turned`).
+    within twice the size, then bilinear (PIL's ``reducing_gap=2.0``), whatever the aspect ratio. ``view``
+    (:meth:`vlui.spec.ObsActionSpec.view`): ``"rotated"``, the screen turned a quarter counter-clockwise first
+    (:func:`vlui.spec.turned`); ``"stacked"``, its left half put above its right half first (:func:`vlui.spec.stacked`;
+    an odd pixel column in the middle goes to the left half, and the right half is padded black to its width).
 
     The one definition every backend uses: a screenshot from an emulator or a phone, and the simulated phone's own
     drawing of the full screen, are observed alike, so a policy sees the same pixels on both. ``screen`` is an
     ``(H, W, 3|4)`` uint8 array (a 4-channel one, as a raw ``screencap``, is read in place) or an RGB image."""
-    if turned:
+    if view == "rotated":
         screen = np.ascontiguousarray(np.rot90(np.asarray(screen)[:, :, :3]))
+    elif view == "stacked":
+        screen = _stacked(np.asarray(screen)[:, :, :3])
+    elif view is not None:
+        raise ValueError(f"a screen is observed as it stands, rotated or stacked, not {view!r}")
     if isinstance(screen, Image.Image):
         img = screen
     elif screen.shape[2] == 4 and screen.flags.c_contiguous:
@@ -44,6 +50,15 @@ def observe(screen: np.ndarray | Image.Image, height: int, width: int, turned: b
     if img.size == (width, height):
         return np.asarray(img.convert("RGB"))
     return np.asarray(img.resize((width, height), Image.BILINEAR, reducing_gap=2.0).convert("RGB"))
+
+
+def _stacked(screen: np.ndarray) -> np.ndarray:
+    """``(H, W, 3)`` -> ``(2H, ceil(W / 2), 3)``: the left half above the right half."""
+    half = (screen.shape[1] + 1) // 2
+    out = np.zeros((2 * screen.shape[0], half, 3), np.uint8)
+    out[:screen.shape[0]] = screen[:, :half]
+    out[screen.shape[0]:, :screen.shape[1] - half] = screen[:, half:]
+    return out
 
 
 class Device(ABC):

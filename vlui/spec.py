@@ -34,9 +34,11 @@ from vlui.errors import VluiError
 ACTION_CONVENTION = "dual-gesture (touch_y, touch_x, lift_y, lift_x) in [-1, 1]; screen position p = (a + 1) / 2"
 SCREEN_DTYPE = "uint8"
 # How a screen wider than tall (a landscape-natural tablet) becomes a portrait observation: squeezed into it as it
-# stands (B-MoCA's), or turned a quarter counter-clockwise first, so that it fills the frame with little distortion;
-# a turned screen's actions are positions on the turned observation (:meth:`ObsActionSpec.to_screen`).
-LANDSCAPE = ("stretched", "rotated")
+# stands (B-MoCA's); turned a quarter counter-clockwise first, so that it fills the frame with little distortion; or
+# cut down the middle and its left half put above its right half, so that it fills the frame upright, at about the
+# scale of a phone's screen. The actions of a turned or stacked screen are positions on its observation
+# (:meth:`ObsActionSpec.to_screen`).
+LANDSCAPE = ("stretched", "rotated", "stacked")
 
 
 def turned(point: tuple[float, float]) -> tuple[float, float]:
@@ -48,6 +50,33 @@ def turned(point: tuple[float, float]) -> tuple[float, float]:
 def unturned(point: tuple[float, float]) -> tuple[float, float]:
     """The inverse of :func:`turned`: the point of the screen that a point of its turned observation shows."""
     return point[1], 1.0 - point[0]
+
+
+def stacked(point: tuple[float, float]) -> tuple[float, float]:
+    """Where a normalised ``(y, x)`` point of a screen is on its observation stacked: the screen's left half (x under
+    0.5) is the observation's top half, its right half the bottom half, each at full width."""
+    y, x = point
+    return (y / 2, 2 * x) if x < 0.5 else (0.5 + y / 2, 2 * x - 1)
+
+
+def unstacked(point: tuple[float, float]) -> tuple[float, float]:
+    """The inverse of :func:`stacked`: the point of the screen that a point of its stacked observation shows."""
+    y, x = point
+    return (2 * y, x / 2) if y < 0.5 else (2 * y - 1, 0.5 + x / 2)
+
+
+# a view -> (screen point to observation point, its inverse)
+_VIEWS = {"rotated": (turned, unturned), "stacked": (stacked, unstacked)}
+
+
+def to_view(point: tuple[float, float], view: str | None) -> tuple[float, float]:
+    """Where a normalised ``(y, x)`` point of a screen is on its observation under ``view`` (None: as it stands)."""
+    return _VIEWS[view][0](point) if view else point
+
+
+def from_view(point: tuple[float, float], view: str | None) -> tuple[float, float]:
+    """The point of the screen that a point of its observation under ``view`` shows (None: as it stands)."""
+    return _VIEWS[view][1](point) if view else point
 
 
 def gesture_distance(p: tuple[float, float], q: tuple[float, float], y_scale: float) -> float:
@@ -103,18 +132,20 @@ class ObsActionSpec:
         return (f"tap_threshold {self.tap_threshold}, y_scale {self.y_scale}"
                 + (f", landscape {self.landscape}" if self.landscape != "stretched" else ""))
 
-    def rotates(self, size: tuple[int, int]) -> bool:
-        """Whether a screen of ``size`` ``(width, height)`` is turned for its observation."""
-        return self.landscape == "rotated" and size[0] > size[1]
+    def view(self, size: tuple[int, int]) -> str | None:
+        """How a screen of ``size`` ``(width, height)`` is observed: None as it stands (a portrait screen, or any
+        screen stretched), else ``"rotated"`` or ``"stacked"`` (:data:`LANDSCAPE`)."""
+        return self.landscape if self.landscape != "stretched" and size[0] > size[1] else None
 
     def to_screen(self, point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
         """A normalised ``(y, x)`` point of the observation as a point of the screen of ``size``: the observation of a
-        turned screen is the screen a quarter counter-clockwise, so its left edge is the screen's top."""
-        return unturned(point) if self.rotates(size) else point
+        turned screen is the screen a quarter counter-clockwise (its left edge the screen's top), of a stacked one
+        the screen's left half above its right half."""
+        return from_view(point, self.view(size))
 
     def from_screen(self, point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
         """The inverse of :meth:`to_screen`: where a point of the screen is on the observation."""
-        return turned(point) if self.rotates(size) else point
+        return to_view(point, self.view(size))
 
     def require_same_actions(self, other: ObsActionSpec, this: str, that: str, fix: str) -> None:
         """A :class:`VluiError` naming both (``this`` is self, ``that`` is ``other``) and ``fix`` when ``other``

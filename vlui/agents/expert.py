@@ -29,7 +29,7 @@ from vlui.config import AgentConfig
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
-from vlui.spec import turned
+from vlui.spec import to_view
 from vlui.tasks import templates
 from vlui.tasks.catalog import Task
 
@@ -102,7 +102,7 @@ class ExpertAgent:
     task: Task | None = field(init=False, default=None)
     _plan: Any = field(init=False, default=None)
     _memory: dict[str, Any] = field(init=False, default_factory=dict)
-    _turned: bool = field(init=False, default=False)
+    _view: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         for name in ("tap_jitter", "random_action_prob", "wrong_action_prob"):
@@ -132,7 +132,7 @@ class ExpertAgent:
             raise VluiError("the expert reads the UI tree: create the environment with include_xml=True")
         width, height = info["screen_size"]
         screen = Screen(parse_xml(obs["xml"]), width, height, get_locale(info["locale"]))
-        self._turned = bool(info.get("rotated"))  # its observation is the screen turned: so are its actions
+        self._view = info.get("view")  # its observation is the screen turned or stacked: so are its actions
         allow = screen.one(":id/permission_allow_button")
         if allow is not None:  # a runtime permission prompt over the app: allow, as a user going on with the task
             return self._to_action(Gesture("tap", allow), screen)
@@ -157,21 +157,20 @@ class ExpertAgent:
 
     # ------------------------------------------------------------------------------------------------ gestures
     def _to_action(self, g: Gesture, s: Screen) -> np.ndarray:
-        """The gesture as an action: points of the screen, or of its turned observation where the environment turns
-        it (``info["rotated"]``); keys are read where B-MoCA puts them, whatever the screen."""
+        """The gesture as an action: points of the screen, or of its turned or stacked observation where the
+        environment observes it so (``info["view"]``); keys are read where B-MoCA puts them, whatever the screen."""
         if g.kind == "key":
             return key_action(g.key)
-        frame = turned if self._turned else (lambda p: p)
         if g.kind == "swipe":
-            return normalised_to_action(frame(g.point), frame(g.lift))
+            return normalised_to_action(to_view(g.point, self._view), to_view(g.lift, self._view))
         if g.target is not None:
             x1, y1, x2, y2 = g.target.bounds
             cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
             if self.tap_jitter:
                 cx += self.rng.uniform(-0.5, 0.5) * self.tap_jitter * (x2 - x1)
                 cy += self.rng.uniform(-0.5, 0.5) * self.tap_jitter * (y2 - y1)
-            return normalised_to_action(frame((cy / s.height, cx / s.width)))
-        return normalised_to_action(frame(g.point))
+            return normalised_to_action(to_view((cy / s.height, cx / s.width), self._view))
+        return normalised_to_action(to_view(g.point, self._view))
 
     # ------------------------------------------------------------------------------------------------ skills
     def open_app(self, s: Screen, app: str) -> Gesture:

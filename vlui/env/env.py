@@ -192,11 +192,11 @@ class PhoneEnv(gym.Env):
 
     # ------------------------------------------------------------------------------------------------ internals
     def _on_screen(self, p: ParsedAction) -> ParsedAction:
-        """The parsed action with its points on the screen: an observation of a turned screen (a landscape screen
-        under ``landscape: rotated``) is acted on where it shows things. Keys are read on the observation, as
-        B-MoCA's navigation points are."""
+        """The parsed action with its points on the screen: an observation of a turned or stacked screen (a landscape
+        screen under ``landscape: rotated`` or ``stacked``) is acted on where it shows things. Keys are read on the
+        observation, as B-MoCA's navigation points are."""
         size = self.device.size
-        if not self.obs_action.rotates(size) or p.touch is None or p.kind == "key":
+        if self.obs_action.view(size) is None or p.touch is None or p.kind == "key":
             return p
         return replace(p, touch=self.obs_action.to_screen(p.touch, size),
                        lift=self.obs_action.to_screen(p.lift, size) if p.lift is not None else None)
@@ -220,9 +220,8 @@ class PhoneEnv(gym.Env):
         h, w = self.obs_action.image_size
         obs: dict[str, Any] = {"instruction": self.task.instruction}
         if self.include_screen:
-            rotated = self.obs_action.rotates(self.device.size)
-            obs["screen"] = observe(self.device.screenshot(), h, w, turned=True) if rotated else \
-                self.device.observation(h, w)
+            view = self.obs_action.view(self.device.size)
+            obs["screen"] = observe(self.device.screenshot(), h, w, view) if view else self.device.observation(h, w)
         if self.include_xml:
             obs["xml"] = xml if xml is not None else self.device.ui_xml()
         if self.include_full_screen:
@@ -237,7 +236,8 @@ class PhoneEnv(gym.Env):
             "step_limit": self.task.step_limit,
             "locale": self.device.locale_id(),
             "screen_size": self.device.size,
-            "rotated": self.obs_action.rotates(self.device.size),  # screen-frame agents turn their points (expert)
+            # how the screen is observed (None: as it stands): screen-frame agents move their points so (the expert)
+            "view": self.obs_action.view(self.device.size),
             "parsed_action": parsed.as_dict() if parsed else None,
             "success_line": matched,
             **({"perturbations": self.perturbations} if self.stochastic else {}),
