@@ -109,6 +109,28 @@ def test_the_observation_over_adb_is_the_in_process_phones_on_every_snapshot(adb
         dev.close()
 
 
+@pytest.mark.parametrize("landscape", ["rotated", "stacked"])
+def test_a_landscape_view_over_adb_shows_and_acts_as_in_process(adb, landscape):
+    # a policy trained with env.landscape=rotated or stacked brings it to evaluations over ADB: on the landscape
+    # tablet its observations there are the in-process phone's, and the same actions do the same things
+    over_adb = make_env(adb_env(adb, landscape=landscape, snapshots=["109"]), "representative", include_xml=True)
+    in_process = make_env(EnvConfig(snapshots=["109"], landscape=landscape), "representative", include_xml=True)
+    try:
+        for task in ("airplane_on", "call_911"):
+            screens = []
+            for env in (over_adb, in_process):
+                obs, info = env.reset(seed=0, options={"task": task, "snapshot": "109"})
+                assert info["view"] == landscape
+                screens.append(obs["screen"])
+            diff = np.abs(screens[0].astype(int) - screens[1])
+            assert diff.mean() <= 1.0 and (diff.max(axis=2) > 8).mean() <= 0.005, task
+            a, b = episode(over_adb, task, "109"), episode(in_process, task, "109")
+            assert a["success"] and b["success"] and a["steps"] == b["steps"], task
+    finally:
+        over_adb.close()
+        in_process.close()
+
+
 def test_typed_text_arrives_literally(adb):
     dev = make_device(adb_env(adb), "000")
     try:
