@@ -476,3 +476,35 @@ def test_steps_side_by_side_here_share_the_cores_out_as_torch_threads(tmp_path: 
     assert step_env(4) == "4" and step_env(0) is None
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert step_env(4) == "3"
+
+
+def test_a_reports_per_phone_section_is_written_from_its_csv_once(tmp_path: Path) -> None:
+    # a report made before the Per phone section existed gets it from its per_phone.csv, before "How it was made";
+    # run again, the section is replaced, not repeated
+    from vlui.study.per_phone import main as per_phone
+    (tmp_path / "report.md").write_text("# Study\n\n## Summary\n\ntext\n\n## How it was made\n\ncommands\n")
+    rows = [("a", "val", "val-0-10", 0, 1.0), ("a", "val", "val-0-2", 0, 0.5), ("a", "val", "val-0-2", 1, 0.0),
+            ("a", "val", "val-0-10", 1, 0.5), ("b", "val", "val-0-2", 0, 1.0), ("a", "train", "000", 0, 0.25)]
+    with open(tmp_path / "per_phone.csv", "w", newline="") as f:
+        csv.writer(f).writerows([("arm", "split", "snapshot", "seed", "success"), *rows])
+    for _ in range(2):
+        assert per_phone([str(tmp_path)]) == 0
+    text = (tmp_path / "report.md").read_text()
+    assert text.count("## Per phone") == 1 and text.index("## Per phone") < text.index("## How it was made")
+    assert text.endswith("## How it was made\n\ncommands\n") and "## Summary\n\ntext\n" in text
+    val = text[text.index("val:"):text.index("train:")]
+    assert val.index("| val-0-2 |") < val.index("| val-0-10 |")  # phones in numeric order
+    assert "| phone | a: mean (seed0, seed1) | b (seed0) |" in val
+    assert "| val-0-2 | 25.0 (50.0, 0.0) | 100.0 |" in val  # the mean over the seeds, then each seed's
+    assert "| val-0-10 | 75.0 (100.0, 50.0) | – |" in val  # an arm not evaluated on a phone
+    assert "| 000 | 25.0 |" in text[text.index("train:"):]
+
+
+def test_a_per_phone_csv_that_is_not_one_is_a_one_line_error(tmp_path: Path, capsys) -> None:
+    from vlui.study.per_phone import main as per_phone
+    (tmp_path / "report.md").write_text("# Study\n")
+    (tmp_path / "per_phone.csv").write_text("arm,split,phone\na,val,000\n")
+    assert per_phone([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "lacks the column(s) seed, snapshot, success" in err and err.count("\n") == 1
+    assert (tmp_path / "report.md").read_text() == "# Study\n"
