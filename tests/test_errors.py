@@ -405,6 +405,8 @@ CASES = [
                                                     "height: 2400, dpi: 420}"))),
     Case("env-landscape", 13, "`env.landscape=sideways`", "env.landscape must be one of stretched, rotated, stacked, not "
          "'sideways'", lambda x: run_job("collect", ["env.landscape=sideways"], x.tmp)),
+    Case("env-rtl", 13, "`env.rtl=flipped`", "env.rtl must be one of kept, mirrored, not 'flipped'",
+         lambda x: run_job("collect", ["env.rtl=flipped"], x.tmp)),
     Case("task-split", 13, "`task_split=valid`", "task_split must be one of train, test, all, not 'valid'",
          lambda x: run_job("collect", ["task_split=valid"], x.tmp)),
     Case("viewer-no-episodes-here", 14, "`python -m vlui.viewer PATH` with a folder that is neither a dataset nor an "

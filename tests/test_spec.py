@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from vlui.agents.expert import ExpertAgent
+from vlui.android.i18n import is_rtl
 from vlui.cli import compose
 from vlui.config import EnvConfig
 from vlui.data.format import dataset_spec, read_info
@@ -45,18 +46,22 @@ def test_a_damaged_spec_is_refused_in_one_line(stored: dict, message: str) -> No
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("landscape", ["rotated", "stacked"])
-def test_a_landscape_view_is_stored_and_earlier_specs_read_as_stretched(landscape: str) -> None:
-    spec = ObsActionSpec(landscape=landscape)
+@pytest.mark.parametrize(("landscape", "rtl"), [("rotated", "kept"), ("stacked", "kept"), ("stretched", "mirrored")])
+def test_a_view_is_stored_and_earlier_specs_read_as_stretched_and_kept(landscape: str, rtl: str) -> None:
+    spec = ObsActionSpec(landscape=landscape, rtl=rtl)
     stored = json.loads(json.dumps(spec.to_dict()))
-    assert stored["landscape"] == landscape and ObsActionSpec.from_dict(stored) == spec
-    assert "landscape" not in ObsActionSpec().to_dict()  # B-MoCA's, written as it always was
-    assert not spec.same_actions(ObsActionSpec()) and f"landscape {landscape}" in spec.reading()
+    assert stored.get("landscape", "stretched") == landscape and stored.get("rtl", "kept") == rtl
+    assert ObsActionSpec.from_dict(stored) == spec
+    assert "landscape" not in ObsActionSpec().to_dict() and "rtl" not in ObsActionSpec().to_dict()  # as they were
+    assert not spec.same_actions(ObsActionSpec())
+    assert (f"landscape {landscape}" if landscape != "stretched" else f"rtl {rtl}") in spec.reading()
 
 
-def test_an_unknown_landscape_view_is_refused_naming_the_choices() -> None:
+def test_an_unknown_view_is_refused_naming_the_choices() -> None:
     with pytest.raises(VluiError, match="landscape must be one of stretched, rotated, stacked, not 'sideways'"):
         ObsActionSpec(landscape="sideways")
+    with pytest.raises(VluiError, match="rtl must be one of kept, mirrored, not 'flipped'"):
+        ObsActionSpec(rtl="flipped")
 
 
 # a landscape screen with one red block near its top-right corner, one blue block near its bottom-left corner and a
@@ -65,27 +70,40 @@ BLOCKS = {(255, 0, 0): (slice(40, 80), slice(560, 600)), (0, 0, 255): (slice(320
           (0, 255, 0): (slice(180, 220), slice(270, 310))}
 
 
-@pytest.mark.parametrize("landscape", ["rotated", "stacked"])
-def test_a_landscape_screen_is_observed_in_its_view_and_its_points_map_back_where_it_shows_them(landscape: str) -> None:
-    spec = ObsActionSpec(128, 64, landscape=landscape)
+@pytest.mark.parametrize(("landscape", "rtl", "view"), [("rotated", "kept", "rotated"), ("stacked", "kept", "stacked"),
+                                                         ("stretched", "mirrored", "mirrored"),
+                                                         ("stacked", "mirrored", "mirrored+stacked")])
+def test_a_screen_is_observed_in_its_view_and_its_points_map_back_where_it_shows_them(landscape: str, rtl: str,
+                                                                                       view: str) -> None:
+    spec = ObsActionSpec(128, 64, landscape=landscape, rtl=rtl)
     screen = np.zeros((400, 640, 3), np.uint8)
     for colour, (rows, cols) in BLOCKS.items():
         screen[rows, cols] = colour
-    view = spec.view((640, 400))
-    assert view == landscape
+    assert spec.view((640, 400), rtl=True) == view
     obs = observe(screen, 128, 64, view)
     assert obs.shape == (128, 64, 3)
     for colour, (rows, cols) in BLOCKS.items():
         centre = ((rows.start + rows.stop) / 2 / 400, (cols.start + cols.stop) / 2 / 640)  # normalised (y, x)
-        y, x = spec.from_screen(centre, (640, 400))
+        y, x = spec.from_screen(centre, (640, 400), rtl=True)
         assert obs[int(y * 128), int(x * 64)].tolist() == list(colour), colour  # shown where the point maps
         channel = list(colour).index(255)
-        near = obs[int(y * 128) - 4:int(y * 128) + 5, int(x * 64) - 4:int(x * 64) + 5, channel]
+        near = obs[int(y * 128) - 8:int(y * 128) + 9, int(x * 64) - 4:int(x * 64) + 5, channel]  # a stretched
+        # screen's blocks are taller than wide
         assert (obs[:, :, channel] > 128).sum() == (near > 128).sum()  # and nowhere else
-        assert spec.to_screen((y, x), (640, 400)) == pytest.approx(centre)
-    # a portrait screen, and every screen under B-MoCA's stretch, is observed and acted on as it stands
-    assert spec.view((400, 640)) is None and spec.to_screen((0.2, 0.7), (400, 640)) == (0.2, 0.7)
-    assert ObsActionSpec().view((640, 400)) is None and ObsActionSpec().to_screen((0.2, 0.7), (640, 400)) == (0.2, 0.7)
+        assert spec.to_screen((y, x), (640, 400), rtl=True) == pytest.approx(centre)
+    # a portrait screen is observed as it stands but for the mirror; a left-to-right phone's is never mirrored;
+    # every screen under B-MoCA's stretch and kept, as it stands
+    assert spec.view((400, 640), rtl=True) == ("mirrored" if rtl == "mirrored" else None)
+    assert spec.view((640, 400), rtl=False) == (landscape if landscape != "stretched" else None)
+    assert ObsActionSpec().view((640, 400), rtl=True) is None
+    assert ObsActionSpec().to_screen((0.2, 0.7), (640, 400), rtl=True) == (0.2, 0.7)
+
+
+def test_whether_a_locale_is_laid_out_right_to_left() -> None:
+    # the simulated phone's locales by locales.yaml; a real phone's others by their language or script
+    assert is_rtl("ar-EG") and is_rtl("he-IL") and is_rtl("ur-PK") and not is_rtl("en-US") and not is_rtl("ja-JP")
+    assert is_rtl("ar-SA") and is_rtl("fa-AF") and is_rtl("iw-IL") and is_rtl("pa-Arab-PK")
+    assert not is_rtl("pa-IN") and not is_rtl("de-CH") and not is_rtl("sr-Latn-RS")
 
 
 def test_a_stacked_screen_of_odd_width_keeps_every_column() -> None:
@@ -96,23 +114,28 @@ def test_a_stacked_screen_of_odd_width_keeps_every_column() -> None:
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("landscape", ["rotated", "stacked"])
-def test_on_a_landscape_tablet_in_either_view_the_expert_and_the_environment_agree(landscape: str) -> None:
+@pytest.mark.parametrize(("snapshot", "landscape", "rtl", "view"), [
+    ("109", "rotated", "kept", "rotated"), ("109", "stacked", "kept", "stacked"),
+    ("109", "stacked", "mirrored", "mirrored+stacked"),  # the landscape tablet, in Arabic
+    ("030", "stacked", "mirrored", "mirrored"),  # a portrait phone, in Arabic
+    ("000", "stacked", "mirrored", None)])  # a portrait phone, in English
+def test_in_every_view_the_expert_and_the_environment_agree(snapshot: str, landscape: str, rtl: str,
+                                                             view: str | None) -> None:
     # the expert acts in the observation's frame (info["view"]), the environment moves its points back: every
-    # representative task is done on B-MoCA's landscape tablet
-    env = make_env(EnvConfig(snapshots=["109"], landscape=landscape), "representative", include_xml=True)
+    # representative task is done
+    env = make_env(EnvConfig(snapshots=[snapshot], landscape=landscape, rtl=rtl), "representative", include_xml=True)
     for task in task_set("representative"):
         agent = ExpertAgent()
-        obs, info = env.reset(seed=0, options={"task": task, "snapshot": "109"})
-        assert info["view"] == landscape and obs["screen"].shape == (256, 128, 3)
+        obs, info = env.reset(seed=0, options={"task": task, "snapshot": snapshot})
+        assert info["view"] == view and obs["screen"].shape == (256, 128, 3)
         agent.reset(env.task, info)
         while True:
             obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
             if terminated or truncated:
                 break
         assert terminated, task
-    stretched = make_env(EnvConfig(snapshots=["109"]), "representative")
-    assert stretched.reset(seed=0, options={"snapshot": "109"})[1]["view"] is None
+    stretched = make_env(EnvConfig(snapshots=[snapshot]), "representative")
+    assert stretched.reset(seed=0, options={"snapshot": snapshot})[1]["view"] is None
 
 
 def test_the_parser_reads_actions_as_its_spec_says() -> None:

@@ -23,7 +23,7 @@ from vlui.device import OBSERVATION_VERSION
 from vlui.errors import VluiError
 from vlui.limits import AT_LEAST_1, FRACTION, NON_NEGATIVE, PORT, POSITIVE, SEED, Range
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
-from vlui.spec import LANDSCAPE, ObsActionSpec
+from vlui.spec import LANDSCAPE, RTL, ObsActionSpec
 
 T = TypeVar("T")
 
@@ -142,6 +142,9 @@ class EnvConfig:
     # first, or "stacked", its left half above its right (vlui/spec.py); a policy brings its own to DAgger, PPO and
     # evaluate
     landscape: str = ObsActionSpec.landscape
+    # a phone in a right-to-left locale: its screen "kept" as it is (B-MoCA's) or "mirrored" left to right, so that
+    # its layouts read as a left-to-right locale's (vlui/spec.py); a policy brings its own to DAgger, PPO and evaluate
+    rtl: str = ObsActionSpec.rtl
     clip_actions: bool = False  # clip out-of-range actions instead of raising
     # wait before each observation; null: the device's own (3.0 s on emulators and phones: B-MoCA's 1/3 Hz; 0 on the
     # simulated phone, also when it is served over ADB)
@@ -157,17 +160,18 @@ class EnvConfig:
         "tap_threshold": NON_NEGATIVE, "y_distance_scale": POSITIVE, "observation_wait_s": Range(0, optional=True),
         "num_envs": AT_LEAST_1}
     CHOICES: ClassVar[dict[str, tuple]] = {"backend": ("sim", "adb"), "snapshot_reset": ("console", "none"),
-                                           "screencap": ("raw", "png", "auto"), "landscape": LANDSCAPE}
+                                           "screencap": ("raw", "png", "auto"), "landscape": LANDSCAPE, "rtl": RTL}
 
     def spec(self) -> ObsActionSpec:
         """The screens these settings show and how they read actions."""
         return ObsActionSpec(self.observation_height, self.observation_width, self.tap_threshold,
-                             self.y_distance_scale, self.landscape)
+                             self.y_distance_scale, self.landscape, self.rtl)
 
     def with_spec(self, spec: ObsActionSpec) -> EnvConfig:
         """These settings showing ``spec``'s screens and reading actions by it (a trained policy's)."""
         return replace(self, observation_height=spec.height, observation_width=spec.width,
-                       tap_threshold=spec.tap_threshold, y_distance_scale=spec.y_scale, landscape=spec.landscape)
+                       tap_threshold=spec.tap_threshold, y_distance_scale=spec.y_scale, landscape=spec.landscape,
+                       rtl=spec.rtl)
 
     def measured(self) -> dict[str, Any]:
         """The settings that change what an episode is (the screens an agent sees, how its actions are read): a
@@ -176,6 +180,7 @@ class EnvConfig:
                                                  "tap_threshold", "y_distance_scale", "stochastic")},
                 # named only when not B-MoCA's, so that earlier datasets and evaluations resume as before
                 **({"landscape": self.landscape} if self.landscape != ObsActionSpec.landscape else {}),
+                **({"rtl": self.rtl} if self.rtl != ObsActionSpec.rtl else {}),
                 "observation_version": OBSERVATION_VERSION}
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from PIL import Image
 
 from vlui.errors import VluiError
+from vlui.spec import view_parts
 
 KEYS = ("BACK", "HOME", "APP_SWITCH")  # the navigation keys; Android keycodes 4, 3 and 187
 
@@ -27,19 +28,24 @@ OBSERVATION_VERSION = 2
 def observe(screen: np.ndarray | Image.Image, height: int, width: int, view: str | None = None) -> np.ndarray:
     """The observation of a full-resolution screen: resized to ``(height, width, 3)`` uint8 by a box reduction to
     within twice the size, then bilinear (PIL's ``reducing_gap=2.0``), whatever the aspect ratio. ``view``
-    (:meth:`vlui.spec.ObsActionSpec.view`): ``"rotated"``, the screen turned a quarter counter-clockwise first
-    (:func:`vlui.spec.turned`); ``"stacked"``, its left half put above its right half first (:func:`vlui.spec.stacked`;
-    an odd pixel column in the middle goes to the left half, and the right half is padded black to its width).
+    (:meth:`vlui.spec.ObsActionSpec.view`) transforms the screen first, in order: ``mirrored``, left to right
+    (:func:`vlui.spec.mirrored`); ``rotated``, a quarter counter-clockwise (:func:`vlui.spec.turned`); ``stacked``,
+    its left half put above its right half (:func:`vlui.spec.stacked`; an odd pixel column in the middle goes to the
+    left half, and the right half is padded black to its width).
 
     The one definition every backend uses: a screenshot from an emulator or a phone, and the simulated phone's own
     drawing of the full screen, are observed alike, so a policy sees the same pixels on both. ``screen`` is an
     ``(H, W, 3|4)`` uint8 array (a 4-channel one, as a raw ``screencap``, is read in place) or an RGB image."""
-    if view == "rotated":
-        screen = np.ascontiguousarray(np.rot90(np.asarray(screen)[:, :, :3]))
-    elif view == "stacked":
-        screen = _stacked(np.asarray(screen)[:, :, :3])
-    elif view is not None:
-        raise ValueError(f"a screen is observed as it stands, rotated or stacked, not {view!r}")
+    for part in view_parts(view):
+        rgb = np.asarray(screen)[:, :, :3]
+        if part == "mirrored":
+            screen = np.ascontiguousarray(rgb[:, ::-1])
+        elif part == "rotated":
+            screen = np.ascontiguousarray(np.rot90(rgb))
+        elif part == "stacked":
+            screen = _stacked(rgb)
+        else:
+            raise ValueError(f"a screen is observed mirrored, rotated or stacked, not {part!r}")
     if isinstance(screen, Image.Image):
         img = screen
     elif screen.shape[2] == 4 and screen.flags.c_contiguous:

@@ -65,18 +65,41 @@ def unstacked(point: tuple[float, float]) -> tuple[float, float]:
     return (2 * y, x / 2) if y < 0.5 else (2 * y - 1, 0.5 + x / 2)
 
 
-# a view -> (screen point to observation point, its inverse)
-_VIEWS = {"rotated": (turned, unturned), "stacked": (stacked, unstacked)}
+# How the screen of a phone in a right-to-left locale (Arabic, Hebrew, Persian, Urdu: Android mirrors its layouts)
+# is observed: kept as it is (B-MoCA's), or mirrored left to right, so that its layouts read as a left-to-right
+# locale's do (their text mirrored with them, and what Android does not mirror, as the dial pad and the clock's
+# dial, mirrored too). A mirrored screen's actions are positions on the mirrored observation.
+RTL = ("kept", "mirrored")
+MIRRORED = "mirrored"
+
+
+def mirrored(point: tuple[float, float]) -> tuple[float, float]:
+    """Where a normalised ``(y, x)`` point of a screen is on its observation mirrored left to right (its own inverse)."""
+    return point[0], 1.0 - point[1]
+
+
+# a view's part -> (screen point to observation point, its inverse)
+_VIEWS = {"rotated": (turned, unturned), "stacked": (stacked, unstacked), MIRRORED: (mirrored, mirrored)}
+
+
+def view_parts(view: str | None) -> list[str]:
+    """The transformations of a view, in the order they apply to the screen: ``"mirrored+stacked"`` is the screen
+    mirrored, then stacked; None or ``""`` is the screen as it stands."""
+    return view.split("+") if view else []
 
 
 def to_view(point: tuple[float, float], view: str | None) -> tuple[float, float]:
     """Where a normalised ``(y, x)`` point of a screen is on its observation under ``view`` (None: as it stands)."""
-    return _VIEWS[view][0](point) if view else point
+    for part in view_parts(view):
+        point = _VIEWS[part][0](point)
+    return point
 
 
 def from_view(point: tuple[float, float], view: str | None) -> tuple[float, float]:
     """The point of the screen that a point of its observation under ``view`` shows (None: as it stands)."""
-    return _VIEWS[view][1](point) if view else point
+    for part in reversed(view_parts(view)):
+        point = _VIEWS[part][1](point)
+    return point
 
 
 def gesture_distance(p: tuple[float, float], q: tuple[float, float], y_scale: float) -> float:
@@ -89,13 +112,15 @@ def gesture_distance(p: tuple[float, float], q: tuple[float, float], y_scale: fl
 class ObsActionSpec:
     """A policy's screens (``height`` x ``width`` RGB, uint8) and how its actions read: touch and lift closer than
     ``tap_threshold`` (normalised units, the y difference times ``y_scale``) are a tap, otherwise a swipe.
-    ``landscape``: how a screen wider than tall is observed (:data:`LANDSCAPE`)."""
+    ``landscape``: how a screen wider than tall is observed (:data:`LANDSCAPE`); ``rtl``: how the screen of a phone
+    in a right-to-left locale is (:data:`RTL`)."""
 
     height: int = 256
     width: int = 128
     tap_threshold: float = 0.14
     y_scale: float = 2.0
     landscape: str = "stretched"
+    rtl: str = "kept"
 
     def __post_init__(self) -> None:
         for name in ("height", "width"):
@@ -108,6 +133,8 @@ class ObsActionSpec:
                 raise VluiError(f"{name} is a finite number >= 0, not {value!r}")
         if self.landscape not in LANDSCAPE:
             raise VluiError(f"landscape must be one of {', '.join(LANDSCAPE)}, not {self.landscape!r}")
+        if self.rtl not in RTL:
+            raise VluiError(f"rtl must be one of {', '.join(RTL)}, not {self.rtl!r}")
 
     @property
     def image_size(self) -> tuple[int, int]:
@@ -124,28 +151,33 @@ class ObsActionSpec:
 
     def same_actions(self, other: ObsActionSpec) -> bool:
         """Whether actions read the same under ``other`` (screen sizes may differ: screens can be resized)."""
-        return (self.tap_threshold, self.y_scale, self.landscape) == (other.tap_threshold, other.y_scale,
-                                                                      other.landscape)
+        return (self.tap_threshold, self.y_scale, self.landscape, self.rtl) == (other.tap_threshold, other.y_scale,
+                                                                                other.landscape, other.rtl)
 
     def reading(self) -> str:
         """How its actions read, in words for messages."""
         return (f"tap_threshold {self.tap_threshold}, y_scale {self.y_scale}"
-                + (f", landscape {self.landscape}" if self.landscape != "stretched" else ""))
+                + (f", landscape {self.landscape}" if self.landscape != "stretched" else "")
+                + (f", rtl {self.rtl}" if self.rtl != "kept" else ""))
 
-    def view(self, size: tuple[int, int]) -> str | None:
-        """How a screen of ``size`` ``(width, height)`` is observed: None as it stands (a portrait screen, or any
-        screen stretched), else ``"rotated"`` or ``"stacked"`` (:data:`LANDSCAPE`)."""
-        return self.landscape if self.landscape != "stretched" and size[0] > size[1] else None
+    def view(self, size: tuple[int, int], rtl: bool = False) -> str | None:
+        """How a screen of ``size`` ``(width, height)`` is observed (``rtl``: the phone's locale is right-to-left):
+        None as it stands, else the transformations that apply, joined by ``+`` (:func:`view_parts`): ``"mirrored"``
+        under ``rtl: mirrored``, then ``"rotated"`` or ``"stacked"`` for a screen wider than tall
+        (:data:`LANDSCAPE`)."""
+        parts = ([MIRRORED] if rtl and self.rtl == MIRRORED else []) + (
+            [self.landscape] if self.landscape != "stretched" and size[0] > size[1] else [])
+        return "+".join(parts) or None
 
-    def to_screen(self, point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
+    def to_screen(self, point: tuple[float, float], size: tuple[int, int], rtl: bool = False) -> tuple[float, float]:
         """A normalised ``(y, x)`` point of the observation as a point of the screen of ``size``: the observation of a
         turned screen is the screen a quarter counter-clockwise (its left edge the screen's top), of a stacked one
-        the screen's left half above its right half."""
-        return from_view(point, self.view(size))
+        the screen's left half above its right half, of a mirrored one the screen mirrored left to right."""
+        return from_view(point, self.view(size, rtl))
 
-    def from_screen(self, point: tuple[float, float], size: tuple[int, int]) -> tuple[float, float]:
+    def from_screen(self, point: tuple[float, float], size: tuple[int, int], rtl: bool = False) -> tuple[float, float]:
         """The inverse of :meth:`to_screen`: where a point of the screen is on the observation."""
-        return to_view(point, self.view(size))
+        return to_view(point, self.view(size, rtl))
 
     def require_same_actions(self, other: ObsActionSpec, this: str, that: str, fix: str) -> None:
         """A :class:`VluiError` naming both (``this`` is self, ``that`` is ``other``) and ``fix`` when ``other``
@@ -159,6 +191,8 @@ class ObsActionSpec:
                "tap_threshold": self.tap_threshold, "y_scale": self.y_scale}
         if self.landscape != "stretched":  # written only when it differs, so earlier data and policies read as before
             out["landscape"] = self.landscape
+        if self.rtl != "kept":
+            out["rtl"] = self.rtl
         return out
 
     @classmethod
@@ -166,10 +200,10 @@ class ObsActionSpec:
         """The spec :meth:`to_dict` wrote; anything else is a :class:`VluiError` naming ``where``."""
         if not isinstance(stored, dict):
             raise VluiError(f"{where} must be a mapping (screen, tap_threshold, y_scale), not {stored!r}")
-        unknown = sorted(set(stored) - {"screen", "dtype", "action", "tap_threshold", "y_scale", "landscape"})
+        unknown = sorted(set(stored) - {"screen", "dtype", "action", "tap_threshold", "y_scale", "landscape", "rtl"})
         if unknown:
             raise VluiError(f"{where} has unknown field(s) {', '.join(unknown)}; this vlui knows: screen, dtype, "
-                            "action, tap_threshold, y_scale, landscape")
+                            "action, tap_threshold, y_scale, landscape, rtl")
         screen = stored.get("screen")
         if not (isinstance(screen, (list, tuple)) and len(screen) == 3 and screen[2] == 3):
             raise VluiError(f"{where}: screen must be [height, width, 3], not {screen!r}")
@@ -179,7 +213,8 @@ class ObsActionSpec:
                             f"{stored.get('action')!r}) than this vlui's ({SCREEN_DTYPE}, {ACTION_CONVENTION})")
         try:
             return cls(screen[0], screen[1], stored.get("tap_threshold", cls.tap_threshold),
-                       stored.get("y_scale", cls.y_scale), stored.get("landscape", cls.landscape))
+                       stored.get("y_scale", cls.y_scale), stored.get("landscape", cls.landscape),
+                       stored.get("rtl", cls.rtl))
         except VluiError as err:
             raise VluiError(f"{where}: {err}") from None
 

@@ -109,18 +109,22 @@ def test_the_observation_over_adb_is_the_in_process_phones_on_every_snapshot(adb
         dev.close()
 
 
-@pytest.mark.parametrize("landscape", ["rotated", "stacked"])
-def test_a_landscape_view_over_adb_shows_and_acts_as_in_process(adb, landscape):
-    # a policy trained with env.landscape=rotated or stacked brings it to evaluations over ADB: on the landscape
-    # tablet its observations there are the in-process phone's, and the same actions do the same things
-    over_adb = make_env(adb_env(adb, landscape=landscape, snapshots=["109"]), "representative", include_xml=True)
-    in_process = make_env(EnvConfig(snapshots=["109"], landscape=landscape), "representative", include_xml=True)
+@pytest.mark.parametrize(("landscape", "rtl", "view"), [("rotated", "kept", "rotated"),
+                                                         ("stacked", "mirrored", "mirrored+stacked")])
+def test_a_view_over_adb_shows_and_acts_as_in_process(adb, landscape, rtl, view):
+    # a policy trained with env.landscape=rotated or stacked, or env.rtl=mirrored, brings it to evaluations over ADB:
+    # on the landscape tablet in Arabic its observations there are the in-process phone's, and the same actions do
+    # the same things
+    over_adb = make_env(adb_env(adb, landscape=landscape, rtl=rtl, snapshots=["109"]), "representative",
+                        include_xml=True)
+    in_process = make_env(EnvConfig(snapshots=["109"], landscape=landscape, rtl=rtl), "representative",
+                          include_xml=True)
     try:
         for task in ("airplane_on", "call_911"):
             screens = []
             for env in (over_adb, in_process):
                 obs, info = env.reset(seed=0, options={"task": task, "snapshot": "109"})
-                assert info["view"] == landscape
+                assert info["view"] == view
                 screens.append(obs["screen"])
             diff = np.abs(screens[0].astype(int) - screens[1])
             assert diff.mean() <= 1.0 and (diff.max(axis=2) > 8).mean() <= 0.005, task

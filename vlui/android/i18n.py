@@ -126,3 +126,19 @@ def locale_for_tag(tag: str) -> str:
         known = ", ".join(meta["android"] for meta in locales().values())
         raise VluiError(f"persist.sys.locale {tag!r} is not a locale of the simulated phone; choose from: {known}")
     return found
+
+
+# Languages whose script Android lays out right to left (ICU's likely script of the language is Arabic, Hebrew,
+# Thaana, Syriac or N'Ko): for a phone's locale that locales.yaml does not know (a real phone over ADB)
+RTL_LANGUAGES = frozenset({"ar", "fa", "he", "iw", "ur", "ps", "sd", "ug", "yi", "ji", "ckb", "dv", "syr", "ks",
+                           "ku-arab", "nqo"})
+
+
+def is_rtl(locale_id: str) -> bool:
+    """Whether Android lays a phone in locale ``locale_id`` out right to left: locales.yaml's ``rtl`` for a locale it
+    knows, else by the language (and an ``Arab`` script subtag: ``pa-Arab``), as ICU's likely script says."""
+    meta = locales().get(locale_id)
+    if meta is not None:
+        return bool(meta["rtl"])
+    parts = locale_id.replace("_", "-").lower().split("-")
+    return parts[0] in RTL_LANGUAGES or "arab" in parts[1:] or "hebr" in parts[1:]

@@ -31,6 +31,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from vlui.android.i18n import is_rtl
 from vlui.backends import make_device, resolve_snapshots
 from vlui.config import EnvConfig, env_settings
 from vlui.device import Device, observe
@@ -38,7 +39,7 @@ from vlui.env.actions import LONG_PRESS_MS, ActionParser, ParsedAction
 from vlui.env.constraints import ConstraintWatch
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
-from vlui.spec import ObsActionSpec
+from vlui.spec import ObsActionSpec, from_view
 from vlui.tasks.catalog import Detector, Task, resolve_tasks
 
 INSTRUCTION_CHARS = string.ascii_letters + string.digits + " '-:,.?!()&/"
@@ -192,14 +193,19 @@ class PhoneEnv(gym.Env):
 
     # ------------------------------------------------------------------------------------------------ internals
     def _on_screen(self, p: ParsedAction) -> ParsedAction:
-        """The parsed action with its points on the screen: an observation of a turned or stacked screen (a landscape
-        screen under ``landscape: rotated`` or ``stacked``) is acted on where it shows things. Keys are read on the
-        observation, as B-MoCA's navigation points are."""
-        size = self.device.size
-        if self.obs_action.view(size) is None or p.touch is None or p.kind == "key":
+        """The parsed action with its points on the screen: an observation of a turned, stacked or mirrored screen (a
+        landscape screen under ``landscape: rotated`` or ``stacked``, a right-to-left one under ``rtl: mirrored``)
+        is acted on where it shows things. Keys are read on the observation, as B-MoCA's navigation points are."""
+        view = self._view()
+        if view is None or p.touch is None or p.kind == "key":
             return p
-        return replace(p, touch=self.obs_action.to_screen(p.touch, size),
-                       lift=self.obs_action.to_screen(p.lift, size) if p.lift is not None else None)
+        return replace(p, touch=from_view(p.touch, view), lift=from_view(p.lift, view) if p.lift is not None else None)
+
+    def _view(self) -> str | None:
+        """How the phone's screen is observed now (:meth:`ObsActionSpec.view`): by its size and, under
+        ``rtl: mirrored``, its locale's direction."""
+        rtl = self.obs_action.rtl != "kept" and is_rtl(self.device.locale_id())
+        return self.obs_action.view(self.device.size, rtl)
 
     def _apply(self, p: ParsedAction) -> None:
         w, h = self.device.size
@@ -220,7 +226,7 @@ class PhoneEnv(gym.Env):
         h, w = self.obs_action.image_size
         obs: dict[str, Any] = {"instruction": self.task.instruction}
         if self.include_screen:
-            view = self.obs_action.view(self.device.size)
+            view = self._view()
             obs["screen"] = observe(self.device.screenshot(), h, w, view) if view else self.device.observation(h, w)
         if self.include_xml:
             obs["xml"] = xml if xml is not None else self.device.ui_xml()
@@ -237,7 +243,7 @@ class PhoneEnv(gym.Env):
             "locale": self.device.locale_id(),
             "screen_size": self.device.size,
             # how the screen is observed (None: as it stands): screen-frame agents move their points so (the expert)
-            "view": self.obs_action.view(self.device.size),
+            "view": self._view(),
             "parsed_action": parsed.as_dict() if parsed else None,
             "success_line": matched,
             **({"perturbations": self.perturbations} if self.stochastic else {}),

@@ -387,7 +387,8 @@ class EvaluationFolder(Folder):
             return ObsActionSpec(env.get("observation_height", ObsActionSpec.height),
                                  env.get("observation_width", ObsActionSpec.width),
                                  env.get("tap_threshold", ObsActionSpec.tap_threshold),
-                                 env.get("y_distance_scale", ObsActionSpec.y_scale))
+                                 env.get("y_distance_scale", ObsActionSpec.y_scale),
+                                 env.get("landscape", ObsActionSpec.landscape), env.get("rtl", ObsActionSpec.rtl))
         except VluiError:
             return ObsActionSpec()
 
