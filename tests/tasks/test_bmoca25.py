@@ -1,6 +1,7 @@
 """B-MoCA release 2.5's 131 tasks (``vlui/tasks/data/bmoca25.yaml``), held to the release's task files as
 ``tests/reference/bmoca25_tasks.tsv`` has them; how ``tasks=bmoca25`` selects them; how the simulated phone refuses
-the ones it cannot run yet; and ``tests/reference/make_bmoca25.py``, which writes the table from a B-MoCA clone."""
+the ones it cannot run yet; the tasks judged by an evaluator check, ended by it in the environment; and
+``tests/reference/make_bmoca25.py``, which writes the table from a B-MoCA clone."""
 
 from __future__ import annotations
 
@@ -13,12 +14,19 @@ from pathlib import Path
 
 import pytest
 
+from vlui.adb.state import READERS
+from vlui.agents.expert import ExpertAgent
 from vlui.android.apps import apps
 from vlui.android.snapshot import snapshot_ids
+from vlui.config import EnvConfig
+from vlui.env.env import PhoneEnv, make_env
+from vlui.env.ui_text import parse_xml
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
+from vlui.sim.apps.deskclock import alarm_rows
+from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import RELEASE, Detector, catalog, release_tasks, resolve_tasks, task_set, tasks
-from vlui.tasks.checks import check_problem
+from vlui.tasks.checks import check_problem, check_reads
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 TABLE = REFERENCE / "bmoca25_tasks.tsv"  # the release's task files, read by make_bmoca25.py (tests/reference)
@@ -39,6 +47,53 @@ def entries() -> list[dict]:
 def kind(task) -> str:
     """How the catalogue's task is judged, in the table's words."""
     return "logcat" if task.log_tag else "evaluator" if task.evaluator else "none"
+
+
+# The release's tasks judged by an evaluator check on apps the simulated phone has, and how the expert reaches their
+# goal there: the catalog's tasks whose recipes it follows in turn, each until that task's own detector fires. For
+# the alarms that repeat and the calls, the nearest the simulated phone comes: the alarm without its days, the call
+# placed. b25_chrome_new_tab has none: the simulated Chrome has one tab.
+GOALS = {
+    "b25_alarm_1330_and_2h_after": ["alarm_1330", "create_alarm@1530"],
+    "b25_alarm_1330_and_2h_before": ["alarm_1330", "create_alarm@1130"],
+    "b25_alarm_9am_delete_and_1030": ["alarm_9am_delete", "alarm_1030"],
+    "b25_alarm_1030_and_alarm_volume": ["alarm_1030", "volume_alarm_up"],
+    "b25_alarm_1330_and_alarm_volume": ["alarm_1330", "volume_alarm_up"],
+    "b25_alarm_1330_weekend_and_alarm_volume": ["alarm_1330", "volume_alarm_up"],
+    "b25_alarm_9am_on_and_alarm_volume": ["alarm_9am_on", "volume_alarm_up"],
+    **{f"b25_alarm_{time}_{days}": [f"alarm_{time}"] for time in ("1030", "1330")
+       for days in ("midweek", "weekdays", "weekend") if (time, days) != ("1330", "midweek")},
+    **{t.id: [f"call_number@{''.join(c for c in t.instruction if c.isdigit())}"] for t in release_tasks().values()
+       if t.id.startswith("b25_call_") and t.evaluator_check},
+}
+
+
+def drive(env: PhoneEnv, task: str, snapshot: str) -> tuple[bool, list[bool]]:
+    """The release task's episode on ``snapshot``, the expert following :data:`GOALS` in turn: whether the task's
+    check held at the start, and whether the episode had ended in success after each part."""
+    obs, info = env.reset(options={"task": task, "snapshot": snapshot})
+    at_start = Detector(env.task).holds(env.device, lambda: parse_xml(env.device.ui_xml()))
+    agent, done, reward, after = ExpertAgent(), False, 0.0, []
+    for part in GOALS[task]:
+        sub = resolve_tasks([part])[0]
+        agent.reset(sub)
+        mark = env.device.log_mark()
+        while not done and Detector(sub).match(env.device.log_lines(mark)) is None:
+            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+            done = terminated or truncated
+        after.append(reward == 1.0)
+    return at_start, after
+
+
+def judged_right(runs: list[tuple[bool, list[bool]]]) -> bool:
+    """Whether a task's check held on every run once its whole goal was reached, and never before."""
+    return all(not at_start and after == [False] * (len(after) - 1) + [True] for at_start, after in runs)
+
+
+def evaluator_env(snapshots: list[str]) -> PhoneEnv:
+    """An environment of every task in :data:`GOALS` on the simulated phone, those it refuses included."""
+    return PhoneEnv(SimDevice(snapshots[0]), [release_tasks()[t] for t in GOALS], snapshots, include_xml=True,
+                    include_screen=False)
 
 
 # ------------------------------------------------------------------------------------------------ the catalogue
@@ -124,20 +179,24 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert task_set("all") == list(tasks()) and len(task_set("all")) == 60
     assert not set(ids) & set(task_set("all")) and set(catalog()) == set(ids) | set(task_set("all"))
     supported = resolve_tasks("bmoca25_supported", backend="sim")
-    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 41
-    # over ADB a real phone has the apps: what no log line judges is refused, the logcat tasks all run
-    logcat = [i for i in ids if release_tasks()[i].log_tag]
-    assert [t.id for t in resolve_tasks(logcat, backend="adb")] == logcat and len(logcat) == 48
-    with pytest.raises(VluiError, match="over ADB, vlui does not run B-MoCA's evaluator checks yet") as e:
+    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 44
+    # over ADB a real phone has the apps: the logcat tasks run, and those judged on the UI tree or the volume; the
+    # checks of Clock's alarms and of an app's shared preferences, which no shell command reads, are refused by name
+    readable = [i for i in ids if set(check_reads(release_tasks()[i].evaluator_check)) <= set(READERS)]
+    assert [t.id for t in resolve_tasks(readable, backend="adb")] == readable and len(readable) == 100
+    assert {"b25_call_white_house", "b25_calc_1_plus_1", "b25_chrome_new_tab"} <= set(readable)
+    with pytest.raises(VluiError, match="over ADB, no shell command reaches the state these tasks") as e:
         resolve_tasks("bmoca25", backend="adb")
-    assert "\n" not in str(e.value) and "b25_calc_50_percent_of_28" in str(e.value)
+    assert "\n" not in str(e.value) and "b25_calc_1_plus_1" not in str(e.value)
+    assert "b25_alarm_1330_and_2h_after (alarms)" in str(e.value)
+    assert "b25_snapseed_dark_theme (snapseed.shared_prefs)" in str(e.value)
 
 
 def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_each_missing_app() -> None:
     with pytest.raises(VluiError) as e:
         resolve_tasks("bmoca25", backend="sim")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("the simulated phone does not support 90 of these tasks yet")
+    assert "\n" not in msg and msg.startswith("the simulated phone does not support 87 of these tasks yet")
     assert all(f"it has no {name} app" in msg for name in NEW_APPS.values())
     assert "tasks=bmoca25_supported" in msg
 
@@ -162,16 +221,47 @@ def test_every_task_of_a_new_app_is_refused_for_that_app() -> None:
             assert t.unsupported, t.id
 
 
+# ------------------------------------------------------------------------------------------------ evaluator checks
+def test_an_evaluator_task_ends_at_the_step_its_whole_goal_holds() -> None:
+    """"delete alarm at 9 am and create alarm at 10:30 am", on a phone and the tablet: its check does not hold at the
+    start, nor once the 9 am alarm is gone; the environment ends the episode with reward 1 at the step the 10:30
+    alarm is saved, with no log line to say so."""
+    env = make_env(EnvConfig(snapshots=["000", "109"]), ["b25_alarm_9am_delete_and_1030"], include_xml=True,
+                   include_screen=False)
+    for snapshot in ("000", "109"):
+        assert drive(env, "b25_alarm_9am_delete_and_1030", snapshot) == (False, [False, True]), snapshot
+        alarms = [(a["hour"], a["minutes"]) for a in alarm_rows(env.device.state)]
+        assert (9, 0) not in alarms and (10, 30) in alarms
+
+
+def test_an_evaluator_task_its_check_cannot_judge_is_refused_saying_why() -> None:
+    with pytest.raises(VluiError) as e:
+        resolve_tasks(["b25_alarm_1030_and_alarm_volume"], backend="sim")
+    assert str(e.value).startswith("the simulated phone does not support task b25_alarm_1030_and_alarm_volume yet: "
+                                   "B-MoCA's evaluator check cannot judge it there: its alarm volume is over 1 from "
+                                   "the start")
+    runs = [drive(evaluator_env(["000"]), task, "000") for task in ("b25_alarm_1030_and_alarm_volume",
+                                                                    "b25_alarm_1030_weekdays", "b25_call_white_house")]
+    # the alarm alone ends the first (the volume is already over 1); no alarm of the simulated Clock repeats on
+    # weekdays; the call is placed, but on the Pixel dialer's in-call screen, not the AOSP dialer's the check reads
+    assert runs == [(False, [True, True]), (False, [False]), (False, [False])]
+
+
 @pytest.mark.slow
 def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_phone(expert_runs) -> None:
-    """On all 45 snapshots, the expert's episode of the paper's task with the same goal: a task marked ``sim`` has
-    its release detector fire on every one; a logcat task not marked has it fire on none (its ``sim_note`` says what
-    the simulated phone logs instead)."""
+    """On all 45 snapshots. A logcat task marked ``sim`` has its release detector fire on every expert's episode of
+    the paper's task with the same goal, and one not marked on none (its ``sim_note`` says what the simulated phone
+    logs instead). An evaluator task marked ``sim`` has its check hold once the expert has reached its whole goal
+    (:data:`GOALS`), never before; one not marked does not (its ``sim_note`` says why)."""
     snapshots = snapshot_ids("all")
+    env = evaluator_env(snapshots)
     wrong = []
     for t in release_tasks().values():
         if not t.log_tag:
-            assert not t.sim, t.id
+            right = t.id in GOALS and judged_right([drive(env, t.id, s) for s in snapshots])
+            if right != t.sim:
+                wrong.append(f"{t.id} (sim: {t.sim}): its check {'holds' if right else 'does not hold'} exactly from "
+                             f"the step its whole goal is reached, on all {len(snapshots)} snapshots")
             continue
         fired = [s for s in snapshots if Detector(t).match(expert_runs[t.paper, s].lines) is not None]
         if fired != (snapshots if t.sim else []):
@@ -179,7 +269,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
         if not t.sim:
             assert "sim_note" in t.unsupported, t.id
     assert not wrong, "\n".join(wrong)
-    assert sum(t.sim for t in release_tasks().values()) == 41
+    assert sum(t.sim for t in release_tasks().values()) == 44
 
 
 # ------------------------------------------------------------------------------------------------ make_bmoca25.py

@@ -2,12 +2,14 @@
 (``data/bmoca25.yaml``), named task sets, and success detectors.
 
 A detector reads logcat ``threadtime`` lines from either backend, keeps those whose tag is the task's
-``log_tag`` (AndroidEnv's filter), and reports the first whose message ``re.match``-es the task's regex.
+``log_tag`` (AndroidEnv's filter), and reports the first whose message ``re.match``-es the task's regex. A task
+without a log tag is judged on the device after each step instead: by its B-MoCA evaluator check
+(:mod:`vlui.tasks.checks`) or its ``state_check``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,8 +19,10 @@ from vlui.adb.state import READERS, SETTERS
 from vlui.android.apps import apps
 from vlui.android.logcat import parse_threadtime
 from vlui.android.state import state_paths
+from vlui.device import Device
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
+from vlui.tasks.checks import UiNode, check_holds, check_reads, reads_ui
 from vlui.tasks.task import Task
 from vlui.tasks.templates import FAMILIES, instance_from_id
 
@@ -48,9 +52,11 @@ def release_tasks() -> dict[str, Task]:
                  regex=raw.get("regex", ""), apps=tuple(raw["apps"]), source=raw["file"],
                  unsupported="" if raw["sim"] else _unsupported(raw, new_apps))
         lacking = [a for a in t.apps if a not in apps()]
-        if t.sim and (lacking or not t.log_tag or t.evaluator_check):
+        if t.sim and (lacking or not (t.log_tag or t.evaluator_check)):
             raise VluiError(f"{RELEASE.name}: {t.id} is marked sim: true, but the simulated phone has no "
-                            f"{', '.join(lacking)} app or no log line to judge it by")
+                            f"{', '.join(lacking)} app or nothing to judge it by")
+        if not t.sim and not lacking and not raw.get("sim_note"):
+            raise VluiError(f"{RELEASE.name}: {t.id} is marked sim: false, but its apps are there: sim_note says why")
         if t.id in out or t.id in tasks():
             raise VluiError(f"{RELEASE.name}: task id {t.id} is used twice")
         out[t.id] = t
@@ -62,9 +68,9 @@ def _unsupported(raw: dict[str, Any], new_apps: dict[str, Any]) -> str:
     lacking = [new_apps[a]["name"] if a in new_apps else a for a in raw["apps"] if a not in apps()]
     if lacking:
         return f"it has no {' or '.join(lacking)} app"
-    if raw.get("sim_note"):
-        return f"its log has no line the release's regex matches, see sim_note in {RELEASE.name}"
-    return "vlui does not run the B-MoCA evaluator check that judges it"
+    if raw.get("evaluator_check"):
+        return f"B-MoCA's evaluator check cannot judge it there: {raw['sim_note']}"
+    return f"its log has no line the release's regex matches, see sim_note in {RELEASE.name}"
 
 
 def catalog() -> dict[str, Task]:
@@ -119,8 +125,8 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
     """Tasks from a config value: a set name, one task id, or a list of ids. Ids may name parameterized
     instances (``create_alarm@0630``, see :mod:`vlui.tasks.templates`). On the simulated phone, tasks it does not
     support yet are refused with a one-line message that names them and why (the app it lacks); over ADB, so are
-    tasks judged by a B-MoCA evaluator check, and tasks whose starting state or state check no shell command reaches
-    (:mod:`vlui.adb.state`)."""
+    tasks whose starting state, state check or B-MoCA evaluator check reads what no shell command reaches
+    (:mod:`vlui.adb.state`: Clock's alarms, an app's shared preferences)."""
     if isinstance(spec, str):
         ids = task_set(spec) if spec in TASK_SETS else [spec]
     elif isinstance(spec, Iterable):
@@ -146,31 +152,42 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
         if refused:
             raise VluiError(_sim_refusal(refused))
     elif backend == "adb":
-        judged = [t.id for t in chosen if t.evaluator_check]
-        if judged:
-            raise VluiError(f"over ADB, vlui does not run B-MoCA's evaluator checks yet, and they judge {_few(judged)}; "
-                            "leave those tasks out (the release's tasks with a log_tag in vlui/tasks/data/bmoca25.yaml "
-                            "run over ADB)")
         out_of_reach = {t.id: sorted(set(state_paths(t.state)) - set(SETTERS))
-                        + sorted(set(t.state_check) - set(READERS)) for t in chosen}
+                        + sorted(set(t.state_check) - set(READERS))
+                        + sorted(set(check_reads(t.evaluator_check)) - set(READERS)) for t in chosen}
         out_of_reach = {task: fields for task, fields in out_of_reach.items() if fields}
         if out_of_reach:
             listed = ", ".join(f"{task} ({', '.join(fields)})" for task, fields in out_of_reach.items())
             raise VluiError(f"over ADB, no shell command reaches the state these tasks start from or are judged "
                             f"by: {listed}. It lives inside an app; leave those tasks out, or run them on the "
-                            "simulated phone (env=sim)")
+                            "simulated phone (env=sim) where it has their apps")
     return chosen
 
 
 @dataclass
 class Detector:
-    """The success detector of one task: the first log line (tag filter, then ``re.match`` on the message)."""
+    """The success detector of one task: the first log line (tag filter, then ``re.match`` on the message), or, for
+    a task judged by the device's state, its evaluator check or state check, read after each step."""
 
     task: Task
 
+    @property
+    def reads_ui(self) -> bool:
+        """Whether :meth:`holds` reads the UI tree (an evaluator check with a ``ui`` condition)."""
+        return reads_ui(self.task.evaluator_check)
+
+    def holds(self, device: Device, screen: Callable[[], Sequence[UiNode]]) -> bool:
+        """Whether the task's goal holds on ``device`` now: its evaluator check (B-MoCA's environment asks its
+        evaluator after every step, and ends the episode with reward 1 when it answers yes), else its
+        ``state_check``; False for a task judged by its log alone. ``screen()``: the elements of the UI tree now."""
+        if self.task.evaluator_check:
+            return check_holds(self.task.evaluator_check, device, screen, self.task.id)
+        return bool(self.task.state_check) and device.check_state(self.task.state_check)
+
     def match(self, lines: Sequence[str]) -> str | None:
         """The first line that signals success, or None. Lines that are not threadtime lines are ignored. A task
-        without a ``log_tag`` (one judged by its ``state_check``) never matches."""
+        without a ``log_tag`` (one judged by its evaluator check or ``state_check``: :meth:`holds`) never
+        matches."""
         if not self.task.log_tag:
             return None
         for line in lines:

@@ -93,7 +93,7 @@ class Task:
     constraints: tuple[Constraint, ...] = ()  # how the user wants it done (a constrained task); see Constraint
     # B-MoCA release 2.5's tasks (data/bmoca25.yaml): the task file (asset/tasks/...), the paper's task with the same
     # goal, the evaluator script that judges it there (bmoca/environment/evaluator_script/...) and what that script
-    # checks, as data (vlui/tasks/checks.py; nothing runs it yet)
+    # checks, as data (vlui/tasks/checks.py), which judges the task after each step on either backend
     source: str = ""
     paper: str = ""
     evaluator: str = ""
