@@ -68,26 +68,28 @@ GOALS = {
 }
 
 
-def drive(env: PhoneEnv, task: str, snapshot: str) -> tuple[bool, list[bool]]:
-    """The release task's episode on ``snapshot``, the expert following :data:`GOALS` in turn: whether the task's
-    check held at the start, and whether the episode had ended in success after each part."""
+def drive(env: PhoneEnv, task: str, snapshot: str, parts: list[str] | None = None) -> tuple[bool, list[int | None]]:
+    """The episode of ``task`` on ``snapshot``, the expert following ``parts`` (:data:`GOALS`) in turn: whether the
+    task's check held at the start, and after each part the step at which the episode had ended in success (None:
+    not yet)."""
     obs, info = env.reset(options={"task": task, "snapshot": snapshot})
     at_start = Detector(env.task).holds(env.device, lambda: parse_xml(env.device.ui_xml()))
-    agent, done, reward, after = ExpertAgent(), False, 0.0, []
-    for part in GOALS[task]:
+    agent, done, success, after = ExpertAgent(), False, None, []
+    for part in parts or GOALS[task]:
         sub = resolve_tasks([part])[0]
         agent.reset(sub)
         mark = env.device.log_mark()
         while not done and Detector(sub).match(env.device.log_lines(mark)) is None:
             obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
-            done = terminated or truncated
-        after.append(reward == 1.0)
+            done, success = terminated or truncated, info["step"] if reward == 1.0 else None
+        after.append(success)
     return at_start, after
 
 
-def judged_right(runs: list[tuple[bool, list[bool]]]) -> bool:
+def judged_right(runs: list[tuple[bool, list[int | None]]]) -> bool:
     """Whether a task's check held on every run once its whole goal was reached, and never before."""
-    return all(not at_start and after == [False] * (len(after) - 1) + [True] for at_start, after in runs)
+    return all(not at_start and after[-1] is not None and after[:-1] == [None] * (len(after) - 1)
+               for at_start, after in runs)
 
 
 def evaluator_env(snapshots: list[str]) -> PhoneEnv:
@@ -229,7 +231,8 @@ def test_an_evaluator_task_ends_at_the_step_its_whole_goal_holds() -> None:
     env = make_env(EnvConfig(snapshots=["000", "109"]), ["b25_alarm_9am_delete_and_1030"], include_xml=True,
                    include_screen=False)
     for snapshot in ("000", "109"):
-        assert drive(env, "b25_alarm_9am_delete_and_1030", snapshot) == (False, [False, True]), snapshot
+        at_start, (deleted, made) = drive(env, "b25_alarm_9am_delete_and_1030", snapshot)
+        assert (at_start, deleted) == (False, None) and made <= env.task.step_limit, snapshot
         alarms = [(a["hour"], a["minutes"]) for a in alarm_rows(env.device.state)]
         assert (9, 0) not in alarms and (10, 30) in alarms
 
@@ -244,7 +247,8 @@ def test_an_evaluator_task_its_check_cannot_judge_is_refused_saying_why() -> Non
                                                                     "b25_alarm_1030_weekdays", "b25_call_white_house")]
     # the alarm alone ends the first (the volume is already over 1); no alarm of the simulated Clock repeats on
     # weekdays; the call is placed, but on the Pixel dialer's in-call screen, not the AOSP dialer's the check reads
-    assert runs == [(False, [True, True]), (False, [False]), (False, [False])]
+    assert [(at_start, [step is not None for step in after]) for at_start, after in runs] == \
+        [(False, [True, True]), (False, [False]), (False, [False])]
 
 
 @pytest.mark.slow
