@@ -12,7 +12,7 @@ from vlui.device import Device
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice, check_snapshot_state
 from vlui.tasks import templates
-from vlui.tasks.catalog import tasks
+from vlui.tasks.catalog import catalog
 
 _CHECKED_GENERATED: set[str] = set()
 
@@ -74,7 +74,7 @@ def make_adb_device(env: EnvConfig) -> Device:
     serials = adb_serials(env)
     tags = env.log_tags
     if tags == "tasks":
-        tags = sorted({t.log_tag for t in tasks().values()} | templates.log_tags())
+        tags = sorted(({t.log_tag for t in catalog().values()} | templates.log_tags()) - {""})
     elif tags == "all":
         tags = None
     elif isinstance(tags, str):

@@ -147,10 +147,16 @@ class Device(ABC):
 
     def check_state(self, spec: dict) -> bool:
         """Whether the device's state meets a task's ``state_check``: ``{"volume.media": 7}`` (equal) or
-        ``{"brightness_percent": {"value": 40, "tolerance": 2}}`` (within). Backends that cannot read their state
-        say so with a clear error."""
+        ``{"brightness_percent": {"value": 40, "tolerance": 2}}`` (within); see :func:`state_meets`. Backends that
+        cannot read their state say so with a clear error."""
         raise VluiError(f"{type(self).__name__} cannot check a task's device state ({', '.join(spec)}); "
                         "run the task on the simulated phone (env=sim)")
+
+    def shared_prefs(self, app: str, file: str) -> str | None:
+        """The text of app ``app``'s shared-preferences ``file`` (``/data/data/<package>/shared_prefs/<file>``), or
+        None where the app has not written it. What a B-MoCA evaluator check reads of Snapseed and Wikipedia
+        (:mod:`vlui.tasks.checks`); no backend reads it yet, and says so."""
+        raise VluiError(f"{type(self).__name__} cannot read the {app} app's shared preferences ({file})")
 
     def close(self) -> None:  # noqa: B027 - optional for backends that hold nothing
         """Release the device's resources."""
@@ -158,7 +164,7 @@ class Device(ABC):
 
 def state_meets(spec: dict, value_of: Callable[[str], Any]) -> bool:
     """Whether every ``path: want`` of a ``state_check`` holds, reading each path's value with ``value_of``: equal,
-    within ``tolerance`` of ``{"value": v, "tolerance": t}``, or, for a list (alarms, messages),
+    within ``tolerance`` of ``{"value": v, "tolerance": t}``, over ``{"above": n}``, or, for a list (alarms, messages),
     ``{"contains": {field: want, ...}}``: one of its items has every field as wanted (a field's want may be
     ``{"includes": text}``: the text is part of the field's, ignoring case; ``{"number": n}``: the field is the
     phone number ``n`` as Android loosely compares numbers, on their last 7 digits; or ``{"contains": {...}}``: the
@@ -167,6 +173,9 @@ def state_meets(spec: dict, value_of: Callable[[str], Any]) -> bool:
         have = value_of(path)
         if isinstance(want, dict) and "contains" in want:
             if not any(_item_meets(item, want["contains"]) for item in have or ()):
+                return False
+        elif isinstance(want, dict) and "above" in want:
+            if not have > want["above"]:
                 return False
         elif isinstance(want, dict):
             if abs(have - want["value"]) > want.get("tolerance", 0):

@@ -1,8 +1,11 @@
 """Task starting states and state checks over ADB (``vlui/adb/state.py``), against the simulated phone served over
 the ADB protocol through a real adb server: the shell commands reach the same state that the in-process phone sets
-directly, the checks read what the in-process phone reads, and the tasks that need them succeed over ADB."""
+directly, the checks read what the in-process phone reads (B-MoCA's evaluator checks too), and the tasks that need
+them succeed over ADB."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
@@ -12,12 +15,15 @@ from vlui.adb.state import READERS, SETTERS
 from vlui.android.state import state_paths
 from vlui.backends import make_device
 from vlui.config import EnvConfig
-from vlui.env.env import make_env
+from vlui.env.env import make_env, open_env
+from vlui.env.ui_text import parse_xml
 from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
 from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import resolve_tasks, tasks
+from vlui.tasks.catalog import release_tasks, resolve_tasks, tasks
+from vlui.tasks.checks import check_holds
+from tests.tasks.test_bmoca25 import drive
 
 from .test_device import adb_env, episode
 
@@ -146,3 +152,50 @@ def test_every_task_whose_state_a_shell_reaches_succeeds_over_adb(adb) -> None:
     finally:
         env.close()
     assert len(reachable) == 56 and not failed
+
+
+# B-MoCA's check of "call 223-4458" as the release writes it (the AOSP dialer's in-call screen), and the same on the
+# simulated phone's Pixel dialer
+AOSP_CALL = release_tasks()["b25_call_2234458"].evaluator_check
+PIXEL_CALL = [{"ui": "com.google.android.dialer:id/incall_end_call"},
+              {"ui": "com.google.android.dialer:id/contactgrid_contact_name", "text": {"spaceless": "2234458"}}]
+CALL = {"phone": {"call": {"number": "2234458", "started_ms": 1795420740000}}}
+
+
+def test_evaluator_checks_read_over_adb_what_the_in_process_phone_reads(dev) -> None:
+    checks = [AOSP_CALL, PIXEL_CALL, [{"any": [{"ui": "com.google.android.dialer:id/digits"}, *PIXEL_CALL[:1]]}],
+              [{"ui_text": "2234458"}], [{"volume": "alarm", "above": 1}], [{"volume": "ring", "above": 4}]]
+    for fields in ({}, CALL, {"volume": {"alarm": 1, "ring": 5}}):
+        dev.load_snapshot("000")
+        dev.set_state(fields)
+        local = SimDevice("000")
+        local.set_state(fields)
+        answers = [check_holds(c, dev, lambda: parse_xml(dev.ui_xml())) for c in checks]
+        assert answers == [check_holds(c, local, lambda: parse_xml(local.ui_xml())) for c in checks], fields
+        assert answers[0] is False  # the release's ids are the AOSP dialer's, never on the simulated phone's screen
+        assert answers[1] is (fields == CALL) and answers[3] is (fields == CALL), fields
+        assert answers[4] is ("volume" not in fields), fields
+
+
+def test_a_task_judged_on_the_ui_tree_ends_over_adb_at_the_step_it_ends_in_process(adb) -> None:
+    task = replace(release_tasks()["b25_call_2234458"], id="call_2234458_pixel", evaluator_check=PIXEL_CALL)
+    over_adb = open_env(adb_env(adb), [task], SNAPSHOTS, include_xml=True)
+    in_process = open_env(EnvConfig(snapshots=SNAPSHOTS), [task], SNAPSHOTS, include_xml=True)
+    try:
+        for snapshot in SNAPSHOTS:
+            runs = [drive(env, task.id, snapshot, ["call_number@2234458"]) for env in (over_adb, in_process)]
+            assert runs[0] == runs[1] and runs[0][0] is False and runs[0][1][0] is not None, snapshot
+    finally:
+        over_adb.close()
+        in_process.close()
+
+
+def test_what_no_shell_command_reads_of_an_evaluator_check_is_an_error_naming_the_task(dev) -> None:
+    for task_id, missing in (("b25_alarm_9am_delete_and_1030", "cannot read alarms"),
+                             ("b25_snapseed_dark_theme", "cannot read the snapseed app's shared preferences")):
+        task = release_tasks()[task_id]
+        with pytest.raises(VluiError) as e:
+            check_holds(task.evaluator_check, dev, lambda: parse_xml(dev.ui_xml()), task.id)
+        assert str(e.value).startswith(f"task {task_id}: ") and missing in str(e.value) and "\n" not in str(e.value)
+        with pytest.raises(VluiError, match=f"judged by: {task_id} "):
+            resolve_tasks([task_id], backend="adb")

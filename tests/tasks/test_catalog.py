@@ -122,10 +122,12 @@ def test_supported_and_all_sets() -> None:
     assert all(plan_for(tasks()[t]) for t in supported)  # the expert has a recipe for every one
     assert task_set("all") == list(tasks())
     assert len(task_set("all")) == 60
-    assert set(TASK_SETS) == {"representative", "open_app", "supported", "all"}
+    # the release's sets (tests/tasks/test_bmoca25.py) came after: `all` still means the paper's 60
+    assert set(TASK_SETS) == {"representative", "open_app", "supported", "all", "bmoca25", "bmoca25_supported"}
 
 
-@pytest.mark.parametrize("name", list(TASK_SETS))
+# bmoca25 holds tasks the simulated phone cannot run yet: test_bmoca25.py checks how it is refused
+@pytest.mark.parametrize("name", [name for name in TASK_SETS if name != "bmoca25"])
 def test_resolve_a_set_name(name: str) -> None:
     resolved = resolve_tasks(name, backend="sim")
     assert [t.id for t in resolved] == task_set(name)

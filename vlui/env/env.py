@@ -8,8 +8,9 @@ The environment talks to a :class:`~vlui.device.Device` and never knows which ba
   ``info["declared"]`` says which).
 - Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
   ``"screen_full"`` (full resolution) when asked for.
-- ``terminated`` when the task's goal is reached: its detector fires, or its ``state_check`` holds on the device (tasks
-  judged by the device's state, e.g. ``set_volume@media-7``); ``truncated`` at the task's step limit. Reward 1 at the
+- ``terminated`` when the task's goal is reached: its detector fires, or, for a task judged by the device's state, its
+  ``state_check`` (``set_volume@media-7``) or its B-MoCA evaluator check (:mod:`vlui.tasks.checks`) holds after the
+  step, as B-MoCA asks its evaluator after every step; ``truncated`` at the task's step limit. Reward 1 at the
   goal, 0 where a constrained task's constraint was broken on the way (``info["violations"]``; see
   :mod:`vlui.env.constraints`): the task failed even though its goal was reached.
 - ``reset(seed, options={"snapshot": id, "task": id})`` loads the snapshot, goes home, sets the task's starting
@@ -147,15 +148,14 @@ class PhoneEnv(gym.Env):
         lines = self.device.log_lines(self._mark)
         self._mark = self.device.log_mark()
         matched = self._detector.match(lines)
-        xml = None
+        # the UI tree after the step, dumped once for the constraints, the goal's check and the observation
+        xml = self.device.ui_xml() if self._watch is not None or self._detector.reads_ui else None
         if self._watch is not None:
-            xml = self.device.ui_xml()
             after = parse_xml(xml)
             self._watch.step(self._steps, parsed, self.device.size, self._screen, lines, after)
             self._screen = after
-        # a task judged by the device's state (a level, where the log cannot say it) succeeds when the state holds
-        check = self.task.state_check
-        terminated = matched is not None or bool(check and self.device.check_state(check))
+        # a task judged by the device's state (a level, an alarm, a UI element) succeeds when the state holds
+        terminated = matched is not None or self._detector.holds(self.device, lambda: parse_xml(xml))
         truncated = not terminated and self._steps >= self.task.step_limit
         self._done = terminated or truncated
         reward = float(terminated and not (self._watch and self._watch.violations))
@@ -166,8 +166,7 @@ class PhoneEnv(gym.Env):
         only if the goal holds (a task judged by the device's state is checked once more; a log detector has already
         read every line)."""
         self._steps += 1
-        check = self.task.state_check
-        terminated = bool(check and self.device.check_state(check))
+        terminated = self._detector.holds(self.device, lambda: parse_xml(self.device.ui_xml()))
         self._done = True
         reward = float(terminated and not (self._watch and self._watch.violations))
         info = self._info(parsed, None)

@@ -38,7 +38,7 @@ from vlui.data.splits import (
     write_split,
 )
 from vlui.errors import VluiError, tool_status
-from vlui.tasks.catalog import tasks
+from vlui.tasks.catalog import catalog
 from vlui.tasks.task import Task
 from vlui.tasks.templates import instance_from_id
 
@@ -50,10 +50,11 @@ HELD_OUT_OPT_IN = "allow_held_out_phones=true"
 def _task(task_id: str) -> Task:
     if "@" in task_id:
         return instance_from_id(task_id)
-    if task_id not in tasks():
+    known = catalog()
+    if task_id not in known:
         raise VluiError(f"a dataset episode's task {task_id!r} is not in this vlui's catalog "
-                        "(vlui/tasks/data/bmoca.yaml): update vlui, or leave that dataset out")
-    return tasks()[task_id]
+                        "(vlui/tasks/data/bmoca.yaml, bmoca25.yaml): update vlui, or leave that dataset out")
+    return known[task_id]
 
 
 def pair_facts(task_id: str, snapshot_id: str) -> Facts:

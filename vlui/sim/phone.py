@@ -40,6 +40,7 @@ from vlui.sim.apps import (
     on_launch,
     on_state_set,
 )
+from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.apps.dialer import DIALABLE, dialer_state
 from vlui.sim.apps.messages import sms_rows
 from vlui.sim.noise import noise_lines
@@ -117,10 +118,12 @@ def check_snapshot_state(snap: Snapshot) -> None:
         raise VluiError(f"{snap.source or snap.id}: state: {problem}")
 
 
-# Values a task's state_check may read that the state holds in another form: what Settings shows the user, and the
-# texts sent as the SMS provider's sent box holds them (what a real phone's state check reads: content://sms/sent)
+# Values a task's state_check may read that the state holds in another form: what Settings shows the user, the
+# texts sent as the SMS provider's sent box holds them (what a real phone's state check reads: content://sms/sent),
+# and Clock's alarms as its database holds them (what B-MoCA's evaluators read: alarms.db)
 STATE_VIEWS = {"brightness_percent": lambda st: brightness_percent(st.brightness),
-               "sms_sent": lambda st: [{"address": r["address"], "body": r["body"]} for r in sms_rows(st, "sent")]}
+               "sms_sent": lambda st: [{"address": r["address"], "body": r["body"]} for r in sms_rows(st, "sent")],
+               "alarms": alarm_rows}
 
 
 def _state_value(state: DeviceState, path: str) -> Any:

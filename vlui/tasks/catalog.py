@@ -1,39 +1,88 @@
-"""The task catalog: B-MoCA's 60 daily tasks as data (``data/bmoca.yaml``), named task sets, and success detectors.
+"""The task catalog: B-MoCA's 60 daily tasks as data (``data/bmoca.yaml``), its release 2.5's 131 task files
+(``data/bmoca25.yaml``), named task sets, and success detectors.
 
 A detector reads logcat ``threadtime`` lines from either backend, keeps those whose tag is the task's
-``log_tag`` (AndroidEnv's filter), and reports the first whose message ``re.match``-es the task's regex.
+``log_tag`` (AndroidEnv's filter), and reports the first whose message ``re.match``-es the task's regex. A task
+without a log tag is judged on the device after each step instead: by its B-MoCA evaluator check
+(:mod:`vlui.tasks.checks`) or its ``state_check``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from vlui.adb.state import READERS, SETTERS
+from vlui.android.apps import apps
 from vlui.android.logcat import parse_threadtime
 from vlui.android.state import state_paths
+from vlui.device import Device
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
+from vlui.tasks.checks import UiNode, check_holds, check_reads, reads_ui
 from vlui.tasks.task import Task
 from vlui.tasks.templates import FAMILIES, instance_from_id
 
 DATA = Path(__file__).resolve().parent / "data" / "bmoca.yaml"
-TASK_SETS = ("representative", "open_app", "supported", "all")
+RELEASE = DATA.parent / "bmoca25.yaml"
+TASK_SETS = ("representative", "open_app", "supported", "all", "bmoca25", "bmoca25_supported")
+RELEASE_FIELDS = ("id", "instruction", "step_limit", "sim", "paper", "evaluator", "evaluator_check")
 
 
 @lru_cache(maxsize=1)
 def tasks() -> dict[str, Task]:
-    """Task id -> Task, in the paper's order."""
+    """Task id -> Task: the paper's 60, in its order."""
     raw = read_yaml(DATA)["tasks"]
     return {t["id"]: Task(**{**t, "apps": tuple(t["apps"])}) for t in raw}
 
 
+@lru_cache(maxsize=1)
+def release_tasks() -> dict[str, Task]:
+    """Task id -> Task: B-MoCA release 2.5's 131 tasks, one per task file, in the files' path order. A task judged by
+    a logcat line has its ``log_tag`` and ``regex``; one judged by an evaluator has neither, and its
+    ``evaluator_check`` says what the evaluator reads."""
+    data = read_yaml(RELEASE)
+    new_apps = data["apps"]
+    out: dict[str, Task] = {}
+    for raw in data["tasks"]:
+        t = Task(**{k: raw[k] for k in RELEASE_FIELDS if k in raw}, log_tag=raw.get("log_tag", ""),
+                 regex=raw.get("regex", ""), apps=tuple(raw["apps"]), source=raw["file"],
+                 unsupported="" if raw["sim"] else _unsupported(raw, new_apps))
+        lacking = [a for a in t.apps if a not in apps()]
+        if t.sim and (lacking or not (t.log_tag or t.evaluator_check)):
+            raise VluiError(f"{RELEASE.name}: {t.id} is marked sim: true, but the simulated phone has no "
+                            f"{', '.join(lacking)} app or nothing to judge it by")
+        if not t.sim and not lacking and not raw.get("sim_note"):
+            raise VluiError(f"{RELEASE.name}: {t.id} is marked sim: false, but its apps are there: sim_note says why")
+        if t.id in out or t.id in tasks():
+            raise VluiError(f"{RELEASE.name}: task id {t.id} is used twice")
+        out[t.id] = t
+    return out
+
+
+def _unsupported(raw: dict[str, Any], new_apps: dict[str, Any]) -> str:
+    """Why the simulated phone cannot run a release task yet, in a few words."""
+    lacking = [new_apps[a]["name"] if a in new_apps else a for a in raw["apps"] if a not in apps()]
+    if lacking:
+        return f"it has no {' or '.join(lacking)} app"
+    if raw.get("evaluator_check"):
+        return f"B-MoCA's evaluator check cannot judge it there: {raw['sim_note']}"
+    return f"its log has no line the release's regex matches, see sim_note in {RELEASE.name}"
+
+
+def catalog() -> dict[str, Task]:
+    """Every task of the catalog by id: the paper's 60, then the release's 131 (templates make the others)."""
+    return {**tasks(), **release_tasks()}
+
+
 def task_set(name: str) -> list[str]:
     """The ids of a named set: ``representative`` (the paper's six), ``open_app`` (the 14 "open the … app"
-    tasks), ``supported`` (those the simulated phone runs) or ``all`` (60)."""
+    tasks), ``supported`` (those of the 60 the simulated phone runs), ``all`` (the paper's 60, as before the release's
+    tasks came: they are not part of it), ``bmoca25`` (B-MoCA release 2.5's 131) or ``bmoca25_supported`` (those of the
+    131 the simulated phone runs)."""
     all_tasks = tasks()
     if name == "representative":
         return [t.id for t in all_tasks.values() if t.representative]
@@ -43,14 +92,41 @@ def task_set(name: str) -> list[str]:
         return [t.id for t in all_tasks.values() if t.sim]
     if name == "all":
         return list(all_tasks)
+    if name == "bmoca25":
+        return list(release_tasks())
+    if name == "bmoca25_supported":
+        return [t.id for t in release_tasks().values() if t.sim]
     raise VluiError(f"unknown task set {name!r}; choose from: {', '.join(TASK_SETS)} (or give a list of task ids)")
+
+
+def _few(ids: Sequence[str], shown: int = 3) -> str:
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+def _sim_refusal(refused: Sequence[Task]) -> str:
+    """One line: the tasks the simulated phone cannot run, grouped by why, and what to do."""
+    if len(refused) == 1:
+        head = f"task {refused[0].id} yet" + (f": {refused[0].unsupported}" if refused[0].unsupported else "")
+    else:
+        why: dict[str, list[str]] = {}
+        for t in refused:
+            why.setdefault(t.unsupported, []).append(t.id)
+        head = f"{len(refused)} of these tasks yet: " + "; ".join(
+            _few(ids) + (f" ({reason})" if reason else "") for reason, ids in why.items())
+    if any(t.source for t in refused):
+        hint = (f"tasks=bmoca25_supported selects the {len(task_set('bmoca25_supported'))} tasks of B-MoCA release "
+                "2.5 it runs")
+    else:
+        hint = "use tasks=supported, or env=adb with a real device"
+    return f"the simulated phone does not support {head}; {hint}"
 
 
 def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
     """Tasks from a config value: a set name, one task id, or a list of ids. Ids may name parameterized
     instances (``create_alarm@0630``, see :mod:`vlui.tasks.templates`). On the simulated phone, tasks it does not
-    support yet are refused with a message that lists them; over ADB, so are tasks whose starting state or state
-    check no shell command reaches (:mod:`vlui.adb.state`)."""
+    support yet are refused with a one-line message that names them and why (the app it lacks); over ADB, so are
+    tasks whose starting state, state check or B-MoCA evaluator check reads what no shell command reaches
+    (:mod:`vlui.adb.state`: Clock's alarms, an app's shared preferences)."""
     if isinstance(spec, str):
         ids = task_set(spec) if spec in TASK_SETS else [spec]
     elif isinstance(spec, Iterable):
@@ -58,42 +134,60 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
     else:
         raise VluiError(f"tasks must be a set name ({', '.join(TASK_SETS)}) or a list of task ids, not {spec!r}")
     templated = {i: instance_from_id(i) for i in ids if "@" in i}  # a malformed one fails here, in one line
-    unknown = [i for i in ids if i not in tasks() and i not in templated]
+    known = catalog()
+    unknown = [i for i in ids if i not in known and i not in templated]
     if unknown:
         words = [w for w in unknown[0].lower().split("_") if len(w) >= 3]
-        close = ", ".join(sorted(t for t in tasks() if any(w in t for w in words))[:6])
+        # those sharing the most words first, the paper's before the release's
+        close = ", ".join(sorted((t for t in known if any(w in t for w in words)),
+                                 key=lambda t: (-sum(w in t for w in words), t in release_tasks(), t))[:6])
         raise VluiError(f"unknown task id(s) {', '.join(unknown) or repr('')}" + (f"; similar: {close}" if close else "")
                         + f"; sets: {', '.join(TASK_SETS)}; template families: {', '.join(FAMILIES)}; all ids: "
-                        "vlui/tasks/data/bmoca.yaml")
+                        "vlui/tasks/data/bmoca.yaml and bmoca25.yaml")
     if not ids:
         raise VluiError("the task list is empty")
-    chosen = [templated[i] if i in templated else tasks()[i] for i in ids]
+    chosen = [templated[i] if i in templated else known[i] for i in ids]
     if backend == "sim":
-        missing = [t.id for t in chosen if not t.sim]
-        if missing:
-            raise VluiError(f"the simulated phone does not support task(s) {', '.join(missing)} yet; "
-                            f"use tasks=supported, or env=adb with a real device")
+        refused = [t for t in chosen if not t.sim]
+        if refused:
+            raise VluiError(_sim_refusal(refused))
     elif backend == "adb":
         out_of_reach = {t.id: sorted(set(state_paths(t.state)) - set(SETTERS))
-                        + sorted(set(t.state_check) - set(READERS)) for t in chosen}
+                        + sorted(set(t.state_check) - set(READERS))
+                        + sorted(set(check_reads(t.evaluator_check)) - set(READERS)) for t in chosen}
         out_of_reach = {task: fields for task, fields in out_of_reach.items() if fields}
         if out_of_reach:
             listed = ", ".join(f"{task} ({', '.join(fields)})" for task, fields in out_of_reach.items())
             raise VluiError(f"over ADB, no shell command reaches the state these tasks start from or are judged "
                             f"by: {listed}. It lives inside an app; leave those tasks out, or run them on the "
-                            "simulated phone (env=sim)")
+                            "simulated phone (env=sim) where it has their apps")
     return chosen
 
 
 @dataclass
 class Detector:
-    """The success detector of one task: the first log line (tag filter, then ``re.match`` on the message)."""
+    """The success detector of one task: the first log line (tag filter, then ``re.match`` on the message), or, for
+    a task judged by the device's state, its evaluator check or state check, read after each step."""
 
     task: Task
 
+    @property
+    def reads_ui(self) -> bool:
+        """Whether :meth:`holds` reads the UI tree (an evaluator check with a ``ui`` condition)."""
+        return reads_ui(self.task.evaluator_check)
+
+    def holds(self, device: Device, screen: Callable[[], Sequence[UiNode]]) -> bool:
+        """Whether the task's goal holds on ``device`` now: its evaluator check (B-MoCA's environment asks its
+        evaluator after every step, and ends the episode with reward 1 when it answers yes), else its
+        ``state_check``; False for a task judged by its log alone. ``screen()``: the elements of the UI tree now."""
+        if self.task.evaluator_check:
+            return check_holds(self.task.evaluator_check, device, screen, self.task.id)
+        return bool(self.task.state_check) and device.check_state(self.task.state_check)
+
     def match(self, lines: Sequence[str]) -> str | None:
         """The first line that signals success, or None. Lines that are not threadtime lines are ignored. A task
-        without a ``log_tag`` (one judged by its ``state_check``) never matches."""
+        without a ``log_tag`` (one judged by its evaluator check or ``state_check``: :meth:`holds`) never
+        matches."""
         if not self.task.log_tag:
             return None
         for line in lines:

@@ -1,6 +1,6 @@
 """A task: an instruction, a step limit, how success is detected (a log tag and regex, or a check of the device's
 state), the state the device starts from, and the user's constraints on how it is done. :mod:`vlui.tasks.catalog` holds
-B-MoCA's 60 and :mod:`vlui.tasks.templates` makes parameterized ones."""
+B-MoCA's 60, and its release 2.5's 131, and :mod:`vlui.tasks.templates` makes parameterized ones."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any, Literal, get_args
 from vlui.android.apps import apps
 from vlui.android.state import state_problem
 from vlui.errors import VluiError
+from vlui.tasks.checks import check_problem
 
 Level = Literal["app", "page", "component"]
 LEVELS: tuple[str, ...] = get_args(Level)
@@ -90,6 +91,14 @@ class Task:
     template: str = ""  # the template a parameterized task was generated from (``create_alarm``), else ""
     params: dict = field(default_factory=dict, compare=False)  # its parameters (``{"time": [6, 30]}``)
     constraints: tuple[Constraint, ...] = ()  # how the user wants it done (a constrained task); see Constraint
+    # B-MoCA release 2.5's tasks (data/bmoca25.yaml): the task file (asset/tasks/...), the paper's task with the same
+    # goal, the evaluator script that judges it there (bmoca/environment/evaluator_script/...) and what that script
+    # checks, as data (vlui/tasks/checks.py), which judges the task after each step on either backend
+    source: str = ""
+    paper: str = ""
+    evaluator: str = ""
+    evaluator_check: list = field(default_factory=list, compare=False)
+    unsupported: str = ""  # why the simulated phone does not run it yet, where it does not (sim false)
     pattern: re.Pattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -97,3 +106,6 @@ class Task:
         problem = state_problem(self.state) if self.state else None
         if problem:  # a task file's mistake is found when the catalog is read, before any episode runs
             raise VluiError(f"task {self.id}: state: {problem}")
+        problem = check_problem(self.evaluator_check) if self.evaluator_check else None
+        if problem:
+            raise VluiError(f"task {self.id}: evaluator_check: {problem}")

@@ -24,7 +24,7 @@ from vlui.data.images import IMAGE_REF, IMAGES
 from vlui.env.actions import LONG_PRESS_MS, ActionError, ActionParser, Command
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec
-from vlui.tasks.catalog import Task, tasks
+from vlui.tasks.catalog import Task, catalog
 from vlui.tasks.templates import instance_from_id
 
 WHAT = "give a collected dataset (data/<dataset>) or an evaluation's folder (outputs/evaluate/<name>)"
@@ -71,7 +71,7 @@ def json_lines(path: Path) -> list[tuple[int, Any, str | None]]:
 def task_of(task_id: str) -> Task | None:
     """The catalog's task of that id (a template's instance too), or None for one this vlui does not know."""
     try:
-        return instance_from_id(task_id) if "@" in task_id else tasks().get(task_id)
+        return instance_from_id(task_id) if "@" in task_id else catalog().get(task_id)
     except VluiError:
         return None
 
@@ -82,6 +82,8 @@ def detector_text(task: Task | None) -> str:
         return "unknown: this vlui does not know the task"
     if task.log_tag:
         return f"a log line tagged {task.log_tag} whose message matches {task.regex}"
+    if task.evaluator_check:
+        return f"B-MoCA's evaluator check ({task.evaluator or 'none in the release'}): {json.dumps(task.evaluator_check)}"
     return f"the device's state: {json.dumps(task.state_check)}"
 
 

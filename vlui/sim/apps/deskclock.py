@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Literal, TypedDict, get_args
 
-from vlui.android.state import bounded
+from vlui.android.state import DeviceState, bounded
 from vlui.sim.protocol import Phone
 from vlui.sim.render import angle_of
 from vlui.sim.ui import Node
@@ -102,6 +102,15 @@ class ClockState:
 def clock_state(dev: Phone) -> ClockState:
     """Clock's own state on the phone ``dev``."""
     return dev.state.app("clock", ClockState)
+
+
+def alarm_rows(state: DeviceState) -> list[dict[str, int]]:
+    """Clock's alarms as DeskClock's database holds them (``alarms.db``, table ``alarm_templates``, which B-MoCA's
+    evaluators read), in the list's order: ``hour``, ``minutes``, ``daysofweek`` (the days it repeats on, Monday 1,
+    Tuesday 2, ... Sunday 64) and ``enabled`` (1 or 0). Deviation: the simulated Clock has no repeat days, so every
+    alarm is a one-time alarm, ``daysofweek`` 0."""
+    return [{"hour": a.hour, "minutes": a.minute, "daysofweek": 0, "enabled": int(a.enabled)}
+            for a in state.app("clock", ClockState).alarms]
 
 
 def on_back(dev: Phone, key: str) -> bool:

@@ -1,0 +1,372 @@
+"""B-MoCA release 2.5's 131 tasks (``vlui/tasks/data/bmoca25.yaml``), held to the release's task files as
+``tests/reference/bmoca25_tasks.tsv`` has them; how ``tasks=bmoca25`` selects them; how the simulated phone refuses
+the ones it cannot run yet; the tasks judged by an evaluator check, ended by it in the environment; and
+``tests/reference/make_bmoca25.py``, which writes the table from a B-MoCA clone."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from vlui.adb.state import READERS
+from vlui.agents.expert import ExpertAgent
+from vlui.android.apps import apps
+from vlui.android.snapshot import snapshot_ids
+from vlui.config import EnvConfig
+from vlui.env.env import PhoneEnv, make_env
+from vlui.env.ui_text import parse_xml
+from vlui.errors import VluiError
+from vlui.resources import read_yaml
+from vlui.sim.apps.deskclock import alarm_rows
+from vlui.sim.phone import SimDevice
+from vlui.tasks.catalog import RELEASE, Detector, catalog, release_tasks, resolve_tasks, task_set, tasks
+from vlui.tasks.checks import check_problem, check_reads
+
+REFERENCE = Path(__file__).resolve().parents[1] / "reference"
+TABLE = REFERENCE / "bmoca25_tasks.tsv"  # the release's task files, read by make_bmoca25.py (tests/reference)
+NEW_APPS = {"calculator": "Calculator", "instagram": "Instagram", "snapseed": "Snapseed", "walmart": "Walmart",
+            "wikipedia": "Wikipedia"}
+SAME = "the same instruction, step limit and detector"
+
+
+def table() -> list[dict[str, str]]:
+    with TABLE.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def entries() -> list[dict]:
+    return read_yaml(RELEASE)["tasks"]
+
+
+def kind(task) -> str:
+    """How the catalogue's task is judged, in the table's words."""
+    return "logcat" if task.log_tag else "evaluator" if task.evaluator else "none"
+
+
+# The release's tasks judged by an evaluator check on apps the simulated phone has, and how the expert reaches their
+# goal there: the catalog's tasks whose recipes it follows in turn, each until that task's own detector fires. For
+# the alarms that repeat and the calls, the nearest the simulated phone comes: the alarm without its days, the call
+# placed. b25_chrome_new_tab has none: the simulated Chrome has one tab.
+GOALS = {
+    "b25_alarm_1330_and_2h_after": ["alarm_1330", "create_alarm@1530"],
+    "b25_alarm_1330_and_2h_before": ["alarm_1330", "create_alarm@1130"],
+    "b25_alarm_9am_delete_and_1030": ["alarm_9am_delete", "alarm_1030"],
+    "b25_alarm_1030_and_alarm_volume": ["alarm_1030", "volume_alarm_up"],
+    "b25_alarm_1330_and_alarm_volume": ["alarm_1330", "volume_alarm_up"],
+    "b25_alarm_1330_weekend_and_alarm_volume": ["alarm_1330", "volume_alarm_up"],
+    "b25_alarm_9am_on_and_alarm_volume": ["alarm_9am_on", "volume_alarm_up"],
+    **{f"b25_alarm_{time}_{days}": [f"alarm_{time}"] for time in ("1030", "1330")
+       for days in ("midweek", "weekdays", "weekend") if (time, days) != ("1330", "midweek")},
+    **{t.id: [f"call_number@{''.join(c for c in t.instruction if c.isdigit())}"] for t in release_tasks().values()
+       if t.id.startswith("b25_call_") and t.evaluator_check},
+}
+
+
+def drive(env: PhoneEnv, task: str, snapshot: str, parts: list[str] | None = None) -> tuple[bool, list[int | None]]:
+    """The episode of ``task`` on ``snapshot``, the expert following ``parts`` (:data:`GOALS`) in turn: whether the
+    task's check held at the start, and after each part the step at which the episode had ended in success (None:
+    not yet)."""
+    obs, info = env.reset(options={"task": task, "snapshot": snapshot})
+    at_start = Detector(env.task).holds(env.device, lambda: parse_xml(env.device.ui_xml()))
+    agent, done, success, after = ExpertAgent(), False, None, []
+    for part in parts or GOALS[task]:
+        sub = resolve_tasks([part])[0]
+        agent.reset(sub)
+        mark = env.device.log_mark()
+        while not done and Detector(sub).match(env.device.log_lines(mark)) is None:
+            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+            done, success = terminated or truncated, info["step"] if reward == 1.0 else None
+        after.append(success)
+    return at_start, after
+
+
+def judged_right(runs: list[tuple[bool, list[int | None]]]) -> bool:
+    """Whether a task's check held on every run once its whole goal was reached, and never before."""
+    return all(not at_start and after[-1] is not None and after[:-1] == [None] * (len(after) - 1)
+               for at_start, after in runs)
+
+
+def evaluator_env(snapshots: list[str]) -> PhoneEnv:
+    """An environment of every task in :data:`GOALS` on the simulated phone, those it refuses included."""
+    return PhoneEnv(SimDevice(snapshots[0]), [release_tasks()[t] for t in GOALS], snapshots, include_xml=True,
+                    include_screen=False)
+
+
+# ------------------------------------------------------------------------------------------------ the catalogue
+def test_the_catalogue_has_each_release_task_file_once_with_its_instruction_step_limit_and_reset() -> None:
+    rows = table()
+    assert len(rows) == 131 and len({r["file"] for r in rows}) == 131
+    release = release_tasks()
+    assert [t.source for t in release.values()] == [r["file"] for r in rows]
+    source = {r["source"] for r in rows}
+    assert source == {read_yaml(RELEASE)["source"]} and len(source) == 1
+    for row, t, raw in zip(rows, release.values(), entries(), strict=True):
+        assert t.instruction == row["instruction"], t.id
+        assert t.step_limit == int(row["max_episode_steps"]), t.id
+        assert ";".join(raw["reset"]) == row["reset_steps"], t.id
+        assert raw.get("device_time", "") == row["device_time"], t.id
+        assert row["app"] in t.apps, t.id
+
+
+def test_every_task_is_judged_by_the_release_detector() -> None:
+    for row, t, raw in zip(table(), release_tasks().values(), entries(), strict=True):
+        assert kind(t) == row["detector"] == raw["detector"], t.id
+        if row["detector"] == "logcat":
+            tag, level = row["log_filters"].split(":")
+            assert (t.log_tag, raw["log_level"], t.regex) == (tag, level, row["log_regex"]), t.id
+            assert float(row["log_reward"]) > 0 and not t.evaluator_check, t.id
+        elif row["detector"] == "evaluator":
+            assert t.evaluator == row["evaluator"] and t.evaluator_check and not t.regex, t.id
+        else:  # the release never rewards it; vlui judges it by the check of the evaluator meant for it
+            assert raw["meant"] in row["note"] and t.evaluator_check and "never rewards" in raw["note"], t.id
+    assert Counter(r["detector"] for r in table()) == {"logcat": 48, "evaluator": 75, "none": 8}
+
+
+def test_a_logcat_task_fires_on_its_line_and_an_evaluator_task_on_no_line() -> None:
+    release = release_tasks()
+    line = "11-23 08:00:18.000  1210  1247 D ConditionProviders.SCP: evaluateSubscriptionLocked " \
+           "nextUserAlarmTime=Mon Nov 23 10:30:00 GMT 2026 (1795429800000)"
+    assert Detector(release["b25_alarm_1030"]).match([line]) == line
+    assert Detector(release["b25_alarm_1330"]).match([line]) is None
+    placeholder = "11-23 08:00:18.000  1210  1247 I ActivityTaskManager: This task is independent to logcat " \
+                  "logging. Please Ignore this string."
+    assert Detector(release["b25_open_calculator"]).match([placeholder, line]) is None
+
+
+def test_links_to_the_papers_sixty_say_every_difference() -> None:
+    linked = [t for t in release_tasks().values() if t.paper]
+    assert len(linked) == 48 and all(t.log_tag for t in linked)  # every logcat task, no evaluator task
+    assert len({t.paper for t in linked}) == 48
+    notes = {raw["id"]: raw["paper_note"] for raw in entries() if "paper" in raw}
+    worded = 0
+    for t in linked:
+        p, note = tasks()[t.paper], notes[t.id]
+        differs = {"instruction": p.instruction != t.instruction, "step limit": p.step_limit != t.step_limit,
+                   "log tag": p.log_tag != t.log_tag, "regex": p.regex != t.regex}
+        assert note.startswith(SAME) == (not any(differs.values()) and not p.state), t.id
+        if differs["instruction"]:
+            worded += 1
+            assert f"worded {p.instruction!r}" in note, t.id
+        if differs["step limit"]:
+            assert f"step limit {t.step_limit} here, {p.step_limit} in the paper" in note, t.id
+        for what in ("log tag", "regex"):
+            assert (what in note) == differs[what], (t.id, what)
+        assert (f"vlui's {p.id} starts from a state" in note) == bool(p.state), t.id
+    assert worded == 6  # "open Chrome" for "open the chrome app", and five more
+
+
+@pytest.mark.parametrize("check, problem", [
+    ([{"ui": "com.google.android.calculator:id/formula", "txt": "1+1"}], "'txt' is not an attribute"),
+    ([{"alarms": {"has": {"hour": 10, "minute": 30}}}], "an alarm row names some of"),
+    ([{"prefs": "wikipedia", "file": "p.xml", "int": "textSizeMultiplier", "equals": "8"}], "equals a int"),
+    ([{"volume": "alarms", "above": 1}], "volume names a stream"),
+    ([{"screen": "formula"}], "starts with one of"),
+    ([], "non-empty list"),
+])
+def test_a_mistake_in_an_evaluator_check_is_named_when_the_catalogue_is_read(check, problem) -> None:
+    assert problem in (check_problem(check) or "")
+    assert all(check_problem(t.evaluator_check) is None for t in release_tasks().values() if t.evaluator_check)
+
+
+# ------------------------------------------------------------------------------------------------ selection
+def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_sixty() -> None:
+    ids = task_set("bmoca25")
+    assert len(ids) == 131 and [release_tasks()[i].source for i in ids] == [r["file"] for r in table()]
+    assert task_set("all") == list(tasks()) and len(task_set("all")) == 60
+    assert not set(ids) & set(task_set("all")) and set(catalog()) == set(ids) | set(task_set("all"))
+    supported = resolve_tasks("bmoca25_supported", backend="sim")
+    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 44
+    # over ADB a real phone has the apps: the logcat tasks run, and those judged on the UI tree or the volume; the
+    # checks of Clock's alarms and of an app's shared preferences, which no shell command reads, are refused by name
+    readable = [i for i in ids if set(check_reads(release_tasks()[i].evaluator_check)) <= set(READERS)]
+    assert [t.id for t in resolve_tasks(readable, backend="adb")] == readable and len(readable) == 100
+    assert {"b25_call_white_house", "b25_calc_1_plus_1", "b25_chrome_new_tab"} <= set(readable)
+    with pytest.raises(VluiError, match="over ADB, no shell command reaches the state these tasks") as e:
+        resolve_tasks("bmoca25", backend="adb")
+    assert "\n" not in str(e.value) and "b25_calc_1_plus_1" not in str(e.value)
+    assert "b25_alarm_1330_and_2h_after (alarms)" in str(e.value)
+    assert "b25_snapseed_dark_theme (snapseed.shared_prefs)" in str(e.value)
+
+
+def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_each_missing_app() -> None:
+    with pytest.raises(VluiError) as e:
+        resolve_tasks("bmoca25", backend="sim")
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith("the simulated phone does not support 87 of these tasks yet")
+    assert all(f"it has no {name} app" in msg for name in NEW_APPS.values())
+    assert "tasks=bmoca25_supported" in msg
+
+
+@pytest.mark.parametrize("task_id, app", [("b25_calc_1_plus_1", "Calculator"), ("b25_open_wikipedia", "Wikipedia"),
+                                          ("b25_snapseed_s03", "Snapseed"), ("b25_walmart_cart", "Walmart"),
+                                          ("b25_instagram_reels", "Instagram")])
+def test_a_release_task_whose_app_the_simulated_phone_lacks_is_refused_naming_both(task_id: str, app: str) -> None:
+    with pytest.raises(VluiError) as e:
+        resolve_tasks([task_id], backend="sim")
+    assert str(e.value).startswith(f"the simulated phone does not support task {task_id} yet: it has no {app} app;")
+    assert "\n" not in str(e.value)
+
+
+def test_every_task_of_a_new_app_is_refused_for_that_app() -> None:
+    for t in release_tasks().values():
+        lacking = [a for a in t.apps if a not in apps()]
+        assert set(lacking) <= set(NEW_APPS), t.id
+        if lacking:
+            assert not t.sim and t.unsupported == f"it has no {' or '.join(NEW_APPS[a] for a in lacking)} app", t.id
+        elif not t.sim:
+            assert t.unsupported, t.id
+
+
+# ------------------------------------------------------------------------------------------------ evaluator checks
+def test_an_evaluator_task_ends_at_the_step_its_whole_goal_holds() -> None:
+    """"delete alarm at 9 am and create alarm at 10:30 am", on a phone and the tablet: its check does not hold at the
+    start, nor once the 9 am alarm is gone; the environment ends the episode with reward 1 at the step the 10:30
+    alarm is saved, with no log line to say so."""
+    env = make_env(EnvConfig(snapshots=["000", "109"]), ["b25_alarm_9am_delete_and_1030"], include_xml=True,
+                   include_screen=False)
+    for snapshot in ("000", "109"):
+        at_start, (deleted, made) = drive(env, "b25_alarm_9am_delete_and_1030", snapshot)
+        assert (at_start, deleted) == (False, None) and made <= env.task.step_limit, snapshot
+        alarms = [(a["hour"], a["minutes"]) for a in alarm_rows(env.device.state)]
+        assert (9, 0) not in alarms and (10, 30) in alarms
+
+
+def test_an_evaluator_task_its_check_cannot_judge_is_refused_saying_why() -> None:
+    with pytest.raises(VluiError) as e:
+        resolve_tasks(["b25_alarm_1030_and_alarm_volume"], backend="sim")
+    assert str(e.value).startswith("the simulated phone does not support task b25_alarm_1030_and_alarm_volume yet: "
+                                   "B-MoCA's evaluator check cannot judge it there: its alarm volume is over 1 from "
+                                   "the start")
+    runs = [drive(evaluator_env(["000"]), task, "000") for task in ("b25_alarm_1030_and_alarm_volume",
+                                                                    "b25_alarm_1030_weekdays", "b25_call_white_house")]
+    # the alarm alone ends the first (the volume is already over 1); no alarm of the simulated Clock repeats on
+    # weekdays; the call is placed, but on the Pixel dialer's in-call screen, not the AOSP dialer's the check reads
+    assert [(at_start, [step is not None for step in after]) for at_start, after in runs] == \
+        [(False, [True, True]), (False, [False]), (False, [False])]
+
+
+@pytest.mark.slow
+def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_phone(expert_runs) -> None:
+    """On all 45 snapshots. A logcat task marked ``sim`` has its release detector fire on every expert's episode of
+    the paper's task with the same goal, and one not marked on none (its ``sim_note`` says what the simulated phone
+    logs instead). An evaluator task marked ``sim`` has its check hold once the expert has reached its whole goal
+    (:data:`GOALS`), never before; one not marked does not (its ``sim_note`` says why)."""
+    snapshots = snapshot_ids("all")
+    env = evaluator_env(snapshots)
+    wrong = []
+    for t in release_tasks().values():
+        if not t.log_tag:
+            right = t.id in GOALS and judged_right([drive(env, t.id, s) for s in snapshots])
+            if right != t.sim:
+                wrong.append(f"{t.id} (sim: {t.sim}): its check {'holds' if right else 'does not hold'} exactly from "
+                             f"the step its whole goal is reached, on all {len(snapshots)} snapshots")
+            continue
+        fired = [s for s in snapshots if Detector(t).match(expert_runs[t.paper, s].lines) is not None]
+        if fired != (snapshots if t.sim else []):
+            wrong.append(f"{t.id} (sim: {t.sim}) fired on {len(fired)} of {len(snapshots)} snapshots")
+        if not t.sim:
+            assert "sim_note" in t.unsupported, t.id
+    assert not wrong, "\n".join(wrong)
+    assert sum(t.sim for t in release_tasks().values()) == 44
+
+
+# ------------------------------------------------------------------------------------------------ make_bmoca25.py
+def _script():
+    spec = importlib.util.spec_from_file_location("make_bmoca25", REFERENCE / "make_bmoca25.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+TASK_FILE = """reset_steps:[
+  {{ adb_request: {{ press_button: {{ button: HOME }} }} }}
+]
+max_episode_steps: {steps}
+log_parsing_config: {{
+  filters: ["{filter}"]
+  log_regexps: {{
+    reward_event: {{
+        # a comment, as one release file has
+        event: "{regex}"
+        reward: {reward}
+    }}
+  }}
+}}
+"""
+PLACEHOLDER = "This task is independent to logcat logging. Please Ignore this string."
+FAKE_CODE = {  # a B-MoCA-shaped repository: the parts of its code the script reads, written for this test
+    "bmoca/environment/environment.py": (
+        "class BMocaEnv:\n"
+        "    def set_device(self, load=None):\n"
+        "        if \"06:30\" in self.instruction:\n"
+        "            command = f'adb -s emulator-{self.port} shell \"su 0 toybox date 123106272015.00\"'\n"
+        "        elif \"10:30\" in self.instruction:\n"
+        "            command = f'adb -s emulator-{self.port} shell \"su 0 toybox date 010103302016.00\"'\n"),
+    "bmoca/environment/evaluator_script/evaluator.py": (
+        "import bmoca.environment.evaluator_script.demo as demo_evaluator\n\n\n"
+        "class Evaluator:\n"
+        "    def success_detector(self, driver):\n"
+        "        if self.task_instruction == \"Goal: input '1+1' in Demo\":\n"
+        "            return demo_evaluator.check_sum(driver)\n"
+        "        elif self.task_instruction == \"Goal: go to the x page in Demo\":\n"
+        "            return demo_evaluator.check_page(driver)\n"
+        "        else:\n"
+        "            return False\n"),
+    "bmoca/environment/evaluator_script/demo/__init__.py": "from .sum import check_sum\nfrom .page import check_page\n",
+}
+
+
+def _fake_release(root: Path) -> str:
+    files = {
+        "asset/tasks/demo/open_the_demo_app.textproto": dict(steps=4, filter="ActivityTaskManager:I",
+                                                             regex=r"^(.*?)Events: \[Demo\]", reward=1),
+        "asset/tasks/demo/input_'1+1'_in_Demo.textproto": dict(steps=8, filter="ActivityTaskManager:I",
+                                                               regex=PLACEHOLDER, reward=0),
+        "asset/tasks/demo/go_to_the_x_page.textproto.textproto": dict(steps=5, filter="Telecom:I",
+                                                                      regex="^(.*?)Emergency", reward=0),
+        "asset/tasks/demo/create_alarm_at_06:30_am.textproto": dict(steps=11, filter="ConditionProviders.SCP:D",
+                                                                    regex="^(.*?)06:30:00", reward=1),
+    }
+    for path, fields in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(TASK_FILE.format(**fields), encoding="utf-8")
+    for path, text in FAKE_CODE.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "fake"], check=True)
+    return subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_the_script_reads_a_release_as_b_moca_runs_it(tmp_path: Path) -> None:
+    commit = _fake_release(tmp_path / "b-moca")
+    subprocess.run(["git", "clone", "-q", "--mirror", str(tmp_path / "b-moca"), str(tmp_path / "mirror")], check=True)
+    script = _script()
+    for source in ("b-moca", "mirror"):  # a work tree, and a git directory with none
+        out = tmp_path / f"{source}.tsv"
+        script.main([str(tmp_path / source), "--out", str(out)])
+        with out.open(encoding="utf-8", newline="") as f:
+            rows = {r["file"]: r for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)}
+        assert list(rows) == sorted(rows) and len(rows) == 4
+        opened = rows["demo/open_the_demo_app.textproto"]
+        assert (opened["instruction"], opened["detector"], opened["log_regex"]) == \
+            ("open the demo app", "logcat", r"^(.*?)Events: \[Demo\]")  # "\[" keeps its backslash, as protobuf reads it
+        typed = rows["demo/input_'1+1'_in_Demo.textproto"]
+        assert (typed["instruction"], typed["detector"], typed["evaluator"]) == \
+            ("input '1+1' in Demo", "evaluator", "demo/sum.py")
+        page = rows["demo/go_to_the_x_page.textproto.textproto"]  # B-MoCA keeps the name up to its first "."
+        assert (page["instruction"], page["detector"]) == ("go to the x page", "none")
+        assert "'Goal: go to the x page in Demo' (demo/page.py)" in page["note"] and "reward 0" in page["note"]
+        alarm = rows["demo/create_alarm_at_06:30_am.textproto"]
+        assert (alarm["device_time"], alarm["log_filters"], alarm["max_episode_steps"], alarm["reset_steps"]) == \
+            ("2015-12-31T06:27:00", "ConditionProviders.SCP:D", "11", "press_button:HOME")
+        assert {r["source"] for r in rows.values()} == {f"gimme1dollar/b-moca@{commit}"}
