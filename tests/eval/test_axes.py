@@ -20,6 +20,7 @@ def test_a_phone_is_described_on_every_axis_with_its_held_out_values() -> None:
     tablet = describe("109")  # B-MoCA's test tablet: its screen, its device and its locale are test-only
     assert tablet["kind"] == ("tablet",) and {"screen", "device", "locale"} <= set(tablet["held_out"])
     assert tablet["script"] == ("arabic",) and tablet["screen"] == ("tablet, landscape",)
+    assert tablet["direction"] == ("right to left",) and train["direction"] == ("left to right",)
     assert describe("108")["screen"] == ("phone, under 300 dp",) and describe("100")["screen"] == ("phone, 300-400 dp",)
     # a validation phone is under "screen" exactly when its screen is in a validation region (from the pools, not
     # written here)

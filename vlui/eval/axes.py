@@ -1,5 +1,5 @@
-"""Success by phone setting: on which of the randomised axes (device, density, font scale, script, theme, ...) a
-policy fails, and how much the values no training phone takes cost it.
+"""Success by phone setting: on which of the randomised axes (device, density, font scale, script, layout direction,
+theme, ...) a policy fails, and how much the values no training phone takes cost it.
 
 Every evaluated phone (a snapshot of ``envs/``, a generated phone, a user's snapshot file) is described on the axes
 B-MoCA randomises, plus which of its values come from the generator's held-out pools (the test-only values of the
@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from vlui.android import generate
+from vlui.android.i18n import is_rtl
 from vlui.android.profiles import WALLPAPERS
 from vlui.android.snapshot import generator_pools, load_snapshot
 from vlui.errors import VluiError
@@ -33,6 +34,7 @@ AXES: dict[str, str] = {
     "density": "density (x the device's default)",
     "font_scale": "font scale",
     "script": "script",
+    "direction": "layout direction",
     "dark_theme": "dark theme",
     "clock_dial": "alarm dial",
     "home_layout": "home layout",
@@ -77,6 +79,7 @@ def describe(ref: str) -> dict[str, tuple[str, ...]]:
         "density": (f"x{next(iter(values['density'])):g}",),
         "font_scale": (f"{snap.font_scale:g}",),
         "script": tuple(sorted(values["script"])),
+        "direction": ("right to left" if is_rtl(snap.locale) else "left to right",),
         "dark_theme": ("on" if snap.dark_theme else "off",),
         "clock_dial": (snap.clock_dial,),
         "home_layout": ("stock" if layout == "default" else "rearranged",),
