@@ -12,7 +12,7 @@ import pytest
 from tests.agents.test_settings_phone_detectors import INHERENT_OVERLAPS, SNAPSHOTS, fired  # noqa: F401
 from vlui.agents.walkthrough import walkthrough
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import Detector, task_set, tasks
+from vlui.tasks.catalog import Detector, release_tasks, task_set, tasks
 
 APP_SCREENS = ("files_audio", "files_images", "files_videos", "files_downloads", "contacts_insert", "contacts_edit",
                "search_chrome", "search_maps", "search_youtube", "search_google", "search_messages",
@@ -52,4 +52,13 @@ def test_files_root_log_names_the_documents_provider_root() -> None:
     dev = SimDevice("000")
     walkthrough(dev, "files_audio", "000")  # open Files, tap Audio
     lines = [line.split(": ", 1)[1] for line in dev.log_lines(tags=["DirectoryFragment"])]
-    assert lines == ["Showing directory: content://com.android.providers.media.documents/root/audio_root"]
+    # the root's document URI (DocumentInfo.debugString), which the paper's regex and the release's both match
+    assert lines == ["Showing directory: content://com.android.providers.media.documents/document/audio_root"]
+    release = release_tasks()["b25_files_audio"]
+    assert Detector(release).match(dev.log_lines()) and Detector(tasks()["files_audio"]).match(dev.log_lines())
+
+
+def test_starting_a_chat_fires_the_papers_detector_and_the_releases() -> None:
+    dev = SimDevice("000")
+    walk = walkthrough(dev, "messages_start_chat", "000")
+    assert walk.success and Detector(release_tasks()["b25_messages_start_chat"]).match(walk.lines)

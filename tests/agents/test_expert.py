@@ -130,3 +130,11 @@ def test_the_expert_solves_the_representative_tasks_on_two_thousand_drawn_screen
     # 12,000 episodes, about 2 minutes on 2 cores: every drawn screen (phones 240 dp wide and up, foldables, tablets
     # standing either way, densities 120-640 dpi) is one the tasks can be done on within B-MoCA's step limits
     _expert_on_generated(tmp_path, "[random:2000]", 2000, seed=5, tasks="representative")
+
+
+@pytest.mark.integration
+def test_the_expert_solves_every_release_task_the_simulated_phone_runs(tmp_path) -> None:
+    """B-MoCA release 2.5's tasks the simulated phone runs (tasks=bmoca25_supported), from the state the release's
+    reset leaves (HOME: no starting state of vlui's own), on the 45 snapshots and on 120 generated phones: those
+    with a goal of the paper's 60 by its recipe, two alarms or one deleted and one made in turn."""
+    _expert_on_generated(tmp_path, "[all,random:100,val:20]", 165, seed=0, tasks="bmoca25_supported")

@@ -9,7 +9,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import detector_hits
-from vlui.tasks.catalog import task_set
+from vlui.agents.walkthrough import walkthrough
+from vlui.sim import services
+from vlui.sim.phone import SimDevice
+from vlui.tasks.catalog import Detector, release_tasks, task_set, tasks
 
 SNAPSHOTS = ("000", "030", "105", "109", "003")
 SETTINGS_PHONE = ("airplane_off", "wifi_on", "wifi_off", "volume_media_up", "volume_call_up", "volume_ring_up",
@@ -41,3 +44,41 @@ def test_detector_fires_exactly_on_its_own_task(fired, task: str) -> None:
 def test_only_its_own_detector_fires_on_its_trajectory(fired, task: str) -> None:
     for snap in SNAPSHOTS:
         assert fired[task, snap] == {task}, f"{task} on {snap}: {sorted(fired[task, snap])}"
+
+
+def _settings_lines(dev, mark) -> list[str]:
+    return [line.split(" SettingsProvider: ", 1)[1] for line in dev.log_lines(mark, tags=["SettingsProvider"])
+            if " V SettingsProvider: " in line]
+
+
+def test_dark_theme_detectors_fire_on_the_first_turn_on_only_as_on_android_10() -> None:
+    """Settings' first turn-on of the dark theme writes dark_mode_dialog_seen (its dialog acknowledged), then
+    ui_night_mode; later toggles write ui_night_mode alone. Both detectors, the paper's and the release's, match the
+    first line only: on a phone whose dark theme is on, the task takes a toggle off and one on."""
+    detectors = [Detector(tasks()["dark_theme_toggle"]), Detector(release_tasks()["b25_dark_theme_toggle"])]
+    dev = SimDevice("000")
+    toggle = ["secure/dark_mode_dialog_seen", "secure/ui_night_mode"], ["secure/ui_night_mode"], ["secure/ui_night_mode"]
+    for written in toggle:  # on (the dialog's first acknowledgement), off, on again
+        mark = dev.log_mark()
+        if not dev.state.dark_theme and not dev.state.dark_mode_dialog_seen:
+            services.acknowledge_dark_theme(dev)
+        else:
+            services.set_dark_theme(dev, not dev.state.dark_theme)
+        assert _settings_lines(dev, mark) == [f"Notifying for 0: content://settings/{w}" for w in written]
+        fired = [d.match(dev.log_lines(mark)) is not None for d in detectors]
+        assert fired == [written != ["secure/ui_night_mode"]] * 2, written
+    assert dev.state.dark_theme and dev.state.dark_mode_dialog_seen
+    mark = dev.log_mark()
+    services.set_dark_theme(dev, True)  # no change: nothing written, nothing notified
+    services.set_vibrate_for_calls(dev, True)
+    assert _settings_lines(dev, mark) == ["Notifying for 0: content://settings/system/vibrate_when_ringing"]
+
+
+def test_on_a_dark_phone_the_expert_toggles_the_dark_theme_off_and_on() -> None:
+    dev = SimDevice("105")  # Korean, dark theme on (B-MoCA sets it with `cmd uimode night yes`: no dialog seen)
+    assert dev.state.dark_theme and not dev.state.dark_mode_dialog_seen
+    for task in ("dark_theme_toggle", "b25_dark_theme_toggle"):
+        walk = walkthrough(dev, task, "105")
+        lines = [line.split(": ", 1)[1] for line in walk.lines if " V SettingsProvider: " in line]
+        assert walk.success and lines == [f"Notifying for 0: content://settings/secure/{name}"
+                                          for name in ("ui_night_mode", "dark_mode_dialog_seen", "ui_night_mode")]

@@ -93,12 +93,14 @@ def test_recent_keeps_the_roots_and_each_root_logs_its_directory() -> None:
     dev.launch("files")
     assert titles(dev) == ["Images", "Videos", "Audio", "Documents", "Downloads"]
     assert one(dev, rid("search_box"), "search").text == "Search files"
-    for key, uri in (("audio", "com.android.providers.media.documents/root/audio_root"),
-                     ("downloads", "com.android.providers.downloads.documents/root/downloads")):
+    # DirectoryFragment's debug line (D) names the root's document URI, as DocumentInfo.debugString writes it
+    for key, uri in (("audio", "com.android.providers.media.documents/document/audio_root"),
+                     ("downloads", "com.android.providers.downloads.documents/document/downloads")):
         mark = dev.log_mark()
         tap(dev, one(dev, lambda n, k=key: n.desc == dev.locale.t(f"apps.files_{k}") and n.on_tap, key))
         assert [line.split(": ", 1)[1] for line in dev.log_lines(mark, tags=["DirectoryFragment"])] == [
             f"Showing directory: content://{uri}"]
+        assert [line.split()[4] for line in dev.log_lines(mark, tags=["DirectoryFragment"])] == ["D"]
         assert not [line for line in dev.log_lines(mark, tags=["ActivityTaskManager"]) if "START" in line]
         dev.key("BACK")
     assert titles(dev)[0] == "Images"

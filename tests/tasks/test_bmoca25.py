@@ -181,7 +181,7 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert task_set("all") == list(tasks()) and len(task_set("all")) == 60
     assert not set(ids) & set(task_set("all")) and set(catalog()) == set(ids) | set(task_set("all"))
     supported = resolve_tasks("bmoca25_supported", backend="sim")
-    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 44
+    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 50
     # over ADB a real phone has the apps: the logcat tasks run, and those judged on the UI tree or the volume; the
     # checks of Clock's alarms and of an app's shared preferences, which no shell command reads, are refused by name
     readable = [i for i in ids if set(check_reads(release_tasks()[i].evaluator_check)) <= set(READERS)]
@@ -198,7 +198,7 @@ def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_each
     with pytest.raises(VluiError) as e:
         resolve_tasks("bmoca25", backend="sim")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("the simulated phone does not support 87 of these tasks yet")
+    assert "\n" not in msg and msg.startswith("the simulated phone does not support 81 of these tasks yet")
     assert all(f"it has no {name} app" in msg for name in NEW_APPS.values())
     assert "tasks=bmoca25_supported" in msg
 
@@ -273,7 +273,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
         if not t.sim:
             assert "sim_note" in t.unsupported, t.id
     assert not wrong, "\n".join(wrong)
-    assert sum(t.sim for t in release_tasks().values()) == 44
+    assert sum(t.sim for t in release_tasks().values()) == 50
 
 
 # ------------------------------------------------------------------------------------------------ make_bmoca25.py

@@ -582,6 +582,39 @@ PLANS = {
 }
 
 
+# ------------------------------------------------------------------------------------------ B-MoCA release 2.5
+# A release task with the goal of one of the paper's 60 (``paper:`` in bmoca25.yaml) follows that task's recipe
+# (plan_for), from the state the release's reset leaves: a switch the recipe flips the wrong way first is flipped
+# again. The others have goals of their own: two of Clock's alarms, or one deleted and one made.
+def _in_turn(*parts: tuple[Callable[[ExpertAgent, Screen], Gesture], Callable[[Gesture], bool]]):
+    """Goals one after another: each part's recipe until it makes the gesture that reaches its goal (``last``
+    says which), then the next part's."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        done = ex._memory.get("parts_done", 0)
+        part, last = parts[min(done, len(parts) - 1)]
+        g = part(ex, s)
+        if last(g):
+            ex._memory["parts_done"] = done + 1
+        return g
+    return recipe
+
+
+def _taps(suffix: str) -> Callable[[Gesture], bool]:
+    """Whether a gesture taps the element whose resource id ends with ``suffix``."""
+    return lambda g: g.target is not None and g.target.resource_id.endswith(suffix)
+
+
+_SAVES_ALARM, _DELETES_ALARM = _taps("android:id/button1"), _taps(":id/delete")  # the picker's OK; a card's Delete
+PLANS |= {
+    "b25_alarm_1330_and_2h_after": _in_turn((_create_alarm(13, 30), _SAVES_ALARM),
+                                            (_create_alarm(15, 30), _SAVES_ALARM)),
+    "b25_alarm_1330_and_2h_before": _in_turn((_create_alarm(13, 30), _SAVES_ALARM),
+                                             (_create_alarm(11, 30), _SAVES_ALARM)),
+    "b25_alarm_9am_delete_and_1030": _in_turn((_delete_alarm(9, 0), _DELETES_ALARM),
+                                              (_create_alarm(10, 30), _SAVES_ALARM)),
+}
+
+
 def _slider_point(s: Screen, bar: Element, fraction: float) -> tuple[float, float]:
     """The normalised (y, x) where a tap sets a seek bar to ``fraction``: its track is inset by half its height."""
     x1, y1, x2, y2 = bar.bounds
@@ -1248,6 +1281,8 @@ def plan_for(task: Task):
     """The recipe for a task: its own, or its template's for its parameters."""
     if task.id in PLANS:
         return PLANS[task.id]
+    if task.paper in PLANS:
+        return PLANS[task.paper]
     if task.template in TEMPLATE_PLANS:
         return TEMPLATE_PLANS[task.template](task.params)
     raise VluiError(f"the expert has no recipe for task {task.id!r} yet")

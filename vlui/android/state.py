@@ -96,6 +96,9 @@ class DeviceState:
     brightness: int = bounded(0, 255, default=255)  # manual; starts at full so that the brightness task is a decrease
     adaptive_brightness: bool = False
     dark_theme: bool = False
+    # secure dark_mode_dialog_seen: Settings' dark theme dialog was acknowledged (the first turn-on through Settings
+    # writes it; ``cmd uimode night`` does not)
+    dark_mode_dialog_seen: bool = False
     volume: dict[str, int] = field(default_factory=lambda: {"media": 15, "call": 4, "ring": 5, "alarm": 5})
     vibrate_for_calls: bool = False
     muted: list[str] = field(default_factory=list)  # streams muted (VOLUME_MUTE); their level is kept

@@ -106,6 +106,10 @@ STATE_SETTINGS = {
     ("global", "wifi_on"): (lambda st: "0" if not st.wifi else "2" if st.airplane_mode else "1", None),
     ("global", "bluetooth_on"): (lambda st: _flag(st.bluetooth), None),
     ("secure", "ui_night_mode"): (lambda st: "2" if st.dark_theme else "1", None),
+    # written by Settings' dialog about dark theme (null until then); the dialog shows while it is not 1
+    ("secure", "dark_mode_dialog_seen"): (
+        lambda st: "1" if st.dark_mode_dialog_seen else None,
+        lambda dev, v: services.set_dark_mode_dialog_seen(dev, _int_setting("dark_mode_dialog_seen", v) == 1)),
     ("system", "screen_brightness"): (
         lambda st: str(st.brightness),
         lambda dev, v: services.set_brightness(dev, _int_setting("screen_brightness", v))),
@@ -225,8 +229,7 @@ def set_night_mode(phone: ServedPhone, mode: str) -> None:
         raise VluiError(f"night mode must be yes or no on the simulated phone, not {mode!r}")
     with phone.lock:
         dev = phone.device
-        dev.state.dark_theme = mode == "yes"
-        dev.state.unapplied_settings.pop("secure/ui_night_mode", None)
+        services.set_dark_theme(dev, mode == "yes")  # UiModeManagerService writes ui_night_mode, as for Settings
         dev.reconfigure(dark_theme=dev.state.dark_theme)
 
 

@@ -86,17 +86,45 @@ def set_brightness(dev: Phone, level: int) -> None:
              f"'manual{' [ dim ]' if level < old else ''}'.")
 
 
+def setting_notified(dev: Phone, uri: str) -> None:
+    """SettingsProvider's line for a setting whose value changed (``uri``: ``secure/ui_night_mode``), as its handler
+    thread prints it when it notifies the setting's observers (SettingsRegistry.MyHandler, MSG_NOTIFY_URI_CHANGED):
+    ``V SettingsProvider: Notifying for 0: content://settings/secure/ui_night_mode``. AOSP's Android 10 source prints
+    it under the provider's DEBUG, which it sets false; B-MoCA's two SettingsProvider detectors (filter
+    ``SettingsProvider:V``) match exactly this line's URI for the settings their tasks change, and real devices' logs
+    hold it (docs/adb.md)."""
+    dev.logi("SettingsProvider", f"Notifying for 0: content://settings/{uri}", level="V", offset_ms=2)
+
+
 def set_dark_theme(dev: Phone, on: bool) -> None:
-    """The dark theme switch: the secure setting changes and UiModeManager switches the night mode."""
+    """UiModeManager's night mode, as UiModeManagerService.setNightMode sets it: it writes ``secure ui_night_mode``
+    (and logs nothing of its own)."""
     st = dev.state
-    st.dark_theme = on
     st.unapplied_settings.pop("secure/ui_night_mode", None)
-    dev.logi("SettingsProvider", f"Notify content://settings/secure/ui_night_mode: dark mode {'yes' if on else 'no'}",
-             level="D")
-    dev.logi("UiModeManager", f"Setting night mode to {2 if on else 1}", level="D", offset_ms=3)
+    if st.dark_theme == on:
+        return
+    st.dark_theme = on
+    setting_notified(dev, "secure/ui_night_mode")
+
+
+def set_dark_mode_dialog_seen(dev: Phone, seen: bool) -> None:
+    """``secure dark_mode_dialog_seen``: 1 once Settings' dialog about dark theme was acknowledged."""
+    if dev.state.dark_mode_dialog_seen != seen:
+        dev.state.dark_mode_dialog_seen = seen
+        setting_notified(dev, "secure/dark_mode_dialog_seen")
+
+
+def acknowledge_dark_theme(dev: Phone) -> None:
+    """Settings' dark theme dialog acknowledged (DarkUIInfoDialogFragment.enableDarkTheme): it writes ``secure
+    dark_mode_dialog_seen`` 1, then turns the night mode on. Android 10's Settings shows the dialog the first time its
+    switch turns the dark theme on (DarkUIPreferenceController.setChecked, while the setting is not 1)."""
+    set_dark_mode_dialog_seen(dev, True)
+    set_dark_theme(dev, True)
 
 
 def set_vibrate_for_calls(dev: Phone, on: bool) -> None:
     """``system vibrate_when_ringing``: Settings' switch writes it and the provider notifies its observers."""
+    if dev.state.vibrate_for_calls == on:
+        return
     dev.state.vibrate_for_calls = on
-    dev.logi("SettingsProvider", f"Notify content://settings/system/vibrate_when_ringing: {int(on)}", level="D")
+    setting_notified(dev, "system/vibrate_when_ringing")

@@ -4,9 +4,12 @@ files, the selection and Share.
 The app opens on Recent (``FilesActivity``'s START line, no directory line): the search field ("Search this phone")
 over the roots, Images, Videos, Audio, Documents and Downloads (in DocumentsUI they sit in the navigation drawer; here
 they are rows of Recent, as they were before Files had a module of its own, and B-MoCA's "list audio files" tasks
-tap them). Tapping a root shows its files inside the same activity and logs DirectoryFragment's line for it
-(``Showing directory: content://com.android.providers.media.documents/root/audio_root``, ``.../com.android.
-providers.downloads.documents/root/downloads``). A root lists the files of the state that belong to it (a kind for
+tap them). Tapping a root shows its files inside the same activity and logs DirectoryFragment's line for it, at
+D, as DirectoryFragment.showDirectory does on a build that is not ``user`` (DocumentsUI's DEBUG; the emulator's
+Google APIs images are userdebug): the root's document as DocumentInfo.debugString writes it, its document URI
+(``Showing directory: content://com.android.providers.media.documents/document/audio_root``, ``.../com.android.
+providers.downloads.documents/document/downloads``: the root document ids of MediaDocumentsProvider and
+DownloadStorageProvider). A root lists the files of the state that belong to it (a kind for
 the media roots, the ``Download`` folder for Downloads), newest first, in list mode: each row (``item_root``) has the
 type's icon (``icon``), the name (``android:id/title``), the date it was last changed (``date``: the time of day
 for today's, else the month and day, as DocumentsUI's Shared.formatTime writes them) and the size (``size``, as
@@ -65,7 +68,7 @@ EXTENSIONS: dict[str, tuple[str, ...]] = {"pdf": ("pdf",), "image": ("jpg", "jpe
                                           "document": ("txt", "doc", "docx"), "archive": ("zip", "apk")}
 GLYPHS = {"pdf": "document", "image": "image", "video": "video", "audio": "audio", "document": "document",
           "archive": "folder"}
-MEDIA = "content://com.android.providers.media.documents/root"
+MEDIA = "content://com.android.providers.media.documents/document"
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ ROOTS: dict[str, Root] = {
     "audio": Root("apps.files_audio", "audio", f"{MEDIA}/audio_root", kinds=("audio",)),
     "documents": Root("apps.files_documents", "document", f"{MEDIA}/documents_root", kinds=("pdf", "document")),
     "downloads": Root("apps.files_downloads", "download",
-                      "content://com.android.providers.downloads.documents/root/downloads", folder="Download"),
+                      "content://com.android.providers.downloads.documents/document/downloads", folder="Download"),
 }
 
 
@@ -196,7 +199,7 @@ def open_root(dev: Phone, root: str) -> None:
     """A root tapped on Recent: its files, inside Files' activity, and DirectoryFragment's line."""
     dev.push("files", root)
     dev.state.scroll.pop(f"files.{root}", None)
-    dev.logi("DirectoryFragment", f"Showing directory: {ROOTS[root].uri}", app="files", offset_ms=30)
+    dev.logi("DirectoryFragment", f"Showing directory: {ROOTS[root].uri}", level="D", app="files", offset_ms=30)
 
 
 def toggle(screen: Screen, index: int) -> None:

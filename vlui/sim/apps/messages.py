@@ -82,7 +82,12 @@ ScreenName = Literal["main", "new_conversation", "conversation"]
 SCREENS: tuple[str, ...] = get_args(ScreenName)
 TIME_FORMAT = "%Y-%m-%d %H:%M"  # a message's time, as a snapshot's own ``time`` is written
 TIME_SHAPE = r"\d{4}-\d\d-\d\d \d\d:\d\d"
-START_CHAT_LINE = ("BugleUsageStatistics", "logEvent: BUGLE CREATE CONVERSATION ATTEMPT, source: DEFAULT, "
+# BugleUsageStatistics' line (I) when a chat is started from the Start chat button. Google Messages is closed source
+# and no capture of the line was found: what is known of it is what B-MoCA's detectors, written against its
+# emulator's log, match: "BUGLE CREATE" and, after it, the source "VIA_DEFAULT" (the release's regex; the paper's
+# "DEFAULT" matches it too). The other words are vlui's. Until issue 59 the source was written "DEFAULT", to the
+# paper's regex, which the release's did not match.
+START_CHAT_LINE = ("BugleUsageStatistics", "logEvent: BUGLE CREATE CONVERSATION ATTEMPT, source: VIA_DEFAULT, "
                    "participants: 0")
 BOTTOM = 1 << 30  # a scroll offset past any list's end: the list shows its end (a conversation, its latest message)
 MIN_MATCH = 7  # PhoneNumberUtils.compare's loose match: two numbers are one person's when their last 7 digits agree

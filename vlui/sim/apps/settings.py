@@ -276,7 +276,12 @@ def display(dev: Phone, ctx: Ctx):
         st.dialog = "brightness"
 
     def toggle_dark():
-        services.set_dark_theme(dev, not st.dark_theme)
+        # the first turn-on shows Android 10's dialog about dark theme and its acknowledgement turns it on; the
+        # simulated Settings draws no dialog and does what acknowledging it does, at once (docs/simulator.md)
+        if not st.dark_theme and not st.dark_mode_dialog_seen:
+            services.acknowledge_dark_theme(dev)
+        else:
+            services.set_dark_theme(dev, not st.dark_theme)
 
     return [
         (_h(ctx), _row(dev, ctx, ctx.t("settings.brightness"),
