@@ -14,6 +14,7 @@ from omegaconf import OmegaConf
 import vlui.study as study_mod
 from tests.conftest import run_python
 from vlui.errors import VluiError
+from vlui.study.per_phone import main as per_phone
 from vlui.study import (_plot_curves, commands, learning_curves, load, paper_numbers, plan_digest, run_dir, step_job,
                         stored_differences, studies)
 
@@ -481,7 +482,6 @@ def test_steps_side_by_side_here_share_the_cores_out_as_torch_threads(tmp_path: 
 def test_a_reports_per_phone_section_is_written_from_its_csv_once(tmp_path: Path) -> None:
     # a report made before the Per phone section existed gets it from its per_phone.csv, before "How it was made";
     # run again, the section is replaced, not repeated
-    from vlui.study.per_phone import main as per_phone
     (tmp_path / "report.md").write_text("# Study\n\n## Summary\n\ntext\n\n## How it was made\n\ncommands\n")
     rows = [("a", "val", "val-0-10", 0, 1.0), ("a", "val", "val-0-2", 0, 0.5), ("a", "val", "val-0-2", 1, 0.0),
             ("a", "val", "val-0-10", 1, 0.5), ("b", "val", "val-0-2", 0, 1.0), ("a", "train", "000", 0, 0.25)]
@@ -501,7 +501,6 @@ def test_a_reports_per_phone_section_is_written_from_its_csv_once(tmp_path: Path
 
 
 def test_a_per_phone_csv_that_is_not_one_is_a_one_line_error(tmp_path: Path, capsys) -> None:
-    from vlui.study.per_phone import main as per_phone
     (tmp_path / "report.md").write_text("# Study\n")
     (tmp_path / "per_phone.csv").write_text("arm,split,phone\na,val,000\n")
     assert per_phone([str(tmp_path)]) == 2

@@ -53,6 +53,8 @@ from vlui.eval.report import (
 )
 from vlui.processes import call_child, child_env, cores, threads_per_job
 from vlui.resources import checkout, work_dir
+from vlui.study.per_phone import HEAD as PER_PHONE_HEAD
+from vlui.study.per_phone import INTRO as PER_PHONE_INTRO
 
 HERE = Path(__file__).parent
 # the paper's names of the six representative tasks (B-MoCA Sec. 4.1)
@@ -781,8 +783,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
         lines += [f"## By phone setting ({where})", "", f"Success on {split_words(study, where)}, by phone setting. "
                   + axes.EXPLAINED + " Every split's: `by_setting.csv`.", "",
                   *axes.table({arm: settings.get((arm, where), []) for arm in study.arms}), ""]
-    lines += ["## Per phone", "", "Success on each phone, in %: per arm, the mean over its training seeds and, in ( ), "
-              "each seed's (`per_phone.csv`).", ""]
+    lines += [PER_PHONE_HEAD, "", PER_PHONE_INTRO, ""]
     for split in study.splits:
         groups = evaluated[split].seeds["groups"]
         lines += [f"{split}:", "", seeds_phones_table({arm: groups[arm] for arm in study.arms}), ""]
