@@ -7,7 +7,9 @@ The entry points stay one line long; the jobs are plain functions of a composed 
 from __future__ import annotations
 
 import errno
+import hashlib
 import importlib
+import json
 import os
 import signal
 import sys
@@ -37,6 +39,25 @@ def slug(value: Any) -> str:
     return "-".join("".join(c if c.isalnum() or c in "._-" else "_" for c in p) for p in parts) or "none"
 
 
+# The settings of a model-driven agent (agent=text, agent=mllm) that change what it is asked or answers: two runs that
+# differ in one of them are two evaluations, each in a folder of its own by default (the budget, retries, prices and
+# cache do not change the answers, so a run with a larger budget resumes in the same folder)
+ANSWERING = ("model", "temperature", "top_p", "max_answer_tokens", "seed_requests", "with_bounds", "history",
+             "answer", "actions", "reflect", "few_shot", "few_shot_data", "few_shot_seed", "image_height",
+             "image_width", "set_of_marks")
+
+
+def run_label(checkpoint: Any, agent: Mapping[str, Any]) -> str:
+    """What an evaluation's default folder says after the agent's name: the checkpoint's :func:`slug`, or for an
+    agent driven by a served model, the model's name and a digest of the settings that change its answers
+    (``stand-in-3f9a1c``), so that another model or option never lands in a run's folder."""
+    if checkpoint is not None or not agent.get("model"):
+        return slug(checkpoint)
+    settings = {k: agent.get(k) for k in ANSWERING}
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:6]
+    return f"{slug(agent['model'])}-{digest}"
+
+
 def offline_suffix(mode: str, dataset: str, split: str | None, part: str) -> str:
     """What an offline evaluation's folder name adds to an online one's: ``-offline-<dataset>-<split>-<part>``
     (``-offline-<dataset>-all`` for every episode), so that it never lands in an online evaluation's folder."""
@@ -47,7 +68,7 @@ def offline_suffix(mode: str, dataset: str, split: str | None, part: str) -> str
 
 def _prepare() -> None:
     """Make the configs resolvable: the repository root for ``paths.root_dir``, the typed schemas, and the
-    ``vlui.slug`` and ``vlui.offline`` resolvers that name output folders."""
+    ``vlui.slug``, ``vlui.label`` and ``vlui.offline`` resolvers that name output folders."""
     from omegaconf import OmegaConf
 
     from vlui.config import register_configs
@@ -56,6 +77,7 @@ def _prepare() -> None:
     register_configs()
     OmegaConf.register_new_resolver("vlui.slug", slug, replace=True)
     OmegaConf.register_new_resolver("vlui.offline", offline_suffix, replace=True)
+    OmegaConf.register_new_resolver("vlui.label", run_label, replace=True)
 
 
 def hydra_main(config_name: str, job: Callable[[DictConfig], Any]) -> Callable[[], Any]:

@@ -138,11 +138,13 @@ def test_an_answer_with_no_valid_action_is_an_invalid_step_with_its_raw_text_kep
         llm.chat_requests()[1]["messages"][1]["content"])
 
 
-def test_reflection_summarises_each_step_from_the_screens_before_and_after() -> None:
+def test_reflection_summarises_each_step_from_the_screens_before_and_after_and_is_kept_with_that_step() -> None:
+    taps = iter((1, 0))
+
     def answer(prompt: str) -> str:
         if "concise summary" in prompt:
             return "I tapped Clock; the screen did not change. Try swiping up."
-        return 'Reason: Clock is on the screen.\nAction: {"action_type": "tap", "index": 1}'
+        return f'Reason: Clock is on the screen.\nAction: {{"action_type": "tap", "index": {next(taps)}}}'
 
     with StandIn(answer=answer) as llm:
         agent = mllm(llm, reflect=True, answer="json")
@@ -154,7 +156,10 @@ def test_reflection_summarises_each_step_from_the_screens_before_and_after() -> 
     assert "1. tap(1): I tapped Clock; the screen did not change. Try swiping up." in text_of(
         second["messages"][1]["content"])
     assert '"action_type": "tap", "index": <numeric tag>' in text_of(first["messages"][1]["content"])
-    assert agent.transcript()["steps"][1]["reflection"]["answer"].startswith("I tapped Clock")
+    # the reflection on tap(1) is step 1's, beside the action it judges; step 2's outcome has not been seen yet
+    steps = agent.transcript()["steps"]
+    assert steps[0]["action"] == "tap(1)" and steps[0]["reflection"]["answer"].startswith("I tapped Clock")
+    assert steps[1]["action"] == "tap(0)" and "reflection" not in steps[1]
     assert agent.transcript()["requests"] == 3
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.openai_stand_in import StandIn, images_of, open_app, text_of
+from tests.agents.openai_stand_in import Failure, StandIn, images_of, open_app, text_of
 from tests.conftest import run_python
 from vlui.cli import compose
 from vlui.errors import VluiError
@@ -200,3 +200,37 @@ def test_an_agent_that_declares_its_task_complete_ends_the_episode_and_the_repor
     assert (usage["declared_complete"], usage["declared_complete_but_failed"], usage["declared_impossible"]) == (1, 1, 0)
     assert "Episodes the agent ended: 1 declared complete (1 of them not), 0 declared impossible." in (
         tmp_path / "declares" / "results.md").read_text()
+
+
+def test_requests_counted_are_the_requests_the_server_received_retries_included(tmp_path: Path) -> None:
+    """A server that answers 429 to every other request: the report's count of requests, the budget's and the
+    server's agree, and the retries are said apart."""
+    with StandIn(answer=answer) as llm:
+        posts = iter(range(10**6))
+        llm.fail = lambda prompt: Failure(429, {"Retry-After": "0"}) if next(posts) % 2 == 0 else None
+        assert run(tmp_path, "out", args(llm, "parallel_envs=1", "env.snapshots=[100]"))["success_rate"] == 1.0
+        received = len(llm.chat_requests())
+    usage = json.loads((tmp_path / "out" / "results.json").read_text())["llm"]
+    answered = sum(r["transcript"]["requests"] - r["transcript"]["retries"] for r in lines(tmp_path / "out"))
+    assert usage["requests"] == received == 2 * answered and usage["retries"] == answered
+    assert f"{received} requests sent ({answered} of them sent again after a 429" in (
+        tmp_path / "out" / "results.md").read_text()
+
+
+def test_another_model_or_option_gets_a_folder_of_its_own_and_a_failed_check_leaves_it_to_the_fixed_command(tmp_path: Path) -> None:
+    def name(*overrides: str) -> str:
+        return compose("evaluate", ["agent=mllm", "agent.base_url=http://127.0.0.1:9/v1", *overrides]).name
+
+    first = name("agent.model=one")
+    assert first.startswith("mllm-one-") and first == name("agent.model=one", "agent.budget_requests=5")
+    assert len({first, name("agent.model=two"), name("agent.model=one", "agent.set_of_marks=true"),
+                name("agent.model=one", "agent.few_shot=2", "agent.few_shot_data=data/x")}) == 4
+    assert compose("evaluate", ["checkpoint=checkpoints/quickstart/bc-seed0"]).name == "policy-quickstart-bc-seed0"
+    # a run refused at its check has no episode: the same folder takes the fixed command (another URL)
+    with StandIn(answer=answer) as llm:
+        wrong = [a if not a.startswith("agent.base_url=") else "agent.base_url=http://127.0.0.1:9/v1"
+                 for a in args(llm)]
+        with pytest.raises(VluiError, match="start the server or fix agent.base_url"):
+            run(tmp_path, "out", wrong)
+        assert not (tmp_path / "out" / "episodes.jsonl").read_text()
+        assert run(tmp_path, "out", args(llm))["success_rate"] == 1.0

@@ -35,7 +35,7 @@ import os
 import time
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -67,6 +67,7 @@ class Reply:
     status: int
     data: Any
     retry_after: float | None = None
+    attempts: int = 1  # requests sent to get it: 1, plus one per retry
 
     def message(self) -> str:
         """The server's own explanation, as OpenAI-compatible servers give it (``{"error": {"message": ...}}``)."""
@@ -80,8 +81,9 @@ class Reply:
 
 @dataclass
 class Usage:
-    """What a run asked of the endpoint: requests sent (retries included), answers read from the cache, and the
-    tokens the endpoint reported for the answers it sent."""
+    """What a run asked of the endpoint: requests sent (retries included: what the server received, and what
+    ``budget_requests`` counts), answers read from the cache, and the tokens the endpoint reported for the answers
+    it sent."""
 
     requests: int = 0
     cached: int = 0
@@ -103,6 +105,7 @@ class Answer:
     cached: bool
     input_tokens: int = 0
     output_tokens: int = 0
+    attempts: int = 0  # requests sent for it (retries included); 0 for an answer from the cache
 
 
 def retryable(status: int) -> bool:
@@ -264,7 +267,7 @@ class Endpoint:
                     raise EndpointError(f"{where}: {problem}", down=True) from None
             else:
                 if not retryable(reply.status):
-                    return reply
+                    return replace(reply, attempts=attempt + 1)
                 problem, wait = f"HTTP {reply.status}{reply.message()}", reply.retry_after
             if attempt >= self.max_retries:
                 raise EndpointError(f"{where} failed {attempt + 1} time(s), last with {problem}", down=True)
@@ -384,7 +387,7 @@ class Endpoint:
         self.usage.output_tokens += tokens_out
         if self.cache is not None:
             self.cache.put(request, text, tokens_in, tokens_out)
-        return Answer(text, request, False, tokens_in, tokens_out)
+        return Answer(text, request, False, tokens_in, tokens_out, reply.attempts)
 
 
 def _count(usage: Any, name: str) -> int:

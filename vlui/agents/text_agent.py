@@ -168,7 +168,8 @@ class TextAgent:
     @staticmethod
     def _exchange(answer: Answer) -> dict[str, Any]:
         return {"request": answer.request, "answer": answer.text, "cached": answer.cached,
-                "input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens}
+                "input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens,
+                "attempts": answer.attempts}
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> np.ndarray | Command | None:
         """A dual-gesture (or with ``agent.actions=extended`` a long press, text typed or the task declared ended: a
@@ -181,9 +182,10 @@ class TextAgent:
         goal = obs["instruction"]
         step: dict[str, Any] = {}
         if self.settings.reflect and self.previous is not None:
+            # M3A's reflection on the previous step, once its outcome (this screen) shows: recorded on that step
             before, action, reasoning = self.previous
             summary = self._ask(reflection_messages(self.style, goal, before, action, reasoning, screen))
-            step["reflection"] = self._exchange(summary)
+            self.steps[-1]["reflection"] = self._exchange(summary)
             self.history[-1] = f"{action}: {' '.join(summary.text.split())}"
         shown = self.history[-self.settings.history:] if self.settings.history else []
         answer = self._ask(step_messages(self.style, goal, screen, self.examples, shown))
@@ -206,7 +208,8 @@ class TextAgent:
         the requests name, by hash."""
         exchanges = [e for s in self.steps for e in (s, s.get("reflection")) if e]
         live = [e for e in exchanges if not e["cached"]]
-        return {"model": self.endpoint.model, "steps": self.steps, "requests": len(live),
+        sent = sum(e["attempts"] for e in live)  # what the server received: retries included
+        return {"model": self.endpoint.model, "steps": self.steps, "requests": sent, "retries": sent - len(live),
                 "cached": len(exchanges) - len(live), "input_tokens": sum(e["input_tokens"] for e in live),
                 "output_tokens": sum(e["output_tokens"] for e in live), "answers": len(self.steps),
                 "invalid_answers": sum(not s["valid"] for s in self.steps), "images": dict(self.images)}

@@ -329,8 +329,8 @@ def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
     kept = [r["transcript"] for r in records if r.get("transcript")]
     if not kept:
         return None
-    total = {k: sum(t[k] for t in kept) for k in ("requests", "cached", "input_tokens", "output_tokens", "answers",
-                                                  "invalid_answers")}
+    total = {k: sum(t.get(k, 0) for t in kept) for k in ("requests", "retries", "cached", "input_tokens",
+                                                         "output_tokens", "answers", "invalid_answers")}
     priced = price_input_per_1m > 0 and price_output_per_1m > 0
     cost = (total["input_tokens"] * price_input_per_1m + total["output_tokens"] * price_output_per_1m) / 1e6
     declared = [r for r in records if r.get("transcript") and r.get("declared")]
@@ -433,7 +433,8 @@ def usage_line(u: dict[str, Any]) -> str:
     if u.get("declared_complete") or u.get("declared_impossible"):
         ended = (f" Episodes the agent ended: {u['declared_complete']} declared complete "
                  f"({u['declared_complete_but_failed']} of them not), {u['declared_impossible']} declared impossible.")
-    return (f"Model {u['model']}: {u['requests']} requests sent, {u['cached']} answered from the cache; "
+    retries = f" ({u['retries']} of them sent again after a 429, 408 or 5xx, or no answer)" if u.get("retries") else ""
+    return (f"Model {u['model']}: {u['requests']} requests sent{retries}, {u['cached']} answered from the cache; "
             f"{u['input_tokens']} input and {u['output_tokens']} output tokens; {cost}. Invalid actions: "
             f"{u['invalid_answers']} of {u['answers']} answers ({rate}).{ended}")
 

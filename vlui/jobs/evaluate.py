@@ -458,7 +458,9 @@ def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dic
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise VluiError(f"{meta} is damaged ({str(err).splitlines()[0]}): restore it, or evaluate into another "
                             "folder (name=... or hydra.run.dir=...)") from None
-        if saved != recipe and _without_weights(saved) == _without_weights(recipe):
+        if saved != recipe and not (journal.exists() and journal.stat().st_size):
+            meta.unlink()  # a run that stopped before its first episode (a failed check): nothing to keep
+        elif saved != recipe and _without_weights(saved) == _without_weights(recipe):
             _set_aside(out, "its policies' earlier weights")  # trained again since: evaluate them afresh
         elif saved != recipe:
             raise VluiError(f"{out} holds an evaluation with other settings: name this one (name=...) or choose "
