@@ -33,6 +33,7 @@ from typing import Any
 
 from vlui.android.logcat import EPOCH
 from vlui.served import configure
+from vlui.served.patterns import PatternError, TooCostly, like
 from vlui.served.phone import ServedPhone
 from vlui.sim.apps.calendar import calendar_state, event_times
 from vlui.sim.apps.contacts import contacts_state, lookup_key, split_name
@@ -217,10 +218,19 @@ def _comparison(column: str, op: str, value: Any) -> Callable[[dict[str, Any]], 
     """SQLite's comparison of a column with a literal: NULL matches nothing; a number column compares a text literal
     that reads as a number as that number (the column's affinity); LIKE is case-insensitive for ASCII, ``%`` any run
     of characters, ``_`` one."""
-    if op == "LIKE":
-        pattern = re.compile("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in str(value)),
-                             re.IGNORECASE | re.DOTALL)
-        return lambda r: r[column] is not None and pattern.fullmatch(str(r[column])) is not None
+    if op == "LIKE":  # matched in linear time (vlui.served.patterns): a client's pattern cannot hold the phone
+        try:
+            pattern = like(str(value))
+        except PatternError as err:
+            raise ProviderError(f"android.database.sqlite.SQLiteException: {err}") from None
+
+        def matches(r: dict[str, Any]) -> bool:
+            try:
+                return r[column] is not None and pattern.fullmatch(str(r[column]))
+            except TooCostly:
+                raise ProviderError("android.database.sqlite.SQLiteException: LIKE or GLOB pattern too complex") \
+                    from None
+        return matches
     compare = {"=": lambda a, b: a == b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
                "<>": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
                ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}[op]

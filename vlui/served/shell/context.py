@@ -248,5 +248,10 @@ class ShellApi(Protocol):
         """Whether the client is gone or the phone closed: a command that waits or streams ends."""
         ...
 
+    def tick(self, s: Session) -> None:
+        """Raise :class:`Abort` when the client is gone or the command line has used its CPU time: a command that
+        works through a large input calls it as it goes."""
+        ...
+
 
 Command = Callable[[ShellApi, Session, Io, list[str]], int]  # a command: (sh, s, io, args) -> exit status

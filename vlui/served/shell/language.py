@@ -1,6 +1,6 @@
 """The shell's language: the lexer and parser of a script (words, quoting, ``$`` expansions, operators,
-redirections, and mksh's compound commands), ``$(( ))`` arithmetic, and glob patterns. What a real ``sh`` would run
-but this one cannot (command substitution, ``&``, subshells, here-documents) is a syntax error here.
+redirections, and mksh's compound commands) and ``$(( ))`` arithmetic; its globs are matched by
+:mod:`vlui.served.patterns`. What a real ``sh`` would run but this one cannot (command substitution, ``&``, subshells, here-documents) is a syntax error here.
 
 Everything is linear in the length of the script, and nothing recurses without a bound: a script nests at most
 :data:`MAX_NESTING` compound commands, an arithmetic expression 64 levels, and a pipeline is a flat list however
@@ -809,29 +809,3 @@ def arithmetic(text: str, get, set_) -> int:
     """The value of ``$((text))``, ``text`` already expanded; ``get(name) -> str`` and ``set_(name, str)`` are the
     variables. Raises :class:`ArithError`."""
     return _Arith(text, get, set_).evaluate()
-
-
-# ---------------------------------------------------------------------------------------------- globs
-def glob_regex(component: str, path: bool = True) -> str:
-    """One path component of a glob as a regex: ``*`` and ``?`` stop at ``/``, and match no leading dot. Not a
-    ``path`` (a ``case`` pattern): they match any character."""
-    out, i = [], 0
-    while i < len(component):
-        c = component[i]
-        if c == "*":
-            out.append("[^/]*" if path else "(?s:.*)")
-        elif c == "?":
-            out.append("[^/]" if path else "(?s:.)")
-        elif c == "[":
-            end = component.find("]", i + 2 if component[i + 1:i + 2] in ("!", "]") else i + 1)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                body = component[i + 1:end].replace("\\", "\\\\").replace("[", "\\[")
-                out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-                i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    regex = "".join(out)
-    return regex if component.startswith(".") or not path else f"(?!\\.){regex}"

@@ -62,8 +62,8 @@ from vlui.served.shell.language import (
     Simple,
     Word,
     arithmetic,
-    glob_regex,
 )
+from vlui.served.patterns import TooCostly, glob
 from vlui.served.storage import StorageError
 
 
@@ -208,9 +208,9 @@ class Shell:
         """Whether the client is gone or the phone closed."""
         return s.cancelled.is_set() or self.phone.closed.is_set()
 
-    def _tick(self, s: Session) -> None:
-        """Between two turns of a loop and before a function runs: stop when the client is gone or the line has
-        used its CPU time. (A device has no such budget; ``ulimit -t`` would end the shell with SIGXCPU, 152.)"""
+    def tick(self, s: Session) -> None:
+        """Between two turns of a loop, before a function runs, and as a command works through its input (grep's
+        lines, logcat's entries): stop when the client is gone or the line has used its CPU time. (A device has no such budget; ``ulimit -t`` would end the shell with SIGXCPU, 152.)"""
         if self.stopped(s):
             raise Abort("", 130)
         if time.thread_time() - s.cpu_start > self.cpu_budget_s:
@@ -252,7 +252,7 @@ class Shell:
             name = self._name(argv[0]) if argv else ""
             if name in FILTERS and argv[0] not in s.functions:
                 try:
-                    stage = FILTERS[name](argv[1:], rio.out)
+                    stage = FILTERS[name](argv[1:], rio.out, rio.err, lambda: self.tick(s))
                 except UsageError as err:
                     rio.complain(f"{name}: {err}\n")
                     return After(lambda: 2 if name == "grep" else 1)
@@ -322,8 +322,11 @@ class Shell:
     def _run_case(self, s: Session, io: Io, node: Case) -> int:
         subject = self._expand_one(s, node.subject)
         for patterns, body in node.arms:
-            if any(re.fullmatch(glob_regex(self._pattern(s, p), path=False), subject) for p in patterns):
-                return self._run_list(s, io, body) if body else 0
+            try:
+                if any(glob(self._pattern(s, p), path=False).fullmatch(subject) for p in patterns):
+                    return self._run_list(s, io, body) if body else 0
+            except TooCostly as err:
+                raise Abort(f"{SH}: case: {err}\n", 1) from None
         return 0
 
     def _run_loop(self, s: Session, io: Io, node: Loop | For) -> int:
@@ -334,7 +337,7 @@ class Shell:
         s.loops += 1
         try:
             while True:
-                self._tick(s)
+                self.tick(s)
                 if isinstance(node, For):
                     item = next(turns, None)
                     if item is None:
@@ -356,7 +359,7 @@ class Shell:
             s.loops -= 1
 
     def _call_function(self, s: Session, io: Io, argv: list[str]) -> int:
-        self._tick(s)
+        self.tick(s)
         self._enter(s, argv[0])
         saved = s.args, s.loops, s.locals
         s.args, s.loops, s.locals = argv[1:], 0, {}
@@ -441,7 +444,11 @@ class Shell:
         size = [0]
         for word in words:
             for text, pattern in self._fields(s, word, size):
-                args += (self._glob(s, pattern) or [text]) if pattern is not None else [text]
+                found = self._glob(s, pattern) if pattern is not None else []
+                size[0] += sum(len(f) + 1 for f in found)
+                if size[0] > ARG_MAX:
+                    raise Abort(f"{SH}: Argument list too long\n", 126)
+                args += found or [text]
         return args
 
     def _expand_one(self, s: Session, word: Word) -> str:
@@ -543,18 +550,23 @@ class Shell:
         return special[name] if name in special else s.env.get(name, "")
 
     def _glob(self, s: Session, pattern: str) -> list[str]:
-        absolute = self.path(s, pattern)
-        parts = absolute.strip("/").split("/")
-        regexes = [re.compile(glob_regex(p)) for p in parts]
+        """The phone's paths that ``pattern`` matches, sorted, found component by component through the
+        directories' index: what it costs is what it looks at. A ``*`` or ``?`` matches no leading dot."""
+        parts = self.path(s, pattern).strip("/").split("/")
+        found = ["/"]
         with self.phone.lock:
-            paths = set()
-            for p in (*self.phone.files, *self.phone.STANDARD_DIRS):
-                p = p.rstrip("/")
-                while p:
-                    paths.add(p)
-                    p = posixpath.dirname(p) if p != "/" else ""
-        found = sorted(p for p in paths if p != "/" and len(p.strip("/").split("/")) == len(parts)
-                       and all(r.fullmatch(c) for r, c in zip(regexes, p.strip("/").split("/"), strict=True)))
+            for part in parts:
+                if _GLOB_CHARS.search(part) is None:
+                    found = [p for d in found for p in [posixpath.join(d, part)]
+                             if p in self.phone.files or self.phone.is_dir(p)]
+                    continue
+                matcher = glob(part)
+                try:
+                    found = [posixpath.join(d, name) for d in found for name in self.phone.list_dir(d)
+                             if (part.startswith(".") or not name.startswith(".")) and matcher.fullmatch(name)]
+                except TooCostly as err:
+                    raise Abort(f"{SH}: {err}\n", 1) from None
+        found = sorted(p for p in found if p != "/")
         if pattern.startswith("/"):
             return found
         base = s.cwd.rstrip("/") + "/"
@@ -594,7 +606,7 @@ class Shell:
         """A filter run on its own: it reads the files it names, or its standard input (a ``<`` file, what came
         through ``|``; none for ``adb shell CMD``)."""
         try:
-            f = FILTERS[name](args, io.out)
+            f = FILTERS[name](args, io.out, io.err, lambda: self.tick(s))
         except UsageError as err:
             io.complain(f"{name}: {err}\n")
             return 2 if name == "grep" else 1

@@ -1,0 +1,163 @@
+"""The served phone against a hostile client, round three (issue 63): a pattern, a tree of files, text typed into a
+field, SQL output left unread and numbers too large each cost the attacker alone. Each attack runs through the real
+adb CLI (adbutils' adb 36, or Debian's adb 29 with ``ADBUTILS_ADB_PATH``) while a well-behaved client beside it runs
+``echo hi`` every 0.25 s through the same adb server, and is answered within 0.5 s throughout.
+
+Before the fixes, each attack here stalled every client for seconds (a backtracking match held the interpreter, a
+scan of millions of entries or the layout of a million characters held the phone's lock) or grew the server's memory
+without bound."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from tests.served.test_shell_fuzz import _PYTHON_ERROR
+from vlui.served.phone import ServedPhone, ServeLimits
+from vlui.served.private_adb import PrivateAdb
+from vlui.served.shell import Shell
+
+# What a well-behaved client may wait for an answer while another client attacks: a backtracking match or a scan under
+# the lock stalled it for 4 to 28 s; the fixed attacks cost microseconds to tens of milliseconds. Generous for a
+# loaded 2-core machine (an echo through the adb server takes ~10 ms), meaningful against the stalls.
+VICTIM_BOUND_S = 0.5
+VICTIM_PERIOD_S = 0.25
+
+
+# The victim runs in a process of its own: the served phone runs in the test's process, and a client in that process
+# could not measure a stall of its interpreter (it would stall with it).
+VICTIM = """
+import sys, time, adbutils
+device = adbutils.AdbClient(host="127.0.0.1", port=int(sys.argv[1])).device(serial=sys.argv[2])
+while True:
+    start = time.monotonic()
+    answer = device.shell("echo hi", timeout=60)
+    print(f"{time.monotonic() - start:.4f} {answer}", flush=True)
+    time.sleep(float(sys.argv[3]))
+"""
+
+
+class Victim:
+    """A client running ``echo hi`` every :data:`VICTIM_PERIOD_S` through the adb server (adbutils, in a process of
+    its own: no process to start per command, so what is measured is the phone's answer), from ``with`` to its end;
+    :attr:`latencies` holds each answer's wait. Two more answers are awaited at the end, so that the attack's
+    aftermath is measured too."""
+
+    def __init__(self, pa: PrivateAdb) -> None:
+        self.latencies: list[float] = []
+        self.answers: list[str] = []
+        self.proc = subprocess.Popen([sys.executable, "-c", VICTIM, str(pa.adb_port), pa.serial, str(VICTIM_PERIOD_S)],
+                                     env=pa.env, stdout=subprocess.PIPE, text=True)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            latency, _, answer = line.strip().partition(" ")
+            self.latencies.append(float(latency))
+            self.answers.append(answer)
+
+    def _wait_for(self, count: int) -> None:
+        deadline = time.monotonic() + 60
+        while len(self.latencies) < count and time.monotonic() < deadline and self.proc.poll() is None:
+            time.sleep(0.01)
+
+    def __enter__(self) -> Victim:
+        self._reader.start()
+        self._wait_for(1)  # served once before the attack starts
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._wait_for(len(self.latencies) + 2)
+        self.proc.kill()
+        self.proc.wait()
+        self._reader.join(timeout=10)
+
+    def check(self) -> None:
+        assert len(self.latencies) >= 3 and set(self.answers) == {"hi"}, self.answers
+        assert max(self.latencies) < VICTIM_BOUND_S, f"echo hi waited {max(self.latencies):.2f} s: {self.latencies}"
+
+
+@pytest.fixture(scope="module")
+def pa():
+    with PrivateAdb("000", noise=False, limits=ServeLimits(storage_bytes=8 << 20)) as pa:
+        yield pa
+
+
+def adb_shell(pa: PrivateAdb, command: str, timeout: float = 120) -> tuple[int, str]:
+    out = pa.adb("-s", pa.serial, "shell", command, timeout=timeout)
+    return out.returncode, out.stdout + out.stderr
+
+
+def attacked(pa: PrivateAdb, command: str) -> str:
+    """``command``'s output, run by the attacker while a :class:`Victim` is served; the victim's check."""
+    with Victim(pa) as victim:
+        _, out = adb_shell(pa, command)
+    victim.check()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- patterns (HIGH)
+A26 = "a" * 26
+A75 = "a" * 75
+EVIL_GLOB = "*a*a*a*a*a*a*a*b"
+
+
+@pytest.mark.parametrize("command, expected", [
+    (f"echo {A26}! | grep -E '(a+)+$'; echo $?", "1\n"),  # 4 s of backtracking with Python's re
+    (f"echo {A26}! | grep '\\(a*\\)*$' | wc -l", "1\n"),  # a basic regex
+    (f"case {A75} in {EVIL_GLOB}) echo match;; *) echo no;; esac", "no\n"),  # 28 s
+    (f"touch /data/local/tmp/{A75}; echo /data/local/tmp/{EVIL_GLOB}", f"/data/local/tmp/{EVIL_GLOB}\n"),
+    (f"settings put system evil {A75}; content query --uri content://settings/system --projection name "
+     f"--where \"value LIKE '%a%a%a%a%a%a%a%b'\"", "No result found.\n"),  # 26 s
+    (f"log -t Evil {A26}!; logcat -d -e '(a+)+$'", "--------- beginning of main\n"),
+], ids=["grep -E", "grep", "case", "glob", "LIKE", "logcat -e"])
+def test_a_pattern_cannot_freeze_the_phone(pa, command, expected):
+    """Issue 63, HIGH: a client's pattern reached Python's ``re``, which backtracks exponentially while holding the
+    interpreter: every client stalled for seconds, the CPU budget never fired and leaving did not stop it."""
+    assert attacked(pa, command) == expected
+
+
+# Pieces of patterns, glued at random: most are wrong, many nest quantifiers, a few backtrack exponentially in an engine
+# that backtracks. Texts are runs of a's that almost match.
+_REGEX_PIECES = ["a", "b", "(", ")", "+", "*", "?", "|", "{2}", "{1,3}", "{0,}", ".", "[ab]", "[^a]", "^", "$", "\\(",
+                 "\\)", "\\{2\\}", "\\|", "\\+", "[[:alpha:]]", "[[:foo:]]", "\\1", "\\", "\\w", "(?=a)", "é"]
+_GLOB_PIECES = ["a", "b", "*", "?", "[ab]", "[!a]", "[", "]", "-", "\\*"]
+_LIKE_PIECES = ["a", "b", "A", "%", "_", "\\"]
+_TEXTS = st.tuples(st.integers(0, 80), st.sampled_from(["", "!", "b", "ab"])).map(lambda t: "a" * t[0] + t[1])
+MATCH_BOUND_S = 2.0  # a match takes microseconds; a backtracking one took seconds to hours at these sizes
+_PHONE = ServedPhone("000", noise=False)
+
+
+def _timed(command: str) -> tuple[str, float]:
+    out: list[bytes] = []
+    start = time.perf_counter()
+    Shell(_PHONE).run(command, out.append, threading.Event())
+    return b"".join(out).decode("utf-8", "replace"), time.perf_counter() - start
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_REGEX_PIECES), min_size=1, max_size=12).map("".join),
+       st.lists(st.sampled_from(_GLOB_PIECES), min_size=1, max_size=12).map("".join),
+       st.lists(st.sampled_from(_LIKE_PIECES), min_size=1, max_size=12).map("".join), _TEXTS,
+       st.sampled_from(["-E", "-G", "-i", "-w -E", "-x"]))
+@example("(a+)+$", "*a*a*a*a*a*a*a*b", "%a%a%a%a%a%a%a%b", "a" * 75 + "!", "-E")
+@example("\\(a*\\)*$", "*a*a*a*a*a*a*a*a*b", "%a_a%a_a%a%a%b", "a" * 80, "-G")
+def test_any_pattern_matches_within_a_fixed_bound(regex: str, pattern: str, like: str, text: str, grep_opts: str):
+    """Whatever pattern a client gives grep, logcat -e, case and LIKE, each match ends in output or one clean error
+    line within a fixed bound (RE2 is linear in the text; Python's re took exponential time on these)."""
+    with _PHONE.lock:
+        _PHONE.files["/data/local/tmp/t"] = text.encode()
+        _PHONE.settings["system"]["fuzz"] = text
+        _PHONE.device.log_marker(1, "I", "Fuzz", text)
+    for command in (f"grep {grep_opts} -- '{regex}' /data/local/tmp/t", f"logcat -d -s Fuzz -e '{regex}'",
+                    f"case {text} in {pattern}) echo y;; *) echo n;; esac",
+                    f"content query --uri content://settings/system/fuzz --where \"value LIKE '{like}'\""):
+        out, seconds = _timed(command)
+        assert seconds < MATCH_BOUND_S, (command, seconds)
+        assert not _PYTHON_ERROR.search(out), (command, out)
