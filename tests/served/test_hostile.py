@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -90,6 +91,7 @@ def pa():
 
 
 def adb_shell(pa: PrivateAdb, command: str, timeout: float = 120) -> tuple[int, str]:
+    """(adb's exit status, the command's standard output then its standard error)."""
     out = pa.adb("-s", pa.serial, "shell", command, timeout=timeout)
     return out.returncode, out.stdout + out.stderr
 
@@ -112,7 +114,7 @@ EVIL_GLOB = "*a*a*a*a*a*a*a*b"
     (f"echo {A26}! | grep -E '(a+)+$'; echo $?", "1\n"),  # 4 s of backtracking with Python's re
     (f"echo {A26}! | grep '\\(a*\\)*$' | wc -l", "1\n"),  # a basic regex
     (f"case {A75} in {EVIL_GLOB}) echo match;; *) echo no;; esac", "no\n"),  # 28 s
-    (f"touch /data/local/tmp/{A75}; echo /data/local/tmp/{EVIL_GLOB}", f"/data/local/tmp/{EVIL_GLOB}\n"),
+    (f"touch /data/local/tmp/{A75}; echo /data/local/tmp/{EVIL_GLOB}", f"/data/local/tmp/{EVIL_GLOB}\n"),  # 45 s
     (f"settings put system evil {A75}; content query --uri content://settings/system --projection name "
      f"--where \"value LIKE '%a%a%a%a%a%a%a%b'\"", "No result found.\n"),  # 26 s
     (f"log -t Evil {A26}!; logcat -d -e '(a+)+$'", "--------- beginning of main\n"),
@@ -161,3 +163,48 @@ def test_any_pattern_matches_within_a_fixed_bound(regex: str, pattern: str, like
         out, seconds = _timed(command)
         assert seconds < MATCH_BOUND_S, (command, seconds)
         assert not _PYTHON_ERROR.search(out), (command, out)
+
+
+# ---------------------------------------------------------------------------------------------- files (HIGH)
+def test_names_are_bounded_as_on_android(pa, tmp_path):
+    """Issue 63, HIGH: a name took any length (50 files with 60 KB names cost nothing). Now a name is at most 255
+    bytes and a path at most 4,095 (Linux's NAME_MAX and PATH_MAX), as every command and a push find."""
+    long, ok = "n" * 256, "n" * 255
+    assert adb_shell(pa, f"touch /data/local/tmp/{ok} && rm /data/local/tmp/{ok}") == (0, "")
+    assert adb_shell(pa, f"touch /data/local/tmp/{long}; echo $?") == (
+        0, f"1\ntouch: '/data/local/tmp/{long}': File name too long\n")
+    assert adb_shell(pa, f"echo x > /data/local/tmp/{long}")[1] == (
+        f"/system/bin/sh: can't create /data/local/tmp/{long}: File name too long\n")
+    deep = "/".join(["d" * 200] * 21)  # every name fits, the path does not
+    assert adb_shell(pa, f"mkdir -p /data/local/tmp/{deep}")[1] == (
+        f"mkdir: '/data/local/tmp/{deep}': File name too long\n")
+    assert adb_shell(pa, f"cat /data/local/tmp/{long}")[1] == f"cat: /data/local/tmp/{long}: File name too long\n"
+    local = tmp_path / "f"
+    local.write_bytes(b"x")
+    out = pa.adb("-s", pa.serial, "push", str(local), f"/data/local/tmp/{long}")
+    assert out.returncode != 0 and "File name too long" in out.stdout + out.stderr
+    assert not any(len(name) > 255 for p in pa.phone.files for name in p.split("/"))
+
+
+def test_a_tree_of_files_is_bounded_and_costs_what_it_touches(pa):
+    """Issue 63, HIGH: only contents counted, so 50 files with long names, copied into themselves again and again
+    (``cp -r`` doubling), reached 2 M entries (416 MB) in 10 s, while every directory check scanned them all under
+    the phone's lock. Now each entry costs its path and an inode's worth of the storage budget, the entries are
+    bounded (the inode count mke2fs gives a file system of that size), and a directory's index answers for it: the
+    doubling ends with a full disk, another client is served throughout, and the files stay within their budget."""
+    name = "n" * 250
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        out = attacked(pa, "d=/data/local/tmp/d; mkdir $d; i=0; while [ $i -lt 50 ]; do touch $d/${i}$name; "
+                           "i=$((i+1)); done; i=0; while [ $i -lt 11 ]; do cp -r $d /data/local/tmp/e && "
+                           "cp -r /data/local/tmp/e $d/e$i && rm -r /data/local/tmp/e; i=$((i+1)); done; "
+                           "rm -r /data/local/tmp/e; echo done".replace("$name", name))
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert out.startswith("done\n") and out.endswith("No space left on device\n")
+    files = pa.phone.files
+    assert files.used <= files.budget and files.entries <= files.max_entries
+    assert grown < 1.5 * files.budget, f"{grown >> 10} KiB for a {files.budget >> 10} KiB budget"
+    assert adb_shell(pa, "rm -r /data/local/tmp/d; test -e /data/local/tmp/d || echo gone") == (0, "gone\n")

@@ -46,7 +46,7 @@ from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
 from vlui.served.shell.files import resolve_storage
-from vlui.served.storage import PhoneFiles, StorageError, read_only
+from vlui.served.storage import PhoneFiles, StorageError, name_too_long, read_only
 
 log = logging.getLogger(__name__)
 
@@ -983,6 +983,8 @@ def _send(stream: _Stream, spec: str) -> bool:
     path = _normpath(raw_path)
     if read_only(path):
         return _fail(stream, "couldn't create file: Read-only file system")
+    if name_too_long(path):
+        return _fail(stream, "couldn't create file: File name too long")
     slots = stream.conn.push_slots
     while not slots.acquire(timeout=POLL_S):
         if stream.cancelled.is_set():
