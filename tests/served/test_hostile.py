@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.served.test_shell_fuzz import _PYTHON_ERROR
+from vlui.android.state import EDIT_TEXT_MAX
 from vlui.served.phone import ServedPhone, ServeLimits
 from vlui.served.private_adb import PrivateAdb
 from vlui.served.shell import Shell
@@ -208,3 +209,25 @@ def test_a_tree_of_files_is_bounded_and_costs_what_it_touches(pa):
     assert files.used <= files.budget and files.entries <= files.max_entries
     assert grown < 1.5 * files.budget, f"{grown >> 10} KiB for a {files.budget >> 10} KiB budget"
     assert adb_shell(pa, "rm -r /data/local/tmp/d; test -e /data/local/tmp/d || echo gone") == (0, "gone\n")
+
+
+# ---------------------------------------------------------------------------------------------- text (HIGH)
+SCREENCAP_BYTES = 16 + 1080 * 2160 * 4
+
+
+def test_text_typed_into_a_field_is_bounded_and_the_screen_always_draws(pa):
+    """Issue 63, HIGH: repeated ``input text`` of digits into the dial pad slowed every screenshot (7 s
+    under the phone's lock at 400 KB), and past ~1 M characters every screencap came back empty. Now the field holds
+    what Android lets a single-line field hold (EDIT_TEXT_MAX), a long line is laid out only as far as it shows,
+    and every screencap is a whole frame, quickly, while another client is served."""
+    assert adb_shell(pa, "am start -a android.intent.action.DIAL")[0] == 0
+    digits = "1" * 60_000  # adb sends a command line in one packet: 64 KiB at most
+    with Victim(pa) as victim:
+        for _ in range(20):  # 1.2 M characters typed
+            start = time.monotonic()
+            assert adb_shell(pa, f"input text {digits}; screencap | wc -c") == (0, f"{SCREENCAP_BYTES}\n")
+            assert time.monotonic() - start < 5
+    victim.check()
+    with pa.phone.lock:
+        assert len(pa.phone.device.state.apps["phone"].digits) == EDIT_TEXT_MAX
+    assert adb_shell(pa, "input keyevent HOME")[0] == 0
