@@ -19,16 +19,22 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from tests.served.test_fairness import send, slow_host, wait_until
 from tests.served.test_shell_fuzz import _PYTHON_ERROR
 from vlui.android.state import EDIT_TEXT_MAX
-from vlui.served.phone import ServedPhone, ServeLimits
+from vlui.errors import VluiError
+from vlui.served.adbd import A_OPEN
+from vlui.served.phone import MAX_SAVED_SNAPSHOTS, ServedPhone, ServeLimits, saved_bytes
 from vlui.served.private_adb import PrivateAdb
 from vlui.served.shell import Shell
+from vlui.served.shell.sqlite import MAX_WORKERS
 
-# What a well-behaved client may wait for an answer while another client attacks: a backtracking match or a scan under
-# the lock stalled it for 4 to 28 s; the fixed attacks cost microseconds to tens of milliseconds. Generous for a
-# loaded 2-core machine (an echo through the adb server takes ~10 ms), meaningful against the stalls.
+# What a well-behaved client may wait for an answer while another client attacks, beyond what the machine's load
+# already costs it (its slowest answer before the attack): a backtracking match or a scan under the lock stalled it
+# for 4 to 45 s; the fixed attacks cost microseconds to tens of milliseconds. An echo through the adb server takes
+# ~20 ms on an idle machine, and up to a few hundred on a 2-core machine running a training job and other tests.
 VICTIM_BOUND_S = 0.5
+BASELINE_ANSWERS = 3
 VICTIM_PERIOD_S = 0.25
 
 
@@ -48,8 +54,8 @@ while True:
 class Victim:
     """A client running ``echo hi`` every :data:`VICTIM_PERIOD_S` through the adb server (adbutils, in a process of
     its own: no process to start per command, so what is measured is the phone's answer), from ``with`` to its end;
-    :attr:`latencies` holds each answer's wait. Two more answers are awaited at the end, so that the attack's
-    aftermath is measured too."""
+    :attr:`latencies` holds each answer's wait. It is answered :data:`BASELINE_ANSWERS` times before the attack
+    (what the machine's load costs it), and twice more at the end, so that the attack's aftermath is measured too."""
 
     def __init__(self, pa: PrivateAdb) -> None:
         self.latencies: list[float] = []
@@ -71,7 +77,8 @@ class Victim:
 
     def __enter__(self) -> Victim:
         self._reader.start()
-        self._wait_for(1)  # served once before the attack starts
+        self._wait_for(BASELINE_ANSWERS)
+        self.baseline = max(self.latencies[:BASELINE_ANSWERS], default=0.0)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -81,8 +88,11 @@ class Victim:
         self._reader.join(timeout=10)
 
     def check(self) -> None:
-        assert len(self.latencies) >= 3 and set(self.answers) == {"hi"}, self.answers
-        assert max(self.latencies) < VICTIM_BOUND_S, f"echo hi waited {max(self.latencies):.2f} s: {self.latencies}"
+        """Every answer was ``hi``, and none during the attack took VICTIM_BOUND_S more than the slowest before."""
+        assert len(self.latencies) >= BASELINE_ANSWERS + 2 and set(self.answers) == {"hi"}, self.answers
+        worst = max(self.latencies[BASELINE_ANSWERS:])
+        assert worst < VICTIM_BOUND_S + self.baseline, (
+            f"echo hi waited {worst:.2f} s ({self.baseline:.2f} s before the attack): {self.latencies}")
 
 
 @pytest.fixture(scope="module")
@@ -225,9 +235,79 @@ def test_text_typed_into_a_field_is_bounded_and_the_screen_always_draws(pa):
     with Victim(pa) as victim:
         for _ in range(20):  # 1.2 M characters typed
             start = time.monotonic()
-            assert adb_shell(pa, f"input text {digits}; screencap | wc -c") == (0, f"{SCREENCAP_BYTES}\n")
-            assert time.monotonic() - start < 5
+            assert adb_shell(pa, f"input text {digits}") == (0, "")
+            frame = pa.adb("-s", pa.serial, "exec-out", "screencap", text=False).stdout
+            assert len(frame) == SCREENCAP_BYTES
+            assert time.monotonic() - start < 15  # ~0.1 s; past 400 KB, 7 s and more before
     victim.check()
     with pa.phone.lock:
         assert len(pa.phone.device.state.apps["phone"].digits) == EDIT_TEXT_MAX
     assert adb_shell(pa, "input keyevent HOME")[0] == 0
+
+
+# ---------------------------------------------------------------------------------------------- SQL, snapshots, numbers
+def test_a_client_that_never_reads_cannot_hold_the_sql_slots():
+    """Issue 63, MED: a query's output waited for its client with no deadline, so clients that never read held the
+    4 sqlite3 slots for as long as they stayed connected, and every other sqlite3 waited. Now a worker's output goes
+    through a bounded relay to the client; one that is not read for the time limit ends its worker and frees its
+    slot. Six such clients, and another client's sqlite3 is answered within a few time limits."""
+    with PrivateAdb("000", noise=False, limits=ServeLimits(sql_timeout_s=1.0)) as slow_pa:
+        rows = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000) " \
+               "SELECT printf('%0100d', x) FROM c"
+        hosts = []
+        try:
+            for k in range(MAX_WORKERS + 2):
+                host = slow_host(slow_pa.daemon.port)
+                send(host, A_OPEN, 1, 0, f"shell:sqlite3 /data/local/tmp/q{k}.db \"{rows}\"\0".encode())
+                hosts.append(host)
+            assert wait_until(lambda: slow_pa.daemon.streams == len(hosts))
+            time.sleep(0.5)  # their workers take the slots and fill the windows
+            start = time.monotonic()
+            assert adb_shell(slow_pa, "sqlite3 /data/local/tmp/v.db 'SELECT 1'", timeout=60) == (0, "1\n")
+            assert time.monotonic() - start < 15
+        finally:
+            for host in hosts:
+                host.close()
+
+
+def test_saved_snapshots_are_counted_whole_and_bounded_in_number():
+    """Issue 63, MED: the console's saved snapshots (``avd snapshot save``, after ``auth`` with the token) were
+    counted by their files alone, so each could keep a full log (16,384 entries of 4 KB: 64 MiB) and a state of any
+    size, and there could be any number of them. Now a snapshot is counted whole (files, log, state, properties,
+    settings) against the store's budget, and at most MAX_SAVED_SNAPSHOTS are kept."""
+    phone = ServedPhone("000", noise=False, limits=ServeLimits(storage_bytes=4 << 20))
+    for _ in range(2048):  # an 8 MiB log, and files that are nearly empty
+        phone.device.log_marker(1, "I", "Big", "x" * 4000)
+    with pytest.raises(VluiError, match="not enough space to save snapshot 'big'"):
+        phone.save_snapshot("big")
+    phone.device.clear_log()
+    for k in range(MAX_SAVED_SNAPSHOTS):
+        phone.save_snapshot(f"s{k}")
+    with pytest.raises(VluiError, match="too many snapshots"):
+        phone.save_snapshot("one_more")
+    phone.save_snapshot("s0")  # saved again under its name: still as many
+    assert len(phone.saved) == MAX_SAVED_SNAPSHOTS and saved_bytes(phone.saved.values()) <= 4 << 20
+
+
+BIG = "9" * 5000
+
+
+@pytest.mark.parametrize("command, expected", [
+    (f"x={BIG}; echo $((x+1)) $(({BIG})) $((16#{'f' * 5000}))", (0, "0 -1 -1\n")),  # mksh wraps at 32 bits
+    (f"head -n {BIG} /proc/version", (1, f"head: {BIG}: Math result not representable\n")),  # toybox's strtoll
+    (f"tail -n +{BIG} /proc/version", (1, f"tail: {BIG}: Math result not representable\n")),
+    (f"exit {BIG}", (1, f"/system/bin/sh: exit: {BIG}: bad number\n")),  # mksh's getn
+    (f"[ {BIG} -eq -1 ] && echo wrapped", (0, "wrapped\n")),
+    (f"logcat -d -m {BIG}", (1, f"logcat: -m \"{BIG}\" isn't an integer greater than zero\n")),
+    (f"logcat -d --pid={BIG}", (1, f"logcat: --pid={BIG} is not a process id\n")),
+    (f"content query --uri content://settings/system --where \"_id = {BIG}\"", (0, "No result found.\n")),
+    (f"monkey -p com.android.chrome {BIG} >/dev/null", (1, "** the simulated phone's monkey starts an app: "
+                                                             "monkey -p PACKAGE 1\n")),
+], ids=["arithmetic", "head", "tail", "exit", "test", "logcat -m", "logcat --pid", "content", "monkey"])
+def test_a_number_of_any_length_ends_in_one_clean_line(command, expected):
+    """Issue 63, MED: ``echo $((x+1))`` with a 5,000-digit x, ``head -n`` with 5,000 digits and others ended in a
+    traceback (Python's int() refuses over 4,300 digits). Now each reads the number as the device's code does:
+    mksh's arithmetic wraps at 32 bits, its builtins say ``bad number``, toybox says strtoll's ``ERANGE``."""
+    out: list[bytes] = []
+    status = Shell(_PHONE).run(command, out.append, threading.Event())
+    assert (status, b"".join(out).decode()) == expected

@@ -10,7 +10,9 @@ readers wake up.
 from __future__ import annotations
 
 import math
+import pickle
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,6 +139,22 @@ class SavedSnapshot:
     settings: dict[str, dict[str, str]]
 
 
+MAX_SAVED_SNAPSHOTS = 32  # snapshots the console keeps at once
+LOG_ENTRY_BYTES = 120  # what a log entry holds besides its tag and message (its object, times and ids)
+
+
+def saved_bytes(snapshots: Iterable[SavedSnapshot]) -> int:
+    """What ``snapshots`` hold, whole: their files (as :class:`PhoneFiles` counts them), their logs, their state
+    (pickled: about what its objects take), properties and settings. Contents and log entries that several share
+    (a file no one changed, the log's older lines) are counted once."""
+    snapshots = list(snapshots)
+    entries = {id(e): e for s in snapshots for e in s.log[0]}
+    log = sum(LOG_ENTRY_BYTES + len(e.tag) + len(e.message) for e in entries.values())
+    rest = sum(len(pickle.dumps(s.state)) + sum(len(k) + len(v) for k, v in s.props.items())
+               + sum(len(k) + len(v) for table in s.settings.values() for k, v in table.items()) for s in snapshots)
+    return held_bytes(*(s.files for s in snapshots)) + log + rest
+
+
 class ServedPhone:
     """The shared phone. Take :attr:`lock` around every use of :attr:`device`."""
 
@@ -251,14 +269,16 @@ class ServedPhone:
         if not name or any(c in name for c in "/\\ \t"):
             raise VluiError(f"invalid snapshot name {name!r}")
         with self.lock:
+            if name not in self.saved and len(self.saved) >= MAX_SAVED_SNAPSHOTS:
+                raise VluiError(f"too many snapshots: at most {MAX_SAVED_SNAPSHOTS} are saved; delete one first")
             dev = self.device
-            files = self.files.snapshot()
-            others = [s.files for n, s in self.saved.items() if n != name]
-            if held_bytes(files, *others) > self.limits.storage_bytes:
-                raise VluiError(f"not enough space to save snapshot '{name}': saved snapshots may hold "
-                                f"{self.limits.storage_bytes >> 20} MiB of files; delete one first")
-            self.saved[name] = SavedSnapshot(dev.snapshot, dev.state.copy(), dev.log.copy_state(), files,
-                                             dict(self.props), {k: dict(v) for k, v in self.settings.items()})
+            saved = SavedSnapshot(dev.snapshot, dev.state.copy(), dev.log.copy_state(), self.files.snapshot(),
+                                  dict(self.props), {k: dict(v) for k, v in self.settings.items()})
+            others = [s for n, s in self.saved.items() if n != name]
+            if saved_bytes([saved, *others]) > self.limits.storage_bytes:
+                raise VluiError(f"not enough space to save snapshot '{name}': saved snapshots (files, logs and "
+                                f"state) may hold {self.limits.storage_bytes >> 20} MiB; delete one first")
+            self.saved[name] = saved
 
     def delete_snapshot(self, name: str) -> None:
         with self.lock:

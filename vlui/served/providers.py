@@ -33,6 +33,7 @@ from typing import Any
 
 from vlui.android.logcat import EPOCH
 from vlui.served import configure
+from vlui.served.numbers import parse_long
 from vlui.served.patterns import PatternError, TooCostly, like
 from vlui.served.phone import ServedPhone
 from vlui.sim.apps.calendar import calendar_state, event_times
@@ -209,7 +210,7 @@ def _where(table: Table, where: str) -> list[Callable[[dict[str, Any]], bool]]:
         column, op, literal = m.group(1), m.group(2).strip().upper(), m.group(3)
         _known(table, column)
         value: Any = (literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1] if literal[0] == '"'
-                      else int(literal))
+                      else _sql_number(literal))
         tests.append(_comparison(column, op, value))
     return tests
 
@@ -240,11 +241,17 @@ def _comparison(column: str, op: str, value: Any) -> Callable[[dict[str, Any]], 
         if have is None:
             return False
         if isinstance(have, int) and isinstance(value, str) and re.fullmatch(r"-?\d+", value):
-            return compare(have, int(value))
+            return compare(have, _sql_number(value))
         if isinstance(have, int) != isinstance(value, int):  # SQLite orders every number before every text
             return compare(0, 1) if isinstance(have, int) else compare(1, 0)
         return compare(have, value)
     return test
+
+
+def _sql_number(literal: str) -> int | float:
+    """An integer literal as SQLite reads it: a 64-bit integer, or past that a REAL (inf past a double's range)."""
+    value = parse_long(literal)
+    return value if value is not None else float(literal)
 
 
 def _sort(table: Table, sort: str) -> list[tuple[str, bool]]:

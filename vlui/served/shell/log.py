@@ -8,8 +8,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from vlui.android.logcat import EPOCH, Entry
+from vlui.served.numbers import parse_long
 from vlui.served.patterns import Pattern, PatternError, ecmascript_pattern
-from vlui.served.shell.context import POLL_S, SHELL_PID, Command, Io, Session, ShellApi, UsageError, getopt
+from vlui.served.shell.context import (
+    POLL_S,
+    SHELL_PID,
+    Command,
+    Io,
+    Session,
+    ShellApi,
+    UsageError,
+    getopt,
+)
+
+UINT_MAX = (1 << 32) - 1  # what android::base::ParseUint reads into logcat's counts and pids
 
 _PRIORITY = {"V": 2, "D": 3, "I": 4, "W": 5, "E": 6, "F": 7, "A": 7, "S": 8}  # android_LogPriority
 
@@ -113,8 +125,8 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
             value = args.pop(0)
         if name != "--pid":
             short += [long_options[name], value]
-        elif value.isascii() and value.isdigit():
-            q.pid = int(value)
+        elif (pid := parse_long(value, 0, UINT_MAX)) is not None and value.isdigit():
+            q.pid = pid
         else:
             raise UsageError(f"--pid={value} is not a process id")
     opts, specs = getopt(short, "cdsgDBLS", "bvtTmeGfrn")
@@ -138,14 +150,15 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
                                      f"{', '.join(_LOG_FORMATS)} (with {', '.join(_LOG_MODIFIERS)})")
         elif opt in "tT":
             q.dump = q.dump or opt == "t"
-            if value.isascii() and value.isdigit():
-                q.tail = int(value)
+            if value.isdigit() and (count := parse_long(value, 0, UINT_MAX)) is not None:
+                q.tail = count
             else:
                 q.since_ms = _log_time(value, year)
         elif opt == "m":
-            if not (value.isascii() and value.isdigit()) or int(value) == 0:
+            count = parse_long(value, 1, UINT_MAX) if value.isdigit() else None
+            if count is None:
                 raise UsageError(f"-m \"{value}\" isn't an integer greater than zero")
-            q.max_count = int(value)
+            q.max_count = count
         elif opt == "e":
             try:
                 q.regex = ecmascript_pattern(value)

@@ -22,6 +22,7 @@ import vlui.served.shell.screen as screen
 import vlui.served.shell.sqlite as sqlite
 import vlui.served.shell.system as system
 from vlui.errors import VluiError
+from vlui.served.patterns import TooCostly, glob
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import (
     ARG_MAX,
@@ -63,7 +64,6 @@ from vlui.served.shell.language import (
     Word,
     arithmetic,
 )
-from vlui.served.patterns import TooCostly, glob
 from vlui.served.storage import StorageError
 
 
@@ -543,7 +543,7 @@ class Shell:
 
     def _variable(self, s: Session, name: str) -> str:
         if name.isascii() and name.isdigit():  # str.isdigit() is true of '¹' too, which int() refuses
-            n = int(name)
+            n = int(name) if len(name) < 10 else 1 << 31  # past any argument list ARG_MAX allows
             return s.name if n == 0 else (s.args[n - 1] if n <= len(s.args) else "")
         special = {"?": str(s.status), "$": str(SHELL_PID), "#": str(len(s.args)), "@": " ".join(s.args),
                    "*": " ".join(s.args), "!": "", "-": ""}
