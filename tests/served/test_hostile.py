@@ -9,6 +9,7 @@ without bound."""
 
 from __future__ import annotations
 
+import struct
 import subprocess
 import sys
 import threading
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.served.test_fairness import send, slow_host, wait_until
+from tests.served.test_fairness import SyncHost, send, slow_host, wait_until
 from tests.served.test_shell_fuzz import _PYTHON_ERROR
 from vlui.android.state import EDIT_TEXT_MAX
 from vlui.errors import VluiError
@@ -27,6 +28,7 @@ from vlui.served.adbd import A_OPEN
 from vlui.served.phone import MAX_SAVED_SNAPSHOTS, ServedPhone, ServeLimits, saved_bytes
 from vlui.served.private_adb import PrivateAdb
 from vlui.served.shell import Shell
+from vlui.served.shell.files import PROC_FILES
 from vlui.served.shell.sqlite import MAX_WORKERS
 
 # What a well-behaved client may wait for an answer while another client attacks, beyond what the machine's load
@@ -311,3 +313,43 @@ def test_a_number_of_any_length_ends_in_one_clean_line(command, expected):
     out: list[bytes] = []
     status = Shell(_PHONE).run(command, out.append, threading.Event())
     assert (status, b"".join(out).decode()) == expected
+
+
+# ---------------------------------------------------------------------------------------------- the device's surface (LOW)
+def test_file_sync_sees_the_files_the_shell_sees(pa, tmp_path):
+    """Issue 63: ``adb pull /proc/cpuinfo`` failed and ``adb ls /`` listed less than the shell's ``ls /``; a NUL in a
+    pushed name went into the name. Now sync reads and lists what the shell does, and a path ends at a NUL, as the C
+    string adbd makes of it."""
+    assert pa.adb("-s", pa.serial, "pull", "/proc/cpuinfo", str(tmp_path / "cpuinfo")).returncode == 0
+    assert (tmp_path / "cpuinfo").read_bytes() == PROC_FILES["/proc/cpuinfo"]
+    listed = [line.split()[-1] for line in pa.adb("-s", pa.serial, "ls", "/").stdout.splitlines()]
+    shown = adb_shell(pa, "ls /")[1].split()
+    assert set(shown) <= set(listed) and "proc" in listed and "storage" in listed
+    sync = SyncHost(pa.daemon.port)
+    try:
+        sync.open(1, "/data/local/tmp/nul\0tail")
+        sync.write(1, b"DATA" + struct.pack("<I", 1) + b"x")
+        sync.write(1, b"DONE" + bytes(4))
+        assert sync.pump(lambda okayed: bool(sync.replies[1]))
+    finally:
+        sync.close()
+    with pa.phone.lock:
+        assert pa.phone.files.get("/data/local/tmp/nul") == b"x"
+        assert not any("\0" in p for p in pa.phone.files)
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("x=baac; IFS=a; set -- $x; echo $#; x=abc; set -- $x; echo $#; x=bca; set -- $x; echo $#", "3\n2\n1\n"),
+    ("x=aa; IFS=a; for f in $x; do echo \"[$f]\"; done", "[]\n[]\n"),
+    ("x=' a b '; IFS=' a'; set -- $x; echo $#", "2\n"),
+    ("cd /sdcard; echo ~ ~/x a~ \"~\"; ls -d ~", "/ //x a~ ~\n/\n"),
+    ("which ls grep cd nothing; echo $?", "/system/bin/ls\n/system/bin/grep\n1\n"),
+    ("echo hi > /data/local/tmp/h; md5sum /data/local/tmp/h; echo -n | md5sum",
+     "764efa883dda1e11db47671c4a3bbd9e  /data/local/tmp/h\nd41d8cd98f00b204e9800998ecf8427e  -\n"),
+], ids=["IFS empty fields", "IFS empty fields only", "IFS white and other", "tilde", "which", "md5sum"])
+def test_what_the_shell_does_as_android_10_does(command, expected):
+    """Issue 63, LOW: a non-blank $IFS character ends a field even when it is empty (mksh, POSIX), ``~`` is $HOME,
+    and ``which`` and ``md5sum`` are toybox's."""
+    out: list[bytes] = []
+    Shell(_PHONE).run(command, out.append, threading.Event())
+    assert b"".join(out).decode() == expected

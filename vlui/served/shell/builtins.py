@@ -407,9 +407,29 @@ class _Test:
         return value
 
 
+# mksh's own builtins, which no file in /system/bin holds (``which`` finds none of them)
+SHELL_ONLY = frozenset({":", "exit", "cd", "export", "unset", "local", "set", "exec", "read", "break", "continue",
+                        "return"})
+
+
+def which(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``which [-a] NAME...``: toybox's, the path of each command in ``$PATH`` (here /system/bin, where every
+    command of the phone lives); a name it does not find prints nothing, and the status is 1."""
+    status = 0
+    for name in (a for a in args if a not in ("-a", "--")):
+        found = f"/system/bin/{name}" if "/" not in name and name not in SHELL_ONLY and sh.has_command(name) else ""
+        if "/" in name and sh.has_command(name):
+            found = name
+        if found:
+            io.say(found + "\n")
+        else:
+            status = 1
+    return status
+
+
 COMMANDS: dict[str, Command] = {
     "echo": echo, "true": true, "false": false, ":": colon, "exit": exit_, "sleep": sleep, "cd": cd, "pwd": pwd,
     "id": id_, "whoami": whoami, "sh": sh_, "export": export, "unset": unset, "local": local, "set": set_,
     "exec": exec_, "test": test, "[": bracket, "read": read, "break": break_, "continue": continue_,
-    "return": return_,
+    "return": return_, "which": which,
 }

@@ -4,6 +4,7 @@ writability as on a device, the shared storage's other names, the read-only ``/p
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 
 from vlui.served import DATA_DIR
@@ -86,7 +87,7 @@ def unwritable(phone: ServedPhone, path: str) -> str:
 
 def exists(phone: ServedPhone, path: str) -> bool:
     """Whether ``path`` (the phone's) is a file or a directory, the system's folders and ``/proc`` files included."""
-    return path in phone.files or path in PROC_FILES or _is_dir(phone, path)
+    return path in phone.files or path in PROC_FILES or is_dir(phone, path)
 
 
 def _tree(phone: ServedPhone, path: str) -> list[str]:
@@ -107,10 +108,9 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
             # as toybox: a link named on the command line is shown itself with -l or -d, unless it ends in "/"
             if lexical in SYMLINKS and o & {"l", "d"} and not arg.endswith("/") and "L" not in o:
                 files.append((arg, lexical, True))
-            elif path in sh.phone.files or path in PROC_FILES or (
-                    path != "/" and "d" in o and _is_dir(sh.phone, path)):
+            elif path in sh.phone.files or path in PROC_FILES or ("d" in o and is_dir(sh.phone, path)):
                 files.append((arg, path, False))
-            elif _is_dir(sh.phone, path):
+            elif is_dir(sh.phone, path):
                 dirs.append((arg, path))
             else:
                 errors.append(f"ls: {arg}: No such file or directory\n")
@@ -123,7 +123,7 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
             group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
             if p in PROC_FILES:
                 return "-r--r--r-- 1", "root root", 0, now, name
-            if _is_dir(sh.phone, p):
+            if is_dir(sh.phone, p):
                 return "drwxrwx--x 2", f"root {group}", 4096, now, name
             return "-rw-rw---- 1", f"root {group}", len(sh.phone.files.get(p, b"")), now, name
 
@@ -138,7 +138,7 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
         if files:
             blocks.append(rows(files))
         for arg, path in dirs:
-            names = [n for n in _dir_names(sh.phone, path) if o & {"a", "A"} or not n.startswith(".")]
+            names = [n for n in dir_names(sh.phone, path) if o & {"a", "A"} or not n.startswith(".")]
             entries = [(n, p, p in SYMLINKS) for n in names for p in [posixpath.join(path, n)]]
             total = sum(-(-len(sh.phone.files.get(p, b"")) // 4096) * 4 for _, p, _ in entries)
             blocks.append((f"{arg}:\n" if len(files) + len(dirs) > 1 else "")
@@ -148,12 +148,14 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     return 1 if errors else 0
 
 
-def _is_dir(phone: ServedPhone, path: str) -> bool:
+def is_dir(phone: ServedPhone, path: str) -> bool:
     """Whether ``path`` (the phone's) is a directory: the phone's, or one of the system's folders it lists."""
     return phone.is_dir(path) or path in VIRTUAL_DIRS
 
 
-def _dir_names(phone: ServedPhone, path: str) -> list[str]:
+def dir_names(phone: ServedPhone, path: str) -> list[str]:
+    """What directory ``path`` holds, as ``ls`` and ``adb ls`` list it: the phone's files and directories, the
+    system's folders and links, and the ``/proc`` files. The caller holds the lock."""
     names = set(phone.list_dir(path)) | set(VIRTUAL_DIRS.get(path, ()))
     names |= {p[len(path.rstrip("/")) + 1:] for p in (*SYMLINKS, *VIRTUAL_DIRS, *PROC_FILES)
               if posixpath.dirname(p) == path}
@@ -346,5 +348,19 @@ def _set_owner_or_mode(sh: ShellApi, s: Session, io: Io, args: list[str], name: 
     return 1 if errors else 0
 
 
+def md5sum(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``md5sum [FILE...]``: toybox's lines, ``HASH  NAME`` (standard input, or ``-``, when none is named)."""
+    _, operands = getopt(args, "bcs")
+    status = 0
+    for arg in operands or ["-"]:
+        data, problem = (io.inp.read(), "") if arg == "-" else sh.read(sh.path(s, arg))
+        if problem:
+            io.complain(f"md5sum: {arg}: {problem}\n")
+            status = 1
+            continue
+        io.say(f"{hashlib.md5(data).hexdigest()}  {arg}\n")
+    return status
+
+
 COMMANDS: dict[str, Command] = {"ls": ls, "mkdir": mkdir, "rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "touch": touch,
-                                "chmod": chmod, "chown": chown}
+                                "chmod": chmod, "chown": chown, "md5sum": md5sum}

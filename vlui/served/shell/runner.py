@@ -479,7 +479,9 @@ class Shell:
                 fields.append(("".join(text), "".join(pattern) if globby else None))
             text, pattern, globby, present = [], [], False, False
 
-        for kind, part in word.parts:
+        for k, (kind, part) in enumerate(word.parts):
+            if k == 0 and kind == "lit" and (part == "~" or part.startswith("~/")):  # a tilde prefix: $HOME
+                part = s.env.get("HOME", "") + part[1:]
             if kind in ("lit", "quoted"):
                 size[0] += len(part)
                 if size[0] > ARG_MAX:
@@ -502,15 +504,36 @@ class Shell:
                     pattern.append(_GLOB_CHARS.sub(r"[\g<0>]", arg))
                     present = True
             else:  # an unquoted expansion: split at $IFS
-                pieces = self.split(s, self._value(s, kind, part, size))
-                for j, piece in enumerate(pieces):
+                pieces = self._split_fields(s, self._value(s, kind, part, size))
+                for j, (piece, delimited) in enumerate(pieces):
                     if j:
                         end()
+                    present = present or delimited
                     text.append(piece)
                     pattern.append(piece)
                     globby = globby or _GLOB_CHARS.search(piece) is not None
         end()
         return fields
+
+    def _split_fields(self, s: Session, value: str) -> list[tuple[str, bool]]:
+        """:meth:`split`'s pieces, each with whether a delimiter holding a character of $IFS that is not whitespace
+        ends it: such a delimiter ends a field even when it is empty (``IFS=a`` splits ``baac`` into ``b``, ``""``
+        and ``c``), where whitespace only separates (POSIX's field splitting, as mksh does it)."""
+        ifs = s.env.get("IFS", " \t\n")
+        pieces = self.split(s, value)
+        if len(pieces) < 2 or not ifs.strip(" \t\n"):
+            return [(piece, False) for piece in pieces]
+        delimiters = re.findall(self._ifs_pattern(ifs), value)
+        return [(piece, j < len(delimiters) and bool(delimiters[j].strip(" \t\n")))
+                for j, piece in enumerate(pieces)]
+
+    @staticmethod
+    def _ifs_pattern(ifs: str) -> str:
+        white = "".join(c for c in ifs if c in " \t\n")
+        other = "".join(c for c in ifs if c not in " \t\n")
+        w = f"[{re.escape(white)}]*" if white else ""
+        delims = ([f"{w}[{re.escape(other)}]{w}"] if other else []) + ([f"[{re.escape(white)}]+"] if white else [])
+        return "|".join(delims)
 
     def split(self, s: Session, value: str, maxsplit: int = 0) -> list[str]:
         """Field splitting: whitespace in ``$IFS`` separates (runs of it count once), any other IFS character
@@ -519,11 +542,7 @@ class Shell:
         ifs = s.env.get("IFS", " \t\n")
         if not value or not ifs:
             return [value]
-        white = "".join(c for c in ifs if c in " \t\n")
-        other = "".join(c for c in ifs if c not in " \t\n")
-        w = f"[{re.escape(white)}]*" if white else ""
-        delims = ([f"{w}[{re.escape(other)}]{w}"] if other else []) + ([f"[{re.escape(white)}]+"] if white else [])
-        return re.split("|".join(delims), value, maxsplit=maxsplit)
+        return re.split(self._ifs_pattern(ifs), value, maxsplit=maxsplit)
 
     def _pattern(self, s: Session, word: Word) -> str:
         """A ``case`` pattern: quoted text matches literally."""
@@ -571,6 +590,11 @@ class Shell:
             return found
         base = s.cwd.rstrip("/") + "/"
         return [p[len(base):] if p.startswith(base) else p for p in found]
+
+    def has_command(self, name: str) -> bool:
+        """Whether ``name`` (or its path under /system/bin and the like) is a command of the phone's."""
+        name = self._name(name)
+        return name in COMMANDS or name in FILTERS
 
     def _name(self, arg: str) -> str:
         for d in BIN_DIRS:
