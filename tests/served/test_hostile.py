@@ -217,6 +217,7 @@ def test_a_tree_of_files_is_bounded_and_costs_what_it_touches(pa):
     assert adb_shell(pa, "rm -r /data/local/tmp/d; test -e /data/local/tmp/d || echo gone") == (0, "gone\n")
 
 
+@pytest.mark.slow
 def test_the_files_memory_stays_within_its_budget():
     """Whatever a client does with files and names, what the phone's files take in memory (contents, keys, the
     directories' index) stays under 1.5 times the storage budget (measured: 0.5 to 1.4 times what they are charged,
@@ -241,6 +242,7 @@ def test_the_files_memory_stays_within_its_budget():
 SCREENCAP_BYTES = 16 + 1080 * 2160 * 4
 
 
+@pytest.mark.slow
 def test_text_typed_into_a_field_is_bounded_and_the_screen_always_draws(pa):
     """Issue 63, HIGH: repeated ``input text`` of digits into the dial pad slowed every screenshot (7 s
     under the phone's lock at 400 KB), and past ~1 M characters every screencap came back empty. Now the field holds
