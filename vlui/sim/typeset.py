@@ -187,10 +187,10 @@ MAX_LINE_CHARS = 8192  # the most characters one line shows, whatever its width 
 
 
 def _clip(text: str, size: int, bold: bool, max_width: int, cjk: str, arabic: str) -> str:
-    """The shortest prefix of ``text`` that lays out wider than ``max_width`` (or MAX_LINE_CHARS long), found by
-    doubling from LONG_TEXT characters: what an ellipsized line of ``text`` can show lies inside it, and laying it
-    out costs a few times the characters that fit."""
-    k = LONG_TEXT
+    """The shortest prefix of ``text`` of 64 characters times a power of two that lays out wider than ``max_width``
+    (or MAX_LINE_CHARS long): what an ellipsized line of ``text`` can show lies inside it, and laying it out costs a
+    few times the characters that fit."""
+    k = 64
     while k < min(len(text), MAX_LINE_CHARS) and _layout(text[:k], size, bold, cjk, arabic).width <= max_width:
         k *= 2
     return text[:min(k, MAX_LINE_CHARS)]
@@ -255,17 +255,19 @@ def wrap(text: str, size: int, max_width: int, cjk: str = "cjk-sc", arabic: str 
     line = ""
     for word in text.split(" "):
         candidate = f"{line} {word}" if line else word
-        if layout(candidate, size, bold, cjk=cjk, arabic=arabic).width <= max_width:
+        if (layout(candidate, size, bold, cjk=cjk, arabic=arabic).width <= max_width if len(word) <= LONG_WORD
+                else _fitting(candidate, size, bold, max_width, cjk, arabic) == len(candidate)):
             line = candidate
             continue
         if line:
             lines.append(line)
             line = ""
-        while (cut := _fitting(word, size, bold, max_width, cjk, arabic)) < len(word):
+        hint, long_word = 0, len(word) > LONG_WORD
+        while (cut := _fitting(word, size, bold, max_width, cjk, arabic, hint)) < len(word):
             while cut > 1 and (unicodedata.combining(word[cut]) or unicodedata.category(word[cut])[0] == "M"):
                 cut -= 1  # a mark belongs with the letter before it
             lines.append(word[:cut])
-            word = word[cut:]
+            word, hint = word[cut:], cut if long_word else 0
         line = word
     return lines + ([line] if line else [])
 
@@ -273,13 +275,17 @@ def wrap(text: str, size: int, max_width: int, cjk: str = "cjk-sc", arabic: str 
 LONG_WORD = 256  # a word longer than this is cut by bisection (see _fitting)
 
 
-def _fitting(word: str, size: int, bold: bool, max_width: int, cjk: str, arabic: str) -> int:
+def _fitting(word: str, size: int, bold: bool, max_width: int, cjk: str, arabic: str, hint: int = 0) -> int:
     """How many of ``word``'s characters fit on a line of ``max_width`` (at least one; all of them if it fits). A
     word of LONG_WORD characters or fewer is measured as it always was, the longest prefix that fits found by
     taking a character off at a time; a longer one (a client's megabyte of digits) by doubling then bisection, in
-    a few times what fits, not the square of its length."""
+    a few times what fits, not the square of its length. ``hint``: what fitted on the line before, for the rest of
+    a long word (its next line takes as many characters, most often: two layouts confirm it)."""
     def fits(k: int) -> bool:
         return layout(word[:k], size, bold, cjk=cjk, arabic=arabic).width <= max_width
+
+    if 0 < hint < len(word) and fits(hint) and not fits(hint + 1):
+        return hint
 
     if len(word) <= LONG_WORD:
         if fits(len(word)):
