@@ -131,7 +131,10 @@ EVIL_GLOB = "*a*a*a*a*a*a*a*b"
     (f"settings put system evil {A75}; content query --uri content://settings/system --projection name "
      f"--where \"value LIKE '%a%a%a%a%a%a%a%b'\"", "No result found.\n"),  # 26 s
     (f"log -t Evil {A26}!; logcat -d -e '(a+)+$'", "--------- beginning of main\n"),
-], ids=["grep -E", "grep", "case", "glob", "LIKE", "logcat -e"])
+    # the phone's own patterns over a client's text, quadratic in Python's re: 7 s and 17 s
+    ("echo $((" + "${" * 30000 + "))", "/system/bin/sh: " + "${" * 30000 + ": unexpected '$'\n"),
+    ("content query --uri content://settings/system --where \"a" + " " * 60000 + "x\" 2>&1 | wc -l", "2\n"),
+], ids=["grep -E", "grep", "case", "glob", "LIKE", "logcat -e", "arithmetic", "where"])
 def test_a_pattern_cannot_freeze_the_phone(pa, command, expected):
     """Issue 63, HIGH: a client's pattern reached Python's ``re``, which backtracks exponentially while holding the
     interpreter: every client stalled for seconds, the CPU budget never fired and leaving did not stop it."""

@@ -650,7 +650,9 @@ class Shell:
 
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
-_PARAMETER = re.compile(r"\$(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9?$#!@*-]))")  # inside $(( ))
+# inside $(( )); a name in braces holds no "$", so a "${" without its "}" is given up at the next "$" (linear in the
+# text, where [^}]* made "${${${..." quadratic)
+_PARAMETER = re.compile(r"\$(?:\{([^}$]*)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9?$#!@*-]))")
 
 
 class _Pump:
