@@ -163,6 +163,10 @@ FOREIGN_PRIVATE_NAMES = {
     "os._exit": "public despite its underscore: the process ends without running handlers (documented in os)",
     "self.lock._is_owned": "whether this thread holds a threading.RLock: what threading.Condition asks every lock; "
                            "the public API has no other way to ask",
+    "re2._Regexp": "google-re2's compiled pattern, made directly: re2.compile makes the same but keeps the last 128 "
+                   "patterns, and the memory of their automata, in a cache of its own (vlui/served/patterns.py)",
+    "self._regex._regexp": "the RE2 object under google-re2's wrapper, for its ProgramSize (what bounds a match's "
+                           "work): the wrapper has no other way to ask",
 }
 
 

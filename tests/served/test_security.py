@@ -18,7 +18,7 @@ from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone, ServeLimits
 from vlui.served.private_adb import PrivateAdb
 from vlui.served.shell import Shell
-from vlui.served.storage import PhoneFiles, StorageError
+from vlui.served.storage import PhoneFiles, StorageError, entry_cost
 
 STORAGE = 2 << 20
 LIMITS = ServeLimits(storage_bytes=STORAGE, sql_timeout_s=0.5)
@@ -164,13 +164,14 @@ def test_system_is_read_only_as_on_a_user_build(pa, tmp_path):
 
 
 def test_phone_files_budget_unit():
-    files = PhoneFiles(budget=10)
+    entry = entry_cost("/sdcard/a")  # a file costs its content, its path and an inode's worth (ENTRY_BYTES)
+    files = PhoneFiles(budget=2 * entry + 10, max_entries=10)
     files["/sdcard/a"] = b"12345"
     with pytest.raises(StorageError) as full:
         files["/sdcard/b"] = b"123456"
     assert full.value.strerror == "No space left on device" and "/sdcard/b" not in files
     files["/sdcard/a"] = b"1234567890"  # replacing a file frees its old bytes first
-    assert files.used == 10 and files.room() == 0
+    assert files.used == entry + 10 and files.room() == entry
     del files["/sdcard/a"]
     assert files.used == 0
     with pytest.raises(StorageError, match="Read-only file system"):
@@ -190,7 +191,7 @@ def test_saved_snapshots_share_a_bounded_store():
     phone.delete_snapshot("two")
     phone.save_snapshot("three")
     phone.load_snapshot("three")
-    assert phone.files.used == booted + 600_000 and phone.files.budget == 1 << 20
+    assert phone.files.used == booted + 600_000 + entry_cost("/sdcard/a") and phone.files.budget == 1 << 20
 
 
 @pytest.mark.parametrize("field, value", [("storage_bytes", -1), ("sql_timeout_s", 0), ("max_connections", 0),

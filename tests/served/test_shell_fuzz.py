@@ -21,7 +21,8 @@ _PIECES = ["echo", "x", "$x", "${x}", "$?", "$#", "$1", '"$@"', "$((", "))", "$(
            "test", "-d", "-eq", "-lt", "read", "cat", "grep", "a", "head", "-n", "1", "wc", "sort", "sh", "-c", "|",
            "||", "&&", ";", "&", "\n", "<", ">", ">>", "2>&1", "</dev/null", ">/data/local/tmp/f", "/data/local/tmp/f",
            "'", '"', "\\", "`", "$(", "#", "*", "?", "[a-z]", " ", "\t", "<<", "<&", "<>", "${", "exit", "export",
-           "unset", "-f", "IFS=:", "cd", "/sdcard", "pwd", "ls", "é", "\x00", "\r"]
+           "unset", "-f", "IFS=:", "cd", "/sdcard", "pwd", "ls", "é", "\x00", "\r",
+           "99999999999999999999", "9" * 5000, "tail", "exit", "$((x+9999999999999999999999))", "[", "-eq"]
 
 _SH = "/system/bin/sh: "
 # What a command may take, wall clock: it ends at its CPU budget (0.2 s) or when its client leaves (2 s); the bound is

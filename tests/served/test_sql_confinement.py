@@ -108,7 +108,7 @@ def test_a_process_wide_heap_limit_cannot_be_set_and_the_phone_is_unaffected(pa)
         out = shell(pa, f"sqlite3 /data/local/tmp/h.db 'PRAGMA {pragma};'")
         assert out.startswith(f"Error: not authorized: PRAGMA {pragma.split('=')[0].split('.')[-1]} "), pragma
     # reading a limit is harmless, and shows the worker's own
-    budget = confined_sql.memory_budget(STORAGE - pa.phone.files.used)
+    budget = confined_sql.memory_budget(pa.phone.files.room(replacing="/data/local/tmp/h.db"))
     assert shell(pa, "sqlite3 /data/local/tmp/h.db 'PRAGMA hard_heap_limit'") == f"{budget}\n"
     assert shell(pa, "sqlite3 /data/local/tmp/h.db 'SELECT 1'") == "1\n"
     out = pa.adb("-s", pa.serial, "shell", "am force-stop com.android.launcher3")

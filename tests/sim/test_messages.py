@@ -13,7 +13,7 @@ from tests.sim.driver import centre, long_press, tap
 from tests.sim.test_app_state import snapshot_file
 from vlui.android.i18n import locales
 from vlui.errors import VluiError
-from vlui.sim.apps.messages import START_CHAT_LINE, Conversation, Message, messages_state
+from vlui.sim.apps.messages import COMPOSE_MAX, START_CHAT_LINE, Conversation, Message, messages_state
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import Node
 
@@ -244,3 +244,13 @@ def test_paste_is_offered_only_when_the_clipboard_holds_text() -> None:
     long_press(dev, by_id(dev, "compose_message_text")[0])
     tap(dev, dev.frame().find(rid="android:id/floating_toolbar_menu_item_text"))
     assert by_id(dev, "compose_message_text")[0].text == "from the task"
+
+
+def test_the_compose_field_holds_what_messaging_lets_in() -> None:
+    """AOSP Messaging's compose field has a LengthFilter of MmsConfig's text limit, 2,000 characters by default."""
+    dev = phone()
+    dev.launch("messages")
+    tap(dev, by_id(dev, "conversation_name")[2])
+    tap(dev, by_id(dev, "compose_message_text")[0])
+    dev.text("7" * 60_000)
+    assert by_id(dev, "compose_message_text")[0].text == "7" * COMPOSE_MAX

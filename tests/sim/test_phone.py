@@ -8,10 +8,11 @@ import pytest
 from tests.sim.driver import Driver
 from vlui.agents.walkthrough import walkthrough
 from vlui.android.snapshot import snapshot_ids
-from vlui.android.state import GAMMA_SPACE_MAX, brightness_percent, brightness_to_gamma, gamma_to_brightness
+from vlui.android.state import EDIT_TEXT_MAX, GAMMA_SPACE_MAX, brightness_percent, brightness_to_gamma, gamma_to_brightness
 from vlui.device import observe
 from vlui.errors import VluiError
 from vlui.sim.apps.deskclock import clock_state
+from vlui.sim.apps.dialer import dial_intent, dialer_state
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import hit
 
@@ -240,6 +241,26 @@ def test_typing_goes_to_the_focused_field_and_back_hides_the_keyboard() -> None:
     assert dev.state.focus is None
     dev.text("ignored")
     assert dev.state.fields["chrome.search"] == "vlui"
+
+
+def test_a_field_keeps_what_its_length_lets_in() -> None:
+    """Issue 63: a field took any length (megabytes typed made every frame slower). A field keeps EDIT_TEXT_MAX
+    characters (Android 13's cap for single-line text), the dial pad's digits too; typing beyond drops the rest."""
+    dev = SimDevice("000", noise=False)
+    d = Driver(dev)
+    d.open_app("chrome")
+    d.tap(d.need(lambda n: n.rid.endswith(":id/search_box"), "search box"))
+    dev.text("x" * (EDIT_TEXT_MAX - 1))
+    dev.text("yz")
+    assert dev.state.fields["chrome.search"] == "x" * (EDIT_TEXT_MAX - 1) + "y"
+    dev.delete_in_focus()
+    assert len(dev.state.fields["chrome.search"]) == EDIT_TEXT_MAX - 1
+    dev.key("HOME")
+    dial_intent(dev, "4" * 100_000)  # a DIAL intent's number, the dial pad showing
+    assert dialer_state(dev).digits == "4" * EDIT_TEXT_MAX
+    dev.delete_in_focus()
+    dev.text("5" * 100_000)
+    assert dialer_state(dev).digits == "4" * (EDIT_TEXT_MAX - 1) + "5"
 
 
 def test_the_keyboards_keys_type_letters_digits_and_symbols_and_delete() -> None:

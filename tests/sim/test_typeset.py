@@ -3,6 +3,7 @@ layout, ellipsis, masks."""
 
 from __future__ import annotations
 
+import time
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
@@ -256,3 +257,21 @@ def test_bigger_text_gives_a_bigger_mask() -> None:
     small, _, _ = mask("latin", "Hello", 12, False)
     big, _, _ = mask("latin", "Hello", 36, False)
     assert big.size[0] > small.size[0] and big.size[1] > small.size[1]
+
+
+def test_a_long_text_costs_what_shows_of_it() -> None:
+    """Issue 63: a client typed megabytes into a field and every frame laid the whole line out (seconds, then a
+    Pillow error). A text over LONG_TEXT characters is laid out only as far as it can show: its ellipsized line is the
+    one a short prefix gives, in time that does not grow with its length; a word of any length wraps in lines that
+    fit, as fast."""
+    huge = "1" * 1_000_000
+    start = time.perf_counter()
+    line = layout(huge, 40, max_width=900)
+    assert time.perf_counter() - start < 2.0
+    assert line == layout(huge[:4 * T.LONG_TEXT], 40, max_width=900) and line.width <= 900
+    assert line.runs[-1][1].endswith(ELLIPSIS)
+    start = time.perf_counter()
+    lines = T.wrap("2" * 20_000, 40, 900)
+    assert time.perf_counter() - start < 5.0
+    assert "".join(lines) == "2" * 20_000 and all(layout(x, 40).width <= 900 for x in lines)
+    assert len({len(x) for x in lines[:-1]}) == 1  # every full line holds the same count of the same digit

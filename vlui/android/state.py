@@ -76,6 +76,14 @@ def shaped(pattern: str, example: str, default: Any = dataclasses.MISSING) -> An
     return field(default=default, metadata={"pattern": (pattern, example)})
 
 
+
+# The most characters a text field holds, where its app sets no limit of its own. Android 10's EditText has none: a
+# client typing megabytes into a field froze the app there (each key relaid the whole line). Android 13 capped a
+# single-line editable TextView at 5,000 characters (TextView.MAX_LENGTH_FOR_SINGLE_LINE_EDIT_TEXT) for that very
+# reason; the simulated phone applies that cap to every field, the closest real behaviour with a bound. Fields whose
+# app sets a length of its own (Messages' compose field) keep theirs.
+EDIT_TEXT_MAX = 5000
+
 @dataclass
 class DeviceState:
     time_ms: int  # the virtual clock: local time, ms since 1970-01-01; advanced by every input, never by sleeping
@@ -123,7 +131,8 @@ class DeviceState:
     # each app's own state by app key, of the type the app's module declares (Clock's alarms, stopwatch and timer;
     # the dialer's digits and call): made by the phone that boots the state, read with app()
     apps: dict[str, Any] = field(default_factory=dict)
-    # text input: the focused field as (app, field id) and every field's content
+    # text input: the focused field as (app, field id) and every field's content (at most the field's length: the
+    # apps' max_length, EDIT_TEXT_MAX by default)
     focus: tuple[str, str] | None = None
     fields: dict[str, str] = field(default_factory=dict)
     keyboard_symbols: bool = False  # the keyboard shows its ?123 layer (digits and symbols), not the letters

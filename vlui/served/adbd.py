@@ -45,8 +45,8 @@ import numpy as np
 from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
-from vlui.served.shell.files import resolve_storage
-from vlui.served.storage import PhoneFiles, StorageError, read_only
+from vlui.served.shell.files import PROC_FILES, dir_names, is_dir, resolve_storage
+from vlui.served.storage import PhoneFiles, StorageError, name_too_long, read_only
 
 log = logging.getLogger(__name__)
 
@@ -919,7 +919,8 @@ def _sync(stream: _Stream) -> None:
             return
         if length > 1024:
             return _fail(stream, "path too long")
-        path = stream.read(length).decode("utf-8", "surrogateescape")
+        # adbd reads the path as a C string: a NUL ends it
+        path = stream.read(length).split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
         if ident == b"STAT":
             with phone.lock:
                 mode, size = _stat(phone, _normpath(path))
@@ -949,22 +950,22 @@ def _mtime(phone: ServedPhone) -> int:
 
 
 def _stat(phone: ServedPhone, path: str) -> tuple[int, int]:
-    """(mode, size); (0, 0) for a path that does not exist. The caller holds the phone's lock."""
-    data = phone.files.get(path)
+    """(mode, size); (0, 0) for a path that does not exist. The caller holds the phone's lock. The system's folders
+    and the ``/proc`` files are there as the shell sees them."""
+    data = phone.files.get(path, PROC_FILES.get(path))
     if data is not None:
-        return MODE_FILE, len(data)
-    return (MODE_DIR, 4096) if phone.is_dir(path) else (0, 0)
+        return MODE_FILE, len(data) if path not in PROC_FILES else 0  # /proc files report no size, as on Linux
+    return (MODE_DIR, 4096) if is_dir(phone, path) else (0, 0)
 
 
 def _list(phone: ServedPhone, path: str) -> bytes:
     mtime = _mtime(phone)
     out = bytearray()
     with phone.lock:
-        if phone.is_dir(path):
+        if is_dir(phone, path):  # what ``ls`` lists (the system's folders and /proc included)
             prefix = path.rstrip("/") + "/"
-            for child in phone.list_dir(path):
-                data = phone.files.get(prefix + child)
-                mode, size = (MODE_DIR, 4096) if data is None else (MODE_FILE, len(data))
+            for child in dir_names(phone, path):
+                mode, size = _stat(phone, prefix + child)
                 raw = child.encode("utf-8", "surrogateescape")
                 out += b"DENT" + struct.pack("<4I", mode, size, mtime, len(raw)) + raw
     return bytes(out + b"DONE" + bytes(16))
@@ -983,6 +984,8 @@ def _send(stream: _Stream, spec: str) -> bool:
     path = _normpath(raw_path)
     if read_only(path):
         return _fail(stream, "couldn't create file: Read-only file system")
+    if name_too_long(path):
+        return _fail(stream, "couldn't create file: File name too long")
     slots = stream.conn.push_slots
     while not slots.acquire(timeout=POLL_S):
         if stream.cancelled.is_set():
@@ -1062,10 +1065,10 @@ def _take_file(stream: _Stream, files: PhoneFiles, raw_path: str, path: str) -> 
 def _recv(stream: _Stream, path: str) -> bool:
     phone = stream.phone
     with phone.lock:
-        data = phone.files.get(path)
-        is_dir = data is None and phone.is_dir(path)
+        data = phone.files.get(path, PROC_FILES.get(path))  # ``adb pull /proc/cpuinfo`` as on a device
+        folder = data is None and is_dir(phone, path)
     if data is None:
-        return _fail(stream, "open failed: Is a directory" if is_dir else "open failed: No such file or directory")
+        return _fail(stream, "open failed: Is a directory" if folder else "open failed: No such file or directory")
     view = memoryview(data)
     for start in range(0, len(view), SYNC_DATA_MAX):
         chunk = view[start:start + SYNC_DATA_MAX]

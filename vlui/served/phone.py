@@ -10,7 +10,9 @@ readers wake up.
 from __future__ import annotations
 
 import math
+import pickle
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from vlui.android.snapshot import Snapshot, load_snapshot, snapshot_ids
 from vlui.android.state import DeviceState
 from vlui.errors import VluiError
 from vlui.served.device_files import device_launcher_db, locale_prop
-from vlui.served.storage import DEFAULT_BUDGET, PhoneFiles, unique_bytes
+from vlui.served.storage import DEFAULT_BUDGET, PhoneFiles, held_bytes
 from vlui.sim.phone import SimDevice
 
 SDK = 29  # Android 10, as B-MoCA's emulators
@@ -137,6 +139,22 @@ class SavedSnapshot:
     settings: dict[str, dict[str, str]]
 
 
+MAX_SAVED_SNAPSHOTS = 32  # snapshots the console keeps at once
+LOG_ENTRY_BYTES = 120  # what a log entry holds besides its tag and message (its object, times and ids)
+
+
+def saved_bytes(snapshots: Iterable[SavedSnapshot]) -> int:
+    """What ``snapshots`` hold, whole: their files (as :class:`PhoneFiles` counts them), their logs, their state
+    (pickled: about what its objects take), properties and settings. Contents and log entries that several share
+    (a file no one changed, the log's older lines) are counted once."""
+    snapshots = list(snapshots)
+    entries = {id(e): e for s in snapshots for e in s.log[0]}
+    log = sum(LOG_ENTRY_BYTES + len(e.tag) + len(e.message) for e in entries.values())
+    rest = sum(len(pickle.dumps(s.state)) + sum(len(k) + len(v) for k, v in s.props.items())
+               + sum(len(k) + len(v) for table in s.settings.values() for k, v in table.items()) for s in snapshots)
+    return held_bytes(*(s.files for s in snapshots)) + log + rest
+
+
 class ServedPhone:
     """The shared phone. Take :attr:`lock` around every use of :attr:`device`."""
 
@@ -251,14 +269,16 @@ class ServedPhone:
         if not name or any(c in name for c in "/\\ \t"):
             raise VluiError(f"invalid snapshot name {name!r}")
         with self.lock:
+            if name not in self.saved and len(self.saved) >= MAX_SAVED_SNAPSHOTS:
+                raise VluiError(f"too many snapshots: at most {MAX_SAVED_SNAPSHOTS} are saved; delete one first")
             dev = self.device
-            files = self.files.snapshot()
-            others = [s.files for n, s in self.saved.items() if n != name]
-            if unique_bytes(files, *others) > self.limits.storage_bytes:
-                raise VluiError(f"not enough space to save snapshot '{name}': saved snapshots may hold "
-                                f"{self.limits.storage_bytes >> 20} MiB of files; delete one first")
-            self.saved[name] = SavedSnapshot(dev.snapshot, dev.state.copy(), dev.log.copy_state(), files,
-                                             dict(self.props), {k: dict(v) for k, v in self.settings.items()})
+            saved = SavedSnapshot(dev.snapshot, dev.state.copy(), dev.log.copy_state(), self.files.snapshot(),
+                                  dict(self.props), {k: dict(v) for k, v in self.settings.items()})
+            others = [s for n, s in self.saved.items() if n != name]
+            if saved_bytes([saved, *others]) > self.limits.storage_bytes:
+                raise VluiError(f"not enough space to save snapshot '{name}': saved snapshots (files, logs and "
+                                f"state) may hold {self.limits.storage_bytes >> 20} MiB; delete one first")
+            self.saved[name] = saved
 
     def delete_snapshot(self, name: str) -> None:
         with self.lock:
@@ -266,26 +286,38 @@ class ServedPhone:
                 raise VluiError(f"snapshot '{name}' not found")
 
     # ------------------------------------------------------------------------------------------ files
-    # Directories are implied: those every device has (below) and the parents of every path in ``files``. An empty
-    # directory made by ``mkdir`` is kept as the key ``DIR/``, an entry without a name that implies it like a file.
+    # Directories are implied: those every device has (below) and the parents of every path in ``files`` (whose
+    # index answers for them). An empty directory made by ``mkdir`` is kept as the key ``DIR/``.
     STANDARD_DIRS = ("/data/data", "/data/local/tmp", "/data/system/users/0", "/system/bin", *(
         f"/sdcard/{d}" for d in ("Alarms", "DCIM", "Download", "Movies", "Music", "Notifications", "Pictures",
                                  "Podcasts", "Ringtones")))
 
     def is_dir(self, path: str) -> bool:
         """Whether the absolute, normalised ``path`` is a directory. Take :attr:`lock` around it."""
-        prefix = path.rstrip("/") + "/"
-        return (any(p.startswith(prefix) for p in self.files)
-                or any((d + "/").startswith(prefix) for d in self.STANDARD_DIRS))
+        return self.files.is_dir(path) or (path.rstrip("/") or "/") in _STANDARD_NAMES
 
     def list_dir(self, path: str) -> list[str]:
         """The sorted names (files and directories) in directory ``path``. Take :attr:`lock` around it."""
-        prefix = path.rstrip("/") + "/"
-        names = {p[len(prefix):].split("/", 1)[0] for p in (*self.files, *self.STANDARD_DIRS) if p.startswith(prefix)}
-        names.discard("")
-        return sorted(names)
+        path = path.rstrip("/") or "/"
+        return sorted({*self.files.names(path), *_STANDARD_NAMES.get(path, ())})
 
     def make_dir(self, path: str) -> None:
         """Make ``path`` a directory that stays one while it holds nothing (``mkdir``)."""
         if not self.is_dir(path):
             self.files[path.rstrip("/") + "/"] = b""
+
+
+def _standard_names() -> dict[str, set[str]]:
+    """The standard directories and their parents -> the names in them that are standard directories."""
+    names: dict[str, set[str]] = {}
+    for d in ServedPhone.STANDARD_DIRS:
+        names.setdefault(d, set())
+        while d != "/":
+            parent, _, name = d.rpartition("/")
+            parent = parent or "/"
+            names.setdefault(parent, set()).add(name)
+            d = parent
+    return names
+
+
+_STANDARD_NAMES = _standard_names()

@@ -31,8 +31,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import re2
+
 from vlui.android.logcat import EPOCH
 from vlui.served import configure
+from vlui.served.numbers import parse_long
+from vlui.served.patterns import PatternError, TooCostly, like
 from vlui.served.phone import ServedPhone
 from vlui.sim.apps.calendar import calendar_state, event_times
 from vlui.sim.apps.contacts import contacts_state, lookup_key, split_name
@@ -192,14 +196,17 @@ def _known(table: Table, column: str) -> None:
         raise ProviderError(f"android.database.sqlite.SQLiteException: no such column: {column}")
 
 
-COMPARISON = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|=|!=|<>|<=|>=|<|>|\s+LIKE\s+)\s*"
-                        r"('(?:[^']|'')*'|\"[^\"]*\"|-?\d+)\s*", re.IGNORECASE)
+# A where clause is the client's: its grammar is matched by RE2, in linear time (Python's re took quadratic time over a
+# run of blanks: "\s+AND\s+" tried at each of them)
+COMPARISON = re2.compile(r"(?i)\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|=|!=|<>|<=|>=|<|>|\s+LIKE\s+)\s*"
+                         r"('(?:[^']|'')*'|\"[^\"]*\"|-?\d+)\s*")
+AND = re2.compile(r"(?i)\s+AND\s+")
 
 
 def _where(table: Table, where: str) -> list[Callable[[dict[str, Any]], bool]]:
     """The tests a row must pass for ``where``: comparisons of a column with a literal, joined by AND."""
     tests = []
-    for part in re.split(r"\s+AND\s+", where.strip(), flags=re.IGNORECASE):
+    for part in AND.split(where.strip()):
         m = COMPARISON.fullmatch(part)
         if m is None:
             raise ProviderError("java.lang.IllegalArgumentException: the simulated phone's providers take a where "
@@ -208,7 +215,7 @@ def _where(table: Table, where: str) -> list[Callable[[dict[str, Any]], bool]]:
         column, op, literal = m.group(1), m.group(2).strip().upper(), m.group(3)
         _known(table, column)
         value: Any = (literal[1:-1].replace("''", "'") if literal[0] == "'" else literal[1:-1] if literal[0] == '"'
-                      else int(literal))
+                      else _sql_number(literal))
         tests.append(_comparison(column, op, value))
     return tests
 
@@ -217,10 +224,19 @@ def _comparison(column: str, op: str, value: Any) -> Callable[[dict[str, Any]], 
     """SQLite's comparison of a column with a literal: NULL matches nothing; a number column compares a text literal
     that reads as a number as that number (the column's affinity); LIKE is case-insensitive for ASCII, ``%`` any run
     of characters, ``_`` one."""
-    if op == "LIKE":
-        pattern = re.compile("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in str(value)),
-                             re.IGNORECASE | re.DOTALL)
-        return lambda r: r[column] is not None and pattern.fullmatch(str(r[column])) is not None
+    if op == "LIKE":  # matched in linear time (vlui.served.patterns): a client's pattern cannot hold the phone
+        try:
+            pattern = like(str(value))
+        except PatternError as err:
+            raise ProviderError(f"android.database.sqlite.SQLiteException: {err}") from None
+
+        def matches(r: dict[str, Any]) -> bool:
+            try:
+                return r[column] is not None and pattern.fullmatch(str(r[column]))
+            except TooCostly:
+                raise ProviderError("android.database.sqlite.SQLiteException: LIKE or GLOB pattern too complex") \
+                    from None
+        return matches
     compare = {"=": lambda a, b: a == b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
                "<>": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
                ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}[op]
@@ -230,11 +246,17 @@ def _comparison(column: str, op: str, value: Any) -> Callable[[dict[str, Any]], 
         if have is None:
             return False
         if isinstance(have, int) and isinstance(value, str) and re.fullmatch(r"-?\d+", value):
-            return compare(have, int(value))
+            return compare(have, _sql_number(value))
         if isinstance(have, int) != isinstance(value, int):  # SQLite orders every number before every text
             return compare(0, 1) if isinstance(have, int) else compare(1, 0)
         return compare(have, value)
     return test
+
+
+def _sql_number(literal: str) -> int | float:
+    """An integer literal as SQLite reads it: a 64-bit integer, or past that a REAL (inf past a double's range)."""
+    value = parse_long(literal)
+    return value if value is not None else float(literal)
 
 
 def _sort(table: Table, sort: str) -> list[tuple[str, bool]]:

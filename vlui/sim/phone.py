@@ -26,7 +26,7 @@ from vlui.android.i18n import get_locale
 from vlui.android.keys import KEY_CHARS, KEYCODE_NAMES
 from vlui.android.logcat import EPOCH, LogBuffer
 from vlui.android.snapshot import Snapshot, load_snapshot
-from vlui.android.state import VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_percent, set_fields
+from vlui.android.state import EDIT_TEXT_MAX, VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_percent, set_fields
 from vlui.device import KEYS, Device, state_meets
 from vlui.errors import VluiError
 from vlui.sim import services, uixml
@@ -35,6 +35,7 @@ from vlui.sim.apps import (
     app_states,
     build_window,
     check_screen,
+    max_length,
     on_back,
     on_editor_action,
     on_launch,
@@ -301,14 +302,15 @@ class SimDevice(Device):
         self._after_input()
 
     def _edit_focus(self, edit) -> None:
-        """Change the focused field's text, or the dial pad's digits when it shows (its field takes key input)."""
+        """Change the focused field's text, or the dial pad's digits when it shows (its field takes key input). A
+        field keeps what its length lets in (its LengthFilter): typed text beyond it is dropped."""
         st = self.state
         if st.focus is not None:
             key = f"{st.focus[0]}.{st.focus[1]}"
-            st.fields[key] = edit(st.fields.get(key, ""))
+            st.fields[key] = edit(st.fields.get(key, ""))[:max_length(*st.focus)]
         elif st.top == "phone" and not st.overview and self.top_screen() == {"screen": "keypad"}:
             dialer = dialer_state(self)
-            dialer.digits = "".join(c for c in edit(dialer.digits) if c in DIALABLE)
+            dialer.digits = "".join(c for c in edit(dialer.digits) if c in DIALABLE)[:EDIT_TEXT_MAX]
 
     def _volume_key(self, name: str) -> None:
         """AudioService.adjustSuggestedStreamVolume: the stream in use changes by one step (or its mute toggles);

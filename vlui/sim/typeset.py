@@ -180,11 +180,30 @@ class Line:
     size: int
 
 
+# Text longer than this is cut before it is laid out (see _clip), so that drawing a long string costs what the screen
+# shows of it, never its length: a client can type megabytes into a field. Shorter text is laid out whole, as before.
+LONG_TEXT = 512
+MAX_LINE_CHARS = 8192  # the most characters one line shows, whatever its width (a 4K screen at half a pixel each)
+
+
+def _clip(text: str, size: int, bold: bool, max_width: int, cjk: str, arabic: str) -> str:
+    """The shortest prefix of ``text`` of 64 characters times a power of two that lays out wider than ``max_width``
+    (or MAX_LINE_CHARS long): what an ellipsized line of ``text`` can show lies inside it, and laying it out costs a
+    few times the characters that fit."""
+    k = 64
+    while k < min(len(text), MAX_LINE_CHARS) and _layout(text[:k], size, bold, cjk, arabic).width <= max_width:
+        k *= 2
+    return text[:min(k, MAX_LINE_CHARS)]
+
+
 @lru_cache(maxsize=8192)
 def layout(text: str, size: int, bold: bool = False, max_width: int = 1 << 30, cjk: str = "cjk-sc",
            arabic: str = "arabic") -> Line:
     """Lay out ``text`` on one line at ``size`` px, ellipsized to ``max_width``. Runs of right-to-left scripts
-    make the line right-to-left: its runs are placed from the right."""
+    make the line right-to-left: its runs are placed from the right. Of a text over LONG_TEXT characters only what
+    can show is laid out (:func:`_clip`)."""
+    if len(text) > LONG_TEXT:
+        text = _clip(text, size, bold, max_width, cjk, arabic)
     line = _layout(text, size, bold, cjk, arabic)
     if line.width <= max_width or len(text) <= 1:
         return line
@@ -236,22 +255,55 @@ def wrap(text: str, size: int, max_width: int, cjk: str = "cjk-sc", arabic: str 
     line = ""
     for word in text.split(" "):
         candidate = f"{line} {word}" if line else word
-        if layout(candidate, size, bold, cjk=cjk, arabic=arabic).width <= max_width:
+        if (layout(candidate, size, bold, cjk=cjk, arabic=arabic).width <= max_width if len(word) <= LONG_WORD
+                else _fitting(candidate, size, bold, max_width, cjk, arabic) == len(candidate)):
             line = candidate
             continue
         if line:
             lines.append(line)
             line = ""
-        while layout(word, size, bold, cjk=cjk, arabic=arabic).width > max_width:
-            cut = len(word)
-            while cut > 1 and layout(word[:cut], size, bold, cjk=cjk, arabic=arabic).width > max_width:
-                cut -= 1
+        hint, long_word = 0, len(word) > LONG_WORD
+        while (cut := _fitting(word, size, bold, max_width, cjk, arabic, hint)) < len(word):
             while cut > 1 and (unicodedata.combining(word[cut]) or unicodedata.category(word[cut])[0] == "M"):
                 cut -= 1  # a mark belongs with the letter before it
             lines.append(word[:cut])
-            word = word[cut:]
+            word, hint = word[cut:], cut if long_word else 0
         line = word
     return lines + ([line] if line else [])
+
+
+LONG_WORD = 256  # a word longer than this is cut by bisection (see _fitting)
+
+
+def _fitting(word: str, size: int, bold: bool, max_width: int, cjk: str, arabic: str, hint: int = 0) -> int:
+    """How many of ``word``'s characters fit on a line of ``max_width`` (at least one; all of them if it fits). A
+    word of LONG_WORD characters or fewer is measured as it always was, the longest prefix that fits found by
+    taking a character off at a time; a longer one (a client's megabyte of digits) by doubling then bisection, in
+    a few times what fits, not the square of its length. ``hint``: what fitted on the line before, for the rest of
+    a long word (its next line takes as many characters, most often: two layouts confirm it)."""
+    def fits(k: int) -> bool:
+        return layout(word[:k], size, bold, cjk=cjk, arabic=arabic).width <= max_width
+
+    if 0 < hint < len(word) and fits(hint) and not fits(hint + 1):
+        return hint
+
+    if len(word) <= LONG_WORD:
+        if fits(len(word)):
+            return len(word)
+        cut = len(word)
+        while cut > 1 and not fits(cut):
+            cut -= 1
+        return cut
+    hi = 2
+    while hi < len(word) and fits(hi):
+        hi *= 2
+    if hi >= len(word) and fits(len(word)):
+        return len(word)
+    lo, hi = 1, min(hi, len(word))  # fits(lo) (or lo is 1), not fits(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
 
 
 def is_rtl_text(text: str) -> bool:

@@ -12,6 +12,7 @@ from vlui.android import intents as android_intents
 from vlui.android.apps import LAUNCHER_PKG, apps, short_component
 from vlui.resources import read_yaml
 from vlui.served import DATA_DIR, configure
+from vlui.served.numbers import parse_long
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import Command, Io, Session, ShellApi, UsageError, getopt, without_user
 from vlui.sim import intents
@@ -275,7 +276,7 @@ def monkey(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
         elif arg.startswith("-"):
             continue
         elif arg.isascii() and arg.isdigit():
-            count = int(arg)
+            count = parse_long(arg)
     key = next((k for k, info in apps().items() if info.package == package), None)
     if count != 1:
         io.complain("** the simulated phone's monkey starts an app: monkey -p PACKAGE 1\n")

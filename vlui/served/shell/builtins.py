@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import time
 
+from vlui.served.numbers import parse_long
 from vlui.served.shell.context import (
     ID,
     MAX_DEPTH,
@@ -22,6 +23,7 @@ from vlui.served.shell.context import (
     ShellApi,
     UsageError,
 )
+from vlui.served.shell.language import decimal
 
 _ECHO_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
                  "\\": "\\"}
@@ -76,11 +78,17 @@ def false(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     return 1
 
 
+def _getn(text: str) -> int | None:
+    """A builtin's number as mksh's getn reads it: an optional sign and digits that fit a 32-bit int, else None
+    (``bad number``)."""
+    return parse_long(text.lstrip(" \t\n"), -(1 << 31), (1 << 31) - 1)
+
+
 def exit_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
-    if args and not re.fullmatch(r"-?\d+", args[0]):
+    if args and _getn(args[0]) is None:
         io.complain(f"{SH}: exit: {args[0]}: bad number\n")
         raise Exit(1)
-    raise Exit((int(args[0]) if args else s.status) & 0xFF)
+    raise Exit((_getn(args[0]) if args else s.status) & 0xFF)
 
 
 def sleep(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
@@ -217,20 +225,20 @@ def continue_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
 
 def _unwind(s: Session, io: Io, name: str, args: list[str]) -> int:
     """``break [N]`` and ``continue [N]``: out of (or on with) the N-th enclosing loop."""
-    if args and not re.fullmatch(r"\d+", args[0]) or args and int(args[0]) < 1:
+    if args and ((_getn(args[0]) or 0) < 1 or not args[0].isdigit()):
         io.complain(f"{SH}: {name}: {args[0]}: bad number\n")
         return 1
     if not s.loops:
         io.complain(f"{SH}: {name}: can't {name}\n")
         return 1
-    raise Break(min(int(args[0]) if args else 1, s.loops), again=name == "continue")
+    raise Break(min(_getn(args[0]) if args else 1, s.loops), again=name == "continue")
 
 
 def return_(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
-    if args and not re.fullmatch(r"-?\d+", args[0]):
+    if args and _getn(args[0]) is None:
         io.complain(f"{SH}: return: {args[0]}: bad number\n")
         raise Return(1)
-    raise Return((int(args[0]) if args else s.status) & 0xFF)
+    raise Return((_getn(args[0]) if args else s.status) & 0xFF)
 
 
 def read(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
@@ -392,14 +400,36 @@ class _Test:
 
     @staticmethod
     def integer(text: str) -> int:
-        if not re.fullmatch(r"\s*[-+]?\d+\s*", text):
+        """An operand of ``-eq`` and the like: mksh reads it as its arithmetic does (wrapping at 32 bits)."""
+        value = decimal(text.strip().lstrip("+")) if re.fullmatch(r"\s*[-+]?\d+\s*", text) else None
+        if value is None:
             raise UsageError(f"{text}: bad number")
-        return int(text)
+        return value
+
+
+# mksh's own builtins, which no file in /system/bin holds (``which`` finds none of them)
+SHELL_ONLY = frozenset({":", "exit", "cd", "export", "unset", "local", "set", "exec", "read", "break", "continue",
+                        "return"})
+
+
+def which(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``which [-a] NAME...``: toybox's, the path of each command in ``$PATH`` (here /system/bin, where every
+    command of the phone lives); a name it does not find prints nothing, and the status is 1."""
+    status = 0
+    for name in (a for a in args if a not in ("-a", "--")):
+        found = f"/system/bin/{name}" if "/" not in name and name not in SHELL_ONLY and sh.has_command(name) else ""
+        if "/" in name and sh.has_command(name):
+            found = name
+        if found:
+            io.say(found + "\n")
+        else:
+            status = 1
+    return status
 
 
 COMMANDS: dict[str, Command] = {
     "echo": echo, "true": true, "false": false, ":": colon, "exit": exit_, "sleep": sleep, "cd": cd, "pwd": pwd,
     "id": id_, "whoami": whoami, "sh": sh_, "export": export, "unset": unset, "local": local, "set": set_,
     "exec": exec_, "test": test, "[": bracket, "read": read, "break": break_, "continue": continue_,
-    "return": return_,
+    "return": return_, "which": which,
 }

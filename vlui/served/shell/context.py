@@ -248,5 +248,14 @@ class ShellApi(Protocol):
         """Whether the client is gone or the phone closed: a command that waits or streams ends."""
         ...
 
+    def has_command(self, name: str) -> bool:
+        """Whether ``name`` (or its path under /system/bin and the like) is a command of the phone's."""
+        ...
+
+    def tick(self, s: Session) -> None:
+        """Raise :class:`Abort` when the client is gone or the command line has used its CPU time: a command that
+        works through a large input calls it as it goes."""
+        ...
+
 
 Command = Callable[[ShellApi, Session, Io, list[str]], int]  # a command: (sh, s, io, args) -> exit status

@@ -4,12 +4,13 @@ writability as on a device, the shared storage's other names, the read-only ``/p
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 
 from vlui.served import DATA_DIR
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import Command, Io, Session, ShellApi, UsageError, getopt
-from vlui.served.storage import read_only
+from vlui.served.storage import name_too_long, read_only
 
 # Android 10's external storage: /sdcard is a symbolic link on the root file system to /storage/self/primary, which
 # leads (through /mnt/user/0/primary) to /storage/emulated/0, the sdcardfs view of /data/media/0. The phone keeps those
@@ -59,6 +60,8 @@ def read_file(phone: ServedPhone, path: str) -> tuple[bytes, str]:
         return b"", ""
     if path in PROC_FILES:
         return PROC_FILES[path], ""
+    if name_too_long(path):
+        return b"", "File name too long"
     with phone.lock:
         data = phone.files.get(path)
         if data is not None:
@@ -68,6 +71,8 @@ def read_file(phone: ServedPhone, path: str) -> tuple[bytes, str]:
 
 def unwritable(phone: ServedPhone, path: str) -> str:
     """Why ``path`` cannot be written ("" when it can). The caller holds the lock."""
+    if name_too_long(path):
+        return "File name too long"
     if phone.is_dir(path):
         return "Is a directory"
     parent = posixpath.dirname(path)
@@ -82,13 +87,12 @@ def unwritable(phone: ServedPhone, path: str) -> str:
 
 def exists(phone: ServedPhone, path: str) -> bool:
     """Whether ``path`` (the phone's) is a file or a directory, the system's folders and ``/proc`` files included."""
-    return path in phone.files or path in PROC_FILES or _is_dir(phone, path)
+    return path in phone.files or path in PROC_FILES or is_dir(phone, path)
 
 
 def _tree(phone: ServedPhone, path: str) -> list[str]:
-    """The keys of ``files`` at or under ``path``."""
-    prefix = path.rstrip("/") + "/"
-    return [p for p in phone.files if p == path or p.startswith(prefix)]
+    """The keys of ``files`` at or under ``path`` (found through the directories' index)."""
+    return phone.files.under(path)
 
 
 def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
@@ -104,10 +108,9 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
             # as toybox: a link named on the command line is shown itself with -l or -d, unless it ends in "/"
             if lexical in SYMLINKS and o & {"l", "d"} and not arg.endswith("/") and "L" not in o:
                 files.append((arg, lexical, True))
-            elif path in sh.phone.files or path in PROC_FILES or (
-                    path != "/" and "d" in o and _is_dir(sh.phone, path)):
+            elif path in sh.phone.files or path in PROC_FILES or ("d" in o and is_dir(sh.phone, path)):
                 files.append((arg, path, False))
-            elif _is_dir(sh.phone, path):
+            elif is_dir(sh.phone, path):
                 dirs.append((arg, path))
             else:
                 errors.append(f"ls: {arg}: No such file or directory\n")
@@ -120,7 +123,7 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
             group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
             if p in PROC_FILES:
                 return "-r--r--r-- 1", "root root", 0, now, name
-            if _is_dir(sh.phone, p):
+            if is_dir(sh.phone, p):
                 return "drwxrwx--x 2", f"root {group}", 4096, now, name
             return "-rw-rw---- 1", f"root {group}", len(sh.phone.files.get(p, b"")), now, name
 
@@ -135,7 +138,7 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
         if files:
             blocks.append(rows(files))
         for arg, path in dirs:
-            names = [n for n in _dir_names(sh.phone, path) if o & {"a", "A"} or not n.startswith(".")]
+            names = [n for n in dir_names(sh.phone, path) if o & {"a", "A"} or not n.startswith(".")]
             entries = [(n, p, p in SYMLINKS) for n in names for p in [posixpath.join(path, n)]]
             total = sum(-(-len(sh.phone.files.get(p, b"")) // 4096) * 4 for _, p, _ in entries)
             blocks.append((f"{arg}:\n" if len(files) + len(dirs) > 1 else "")
@@ -145,12 +148,14 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     return 1 if errors else 0
 
 
-def _is_dir(phone: ServedPhone, path: str) -> bool:
+def is_dir(phone: ServedPhone, path: str) -> bool:
     """Whether ``path`` (the phone's) is a directory: the phone's, or one of the system's folders it lists."""
     return phone.is_dir(path) or path in VIRTUAL_DIRS
 
 
-def _dir_names(phone: ServedPhone, path: str) -> list[str]:
+def dir_names(phone: ServedPhone, path: str) -> list[str]:
+    """What directory ``path`` holds, as ``ls`` and ``adb ls`` list it: the phone's files and directories, the
+    system's folders and links, and the ``/proc`` files. The caller holds the lock."""
     names = set(phone.list_dir(path)) | set(VIRTUAL_DIRS.get(path, ()))
     names |= {p[len(path.rstrip("/")) + 1:] for p in (*SYMLINKS, *VIRTUAL_DIRS, *PROC_FILES)
               if posixpath.dirname(p) == path}
@@ -195,14 +200,14 @@ def rm(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     if not operands and not force:
         raise UsageError("Needs 1 argument")
     errors = []
-    with sh.phone.lock:
-        for arg in operands:
-            path = phone_path(s, arg)
+    for arg in operands:
+        path = phone_path(s, arg)
+        with sh.phone.lock:
             if read_only(path) and exists(sh.phone, path):
                 errors.append(f"rm: {arg}: Read-only file system\n")
                 continue
             if path in sh.phone.files:
-                del sh.phone.files[path]
+                gone = [path]
             elif not sh.phone.is_dir(path):
                 if not force:
                     errors.append(f"rm: {arg}: No such file or directory\n")
@@ -211,11 +216,25 @@ def rm(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
                 errors.append(f"rm: {arg}: Is a directory\n")
                 continue
             else:
-                for p in _tree(sh.phone, path):
-                    del sh.phone.files[p]
+                gone = _tree(sh.phone, path)
+        _in_batches(sh.phone, gone, lambda p: sh.phone.files.pop(p, None))
+        with sh.phone.lock:
             sh.phone.make_dir(posixpath.dirname(path))  # a directory stays when its last file goes
     io.complain("".join(errors))
     return 1 if errors else 0
+
+
+BATCH = 1024  # entries a command changes at a time under the phone's lock: other clients are served in between
+
+
+def _in_batches(phone: ServedPhone, items: list, act) -> None:
+    """``act(item)`` for each of ``items``, :data:`BATCH` of them under the phone's lock at a time, so that a command
+    over a large tree (``rm -r``, ``cp -r``) holds the lock for what a batch costs, not for the whole tree (on a
+    device, too, the tree changes file by file while other processes run)."""
+    for start in range(0, len(items), BATCH):
+        with phone.lock:
+            for item in items[start:start + BATCH]:
+                act(item)
 
 
 def rmdir(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
@@ -251,40 +270,47 @@ def _copy(sh: ShellApi, s: Session, io: Io, args: list[str], name: str) -> int:
         raise UsageError("Needs 2 arguments")
     *sources, dest_arg = operands
     errors = []
+    files = sh.phone.files
     with sh.phone.lock:
         dest = phone_path(s, dest_arg)
         into = sh.phone.is_dir(dest)
-        if len(sources) > 1 and not into:
-            raise UsageError(f"'{dest_arg}' not directory")
-        for arg in sources:
-            src = phone_path(s, arg)
-            target = posixpath.join(dest, posixpath.basename(src)) if into else dest
-            if not exists(sh.phone, src):
-                errors.append(f"{name}: {arg}: No such file or directory\n")
+    if len(sources) > 1 and not into:
+        raise UsageError(f"'{dest_arg}' not directory")
+    for arg in sources:
+        src = phone_path(s, arg)
+        target = posixpath.join(dest, posixpath.basename(src)) if into else dest
+        with sh.phone.lock:
+            problem = _copy_problem(sh.phone, name, arg, src, dest_arg, target, recursive)
+            if problem:
+                errors.append(problem)
                 continue
-            if src == target or target.startswith(src.rstrip("/") + "/"):
-                errors.append(f"{name}: '{arg}' and '{dest_arg}' are the same or nested\n")
-                continue
-            is_file = src in sh.phone.files
-            if name == "mv" and read_only(src):
-                errors.append(f"mv: '{arg}': Read-only file system\n")
-                continue
-            if not (is_file or recursive):
-                errors.append(f"cp: Skipped dir '{arg}'\n")
-                continue
-            problem = unwritable(sh.phone, target)
-            if problem and (is_file or problem != "Is a directory"):
-                errors.append(f"{name}: '{dest_arg}': {problem}\n")
-                continue
-            moved = {src: target} if is_file else {p: target + p[len(src):] for p in _tree(sh.phone, src)}
-            for old, new in (moved or {src + "/": target + "/"}).items():
-                sh.phone.files[new] = sh.phone.files.get(old, b"")
-            if name == "mv":
-                for old in moved:
-                    sh.phone.files.pop(old, None)
+            moved = ({src: target} if src in files
+                     else {p: target + p[len(src):] for p in _tree(sh.phone, src)} or {src + "/": target + "/"})
+        _in_batches(sh.phone, list(moved.items()), lambda pair: files.__setitem__(pair[1], files.get(pair[0], b"")))
+        if name == "mv":
+            _in_batches(sh.phone, list(moved), lambda old: files.pop(old, None))
+            with sh.phone.lock:
                 sh.phone.make_dir(posixpath.dirname(src))
     io.complain("".join(errors))
     return 1 if errors else 0
+
+
+def _copy_problem(phone: ServedPhone, name: str, arg: str, src: str, dest_arg: str, target: str,
+                  recursive: bool) -> str:
+    """Why ``cp`` or ``mv`` cannot copy ``src`` to ``target`` (its error line), or "". The caller holds the lock."""
+    if not exists(phone, src):
+        return f"{name}: {arg}: No such file or directory\n"
+    if src == target or target.startswith(src.rstrip("/") + "/"):
+        return f"{name}: '{arg}' and '{dest_arg}' are the same or nested\n"
+    is_file = src in phone.files
+    if name == "mv" and read_only(src):
+        return f"mv: '{arg}': Read-only file system\n"
+    if not (is_file or recursive):
+        return f"cp: Skipped dir '{arg}'\n"
+    problem = unwritable(phone, target)
+    if problem and (is_file or problem != "Is a directory"):
+        return f"{name}: '{dest_arg}': {problem}\n"
+    return ""
 
 
 def touch(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
@@ -322,5 +348,19 @@ def _set_owner_or_mode(sh: ShellApi, s: Session, io: Io, args: list[str], name: 
     return 1 if errors else 0
 
 
+def md5sum(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``md5sum [FILE...]``: toybox's lines, ``HASH  NAME`` (standard input, or ``-``, when none is named)."""
+    _, operands = getopt(args, "bcs")
+    status = 0
+    for arg in operands or ["-"]:
+        data, problem = (io.inp.read(), "") if arg == "-" else sh.read(sh.path(s, arg))
+        if problem:
+            io.complain(f"md5sum: {arg}: {problem}\n")
+            status = 1
+            continue
+        io.say(f"{hashlib.md5(data).hexdigest()}  {arg}\n")
+    return status
+
+
 COMMANDS: dict[str, Command] = {"ls": ls, "mkdir": mkdir, "rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "touch": touch,
-                                "chmod": chmod, "chown": chown}
+                                "chmod": chmod, "chown": chown, "md5sum": md5sum}

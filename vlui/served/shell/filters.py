@@ -3,10 +3,13 @@ regexes), each a stage that reads its input as it arrives."""
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable
 
-from vlui.served.shell.context import PIPE_INPUT_MAX, Input, PipeClosed, UsageError, getopt
+from vlui.served.numbers import parse_long
+from vlui.served.patterns import PatternError, TooCostly, grep_pattern
+from vlui.served.shell.context import PIPE_INPUT_MAX, Input, PipeClosed, UsageError, discard, getopt
 
 
 class Stage:
@@ -52,14 +55,21 @@ class Collect(Stage):
         return self.run(Input(data))
 
 
+def _no_tick() -> None:
+    pass
+
+
 class Filter(Stage):
-    """A command that reads lines (from its input, or from the files named on its command line)."""
+    """A command that reads lines (from its input, or from the files named on its command line). ``err`` is its
+    standard error; ``tick`` is called as it works through its input, and raises to stop it (the shell's CPU budget,
+    a client that went away)."""
 
     name = ""
     flags, valued = "", ""
 
-    def __init__(self, args: list[str], out: Callable[[bytes], None]) -> None:
-        self.out = out
+    def __init__(self, args: list[str], out: Callable[[bytes], None], err: Callable[[bytes], None] = discard,
+                 tick: Callable[[], None] = _no_tick) -> None:
+        self.out, self.err, self.tick = out, err, tick
         self.status = 0
         self._pieces: list[bytes] = []  # the line being received
         opts, self.files = getopt(self.normalise(args), self.flags, self.valued)
@@ -110,7 +120,10 @@ def _count_option(args: list[str]) -> list[str]:
 def _count(value: str) -> int:
     if not (value.isascii() and value.isdigit()):  # isdigit() alone takes '¹', which int() refuses
         raise UsageError(f"Not a number '{value}'")
-    return int(value)
+    count = parse_long(value)
+    if count is None:  # past a long long: toybox's strtoll fails with ERANGE, said as bionic's strerror says it
+        raise UsageError(f"{value}: Math result not representable")
+    return count
 
 
 class _Head(Filter):
@@ -154,7 +167,7 @@ class _Tail(Filter):
         self.lines: list[bytes] = []
         for _, value in opts:
             if value.startswith("+") and value[1:].isascii() and value[1:].isdigit():
-                self.start = max(1, int(value[1:]))
+                self.start = max(1, _count(value[1:]))
             else:
                 self.count = _count(value)
 
@@ -167,17 +180,33 @@ class _Tail(Filter):
 
 
 class _Wc(Filter):
+    """Counts what it reads a chunk at a time, never a line at a time: ``screencap | wc -c`` (9 MB of pixels) costs
+    milliseconds. A word is a run of non-blanks, which may continue from one chunk into the next."""
+
     name, flags = "wc", "lwcm"
 
     def setup(self, opts: list[tuple[str, str]]) -> None:
         self.which = [o for o, _ in opts] or ["l", "w", "c"]
         self.counts = {"l": 0, "w": 0, "c": 0, "m": 0}
+        self.in_word = False
+        self.chars = codecs.getincrementaldecoder("utf-8")("replace") if "m" in self.which else None
 
-    def line(self, line: bytes) -> None:
-        self.counts["l"] += line.endswith(b"\n")
-        self.counts["w"] += len(line.split())
-        self.counts["c"] += len(line)
-        self.counts["m"] += len(line.decode("utf-8", "replace"))
+    def feed(self, data: bytes) -> None:
+        if not data:
+            return
+        data = bytes(data)  # screencap writes a memoryview
+        self.counts["l"] += data.count(b"\n")
+        self.counts["c"] += len(data)
+        self.counts["w"] += len(data.split()) - (self.in_word and not data[:1].isspace())
+        self.in_word = not data[-1:].isspace()
+        if self.chars is not None:
+            self.counts["m"] += len(self.chars.decode(data))
+
+    def close(self) -> int:
+        if self.chars is not None:
+            self.counts["m"] += len(self.chars.decode(b"", final=True))
+        self.finish()
+        return self.status
 
     def finish(self) -> None:
         order = [o for o in "lwmc" if o in self.which]
@@ -205,26 +234,6 @@ class _Sort(Filter):
         self.out(b"".join(line + b"\n" for line in lines))
 
 
-_POSIX_CLASSES = {"[:digit:]": "0-9", "[:alpha:]": "A-Za-z", "[:alnum:]": "A-Za-z0-9", "[:upper:]": "A-Z",
-                  "[:lower:]": "a-z", "[:space:]": r"\s", "[:xdigit:]": "0-9A-Fa-f", "[:punct:]": r"!-/:-@\[-`{-~"}
-
-
-def _basic_regex(pattern: str) -> str:
-    """A grep basic regular expression in Python's syntax: there ``\\( \\) \\{ \\} \\| \\+ \\?`` are the operators
-    and the bare characters are literals."""
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            nxt = pattern[i + 1]
-            out.append(nxt if nxt in "(){}|+?" else "\\" + nxt)
-            i += 2
-            continue
-        out.append("\\" + c if c in "(){}|+?" else c)
-        i += 1
-    return "".join(out)
-
-
 class _Grep(Filter):
     name, flags, valued = "grep", "vEFicqwxnsH", "e"
 
@@ -236,31 +245,24 @@ class _Grep(Filter):
                 raise UsageError("no pattern")
             patterns = [self.files.pop(0)]
         self.invert, self.count_only, self.quiet, self.numbered = "v" in o, "c" in o, "q" in o, "n" in o
-        regexes = []
-        for p in patterns:
-            for alt in p.split("\n"):
-                if "F" in o:
-                    rx = re.escape(alt)
-                else:
-                    for cls, py in _POSIX_CLASSES.items():
-                        alt = alt.replace(cls, py)
-                    rx = alt if "E" in o else _basic_regex(alt)
-                if "w" in o:
-                    rx = rf"(?<!\w)(?:{rx})(?!\w)"
-                if "x" in o:
-                    rx = rf"^(?:{rx})$"
-                regexes.append(rx)
         try:
-            self.regex = re.compile("|".join(f"(?:{r})" for r in regexes), re.IGNORECASE if "i" in o else 0)
-        except re.error as err:
+            self.pattern = grep_pattern(patterns, extended="E" in o, fixed="F" in o, ignore_case="i" in o,
+                                        word="w" in o, line="x" in o)
+        except PatternError as err:  # toybox's xregcomp: "bad regex 'PATTERN': what regerror says"
             raise UsageError(f"bad regex '{'|'.join(patterns)}': {err}") from None
         self.matches = self.lines_read = 0
         self.status = 1
 
     def line(self, line: bytes) -> None:
+        self.tick()
         self.lines_read += 1
-        text = line.rstrip(b"\n").decode("utf-8", "surrogateescape")
-        if (self.regex.search(text) is not None) == self.invert:
+        try:
+            found = self.pattern.search(line[:-1] if line.endswith(b"\n") else line)
+        except TooCostly as err:
+            self.err(f"grep: {err}\n".encode())
+            self.status = 2
+            raise PipeClosed from None
+        if found == self.invert:
             return
         self.matches += 1
         self.status = 0

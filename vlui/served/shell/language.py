@@ -1,6 +1,6 @@
 """The shell's language: the lexer and parser of a script (words, quoting, ``$`` expansions, operators,
-redirections, and mksh's compound commands), ``$(( ))`` arithmetic, and glob patterns. What a real ``sh`` would run
-but this one cannot (command substitution, ``&``, subshells, here-documents) is a syntax error here.
+redirections, and mksh's compound commands) and ``$(( ))`` arithmetic; its globs are matched by
+:mod:`vlui.served.patterns`. What a real ``sh`` would run but this one cannot (command substitution, ``&``, subshells, here-documents) is a syntax error here.
 
 Everything is linear in the length of the script, and nothing recurses without a bound: a script nests at most
 :data:`MAX_NESTING` compound commands, an arithmetic expression 64 levels, and a pipeline is a flat list however
@@ -636,6 +636,26 @@ def _wrap(value: int) -> int:
     return value - (1 << _INT_BITS) if value >> (_INT_BITS - 1) else value
 
 
+def wrapped(digits: str, base: int = 10) -> int:
+    """A number as mksh reads it, digit by digit in a 32-bit unsigned integer, "overflow as truncation" (var.c's
+    getint), then signed: any count of digits, in linear time (Python's ``int()`` refuses more than 4,300). Raises
+    ValueError for a digit not of ``base``."""
+    value = 0
+    for i in range(0, len(digits), 8):
+        chunk = digits[i:i + 8]
+        value = (value * base ** len(chunk) + int(chunk, base)) & ((1 << _INT_BITS) - 1)
+    return _wrap(value)
+
+
+def decimal(text: str) -> int | None:
+    """A decimal integer with an optional sign, as mksh's arithmetic reads a variable's value, or None."""
+    digits = text[1:] if text[:1] == "-" else text
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    value = wrapped(digits)
+    return _wrap(-value) if text[:1] == "-" else value
+
+
 def _c_div(a: int, b: int, op: str) -> int:
     """C's division and remainder (truncating toward zero), as mksh computes them."""
     q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
@@ -685,8 +705,10 @@ class _Arith:
                 return _wrap(int(tok[2:], 16))
             if "#" in tok:
                 base, digits = tok.split("#", 1)
-                return _wrap(int(digits, int(base)))
-            return _wrap(int(tok, 10))  # mksh reads 010 as ten (octal only with ``set -o posix``)
+                if not 2 <= int(base[-3:]) <= 36 or len(base.lstrip("0")) > 2:
+                    raise ValueError(base)
+                return wrapped(digits, int(base))
+            return wrapped(tok)  # mksh reads 010 as ten (octal only with ``set -o posix``)
         except ValueError:
             raise self.error(f"bad number '{tok}'") from None
 
@@ -697,8 +719,8 @@ class _Arith:
         value = self.get(name).strip()
         if not value:
             return 0
-        if re.fullmatch(r"-?\d+", value):
-            return _wrap(int(value))
+        if (number := decimal(value)) is not None:
+            return number
         if len(self.evaluating) >= _ARITH_INDIRECTION:
             raise self.error(f"expression recurses on parameter '{name}'")
         inner = _Arith(value, self.get, self.set)
@@ -809,29 +831,3 @@ def arithmetic(text: str, get, set_) -> int:
     """The value of ``$((text))``, ``text`` already expanded; ``get(name) -> str`` and ``set_(name, str)`` are the
     variables. Raises :class:`ArithError`."""
     return _Arith(text, get, set_).evaluate()
-
-
-# ---------------------------------------------------------------------------------------------- globs
-def glob_regex(component: str, path: bool = True) -> str:
-    """One path component of a glob as a regex: ``*`` and ``?`` stop at ``/``, and match no leading dot. Not a
-    ``path`` (a ``case`` pattern): they match any character."""
-    out, i = [], 0
-    while i < len(component):
-        c = component[i]
-        if c == "*":
-            out.append("[^/]*" if path else "(?s:.*)")
-        elif c == "?":
-            out.append("[^/]" if path else "(?s:.)")
-        elif c == "[":
-            end = component.find("]", i + 2 if component[i + 1:i + 2] in ("!", "]") else i + 1)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                body = component[i + 1:end].replace("\\", "\\\\").replace("[", "\\[")
-                out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-                i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    regex = "".join(out)
-    return regex if component.startswith(".") or not path else f"(?!\\.){regex}"

@@ -3,13 +3,25 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from vlui.android.logcat import EPOCH, Entry
-from vlui.served.shell.context import POLL_S, SHELL_PID, Command, Io, Session, ShellApi, UsageError, getopt
+from vlui.served.numbers import parse_long
+from vlui.served.patterns import Pattern, PatternError, ecmascript_pattern
+from vlui.served.shell.context import (
+    POLL_S,
+    SHELL_PID,
+    Command,
+    Io,
+    Session,
+    ShellApi,
+    UsageError,
+    getopt,
+)
+
+UINT_MAX = (1 << 32) - 1  # what android::base::ParseUint reads into logcat's counts and pids
 
 _PRIORITY = {"V": 2, "D": 3, "I": 4, "W": 5, "E": 6, "F": 7, "A": 7, "S": 8}  # android_LogPriority
 
@@ -28,7 +40,7 @@ class _LogQuery:
     max_count: int | None = None
     default: str = "V"
     levels: dict[str, str] = field(default_factory=dict)
-    regex: re.Pattern | None = None
+    regex: Pattern | None = None
     pid: int | None = None
     buffers: tuple[str, ...] = ("main", "system", "crash")
 
@@ -36,7 +48,7 @@ class _LogQuery:
         level = self.levels.get(e.tag, self.default)
         return (_PRIORITY.get(e.level, 2) >= _PRIORITY[level] and level != "S"
                 and (self.pid is None or e.pid == self.pid)
-                and (self.regex is None or self.regex.search(e.message) is not None))
+                and (self.regex is None or self.regex.search(e.message)))
 
     @property
     def silent_buffers(self) -> bool:
@@ -113,8 +125,8 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
             value = args.pop(0)
         if name != "--pid":
             short += [long_options[name], value]
-        elif value.isascii() and value.isdigit():
-            q.pid = int(value)
+        elif (pid := parse_long(value, 0, UINT_MAX)) is not None and value.isdigit():
+            q.pid = pid
         else:
             raise UsageError(f"--pid={value} is not a process id")
     opts, specs = getopt(short, "cdsgDBLS", "bvtTmeGfrn")
@@ -138,18 +150,19 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
                                      f"{', '.join(_LOG_FORMATS)} (with {', '.join(_LOG_MODIFIERS)})")
         elif opt in "tT":
             q.dump = q.dump or opt == "t"
-            if value.isascii() and value.isdigit():
-                q.tail = int(value)
+            if value.isdigit() and (count := parse_long(value, 0, UINT_MAX)) is not None:
+                q.tail = count
             else:
                 q.since_ms = _log_time(value, year)
         elif opt == "m":
-            if not (value.isascii() and value.isdigit()) or int(value) == 0:
+            count = parse_long(value, 1, UINT_MAX) if value.isdigit() else None
+            if count is None:
                 raise UsageError(f"-m \"{value}\" isn't an integer greater than zero")
-            q.max_count = int(value)
+            q.max_count = count
         elif opt == "e":
             try:
-                q.regex = re.compile(value)
-            except re.error as err:
+                q.regex = ecmascript_pattern(value)
+            except PatternError as err:
                 raise UsageError(f"bad regex '{value}': {err}") from None
         elif opt == "b":
             buffers += value.split(",")
@@ -175,10 +188,11 @@ def _logcat_query(args: list[str], year: int, env_tags: str | None = None) -> _L
 
 
 class _LogPrinter:
-    """Writes entries as one ``logcat`` invocation does: its divider before the first, at most ``max_count``."""
+    """Writes entries as one ``logcat`` invocation does: its divider before the first, at most ``max_count``.
+    ``tick`` is called for each entry (it raises to stop a long ``-e`` match: the CPU budget, a client gone)."""
 
-    def __init__(self, q: _LogQuery, out: Callable[[bytes], None]) -> None:
-        self.q, self.out = q, out
+    def __init__(self, q: _LogQuery, out: Callable[[bytes], None], tick: Callable[[], None]) -> None:
+        self.q, self.out, self.tick = q, out, tick
         self.started = False
         self.printed = 0
 
@@ -192,6 +206,8 @@ class _LogPrinter:
         self.started = True
         done = False
         for e in entries:
+            if self.q.regex is not None:
+                self.tick()
             if self.q.wants(e):
                 chunks.append(_format_entry(self.q.fmt, e, self.q.modifiers))
                 self.printed += 1
@@ -271,7 +287,7 @@ def logcat(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
         entries = [e for e in entries if e.time_ms >= q.since_ms]
     if q.tail is not None:  # as logd: the last N entries, then the filters (they run in logcat)
         entries = entries[-q.tail:] if q.tail else []
-    printer = _LogPrinter(q, io.out)
+    printer = _LogPrinter(q, io.out, lambda: sh.tick(s))
     if printer.print(entries) or q.dump:
         return 0
     while not sh.stopped(s):

@@ -22,6 +22,7 @@ import vlui.served.shell.screen as screen
 import vlui.served.shell.sqlite as sqlite
 import vlui.served.shell.system as system
 from vlui.errors import VluiError
+from vlui.served.patterns import TooCostly, glob
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import (
     ARG_MAX,
@@ -62,7 +63,6 @@ from vlui.served.shell.language import (
     Simple,
     Word,
     arithmetic,
-    glob_regex,
 )
 from vlui.served.storage import StorageError
 
@@ -208,9 +208,9 @@ class Shell:
         """Whether the client is gone or the phone closed."""
         return s.cancelled.is_set() or self.phone.closed.is_set()
 
-    def _tick(self, s: Session) -> None:
-        """Between two turns of a loop and before a function runs: stop when the client is gone or the line has
-        used its CPU time. (A device has no such budget; ``ulimit -t`` would end the shell with SIGXCPU, 152.)"""
+    def tick(self, s: Session) -> None:
+        """Between two turns of a loop, before a function runs, and as a command works through its input (grep's
+        lines, logcat's entries): stop when the client is gone or the line has used its CPU time. (A device has no such budget; ``ulimit -t`` would end the shell with SIGXCPU, 152.)"""
         if self.stopped(s):
             raise Abort("", 130)
         if time.thread_time() - s.cpu_start > self.cpu_budget_s:
@@ -252,7 +252,7 @@ class Shell:
             name = self._name(argv[0]) if argv else ""
             if name in FILTERS and argv[0] not in s.functions:
                 try:
-                    stage = FILTERS[name](argv[1:], rio.out)
+                    stage = FILTERS[name](argv[1:], rio.out, rio.err, lambda: self.tick(s))
                 except UsageError as err:
                     rio.complain(f"{name}: {err}\n")
                     return After(lambda: 2 if name == "grep" else 1)
@@ -322,8 +322,11 @@ class Shell:
     def _run_case(self, s: Session, io: Io, node: Case) -> int:
         subject = self._expand_one(s, node.subject)
         for patterns, body in node.arms:
-            if any(re.fullmatch(glob_regex(self._pattern(s, p), path=False), subject) for p in patterns):
-                return self._run_list(s, io, body) if body else 0
+            try:
+                if any(glob(self._pattern(s, p), path=False).fullmatch(subject) for p in patterns):
+                    return self._run_list(s, io, body) if body else 0
+            except TooCostly as err:
+                raise Abort(f"{SH}: case: {err}\n", 1) from None
         return 0
 
     def _run_loop(self, s: Session, io: Io, node: Loop | For) -> int:
@@ -334,7 +337,7 @@ class Shell:
         s.loops += 1
         try:
             while True:
-                self._tick(s)
+                self.tick(s)
                 if isinstance(node, For):
                     item = next(turns, None)
                     if item is None:
@@ -356,7 +359,7 @@ class Shell:
             s.loops -= 1
 
     def _call_function(self, s: Session, io: Io, argv: list[str]) -> int:
-        self._tick(s)
+        self.tick(s)
         self._enter(s, argv[0])
         saved = s.args, s.loops, s.locals
         s.args, s.loops, s.locals = argv[1:], 0, {}
@@ -441,7 +444,11 @@ class Shell:
         size = [0]
         for word in words:
             for text, pattern in self._fields(s, word, size):
-                args += (self._glob(s, pattern) or [text]) if pattern is not None else [text]
+                found = self._glob(s, pattern) if pattern is not None else []
+                size[0] += sum(len(f) + 1 for f in found)
+                if size[0] > ARG_MAX:
+                    raise Abort(f"{SH}: Argument list too long\n", 126)
+                args += found or [text]
         return args
 
     def _expand_one(self, s: Session, word: Word) -> str:
@@ -472,7 +479,9 @@ class Shell:
                 fields.append(("".join(text), "".join(pattern) if globby else None))
             text, pattern, globby, present = [], [], False, False
 
-        for kind, part in word.parts:
+        for k, (kind, part) in enumerate(word.parts):
+            if k == 0 and kind == "lit" and (part == "~" or part.startswith("~/")):  # a tilde prefix: $HOME
+                part = s.env.get("HOME", "") + part[1:]
             if kind in ("lit", "quoted"):
                 size[0] += len(part)
                 if size[0] > ARG_MAX:
@@ -495,15 +504,36 @@ class Shell:
                     pattern.append(_GLOB_CHARS.sub(r"[\g<0>]", arg))
                     present = True
             else:  # an unquoted expansion: split at $IFS
-                pieces = self.split(s, self._value(s, kind, part, size))
-                for j, piece in enumerate(pieces):
+                pieces = self._split_fields(s, self._value(s, kind, part, size))
+                for j, (piece, delimited) in enumerate(pieces):
                     if j:
                         end()
+                    present = present or delimited
                     text.append(piece)
                     pattern.append(piece)
                     globby = globby or _GLOB_CHARS.search(piece) is not None
         end()
         return fields
+
+    def _split_fields(self, s: Session, value: str) -> list[tuple[str, bool]]:
+        """:meth:`split`'s pieces, each with whether a delimiter holding a character of $IFS that is not whitespace
+        ends it: such a delimiter ends a field even when it is empty (``IFS=a`` splits ``baac`` into ``b``, ``""``
+        and ``c``), where whitespace only separates (POSIX's field splitting, as mksh does it)."""
+        ifs = s.env.get("IFS", " \t\n")
+        pieces = self.split(s, value)
+        if len(pieces) < 2 or not ifs.strip(" \t\n"):
+            return [(piece, False) for piece in pieces]
+        delimiters = re.findall(self._ifs_pattern(ifs), value)
+        return [(piece, j < len(delimiters) and bool(delimiters[j].strip(" \t\n")))
+                for j, piece in enumerate(pieces)]
+
+    @staticmethod
+    def _ifs_pattern(ifs: str) -> str:
+        white = "".join(c for c in ifs if c in " \t\n")
+        other = "".join(c for c in ifs if c not in " \t\n")
+        w = f"[{re.escape(white)}]*" if white else ""
+        delims = ([f"{w}[{re.escape(other)}]{w}"] if other else []) + ([f"[{re.escape(white)}]+"] if white else [])
+        return "|".join(delims)
 
     def split(self, s: Session, value: str, maxsplit: int = 0) -> list[str]:
         """Field splitting: whitespace in ``$IFS`` separates (runs of it count once), any other IFS character
@@ -512,11 +542,7 @@ class Shell:
         ifs = s.env.get("IFS", " \t\n")
         if not value or not ifs:
             return [value]
-        white = "".join(c for c in ifs if c in " \t\n")
-        other = "".join(c for c in ifs if c not in " \t\n")
-        w = f"[{re.escape(white)}]*" if white else ""
-        delims = ([f"{w}[{re.escape(other)}]{w}"] if other else []) + ([f"[{re.escape(white)}]+"] if white else [])
-        return re.split("|".join(delims), value, maxsplit=maxsplit)
+        return re.split(self._ifs_pattern(ifs), value, maxsplit=maxsplit)
 
     def _pattern(self, s: Session, word: Word) -> str:
         """A ``case`` pattern: quoted text matches literally."""
@@ -536,29 +562,39 @@ class Shell:
 
     def _variable(self, s: Session, name: str) -> str:
         if name.isascii() and name.isdigit():  # str.isdigit() is true of '¹' too, which int() refuses
-            n = int(name)
+            n = int(name) if len(name) < 10 else 1 << 31  # past any argument list ARG_MAX allows
             return s.name if n == 0 else (s.args[n - 1] if n <= len(s.args) else "")
         special = {"?": str(s.status), "$": str(SHELL_PID), "#": str(len(s.args)), "@": " ".join(s.args),
                    "*": " ".join(s.args), "!": "", "-": ""}
         return special[name] if name in special else s.env.get(name, "")
 
     def _glob(self, s: Session, pattern: str) -> list[str]:
-        absolute = self.path(s, pattern)
-        parts = absolute.strip("/").split("/")
-        regexes = [re.compile(glob_regex(p)) for p in parts]
+        """The phone's paths that ``pattern`` matches, sorted, found component by component through the
+        directories' index: what it costs is what it looks at. A ``*`` or ``?`` matches no leading dot."""
+        parts = self.path(s, pattern).strip("/").split("/")
+        found = ["/"]
         with self.phone.lock:
-            paths = set()
-            for p in (*self.phone.files, *self.phone.STANDARD_DIRS):
-                p = p.rstrip("/")
-                while p:
-                    paths.add(p)
-                    p = posixpath.dirname(p) if p != "/" else ""
-        found = sorted(p for p in paths if p != "/" and len(p.strip("/").split("/")) == len(parts)
-                       and all(r.fullmatch(c) for r, c in zip(regexes, p.strip("/").split("/"), strict=True)))
+            for part in parts:
+                if _GLOB_CHARS.search(part) is None:
+                    found = [p for d in found for p in [posixpath.join(d, part)]
+                             if p in self.phone.files or self.phone.is_dir(p)]
+                    continue
+                matcher = glob(part)
+                try:
+                    found = [posixpath.join(d, name) for d in found for name in self.phone.list_dir(d)
+                             if (part.startswith(".") or not name.startswith(".")) and matcher.fullmatch(name)]
+                except TooCostly as err:
+                    raise Abort(f"{SH}: {err}\n", 1) from None
+        found = sorted(p for p in found if p != "/")
         if pattern.startswith("/"):
             return found
         base = s.cwd.rstrip("/") + "/"
         return [p[len(base):] if p.startswith(base) else p for p in found]
+
+    def has_command(self, name: str) -> bool:
+        """Whether ``name`` (or its path under /system/bin and the like) is a command of the phone's."""
+        name = self._name(name)
+        return name in COMMANDS or name in FILTERS
 
     def _name(self, arg: str) -> str:
         for d in BIN_DIRS:
@@ -594,7 +630,7 @@ class Shell:
         """A filter run on its own: it reads the files it names, or its standard input (a ``<`` file, what came
         through ``|``; none for ``adb shell CMD``)."""
         try:
-            f = FILTERS[name](args, io.out)
+            f = FILTERS[name](args, io.out, io.err, lambda: self.tick(s))
         except UsageError as err:
             io.complain(f"{name}: {err}\n")
             return 2 if name == "grep" else 1
@@ -614,7 +650,9 @@ class Shell:
 
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
-_PARAMETER = re.compile(r"\$(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9?$#!@*-]))")  # inside $(( ))
+# inside $(( )); a name in braces holds no "$", so a "${" without its "}" is given up at the next "$" (linear in the
+# text, where [^}]* made "${${${..." quadratic)
+_PARAMETER = re.compile(r"\$(?:\{([^}$]*)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9?$#!@*-]))")
 
 
 class _Pump:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vlui.android.apps import LAUNCHER_PKG, apps
-from vlui.android.state import DeviceState, fields_problem, system_fields
+from vlui.android.state import EDIT_TEXT_MAX, DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
 from vlui.sim.apps import (
@@ -45,8 +45,10 @@ class App:
     ``state`` is the dataclass of what it remembers (None: nothing beyond its screens and text fields; every field
     has a default, so that ``state()`` is the app's state on a phone that has just booted), ``entry_problem`` says
     what the state's type cannot about a snapshot's or a task's entry for the app (Calendar: that a date is a date),
-    and each hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
-    :func:`on_editor_action`, :func:`on_state_set`, :func:`on_restart`)."""
+    ``max_length(field)`` is what each of its text fields holds at most, where the app sets a length (Messages'
+    compose field; :data:`vlui.android.state.EDIT_TEXT_MAX` otherwise), and each hook, where the app has one,
+    handles that event itself (see :func:`on_launch`, :func:`on_back`, :func:`on_editor_action`,
+    :func:`on_state_set`, :func:`on_restart`)."""
 
     build: Callable[[Phone, Ctx, Any], Node]
     screens: Callable[[str], Collection[str]] = lambda key: ("main",)
@@ -57,6 +59,7 @@ class App:
     on_editor_action: Callable[[Phone, str], None] | None = None
     on_state_set: Callable[[DeviceState, dict[str, Any]], None] | None = None
     on_restart: Callable[[Phone], None] | None = None
+    max_length: Callable[[str], int] = lambda field: EDIT_TEXT_MAX
 
 
 GENERIC = App(generic.build, generic.screen_names, on_back=generic.on_back)
@@ -70,7 +73,8 @@ APPS: dict[str, App] = {
                     entry_problem=calendar.entry_problem),
     "contacts": App(contacts.build, lambda key: contacts.SCREENS, state=contacts.ContactsState),
     "messages": App(messages.build, lambda key: messages.SCREENS, state=messages.MessagesState,
-                    on_back=messages.on_back, on_editor_action=messages.on_editor_action),
+                    on_back=messages.on_back, on_editor_action=messages.on_editor_action,
+                    max_length=messages.max_length),
     "chrome": App(chrome.build, lambda key: chrome.SCREENS, state=chrome.ChromeState),
     "files": App(files.build, lambda key: files.SCREENS, state=files.FilesState, entry_problem=files.entry_problem,
                  on_back=files.on_back, on_editor_action=files.on_editor_action),
@@ -174,6 +178,11 @@ def on_launch(dev: Phone, key: str, created: bool) -> None:
     hook = app(key).on_launch
     if hook is not None:
         hook(dev, key, created)
+
+
+def max_length(key: str, field: str) -> int:
+    """The most characters app ``key``'s text field ``field`` holds (what its LengthFilter lets in)."""
+    return app(key).max_length(field)
 
 
 def on_editor_action(dev: Phone, key: str, field: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypedDict, get_args
 
 from vlui.android.apps import apps
 from vlui.android.ids import DIALPAD_KEY_IDS
-from vlui.android.state import DeviceState
+from vlui.android.state import EDIT_TEXT_MAX, DeviceState
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
@@ -121,7 +121,7 @@ def call_intent(dev: Phone, number: str, caller_uid: int) -> None:
         if not stack:
             stack.append({"screen": "main"})
         stack.append({"screen": "keypad"})
-        dialer_state(dev).digits = number
+        dialer_state(dev).digits = number[:EDIT_TEXT_MAX]
         return
     _outgoing_call(dev, number)
 
@@ -136,7 +136,7 @@ def dial_intent(dev: Phone, number: str) -> None:
     if not stack:
         stack.append({"screen": "main"})
     stack.append({"screen": "keypad"})
-    dialer_state(dev).digits = number
+    dialer_state(dev).digits = number[:EDIT_TEXT_MAX]  # the digits field's length (a single-line EditText)
     dev.bring_to_front("phone")
 
 
@@ -223,7 +223,7 @@ def keypad(dev: Phone, ctx: Ctx, root: Node) -> Node:
         kx, ky = x0 + c * key_w, y0 + r * key_h
 
         def press(x, y, d=digit):
-            dialer.digits += d
+            dialer.digits = (dialer.digits + d)[:EDIT_TEXT_MAX]
 
         key = Node(cls="android.widget.FrameLayout", bounds=(kx, ky, kx + key_w, ky + key_h), package=PKG,
                    rid=f"{PKG}:id/{DIALPAD_KEY_IDS[digit]}",

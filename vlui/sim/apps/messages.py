@@ -64,7 +64,7 @@ from vlui.android.apps import short_component
 from vlui.android.intents import CATEGORY_DEFAULT, common_mime, mime_type
 from vlui.android.launcher import search_matches
 from vlui.android.logcat import EPOCH
-from vlui.android.state import DeviceState, shaped
+from vlui.android.state import EDIT_TEXT_MAX, DeviceState, shaped
 from vlui.errors import VluiError
 from vlui.sim.apps.contacts import people
 from vlui.sim.protocol import Phone
@@ -174,6 +174,16 @@ def receive(st: DeviceState, number: str, text: str, time: str, name: str = "") 
 
 
 # ---------------------------------------------------------------------------------------------------- actions
+# What the compose field holds: AOSP Messaging sets a LengthFilter of MmsConfig.getMaxTextLimit(), whose default
+# (no carrier value) is DEFAULT_MAX_TEXT_LENGTH, 2,000 characters.
+COMPOSE_MAX = 2000
+
+
+def max_length(field: str) -> int:
+    """What a field of Messages holds: the compose fields :data:`COMPOSE_MAX`, the others the framework's default."""
+    return COMPOSE_MAX if field.startswith("compose:") else EDIT_TEXT_MAX
+
+
 def compose_field(number: str) -> str:
     """The compose field's id among the phone's text fields: one per conversation, so each keeps its draft."""
     return f"compose:{''.join(c for c in number if c.isdigit() or c == '+')}"
@@ -274,7 +284,7 @@ def _choose(dev: Phone, name: str, number: str) -> None:
     picker = stack.pop() if stack and stack[-1]["screen"] == "new_conversation" else {}
     open_conversation(dev, number, name)
     if "share" in picker:
-        dev.state.fields[f"messages.{compose_field(dev.top_screen()['number'])}"] = picker["share"]
+        dev.state.fields[f"messages.{compose_field(dev.top_screen()['number'])}"] = picker["share"][:COMPOSE_MAX]
     if picker.get("attachments"):
         dev.top_screen()["attachments"] = list(picker["attachments"])
 
