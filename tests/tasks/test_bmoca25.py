@@ -6,6 +6,7 @@ the ones it cannot run yet; the tasks judged by an evaluator check, ended by it 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import fixture_app
 from vlui.adb.state import READERS
 from vlui.agents.expert import ExpertAgent
 from vlui.android.apps import apps
@@ -25,7 +27,17 @@ from vlui.errors import VluiError
 from vlui.resources import read_yaml
 from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import RELEASE, Detector, catalog, release_tasks, resolve_tasks, task_set, tasks
+from vlui.tasks.catalog import (
+    RELEASE,
+    Detector,
+    catalog,
+    installs,
+    release_pins,
+    release_tasks,
+    resolve_tasks,
+    task_set,
+    tasks,
+)
 from vlui.tasks.checks import check_problem, check_reads
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
@@ -221,6 +233,23 @@ def test_every_task_of_a_new_app_is_refused_for_that_app() -> None:
             assert not t.sim and t.unsupported == f"it has no {' or '.join(NEW_APPS[a] for a in lacking)} app", t.id
         elif not t.sim:
             assert t.unsupported, t.id
+
+
+def test_release_runs_have_the_releases_apps_that_vlui_knows_and_paper_runs_none(monkeypatch) -> None:
+    pins = release_pins()
+    assert {key: (pin.name, pin.version) for key, pin in pins.items()} == {
+        "calculator": ("Calculator", "8.6 (612662282)"), "instagram": ("Instagram", "325.0.0.35.91 (372509503)"),
+        "snapseed": ("Snapseed", "2.20.0.526050212 (1251211)"), "walmart": ("Walmart", "24.19 (24190029)"),
+        "wikipedia": ("Wikipedia", "2.7.50484-r-2024-04-19 (50484)")}
+    release, paper = list(release_tasks().values()), list(tasks().values())
+    assert installs(paper) == ()
+    assert installs(release) == tuple(pin for key, pin in pins.items() if key in apps())
+    fixture_app.register(monkeypatch, pinned=True)
+    assert installs(paper) == () and fixture_app.PIN in installs(release + paper)
+    monkeypatch.setitem(pins, fixture_app.KEY, dataclasses.replace(fixture_app.PIN, package="org.other.notes"))
+    with pytest.raises(VluiError, match="bmoca25.yaml: the release's Notes .test fixture. is org.other.notes, but "
+                                        "apps.yaml's fixture_notes is org.vlui.fixture.notes"):
+        installs(release)
 
 
 # ------------------------------------------------------------------------------------------------ evaluator checks

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from vlui.android.apps import apps as phone_apps
+from vlui.android.apps import third_party
 from vlui.android.i18n import Locale, get_locale
 from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP
 from vlui.android.launcher import LAUNCHABLE
@@ -39,7 +40,8 @@ CLOCK = "com.google.android.deskclock"
 DIALER = "com.google.android.dialer"
 SYSTEMUI = "com.android.systemui"
 # What a real Android 10 Pixel shows: the launcher apps' order in Settings and the dial pad's resource ids. The
-# simulated phone is built from the same tables.
+# simulated phone is built from the same tables. A phone may have third-party apps besides (apps.yaml's
+# third_party): the expert finds them by label in the drawer as it finds these.
 APPS = LAUNCHABLE
 
 
@@ -490,8 +492,12 @@ def _volume_up(stream: str):
 
 def _app_info_list(ex: ExpertAgent, s: Screen) -> Gesture:
     if s.package == SETTINGS and ex.settings_level(s, ["apps"]) == 1:
-        label = s.loc.t("settings.see_all_apps", count=len(APPS) + 1)  # the launcher's apps and Google
-        rows = s.labelled(label, where=lambda e: e.resource_id == "android:id/title" and ex.tappable(s, e))
+        def is_title(e: Element) -> bool:
+            return e.resource_id == "android:id/title" and ex.tappable(s, e)
+
+        # the launcher's apps, the third-party apps the phone has (as many as it may install) and Google
+        counts = range(len(APPS) + 1, len(APPS) + len(third_party()) + 2)
+        rows = [row for n in counts for row in s.labelled(s.loc.t("settings.see_all_apps", count=n), where=is_title)]
         return Gesture("tap", rows[0]) if rows else ex.scroll(s, "apps")
     return ex.settings_path(s, [], "apps")
 
