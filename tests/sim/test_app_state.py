@@ -25,7 +25,7 @@ from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import tasks
 from vlui.tasks.templates import instances, templates
 
-CLOCK_FIELDS = "alarms, next_alarm_id, picker, stopwatch, tab, timer"
+CLOCK_FIELDS = "alarms, expanded, next_alarm_id, picker, stopwatch, tab, timer"
 EVENT_FIELDS = "date, day, hour, location, minute, minutes, notes, title"
 
 

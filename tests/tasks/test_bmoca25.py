@@ -62,18 +62,18 @@ def kind(task) -> str:
 
 
 # The release's tasks judged by an evaluator check on apps the simulated phone has, and how the expert reaches their
-# goal there: the catalog's tasks whose recipes it follows in turn, each until that task's own detector fires. For
-# the alarms that repeat and the calls, the nearest the simulated phone comes: the alarm without its days, the call
-# placed. b25_chrome_new_tab has none: the simulated Chrome has one tab.
+# goal there: the catalog's tasks whose recipes it follows in turn, each until that task's own detector fires (a task
+# judged by a check, last, until the episode ends). The alarms that repeat: the alarm, then its days. For the calls,
+# the nearest the simulated phone comes: the call placed. b25_chrome_new_tab has none: the simulated Chrome has one tab.
 GOALS = {
     "b25_alarm_1330_and_2h_after": ["alarm_1330", "create_alarm@1530"],
     "b25_alarm_1330_and_2h_before": ["alarm_1330", "create_alarm@1130"],
     "b25_alarm_9am_delete_and_1030": ["alarm_9am_delete", "alarm_1030"],
     "b25_alarm_1030_and_alarm_volume": ["alarm_1030", "volume_alarm_up"],
     "b25_alarm_1330_and_alarm_volume": ["alarm_1330", "volume_alarm_up"],
-    "b25_alarm_1330_weekend_and_alarm_volume": ["alarm_1330", "volume_alarm_up"],
+    "b25_alarm_1330_weekend_and_alarm_volume": ["alarm_1330", "b25_alarm_1330_weekend", "volume_alarm_up"],
     "b25_alarm_9am_on_and_alarm_volume": ["alarm_9am_on", "volume_alarm_up"],
-    **{f"b25_alarm_{time}_{days}": [f"alarm_{time}"] for time in ("1030", "1330")
+    **{f"b25_alarm_{time}_{days}": [f"alarm_{time}", f"b25_alarm_{time}_{days}"] for time in ("1030", "1330")
        for days in ("midweek", "weekdays", "weekend") if (time, days) != ("1330", "midweek")},
     **{t.id: [f"call_number@{''.join(c for c in t.instruction if c.isdigit())}"] for t in release_tasks().values()
        if t.id.startswith("b25_call_") and t.evaluator_check},
@@ -91,11 +91,18 @@ def drive(env: PhoneEnv, task: str, snapshot: str, parts: list[str] | None = Non
         sub = resolve_tasks([part])[0]
         agent.reset(sub)
         mark = env.device.log_mark()
-        while not done and Detector(sub).match(env.device.log_lines(mark)) is None:
+        while not done and not reached(env, sub, mark):
             obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
             done, success = terminated or truncated, info["step"] if reward == 1.0 else None
         after.append(success)
     return at_start, after
+
+
+def reached(env: PhoneEnv, part, mark: int) -> bool:
+    """Whether a part of a goal is reached: its log line printed since ``mark``, or its check holding."""
+    if part.log_tag:
+        return Detector(part).match(env.device.log_lines(mark)) is not None
+    return Detector(part).holds(env.device, lambda: parse_xml(env.device.ui_xml()))
 
 
 def judged_right(runs: list[tuple[bool, list[int | None]]]) -> bool:
@@ -193,7 +200,7 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert task_set("all") == list(tasks()) and len(task_set("all")) == 60
     assert not set(ids) & set(task_set("all")) and set(catalog()) == set(ids) | set(task_set("all"))
     supported = resolve_tasks("bmoca25_supported", backend="sim")
-    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 50
+    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 55
     # over ADB a real phone has the apps: the logcat tasks run, and those judged on the UI tree or the volume; the
     # checks of Clock's alarms and of an app's shared preferences, which no shell command reads, are refused by name
     readable = [i for i in ids if set(check_reads(release_tasks()[i].evaluator_check)) <= set(READERS)]
@@ -210,7 +217,7 @@ def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_each
     with pytest.raises(VluiError) as e:
         resolve_tasks("bmoca25", backend="sim")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("the simulated phone does not support 81 of these tasks yet")
+    assert "\n" not in msg and msg.startswith("the simulated phone does not support 76 of these tasks yet")
     assert all(f"it has no {name} app" in msg for name in NEW_APPS.values())
     assert "tasks=bmoca25_supported" in msg
 
@@ -272,12 +279,13 @@ def test_an_evaluator_task_its_check_cannot_judge_is_refused_saying_why() -> Non
     assert str(e.value).startswith("the simulated phone does not support task b25_alarm_1030_and_alarm_volume yet: "
                                    "B-MoCA's evaluator check cannot judge it there: its alarm volume is over 1 from "
                                    "the start")
-    runs = [drive(evaluator_env(["000"]), task, "000") for task in ("b25_alarm_1030_and_alarm_volume",
-                                                                    "b25_alarm_1030_weekdays", "b25_call_white_house")]
-    # the alarm alone ends the first (the volume is already over 1); no alarm of the simulated Clock repeats on
-    # weekdays; the call is placed, but on the Pixel dialer's in-call screen, not the AOSP dialer's the check reads
+    runs = [drive(evaluator_env(["000"]), task, "000") for task in (
+        "b25_alarm_1030_and_alarm_volume", "b25_alarm_1330_weekend_and_alarm_volume", "b25_call_white_house")]
+    # the alarm alone ends the first (the volume is already over 1); the second's check reads an alarm on weekdays, so
+    # the weekend alarm and the volume its instruction asks for never meet it; the call is placed, but on the Pixel
+    # dialer's in-call screen, not the AOSP dialer's the check reads
     assert [(at_start, [step is not None for step in after]) for at_start, after in runs] == \
-        [(False, [True, True]), (False, [False]), (False, [False])]
+        [(False, [True, True]), (False, [False, False, False]), (False, [False])]
 
 
 @pytest.mark.slow
@@ -302,7 +310,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
         if not t.sim:
             assert "sim_note" in t.unsupported, t.id
     assert not wrong, "\n".join(wrong)
-    assert sum(t.sim for t in release_tasks().values()) == 50
+    assert sum(t.sim for t in release_tasks().values()) == 55
 
 
 # ------------------------------------------------------------------------------------------------ make_bmoca25.py

@@ -23,7 +23,7 @@ import numpy as np
 from vlui.android.apps import apps as phone_apps
 from vlui.android.apps import third_party
 from vlui.android.i18n import Locale, get_locale
-from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP
+from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP, day_bit
 from vlui.android.launcher import LAUNCHABLE
 from vlui.android.state import VOLUME_MAX
 from vlui.config import AgentConfig
@@ -412,6 +412,41 @@ def _create_alarm(hour: int, minute: int):
     return recipe
 
 
+def _repeating_alarm(hour: int, minute: int, days: int):
+    """Create the ``hour:minute`` alarm, then make it repeat on ``days`` (``daysofweek`` bits): its card expanded
+    (a new alarm's is), Repeat checked (every day), then each day button that differs from ``days`` tapped."""
+    create = _create_alarm(hour, minute)
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if not ex._memory.get("alarm_made"):
+            on_tab = s.package == CLOCK and s.one(":id/time_picker") is None
+            if not (on_tab and s.labelled(s.loc.time(hour, minute), where=_is_id(":id/digital_clock"))):
+                return create(ex, s)
+            ex._memory["alarm_made"] = True
+        g, card = _alarm_card(ex, s, hour, minute)
+        if g is not None:
+            return g
+        later = [e.bounds[1] for e in s.by_id(":id/digital_clock") if e.bounds[1] > card.bounds[1]]
+
+        def on_card(suffix: str) -> list[Element]:
+            return [e for e in s.by_id(suffix) if card.bounds[1] <= e.bounds[1] < min(later, default=s.height)]
+        repeat = on_card(":id/repeat_onoff")
+        if not repeat:
+            return Gesture("tap", on_card(":id/arrow")[0])
+        if not repeat[0].checked:
+            return Gesture("tap", repeat[0])
+        names = s.loc.seq("weekday")
+        for button in on_card(":id/day_button_box"):
+            if button.checked != bool(days & day_bit(names.index(button.content_desc))):
+                return Gesture("tap", button)
+        raise Stuck(f"{ex.task.id}: the {s.loc.time(hour, minute)} alarm already repeats as asked")
+    return recipe
+
+
+def _is_id(suffix: str) -> Callable[[Element], bool]:
+    return lambda e: e.resource_id.endswith(suffix)
+
+
 def _set_picker(ex: ExpertAgent, s: Screen, hour: int, minute: int) -> Gesture:
     loc = s.loc
     hour12 = loc.meta["hour12"]
@@ -618,6 +653,10 @@ PLANS |= {
                                              (_create_alarm(11, 30), _SAVES_ALARM)),
     "b25_alarm_9am_delete_and_1030": _in_turn((_delete_alarm(9, 0), _DELETES_ALARM),
                                               (_create_alarm(10, 30), _SAVES_ALARM)),
+    # B-MoCA's evaluators: weekdays Monday to Friday (31), weekend Saturday and Sunday (96), midweek Monday to
+    # Thursday (15)
+    **{f"b25_alarm_{h}{m:02d}_{name}": _repeating_alarm(h, m, days) for h, m in ((10, 30), (13, 30))
+       for name, days in (("weekdays", 31), ("weekend", 96), ("midweek", 15))},
 }
 
 

@@ -252,6 +252,10 @@ def _g_expand_more(p: _Pen) -> None:
     p.line([(6, 9), (12, 15), (18, 9)], 2.2)
 
 
+def _g_expand_less(p: _Pen) -> None:
+    p.line([(6, 15), (12, 9), (18, 15)], 2.2)
+
+
 def _g_brightness(p: _Pen) -> None:
     p.circle(12, 12, 4.5)
     for i in range(8):
@@ -584,8 +588,8 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "battery": _g_battery, "airplane": _g_airplane, "bluetooth": _g_bluetooth, "search": _g_search, "mic": _g_mic,
     "add": _g_add, "delete_digit": _g_delete_digit, "call": _g_call, "call_end": _g_call_end,
     "arrow_back": _g_arrow_back, "more_vert": _g_more_vert, "alarm": _g_alarm, "clock": _g_clock, "timer": _g_timer,
-    "stopwatch": _g_stopwatch, "expand_more": _g_expand_more, "brightness": _g_brightness,
-    "dark_theme": _g_dark_theme, "volume": _g_volume, "vibrate": _g_vibrate, "language": _g_language, "info": _g_info,
+    "stopwatch": _g_stopwatch, "expand_more": _g_expand_more, "expand_less": _g_expand_less,
+    "brightness": _g_brightness, "dark_theme": _g_dark_theme, "volume": _g_volume, "vibrate": _g_vibrate, "language": _g_language, "info": _g_info,
     "apps": _g_apps, "display": _g_display, "sound": _g_sound, "system": _g_system, "network": _g_network,
     "connected": _g_connected, "battery_setting": _g_battery_setting, "storage": _g_storage, "privacy": _g_privacy,
     "location": _g_location, "security": _g_security, "accounts": _g_accounts, "accessibility": _g_accessibility,
