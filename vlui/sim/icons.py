@@ -758,6 +758,11 @@ def _a_play_store(p: _Pen) -> None:
 
 
 # (background colour, glyph) for each app, in the order of APP_ICONS.
+def _a_snapseed(p: _Pen) -> None:  # Snapseed (B-MoCA release 2.5): a white leaf on green
+    p.poly([(15, 33), (17, 22), (24, 15), (33, 13), (31, 24), (24, 31)], "#ffffff", rounded=2)
+    p.line([(15, 33), (26, 22)], 1.6, "#59a442")
+
+
 _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "calendar": ("#ffffff", _a_calendar),
     "camera": ("#ffffff", _a_camera),
@@ -775,6 +780,7 @@ _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "youtube": ("#ffffff", _a_youtube),
     "google": ("#ffffff", _a_google),
     "play_store": ("#ffffff", _a_play_store),
+    "snapseed": ("#59a442", _a_snapseed),
 }
 APP_ICONS: tuple[str, ...] = tuple(_APPS)
 

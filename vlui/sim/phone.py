@@ -49,6 +49,7 @@ from vlui.sim.apps import (
     on_editor_action,
     on_launch,
     on_state_set,
+    shared_prefs,
 )
 from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.apps.dialer import DIALABLE, dialer_state
@@ -236,6 +237,13 @@ class SimDevice(Device):
 
     def check_state(self, spec: dict[str, Any]) -> bool:
         return state_meets(spec, lambda path: _state_value(self.state, path))
+
+    def shared_prefs(self, app: str, file: str) -> str | None:
+        """What the app has written to its shared-preferences ``file`` (Snapseed's ``Preferences.xml``), as Android
+        writes it; None for an app vlui does not know, one the phone has not installed or a file it never wrote."""
+        if app not in apps():
+            raise VluiError(f"unknown app {app!r}: no shared preferences to read")
+        return shared_prefs(self.state, app, file)
 
     # ------------------------------------------------------------------------------------------ Device API
     @property
