@@ -1099,6 +1099,128 @@ def _text_page_via_recents(p: dict[str, Any]):
     return _from_recents(("chrome", "messages"), _from_page(site, password, _send_text(person, password)))
 
 
+# ------------------------------------------------------------------------------------------ Snapseed (release 2.5)
+# Snapseed's tasks: a photo opened from the app's own panel (the newest of the strip), the tab, the look or Noir's
+# style tapped; a setting chosen in the app's Settings (More options, Settings, the row, the choice); the two in turn.
+SNAPSEED = "com.niksoftware.snapseed"
+
+
+def _snapseed_editor(ex: ExpertAgent, s: Screen) -> Gesture | None:
+    """Snapseed open on a photo, with nothing over the editor's tabs; None once it is so."""
+    if s.package != SNAPSEED:
+        return ex.open_app(s, "snapseed")
+    if s.one(f"{SNAPSEED}:id/action_bar") is not None or s.one(f"{SNAPSEED}:id/title") is not None:
+        return Gesture("key", key="BACK")  # Settings or the More options menu: off the path
+    for rid in ("recent_image", "logo_view"):
+        found = s.one(f"{SNAPSEED}:id/{rid}")
+        if found is not None:
+            return Gesture("tap", found)
+    return None
+
+
+def _snapseed_tab(tab: str):
+    """A photo open and the editor's ``tab`` selected (LOOKS is, once a photo opens)."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        g = _snapseed_editor(ex, s)
+        if g is not None:
+            return g
+        button = s.one(f"{SNAPSEED}:id/{tab}_button")
+        if button is None:  # a look being tried or a tool open: put it away
+            return Gesture("key", key="BACK")
+        return Gesture("tap", button)
+    return recipe
+
+
+def _snapseed_look(look: str):
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        g = _snapseed_editor(ex, s)
+        if g is not None:
+            return g
+        if s.one(f"{SNAPSEED}:id/looks_list") is None:
+            return _snapseed_tab("looks")(ex, s)
+        name = s.loc.t(f"snapseed.look_{look}")
+        items = s.labelled(name, where=lambda e: e.resource_id == f"{SNAPSEED}:id/label")
+        if not items:
+            raise Stuck(f"{ex.task.id}: the look {name!r} is not in the strip")
+        return Gesture("tap", items[0])
+    return recipe
+
+
+def _snapseed_noir(style: str):
+    """TOOLS, Noir, Styles, the style."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        g = _snapseed_editor(ex, s)
+        if g is not None:
+            return g
+        styles = s.labelled(style, where=lambda e: e.resource_id == f"{SNAPSEED}:id/label")
+        if styles:
+            return Gesture("tap", styles[0])
+        strip = s.one(f"{SNAPSEED}:id/styles_list")
+        if strip is not None:  # the style is further along the strip: swipe it on (the other way in a mirrored one)
+            x1, y1, x2, y2 = strip.bounds
+            y = (y1 + y2) / 2 / s.height
+            ends = ((x1 + (x2 - x1) * 0.8) / s.width, (x1 + (x2 - x1) * 0.2) / s.width)
+            start, end = reversed(ends) if s.loc.rtl else ends
+            return Gesture("swipe", point=(y, start), lift=(y, end))
+        button = s.one(f"{SNAPSEED}:id/styles_button")
+        if button is not None:
+            return Gesture("tap", button)
+        if s.one(f"{SNAPSEED}:id/tools_list") is not None:
+            noir = s.labelled(s.loc.t("snapseed.tool_noir"), where=lambda e: e.clickable and ex.tappable(s, e))
+            return Gesture("tap", noir[0]) if noir else ex.scroll(s, "snapseed_tools")
+        return _snapseed_tab("tools")(ex, s)
+    return recipe
+
+
+def _snapseed_setting(row: str, choice: Callable[[Locale], str] | None = None):
+    """More options, Settings, the row titled ``row`` (a string key), and in its dialog the ``choice`` (its text in
+    the locale); a row without one is the Dark theme switch's."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != SNAPSEED:
+            return ex.open_app(s, "snapseed")
+        if s.one(f"{SNAPSEED}:id/action_bar") is not None:  # Settings
+            if choice is not None and s.one("android:id/select_dialog_listview") is not None:
+                options = s.labelled(choice(s.loc), where=lambda e: e.resource_id == "android:id/text1")
+                return Gesture("tap", options[0]) if options else Gesture("key", key="BACK")
+            rows = s.labelled(s.loc.t(row), where=lambda e: e.resource_id == "android:id/title")
+            return Gesture("tap", rows[0]) if rows else ex.scroll(s, "snapseed_settings")
+        item = s.labelled(s.loc.t("snapseed.settings"), where=lambda e: e.resource_id == f"{SNAPSEED}:id/title")
+        if item:
+            return Gesture("tap", item[0])
+        if s.one(f"{SNAPSEED}:id/open_panel") is not None:
+            return Gesture("key", key="BACK")
+        more = s.labelled(s.loc.t("common.more_options"), where=lambda e: e.clickable)
+        return Gesture("tap", more[0]) if more else Gesture("key", key="BACK")
+    return recipe
+
+
+def _snapseed_open(ex: ExpertAgent, s: Screen) -> Gesture:
+    """Snapseed's start screen (or wherever it opens): once it is open the task is done."""
+    return ex.open_app(s, "snapseed") if s.package != SNAPSEED else Gesture("key", key="BACK")
+
+
+_SNAPSEED_SETTINGS = {
+    "dark_theme": (_snapseed_setting("snapseed.dark_theme"),
+                   lambda g: g.target is not None and g.target.resource_id == "android:id/title"),
+    "quality_100": (_snapseed_setting("snapseed.format_quality",
+                                      lambda loc: loc.t("snapseed.jpg", n=loc.number(100))), _taps("android:id/text1")),
+    "sizing_2000": (_snapseed_setting("snapseed.image_sizing",
+                                      lambda loc: loc.t("snapseed.px", n=loc.number(2000))), _taps("android:id/text1")),
+}
+PLANS |= {
+    "b25_open_snapseed": _snapseed_open,
+    "b25_snapseed_open_image": _snapseed_tab("looks"),
+    "b25_snapseed_tools": _snapseed_tab("tools"),
+    "b25_snapseed_portrait": _snapseed_look("portrait"),
+    "b25_snapseed_s03": _snapseed_noir("S03"),
+    "b25_snapseed_dark_theme": _SNAPSEED_SETTINGS["dark_theme"][0],
+    "b25_snapseed_quality_100": _SNAPSEED_SETTINGS["quality_100"][0],
+    "b25_snapseed_sizing_2000": _SNAPSEED_SETTINGS["sizing_2000"][0],
+    **{f"b25_snapseed_s03_after_{name}": _in_turn(part, (_snapseed_noir("S03"), lambda g: False))
+       for name, part in _SNAPSEED_SETTINGS.items()},
+}
+
+
 # Parameterized tasks (vlui/tasks/templates.py): template -> its recipe for an instance's parameters.
 TEMPLATE_PLANS = {
     "create_alarm": lambda p: _create_alarm(*p["time"]),

@@ -63,6 +63,7 @@ NOIR_STYLES = tuple(f"S{i:02d}" for i in range(1, 15))
 LONG_EDGES = (0, 1080, 1366, 1600, 2000)  # 0: do not resize
 QUALITIES = ("80", "95", "100", "png")
 EXPORT_ROWS = ("share", "save", "export")
+ITEM_DP = 72  # the width of a look's or a style's item in its strip
 # a glyph for each tool's icon in the grid (the simulated phone's glyphs; the app draws its own)
 TOOL_GLYPHS = {"tune_image": "brightness", "details": "search", "crop": "display", "rotate": "auto_rotate",
                "brush": "edit", "healing": "star", "text": "document", "frames": "image", "noir": "dark_theme",
@@ -388,7 +389,7 @@ def _strip(ctx: Ctx, bounds, items: list[tuple[str, str, bool]], tap, pal: Palet
     lays out only what shows)."""
     x1, y1, x2, y2 = bounds
     strip = Node(cls="androidx.recyclerview.widget.RecyclerView", bounds=bounds, package=PKG, rid=rid, bg=pal.bar)
-    item_w, thumb = ctx.dp(84), ctx.dp(64)
+    item_w, thumb = ctx.dp(ITEM_DP), ctx.dp(60)
     x = x1 + ctx.dp(4)
     for i, (label, filtered, chosen) in enumerate(items):
         if x + item_w > x2:
@@ -424,7 +425,7 @@ def _looks_strip(dev: Phone, ctx: Ctx, bounds, pal: Palette) -> Node:
 def _swipe_strip(dev: Phone, key: str, xa: int, xb: int, count: int, ctx: Ctx) -> bool:
     """A sideways swipe moves a strip by the items it passes (towards the start in right-to-left layouts, which
     are mirrored: a swipe to the right there moves on)."""
-    step = round((xa - xb) / ctx.dp(84)) * (-1 if ctx.locale.rtl else 1)
+    step = round((xa - xb) / ctx.dp(ITEM_DP)) * (-1 if ctx.locale.rtl else 1)
     dev.state.scroll[key] = min(max(dev.state.scroll.get(key, 0) + step, 0), count - 1)
     return True
 
