@@ -108,7 +108,7 @@ class SnapseedState:
     styles_shown: bool = False
     style: int = 1  # Noir's style being tried, 1-based
     edits: list[str] = field(default_factory=list)  # the filters applied, in order (photos.FILTERS' names)
-    dark_theme: bool = False
+    use_dark_theme: bool = False
     long_edge: int = 0
     quality: str = "95"
     written: list[str] = field(default_factory=list)  # the preferences Snapseed has written, in order
@@ -119,11 +119,11 @@ def snapseed_state(dev: Phone) -> SnapseedState:
 
 
 def palette(dev: Phone) -> Palette:
-    return DARK if snapseed_state(dev).dark_theme else LIGHT
+    return DARK if snapseed_state(dev).use_dark_theme else LIGHT
 
 
 # ---------------------------------------------------------------------------------------------------- preferences
-PREF_NAMES = {"dark_theme": "pref_appearance_use_dark_theme", "long_edge": "pref_export_setting_long_edge",
+PREF_NAMES = {"use_dark_theme": "pref_appearance_use_dark_theme", "long_edge": "pref_export_setting_long_edge",
               "quality": "pref_export_setting_compression"}
 
 
@@ -136,8 +136,8 @@ def shared_prefs(state: DeviceState, file: str) -> str | None:
     lines = []
     for name in st.written:
         key = PREF_NAMES[name]
-        if name == "dark_theme":
-            lines.append(f"    <boolean name={quoteattr(key)} value=\"{str(st.dark_theme).lower()}\" />")
+        if name == "use_dark_theme":
+            lines.append(f"    <boolean name={quoteattr(key)} value=\"{str(st.use_dark_theme).lower()}\" />")
         else:
             value = str(st.long_edge) if name == "long_edge" else _stored_quality(st.quality)
             lines.append(f"    <string name={quoteattr(key)}>{escape(value)}</string>")
@@ -597,7 +597,7 @@ def _settings(dev: Phone, ctx: Ctx, screen: Screen, root: Node, pal: Palette) ->
     root.add(bar)
 
     def flip(x: int, y: int) -> None:
-        _write(dev, "dark_theme", not st.dark_theme)
+        _write(dev, "use_dark_theme", not st.use_dark_theme)
 
     def ask(dialog: str):
         def tap(x: int, y: int) -> None:
@@ -607,7 +607,7 @@ def _settings(dev: Phone, ctx: Ctx, screen: Screen, root: Node, pal: Palette) ->
     rows: list[tuple[int, object]] = [
         (ctx.dp(48), lambda y: _category(sctx, y, "snapseed.appearance")),
         (ctx.dp(56), lambda y: list_row(sctx, PKG, y, ctx.t("snapseed.dark_theme"), on_tap=flip,
-                                        switch=st.dark_theme)),
+                                        switch=st.use_dark_theme)),
         (ctx.dp(48), lambda y: _category(sctx, y, "snapseed.export_settings")),
         (ctx.dp(72), lambda y: list_row(sctx, PKG, y, ctx.t("snapseed.image_sizing"), sizing_text(ctx, st.long_edge),
                                         on_tap=ask("sizing"))),
