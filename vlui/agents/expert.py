@@ -1118,24 +1118,26 @@ def _snapseed_editor(ex: ExpertAgent, s: Screen) -> Gesture | None:
     return None
 
 
-def _snapseed_tab(tab: str):
-    """A photo open and the editor's ``tab`` selected (LOOKS is, once a photo opens)."""
+def _on_editor(then: Callable[[ExpertAgent, Screen], Gesture]):
+    """A recipe that opens a photo in Snapseed's editor first, then goes on with ``then``."""
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
         g = _snapseed_editor(ex, s)
-        if g is not None:
-            return g
+        return g if g is not None else then(ex, s)
+    return recipe
+
+
+def _snapseed_tab(tab: str):
+    """A photo open and the editor's ``tab`` selected (LOOKS is, once a photo opens)."""
+    def then(ex: ExpertAgent, s: Screen) -> Gesture:
         button = s.one(f"{SNAPSEED}:id/{tab}_button")
         if button is None:  # a look being tried or a tool open: put it away
             return Gesture("key", key="BACK")
         return Gesture("tap", button)
-    return recipe
+    return _on_editor(then)
 
 
 def _snapseed_look(look: str):
-    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        g = _snapseed_editor(ex, s)
-        if g is not None:
-            return g
+    def then(ex: ExpertAgent, s: Screen) -> Gesture:
         if s.one(f"{SNAPSEED}:id/looks_list") is None:
             return _snapseed_tab("looks")(ex, s)
         name = s.loc.t(f"snapseed.look_{look}")
@@ -1143,15 +1145,12 @@ def _snapseed_look(look: str):
         if not items:
             raise Stuck(f"{ex.task.id}: the look {name!r} is not in the strip")
         return Gesture("tap", items[0])
-    return recipe
+    return _on_editor(then)
 
 
 def _snapseed_noir(style: str):
     """TOOLS, Noir, Styles, the style."""
-    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        g = _snapseed_editor(ex, s)
-        if g is not None:
-            return g
+    def then(ex: ExpertAgent, s: Screen) -> Gesture:
         styles = s.labelled(style, where=lambda e: e.resource_id == f"{SNAPSEED}:id/label")
         if styles:
             return Gesture("tap", styles[0])
@@ -1169,7 +1168,7 @@ def _snapseed_noir(style: str):
             noir = s.labelled(s.loc.t("snapseed.tool_noir"), where=lambda e: e.clickable and ex.tappable(s, e))
             return Gesture("tap", noir[0]) if noir else ex.scroll(s, "snapseed_tools")
         return _snapseed_tab("tools")(ex, s)
-    return recipe
+    return _on_editor(then)
 
 
 def _snapseed_setting(row: str, choice: Callable[[Locale], str] | None = None):

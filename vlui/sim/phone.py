@@ -241,8 +241,8 @@ class SimDevice(Device):
     def shared_prefs(self, app: str, file: str) -> str | None:
         """What the app has written to its shared-preferences ``file`` (Snapseed's ``Preferences.xml``), as Android
         writes it; None for an app vlui does not know, one the phone has not installed or a file it never wrote."""
-        if app not in apps():
-            raise VluiError(f"unknown app {app!r}: no shared preferences to read")
+        if app not in apps():  # an app the simulated phone does not have: nothing it could read
+            return super().shared_prefs(app, file)
         return shared_prefs(self.state, app, file)
 
     # ------------------------------------------------------------------------------------------ Device API
