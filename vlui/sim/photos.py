@@ -71,7 +71,8 @@ def photo(name: str, width: int, height: int, filtered: str = "") -> Image.Image
     return _render(name, int(width), int(height), filtered)
 
 
-@functools.lru_cache(maxsize=128)
+# a strip's thumbnails (25 filters, small) and the canvas's few large pictures
+@functools.lru_cache(maxsize=40)
 def _render(name: str, width: int, height: int, filtered: str) -> Image.Image:
     scene = wallpapers.wallpaper(SCENES[zlib.crc32(name.encode()) % len(SCENES)], width, height)
     return FILTERS[filtered](scene.copy()) if filtered else scene
