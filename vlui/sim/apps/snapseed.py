@@ -41,6 +41,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from vlui.android.state import DeviceState
 from vlui.sim.apps.files import files_state, modified
+from vlui.sim.photos import FILTERS
 from vlui.sim.protocol import Phone
 from vlui.sim.theme import Theme
 from vlui.sim.ui import Color, Node
@@ -317,12 +318,13 @@ def _fit(bounds: tuple[int, int, int, int], aspect: float = 4 / 3) -> tuple[int,
 
 
 def _shown_filter(st: SnapseedState) -> str:
-    """The filter the canvas shows: the tool being tried, else the look, else the last edit applied."""
+    """The filter the canvas shows: Noir's style while Noir is open, the look being tried, else the last look or
+    style applied (the simulated photo shows one filter: it does not stack the edits)."""
     if st.tool == "noir":
         return f"noir:{NOIR_STYLES[st.style - 1]}"
-    if st.look and (st.trying or st.look in st.edits):
+    if st.trying:
         return st.look
-    return next((e for e in reversed(st.edits) if e == "portrait" or e in LOOKS or e.startswith("noir:")), "")
+    return next((e for e in reversed(st.edits) if e in FILTERS), "")
 
 
 def _canvas(ctx: Ctx, st: SnapseedState, bounds: tuple[int, int, int, int]) -> Node:
