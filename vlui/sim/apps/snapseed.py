@@ -186,8 +186,8 @@ def _finish(dev: Phone, apply: bool) -> None:
     elif st.trying:
         if apply:
             st.edits.append(st.look)
-        else:
-            st.look = ""
+        else:  # back to the look applied last, if any
+            st.look = next((e for e in reversed(st.edits) if e in LOOKS), "")
         st.trying = False
 
 
