@@ -3,7 +3,6 @@ at the step the in-process phone ends it, its check read on the UI tree ``uiauto
 
 from __future__ import annotations
 
-from vlui.android.snapshot import ENVS_DIR
 from vlui.config import EnvConfig
 from vlui.env.env import open_env
 from vlui.served.private_adb import PrivateAdb
@@ -11,17 +10,14 @@ from vlui.tasks.catalog import release_tasks
 from tests.tasks.test_bmoca25 import drive
 
 from .test_device import adb_env
+from .test_state import release_snapshots
 
 
 def test_a_snapseed_task_ends_over_adb_at_the_step_it_ends_in_process(tmp_path) -> None:
-    # the served phone's snapshot 000 has Snapseed installed, as a release phone has: the ADB backend's check of
-    # the release's apps passes, and the in-process phone installs it at the reset
-    envs = tmp_path / "envs"
-    envs.mkdir()
-    (envs / "000.yaml").write_text((ENVS_DIR / "000.yaml").read_text().replace("state: {}",
-                                                                              "state: {installed: [snapseed]}"))
+    # the served phone's snapshot 000 has the release's apps installed: the ADB backend's check of them passes, and
+    # the in-process phone installs them at the reset
     task = release_tasks()["b25_snapseed_s03"]
-    with PrivateAdb("000", envs_dir=envs) as adb:
+    with PrivateAdb("000", envs_dir=release_snapshots(tmp_path)) as adb:
         over_adb = open_env(adb_env(adb, snapshots=["000"]), [task], ["000"], include_xml=True)
         in_process = open_env(EnvConfig(snapshots=["000"]), [task], ["000"], include_xml=True)
         try:
