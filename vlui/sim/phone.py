@@ -50,6 +50,7 @@ from vlui.sim.apps import (
     on_launch,
     on_state_set,
 )
+from vlui.sim.apps import shared_prefs as app_shared_prefs
 from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.apps.dialer import DIALABLE, dialer_state
 from vlui.sim.apps.messages import sms_rows
@@ -236,6 +237,15 @@ class SimDevice(Device):
 
     def check_state(self, spec: dict[str, Any]) -> bool:
         return state_meets(spec, lambda path: _state_value(self.state, path))
+
+    def shared_prefs(self, app: str, file: str) -> str | None:
+        """The app's file as its simulated module writes it; None where the phone has not installed the app (no
+        ``/data/data/<package>``). An app unknown to vlui is an error."""
+        if app not in apps():
+            raise VluiError(f"unknown app {app!r}; apps: {', '.join(apps())}")
+        if not on_phone(app, self.state.installed):
+            return None
+        return app_shared_prefs(self, app, file)
 
     # ------------------------------------------------------------------------------------------ Device API
     @property

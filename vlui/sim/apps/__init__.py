@@ -32,6 +32,7 @@ from vlui.sim.apps import (
     launcher,
     messages,
     settings,
+    wikipedia,
 )
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
@@ -46,7 +47,8 @@ class App:
     has a default, so that ``state()`` is the app's state on a phone that has just booted), ``entry_problem`` says
     what the state's type cannot about a snapshot's or a task's entry for the app (Calendar: that a date is a date),
     and each hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
-    :func:`on_editor_action`, :func:`on_state_set`, :func:`on_restart`)."""
+    :func:`on_editor_action`, :func:`on_state_set`, :func:`on_restart`); ``shared_prefs`` gives the text of one of
+    its shared-preferences files (:func:`shared_prefs`)."""
 
     build: Callable[[Phone, Ctx, Any], Node]
     screens: Callable[[str], Collection[str]] = lambda key: ("main",)
@@ -57,6 +59,7 @@ class App:
     on_editor_action: Callable[[Phone, str], None] | None = None
     on_state_set: Callable[[DeviceState, dict[str, Any]], None] | None = None
     on_restart: Callable[[Phone], None] | None = None
+    shared_prefs: Callable[[Phone, str], str | None] | None = None  # a preferences file's text, by its name
 
 
 GENERIC = App(generic.build, generic.screen_names, on_back=generic.on_back)
@@ -74,6 +77,9 @@ APPS: dict[str, App] = {
     "chrome": App(chrome.build, lambda key: chrome.SCREENS, state=chrome.ChromeState),
     "files": App(files.build, lambda key: files.SCREENS, state=files.FilesState, entry_problem=files.entry_problem,
                  on_back=files.on_back, on_editor_action=files.on_editor_action),
+    "wikipedia": App(wikipedia.build, lambda key: wikipedia.SCREENS, state=wikipedia.WikipediaState,
+                     entry_problem=wikipedia.entry_problem, on_launch=wikipedia.on_launch, on_back=wikipedia.on_back,
+                     on_state_set=wikipedia.on_state_set, shared_prefs=wikipedia.shared_prefs),
 }
 
 
@@ -183,6 +189,16 @@ def on_editor_action(dev: Phone, key: str, field: str) -> None:
     hook = launcher.on_editor_action if key == "launcher" else app(key).on_editor_action
     if hook is not None:
         hook(dev, field)
+
+
+def shared_prefs(dev: Phone, key: str, file: str) -> str | None:
+    """The text of app ``key``'s shared-preferences ``file`` as the app has written it (None: it has not written
+    that file); an app whose module keeps no preferences files says so in one line."""
+    hook = app(key).shared_prefs
+    if hook is None:
+        kept = ", ".join(k for k, e in APPS.items() if e.shared_prefs is not None)
+        raise VluiError(f"the simulated {key} app keeps no shared-preferences files; apps that do: {kept}")
+    return hook(dev, file)
 
 
 def on_back(dev: Phone, key: str) -> bool:
