@@ -54,7 +54,7 @@ SETTINGS_ACTIVITY = f"{PKG}/.settings.SettingsActivity"
 CONFIGURE_ACTIVITY = f"{PKG}/.feed.configure.ConfigureActivity"
 THEME_ACTIVITY = f"{PKG}/.theme.ThemeFittingRoomActivity"
 PREFS_FILE = "org.wikipedia_preferences.xml"
-ScreenName = Literal["main", "more", "settings", "customize", "theme"]
+ScreenName = Literal["main", "more", "card_menu", "settings", "customize", "theme"]
 SCREENS: tuple[str, ...] = get_args(ScreenName)
 # NavTab's entries, in order, with the ids of their menu items
 Tab = Literal["explore", "saved", "search", "edits"]
@@ -75,6 +75,7 @@ class Screen(TypedDict, total=False):
     screen: Required[ScreenName]
     tab: Tab  # main: the tab shown
     cards: list[bool]  # customize: the card types' isEnabled in memory, not yet saved
+    anchor: list[int]  # card_menu: the bounds of the card menu button it drops from
 
 
 @dataclass
@@ -202,9 +203,9 @@ def _up(dev: Phone):
 # ---------------------------------------------------------------------------------------------------- screens
 def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     page = screen["screen"]
-    if page == "more":
+    if page in ("more", "card_menu"):
         root = build(dev, ctx, dev.state.tasks["wikipedia"][-2])
-        return root.add(_more_sheet(dev, ctx))
+        return root.add(_more_sheet(dev, ctx) if page == "more" else _card_menu(dev, ctx, screen))
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)
     if page == "settings":
@@ -294,7 +295,8 @@ def _search_card(dev: Phone, ctx: Ctx, y: int) -> Node:
 
 
 # -------------------------------------------------------------------------------------- the Explore feed's cards
-def _card(ctx: Ctx, y: int, kind: str, title: str, lines: list[tuple[str, float, bool]], image: bool = False) -> Node:
+def _card(dev: Phone, ctx: Ctx, y: int, kind: str, title: str, lines: list[tuple[str, float, bool]],
+          image: bool = False) -> Node:
     """A feed card: its header (``view_card_header_title`` and the card menu), an image block if it has one, then
     paragraphs ``(text, size sp, secondary)``."""
     left, right = ctx.content_left + ctx.dp(8), ctx.content_right - ctx.dp(8)
@@ -303,9 +305,11 @@ def _card(ctx: Ctx, y: int, kind: str, title: str, lines: list[tuple[str, float,
     head = ctx.dp(48)
     card.add(text(ctx, (left + ctx.dp(16), y, right - ctx.dp(48), y + head), title, 14, bold=True, pkg=PKG,
                   color=ctx.theme.secondary, rid=f"{PKG}:id/view_card_header_title"))
-    card.add(Node(cls="android.widget.ImageView", bounds=(right - ctx.dp(48), y, right, y + head), package=PKG,
-                  rid=f"{PKG}:id/view_list_card_header_menu", desc=ctx.t("wikipedia.more_options"),
-                  icon="glyph:more_vert", icon_color=ctx.theme.icon, on_tap=lambda xx, yy: None))
+    menu = Node(cls="android.widget.ImageView", bounds=(right - ctx.dp(48), y, right, y + head), package=PKG,
+                rid=f"{PKG}:id/view_list_card_header_menu", desc=ctx.t("wikipedia.more_options"),
+                icon="glyph:more_vert", icon_color=ctx.theme.icon)
+    menu.on_tap = lambda xx, yy: dev.push("wikipedia", "card_menu", anchor=list(menu.bounds))  # where it is drawn
+    card.add(menu)
     at = y + head
     if image:
         card.add(Node(bounds=(left, at, right, at + ctx.dp(160)), bg=ctx.theme.divider, visual=True))
@@ -355,8 +359,8 @@ def _explore(dev: Phone, ctx: Ctx, y1: int, y2: int) -> Node:
     def card_row(kind: str):
         lines, image = _card_content(ctx, kind)
         title = ctx.t(f"wikipedia.card_{kind}")
-        height = _card(ctx, 0, kind, title, lines, image).bounds[3] + ctx.dp(8)
-        return height, lambda y: _card(ctx, y + ctx.dp(4), kind, title, lines, image)
+        height = _card(dev, ctx, 0, kind, title, lines, image).bounds[3] + ctx.dp(8)
+        return height, lambda y: _card(dev, ctx, y + ctx.dp(4), kind, title, lines, image)
 
     rows = [(ctx.dp(64), lambda y: _search_card(dev, ctx, y)), *(card_row(k) for k in kinds)]
     return scroll_list(ctx, PKG, "wikipedia.feed", y1, y2, rows, dev.state.scroll.get("wikipedia.feed", 0),
@@ -392,6 +396,39 @@ def _edits(dev: Phone, ctx: Ctx, y1: int, y2: int) -> Node:
                    align="center", fg=ctx.theme.on_accent, bg=ctx.theme.accent, radius=ctx.dp(4),
                    on_tap=lambda xx, yy: None))
     return frame
+
+
+def _card_menu(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
+    """CardHeaderView's PopupMenu (menu_feed_card_header), below the card's menu button: Hide this card (which the
+    simulated app only closes) and Customize the feed (ConfigureActivity); a tap outside closes it."""
+    def close(xx: int, yy: int) -> None:
+        dev.state.tasks["wikipedia"].pop()
+
+    def customize(xx: int, yy: int) -> None:
+        close(xx, yy)
+        _open_customize(dev)
+
+    scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
+                 on_tap=close)
+    ax1, ay1, ax2, ay2 = screen["anchor"]
+    w, h = min(ctx.width - ctx.dp(16), ctx.dp(220)), ctx.dp(48)
+    if ctx.locale.rtl:  # the anchor's bounds are already mirrored: the menu is built there, then mirrored back
+        ax1, ax2 = ctx.width - ax2, ctx.width - ax1
+    x2 = min(ax2, ctx.width - ctx.dp(8))
+    y = min(ay2, ctx.bottom - 2 * h - ctx.dp(16))
+    card = Node(cls="android.widget.ListView", bounds=(x2 - w, y, x2, y + 2 * h + ctx.dp(16)), package=PKG,
+                bg=ctx.theme.surface, radius=ctx.dp(4))
+    y += ctx.dp(8)
+    for key, tap in (("hide_card", close), ("customize_title", customize)):
+        item = Node(cls="android.widget.LinearLayout", bounds=(x2 - w, y, x2, y + h), package=PKG, on_tap=tap)
+        item.add(text(ctx, (x2 - w + ctx.dp(16), y, x2 - ctx.dp(8), y + h), ctx.t(f"wikipedia.{key}"), 16,
+                      pkg=PKG, rid=f"{PKG}:id/title"))
+        card.add(item)
+        y += h
+    x1, y1, x2, y2 = card.bounds
+    scrim.add(Node(bounds=(x1 - 1, y1 - 1, x2 + 1, y2 + ctx.dp(2)), bg=ctx.theme.divider, radius=ctx.dp(4),
+                   visual=True))
+    return scrim.add(card)
 
 
 # ---------------------------------------------------------------------------------------------------- More sheet
