@@ -12,11 +12,11 @@ Wikipedia (Because you read needs a reading history, which the phone has none of
 says so and offers Customize (``customize_button``). Saved lists the default reading list; Search (HistoryFragment)
 has the search card over the empty history; Edits asks a logged-out user to log in.
 
-Settings (SettingsActivity, its own START line) lists the General category of ``res/xml/preferences.xml``: Wikipedia
-languages, Explore Feed (ConfigureActivity: "Customize the feed"), Show link previews (a switch, written to the
-preferences at once), Collapse tables and App theme (ThemeFittingRoomActivity with ThemeChooserDialog: Reading, the
-text size as a percent, the decrease and increase buttons around a discrete seek bar from -5 to 8 steps of 10%, and
-the themes). Customize the feed lists the configurable card types (FeedContentType's entries in their default order,
+Settings (SettingsActivity, its own START line) lists ``res/xml/preferences.xml`` and ``preferences_about.xml`` for a
+logged-out user: General (Wikipedia languages, Explore Feed: ConfigureActivity, "Customize the feed"; Show link
+previews, a switch written to the preferences at once; Collapse tables; App theme: ThemeFittingRoomActivity with
+ThemeChooserDialog, Reading, the text size as a percent, the decrease and increase buttons around a discrete seek bar
+from -5 to 8 steps of 10%, and the themes), Syncing, Data usage and About. Customize the feed lists the configurable card types (FeedContentType's entries in their default order,
 less Suggested edits for a logged-out user and the hidden Accessibility card), each with its title, subtitle and
 switch (``feed_content_type_checkbox``). As ConfigureFragment does, the switches change the types in memory and
 ``FeedContentType.saveState`` writes them when the screen opens (the feed availability answer) and when it pauses
@@ -29,9 +29,10 @@ values and which keys were written; a snapshot or a task sets it under ``wikiped
 written.
 
 Departures from the real app: the catalogue is English in every locale; cards show no images (a grey block stands for
-them), open no article and cannot be dismissed or reordered; Settings stops after its General category; the Places,
-Donate and login rows, the Languages and Collapse tables rows and the theme buttons do nothing; Customize the feed has
-no overflow menu and no language chips; no log line is printed besides the activities' START lines.
+them), open no article and cannot be dismissed or reordered; the Places, Donate and login rows, Settings' rows other than
+Explore Feed, Show link previews and App theme (their switches do not move), and the theme buttons do nothing;
+Customize the feed has no overflow menu and no language chips; no log line is printed besides the activities' START
+lines.
 """
 
 from __future__ import annotations
@@ -485,23 +486,30 @@ def _settings(dev: Phone, ctx: Ctx, root: Node) -> Node:
         dev.start_activity("wikipedia", "theme", THEME_ACTIVITY, extras=False)
 
     theme_name = ctx.t("wikipedia.theme_dark" if ctx.theme.dark else "wikipedia.theme_light")
-    noop = lambda xx, yy: None  # noqa: E731 - rows whose screens the simulated app does not have
-    rows = [
-        (ctx.dp(48), lambda y: text(ctx, (ctx.content_left + ctx.dp(16), y, ctx.content_right - ctx.dp(16),
-                                          y + ctx.dp(48)), ctx.t("wikipedia.general"), 14, color=ctx.theme.accent,
-                                    pkg=PKG, rid="android:id/title")),
-        (ctx.dp(56), lambda y: list_row(ctx, PKG, y, ctx.t("wikipedia.languages"), on_tap=noop)),
-        (ctx.dp(72), lambda y: list_row(ctx, PKG, y, ctx.t("wikipedia.explore_feed"),
-                                        ctx.t("wikipedia.explore_feed_summary"),
-                                        on_tap=lambda xx, yy: _open_customize(dev))),
-        (ctx.dp(72), lambda y: _switch_id(list_row(ctx, PKG, y, ctx.t("wikipedia.link_previews"),
-                                                   ctx.t("wikipedia.link_previews_summary"), on_tap=toggle_previews,
-                                                   switch=state.show_link_previews))),
-        (ctx.dp(72), lambda y: _switch_id(list_row(ctx, PKG, y, ctx.t("wikipedia.collapse_tables"),
-                                                   ctx.t("wikipedia.collapse_tables_summary"), on_tap=noop,
-                                                   switch=True))),
-        (ctx.dp(72), lambda y: list_row(ctx, PKG, y, ctx.t("wikipedia.app_theme"), theme_name, on_tap=open_theme)),
-    ]
+    noop = lambda xx, yy: None  # noqa: E731 - rows whose screens or preferences the simulated app does not have
+
+    def heading(key: str):
+        return ctx.dp(48), lambda y: text(ctx, (ctx.content_left + ctx.dp(16), y, ctx.content_right - ctx.dp(16),
+                                                y + ctx.dp(48)), ctx.t(f"wikipedia.{key}"), 14,
+                                          color=ctx.theme.accent, pkg=PKG, rid="android:id/title")
+
+    def row(key: str, summary: str = "", tap=noop, on: bool | None = None, shown: str = ""):
+        """A preference titled string ``key``, its summary string ``summary`` (or the text ``shown``)."""
+        summary_text = shown or (ctx.t(f"wikipedia.{summary}") if summary else "")
+        return ctx.dp(72 if summary_text else 56), lambda y: _switch_id(list_row(
+            ctx, PKG, y, ctx.t(f"wikipedia.{key}"), summary_text, on_tap=tap, switch=on))
+
+    # res/xml/preferences.xml, then preferences_about.xml, as SettingsPreferenceLoader loads them (logged out)
+    rows = [heading("general"), row("languages"), row("explore_feed", "explore_feed_summary",
+                                                        lambda xx, yy: _open_customize(dev)),
+            row("link_previews", "link_previews_summary", toggle_previews, state.show_link_previews),
+            row("collapse_tables", "collapse_tables_summary", on=True),
+            row("app_theme", tap=open_theme, shown=theme_name),
+            heading("syncing"), row("sync_reading_lists", "sync_reading_lists_summary", on=False),
+            row("download_reading_lists", on=True),
+            heading("data_usage"), row("wifi_only", on=False), row("show_images", "show_images_summary", on=True),
+            row("prefer_offline", "prefer_offline_summary", on=False),
+            heading("about"), row("about_app"), row("faq"), row("privacy"), row("terms")]
     y1 = ctx.top + ctx.dp(56)
     return root.add(scroll_list(ctx, PKG, "wikipedia.settings", y1, ctx.bottom, rows,
                                 dev.state.scroll.get("wikipedia.settings", 0), rid=f"{PKG}:id/recycler_view"))
