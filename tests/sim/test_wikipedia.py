@@ -132,6 +132,25 @@ def test_customize_the_feed_lists_the_configurable_types_and_saves_them_when_it_
     assert not switch(dev, "top_read").checked
 
 
+def test_customize_the_feeds_overflow_menu_sets_every_type_and_restores_the_default() -> None:
+    dev = phone()
+    open_customize(dev)
+
+    def choose(key: str) -> None:
+        tap(dev, one(dev, lambda n: n.desc == dev.locale.t("wikipedia.more_options") and n.on_tap, "overflow"))
+        tap(dev, one(dev, lambda n: n.text == dev.locale.t(f"wikipedia.{key}") and n.rid == f"{PKG}:id/title", key))
+
+    choose("hide_all")
+    assert not switch(dev, "featured_article").checked and prefs(dev)[-1][0] == "feedCardsEnabled"
+    dev.key("BACK")
+    assert prefs(dev)[-1] == ("feedCardsEnabled", "[" + ",".join(["false"] * 10) + "]")  # the two not listed too
+    tap(dev, settings_row(dev, "wikipedia.explore_feed"))
+    choose("restore_default")
+    assert all(name not in ("feedCardsEnabled", "feedCardsOrder") for name, _ in prefs(dev))  # removed
+    dev.key("BACK")
+    assert prefs(dev)[-1] == ("feedCardsEnabled", "[" + ",".join(["true"] * 10) + "]")
+
+
 def test_a_feed_cards_menu_hides_nothing_and_leads_to_customize_the_feed() -> None:
     for locale in ("", "ar-EG"):
         dev = phone(locale=locale)

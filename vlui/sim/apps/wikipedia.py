@@ -18,7 +18,7 @@ previews, a switch written to the preferences at once; Collapse tables; App them
 ThemeChooserDialog, Reading, the text size as a percent, the decrease and increase buttons around a discrete seek bar
 from -5 to 8 steps of 10%, and the themes), Syncing, Data usage and About. Customize the feed lists the configurable card types (FeedContentType's entries in their default order,
 less Suggested edits for a logged-out user and the hidden Accessibility card), each with its title, subtitle and
-switch (``feed_content_type_checkbox``). As ConfigureFragment does, the switches change the types in memory and
+switch (``feed_content_type_checkbox``), and its overflow menu (Show all, Hide all, Restore default view). As ConfigureFragment does, the switches change the types in memory and
 ``FeedContentType.saveState`` writes them when the screen opens (the feed availability answer) and when it pauses
 (BACK, up, HOME): ``feedCardsEnabled`` (a JSON list of ten booleans, one per entry of FeedContentType, Suggested
 edits and Accessibility included), ``feedCardsOrder`` and the two language maps.
@@ -31,8 +31,8 @@ written.
 Departures from the real app: the catalogue is English in every locale; cards show no images (a grey block stands for
 them), open no article and cannot be dismissed or reordered; the Places, Donate and login rows, Settings' rows other than
 Explore Feed, Show link previews and App theme (their switches do not move), and the theme buttons do nothing;
-Customize the feed has no overflow menu and no language chips; no log line is printed besides the activities' START
-lines.
+Customize the feed has no language chips and its rows cannot be dragged; no log line is printed besides the
+activities' START lines.
 """
 
 from __future__ import annotations
@@ -48,14 +48,14 @@ from vlui.resources import read_yaml
 from vlui.sim.apps.generic import DATA_DIR
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
-from vlui.sim.widgets import Ctx, app_bar, list_row, paragraph, scroll_list, seek_bar, text
+from vlui.sim.widgets import Ctx, app_bar, list_row, menu_popup, paragraph, scroll_list, seek_bar, text
 
 PKG = "org.wikipedia"
 SETTINGS_ACTIVITY = f"{PKG}/.settings.SettingsActivity"
 CONFIGURE_ACTIVITY = f"{PKG}/.feed.configure.ConfigureActivity"
 THEME_ACTIVITY = f"{PKG}/.theme.ThemeFittingRoomActivity"
 PREFS_FILE = "org.wikipedia_preferences.xml"
-ScreenName = Literal["main", "more", "card_menu", "settings", "customize", "theme"]
+ScreenName = Literal["main", "more", "card_menu", "settings", "customize", "customize_menu", "theme"]
 SCREENS: tuple[str, ...] = get_args(ScreenName)
 # NavTab's entries, in order, with the ids of their menu items
 Tab = Literal["explore", "saved", "search", "edits"]
@@ -154,9 +154,13 @@ def _save_feed(dev: Phone, cards: list[bool]) -> None:
 
 
 def _save_if_paused(dev: Phone) -> None:
+    """A Customize screen under another activity, or in a task not in front, has paused: it saved (its overflow
+    menu is no activity of its own)."""
     st = dev.state
-    for screen in st.tasks.get("wikipedia", ()):
-        if screen["screen"] == "customize" and (st.top != "wikipedia" or screen is not st.tasks["wikipedia"][-1]):
+    stack = st.tasks.get("wikipedia", [])
+    for i, screen in enumerate(stack):
+        above = [s["screen"] for s in stack[i + 1:]]
+        if screen["screen"] == "customize" and (st.top != "wikipedia" or above not in ([], ["customize_menu"])):
             _save_feed(dev, screen["cards"])
 
 
@@ -204,8 +208,11 @@ def _up(dev: Phone):
 # ---------------------------------------------------------------------------------------------------- screens
 def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     page = screen["screen"]
-    if page in ("more", "card_menu"):
-        root = build(dev, ctx, dev.state.tasks["wikipedia"][-2])
+    if page in ("more", "card_menu", "customize_menu"):
+        beneath = dev.state.tasks["wikipedia"][-2]
+        root = build(dev, ctx, beneath)
+        if page == "customize_menu":
+            return root.add(_customize_menu(dev, ctx, beneath))
         return root.add(_more_sheet(dev, ctx) if page == "more" else _card_menu(dev, ctx, screen))
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                 bg=ctx.theme.background)
@@ -515,8 +522,28 @@ def _settings(dev: Phone, ctx: Ctx, root: Node) -> Node:
                                 dev.state.scroll.get("wikipedia.settings", 0), rid=f"{PKG}:id/recycler_view"))
 
 
+def _customize_menu(dev: Phone, ctx: Ctx, customize: Screen) -> Node:
+    """menu_feed_configure, from the toolbar's overflow: Show all and Hide all set every FeedContentType entry (the
+    two not listed too), Restore default view removes the feed's preferences (Prefs.resetFeedCustomizations) and
+    enables every type again."""
+    def choose(action: str):
+        def tap(xx: int, yy: int) -> None:
+            dev.state.tasks["wikipedia"].pop()
+            customize["cards"][:] = [action != "hide_all"] * len(CARD_TYPES)
+            if action == "restore_default":
+                state = wiki_state(dev)
+                state.written = [k for k in state.written if k not in FEED_KEYS]
+                state.feed_cards = [True] * len(CARD_TYPES)
+        return tap
+
+    items = [(ctx.t(f"wikipedia.{action}"), f"{PKG}:id/title", choose(action))
+             for action in ("show_all", "hide_all", "restore_default")]
+    return menu_popup(ctx, PKG, items, lambda xx, yy: dev.state.tasks["wikipedia"].pop())
+
+
 def _customize(dev: Phone, ctx: Ctx, root: Node, screen: Screen) -> Node:
-    root.add(app_bar(ctx, PKG, ctx.t("wikipedia.customize_title"), up=_up(dev)))
+    root.add(app_bar(ctx, PKG, ctx.t("wikipedia.customize_title"), up=_up(dev), actions=(
+        ("more_vert", ctx.t("wikipedia.more_options"), lambda xx, yy: dev.push("wikipedia", "customize_menu")),)))
     cards = screen["cards"]
 
     def row(kind: str):
