@@ -226,7 +226,7 @@ def test_a_snapshot_sets_the_apps_preferences_and_they_count_as_written(tmp_path
     with pytest.raises(VluiError, match="wikipedia.text_size"):
         SimDevice(str(snapshot_file(tmp_path, "{installed: [wikipedia], wikipedia: {text_size: 9}}")))
     assert SimDevice("000").shared_prefs("wikipedia", PREFS_FILE) is None  # not installed: no file
-    with pytest.raises(VluiError, match="keeps no shared-preferences files"):
+    with pytest.raises(VluiError, match="SimDevice cannot read the clock app's shared preferences"):
         SimDevice("000").shared_prefs("clock", "x.xml")
 
 

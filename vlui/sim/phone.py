@@ -50,7 +50,7 @@ from vlui.sim.apps import (
     on_launch,
     on_state_set,
 )
-from vlui.sim.apps import shared_prefs as app_shared_prefs
+from vlui.sim.apps import app as sim_app
 from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.apps.dialer import DIALABLE, dialer_state
 from vlui.sim.apps.messages import sms_rows
@@ -240,12 +240,14 @@ class SimDevice(Device):
 
     def shared_prefs(self, app: str, file: str) -> str | None:
         """The app's file as its simulated module writes it; None where the phone has not installed the app (no
-        ``/data/data/<package>``). An app unknown to vlui is an error."""
-        if app not in apps():
-            raise VluiError(f"unknown app {app!r}; apps: {', '.join(apps())}")
+        ``/data/data/<package>``). An app whose module keeps no preferences files (or one vlui lacks) cannot be
+        read, as the base class says."""
+        hook = sim_app(app).shared_prefs if app in apps() else None
+        if hook is None:
+            return super().shared_prefs(app, file)
         if not on_phone(app, self.state.installed):
             return None
-        return app_shared_prefs(self, app, file)
+        return hook(self, file)
 
     # ------------------------------------------------------------------------------------------ Device API
     @property

@@ -48,7 +48,7 @@ class App:
     what the state's type cannot about a snapshot's or a task's entry for the app (Calendar: that a date is a date),
     and each hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
     :func:`on_editor_action`, :func:`on_state_set`, :func:`on_restart`); ``shared_prefs`` gives the text of one of
-    its shared-preferences files (:func:`shared_prefs`)."""
+    its shared-preferences files, or None where it has not written it (:meth:`SimDevice.shared_prefs`)."""
 
     build: Callable[[Phone, Ctx, Any], Node]
     screens: Callable[[str], Collection[str]] = lambda key: ("main",)
@@ -189,16 +189,6 @@ def on_editor_action(dev: Phone, key: str, field: str) -> None:
     hook = launcher.on_editor_action if key == "launcher" else app(key).on_editor_action
     if hook is not None:
         hook(dev, field)
-
-
-def shared_prefs(dev: Phone, key: str, file: str) -> str | None:
-    """The text of app ``key``'s shared-preferences ``file`` as the app has written it (None: it has not written
-    that file); an app whose module keeps no preferences files says so in one line."""
-    hook = app(key).shared_prefs
-    if hook is None:
-        kept = ", ".join(k for k, e in APPS.items() if e.shared_prefs is not None)
-        raise VluiError(f"the simulated {key} app keeps no shared-preferences files; apps that do: {kept}")
-    return hook(dev, file)
 
 
 def on_back(dev: Phone, key: str) -> bool:
