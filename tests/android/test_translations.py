@@ -38,8 +38,10 @@ def test_every_string_says_where_it_comes_from(locale_id: str) -> None:
         assert where.strip(), f"{locale_id} {key}: no source named"
         shown = strings[key]
         assert (json.loads(value) if isinstance(shown, list) else value) == shown, f"{locale_id} {key}"
-        if kind in ("aosp", "aosp-same-text", "app"):  # read from (or composed of) resources of a named strings.xml
+        if kind in ("aosp", "aosp-same-text"):  # read from (or composed of) resources of a named strings.xml
             assert "strings.xml" in where, f"{locale_id} {key}: {where}"
+        if kind == "app":  # a resource file of the app's, at a commit
+            assert "/res/values" in where and ".xml@" in where, f"{locale_id} {key}: {where}"
 
 
 def test_the_new_locales_have_their_scripts_directions_and_digits() -> None:

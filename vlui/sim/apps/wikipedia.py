@@ -3,25 +3,27 @@ bottom navigation, the More sheet, Settings, Customize the feed and the text siz
 
 MainActivity holds the four tabs of NavTab in their order, as a BottomNavigationView (``main_nav_tab_layout``) whose
 items are ``nav_tab_explore``, ``nav_tab_reading_lists`` (Saved), ``nav_tab_search`` and ``nav_tab_edits``, each with
-its label as content description and ``selected`` on the tab shown; More (``nav_more_container``) takes the last
-fifth of the bar and opens the More sheet (MenuNavTabDialog, logged out: Log in / join Wikipedia, Places, Settings,
-Donate). Explore shows the search card (``search_container``) and a card per feed card type that is enabled and has
-content, in FeedContentType's order, drawn from the fixed catalogue ``vlui/sim/data/wikipedia.yaml`` (the real app
-fetches it): Featured article, Top read, Picture of the day, In the news, On this day, Randomizer and Today on
-Wikipedia (Because you read needs a reading history, which the phone has none of). With every type off, the feed
-says so and offers Customize (``customize_button``). Saved lists the default reading list; Search (HistoryFragment)
-has the search card over the empty history; Edits asks a logged-out user to log in.
+its label as content description and ``selected`` on the tab shown; More (``nav_more_container``) takes the last fifth
+of the bar and opens the More sheet (MenuNavTabDialog, logged out: Log in / join Wikipedia, Places, Settings, Donate).
+Explore shows the search card (``search_container``) and a card per feed card type that is enabled and has content, in
+FeedContentType's order, drawn from the fixed catalogue ``vlui/sim/data/wikipedia.yaml`` (the real app fetches it):
+Featured article, Top read, Picture of the day, In the news, On this day, Randomizer and Today on Wikipedia (Because
+you read needs a reading history, which the phone has none of). With every type off, the feed says so and offers
+Customize (``customize_button``). Saved lists the default reading list; Search (HistoryFragment) has the search card
+over the empty history; Edits asks a logged-out user to log in.
 
 Settings (SettingsActivity, its own START line) lists ``res/xml/preferences.xml`` and ``preferences_about.xml`` for a
-logged-out user: General (Wikipedia languages, Explore Feed: ConfigureActivity, "Customize the feed"; Show link
-previews, a switch written to the preferences at once; Collapse tables; App theme: ThemeFittingRoomActivity with
-ThemeChooserDialog, Reading, the text size as a percent, the decrease and increase buttons around a discrete seek bar
-from -5 to 8 steps of 10%, and the themes), Syncing, Data usage and About. Customize the feed lists the configurable card types (FeedContentType's entries in their default order,
-less Suggested edits for a logged-out user and the hidden Accessibility card), each with its title, subtitle and
-switch (``feed_content_type_checkbox``), and its overflow menu (Show all, Hide all, Restore default view). As ConfigureFragment does, the switches change the types in memory and
-``FeedContentType.saveState`` writes them when the screen opens (the feed availability answer) and when it pauses
-(BACK, up, HOME): ``feedCardsEnabled`` (a JSON list of ten booleans, one per entry of FeedContentType, Suggested
-edits and Accessibility included), ``feedCardsOrder`` and the two language maps.
+logged-out user: General (Wikipedia languages, with the app language's own name, the phone's or English; Explore Feed:
+ConfigureActivity, "Customize the feed"; Show link previews, a switch written to the preferences at once; Collapse
+tables; App theme: ThemeFittingRoomActivity with ThemeChooserDialog, Reading, the text size as a percent, the decrease
+and increase buttons around a discrete seek bar from -5 to 8 steps of 10%, and the themes), Syncing, Data usage and
+About. Customize the feed lists the configurable card types (FeedContentType's entries in their default order, less
+Suggested edits for a logged-out user and the hidden Accessibility card), each with its title, subtitle and switch
+(``feed_content_type_checkbox``), and its overflow menu (Show all, Hide all, Restore default view). As
+ConfigureFragment does, the switches change the types in memory and ``FeedContentType.saveState`` writes them when the
+screen opens (the feed availability answer) and when it pauses (BACK, up, HOME): ``feedCardsEnabled`` (a JSON list of
+ten booleans, one per entry of FeedContentType, Suggested edits and Accessibility included), ``feedCardsOrder`` and
+the two language maps.
 
 The preferences file (``org.wikipedia_preferences.xml``, read by :func:`shared_prefs`) holds the entries the app
 wrote, as Android writes a HashMap (:mod:`vlui.android.shared_prefs`). The state (:class:`WikipediaState`) keeps the
@@ -29,8 +31,8 @@ values and which keys were written; a snapshot or a task sets it under ``wikiped
 written.
 
 Departures from the real app: the catalogue is English in every locale; cards show no images (a grey block stands for
-them), open no article and cannot be dismissed or reordered; the Places, Donate and login rows, Settings' rows other than
-Explore Feed, Show link previews and App theme (their switches do not move), and the theme buttons do nothing;
+them), open no article and cannot be dismissed or reordered; the Places, Donate and login rows, Settings' rows other
+than Explore Feed, Show link previews and App theme (their switches do not move), and the theme buttons do nothing;
 Customize the feed has no language chips and its rows cannot be dragged; no log line is printed besides the
 activities' START lines.
 """
@@ -507,7 +509,7 @@ def _settings(dev: Phone, ctx: Ctx, root: Node) -> Node:
             ctx, PKG, y, ctx.t(f"wikipedia.{key}"), summary_text, on_tap=tap, switch=on))
 
     # res/xml/preferences.xml, then preferences_about.xml, as SettingsPreferenceLoader loads them (logged out)
-    rows = [heading("general"), row("languages"), row("explore_feed", "explore_feed_summary",
+    rows = [heading("general"), row("languages", "app_language"), row("explore_feed", "explore_feed_summary",
                                                         lambda xx, yy: _open_customize(dev)),
             row("link_previews", "link_previews_summary", toggle_previews, state.show_link_previews),
             row("collapse_tables", "collapse_tables_summary", on=True),
