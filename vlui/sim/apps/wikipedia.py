@@ -306,7 +306,7 @@ def _search_card(dev: Phone, ctx: Ctx, y: int) -> Node:
 
 # -------------------------------------------------------------------------------------- the Explore feed's cards
 def _card(dev: Phone, ctx: Ctx, y: int, kind: str, title: str, lines: list[tuple[str, float, bool]],
-          image: bool = False) -> Node:
+          image: bool = False, numbered: bool = False) -> Node:
     """A feed card: its header (``view_card_header_title`` and the card menu), an image block if it has one, then
     paragraphs ``(text, size sp, secondary)``."""
     left, right = ctx.content_left + ctx.dp(8), ctx.content_right - ctx.dp(8)
@@ -324,9 +324,13 @@ def _card(dev: Phone, ctx: Ctx, y: int, kind: str, title: str, lines: list[tuple
     if image:
         card.add(Node(bounds=(left, at, right, at + ctx.dp(160)), bg=ctx.theme.divider, visual=True))
         at += ctx.dp(168)
-    for value, size, secondary in lines:
-        para = paragraph(ctx, PKG, left + ctx.dp(16), right - ctx.dp(16), at, value, size,
+    indent = ctx.dp(32) if numbered else 0  # a list card's rows: the number at the start, then the article
+    for i, (value, size, secondary) in enumerate(lines, 1):
+        para = paragraph(ctx, PKG, left + ctx.dp(16) + indent, right - ctx.dp(16), at, value, size,
                          color=ctx.theme.secondary if secondary else None)
+        if numbered:
+            card.add(text(ctx, (left + ctx.dp(16), at, left + ctx.dp(16) + indent, para.bounds[3]),
+                          ctx.locale.number(i), size, color=ctx.theme.accent, pkg=PKG))
         card.add(para)
         at = para.bounds[3] + ctx.dp(6)
     card.bounds = (left, y, right, at + ctx.dp(10))
@@ -340,7 +344,7 @@ def _card_content(ctx: Ctx, kind: str) -> tuple[list[tuple[str, float, bool]], b
         a = c["featured_article" if kind == "featured_article" else "random"]
         return [(a["title"], 20, False), (a["description"], 14, True), (a["extract"], 15, False)], True
     if kind == "top_read":
-        return [(f"{ctx.locale.number(i)}  {a['title']}", 16, False) for i, a in enumerate(c["top_read"], 1)], False
+        return [(a["title"], 16, False) for a in c["top_read"]], False
     if kind == "featured_image":
         return [(c["featured_image"]["description"], 14, True)], True
     if kind == "news":
@@ -369,8 +373,9 @@ def _explore(dev: Phone, ctx: Ctx, y1: int, y2: int) -> Node:
     def card_row(kind: str):
         lines, image = _card_content(ctx, kind)
         title = ctx.t(f"wikipedia.card_{kind}")
-        height = _card(dev, ctx, 0, kind, title, lines, image).bounds[3] + ctx.dp(8)
-        return height, lambda y: _card(dev, ctx, y + ctx.dp(4), kind, title, lines, image)
+        numbered = kind == "top_read"
+        height = _card(dev, ctx, 0, kind, title, lines, image, numbered).bounds[3] + ctx.dp(8)
+        return height, lambda y: _card(dev, ctx, y + ctx.dp(4), kind, title, lines, image, numbered)
 
     rows = [(ctx.dp(64), lambda y: _search_card(dev, ctx, y)), *(card_row(k) for k in kinds)]
     return scroll_list(ctx, PKG, "wikipedia.feed", y1, y2, rows, dev.state.scroll.get("wikipedia.feed", 0),
