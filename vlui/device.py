@@ -173,7 +173,8 @@ class Device(ABC):
     def shared_prefs(self, app: str, file: str) -> str | None:
         """The text of app ``app``'s shared-preferences ``file`` (``/data/data/<package>/shared_prefs/<file>``), or
         None where the app has not written it. What a B-MoCA evaluator check reads of Snapseed and Wikipedia
-        (:mod:`vlui.tasks.checks`); no backend reads it yet, and says so."""
+        (:mod:`vlui.tasks.checks`); the simulated phone reads the files of its apps that keep them (Wikipedia's),
+        other backends none yet, and say so."""
         raise VluiError(f"{type(self).__name__} cannot read the {app} app's shared preferences ({file})")
 
     def close(self) -> None:  # noqa: B027 - optional for backends that hold nothing

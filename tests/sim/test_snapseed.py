@@ -129,7 +129,7 @@ def test_back_closes_what_is_open_then_leaves_and_the_photo_stays_open() -> None
 
 def test_settings_are_kept_in_preferences_xml_as_the_release_reads_them() -> None:
     dev = phone()
-    assert shared_prefs(dev.state, "Preferences.xml").endswith("<map />\n")
+    assert shared_prefs(dev, "Preferences.xml").endswith("<map />\n")
     assert dev.shared_prefs("snapseed", "Other.xml") is None
     tap(dev, one(dev, lambda n: n.desc == "More options", "More options"))
     tap(dev, one(dev, lambda n: n.text == "Settings", "Settings"))

@@ -1452,3 +1452,135 @@ def plan_for(task: Task):
     if task.template in TEMPLATE_PLANS:
         return TEMPLATE_PLANS[task.template](task.params)
     raise VluiError(f"the expert has no recipe for task {task.id!r} yet")
+
+
+# ------------------------------------------------------------------------------------------ Wikipedia (B-MoCA 2.5)
+# The app's settings through More > Settings: Show link previews first (a preferences file keeps its keys in the
+# order they were first written, and B-MoCA's check reads its last entry: the feed's), then Explore Feed's switches
+# (each row's title, the card types in their order), then App theme's text size, then BACK to the tab wanted. The
+# feed's switches alone are nearer through a feed card's menu (Customize the feed).
+WIKIPEDIA = phone_apps()["wikipedia"].package
+_WIKI_CARDS = ("featured_article", "top_read", "featured_image", "because_you_read", "news", "on_this_day", "random",
+               "main_page")  # Customize the feed's rows, in order (its 1-based "indices")
+
+
+def _wikipedia(tab: str = "explore", cards_off: tuple[int, ...] = (), text_percent: int | None = None,
+               previews_off: bool = False):
+    """Wikipedia: the card types at 0-based ``cards_off`` switched off in Customize the feed, the text size at
+    ``text_percent``, Show link previews off, then the ``tab`` (nav_tab_*) selected."""
+    def text_shown(s: Screen) -> str:
+        percent = s.loc.number(text_percent) + "%"
+        return s.loc.t("wikipedia.text_size_default", value=percent) if text_percent == 100 else percent
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        mem = ex._memory
+        if s.package != WIKIPEDIA:
+            return ex.open_app(s, "wikipedia")
+        todo = ((previews_off and not mem.get("wiki:previews")) or (cards_off and not mem.get("wiki:feed"))
+                or (text_percent is not None and not mem.get("wiki:text")))
+        tabs = s.one(f"{WIKIPEDIA}:id/nav_more_container")
+        sheet = s.one(f"{WIKIPEDIA}:id/main_drawer_settings_container")
+        if sheet is not None:
+            return Gesture("tap", sheet) if todo else Gesture("key", key="BACK")
+        customize = s.labelled(s.loc.t("wikipedia.customize_title"), where=lambda e: e.resource_id.endswith(":id/title"))
+        if customize:  # a card's menu
+            return Gesture("tap", customize[0]) if todo else Gesture("key", key="BACK")
+        if tabs is not None:
+            # the feed alone: a card's menu has Customize the feed, nearer than More > Settings > Explore Feed
+            card_menu = [e for e in s.by_id(f"{WIKIPEDIA}:id/view_list_card_header_menu") if ex.tappable(s, e)]
+            if todo and card_menu and not (previews_off or text_percent is not None):
+                return Gesture("tap", card_menu[0])
+            if todo:
+                return Gesture("tap", tabs)
+            item = s.one(f"{WIKIPEDIA}:id/nav_tab_{'reading_lists' if tab == 'saved' else tab}")
+            return Gesture("tap", item) if not item.selected else Gesture("key", key="BACK")
+        if s.one(f"{WIKIPEDIA}:id/content_types_recycler") is not None:
+            return _wiki_cards(ex, s, cards_off)
+        bar = s.one(f"{WIKIPEDIA}:id/text_size_seek_bar")
+        if bar is not None:
+            if s.one(f"{WIKIPEDIA}:id/text_size_percent").text == text_shown(s):
+                mem["wiki:text"] = True
+                return Gesture("key", key="BACK")
+            return Gesture("tap", point=_slider_point(s, bar, (text_percent - 50) / 130))
+        if s.one(f"{WIKIPEDIA}:id/recycler_view") is None:
+            return Gesture("key", key="BACK")
+        # Settings
+        previews = _wiki_row(s, "wikipedia.link_previews")
+        if previews_off and not mem.get("wiki:previews"):
+            switch = previews and next((e for e in s.els if e.resource_id.endswith(":id/switchWidget")
+                                        and _inside(e, previews)), None)
+            if switch is None:
+                return ex.scroll(s, "wiki:settings")
+            if not switch.checked:
+                mem["wiki:previews"] = True
+            else:
+                return Gesture("tap", switch)
+        for done, title in (("wiki:feed", "wikipedia.explore_feed"), ("wiki:text", "wikipedia.app_theme")):
+            wanted = cards_off if done == "wiki:feed" else text_percent is not None
+            if wanted and not mem.get(done):
+                row = _wiki_row(s, title)
+                return Gesture("tap", row) if row is not None else ex.scroll(s, "wiki:settings")
+        return Gesture("key", key="BACK")
+    return recipe
+
+
+def _wiki_row(s: Screen, key: str) -> Element | None:
+    """The clickable Settings row whose title is string ``key``, fully on the screen."""
+    titles = s.labelled(s.loc.t(key), where=lambda e: e.resource_id == "android:id/title")
+    rows = [r for r in s.els if r.clickable and titles and _centre_inside(titles[0], r) and r.cls.endswith("Layout")]
+    return rows[0] if rows and s.height * 0.03 <= rows[0].bounds[1] and rows[0].bounds[3] <= s.height * 0.93 else None
+
+
+def _wiki_cards(ex: ExpertAgent, s: Screen, cards_off: tuple[int, ...]) -> Gesture:
+    """Customize the feed: the rows' switches as wanted (off at ``cards_off``), the rows off the screen scrolled to;
+    once those are seen right, BACK (which saves them)."""
+    seen = ex._memory.setdefault("wiki:cards", {})
+    titles = {s.loc.t(f"wikipedia.card_{kind}"): i for i, kind in enumerate(_WIKI_CARDS)}
+    where: dict[int, float] = {}  # the rows in view, by index: their middle, as a fraction of the screen's height
+    for title in s.by_id(f"{WIKIPEDIA}:id/feed_content_type_title"):
+        i = titles.get(title.text)
+        row = next((e for e in s.els if e.content_desc.startswith(title.text + ", ")), None)
+        switch = next((e for e in s.by_id(f"{WIKIPEDIA}:id/feed_content_type_checkbox")
+                       if row is not None and _centre_inside(e, row)), None)
+        if i is None or row is None:
+            continue
+        where[i] = (row.bounds[1] + row.bounds[3]) / 2 / s.height
+        x1, y1, x2, y2 = switch.bounds if switch is not None else (0, 0, 1, 0)
+        if (y2 - y1) < 0.6 * (x2 - x1):  # cut by the list's edge: scrolled into view first
+            continue
+        if switch.checked == (i in cards_off):
+            seen.pop(i, None)
+            return Gesture("tap", switch)
+        seen[i] = True
+    # the rows up to the last to switch off, seen right; those further down are on, as the feed starts, unless seen
+    # otherwise on the way (a wrong one in view is switched above)
+    missing = set(range(max(cards_off) + 1)) - set(seen)
+    if not missing:
+        ex._memory["wiki:feed"] = True
+        return Gesture("key", key="BACK")
+    first = min(missing)
+    down = where[first] > 0.5 if first in where else (not where or first > max(where))
+    return ex.scroll(s, "wiki:cards", towards=0.6 if down else -0.6)
+
+
+PLANS |= {
+    "b25_open_wikipedia": _wikipedia(),
+    "b25_wikipedia_saved_tab": _wikipedia("saved"),
+    "b25_wikipedia_search_tab": _wikipedia("search"),
+    "b25_wikipedia_text_50": _wikipedia(text_percent=50),
+    "b25_wikipedia_text_180": _wikipedia(text_percent=180),
+    "b25_wikipedia_no_featured_text_50": _wikipedia(cards_off=(0,), text_percent=50),
+    "b25_wikipedia_no_featured_text_180": _wikipedia(cards_off=(0,), text_percent=180),
+    "b25_wikipedia_no_previews_top_read": _wikipedia(cards_off=(1,), previews_off=True),
+    "b25_wikipedia_no_top1_randomizer": _wikipedia(cards_off=(0, 6)),
+    "b25_wikipedia_no_top2_randomizer": _wikipedia(cards_off=(0, 1, 6)),
+    "b25_wikipedia_no_top2": _wikipedia(cards_off=(0, 1)),
+    # 'history': On this day ("Events in history on this day") and Because you read ("... from your history")
+    "b25_wikipedia_no_history_topics": _wikipedia(cards_off=(3, 5)),
+    # 'day': Picture of the day and On this day
+    "b25_wikipedia_no_day_topics": _wikipedia(cards_off=(2, 5)),
+    # the rows numbered from 1: even 2, 4, 6, 8; odd 1, 3, 5, 7; prime 2, 3, 5, 7
+    "b25_wikipedia_no_even_topics": _wikipedia(cards_off=(1, 3, 5, 7)),
+    "b25_wikipedia_no_odd_topics": _wikipedia(cards_off=(0, 2, 4, 6)),
+    "b25_wikipedia_no_prime_topics": _wikipedia(cards_off=(1, 2, 4, 6)),
+}

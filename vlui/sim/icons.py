@@ -487,6 +487,29 @@ def _g_close(p: _Pen) -> None:
     p.line([(18, 6), (6, 18)], 2.2)
 
 
+# Wikipedia (B-MoCA release 2.5): the More tab's menu, the More sheet's Settings and Donate, and the launcher icon
+def _g_menu(p: _Pen) -> None:
+    for y in (6, 12, 18):
+        p.line([(3, y), (21, y)], 2)
+
+
+def _g_settings(p: _Pen) -> None:
+    for i in range(8):
+        p.line(_spoke(12, 12, 6, 10, i * 45), 3.4)
+    p.ring(12, 12, 5.6, 3.2)
+
+
+def _g_explore(p: _Pen) -> None:
+    p.ring(12, 12, 8.6, 2)
+    p.poly([(15.5, 8.5), (13.4, 13.4), (8.5, 15.5), (10.6, 10.6)])
+
+
+def _g_heart(p: _Pen) -> None:
+    p.circle(8, 9, 4.6)
+    p.circle(16, 9, 4.6)
+    p.poly([(3.6, 10.6), (20.4, 10.6), (12, 20.5)])
+
+
 # Status-bar glyphs that show a level: the part beyond the level is drawn at 30% (Android 10's empty part).
 _DIM = 77
 
@@ -600,6 +623,7 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "mail": _g_mail, "message": _g_message, "send": _g_send, "content_copy": _g_content_copy, "share": _g_share,
     "check": _g_check, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
     "auto_rotate": _g_auto_rotate, **_levels(),
+    "menu": _g_menu, "settings": _g_settings, "heart": _g_heart, "explore": _g_explore,  # Wikipedia
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)
 
@@ -757,12 +781,19 @@ def _a_play_store(p: _Pen) -> None:
     p.poly([up, c, lo, m], "#ffc400")
 
 
-# (background colour, glyph) for each app, in the order of APP_ICONS.
+def _a_wikipedia(p: _Pen) -> None:
+    # the app's icon: a black serif W on white
+    p.line([(12.5, 16), (18, 33), (24, 19), (30, 33), (35.5, 16)], 2.6, "#202122")
+    for x in (12.5, 24, 35.5):
+        p.line([(x - 3, 16), (x + 3, 16)], 1.4, "#202122")
+
+
 def _a_snapseed(p: _Pen) -> None:  # Snapseed (B-MoCA release 2.5): a white leaf on green
     p.poly([(15, 33), (17, 22), (24, 15), (33, 13), (31, 24), (24, 31)], "#ffffff", rounded=2)
     p.line([(15, 33), (26, 22)], 1.6, "#59a442")
 
 
+# (background colour, glyph) for each app, in the order of APP_ICONS.
 _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "calendar": ("#ffffff", _a_calendar),
     "camera": ("#ffffff", _a_camera),
@@ -781,6 +812,7 @@ _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "google": ("#ffffff", _a_google),
     "play_store": ("#ffffff", _a_play_store),
     "snapseed": ("#59a442", _a_snapseed),
+    "wikipedia": ("#ffffff", _a_wikipedia),
 }
 APP_ICONS: tuple[str, ...] = tuple(_APPS)
 

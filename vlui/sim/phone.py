@@ -49,8 +49,8 @@ from vlui.sim.apps import (
     on_editor_action,
     on_launch,
     on_state_set,
-    shared_prefs,
 )
+from vlui.sim.apps import app as sim_app
 from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.apps.dialer import DIALABLE, dialer_state
 from vlui.sim.apps.messages import sms_rows
@@ -239,11 +239,15 @@ class SimDevice(Device):
         return state_meets(spec, lambda path: _state_value(self.state, path))
 
     def shared_prefs(self, app: str, file: str) -> str | None:
-        """What the app has written to its shared-preferences ``file`` (Snapseed's ``Preferences.xml``), as Android
-        writes it; None for an app vlui does not know, one the phone has not installed or a file it never wrote."""
-        if app not in apps():  # an app the simulated phone does not have: nothing it could read
+        """The app's file as its simulated module writes it; None where the phone has not installed the app (no
+        ``/data/data/<package>``). An app whose module keeps no preferences files (or one vlui lacks) cannot be
+        read, as the base class says."""
+        hook = sim_app(app).shared_prefs if app in apps() else None
+        if hook is None:
             return super().shared_prefs(app, file)
-        return shared_prefs(self.state, app, file)
+        if not on_phone(app, self.state.installed):
+            return None
+        return hook(self, file)
 
     # ------------------------------------------------------------------------------------------ Device API
     @property

@@ -33,6 +33,7 @@ from vlui.sim.apps import (
     messages,
     settings,
     snapseed,
+    wikipedia,
 )
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
@@ -47,8 +48,8 @@ class App:
     has a default, so that ``state()`` is the app's state on a phone that has just booted), ``entry_problem`` says
     what the state's type cannot about a snapshot's or a task's entry for the app (Calendar: that a date is a date),
     and each hook, where the app has one, handles that event itself (see :func:`on_launch`, :func:`on_back`,
-    :func:`on_editor_action`, :func:`on_state_set`, :func:`on_restart`); ``shared_prefs(state, file)`` gives the text
-    of one of the app's shared-preferences files, or None where the app has not written it (:func:`shared_prefs`)."""
+    :func:`on_editor_action`, :func:`on_state_set`, :func:`on_restart`); ``shared_prefs`` gives the text of one of
+    its shared-preferences files, or None where it has not written it (:meth:`SimDevice.shared_prefs`)."""
 
     build: Callable[[Phone, Ctx, Any], Node]
     screens: Callable[[str], Collection[str]] = lambda key: ("main",)
@@ -59,7 +60,7 @@ class App:
     on_editor_action: Callable[[Phone, str], None] | None = None
     on_state_set: Callable[[DeviceState, dict[str, Any]], None] | None = None
     on_restart: Callable[[Phone], None] | None = None
-    shared_prefs: Callable[[DeviceState, str], str | None] | None = None
+    shared_prefs: Callable[[Phone, str], str | None] | None = None  # a preferences file's text, by its name
 
 
 GENERIC = App(generic.build, generic.screen_names, on_back=generic.on_back)
@@ -79,6 +80,9 @@ APPS: dict[str, App] = {
                  on_back=files.on_back, on_editor_action=files.on_editor_action),
     "snapseed": App(snapseed.build, lambda key: snapseed.SCREENS, state=snapseed.SnapseedState,
                     on_back=snapseed.on_back, shared_prefs=snapseed.shared_prefs),
+    "wikipedia": App(wikipedia.build, lambda key: wikipedia.SCREENS, state=wikipedia.WikipediaState,
+                     entry_problem=wikipedia.entry_problem, on_launch=wikipedia.on_launch, on_back=wikipedia.on_back,
+                     on_state_set=wikipedia.on_state_set, shared_prefs=wikipedia.shared_prefs),
 }
 
 
@@ -194,12 +198,3 @@ def on_back(dev: Phone, key: str) -> bool:
     """Let the app handle BACK itself (close a picker, end a search); True if it did."""
     hook = app(key).on_back
     return bool(hook and hook(dev, key))
-
-
-def shared_prefs(st: DeviceState, key: str, file: str) -> str | None:
-    """The text of app ``key``'s shared-preferences ``file`` on a phone in state ``st``: what the app has written,
-    or None (an app that keeps none, one not installed, a file it never wrote)."""
-    hook = app(key).shared_prefs
-    if hook is None or key not in apps() or not on_phone(key, st.installed):
-        return None
-    return hook(st, file)

@@ -128,12 +128,12 @@ PREF_NAMES = {"use_dark_theme": "pref_appearance_use_dark_theme", "long_edge": "
               "quality": "pref_export_setting_compression"}
 
 
-def shared_prefs(state: DeviceState, file: str) -> str | None:
+def shared_prefs(dev: Phone, file: str) -> str | None:
     """The text of Snapseed's shared-preferences ``file`` as Android's SharedPreferencesImpl writes it: the file
     holds the settings Snapseed has written (none yet: an empty ``<map />``); Snapseed keeps no other file."""
     if file != PREFS_FILE:
         return None
-    st = state.app("snapseed", SnapseedState)
+    st = dev.state.app("snapseed", SnapseedState)
     lines = []
     for name in st.written:
         key = PREF_NAMES[name]
