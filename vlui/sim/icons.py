@@ -757,6 +757,18 @@ def _a_play_store(p: _Pen) -> None:
     p.poly([up, c, lo, m], "#ffc400")
 
 
+def _a_calculator(p: _Pen) -> None:
+    # Calculator 8's icon: the four operations in white on blue, two by two
+    w = 2.4
+    p.line([(13.5, 17), (20.5, 17)], w, "#ffffff")
+    p.line([(17, 13.5), (17, 20.5)], w, "#ffffff")
+    p.line([(27.5, 17), (34.5, 17)], w, "#ffffff")
+    p.line([(14, 27), (20, 33)], w, "#ffffff")
+    p.line([(20, 27), (14, 33)], w, "#ffffff")
+    p.line([(27.5, 28), (34.5, 28)], w, "#ffffff")
+    p.line([(27.5, 32), (34.5, 32)], w, "#ffffff")
+
+
 # (background colour, glyph) for each app, in the order of APP_ICONS.
 _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "calendar": ("#ffffff", _a_calendar),
@@ -775,6 +787,7 @@ _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "youtube": ("#ffffff", _a_youtube),
     "google": ("#ffffff", _a_google),
     "play_store": ("#ffffff", _a_play_store),
+    "calculator": ("#4285f4", _a_calculator),
 }
 APP_ICONS: tuple[str, ...] = tuple(_APPS)
 
