@@ -390,7 +390,7 @@ def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     height = bottom - top
     science_rows = 0 if wide else (3 if calc.expanded else 1)
     # the keys take what the display leaves: at least a quarter of the screen stays the display's
-    row_h = min(int(key_w * 0.86), int(height * 0.72 / (5 + 0.62 * science_rows)))
+    row_h = min(int(key_w * 0.86), int(height * 0.66 / (5 + 0.62 * science_rows)))
     sci_h = int(row_h * 0.62)
     pad_top = bottom - side - 5 * row_h
     sci_top = pad_top - science_rows * sci_h
@@ -409,13 +409,13 @@ def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     return root
 
 
-def _fit(ctx: Ctx, shown: str, room: int, largest: int, smallest: int) -> tuple[int, str]:
-    """The text size (px) that fits ``shown`` in ``room`` px, from ``largest`` sp down to ``smallest`` sp; past that,
-    the end of the text, as the display scrolls to it."""
+def _fit(ctx: Ctx, shown: str, room: int, largest: int, smallest: int, line: int) -> tuple[int, str]:
+    """The text size (px) that fits ``shown`` in ``room`` px and a ``line`` px high, from ``largest`` sp down to
+    ``smallest`` sp; past that, the end of the text, as the display scrolls to it."""
     for sp in range(largest, smallest - 1, -2):
-        if len(shown) * ctx.sp(sp) * 0.56 <= room:
+        if len(shown) * ctx.sp(sp) * 0.56 <= room and ctx.sp(sp) <= line * 0.8:
             return ctx.sp(sp), shown
-    size = ctx.sp(smallest)
+    size = min(ctx.sp(smallest), int(line * 0.8))
     keep = max(1, int(room / (size * 0.56)))
     return size, shown[-keep:]
 
@@ -430,15 +430,14 @@ def _display(dev: Phone, ctx: Ctx, calc: CalculatorState, box) -> Node:
                      fg=ctx.theme.secondary, desc=t("calculator.degree_mode" if calc.degrees
                                                     else "calculator.radian_mode")))
     room = x2 - x1 - ctx.dp(16)
-    line = max(ctx.dp(40), min(ctx.dp(72), (y2 - y1 - ctx.dp(40)) // 2))
-    result_y2 = y2 - ctx.dp(8)
+    line = min(ctx.dp(72), (y2 - y1 - ctx.dp(36)) // 2)  # under the mode, the formula's line and the result's
+    result_y2 = y2 - ctx.dp(4)
     result_y1 = result_y2 - line
-    formula_y2 = result_y1
-    formula_y1 = max(y1 + ctx.dp(32), formula_y2 - line)
+    formula_y1, formula_y2 = result_y1 - line, result_y1
     shown = formula_shown(calc.keys, point)
     big, small = 44, 28
     value = evaluate(calc.keys, calc.degrees) if calc.done else None
-    size, visible = _fit(ctx, shown, room, small if calc.done else big, 20)
+    size, visible = _fit(ctx, shown, room, small if calc.done else big, 14, line)
     formula = Node(cls="android.widget.TextView", bounds=(x1, formula_y1, x2, formula_y2), package=PKG,
                    rid=f"{PKG}:id/formula", text=formula_text(calc.keys, point), focusable=True,
                    long_clickable=True, on_long_press=lambda x, y: None)
@@ -449,10 +448,10 @@ def _display(dev: Phone, ctx: Ctx, calc: CalculatorState, box) -> Node:
     if calc.done:
         if isinstance(value, float):
             result = number_text(value, point, max(1, int(room / (ctx.sp(big) * 0.56))))
-            size, color = _fit(ctx, result, room, big, 20)[0], ctx.theme.on_surface
+            size, color = _fit(ctx, result, room, big, 14, line)[0], ctx.theme.on_surface
         else:
             result = t(f"calculator.error_{value}")
-            size, color = _fit(ctx, result, room, small, 14)[0], (179, 38, 30)
+            size, color = _fit(ctx, result, room, small, 12, line)[0], (179, 38, 30)
         display.add(Node(cls="android.widget.TextView", bounds=(x1, result_y1, x2, result_y2), package=PKG,
                          rid=f"{PKG}:id/result_final", text=result, size=size, fg=color, align="end",
                          long_clickable=True, on_long_press=lambda x, y: None))
@@ -460,7 +459,7 @@ def _display(dev: Phone, ctx: Ctx, calc: CalculatorState, box) -> Node:
         value = preview(calc.keys, calc.degrees)
         result = number_text(value, point, rows) if value is not None else ""
         display.add(Node(cls="android.widget.TextView", bounds=(x1, result_y1, x2, result_y2), package=PKG,
-                         rid=f"{PKG}:id/result_preview", text=result, size=ctx.sp(small), fg=ctx.theme.secondary,
+                         rid=f"{PKG}:id/result_preview", text=result, size=min(ctx.sp(small), int(line * 0.8)), fg=ctx.theme.secondary,
                          align="end", long_clickable=True, on_long_press=lambda x, y: None))
     return display
 
