@@ -336,12 +336,12 @@ def evaluate(keys: list[str], degrees: bool) -> float | str:
 def preview(keys: list[str], degrees: bool) -> float | None:
     """The live result under the formula: shown once the formula is more than a number, from its keys up to a
     trailing operator; none where that has no value."""
-    if all(k in DIGITS or k == "dec_point" for k in keys):
-        return None
     end = len(keys)
     while end and (keys[end - 1] in BINARY or keys[end - 1] in OPENING):
         end -= 1
-    value = evaluate(keys[:end], degrees) if end else "syntax"
+    if all(k in DIGITS or k == "dec_point" for k in keys[:end]):
+        return None
+    value = evaluate(keys[:end], degrees)
     return value if isinstance(value, float) else None
 
 
@@ -395,15 +395,15 @@ def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
     pad_top = bottom - side - 5 * row_h
     sci_top = pad_top - science_rows * sci_h
     display_bottom = sci_top if not wide else pad_top - side
-    root.add(_display(dev, ctx, calc, (side, top, width - side, display_bottom)))
+    root.add(_display(ctx, calc, (side, top, width - side, display_bottom)))
     if wide:
         sci_w = width - 3 * side - pad_w
-        root.add(_science(dev, ctx, calc, (side, pad_top, side + sci_w, pad_top + 5 * row_h), 3, arrow=False))
+        root.add(_science(ctx, calc, (side, pad_top, side + sci_w, pad_top + 5 * row_h), 3, arrow=False))
         x0 = width - side - pad_w
     else:
-        root.add(_science(dev, ctx, calc, (side, sci_top, width - side, pad_top), science_rows, arrow=True))
+        root.add(_science(ctx, calc, (side, sci_top, width - side, pad_top), science_rows, arrow=True))
         x0 = side
-    root.add(_numeric(dev, ctx, calc, (x0, pad_top, x0 + pad_w, pad_top + 5 * row_h)))
+    root.add(_numeric(ctx, calc, (x0, pad_top, x0 + pad_w, pad_top + 5 * row_h)))
     for node in root.walk():  # the pads and the formula keep their left-to-right order in every language
         node.mirror = False
     return root
@@ -420,7 +420,7 @@ def _fit(ctx: Ctx, shown: str, room: int, largest: int, smallest: int, line: int
     return size, shown[-keep:]
 
 
-def _display(dev: Phone, ctx: Ctx, calc: CalculatorState, box) -> Node:
+def _display(ctx: Ctx, calc: CalculatorState, box) -> Node:
     x1, y1, x2, y2 = box
     t, point = ctx.t, ctx.t("calculator.dec_point")
     display = Node(cls="android.widget.LinearLayout", bounds=box, package=PKG, rid=f"{PKG}:id/display")
@@ -444,7 +444,7 @@ def _display(dev: Phone, ctx: Ctx, calc: CalculatorState, box) -> Node:
     formula.add(Node(bounds=(x1, formula_y1, x2 - ctx.dp(8), formula_y2), text=visible, size=size,
                      fg=ctx.theme.secondary if calc.done else ctx.theme.on_surface, align="end", visual=True))
     display.add(formula)
-    rows = max(1, int(room / (ctx.sp(small) * 0.56)))
+    room_chars = max(1, int(room / (ctx.sp(small) * 0.56)))
     if calc.done:
         if isinstance(value, float):
             result = number_text(value, point, max(1, int(room / (ctx.sp(big) * 0.56))))
@@ -457,14 +457,14 @@ def _display(dev: Phone, ctx: Ctx, calc: CalculatorState, box) -> Node:
                          long_clickable=True, on_long_press=lambda x, y: None))
     else:
         value = preview(calc.keys, calc.degrees)
-        result = number_text(value, point, rows) if value is not None else ""
+        result = number_text(value, point, room_chars) if value is not None else ""
         display.add(Node(cls="android.widget.TextView", bounds=(x1, result_y1, x2, result_y2), package=PKG,
                          rid=f"{PKG}:id/result_preview", text=result, size=min(ctx.sp(small), int(line * 0.8)), fg=ctx.theme.secondary,
                          align="end", long_clickable=True, on_long_press=lambda x, y: None))
     return display
 
 
-def _key(dev: Phone, ctx: Ctx, calc: CalculatorState, key: str, box, tone: str | None) -> Node:
+def _key(ctx: Ctx, calc: CalculatorState, key: str, box, tone: str | None) -> Node:
     """One key: an ImageButton named by its content description, its face drawn on it."""
     colors = KEY_COLORS[ctx.theme.dark]
     x1, y1, x2, y2 = box
@@ -519,7 +519,7 @@ def _key(dev: Phone, ctx: Ctx, calc: CalculatorState, key: str, box, tone: str |
     return node
 
 
-def _science(dev: Phone, ctx: Ctx, calc: CalculatorState, box, rows: int, arrow: bool) -> Node:
+def _science(ctx: Ctx, calc: CalculatorState, box, rows: int, arrow: bool) -> Node:
     x1, y1, x2, y2 = box
     pad = Node(cls="android.view.ViewGroup", bounds=box, package=PKG, rid=f"{PKG}:id/pad_advanced")
     if rows == 0:
@@ -533,13 +533,13 @@ def _science(dev: Phone, ctx: Ctx, calc: CalculatorState, box, rows: int, arrow:
             elif calc.inverse and key == "fun_log":
                 key = "fun_10pow"
             b = (int(x1 + c * cols_w), int(y1 + r * row_h), int(x1 + (c + 1) * cols_w), int(y1 + (r + 1) * row_h))
-            pad.add(_key(dev, ctx, calc, key, b, None))
+            pad.add(_key(ctx, calc, key, b, None))
     if arrow:
-        pad.add(_key(dev, ctx, calc, "collapse_expand", (x2 - ctx.dp(48), y1, x2, int(y1 + row_h)), None))
+        pad.add(_key(ctx, calc, "collapse_expand", (x2 - ctx.dp(48), y1, x2, int(y1 + row_h)), None))
     return pad
 
 
-def _numeric(dev: Phone, ctx: Ctx, calc: CalculatorState, box) -> Node:
+def _numeric(ctx: Ctx, calc: CalculatorState, box) -> Node:
     x1, y1, x2, y2 = box
     pad = Node(cls="android.view.ViewGroup", bounds=box, package=PKG, rid=f"{PKG}:id/pad_numeric")
     w, h = (x2 - x1) / 4, (y2 - y1) / 5
@@ -547,5 +547,5 @@ def _numeric(dev: Phone, ctx: Ctx, calc: CalculatorState, box) -> Node:
         for c, key in enumerate(row):
             tone = "clr" if key == "clr" else "eq" if key == "eq" else "op" if c == 3 or r == 0 else "digit"
             b = (int(x1 + c * w), int(y1 + r * h), int(x1 + (c + 1) * w), int(y1 + (r + 1) * h))
-            pad.add(_key(dev, ctx, calc, key, b, tone))
+            pad.add(_key(ctx, calc, key, b, tone))
     return pad
