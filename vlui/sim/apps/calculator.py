@@ -144,7 +144,7 @@ def press(calc: CalculatorState, key: str) -> None:
             keys.append(key)
     elif key in BINARY:
         if last in BINARY:
-            if len(keys) > 1 and (_ends_value(keys[:-1]) or keys[-2] in POSTFIX):
+            if _ends_value(keys[:-1]):  # another operator takes its place
                 keys[-1] = key
         elif _ends_value(keys):
             keys.append(key)
