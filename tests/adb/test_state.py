@@ -21,7 +21,7 @@ from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
 from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import release_tasks, resolve_tasks, tasks
+from vlui.tasks.catalog import installs, release_tasks, resolve_tasks, tasks
 from vlui.tasks.checks import check_holds
 from tests.tasks.test_bmoca25 import drive
 
@@ -179,6 +179,10 @@ def test_evaluator_checks_read_over_adb_what_the_in_process_phone_reads(dev) -> 
 
 def test_a_task_judged_on_the_ui_tree_ends_over_adb_at_the_step_it_ends_in_process(adb) -> None:
     task = replace(release_tasks()["b25_call_2234458"], id="call_2234458_pixel", evaluator_check=PIXEL_CALL)
+    for name in SNAPSHOTS:  # the served phone as the release's phones are: with the release's apps vlui has
+        adb.phone.load_snapshot(name)
+        adb.phone.device.install_apps(installs([task]))
+        adb.phone.save_snapshot(name)
     over_adb = open_env(adb_env(adb), [task], SNAPSHOTS, include_xml=True)
     in_process = open_env(EnvConfig(snapshots=SNAPSHOTS), [task], SNAPSHOTS, include_xml=True)
     try:
@@ -188,6 +192,8 @@ def test_a_task_judged_on_the_ui_tree_ends_over_adb_at_the_step_it_ends_in_proce
     finally:
         over_adb.close()
         in_process.close()
+        for name in SNAPSHOTS:
+            adb.phone.delete_snapshot(name)
 
 
 def test_what_no_shell_command_reads_of_an_evaluator_check_is_an_error_naming_the_task(dev) -> None:
