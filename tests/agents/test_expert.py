@@ -133,6 +133,7 @@ def test_the_expert_solves_the_representative_tasks_on_two_thousand_drawn_screen
 
 
 @pytest.mark.integration
+@pytest.mark.timeout(1800)  # 72 tasks on 165 phones: 11,880 episodes, 23 minutes on 2 busy cores
 def test_the_expert_solves_every_release_task_the_simulated_phone_runs(tmp_path) -> None:
     """B-MoCA release 2.5's tasks the simulated phone runs (tasks=bmoca25_supported), from the state the release's
     reset leaves (HOME: no starting state of vlui's own), on the 45 snapshots and on 120 generated phones: those

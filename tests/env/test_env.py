@@ -19,7 +19,7 @@ from vlui.env.env import make_env, make_vector_env
 from vlui.env.text_env import TextActions
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import release_pins, tasks
+from vlui.tasks.catalog import installs, release_tasks, tasks
 
 SIM = EnvConfig(snapshots=["000", "030", "109"])
 
@@ -189,11 +189,10 @@ def test_reset_puts_the_device_in_the_tasks_starting_state() -> None:
 
 def test_a_run_with_a_release_task_installs_the_releases_apps_and_one_of_the_papers_tasks_none(monkeypatch) -> None:
     """B-MoCA release 2.5's phones have its third-party apps (here the test fixture, as one of them); the paper's
-    phones have none, as before. The expert finds its way on a phone with more apps (Settings' "See all N
-    apps")."""
+    phones have none, as before. The expert finds its way on a phone with more apps (Settings' "See all N apps")."""
     fixture_app.register(monkeypatch, pinned=True)
-    release = [key for key in release_pins() if key in apps()]  # the release's apps vlui has, the fixture last
-    assert release[-1] == fixture_app.KEY
+    release = [pin.key for pin in installs(list(release_tasks().values()))]  # the Calculator's, the fixture's, ...
+    assert fixture_app.KEY in release
     for run, installed in ((["app_info_list"], []), (["b25_app_info_list"], release),
                            (["app_info_list", "b25_app_info_list"], release)):
         env = make_env(SIM, run)

@@ -17,6 +17,7 @@ from PIL import Image
 from tests import fixture_app
 from vlui.adb.state import require_installed
 from vlui.android import launcher
+from vlui.android.apps import app_uid
 from vlui.android.logcat import parse_threadtime
 from vlui.served import configure
 from vlui.served.phone import ServedPhone
@@ -256,7 +257,7 @@ def test_the_package_manager_lists_the_third_party_apps_installed_and_only_those
     monkeypatch.setitem(PACKAGES, package, {"versionCode": 1, "versionName": "1.0",
                                             "codePath": f"/data/app/{package}-1"})
     record = sh(phone, f"dumpsys package {package}")[0]
-    assert "userId=10066" in record and "flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]" in record
+    assert f"userId={app_uid(fixture_app.KEY)}" in record and "flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]" in record
 
 
 def test_settings_night_mode_and_density_round_trip_through_configure(phone) -> None:

@@ -14,6 +14,7 @@ from vlui.backends import resolve_snapshots
 from vlui.config import EnvConfig
 from vlui.errors import VluiError
 from vlui.sim.apps import APPS, app_state_problem
+from vlui.sim.apps.calculator import CalculatorState
 from vlui.sim.apps.calendar import CalendarState
 from vlui.sim.apps.chrome import ChromeState
 from vlui.sim.apps.contacts import ContactsState
@@ -49,7 +50,8 @@ def test_each_app_declares_its_state_in_its_own_module() -> None:
     dev = SimDevice("000", noise=False)
     assert dev.state.apps == {"clock": ClockState(), "phone": DialerState(), "calendar": CalendarState(),
                               "contacts": ContactsState(), "messages": MessagesState(), "chrome": ChromeState(),
-                              "files": FilesState(), "snapseed": SnapseedState(), "wikipedia": WikipediaState()}
+                              "files": FilesState(), "snapseed": SnapseedState(), "wikipedia": WikipediaState(),
+                              "calculator": CalculatorState()}
     assert [(a.hour, a.minute, a.enabled) for a in clock_state(dev).alarms] == [(9, 0, False), (8, 30, False)]
     with pytest.raises(TypeError, match="the clock app's state is a ClockState, not a DialerState"):
         dev.state.app("clock", DialerState)
@@ -103,7 +105,7 @@ def test_a_snapshot_sets_an_apps_state_under_its_key(tmp_path: Path) -> None:
                                                             "email, name, phone"),
     ("{contacts: {people: [{phone: '555'}]}}", "contacts.people[0] must give name"),
     ("{gmail: {tab: 1}}", "gmail: the app keeps no state a snapshot or a task sets; apps that do: clock, phone, "
-                          "calendar, contacts, messages, chrome, files, snapseed, wikipedia"),
+                          "calendar, contacts, messages, chrome, files, calculator, snapseed, wikipedia"),
     ("{chrome: {pages: [{title: News}]}}", "chrome.pages[0] must give url"),
     ("{files: {items: [{name: a.pdf}]}}", "files.items[0] must give kind"),
     ("{files: {items: [{name: a.pdf, kind: pdf, folder: Downloads}]}}", "files.items[0].folder must be one of "

@@ -86,7 +86,8 @@ def test_a_phone_that_installs_no_third_party_app_is_unchanged(monkeypatch) -> N
     fixture_app.register(monkeypatch)
     assert differ(looks(dev), before) == []
     assert {key: app_uid(key) for key in SYSTEM_UIDS} == SYSTEM_UIDS
-    assert app_uid(KEY) == 10066  # after every system app's: the first free uid of a phone that installs it
+    # after every system app's, in the third-party apps' order (the release's apps that vlui has come before it)
+    assert app_uid(KEY) == 10066 + third_party().index(KEY)
 
 
 def test_an_installed_app_is_in_the_drawer_settings_and_search_not_on_the_home_screen(monkeypatch) -> None:
@@ -103,7 +104,8 @@ def test_an_installed_app_is_in_the_drawer_settings_and_search_not_on_the_home_s
     assert labels.index("Notes") == labels.index("Messages") + 1  # alphabetical, as the drawer lists every app
     tap(dev, one(dev, lambda n: n.text == "Notes" and n.on_tap is not None, "the Notes icon"))
     assert dev.state.top == KEY and f'package="{fixture_app.PACKAGE}"' in dev.ui_xml()
-    assert f"Start proc {dev.state.pids[KEY]}:{fixture_app.PACKAGE}/u0a66 for activity" in "\n".join(dev.log_lines())
+    user = f"u0a{66 + third_party().index(KEY)}"
+    assert f"Start proc {dev.state.pids[KEY]}:{fixture_app.PACKAGE}/{user} for activity" in "\n".join(dev.log_lines())
     dev.key("HOME")
     dev.state.drawer, dev.state.focus = True, ("launcher", "search")
     dev.state.fields["launcher.search"] = "no"

@@ -22,6 +22,7 @@ import numpy as np
 
 from vlui.android.apps import apps as phone_apps
 from vlui.android.apps import third_party
+from vlui.android.calculator import FORMULA_TEXT
 from vlui.android.i18n import Locale, get_locale
 from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP, day_bit
 from vlui.android.launcher import LAUNCHABLE
@@ -1441,6 +1442,46 @@ TEMPLATE_PLANS |= {"share_photo": _share_photo, "share_newest_download": _share_
                    "call_contact_via_recents": _call_contact_via_recents,
                    "text_page_via_recents": _text_page_via_recents,
                    "share_photo_no_search": _share_photo, "alarm_event_via_recents_no_home": _alarm_event_via_recents}
+
+
+# ------------------------------------------------------------------------------- Calculator (B-MoCA release 2.5)
+_CALCULATOR_KEYS = {text: key for key, text in FORMULA_TEXT.items() if key not in ("lparen", "rparen")}
+
+
+def _calculator(formula: str):
+    """Type ``formula`` (its text as the formula shows it, a function as its letter) on the Calculator's keys: one
+    key a character, the parentheses key for "(" and ")"; a scientific key opens the scientific rows (or turns the
+    inverse functions off) first. A formula that is not the start of this one, or a result shown, is cleared."""
+    keys = ["parens" if ch in "()" else _CALCULATOR_KEYS[ch] for ch in formula]
+    package = phone_apps()["calculator"].package
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != package:
+            return ex.open_app(s, "calculator")
+        shown = s.one(":id/formula")
+        text = shown.text if shown is not None else ""
+        if s.one(":id/result_final") is not None or not formula.startswith(text):
+            return Gesture("tap", s.one(":id/clr"))
+        if text == formula:
+            return Gesture("tap", s.one(":id/eq"))
+        target = s.one(f":id/{keys[len(text)]}")
+        if target is None:  # a scientific key: its rows are closed, or show the inverse functions
+            return Gesture("tap", s.one(":id/collapse_expand" if s.one(":id/toggle_inv") is None else ":id/toggle_inv"))
+        return Gesture("tap", target)
+    return recipe
+
+
+# the formula each task's check reads, typed as the app writes it ("c60" is cos(60: the check wants no ")"); the two
+# means as the live result shows them: 60^(1/3) and 2/(1/4+1/5)
+PLANS |= {
+    "b25_open_calculator": _open("calculator"),
+    **{f"b25_calc_{name}": _calculator(formula) for name, formula in (
+        ("50_percent_of_28", "50%28"), ("geometric_mean", "(3×4×5)^(1÷3"), ("harmonic_mean", "2÷(1÷4+1÷5"),
+        ("1_plus_1", "1+1"), ("10_choose_2", "10!÷(2!×8!)"), ("17_times_23", "17×23"), ("2_plus_24_over_3", "2+24÷3"),
+        ("3_times_5", "3×5"), ("5_choose_2", "5!÷(2!×3!)"), ("cos_180", "c180"), ("cos_60", "c60"),
+        ("ln_1234", "l1234"), ("input_1", "1"), ("factorial_6", "6!"), ("sqrt_25", "√25"),
+        ("sum_5_fibonacci", "1+1+2+3+5"), ("sum_5_primes", "2+3+5+7+11"), ("45_degrees_to_radians", "45×π÷180"))},
+}
 
 
 def plan_for(task: Task):

@@ -781,6 +781,18 @@ def _a_play_store(p: _Pen) -> None:
     p.poly([up, c, lo, m], "#ffc400")
 
 
+def _a_calculator(p: _Pen) -> None:
+    # Calculator 8's icon: the four operations in white on blue, two by two
+    w = 2.4
+    p.line([(13.5, 17), (20.5, 17)], w, "#ffffff")
+    p.line([(17, 13.5), (17, 20.5)], w, "#ffffff")
+    p.line([(27.5, 17), (34.5, 17)], w, "#ffffff")
+    p.line([(14, 27), (20, 33)], w, "#ffffff")
+    p.line([(20, 27), (14, 33)], w, "#ffffff")
+    p.line([(27.5, 28), (34.5, 28)], w, "#ffffff")
+    p.line([(27.5, 32), (34.5, 32)], w, "#ffffff")
+
+
 def _a_wikipedia(p: _Pen) -> None:
     # the app's icon: a black serif W on white
     p.line([(12.5, 16), (18, 33), (24, 19), (30, 33), (35.5, 16)], 2.6, "#202122")
@@ -811,6 +823,7 @@ _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "youtube": ("#ffffff", _a_youtube),
     "google": ("#ffffff", _a_google),
     "play_store": ("#ffffff", _a_play_store),
+    "calculator": ("#4285f4", _a_calculator),
     "snapseed": ("#59a442", _a_snapseed),
     "wikipedia": ("#ffffff", _a_wikipedia),
 }

@@ -21,6 +21,7 @@ from vlui.android.state import DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
 from vlui.sim.apps import (
+    calculator,
     calendar,
     chooser,
     chrome,
@@ -78,6 +79,7 @@ APPS: dict[str, App] = {
     "chrome": App(chrome.build, lambda key: chrome.SCREENS, state=chrome.ChromeState),
     "files": App(files.build, lambda key: files.SCREENS, state=files.FilesState, entry_problem=files.entry_problem,
                  on_back=files.on_back, on_editor_action=files.on_editor_action),
+    "calculator": App(calculator.build, lambda key: calculator.SCREENS, state=calculator.CalculatorState),
     "snapseed": App(snapseed.build, lambda key: snapseed.SCREENS, state=snapseed.SnapseedState,
                     on_back=snapseed.on_back, shared_prefs=snapseed.shared_prefs),
     "wikipedia": App(wikipedia.build, lambda key: wikipedia.SCREENS, state=wikipedia.WikipediaState,
