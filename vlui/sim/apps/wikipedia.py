@@ -163,7 +163,13 @@ def _save_if_paused(dev: Phone) -> None:
     for i, screen in enumerate(stack):
         above = [s["screen"] for s in stack[i + 1:]]
         if screen["screen"] == "customize" and (st.top != "wikipedia" or above not in ([], ["customize_menu"])):
-            _save_feed(dev, screen["cards"])
+            _save_feed(dev, _edited_cards(dev, screen))
+
+
+def _edited_cards(dev: Phone, screen: Screen) -> list[bool]:
+    """The card types a Customize screen is editing: those it was opened with (the state's when it was opened
+    without: a screen restored as it stood)."""
+    return screen.setdefault("cards", list(wiki_state(dev).feed_cards))
 
 
 def set_text_size(dev: Phone, multiplier: int) -> None:
@@ -183,7 +189,7 @@ def on_back(dev: Phone, key: str) -> bool:
     if screen is None:
         return False
     if screen["screen"] == "customize":
-        _save_feed(dev, screen["cards"])
+        _save_feed(dev, _edited_cards(dev, screen))
     elif screen["screen"] == "main" and screen.get("tab", "explore") != "explore":
         screen["tab"] = "explore"
         return True
@@ -425,7 +431,9 @@ def _card_menu(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
 
     scrim = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom), package=PKG,
                  on_tap=close)
-    ax1, ay1, ax2, ay2 = screen["anchor"]
+    # where the card's menu button is drawn (the first card's, where the menu was opened without one)
+    ax1, ay1, ax2, ay2 = screen.get("anchor") or (ctx.width - ctx.dp(56), ctx.top + ctx.dp(120), ctx.width - ctx.dp(8),
+                                                  ctx.top + ctx.dp(168))
     w, h = min(ctx.width - ctx.dp(16), ctx.dp(220)), ctx.dp(48)
     if ctx.locale.rtl:  # the anchor's bounds are already mirrored: the menu is built there, then mirrored back
         ax1, ax2 = ctx.width - ax2, ctx.width - ax1
@@ -536,7 +544,7 @@ def _customize_menu(dev: Phone, ctx: Ctx, customize: Screen) -> Node:
     def choose(action: str):
         def tap(xx: int, yy: int) -> None:
             dev.state.tasks["wikipedia"].pop()
-            customize["cards"][:] = [action != "hide_all"] * len(CARD_TYPES)
+            _edited_cards(dev, customize)[:] = [action != "hide_all"] * len(CARD_TYPES)
             if action == "restore_default":
                 state = wiki_state(dev)
                 state.written = [k for k in state.written if k not in FEED_KEYS]
@@ -551,7 +559,7 @@ def _customize_menu(dev: Phone, ctx: Ctx, customize: Screen) -> Node:
 def _customize(dev: Phone, ctx: Ctx, root: Node, screen: Screen) -> Node:
     root.add(app_bar(ctx, PKG, ctx.t("wikipedia.customize_title"), up=_up(dev), actions=(
         ("more_vert", ctx.t("wikipedia.more_options"), lambda xx, yy: dev.push("wikipedia", "customize_menu")),)))
-    cards = screen["cards"]
+    cards = screen.get("cards") or list(wiki_state(dev).feed_cards)
 
     def row(kind: str):
         i = CARD_TYPES.index(kind)
