@@ -568,6 +568,25 @@ def _g_auto_rotate(p: _Pen) -> None:
     p.rect(9.5, 8, 14.5, 16, radius=1)
 
 
+# Walmart (B-MoCA release 2.5): its bottom navigation's and header's icons
+def _g_storefront(p: _Pen) -> None:
+    p.poly([(3, 9), (5, 3.5), (19, 3.5), (21, 9)])
+    p.rect(4.5, 10.5, 19.5, 20.5, width=1.8)
+    p.rect(10, 14, 14, 20.5)
+
+
+def _g_favorite(p: _Pen) -> None:
+    p.circle(8, 9, 4.6)
+    p.circle(16, 9, 4.6)
+    p.poly([(3.7, 10.8), (20.3, 10.8), (12, 20.5)])
+
+
+def _g_cart(p: _Pen) -> None:
+    p.line([(2, 4), (5, 4), (7.5, 15), (18.5, 15), (21, 7), (6.2, 7)], 1.8)
+    p.circle(9, 19, 1.8)
+    p.circle(17, 19, 1.8)
+
+
 def _levels() -> dict[str, Callable[[_Pen], None]]:
     """``battery_<0..100 by 10>``, ``battery_charging_<…>``, ``signal_<0..4>``, ``wifi_<0..4>``; a full level is
     the plain glyph (``battery``, ``signal``, ``wifi``), drawn exactly as it is."""
@@ -600,6 +619,7 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "mail": _g_mail, "message": _g_message, "send": _g_send, "content_copy": _g_content_copy, "share": _g_share,
     "check": _g_check, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
     "auto_rotate": _g_auto_rotate, **_levels(),
+    "storefront": _g_storefront, "favorite": _g_favorite, "cart": _g_cart,
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)
 
@@ -757,6 +777,14 @@ def _a_play_store(p: _Pen) -> None:
     p.poly([up, c, lo, m], "#ffc400")
 
 
+def _a_walmart(p: _Pen) -> None:
+    """Walmart's spark: six yellow petals around the middle."""
+    for i in range(6):
+        a = math.radians(-90 + 60 * i)
+        c, s = math.cos(a), math.sin(a)
+        p.line([(24 + 3.5 * c, 24 + 3.5 * s), (24 + 10 * c, 24 + 10 * s)], 4.2, "#ffc220")
+
+
 # (background colour, glyph) for each app, in the order of APP_ICONS.
 _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "calendar": ("#ffffff", _a_calendar),
@@ -775,6 +803,7 @@ _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "youtube": ("#ffffff", _a_youtube),
     "google": ("#ffffff", _a_google),
     "play_store": ("#ffffff", _a_play_store),
+    "walmart": ("#0071dc", _a_walmart),
 }
 APP_ICONS: tuple[str, ...] = tuple(_APPS)
 

@@ -32,6 +32,7 @@ from vlui.sim.apps import (
     launcher,
     messages,
     settings,
+    walmart,
 )
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
@@ -74,6 +75,9 @@ APPS: dict[str, App] = {
     "chrome": App(chrome.build, lambda key: chrome.SCREENS, state=chrome.ChromeState),
     "files": App(files.build, lambda key: files.SCREENS, state=files.FilesState, entry_problem=files.entry_problem,
                  on_back=files.on_back, on_editor_action=files.on_editor_action),
+    # B-MoCA release 2.5's third-party apps
+    "walmart": App(walmart.build, lambda key: walmart.SCREENS, state=walmart.WalmartState,
+                   entry_problem=walmart.entry_problem, on_back=walmart.on_back),
 }
 
 
