@@ -37,7 +37,7 @@ from vlui.resources import read_yaml
 from vlui.sim import DATA_DIR
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
-from vlui.sim.widgets import Ctx, Tap, button, list_row, paragraph, scroll_list, search_box, text
+from vlui.sim.widgets import Ctx, Tap, bottom_navigation, button, list_row, paragraph, scroll_list, search_box, text
 
 PKG = "com.walmart.android"
 BLUE = (0, 113, 220)  # Walmart's header blue
@@ -136,28 +136,11 @@ def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
 
 
 def _bottom_navigation(dev: Phone, ctx: Ctx, selected: str, y: int) -> Node:
-    bar = Node(cls="android.widget.FrameLayout", bounds=(0, y, ctx.width, ctx.bottom), package=PKG,
-               rid=f"{PKG}:id/bottom_nav", bg=ctx.theme.surface)
-    bar.add(Node(bounds=(0, y, ctx.width, y + max(1, ctx.dp(1))), bg=ctx.theme.divider, visual=True))
-    left, right = ctx.content_left, ctx.content_right
-    w = (right - left) / len(TABS)
-    for i, tab in enumerate(TABS):
-        x1, x2 = left + int(i * w), left + int((i + 1) * w)
-        on = tab == selected
-        color = BLUE if on and not ctx.theme.dark else ctx.theme.accent if on else ctx.theme.secondary
-        label = ctx.t(f"walmart.{tab}")
-        item = Node(cls="android.widget.FrameLayout", bounds=(x1, y, x2, ctx.bottom), package=PKG,
-                    rid=f"{PKG}:id/navigation_{tab}", desc=label, selected=on, clickable=True, focusable=True,
-                    on_tap=lambda xx, yy, tab=tab: select_tab(dev, tab))
-        g, cx = ctx.dp(24), (x1 + x2) // 2
-        item.add(Node(cls="android.widget.ImageView", bounds=(cx - g // 2, y + ctx.dp(8), cx + g // 2,
-                      y + ctx.dp(8) + g), package=PKG, rid=f"{PKG}:id/navigation_bar_item_icon_view",
-                      icon=f"glyph:{TAB_GLYPHS[tab]}", icon_color=color))
-        size = "large" if on else "small"
-        item.add(text(ctx, (x1, y + ctx.dp(34), x2, ctx.bottom - ctx.dp(4)), label, 11, color=color, bold=on,
-                      align="center", pkg=PKG, rid=f"{PKG}:id/navigation_bar_item_{size}_label_view"))
-        bar.add(item)
-    return bar
+    items = [(f"{PKG}:id/navigation_{tab}", ctx.t(f"walmart.{tab}"), TAB_GLYPHS[tab], tab == selected,
+              lambda xx, yy, tab=tab: select_tab(dev, tab)) for tab in TABS]
+    labels = (f"{PKG}:id/navigation_bar_item_large_label_view", f"{PKG}:id/navigation_bar_item_small_label_view")
+    return bottom_navigation(ctx, PKG, y, items, f"{PKG}:id/bottom_nav", labels,
+                             color=ctx.theme.accent if ctx.theme.dark else BLUE)
 
 
 def _cart_button(dev: Phone, ctx: Ctx, x2: int, y: int, color) -> Node:
