@@ -587,6 +587,26 @@ def _g_cart(p: _Pen) -> None:
     p.circle(17, 19, 1.8)
 
 
+# Instagram (B-MoCA release 2.5): its tab bar's icons
+def _g_house(p: _Pen) -> None:
+    p.poly([(12, 3), (21, 11), (19, 11), (19, 21), (14.5, 21), (14.5, 15), (9.5, 15), (9.5, 21), (5, 21), (5, 11),
+            (3, 11)], rounded=0.8)
+
+
+def _g_reels(p: _Pen) -> None:
+    p.rect(3.5, 3.5, 20.5, 20.5, radius=4, width=1.8)
+    p.line([(3.5, 8.5), (20.5, 8.5)], 1.6)
+    p.line([(8, 3.5), (10.5, 8.5)], 1.6)
+    p.line([(13.5, 3.5), (16, 8.5)], 1.6)
+    p.poly([(10, 11.5), (10, 17.5), (15, 14.5)])
+
+
+def _g_new_post(p: _Pen) -> None:
+    p.rect(3.5, 3.5, 20.5, 20.5, radius=5, width=1.8)
+    p.line([(12, 8), (12, 16)], 1.8)
+    p.line([(8, 12), (16, 12)], 1.8)
+
+
 def _levels() -> dict[str, Callable[[_Pen], None]]:
     """``battery_<0..100 by 10>``, ``battery_charging_<…>``, ``signal_<0..4>``, ``wifi_<0..4>``; a full level is
     the plain glyph (``battery``, ``signal``, ``wifi``), drawn exactly as it is."""
@@ -620,6 +640,7 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "check": _g_check, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
     "auto_rotate": _g_auto_rotate, **_levels(),
     "storefront": _g_storefront, "favorite": _g_favorite, "cart": _g_cart,
+    "house": _g_house, "reels": _g_reels, "new_post": _g_new_post,
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)
 
@@ -785,6 +806,13 @@ def _a_walmart(p: _Pen) -> None:
         p.line([(24 + 3.5 * c, 24 + 3.5 * s), (24 + 10 * c, 24 + 10 * s)], 4.2, "#ffc220")
 
 
+def _a_instagram(p: _Pen) -> None:
+    """Instagram's camera: a rounded square, the lens and the flash, in white."""
+    p.rect(13, 13, 35, 35, "#ffffff", radius=7, width=2.6)
+    p.ring(24, 24, 5.2, 2.6, "#ffffff")
+    p.circle(30.2, 17.8, 1.5, "#ffffff")
+
+
 # (background colour, glyph) for each app, in the order of APP_ICONS.
 _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "calendar": ("#ffffff", _a_calendar),
@@ -804,6 +832,7 @@ _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "google": ("#ffffff", _a_google),
     "play_store": ("#ffffff", _a_play_store),
     "walmart": ("#0071dc", _a_walmart),
+    "instagram": ("#d62976", _a_instagram),
 }
 APP_ICONS: tuple[str, ...] = tuple(_APPS)
 

@@ -29,6 +29,7 @@ from vlui.sim.apps import (
     dialer,
     files,
     generic,
+    instagram,
     launcher,
     messages,
     settings,
@@ -78,6 +79,7 @@ APPS: dict[str, App] = {
     # B-MoCA release 2.5's third-party apps
     "walmart": App(walmart.build, lambda key: walmart.SCREENS, state=walmart.WalmartState,
                    entry_problem=walmart.entry_problem, on_back=walmart.on_back),
+    "instagram": App(instagram.build, lambda key: instagram.SCREENS, on_back=instagram.on_back),
 }
 
 
