@@ -1341,6 +1341,12 @@ PLANS |= {
     "b25_walmart_grocery": _in_app("walmart", _id_of("walmart.android:id/navigation_search"),
                                    _text(lambda s: "Grocery")),
 }
+# Instagram (release 2.5): its tab bar by resource id; it opens on Home, the tab "open Instagram" is judged by
+PLANS |= {
+    "b25_open_instagram": _in_app("instagram"),
+    **{f"b25_instagram_{name}": _in_app("instagram", _id_of(f"instagram.android:id/{tab}"))
+       for name, tab in (("profile", "profile_tab"), ("reels", "clips_tab"), ("search", "search_tab"))},
+}
 
 
 def plan_for(task: Task):
