@@ -7,44 +7,27 @@ from __future__ import annotations
 import pytest
 
 from tests.sim.driver import nodes, one, tap
-from vlui.adb.device import AdbDevice
-from vlui.backends import make_device
-from vlui.env.ui_text import parse_xml
+from tests.sim.release_apps import by_rid, opened, verdicts_over_adb
+from tests.sim.release_apps import holding as holding_on
 from vlui.errors import VluiError
 from vlui.sim.apps.walmart import PKG, TABS, WalmartState, catalogue
 from vlui.sim.phone import SimDevice
-from vlui.served.private_adb import PrivateAdb
-from vlui.tasks.catalog import release_pins, release_tasks
-from vlui.tasks.checks import check_holds
-
-from tests.adb.test_device import adb_env
-
-WALMART_TASKS = [t for t in release_tasks().values() if "walmart" in t.apps]
 
 
-def opened(snapshot: str = "000", **state) -> SimDevice:
-    """Snapshot ``snapshot`` with Walmart installed (as a release run's phone has it) and open on its Shop tab."""
-    dev = SimDevice(snapshot, noise=False)
-    dev.install_apps([release_pins()["walmart"]])
-    if state:
-        dev.set_state({"walmart": state})
-    dev.launch("walmart")
-    dev.state.starting = None
-    dev.state_changed()
-    return dev
+def walmart(snapshot: str = "000", **state) -> SimDevice:
+    return opened("walmart", snapshot, state)
 
 
 def by_id(dev: SimDevice, name: str):
-    return one(dev, lambda n: n.rid == f"{PKG}:id/{name}", name)
+    return by_rid(dev, f"{PKG}:id/{name}")
 
 
 def holding(dev: SimDevice) -> list[str]:
-    """The Walmart tasks whose evaluator check holds on the screen now."""
-    return [t.id for t in WALMART_TASKS if check_holds(t.evaluator_check, dev, lambda: parse_xml(dev.ui_xml()))]
+    return holding_on(dev, "walmart")
 
 
 def test_it_opens_on_the_shop_tab_with_the_bottom_navigation_and_only_the_open_task_holds() -> None:
-    dev = opened()
+    dev = walmart()
     items = nodes(dev, lambda n: n.rid.startswith(f"{PKG}:id/navigation_") and n.rid.split("_", 1)[1] in TABS)
     assert [n.desc for n in items] == ["Shop", "My Items", "Search", "Services", "Account"]
     assert [n.selected for n in items] == [True, False, False, False, False]
@@ -56,7 +39,7 @@ def test_it_opens_on_the_shop_tab_with_the_bottom_navigation_and_only_the_open_t
 @pytest.mark.parametrize("tab, task", [("account", "b25_walmart_account"), ("my_items", "b25_walmart_my_items"),
                                        ("search", "b25_walmart_search"), ("services", "b25_walmart_services")])
 def test_each_tab_is_selected_where_its_task_reads_it_and_back_returns_to_shop(tab: str, task: str) -> None:
-    dev = opened()
+    dev = walmart()
     tap(dev, by_id(dev, f"navigation_{tab}"))
     assert sorted(holding(dev)) == sorted(["b25_open_walmart", task])
     dev.key("BACK")
@@ -66,7 +49,7 @@ def test_each_tab_is_selected_where_its_task_reads_it_and_back_returns_to_shop(t
 
 
 def test_grocery_opens_its_category_page_with_its_subcategories() -> None:
-    dev = opened()
+    dev = walmart()
     tap(dev, by_id(dev, "navigation_search"))
     tap(dev, one(dev, lambda n: n.text == "Grocery", "Grocery"))
     assert by_id(dev, "category_container_title").text == "Grocery"
@@ -83,7 +66,7 @@ def test_grocery_opens_its_category_page_with_its_subcategories() -> None:
 
 
 def test_the_store_map_and_the_cart_hold_their_checks_and_back_leaves_them() -> None:
-    dev = opened()
+    dev = walmart()
     tap(dev, by_id(dev, "navigation_services"))
     tap(dev, one(dev, lambda n: n.text == "Store map", "Store map"))
     assert holding(dev) == ["b25_walmart_store_map"]  # a screen over the tabs: no bottom navigation
@@ -96,7 +79,7 @@ def test_the_store_map_and_the_cart_hold_their_checks_and_back_leaves_them() -> 
 
 
 def test_a_cart_set_by_a_state_lists_its_items_and_a_product_not_in_the_catalogue_is_refused() -> None:
-    dev = opened(cart=["Bananas, each", "Bananas, each"])
+    dev = walmart(cart=["Bananas, each", "Bananas, each"])
     assert dev.state.app("walmart", WalmartState).cart == ["Bananas, each"] * 2
     assert by_id(dev, "cart_button").desc == "Cart, 2 items"
     tap(dev, by_id(dev, "cart_button"))
@@ -106,13 +89,13 @@ def test_a_cart_set_by_a_state_lists_its_items_and_a_product_not_in_the_catalogu
 
 
 def test_spanish_phones_get_its_spanish_and_others_its_english_the_catalogue_stays_english() -> None:
-    spanish = opened("021")
+    spanish = walmart("021")
     assert spanish.snapshot.locale == "es-US"
     assert by_id(spanish, "navigation_account").desc == "Cuenta"
     assert by_id(spanish, "search_bar").text == "Buscar en Walmart"
     tap(spanish, by_id(spanish, "navigation_search"))
     assert one(spanish, lambda n: n.text == "Grocery", "Grocery")  # the catalogue's name, as the server sends it
-    korean = opened("105")
+    korean = walmart("105")
     assert korean.snapshot.locale == "ko-KR" and by_id(korean, "navigation_account").desc == "Account"
 
 
@@ -120,7 +103,7 @@ def test_spanish_phones_get_its_spanish_and_others_its_english_the_catalogue_sta
 def test_right_to_left_small_and_large_screens(snapshot: str) -> None:
     """Arabic on a phone and on the tablet (mirrored: Shop at the right), a phone 249 dp wide with large text and a
     tablet 1499 dp wide: every tab and the header's buttons on screen, each task's path there."""
-    dev = opened(snapshot)
+    dev = walmart(snapshot)
     w, h = dev.ctx().width, dev.ctx().height
     shop, account = by_id(dev, "navigation_shop"), by_id(dev, "navigation_account")
     assert (shop.bounds[0] > account.bounds[0]) == dev.ctx().locale.rtl
@@ -136,24 +119,6 @@ def test_right_to_left_small_and_large_screens(snapshot: str) -> None:
 
 
 def test_the_served_phone_gives_the_in_process_verdict_on_the_account_task() -> None:
-    """Over ADB (a real adb server, the phone served in this process with Walmart installed): the account task's
-    check reads the same tree as in process, before and after a tap on the Account tab."""
-    task = release_tasks()["b25_walmart_account"]
-    local = opened()
-    with PrivateAdb("000") as server:
-        dev = make_device(adb_env(server), "000")
-        assert isinstance(dev, AdbDevice)
-        try:
-            server.phone.device.install_apps([release_pins()["walmart"]])
-            dev.shell(f"am start -n {PKG}/com.walmart.glass.integration.splash.SplashActivity")
-            server.phone.device.state.starting = None
-            server.phone.device.state_changed()
-            for step in range(2):
-                verdicts = [check_holds(task.evaluator_check, d, lambda d=d: parse_xml(d.ui_xml()))
-                            for d in (dev, local)]
-                assert verdicts == [step == 1] * 2, step
-                x1, y1, x2, y2 = by_id(local, "navigation_account").bounds
-                tap(local, by_id(local, "navigation_account"))
-                dev.tap((x1 + x2) / 2, (y1 + y2) / 2)
-        finally:
-            dev.close()
+    """Over ADB: the account task's check reads the same tree as in process, before and after a tap on Account."""
+    assert verdicts_over_adb("walmart", [f"{PKG}:id/navigation_account"]) == [
+        (["b25_open_walmart"],) * 2, (["b25_walmart_account", "b25_open_walmart"],) * 2]
