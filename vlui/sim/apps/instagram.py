@@ -30,6 +30,7 @@ from typing import Any, Literal, Required, TypedDict, get_args
 
 from vlui.resources import read_yaml
 from vlui.sim import DATA_DIR
+from vlui.sim.apps import tab_bar
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Color, Node
 from vlui.sim.widgets import Ctx, bottom_navigation, button, paragraph, scroll_list, search_box, text
@@ -67,20 +68,12 @@ def colour(value: str) -> Color:
 
 # ---------------------------------------------------------------------------------------------------- actions
 def select_tab(dev: Phone, tab: str) -> None:
-    stack = dev.state.tasks["instagram"]
-    while len(stack) > 1 and stack[-1]["screen"] != "main":
-        stack.pop()
-    stack[-1] = {"screen": "main", "tab": tab}
-    dev.state.focus = None
+    tab_bar.select_tab(dev, "instagram", tab)
 
 
 def on_back(dev: Phone, key: str) -> bool:
     """BACK on a tab other than Home goes to Home; on Home it leaves the app."""
-    screen = dev.top_screen()
-    if screen and screen["screen"] == "main" and screen.get("tab", "feed") != "feed":
-        select_tab(dev, "feed")
-        return True
-    return False
+    return tab_bar.back_to_first(dev, key, "feed")
 
 
 # ---------------------------------------------------------------------------------------------------- screens

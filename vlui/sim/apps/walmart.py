@@ -35,6 +35,7 @@ from typing import Any, Literal, Required, TypedDict, get_args
 
 from vlui.resources import read_yaml
 from vlui.sim import DATA_DIR
+from vlui.sim.apps import tab_bar
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, Tap, bottom_navigation, button, list_row, paragraph, scroll_list, search_box, text
@@ -99,21 +100,12 @@ def price(value: float) -> str:
 
 # ---------------------------------------------------------------------------------------------------- actions
 def select_tab(dev: Phone, tab: str) -> None:
-    """A tab of the bottom navigation: the screens opened over the tabs close, and the tab shows."""
-    stack = dev.state.tasks["walmart"]
-    while len(stack) > 1 and stack[-1]["screen"] != "main":
-        stack.pop()
-    stack[-1] = {"screen": "main", "tab": tab}
-    dev.state.focus = None
+    tab_bar.select_tab(dev, "walmart", tab)
 
 
 def on_back(dev: Phone, key: str) -> bool:
-    """BACK on a tab other than Shop goes to Shop, as the app's navigation does; on Shop it leaves the app."""
-    screen = dev.top_screen()
-    if screen and screen["screen"] == "main" and screen.get("tab", "shop") != "shop":
-        select_tab(dev, "shop")
-        return True
-    return False
+    """BACK on a tab other than Shop goes to Shop; on Shop it leaves the app."""
+    return tab_bar.back_to_first(dev, key, "shop")
 
 
 # ---------------------------------------------------------------------------------------------------- screens
