@@ -71,9 +71,7 @@ def select_tab(dev: Phone, tab: str) -> None:
     tab_bar.select_tab(dev, "instagram", tab)
 
 
-def on_back(dev: Phone, key: str) -> bool:
-    """BACK on a tab other than Home goes to Home; on Home it leaves the app."""
-    return tab_bar.back_to_first(dev, key, "feed")
+on_back = tab_bar.back_to("feed")  # BACK on another tab shows this one; on it, BACK leaves the app
 
 
 # ---------------------------------------------------------------------------------------------------- screens

@@ -4,6 +4,8 @@ other than the first goes to the first, and on the first leaves the app."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from vlui.sim.protocol import Phone
 
 
@@ -16,10 +18,12 @@ def select_tab(dev: Phone, key: str, tab: str) -> None:
     dev.state.focus = None
 
 
-def back_to_first(dev: Phone, key: str, first: str) -> bool:
-    """BACK on a tab other than ``first``: ``first`` shows (True). Elsewhere BACK is the phone's (False)."""
-    screen = dev.top_screen()
-    if screen and screen["screen"] == "main" and screen.get("tab", first) != first:
-        select_tab(dev, key, first)
-        return True
-    return False
+def back_to(first: str) -> Callable[[Phone, str], bool]:
+    """The app's BACK hook: on a tab other than ``first``, ``first`` shows (True); elsewhere BACK is the phone's."""
+    def on_back(dev: Phone, key: str) -> bool:
+        screen = dev.top_screen()
+        if screen and screen["screen"] == "main" and screen.get("tab", first) != first:
+            select_tab(dev, key, first)
+            return True
+        return False
+    return on_back

@@ -103,9 +103,7 @@ def select_tab(dev: Phone, tab: str) -> None:
     tab_bar.select_tab(dev, "walmart", tab)
 
 
-def on_back(dev: Phone, key: str) -> bool:
-    """BACK on a tab other than Shop goes to Shop; on Shop it leaves the app."""
-    return tab_bar.back_to_first(dev, key, "shop")
+on_back = tab_bar.back_to("shop")  # BACK on another tab shows this one; on it, BACK leaves the app
 
 
 # ---------------------------------------------------------------------------------------------------- screens
