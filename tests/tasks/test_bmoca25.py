@@ -42,7 +42,6 @@ from vlui.tasks.checks import check_problem, check_reads
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 TABLE = REFERENCE / "bmoca25_tasks.tsv"  # the release's task files, read by make_bmoca25.py (tests/reference)
-NEW_APPS = {"instagram": "Instagram", "walmart": "Walmart"}
 SAME = "the same instruction, step limit and detector"
 
 
@@ -84,6 +83,8 @@ GOALS = {
     # Wikipedia: each task's own recipe, to its end
     **{t.id: [t.id] for t in release_tasks().values() if "wikipedia" in t.apps},
     **{t.id: [t.id] for t in release_tasks().values() if t.apps == ("calculator",)},  # the Calculator's own recipes
+    # Walmart and Instagram: each task's own recipe, until its check ends the episode
+    **{t.id: [t.id] for t in release_tasks().values() if {"walmart", "instagram"} & set(t.apps)},
 }
 
 
@@ -207,7 +208,7 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert task_set("all") == list(tasks()) and len(task_set("all")) == 60
     assert not set(ids) & set(task_set("all")) and set(catalog()) == set(ids) | set(task_set("all"))
     supported = resolve_tasks("bmoca25_supported", backend="sim")
-    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 98
+    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 110
     # over ADB a real phone has the apps: the logcat tasks run, and those judged on the UI tree or the volume; the
     # checks of Clock's alarms and of an app's shared preferences, which no shell command reads, are refused by name
     readable = [i for i in ids if set(check_reads(release_tasks()[i].evaluator_check)) <= set(READERS)]
@@ -220,32 +221,21 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert "b25_snapseed_dark_theme (snapseed.shared_prefs)" in str(e.value)
 
 
-def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_each_missing_app() -> None:
+def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_what_it_cannot_run() -> None:
     with pytest.raises(VluiError) as e:
         resolve_tasks("bmoca25", backend="sim")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("the simulated phone does not support 33 of these tasks yet")
-    assert all(f"it has no {name} app" in msg for name in NEW_APPS.values())
+    assert "\n" not in msg and msg.startswith("the simulated phone does not support 21 of these tasks yet")
     assert "tasks=bmoca25_supported" in msg
 
 
-@pytest.mark.parametrize("task_id, app", [("b25_walmart_cart", "Walmart"),
-                                          ("b25_instagram_reels", "Instagram")])
-def test_a_release_task_whose_app_the_simulated_phone_lacks_is_refused_naming_both(task_id: str, app: str) -> None:
-    with pytest.raises(VluiError) as e:
-        resolve_tasks([task_id], backend="sim")
-    assert str(e.value).startswith(f"the simulated phone does not support task {task_id} yet: it has no {app} app;")
-    assert "\n" not in str(e.value)
-
-
-def test_every_task_of_a_new_app_is_refused_for_that_app() -> None:
+def test_every_release_tasks_apps_are_on_the_simulated_phone_and_each_task_it_cannot_judge_says_why() -> None:
+    """The release's five apps are all simulated (vlui/sim/apps): no task lacks an app; one it does not run says why
+    (its sim_note); over ADB, a phone without one of the apps is refused by name (tests/adb)."""
     for t in release_tasks().values():
-        lacking = [a for a in t.apps if a not in apps()]
-        assert set(lacking) <= set(NEW_APPS), t.id
-        if lacking:
-            assert not t.sim and t.unsupported == f"it has no {' or '.join(NEW_APPS[a] for a in lacking)} app", t.id
-        elif not t.sim:
-            assert t.unsupported, t.id
+        assert all(a in apps() for a in t.apps), t.id
+        if not t.sim:
+            assert t.unsupported and "it has no" not in t.unsupported, t.id
 
 
 def test_release_runs_have_the_releases_apps_that_vlui_knows_and_paper_runs_none(monkeypatch) -> None:
@@ -316,7 +306,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
         if not t.sim:
             assert "sim_note" in t.unsupported, t.id
     assert not wrong, "\n".join(wrong)
-    assert sum(t.sim for t in release_tasks().values()) == 98
+    assert sum(t.sim for t in release_tasks().values()) == 110
 
 
 # ------------------------------------------------------------------------------------------------ make_bmoca25.py

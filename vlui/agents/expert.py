@@ -1484,6 +1484,34 @@ PLANS |= {
 }
 
 
+# ------------------------------------------------------------------------------------------ Walmart (release 2.5)
+# Its five tabs, the cart button and the store map by resource id; the store map's row and the Grocery department by
+# their text: the row's label in the phone's language, the department by its name, the catalogue's English on every
+# phone (the name B-MoCA's evaluator reads).
+def _text(value: Callable[[Screen], str]):
+    """A finder: the first element showing the text ``value`` gives for the screen (its row takes the tap)."""
+    return lambda s: next(iter(s.labelled(value(s))), None)
+
+
+PLANS |= {
+    "b25_open_walmart": _in_app("walmart"),
+    **{f"b25_walmart_{tab}": _in_app("walmart", _id_of(f"walmart.android:id/navigation_{tab}"))
+       for tab in ("account", "my_items", "search", "services")},
+    "b25_walmart_cart": _in_app("walmart", _id_of("walmart.android:id/cart_button")),
+    "b25_walmart_store_map": _in_app("walmart", _id_of("walmart.android:id/navigation_services"),
+                                     _text(lambda s: s.loc.t("walmart.store_map"))),
+    "b25_walmart_grocery": _in_app("walmart", _id_of("walmart.android:id/navigation_search"),
+                                   _text(lambda s: "Grocery")),
+}
+# Instagram (release 2.5): its tab bar by resource id; the app opens on Home, whose tab (feed_tab selected) is what
+# "open Instagram" is judged by
+PLANS |= {
+    "b25_open_instagram": _in_app("instagram"),
+    **{f"b25_instagram_{name}": _in_app("instagram", _id_of(f"instagram.android:id/{tab}"))
+       for name, tab in (("profile", "profile_tab"), ("reels", "clips_tab"), ("search", "search_tab"))},
+}
+
+
 def plan_for(task: Task):
     """The recipe for a task: its own, or its template's for its parameters."""
     if task.id in PLANS:

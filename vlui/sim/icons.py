@@ -591,6 +591,45 @@ def _g_auto_rotate(p: _Pen) -> None:
     p.rect(9.5, 8, 14.5, 16, radius=1)
 
 
+# Walmart (B-MoCA release 2.5): its bottom navigation's and header's icons
+def _g_storefront(p: _Pen) -> None:
+    p.poly([(3, 9), (5, 3.5), (19, 3.5), (21, 9)])
+    p.rect(4.5, 10.5, 19.5, 20.5, width=1.8)
+    p.rect(10, 14, 14, 20.5)
+
+
+def _g_favorite(p: _Pen) -> None:
+    p.circle(8, 9, 4.6)
+    p.circle(16, 9, 4.6)
+    p.poly([(3.7, 10.8), (20.3, 10.8), (12, 20.5)])
+
+
+def _g_cart(p: _Pen) -> None:
+    p.line([(2, 4), (5, 4), (7.5, 15), (18.5, 15), (21, 7), (6.2, 7)], 1.8)
+    p.circle(9, 19, 1.8)
+    p.circle(17, 19, 1.8)
+
+
+# Instagram (B-MoCA release 2.5): its tab bar's icons
+def _g_house(p: _Pen) -> None:
+    p.poly([(12, 3), (21, 11), (19, 11), (19, 21), (14.5, 21), (14.5, 15), (9.5, 15), (9.5, 21), (5, 21), (5, 11),
+            (3, 11)], rounded=0.8)
+
+
+def _g_reels(p: _Pen) -> None:
+    p.rect(3.5, 3.5, 20.5, 20.5, radius=4, width=1.8)
+    p.line([(3.5, 8.5), (20.5, 8.5)], 1.6)
+    p.line([(8, 3.5), (10.5, 8.5)], 1.6)
+    p.line([(13.5, 3.5), (16, 8.5)], 1.6)
+    p.poly([(10, 11.5), (10, 17.5), (15, 14.5)])
+
+
+def _g_new_post(p: _Pen) -> None:
+    p.rect(3.5, 3.5, 20.5, 20.5, radius=5, width=1.8)
+    p.line([(12, 8), (12, 16)], 1.8)
+    p.line([(8, 12), (16, 12)], 1.8)
+
+
 def _levels() -> dict[str, Callable[[_Pen], None]]:
     """``battery_<0..100 by 10>``, ``battery_charging_<…>``, ``signal_<0..4>``, ``wifi_<0..4>``; a full level is
     the plain glyph (``battery``, ``signal``, ``wifi``), drawn exactly as it is."""
@@ -624,6 +663,8 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "check": _g_check, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
     "auto_rotate": _g_auto_rotate, **_levels(),
     "menu": _g_menu, "settings": _g_settings, "heart": _g_heart, "explore": _g_explore,  # Wikipedia
+    "storefront": _g_storefront, "favorite": _g_favorite, "cart": _g_cart,
+    "house": _g_house, "reels": _g_reels, "new_post": _g_new_post,
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)
 
@@ -805,6 +846,21 @@ def _a_snapseed(p: _Pen) -> None:  # Snapseed (B-MoCA release 2.5): a white leaf
     p.line([(15, 33), (26, 22)], 1.6, "#59a442")
 
 
+def _a_walmart(p: _Pen) -> None:
+    """Walmart's spark: six yellow petals around the middle."""
+    for i in range(6):
+        a = math.radians(-90 + 60 * i)
+        c, s = math.cos(a), math.sin(a)
+        p.line([(24 + 3.5 * c, 24 + 3.5 * s), (24 + 10 * c, 24 + 10 * s)], 4.2, "#ffc220")
+
+
+def _a_instagram(p: _Pen) -> None:
+    """Instagram's camera: a rounded square, the lens and the flash, in white."""
+    p.rect(13, 13, 35, 35, "#ffffff", radius=7, width=2.6)
+    p.ring(24, 24, 5.2, 2.6, "#ffffff")
+    p.circle(30.2, 17.8, 1.5, "#ffffff")
+
+
 # (background colour, glyph) for each app, in the order of APP_ICONS.
 _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "calendar": ("#ffffff", _a_calendar),
@@ -826,6 +882,8 @@ _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "calculator": ("#4285f4", _a_calculator),
     "snapseed": ("#59a442", _a_snapseed),
     "wikipedia": ("#ffffff", _a_wikipedia),
+    "walmart": ("#0071dc", _a_walmart),
+    "instagram": ("#d62976", _a_instagram),
 }
 APP_ICONS: tuple[str, ...] = tuple(_APPS)
 

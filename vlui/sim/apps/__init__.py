@@ -30,11 +30,13 @@ from vlui.sim.apps import (
     dialer,
     files,
     generic,
+    instagram,
     launcher,
     messages,
     settings,
     snapseed,
     wikipedia,
+    walmart,
 )
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
@@ -85,6 +87,9 @@ APPS: dict[str, App] = {
     "wikipedia": App(wikipedia.build, lambda key: wikipedia.SCREENS, state=wikipedia.WikipediaState,
                      entry_problem=wikipedia.entry_problem, on_launch=wikipedia.on_launch, on_back=wikipedia.on_back,
                      on_state_set=wikipedia.on_state_set, shared_prefs=wikipedia.shared_prefs),
+    "walmart": App(walmart.build, lambda key: walmart.SCREENS, state=walmart.WalmartState,
+                   entry_problem=walmart.entry_problem, on_back=walmart.on_back),
+    "instagram": App(instagram.build, lambda key: instagram.SCREENS, on_back=instagram.on_back),
 }
 
 
