@@ -3,10 +3,8 @@ the formula on the UI tree ``uiautomator dump`` gives, ends at the step it ends 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-from vlui.android.snapshot import ENVS_DIR
 from vlui.config import EnvConfig
 from vlui.env.env import open_env
 from vlui.served.private_adb import PrivateAdb
@@ -14,17 +12,15 @@ from vlui.tasks.catalog import release_tasks
 from tests.tasks.test_bmoca25 import drive
 
 from .test_device import adb_env
+from .test_state import release_snapshots
 
 TASK = "b25_calc_cos_60"  # "c60": a scientific key, and a function's letter in the formula's text
 
 
 def test_a_calculator_task_ends_over_adb_at_the_step_it_ends_in_process(tmp_path: Path) -> None:
-    envs = tmp_path / "envs"
-    shutil.copytree(ENVS_DIR, envs)
-    snapshot = envs / "000.yaml"  # the served phone has the release's Calculator, as the release's phones do
-    snapshot.write_text(snapshot.read_text().replace("state: {}", "state: {installed: [calculator]}"))
     task = release_tasks()[TASK]
-    with PrivateAdb("000", envs_dir=envs) as adb:
+    # the served phone has the release's apps, the Calculator among them, as the release's phones do
+    with PrivateAdb("000", envs_dir=release_snapshots(tmp_path, ["000"])) as adb:
         over_adb = open_env(adb_env(adb, snapshots=["000"]), [task], ["000"], include_xml=True)
         in_process = open_env(EnvConfig(snapshots=["000"]), [task], ["000"], include_xml=True)
         try:

@@ -179,13 +179,13 @@ def test_evaluator_checks_read_over_adb_what_the_in_process_phone_reads(dev) -> 
         assert answers[4] is ("volume" not in fields), fields
 
 
-def release_snapshots(tmp_path: Path) -> Path:
-    """A folder of SNAPSHOTS as the release's phones have them, with the release's apps vlui has installed (the ADB
-    backend checks that a phone of a release run has them; the in-process phone installs them at the reset)."""
+def release_snapshots(tmp_path: Path, snapshots: list[str] = SNAPSHOTS) -> Path:
+    """A folder of ``snapshots`` as the release's phones have them, with the release's apps vlui has installed (the
+    ADB backend checks that a phone of a release run has them; the in-process phone installs them at the reset)."""
     envs = tmp_path / "envs"
     envs.mkdir()
     installed = ", ".join(pin.key for pin in installs(release_tasks().values()))
-    for snapshot in SNAPSHOTS:
+    for snapshot in snapshots:
         text = (ENVS_DIR / f"{snapshot}.yaml").read_text()
         (envs / f"{snapshot}.yaml").write_text(text.replace("state: {}", f"state: {{installed: [{installed}]}}"))
     return envs

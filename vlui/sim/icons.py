@@ -598,12 +598,6 @@ def _g_storefront(p: _Pen) -> None:
     p.rect(10, 14, 14, 20.5)
 
 
-def _g_favorite(p: _Pen) -> None:
-    p.circle(8, 9, 4.6)
-    p.circle(16, 9, 4.6)
-    p.poly([(3.7, 10.8), (20.3, 10.8), (12, 20.5)])
-
-
 def _g_cart(p: _Pen) -> None:
     p.line([(2, 4), (5, 4), (7.5, 15), (18.5, 15), (21, 7), (6.2, 7)], 1.8)
     p.circle(9, 19, 1.8)
@@ -663,7 +657,7 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "check": _g_check, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
     "auto_rotate": _g_auto_rotate, **_levels(),
     "menu": _g_menu, "settings": _g_settings, "heart": _g_heart, "explore": _g_explore,  # Wikipedia
-    "storefront": _g_storefront, "favorite": _g_favorite, "cart": _g_cart,
+    "storefront": _g_storefront, "cart": _g_cart,
     "house": _g_house, "reels": _g_reels, "new_post": _g_new_post,
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)

@@ -129,7 +129,7 @@ def _feed(dev: Phone, ctx: Ctx, root: Node, bottom: int, screen: Screen) -> None
     logo.add(Node(bounds=logo.bounds, text="Instagram", size=ctx.sp(26), bold=True, fg=ctx.theme.on_surface,
                   visual=True))
     bar.add(logo)
-    bar.add(_icon_button(ctx, right - ctx.dp(52), ctx.top + ctx.dp(4), "favorite",
+    bar.add(_icon_button(ctx, right - ctx.dp(52), ctx.top + ctx.dp(4), "heart",
                          ctx.t("instagram.notifications"), ctx.theme.on_surface, f"{PKG}:id/notification"))
     bar.add(_icon_button(ctx, right - ctx.dp(4), ctx.top + ctx.dp(4), "send", "Messenger", ctx.theme.on_surface,
                          f"{PKG}:id/action_bar_inbox_button"))
@@ -179,7 +179,7 @@ def _post(ctx: Ctx, post: dict[str, Any]):
                      rid=f"{PKG}:id/row_feed_photo_imageview", desc=f"Photo by {post['user']}",
                      bg=colour(post["colour"])))
         y2 += side
-        for i, (glyph_name, name) in enumerate((("favorite", "like"), ("message", "comment"), ("send", "share"))):
+        for i, (glyph_name, name) in enumerate((("heart", "like"), ("message", "comment"), ("send", "share"))):
             row.add(_icon_button(ctx, left + ctx.dp(56 + 44 * i), y2, glyph_name, ctx.t(f"instagram.{name}"),
                                  ctx.theme.on_surface))
         y2 += ctx.dp(48)
@@ -243,7 +243,7 @@ def _reels(dev: Phone, ctx: Ctx, root: Node, bottom: int, screen: Screen) -> Non
         viewer.add(text(ctx, (left + ctx.dp(16), y, right - ctx.dp(72), y + ctx.dp(24)), value, size, color=WHITE,
                         bold=bold, pkg=PKG, rid=f"{PKG}:id/{rid}"))
     y = bottom - ctx.dp(240)
-    for glyph_name, name in (("favorite", "like"), ("message", "comment"), ("send", "share")):
+    for glyph_name, name in (("heart", "like"), ("message", "comment"), ("send", "share")):
         viewer.add(_icon_button(ctx, right - ctx.dp(8), y, glyph_name, ctx.t(f"instagram.{name}"), WHITE))
         y += ctx.dp(64)
     root.add(viewer)

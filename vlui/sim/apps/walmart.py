@@ -46,7 +46,7 @@ YELLOW = (255, 194, 32)
 WHITE = (255, 255, 255)
 Tab = Literal["shop", "my_items", "search", "services", "account"]
 TABS: tuple[str, ...] = get_args(Tab)
-TAB_GLYPHS = {"shop": "storefront", "my_items": "favorite", "search": "search", "services": "apps",
+TAB_GLYPHS = {"shop": "storefront", "my_items": "heart", "search": "search", "services": "apps",
               "account": "person"}
 ScreenName = Literal["main", "category", "cart", "store_map"]
 SCREENS: tuple[str, ...] = get_args(ScreenName)
