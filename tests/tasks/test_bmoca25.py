@@ -43,6 +43,10 @@ from vlui.tasks.checks import check_problem, check_reads
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 TABLE = REFERENCE / "bmoca25_tasks.tsv"  # the release's task files, read by make_bmoca25.py (tests/reference)
 SAME = "the same instruction, step limit and detector"
+# sim: false though the phone judges them right: B-MoCA's step limit, which its home screens leave room for, is one
+# step short on vlui's release phones where the app drawer must scroll to Snapseed (their sim_note)
+OVER_BUDGET = {"b25_snapseed_s03_after_dark_theme", "b25_snapseed_s03_after_quality_100",
+               "b25_snapseed_s03_after_sizing_2000"}
 
 
 def table() -> list[dict[str, str]]:
@@ -208,7 +212,7 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert task_set("all") == list(tasks()) and len(task_set("all")) == 60
     assert not set(ids) & set(task_set("all")) and set(catalog()) == set(ids) | set(task_set("all"))
     supported = resolve_tasks("bmoca25_supported", backend="sim")
-    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 110
+    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 107
     # over ADB a real phone has the apps: the logcat tasks run, and those judged on the UI tree or the volume; the
     # checks of Clock's alarms and of an app's shared preferences, which no shell command reads, are refused by name
     readable = [i for i in ids if set(check_reads(release_tasks()[i].evaluator_check)) <= set(READERS)]
@@ -225,7 +229,7 @@ def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_what
     with pytest.raises(VluiError) as e:
         resolve_tasks("bmoca25", backend="sim")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("the simulated phone does not support 21 of these tasks yet")
+    assert "\n" not in msg and msg.startswith("the simulated phone does not support 24 of these tasks yet")
     assert "tasks=bmoca25_supported" in msg
 
 
@@ -296,7 +300,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
     for t in release_tasks().values():
         if not t.log_tag:
             right = t.id in GOALS and judged_right([drive(env, t.id, s) for s in snapshots])
-            if right != t.sim:
+            if right != (t.sim or t.id in OVER_BUDGET):
                 wrong.append(f"{t.id} (sim: {t.sim}): its check {'holds' if right else 'does not hold'} exactly from "
                              f"the step its whole goal is reached, on all {len(snapshots)} snapshots")
             continue
@@ -306,7 +310,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
         if not t.sim:
             assert "sim_note" in t.unsupported, t.id
     assert not wrong, "\n".join(wrong)
-    assert sum(t.sim for t in release_tasks().values()) == 110
+    assert sum(t.sim for t in release_tasks().values()) == 107
 
 
 # ------------------------------------------------------------------------------------------------ make_bmoca25.py
