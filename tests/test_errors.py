@@ -385,6 +385,10 @@ CASES = [
     Case("snapshot-app-state-key", 13, "a snapshot's `state` with an unknown field in an app's own state",
          "…mine.yaml: state: clock: unknown field 'tabb'; fields: alarms, next_alarm_id, picker, stopwatch, tab, timer",
          lambda x: _snapshot_collect(x, OWN.replace("state: {}", "state: {clock: {tabb: stopwatch}}"))),
+    Case("snapshot-state-installed", 13, "a snapshot's `state` installing an app that is not a third-party one",
+         "…mine.yaml: state: installed: 'clock' is a system app, on every phone; installable (third-party) apps: … "
+         "(vlui/android/data/apps.yaml)",
+         lambda x: _snapshot_collect(x, OWN.replace("state: {}", "state: {installed: [clock]}"))),
     Case("snapshot-split", 13, "a snapshot's `split` that is not train, test, user, generated, val or leaky",
          "…mine.yaml: split must be one of train, test, user, generated, val, leaky, not 'validation'",
          lambda x: _snapshot_collect(x, OWN.replace("split: train", "split: validation"))),

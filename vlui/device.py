@@ -7,7 +7,8 @@ the screen in its current orientation; images are ``(H, W, 3)`` uint8 RGB arrays
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -65,6 +66,17 @@ def _stacked(screen: np.ndarray) -> np.ndarray:
     out[:screen.shape[0]] = screen[:, :half]
     out[screen.shape[0]:, :screen.shape[1] - half] = screen[:, half:]
     return out
+
+
+@dataclass(frozen=True)
+class PinnedApp:
+    """A third-party app a benchmark's phones have installed, at the version the benchmark pins (B-MoCA release
+    2.5's Calculator 8.6, ...): ``key`` is its key in ``vlui/android/data/apps.yaml``, ``name`` its label."""
+
+    key: str
+    name: str
+    package: str
+    version: str
 
 
 class Device(ABC):
@@ -134,6 +146,12 @@ class Device(ABC):
     def load_snapshot(self, snapshot: str) -> None:
         """Restore the device to a snapshot (its configuration and app state), at the home screen."""
 
+    def install_apps(self, pinned: Sequence[PinnedApp]) -> None:
+        """Have these third-party apps installed, on top of the loaded snapshot: the simulated phone installs them;
+        a real device must have them already (vlui downloads no app) and one that lacks any is an error that names
+        it. Backends that cannot say so with a clear error."""
+        raise VluiError(f"{type(self).__name__} cannot install apps ({', '.join(a.name for a in pinned)})")
+
     def set_state(self, fields: dict) -> None:
         """Put the device in a task's starting state (``{airplane_mode: true}``, a call in progress, ...), on top of
         the loaded snapshot. Backends that cannot say so with a clear error."""
@@ -155,7 +173,8 @@ class Device(ABC):
     def shared_prefs(self, app: str, file: str) -> str | None:
         """The text of app ``app``'s shared-preferences ``file`` (``/data/data/<package>/shared_prefs/<file>``), or
         None where the app has not written it. What a B-MoCA evaluator check reads of Snapseed and Wikipedia
-        (:mod:`vlui.tasks.checks`); no backend reads it yet, and says so."""
+        (:mod:`vlui.tasks.checks`); the simulated phone reads the files of its apps that keep them (Wikipedia's),
+        other backends none yet, and say so."""
         raise VluiError(f"{type(self).__name__} cannot read the {app} app's shared preferences ({file})")
 
     def close(self) -> None:  # noqa: B027 - optional for backends that hold nothing

@@ -6,12 +6,14 @@ them succeed over ADB."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.adb.state import READERS, SETTERS
+from vlui.android.snapshot import ENVS_DIR
 from vlui.android.state import state_paths
 from vlui.backends import make_device
 from vlui.config import EnvConfig
@@ -21,7 +23,7 @@ from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
 from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import release_tasks, resolve_tasks, tasks
+from vlui.tasks.catalog import installs, release_tasks, resolve_tasks, tasks
 from vlui.tasks.checks import check_holds
 from tests.tasks.test_bmoca25 import drive
 
@@ -177,17 +179,30 @@ def test_evaluator_checks_read_over_adb_what_the_in_process_phone_reads(dev) -> 
         assert answers[4] is ("volume" not in fields), fields
 
 
-def test_a_task_judged_on_the_ui_tree_ends_over_adb_at_the_step_it_ends_in_process(adb) -> None:
+def release_snapshots(tmp_path: Path, snapshots: list[str] = SNAPSHOTS) -> Path:
+    """A folder of ``snapshots`` as the release's phones have them, with the release's apps vlui has installed (the
+    ADB backend checks that a phone of a release run has them; the in-process phone installs them at the reset)."""
+    envs = tmp_path / "envs"
+    envs.mkdir()
+    installed = ", ".join(pin.key for pin in installs(release_tasks().values()))
+    for snapshot in snapshots:
+        text = (ENVS_DIR / f"{snapshot}.yaml").read_text()
+        (envs / f"{snapshot}.yaml").write_text(text.replace("state: {}", f"state: {{installed: [{installed}]}}"))
+    return envs
+
+
+def test_a_task_judged_on_the_ui_tree_ends_over_adb_at_the_step_it_ends_in_process(tmp_path) -> None:
     task = replace(release_tasks()["b25_call_2234458"], id="call_2234458_pixel", evaluator_check=PIXEL_CALL)
-    over_adb = open_env(adb_env(adb), [task], SNAPSHOTS, include_xml=True)
-    in_process = open_env(EnvConfig(snapshots=SNAPSHOTS), [task], SNAPSHOTS, include_xml=True)
-    try:
-        for snapshot in SNAPSHOTS:
-            runs = [drive(env, task.id, snapshot, ["call_number@2234458"]) for env in (over_adb, in_process)]
-            assert runs[0] == runs[1] and runs[0][0] is False and runs[0][1][0] is not None, snapshot
-    finally:
-        over_adb.close()
-        in_process.close()
+    with PrivateAdb("000", envs_dir=release_snapshots(tmp_path)) as adb:
+        over_adb = open_env(adb_env(adb), [task], SNAPSHOTS, include_xml=True)
+        in_process = open_env(EnvConfig(snapshots=SNAPSHOTS), [task], SNAPSHOTS, include_xml=True)
+        try:
+            for snapshot in SNAPSHOTS:
+                runs = [drive(env, task.id, snapshot, ["call_number@2234458"]) for env in (over_adb, in_process)]
+                assert runs[0] == runs[1] and runs[0][0] is False and runs[0][1][0] is not None, snapshot
+        finally:
+            over_adb.close()
+            in_process.close()
 
 
 def test_what_no_shell_command_reads_of_an_evaluator_check_is_an_error_naming_the_task(dev) -> None:

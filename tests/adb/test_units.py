@@ -18,7 +18,9 @@ from vlui.adb.console import console_port
 from vlui.adb.device import _wm_value, claim, locale_id_of, parse_screencap, text_commands
 from vlui.adb.errors import DeviceError
 from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
-from vlui.device import observe
+from vlui.adb.state import require_installed
+from vlui.device import PinnedApp, observe
+from vlui.errors import VluiError
 
 
 def typed(commands: list[str]) -> str:
@@ -189,3 +191,28 @@ def test_a_reopened_log_stream_adds_only_the_lines_it_had_not_read():
     finally:
         reader.stop()
         second_dev.close()
+
+
+class _Packages:
+    """A device that answers ``pm list packages`` only."""
+
+    serial = "emulator-5554"
+
+    def __init__(self, *packages: str) -> None:
+        self.out = "".join(f"package:{p}\n" for p in packages)
+
+    def shell(self, command: str, timeout_s: float | None = None) -> str:
+        assert command == "pm list packages"
+        return self.out
+
+
+def test_the_release_apps_are_checked_never_installed_and_one_missing_is_named_with_its_version() -> None:
+    calculator = PinnedApp("calculator", "Calculator", "com.google.android.calculator", "8.6 (612662282)")
+    wikipedia = PinnedApp("wikipedia", "Wikipedia", "org.wikipedia", "2.7.50484-r-2024-04-19 (50484)")
+    require_installed(_Packages("android", "com.google.android.calculator", "org.wikipedia"), [calculator, wikipedia])
+    with pytest.raises(VluiError) as e:
+        require_installed(_Packages("android", "org.wikipedia.beta"), [calculator, wikipedia])
+    assert str(e.value) == (
+        "device emulator-5554 lacks Calculator (com.google.android.calculator, version 8.6 (612662282)); Wikipedia "
+        "(org.wikipedia, version 2.7.50484-r-2024-04-19 (50484)): B-MoCA's release tasks run on phones with these "
+        "apps at these versions; install them there with adb install (vlui downloads no app)")

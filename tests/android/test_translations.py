@@ -13,7 +13,8 @@ import yaml
 from vlui.android.i18n import HERE, _flatten, get_locale, locales
 
 SOURCES = HERE / "strings" / "sources"
-KINDS = {"aosp", "aosp-same-text", "cldr", "chromium", "brand", "unverified"}
+# app: a third-party app's own translation (its res/values-<lang>/strings.xml), or its default where it has none
+KINDS = {"aosp", "aosp-same-text", "cldr", "chromium", "brand", "unverified", "app"}
 NEW = ["th-TH", "he-IL", "vi-VN", "tr-TR", "pl-PL", "it-IT", "id-ID", "sw-KE", "bn-IN", "fa-IR", "en-GB", "nl-NL"]
 
 
@@ -39,6 +40,8 @@ def test_every_string_says_where_it_comes_from(locale_id: str) -> None:
         assert (json.loads(value) if isinstance(shown, list) else value) == shown, f"{locale_id} {key}"
         if kind in ("aosp", "aosp-same-text"):  # read from (or composed of) resources of a named strings.xml
             assert "strings.xml" in where, f"{locale_id} {key}: {where}"
+        if kind == "app":  # a resource file of the app's, at a commit
+            assert "/res/values" in where and ".xml@" in where, f"{locale_id} {key}: {where}"
 
 
 def test_the_new_locales_have_their_scripts_directions_and_digits() -> None:

@@ -8,14 +8,17 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from tests import fixture_app
 from vlui.agents import agent_class, make_agent
+from vlui.agents.walkthrough import walkthrough
 from vlui.config import EnvConfig
 from vlui.env.actions import ActionError, key_action, normalised_to_action
 from vlui.env.agent import reads
 from vlui.env.env import make_env, make_vector_env
 from vlui.env.text_env import TextActions
 from vlui.errors import VluiError
-from vlui.tasks.catalog import tasks
+from vlui.sim.phone import SimDevice
+from vlui.tasks.catalog import installs, release_tasks, tasks
 
 SIM = EnvConfig(snapshots=["000", "030", "109"])
 
@@ -181,6 +184,24 @@ def test_reset_puts_the_device_in_the_tasks_starting_state() -> None:
     assert dialer_state(env.device).call.number == "911" and env.device.top_screen()["screen"] == "incall"
     with pytest.raises(VluiError, match="unknown state field 'airplane'"):
         env.device.set_state({"airplane": True})
+
+
+def test_a_run_with_a_release_task_installs_the_releases_apps_and_one_of_the_papers_tasks_none(monkeypatch) -> None:
+    """B-MoCA release 2.5's phones have its third-party apps (here the test fixture, as one of them); the paper's
+    phones have none, as before. The expert finds its way on a phone with more apps (Settings' "See all N apps")."""
+    fixture_app.register(monkeypatch, pinned=True)
+    release = [pin.key for pin in installs(list(release_tasks().values()))]  # the Calculator's, the fixture's, ...
+    assert fixture_app.KEY in release
+    for run, installed in ((["app_info_list"], []), (["b25_app_info_list"], release),
+                           (["app_info_list", "b25_app_info_list"], release)):
+        env = make_env(SIM, run)
+        env.reset(options={"task": run[0], "snapshot": "000"})
+        assert env.device.state.installed == installed, run
+        env.reset(options={"task": run[0], "snapshot": "030"})  # after every snapshot load
+        assert env.device.state.installed == installed, run
+        assert env.device.log_lines(env._mark) == []
+    episode = walkthrough(SimDevice("000"), "b25_app_info_list", "000")
+    assert episode.success
 
 
 def test_env_settings_given_as_a_mapping_are_checked() -> None:

@@ -14,11 +14,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests import fixture_app
+from vlui.adb.state import require_installed
 from vlui.android import launcher
+from vlui.android.apps import app_uid
 from vlui.android.logcat import parse_threadtime
 from vlui.served import configure
 from vlui.served.phone import ServedPhone
+from vlui.errors import VluiError
 from vlui.served.shell import Shell
+from vlui.served.shell.apps import PACKAGES
 from vlui.sim import services
 from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
@@ -219,6 +224,40 @@ def test_am_start_launches_the_app(phone) -> None:
     assert sh(phone, "am force-stop com.android.settings") == ("", 0)
     assert phone.device.state.top is None
     assert "package:com.android.settings\n" in sh(phone, "pm list packages")[0]
+
+
+def test_the_package_manager_lists_the_third_party_apps_installed_and_only_those_start(phone, monkeypatch) -> None:
+    """A third-party app (the test fixture) is on the served phone once its simulated phone installs it: pm lists it
+    (alone with -3), am start and monkey start it, and the ADB backend's check of a release phone's apps passes."""
+    fixture_app.register(monkeypatch)
+    package, component = fixture_app.PACKAGE, f"{fixture_app.PACKAGE}/.MainActivity"
+
+    class OverAdb:  # what the ADB backend's check needs of a device: its serial and a shell
+        serial = phone.serial
+
+        def shell(self, command: str, timeout_s: float | None = None) -> str:
+            return sh(phone, command)[0]
+
+    listed = sh(phone, "pm list packages")[0]
+    assert f"package:{package}\n" not in listed and sh(phone, "pm list packages -3") == ("", 0)
+    assert sh(phone, f"am start -n {component}") == (
+        f"Starting: Intent {{ cmp={component} }}\nError type 3\nError: Activity class {{{package}/{package}"
+        ".MainActivity} does not exist.\n", 1)
+    assert sh(phone, f"monkey -p {package} 1")[1] == 252 and sh(phone, f"dumpsys package {package}") == ("", 0)
+    with pytest.raises(VluiError, match=f"device {phone.serial} lacks Notes .test fixture. .{package}, version 1.0"):
+        require_installed(OverAdb(), [fixture_app.PIN])
+    phone.device.install_apps([fixture_app.PIN])
+    assert sh(phone, "pm list packages")[0] == "".join(sorted(listed.splitlines(True) + [f"package:{package}\n"]))
+    assert sh(phone, "pm list packages -3") == (f"package:{package}\n", 0)
+    assert sh(phone, "pm list packages -s")[0] == listed
+    require_installed(OverAdb(), [fixture_app.PIN])
+    assert sh(phone, f"am start -n {component}")[1] == 0 and phone.device.state.top == fixture_app.KEY
+    phone.device.key("HOME")
+    assert sh(phone, f"monkey -p {package} 1")[1] == 0 and phone.device.state.top == fixture_app.KEY
+    monkeypatch.setitem(PACKAGES, package, {"versionCode": 1, "versionName": "1.0",
+                                            "codePath": f"/data/app/{package}-1"})
+    record = sh(phone, f"dumpsys package {package}")[0]
+    assert f"userId={app_uid(fixture_app.KEY)}" in record and "flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]" in record
 
 
 def test_settings_night_mode_and_density_round_trip_through_configure(phone) -> None:

@@ -23,6 +23,7 @@ from vlui.sim.phone import SimDevice
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, app_bar, button, text
+from vlui.tasks.catalog import release_pins
 
 PKG = "com.google.android.GoogleCamera"
 SCREENS = ("main", "review")  # the viewfinder, and the photo just taken (``{"screen": "review", "photo": n}``)
@@ -155,8 +156,12 @@ def every_screen() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("key", "name"), every_screen(), ids=lambda v: v)
 def test_every_screen_an_app_declares_is_drawn_and_dumped(key: str, name: str) -> None:
     dev = SimDevice("000", noise=False)
+    if apps()[key].third_party:  # on a phone that has installed it
+        dev.set_state({"installed": [key]})
     if key == "phone" and name == "incall":
         dev.set_state({"phone": {"call": {"number": "911", "started_ms": dev.state.time_ms, "emergency": True}}})
+    if apps()[key].third_party:  # B-MoCA release 2.5's apps: on a phone that installs them
+        dev.install_apps([release_pins()[key]])
     dev.launch(key)
     if name != "main":
         dev.push(key, name)

@@ -175,7 +175,8 @@ def test_fontconfig_finds_each_family_where_debian_puts_it() -> None:
     """Away from Debian's paths, fonts are found by family through fontconfig: here it finds the same files."""
     for script, (family, regular, bold, index) in FONTS.items():
         assert _fontconfig(family, "Regular") == (regular, index), script
-        assert _fontconfig(family, "Bold") == (bold, index), script
+        # a family with no bold face (Noto Sans Math) draws bold with its regular one
+        assert _fontconfig(family, "Bold") == ((bold, index) if bold != regular else None), script
     assert _fontconfig("No Such Family", "Regular") is None  # a substitute is not the font asked for
 
 

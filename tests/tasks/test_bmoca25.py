@@ -6,6 +6,7 @@ the ones it cannot run yet; the tasks judged by an evaluator check, ended by it 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import fixture_app
 from vlui.adb.state import READERS
 from vlui.agents.expert import ExpertAgent
 from vlui.android.apps import apps
@@ -25,14 +27,26 @@ from vlui.errors import VluiError
 from vlui.resources import read_yaml
 from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import RELEASE, Detector, catalog, release_tasks, resolve_tasks, task_set, tasks
+from vlui.tasks.catalog import (
+    RELEASE,
+    Detector,
+    catalog,
+    installs,
+    release_pins,
+    release_tasks,
+    resolve_tasks,
+    task_set,
+    tasks,
+)
 from vlui.tasks.checks import check_problem, check_reads
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 TABLE = REFERENCE / "bmoca25_tasks.tsv"  # the release's task files, read by make_bmoca25.py (tests/reference)
-NEW_APPS = {"calculator": "Calculator", "instagram": "Instagram", "snapseed": "Snapseed", "walmart": "Walmart",
-            "wikipedia": "Wikipedia"}
 SAME = "the same instruction, step limit and detector"
+# sim: false though the phone judges them right: B-MoCA's step limit, which its home screens leave room for, is one
+# step short on vlui's release phones where the app drawer must scroll to Snapseed (their sim_note)
+OVER_BUDGET = {"b25_snapseed_s03_after_dark_theme", "b25_snapseed_s03_after_quality_100",
+               "b25_snapseed_s03_after_sizing_2000"}
 
 
 def table() -> list[dict[str, str]]:
@@ -50,21 +64,31 @@ def kind(task) -> str:
 
 
 # The release's tasks judged by an evaluator check on apps the simulated phone has, and how the expert reaches their
-# goal there: the catalog's tasks whose recipes it follows in turn, each until that task's own detector fires. For
-# the alarms that repeat and the calls, the nearest the simulated phone comes: the alarm without its days, the call
-# placed. b25_chrome_new_tab has none: the simulated Chrome has one tab.
+# goal there: the catalog's tasks whose recipes it follows in turn, each until that task's own detector fires (a task
+# judged by a check, last, until the episode ends). The alarms that repeat: the alarm, then its days. For the calls,
+# the nearest the simulated phone comes: the call placed. b25_chrome_new_tab has none: the simulated Chrome has one tab.
 GOALS = {
     "b25_alarm_1330_and_2h_after": ["alarm_1330", "create_alarm@1530"],
     "b25_alarm_1330_and_2h_before": ["alarm_1330", "create_alarm@1130"],
     "b25_alarm_9am_delete_and_1030": ["alarm_9am_delete", "alarm_1030"],
     "b25_alarm_1030_and_alarm_volume": ["alarm_1030", "volume_alarm_up"],
     "b25_alarm_1330_and_alarm_volume": ["alarm_1330", "volume_alarm_up"],
-    "b25_alarm_1330_weekend_and_alarm_volume": ["alarm_1330", "volume_alarm_up"],
+    "b25_alarm_1330_weekend_and_alarm_volume": ["alarm_1330", "b25_alarm_1330_weekend", "volume_alarm_up"],
     "b25_alarm_9am_on_and_alarm_volume": ["alarm_9am_on", "volume_alarm_up"],
-    **{f"b25_alarm_{time}_{days}": [f"alarm_{time}"] for time in ("1030", "1330")
+    **{f"b25_alarm_{time}_{days}": [f"alarm_{time}", f"b25_alarm_{time}_{days}"] for time in ("1030", "1330")
        for days in ("midweek", "weekdays", "weekend") if (time, days) != ("1330", "midweek")},
     **{t.id: [f"call_number@{''.join(c for c in t.instruction if c.isdigit())}"] for t in release_tasks().values()
        if t.id.startswith("b25_call_") and t.evaluator_check},
+    # Snapseed: each by its own recipe; a setting, then Noir's S03
+    **{t: [t] for t in ("b25_open_snapseed", "b25_snapseed_open_image", "b25_snapseed_tools", "b25_snapseed_s03",
+                        "b25_snapseed_dark_theme", "b25_snapseed_quality_100", "b25_snapseed_sizing_2000")},
+    **{f"b25_snapseed_s03_after_{name}": [f"b25_snapseed_{name}", "b25_snapseed_s03"]
+       for name in ("dark_theme", "quality_100", "sizing_2000")},
+    # Wikipedia: each task's own recipe, to its end
+    **{t.id: [t.id] for t in release_tasks().values() if "wikipedia" in t.apps},
+    **{t.id: [t.id] for t in release_tasks().values() if t.apps == ("calculator",)},  # the Calculator's own recipes
+    # Walmart and Instagram: each task's own recipe, until its check ends the episode
+    **{t.id: [t.id] for t in release_tasks().values() if {"walmart", "instagram"} & set(t.apps)},
 }
 
 
@@ -76,14 +100,21 @@ def drive(env: PhoneEnv, task: str, snapshot: str, parts: list[str] | None = Non
     at_start = Detector(env.task).holds(env.device, lambda: parse_xml(env.device.ui_xml()))
     agent, done, success, after = ExpertAgent(), False, None, []
     for part in parts or GOALS[task]:
-        sub = resolve_tasks([part])[0]
+        sub = release_tasks().get(part) or resolve_tasks([part])[0]  # a release task, even one refused
         agent.reset(sub)
         mark = env.device.log_mark()
-        while not done and Detector(sub).match(env.device.log_lines(mark)) is None:
+        while not done and not reached(env, sub, mark):
             obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
             done, success = terminated or truncated, info["step"] if reward == 1.0 else None
         after.append(success)
     return at_start, after
+
+
+def reached(env: PhoneEnv, part, mark: int) -> bool:
+    """Whether a part of a goal is reached: its log line printed since ``mark``, or its check holding."""
+    if part.log_tag:
+        return Detector(part).match(env.device.log_lines(mark)) is not None
+    return Detector(part).holds(env.device, lambda: parse_xml(env.device.ui_xml()))
 
 
 def judged_right(runs: list[tuple[bool, list[int | None]]]) -> bool:
@@ -181,7 +212,7 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert task_set("all") == list(tasks()) and len(task_set("all")) == 60
     assert not set(ids) & set(task_set("all")) and set(catalog()) == set(ids) | set(task_set("all"))
     supported = resolve_tasks("bmoca25_supported", backend="sim")
-    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 50
+    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 107
     # over ADB a real phone has the apps: the logcat tasks run, and those judged on the UI tree or the volume; the
     # checks of Clock's alarms and of an app's shared preferences, which no shell command reads, are refused by name
     readable = [i for i in ids if set(check_reads(release_tasks()[i].evaluator_check)) <= set(READERS)]
@@ -194,33 +225,38 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert "b25_snapseed_dark_theme (snapseed.shared_prefs)" in str(e.value)
 
 
-def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_each_missing_app() -> None:
+def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_what_it_cannot_run() -> None:
     with pytest.raises(VluiError) as e:
         resolve_tasks("bmoca25", backend="sim")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("the simulated phone does not support 81 of these tasks yet")
-    assert all(f"it has no {name} app" in msg for name in NEW_APPS.values())
+    assert "\n" not in msg and msg.startswith("the simulated phone does not support 24 of these tasks yet")
     assert "tasks=bmoca25_supported" in msg
 
 
-@pytest.mark.parametrize("task_id, app", [("b25_calc_1_plus_1", "Calculator"), ("b25_open_wikipedia", "Wikipedia"),
-                                          ("b25_snapseed_s03", "Snapseed"), ("b25_walmart_cart", "Walmart"),
-                                          ("b25_instagram_reels", "Instagram")])
-def test_a_release_task_whose_app_the_simulated_phone_lacks_is_refused_naming_both(task_id: str, app: str) -> None:
-    with pytest.raises(VluiError) as e:
-        resolve_tasks([task_id], backend="sim")
-    assert str(e.value).startswith(f"the simulated phone does not support task {task_id} yet: it has no {app} app;")
-    assert "\n" not in str(e.value)
-
-
-def test_every_task_of_a_new_app_is_refused_for_that_app() -> None:
+def test_every_release_tasks_apps_are_on_the_simulated_phone_and_each_task_it_cannot_judge_says_why() -> None:
+    """The release's five apps are all simulated (vlui/sim/apps): no task lacks an app; one it does not run says why
+    (its sim_note); over ADB, a phone without one of the apps is refused by name (tests/adb)."""
     for t in release_tasks().values():
-        lacking = [a for a in t.apps if a not in apps()]
-        assert set(lacking) <= set(NEW_APPS), t.id
-        if lacking:
-            assert not t.sim and t.unsupported == f"it has no {' or '.join(NEW_APPS[a] for a in lacking)} app", t.id
-        elif not t.sim:
-            assert t.unsupported, t.id
+        assert all(a in apps() for a in t.apps), t.id
+        if not t.sim:
+            assert t.unsupported and "it has no" not in t.unsupported, t.id
+
+
+def test_release_runs_have_the_releases_apps_that_vlui_knows_and_paper_runs_none(monkeypatch) -> None:
+    pins = release_pins()
+    assert {key: (pin.name, pin.version) for key, pin in pins.items()} == {
+        "calculator": ("Calculator", "8.6 (612662282)"), "instagram": ("Instagram", "325.0.0.35.91 (372509503)"),
+        "snapseed": ("Snapseed", "2.20.0.526050212 (1251211)"), "walmart": ("Walmart", "24.19 (24190029)"),
+        "wikipedia": ("Wikipedia", "2.7.50484-r-2024-04-19 (50484)")}
+    release, paper = list(release_tasks().values()), list(tasks().values())
+    assert installs(paper) == ()
+    assert installs(release) == tuple(pin for key, pin in pins.items() if key in apps())
+    fixture_app.register(monkeypatch, pinned=True)
+    assert installs(paper) == () and fixture_app.PIN in installs(release + paper)
+    monkeypatch.setitem(pins, fixture_app.KEY, dataclasses.replace(fixture_app.PIN, package="org.other.notes"))
+    with pytest.raises(VluiError, match="bmoca25.yaml: the release's Notes .test fixture. is org.other.notes, but "
+                                        "apps.yaml's fixture_notes is org.vlui.fixture.notes"):
+        installs(release)
 
 
 # ------------------------------------------------------------------------------------------------ evaluator checks
@@ -243,12 +279,13 @@ def test_an_evaluator_task_its_check_cannot_judge_is_refused_saying_why() -> Non
     assert str(e.value).startswith("the simulated phone does not support task b25_alarm_1030_and_alarm_volume yet: "
                                    "B-MoCA's evaluator check cannot judge it there: its alarm volume is over 1 from "
                                    "the start")
-    runs = [drive(evaluator_env(["000"]), task, "000") for task in ("b25_alarm_1030_and_alarm_volume",
-                                                                    "b25_alarm_1030_weekdays", "b25_call_white_house")]
-    # the alarm alone ends the first (the volume is already over 1); no alarm of the simulated Clock repeats on
-    # weekdays; the call is placed, but on the Pixel dialer's in-call screen, not the AOSP dialer's the check reads
+    runs = [drive(evaluator_env(["000"]), task, "000") for task in (
+        "b25_alarm_1030_and_alarm_volume", "b25_alarm_1330_weekend_and_alarm_volume", "b25_call_white_house")]
+    # the alarm alone ends the first (the volume is already over 1); the second's check reads an alarm on weekdays, so
+    # the weekend alarm and the volume its instruction asks for never meet it; the call is placed, but on the Pixel
+    # dialer's in-call screen, not the AOSP dialer's the check reads
     assert [(at_start, [step is not None for step in after]) for at_start, after in runs] == \
-        [(False, [True, True]), (False, [False]), (False, [False])]
+        [(False, [True, True]), (False, [False, False, False]), (False, [False])]
 
 
 @pytest.mark.slow
@@ -263,7 +300,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
     for t in release_tasks().values():
         if not t.log_tag:
             right = t.id in GOALS and judged_right([drive(env, t.id, s) for s in snapshots])
-            if right != t.sim:
+            if right != (t.sim or t.id in OVER_BUDGET):
                 wrong.append(f"{t.id} (sim: {t.sim}): its check {'holds' if right else 'does not hold'} exactly from "
                              f"the step its whole goal is reached, on all {len(snapshots)} snapshots")
             continue
@@ -273,7 +310,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
         if not t.sim:
             assert "sim_note" in t.unsupported, t.id
     assert not wrong, "\n".join(wrong)
-    assert sum(t.sim for t in release_tasks().values()) == 50
+    assert sum(t.sim for t in release_tasks().values()) == 107
 
 
 # ------------------------------------------------------------------------------------------------ make_bmoca25.py

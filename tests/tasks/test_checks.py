@@ -132,11 +132,13 @@ def test_a_prefs_condition_reads_the_apps_preferences_file(entry: dict, expected
 
 
 def test_what_a_device_cannot_read_is_an_error_naming_the_task_never_a_false(phone: SimDevice) -> None:
-    task = release_tasks()["b25_snapseed_dark_theme"]
+    check = [{"prefs": "notes", "file": "Notes.xml", "boolean": "pref_dark", "equals": True}]  # an app vlui lacks
     with pytest.raises(VluiError) as e:
-        check_holds(task.evaluator_check, phone, lambda: parse_xml(XML), task.id)
-    assert str(e.value) == ("task b25_snapseed_dark_theme: SimDevice cannot read the snapseed app's shared "
-                            "preferences (Preferences.xml)")
+        check_holds(check, phone, lambda: parse_xml(XML), "notes_dark")
+    assert str(e.value) == "task notes_dark: SimDevice cannot read the notes app's shared preferences (Notes.xml)"
+    # Snapseed's it reads: no file where it is not installed, an empty map until a setting is made
+    task = release_tasks()["b25_snapseed_dark_theme"]
+    assert check_holds(task.evaluator_check, phone, lambda: parse_xml(XML), task.id) is False
 
 
 def test_a_check_names_what_it_reads_besides_the_ui_tree() -> None:

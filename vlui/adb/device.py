@@ -30,7 +30,7 @@ import struct
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,7 +47,7 @@ from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
 from vlui.android.i18n import locales
 from vlui.android.logcat import parse_threadtime
 from vlui.android.snapshot import load_snapshot
-from vlui.device import KEYS, Device, observe
+from vlui.device import KEYS, Device, PinnedApp, observe
 
 log = logging.getLogger(__name__)
 KEYCODES = {"BACK": 4, "HOME": 3, "APP_SWITCH": 187}
@@ -278,6 +278,10 @@ class AdbDevice(Device):
         self.reader = LogcatReader(self._open_logcat, self.serial)
         self.reader.start()
         self._pending = None
+
+    def install_apps(self, pinned: Sequence[PinnedApp]) -> None:
+        """Checks that the device has the apps (``pm list packages``): vlui installs none on a real device."""
+        task_state.require_installed(self, pinned)
 
     def set_state(self, fields: dict) -> None:
         """A task's starting state through shell commands (:mod:`vlui.adb.state`: radios, volumes, brightness,

@@ -14,6 +14,7 @@ field                  set with                                            read 
 ``dark_theme``         ``cmd uimode night yes|no``                         ``cmd uimode night``
 ``vibrate_for_calls``  ``settings put system vibrate_when_ringing``        the same setting
 ``phone.call``         ``am start -a android.intent.action.CALL -d tel:N`` (not read)
+``installed``          (never: vlui installs no app)                       ``pm list packages``
 =====================  ==================================================  ======================================
 
 ``brightness_percent`` reads the brightness as Settings shows it (:func:`vlui.android.state.brightness_percent`).
@@ -30,12 +31,13 @@ from __future__ import annotations
 import re
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from vlui.adb.errors import DeviceError
 from vlui.android.state import brightness_percent, state_paths
-from vlui.device import state_meets
+from vlui.device import PinnedApp, state_meets
+from vlui.errors import VluiError
 
 
 class AdbDevice(Protocol):
@@ -235,6 +237,17 @@ def _wait_for(dev: AdbDevice, expect: dict[str, Any]) -> None:
             detail = ", ".join(f"{path} is {got!r}, not {want!r}" for path, (got, want) in wrong.items())
             raise DeviceError(f"device {dev.serial}: the task's starting state did not take: {detail}")
         time.sleep(0.2)
+
+
+def require_installed(dev: AdbDevice, pinned: Sequence[PinnedApp]) -> None:
+    """That the device has the apps ``pinned`` installed (``pm list packages``): a real phone brings its own, and
+    vlui never downloads one. One line naming those it lacks, their packages and the versions pinned, otherwise."""
+    listed = set(re.findall(r"^package:(\S+)", dev.shell("pm list packages"), re.MULTILINE))
+    missing = [app for app in pinned if app.package not in listed]
+    if missing:
+        named = "; ".join(f"{app.name} ({app.package}, version {app.version})" for app in missing)
+        raise VluiError(f"device {dev.serial} lacks {named}: B-MoCA's release tasks run on phones with these apps at "
+                        "these versions; install them there with adb install (vlui downloads no app)")
 
 
 def check_state(dev: AdbDevice, spec: dict[str, Any]) -> bool:

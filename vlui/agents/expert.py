@@ -21,8 +21,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from vlui.android.apps import apps as phone_apps
+from vlui.android.apps import third_party
+from vlui.android.calculator import FORMULA_TEXT
 from vlui.android.i18n import Locale, get_locale
-from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP
+from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP, day_bit
 from vlui.android.launcher import LAUNCHABLE
 from vlui.android.state import VOLUME_MAX
 from vlui.config import AgentConfig
@@ -39,7 +41,8 @@ CLOCK = "com.google.android.deskclock"
 DIALER = "com.google.android.dialer"
 SYSTEMUI = "com.android.systemui"
 # What a real Android 10 Pixel shows: the launcher apps' order in Settings and the dial pad's resource ids. The
-# simulated phone is built from the same tables.
+# simulated phone is built from the same tables. A phone may have third-party apps besides (apps.yaml's
+# third_party): the expert finds them by label in the drawer as it finds these.
 APPS = LAUNCHABLE
 
 
@@ -410,6 +413,41 @@ def _create_alarm(hour: int, minute: int):
     return recipe
 
 
+def _repeating_alarm(hour: int, minute: int, days: int):
+    """Create the ``hour:minute`` alarm, then make it repeat on ``days`` (``daysofweek`` bits): its card expanded
+    (a new alarm's is), Repeat checked (every day), then each day button that differs from ``days`` tapped."""
+    create = _create_alarm(hour, minute)
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if not ex._memory.get("alarm_made"):
+            on_tab = s.package == CLOCK and s.one(":id/time_picker") is None
+            if not (on_tab and s.labelled(s.loc.time(hour, minute), where=_is_id(":id/digital_clock"))):
+                return create(ex, s)
+            ex._memory["alarm_made"] = True
+        g, card = _alarm_card(ex, s, hour, minute)
+        if g is not None:
+            return g
+        later = [e.bounds[1] for e in s.by_id(":id/digital_clock") if e.bounds[1] > card.bounds[1]]
+
+        def on_card(suffix: str) -> list[Element]:
+            return [e for e in s.by_id(suffix) if card.bounds[1] <= e.bounds[1] < min(later, default=s.height)]
+        repeat = on_card(":id/repeat_onoff")
+        if not repeat:
+            return Gesture("tap", on_card(":id/arrow")[0])
+        if not repeat[0].checked:
+            return Gesture("tap", repeat[0])
+        names = s.loc.seq("weekday")
+        for button in on_card(":id/day_button_box"):
+            if button.checked != bool(days & day_bit(names.index(button.content_desc))):
+                return Gesture("tap", button)
+        raise Stuck(f"{ex.task.id}: the {s.loc.time(hour, minute)} alarm already repeats as asked")
+    return recipe
+
+
+def _is_id(suffix: str) -> Callable[[Element], bool]:
+    return lambda e: e.resource_id.endswith(suffix)
+
+
 def _set_picker(ex: ExpertAgent, s: Screen, hour: int, minute: int) -> Gesture:
     loc = s.loc
     hour12 = loc.meta["hour12"]
@@ -490,8 +528,12 @@ def _volume_up(stream: str):
 
 def _app_info_list(ex: ExpertAgent, s: Screen) -> Gesture:
     if s.package == SETTINGS and ex.settings_level(s, ["apps"]) == 1:
-        label = s.loc.t("settings.see_all_apps", count=len(APPS) + 1)  # the launcher's apps and Google
-        rows = s.labelled(label, where=lambda e: e.resource_id == "android:id/title" and ex.tappable(s, e))
+        def is_title(e: Element) -> bool:
+            return e.resource_id == "android:id/title" and ex.tappable(s, e)
+
+        # the launcher's apps, the third-party apps the phone has (as many as it may install) and Google
+        counts = range(len(APPS) + 1, len(APPS) + len(third_party()) + 2)
+        rows = [row for n in counts for row in s.labelled(s.loc.t("settings.see_all_apps", count=n), where=is_title)]
         return Gesture("tap", rows[0]) if rows else ex.scroll(s, "apps")
     return ex.settings_path(s, [], "apps")
 
@@ -612,6 +654,10 @@ PLANS |= {
                                              (_create_alarm(11, 30), _SAVES_ALARM)),
     "b25_alarm_9am_delete_and_1030": _in_turn((_delete_alarm(9, 0), _DELETES_ALARM),
                                               (_create_alarm(10, 30), _SAVES_ALARM)),
+    # B-MoCA's evaluators: weekdays Monday to Friday (31), weekend Saturday and Sunday (96), midweek Monday to
+    # Thursday (15)
+    **{f"b25_alarm_{h}{m:02d}_{name}": _repeating_alarm(h, m, days) for h, m in ((10, 30), (13, 30))
+       for name, days in (("weekdays", 31), ("weekend", 96), ("midweek", 15))},
 }
 
 
@@ -1054,6 +1100,127 @@ def _text_page_via_recents(p: dict[str, Any]):
     return _from_recents(("chrome", "messages"), _from_page(site, password, _send_text(person, password)))
 
 
+# ------------------------------------------------------------------------------------------ Snapseed (release 2.5)
+# Snapseed's tasks: a photo opened from the app's own panel (the newest of the strip), the tab, the look or Noir's
+# style tapped; a setting chosen in the app's Settings (More options, Settings, the row, the choice); the two in turn.
+SNAPSEED = "com.niksoftware.snapseed"
+
+
+def _snapseed_editor(ex: ExpertAgent, s: Screen) -> Gesture | None:
+    """Snapseed open on a photo, with nothing over the editor's tabs; None once it is so."""
+    if s.package != SNAPSEED:
+        return ex.open_app(s, "snapseed")
+    if s.one(f"{SNAPSEED}:id/action_bar") is not None or s.one(f"{SNAPSEED}:id/title") is not None:
+        return Gesture("key", key="BACK")  # Settings or the More options menu: off the path
+    for rid in ("recent_image", "logo_view"):
+        found = s.one(f"{SNAPSEED}:id/{rid}")
+        if found is not None:
+            return Gesture("tap", found)
+    return None
+
+
+def _on_editor(then: Callable[[ExpertAgent, Screen], Gesture]):
+    """A recipe that opens a photo in Snapseed's editor first, then goes on with ``then``."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        g = _snapseed_editor(ex, s)
+        return g if g is not None else then(ex, s)
+    return recipe
+
+
+def _snapseed_tab(tab: str):
+    """A photo open and the editor's ``tab`` selected (LOOKS is, once a photo opens)."""
+    def then(ex: ExpertAgent, s: Screen) -> Gesture:
+        button = s.one(f"{SNAPSEED}:id/{tab}_button")
+        if button is None:  # a look being tried or a tool open: put it away
+            return Gesture("key", key="BACK")
+        return Gesture("tap", button)
+    return _on_editor(then)
+
+
+def _snapseed_look(look: str):
+    def then(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.one(f"{SNAPSEED}:id/looks_list") is None:
+            return _snapseed_tab("looks")(ex, s)
+        name = s.loc.t(f"snapseed.look_{look}")
+        items = s.labelled(name, where=lambda e: e.resource_id == f"{SNAPSEED}:id/label")
+        if not items:
+            raise Stuck(f"{ex.task.id}: the look {name!r} is not in the strip")
+        return Gesture("tap", items[0])
+    return _on_editor(then)
+
+
+def _snapseed_noir(style: str):
+    """TOOLS, Noir, Styles, the style."""
+    def then(ex: ExpertAgent, s: Screen) -> Gesture:
+        styles = s.labelled(style, where=lambda e: e.resource_id == f"{SNAPSEED}:id/label")
+        if styles:
+            return Gesture("tap", styles[0])
+        strip = s.one(f"{SNAPSEED}:id/styles_list")
+        if strip is not None:  # the style is further along the strip: swipe it on (the other way in a mirrored one)
+            x1, y1, x2, y2 = strip.bounds
+            y = (y1 + y2) / 2 / s.height
+            ends = ((x1 + (x2 - x1) * 0.8) / s.width, (x1 + (x2 - x1) * 0.2) / s.width)
+            start, end = reversed(ends) if s.loc.rtl else ends
+            return Gesture("swipe", point=(y, start), lift=(y, end))
+        button = s.one(f"{SNAPSEED}:id/styles_button")
+        if button is not None:
+            return Gesture("tap", button)
+        if s.one(f"{SNAPSEED}:id/tools_list") is not None:
+            noir = s.labelled(s.loc.t("snapseed.tool_noir"), where=lambda e: e.clickable and ex.tappable(s, e))
+            return Gesture("tap", noir[0]) if noir else ex.scroll(s, "snapseed_tools")
+        return _snapseed_tab("tools")(ex, s)
+    return _on_editor(then)
+
+
+def _snapseed_setting(row: str, choice: Callable[[Locale], str] | None = None):
+    """More options, Settings, the row titled ``row`` (a string key), and in its dialog the ``choice`` (its text in
+    the locale); a row without one is the Dark theme switch's."""
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != SNAPSEED:
+            return ex.open_app(s, "snapseed")
+        if s.one(f"{SNAPSEED}:id/action_bar") is not None:  # Settings
+            if choice is not None and s.one("android:id/select_dialog_listview") is not None:
+                options = s.labelled(choice(s.loc), where=lambda e: e.resource_id == "android:id/text1")
+                return Gesture("tap", options[0]) if options else Gesture("key", key="BACK")
+            rows = s.labelled(s.loc.t(row), where=lambda e: e.resource_id == "android:id/title")
+            return Gesture("tap", rows[0]) if rows else ex.scroll(s, "snapseed_settings")
+        item = s.labelled(s.loc.t("snapseed.settings"), where=lambda e: e.resource_id == f"{SNAPSEED}:id/title")
+        if item:
+            return Gesture("tap", item[0])
+        if s.one(f"{SNAPSEED}:id/open_panel") is not None:
+            return Gesture("key", key="BACK")
+        more = s.labelled(s.loc.t("common.more_options"), where=lambda e: e.clickable)
+        return Gesture("tap", more[0]) if more else Gesture("key", key="BACK")
+    return recipe
+
+
+def _snapseed_open(ex: ExpertAgent, s: Screen) -> Gesture:
+    """Snapseed's start screen (or wherever it opens): once it is open the task is done."""
+    return ex.open_app(s, "snapseed") if s.package != SNAPSEED else Gesture("key", key="BACK")
+
+
+_SNAPSEED_SETTINGS = {
+    "dark_theme": (_snapseed_setting("snapseed.dark_theme"),
+                   lambda g: g.target is not None and g.target.resource_id == "android:id/title"),
+    "quality_100": (_snapseed_setting("snapseed.format_quality",
+                                      lambda loc: loc.t("snapseed.jpg", n=loc.number(100))), _taps("android:id/text1")),
+    "sizing_2000": (_snapseed_setting("snapseed.image_sizing",
+                                      lambda loc: loc.t("snapseed.px", n=loc.number(2000))), _taps("android:id/text1")),
+}
+PLANS |= {
+    "b25_open_snapseed": _snapseed_open,
+    "b25_snapseed_open_image": _snapseed_tab("looks"),
+    "b25_snapseed_tools": _snapseed_tab("tools"),
+    "b25_snapseed_portrait": _snapseed_look("portrait"),
+    "b25_snapseed_s03": _snapseed_noir("S03"),
+    "b25_snapseed_dark_theme": _SNAPSEED_SETTINGS["dark_theme"][0],
+    "b25_snapseed_quality_100": _SNAPSEED_SETTINGS["quality_100"][0],
+    "b25_snapseed_sizing_2000": _SNAPSEED_SETTINGS["sizing_2000"][0],
+    **{f"b25_snapseed_s03_after_{name}": _in_turn(part, (_snapseed_noir("S03"), lambda g: False))
+       for name, part in _SNAPSEED_SETTINGS.items()},
+}
+
+
 # Parameterized tasks (vlui/tasks/templates.py): template -> its recipe for an instance's parameters.
 TEMPLATE_PLANS = {
     "create_alarm": lambda p: _create_alarm(*p["time"]),
@@ -1277,6 +1444,74 @@ TEMPLATE_PLANS |= {"share_photo": _share_photo, "share_newest_download": _share_
                    "share_photo_no_search": _share_photo, "alarm_event_via_recents_no_home": _alarm_event_via_recents}
 
 
+# ------------------------------------------------------------------------------- Calculator (B-MoCA release 2.5)
+_CALCULATOR_KEYS = {text: key for key, text in FORMULA_TEXT.items() if key not in ("lparen", "rparen")}
+
+
+def _calculator(formula: str):
+    """Type ``formula`` (its text as the formula shows it, a function as its letter) on the Calculator's keys: one
+    key a character, the parentheses key for "(" and ")"; a scientific key opens the scientific rows (or turns the
+    inverse functions off) first. A formula that is not the start of this one, or a result shown, is cleared."""
+    keys = ["parens" if ch in "()" else _CALCULATOR_KEYS[ch] for ch in formula]
+    package = phone_apps()["calculator"].package
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        if s.package != package:
+            return ex.open_app(s, "calculator")
+        shown = s.one(":id/formula")
+        text = shown.text if shown is not None else ""
+        if s.one(":id/result_final") is not None or not formula.startswith(text):
+            return Gesture("tap", s.one(":id/clr"))
+        if text == formula:
+            return Gesture("tap", s.one(":id/eq"))
+        target = s.one(f":id/{keys[len(text)]}")
+        if target is None:  # a scientific key: its rows are closed, or show the inverse functions
+            return Gesture("tap", s.one(":id/collapse_expand" if s.one(":id/toggle_inv") is None else ":id/toggle_inv"))
+        return Gesture("tap", target)
+    return recipe
+
+
+# the formula each task's check reads, typed as the app writes it ("c60" is cos(60: the check wants no ")"); the two
+# means as the live result shows them: 60^(1/3) and 2/(1/4+1/5)
+PLANS |= {
+    "b25_open_calculator": _open("calculator"),
+    **{f"b25_calc_{name}": _calculator(formula) for name, formula in (
+        ("50_percent_of_28", "50%28"), ("geometric_mean", "(3×4×5)^(1÷3"), ("harmonic_mean", "2÷(1÷4+1÷5"),
+        ("1_plus_1", "1+1"), ("10_choose_2", "10!÷(2!×8!)"), ("17_times_23", "17×23"), ("2_plus_24_over_3", "2+24÷3"),
+        ("3_times_5", "3×5"), ("5_choose_2", "5!÷(2!×3!)"), ("cos_180", "c180"), ("cos_60", "c60"),
+        ("ln_1234", "l1234"), ("input_1", "1"), ("factorial_6", "6!"), ("sqrt_25", "√25"),
+        ("sum_5_fibonacci", "1+1+2+3+5"), ("sum_5_primes", "2+3+5+7+11"), ("45_degrees_to_radians", "45×π÷180"))},
+}
+
+
+# ------------------------------------------------------------------------------------------ Walmart (release 2.5)
+# Its five tabs, the cart button and the store map by resource id; the store map's row and the Grocery department by
+# their text: the row's label in the phone's language, the department by its name, the catalogue's English on every
+# phone (the name B-MoCA's evaluator reads).
+def _text(value: Callable[[Screen], str]):
+    """A finder: the first element showing the text ``value`` gives for the screen (its row takes the tap)."""
+    return lambda s: next(iter(s.labelled(value(s))), None)
+
+
+PLANS |= {
+    "b25_open_walmart": _in_app("walmart"),
+    **{f"b25_walmart_{tab}": _in_app("walmart", _id_of(f"walmart.android:id/navigation_{tab}"))
+       for tab in ("account", "my_items", "search", "services")},
+    "b25_walmart_cart": _in_app("walmart", _id_of("walmart.android:id/cart_button")),
+    "b25_walmart_store_map": _in_app("walmart", _id_of("walmart.android:id/navigation_services"),
+                                     _text(lambda s: s.loc.t("walmart.store_map"))),
+    "b25_walmart_grocery": _in_app("walmart", _id_of("walmart.android:id/navigation_search"),
+                                   _text(lambda s: "Grocery")),
+}
+# Instagram (release 2.5): its tab bar by resource id; the app opens on Home, whose tab (feed_tab selected) is what
+# "open Instagram" is judged by
+PLANS |= {
+    "b25_open_instagram": _in_app("instagram"),
+    **{f"b25_instagram_{name}": _in_app("instagram", _id_of(f"instagram.android:id/{tab}"))
+       for name, tab in (("profile", "profile_tab"), ("reels", "clips_tab"), ("search", "search_tab"))},
+}
+
+
 def plan_for(task: Task):
     """The recipe for a task: its own, or its template's for its parameters."""
     if task.id in PLANS:
@@ -1286,3 +1521,135 @@ def plan_for(task: Task):
     if task.template in TEMPLATE_PLANS:
         return TEMPLATE_PLANS[task.template](task.params)
     raise VluiError(f"the expert has no recipe for task {task.id!r} yet")
+
+
+# ------------------------------------------------------------------------------------------ Wikipedia (B-MoCA 2.5)
+# The app's settings through More > Settings: Show link previews first (a preferences file keeps its keys in the
+# order they were first written, and B-MoCA's check reads its last entry: the feed's), then Explore Feed's switches
+# (each row's title, the card types in their order), then App theme's text size, then BACK to the tab wanted. The
+# feed's switches alone are nearer through a feed card's menu (Customize the feed).
+WIKIPEDIA = phone_apps()["wikipedia"].package
+_WIKI_CARDS = ("featured_article", "top_read", "featured_image", "because_you_read", "news", "on_this_day", "random",
+               "main_page")  # Customize the feed's rows, in order (its 1-based "indices")
+
+
+def _wikipedia(tab: str = "explore", cards_off: tuple[int, ...] = (), text_percent: int | None = None,
+               previews_off: bool = False):
+    """Wikipedia: the card types at 0-based ``cards_off`` switched off in Customize the feed, the text size at
+    ``text_percent``, Show link previews off, then the ``tab`` (nav_tab_*) selected."""
+    def text_shown(s: Screen) -> str:
+        percent = s.loc.number(text_percent) + "%"
+        return s.loc.t("wikipedia.text_size_default", value=percent) if text_percent == 100 else percent
+
+    def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
+        mem = ex._memory
+        if s.package != WIKIPEDIA:
+            return ex.open_app(s, "wikipedia")
+        todo = ((previews_off and not mem.get("wiki:previews")) or (cards_off and not mem.get("wiki:feed"))
+                or (text_percent is not None and not mem.get("wiki:text")))
+        tabs = s.one(f"{WIKIPEDIA}:id/nav_more_container")
+        sheet = s.one(f"{WIKIPEDIA}:id/main_drawer_settings_container")
+        if sheet is not None:
+            return Gesture("tap", sheet) if todo else Gesture("key", key="BACK")
+        customize = s.labelled(s.loc.t("wikipedia.customize_title"), where=lambda e: e.resource_id.endswith(":id/title"))
+        if customize:  # a card's menu
+            return Gesture("tap", customize[0]) if todo else Gesture("key", key="BACK")
+        if tabs is not None:
+            # the feed alone: a card's menu has Customize the feed, nearer than More > Settings > Explore Feed
+            card_menu = [e for e in s.by_id(f"{WIKIPEDIA}:id/view_list_card_header_menu") if ex.tappable(s, e)]
+            if todo and card_menu and not (previews_off or text_percent is not None):
+                return Gesture("tap", card_menu[0])
+            if todo:
+                return Gesture("tap", tabs)
+            item = s.one(f"{WIKIPEDIA}:id/nav_tab_{'reading_lists' if tab == 'saved' else tab}")
+            return Gesture("tap", item) if not item.selected else Gesture("key", key="BACK")
+        if s.one(f"{WIKIPEDIA}:id/content_types_recycler") is not None:
+            return _wiki_cards(ex, s, cards_off)
+        bar = s.one(f"{WIKIPEDIA}:id/text_size_seek_bar")
+        if bar is not None:
+            if s.one(f"{WIKIPEDIA}:id/text_size_percent").text == text_shown(s):
+                mem["wiki:text"] = True
+                return Gesture("key", key="BACK")
+            return Gesture("tap", point=_slider_point(s, bar, (text_percent - 50) / 130))
+        if s.one(f"{WIKIPEDIA}:id/recycler_view") is None:
+            return Gesture("key", key="BACK")
+        # Settings
+        previews = _wiki_row(s, "wikipedia.link_previews")
+        if previews_off and not mem.get("wiki:previews"):
+            switch = previews and next((e for e in s.els if e.resource_id.endswith(":id/switchWidget")
+                                        and _inside(e, previews)), None)
+            if switch is None:
+                return ex.scroll(s, "wiki:settings")
+            if not switch.checked:
+                mem["wiki:previews"] = True
+            else:
+                return Gesture("tap", switch)
+        for done, title in (("wiki:feed", "wikipedia.explore_feed"), ("wiki:text", "wikipedia.app_theme")):
+            wanted = cards_off if done == "wiki:feed" else text_percent is not None
+            if wanted and not mem.get(done):
+                row = _wiki_row(s, title)
+                return Gesture("tap", row) if row is not None else ex.scroll(s, "wiki:settings")
+        return Gesture("key", key="BACK")
+    return recipe
+
+
+def _wiki_row(s: Screen, key: str) -> Element | None:
+    """The clickable Settings row whose title is string ``key``, fully on the screen."""
+    titles = s.labelled(s.loc.t(key), where=lambda e: e.resource_id == "android:id/title")
+    rows = [r for r in s.els if r.clickable and titles and _centre_inside(titles[0], r) and r.cls.endswith("Layout")]
+    return rows[0] if rows and s.height * 0.03 <= rows[0].bounds[1] and rows[0].bounds[3] <= s.height * 0.93 else None
+
+
+def _wiki_cards(ex: ExpertAgent, s: Screen, cards_off: tuple[int, ...]) -> Gesture:
+    """Customize the feed: the rows' switches as wanted (off at ``cards_off``), the rows off the screen scrolled to;
+    once those are seen right, BACK (which saves them)."""
+    seen = ex._memory.setdefault("wiki:cards", {})
+    titles = {s.loc.t(f"wikipedia.card_{kind}"): i for i, kind in enumerate(_WIKI_CARDS)}
+    where: dict[int, float] = {}  # the rows in view, by index: their middle, as a fraction of the screen's height
+    for title in s.by_id(f"{WIKIPEDIA}:id/feed_content_type_title"):
+        i = titles.get(title.text)
+        row = next((e for e in s.els if e.content_desc.startswith(title.text + ", ")), None)
+        switch = next((e for e in s.by_id(f"{WIKIPEDIA}:id/feed_content_type_checkbox")
+                       if row is not None and _centre_inside(e, row)), None)
+        if i is None or row is None:
+            continue
+        where[i] = (row.bounds[1] + row.bounds[3]) / 2 / s.height
+        x1, y1, x2, y2 = switch.bounds if switch is not None else (0, 0, 1, 0)
+        if (y2 - y1) < 0.6 * (x2 - x1):  # cut by the list's edge: scrolled into view first
+            continue
+        if switch.checked == (i in cards_off):
+            seen.pop(i, None)
+            return Gesture("tap", switch)
+        seen[i] = True
+    # the rows up to the last to switch off, seen right; those further down are on, as the feed starts, unless seen
+    # otherwise on the way (a wrong one in view is switched above)
+    missing = set(range(max(cards_off) + 1)) - set(seen)
+    if not missing:
+        ex._memory["wiki:feed"] = True
+        return Gesture("key", key="BACK")
+    first = min(missing)
+    down = where[first] > 0.5 if first in where else (not where or first > max(where))
+    return ex.scroll(s, "wiki:cards", towards=0.6 if down else -0.6)
+
+
+PLANS |= {
+    "b25_open_wikipedia": _wikipedia(),
+    "b25_wikipedia_saved_tab": _wikipedia("saved"),
+    "b25_wikipedia_search_tab": _wikipedia("search"),
+    "b25_wikipedia_text_50": _wikipedia(text_percent=50),
+    "b25_wikipedia_text_180": _wikipedia(text_percent=180),
+    "b25_wikipedia_no_featured_text_50": _wikipedia(cards_off=(0,), text_percent=50),
+    "b25_wikipedia_no_featured_text_180": _wikipedia(cards_off=(0,), text_percent=180),
+    "b25_wikipedia_no_previews_top_read": _wikipedia(cards_off=(1,), previews_off=True),
+    "b25_wikipedia_no_top1_randomizer": _wikipedia(cards_off=(0, 6)),
+    "b25_wikipedia_no_top2_randomizer": _wikipedia(cards_off=(0, 1, 6)),
+    "b25_wikipedia_no_top2": _wikipedia(cards_off=(0, 1)),
+    # 'history': On this day ("Events in history on this day") and Because you read ("... from your history")
+    "b25_wikipedia_no_history_topics": _wikipedia(cards_off=(3, 5)),
+    # 'day': Picture of the day and On this day
+    "b25_wikipedia_no_day_topics": _wikipedia(cards_off=(2, 5)),
+    # the rows numbered from 1: even 2, 4, 6, 8; odd 1, 3, 5, 7; prime 2, 3, 5, 7
+    "b25_wikipedia_no_even_topics": _wikipedia(cards_off=(1, 3, 5, 7)),
+    "b25_wikipedia_no_odd_topics": _wikipedia(cards_off=(0, 2, 4, 6)),
+    "b25_wikipedia_no_prime_topics": _wikipedia(cards_off=(1, 2, 4, 6)),
+}

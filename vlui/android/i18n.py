@@ -15,13 +15,14 @@ from vlui.errors import VluiError
 from vlui.resources import read_yaml
 
 HERE = Path(__file__).resolve().parent
+WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")  # locales.yaml's first_day, in ``weekday``'s order
 SCRIPT_FONTS = {"cjk-sc": "cjk-sc", "cjk-jp": "cjk-jp", "cjk-kr": "cjk-kr", "urdu": "urdu"}
 
 
 @lru_cache(maxsize=1)
 def locales() -> dict[str, dict[str, Any]]:
     """Locale id -> metadata (name, native_name, android, rtl, hour12, time_format, am, pm, digits, decimal,
-    script)."""
+    script, first_day)."""
     return read_yaml(HERE / "data" / "locales.yaml")
 
 
@@ -68,6 +69,12 @@ class Locale:
 
     def seq(self, key: str) -> list[str]:
         return self.strings[key]
+
+    def week(self) -> list[int]:
+        """The days of a week as the locale shows them, from its first day (``first_day``): indices into
+        ``weekday`` (0 Sunday ... 6 Saturday); ``[1, 2, 3, 4, 5, 6, 0]`` where a week starts on Monday."""
+        first = WEEKDAYS.index(self.meta["first_day"])
+        return [(first + i) % 7 for i in range(7)]
 
     def number(self, n: int | str) -> str:
         digits = self.meta["digits"]

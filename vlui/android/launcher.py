@@ -1,18 +1,18 @@
 """Android 10's launcher (Launcher3, as the Pixel launcher): the home grid a screen gets, the home layouts a snapshot
 may ask for (the stock one, one from a seed, an explicit one), the ``favorites`` table of its database that holds
-a layout, and its app search's matching rule. The simulated launcher draws what this says
-(:mod:`vlui.sim.apps.launcher`); the served phone and the emulator builder write its database."""
+a layout, the apps its drawer lists and its app search's matching rule. The simulated launcher draws what this
+says (:mod:`vlui.sim.apps.launcher`); the served phone and the emulator builder write its database."""
 
 from __future__ import annotations
 
 import random
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from vlui.android.apps import apps, short_component
-from vlui.android.i18n import get_locale
+from vlui.android.apps import apps, short_component, third_party
+from vlui.android.i18n import Locale, get_locale
 
 LAUNCHER_DB = "/data/data/com.google.android.apps.nexuslauncher/databases/launcher.db"
 LAUNCHABLE = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gmail", "maps", "messages", "phone",
@@ -21,6 +21,18 @@ DEFAULT_HOTSEAT = ("phone", "messages", "play_store", "chrome", "camera")
 DEFAULT_WORKSPACE = {("gmail", 4, 0), ("photos", 4, 1), ("youtube", 4, 2), ("maps", 4, 3)}  # (app, row, column)
 
 Layout = tuple[tuple[str, ...], tuple[tuple[str, int, int], ...]]  # (hotseat apps, workspace (app, row, column))
+
+
+def launchable(installed: Collection[str] = ()) -> tuple[str, ...]:
+    """The apps the launcher starts on a phone with the third-party apps ``installed``: the system image's
+    (:data:`LAUNCHABLE`), then those. A third-party app lives in the drawer only: the home layouts place the system
+    image's apps, so a phone's home screen is the same with or without them."""
+    return LAUNCHABLE + tuple(key for key in third_party() if key in installed)
+
+
+def drawer_order(keys: Iterable[str], locale: Locale) -> list[str]:
+    """Apps as the drawer (and Settings' app list) lists them: by their labels in ``locale``, ignoring case."""
+    return sorted(keys, key=lambda key: locale.t(f"app.{key}").casefold())
 
 
 def grid(width: int, dpi: int, tablet: bool) -> tuple[int, int]:

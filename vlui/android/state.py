@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from vlui.android.apps import apps
+from vlui.android.apps import apps, third_party
 
 T = TypeVar("T")
 
@@ -127,6 +127,9 @@ class DeviceState:
     do_not_disturb: bool = False  # quick settings tiles with no other effect on the simulated phone
     auto_rotate: bool = False
     languages: list[str] = field(default_factory=list)
+    # the third-party apps installed (apps.yaml's third_party: keys), in install order; the system image's apps are
+    # on every phone. The drawer, Settings' app list and the package manager list these besides the system's.
+    installed: list[str] = field(default_factory=list)
     clipboard: str = ""  # the primary clip's text, what Paste inserts ("": nothing was copied)
     # each app's own state by app key, of the type the app's module declares (Clock's alarms, stopwatch and timer;
     # the dialer's digits and call): made by the phone that boots the state, read with app()
@@ -221,7 +224,20 @@ def _system_problem(name: str, value: Any) -> str | None:
     if name == "notifications" and _fits(value, hint):
         unknown = sorted(set(value) - set(NOTIFYING_APPS))
         return f"notifications: unknown app(s) {', '.join(unknown)}; apps: {', '.join(NOTIFYING_APPS)}" if unknown else None
+    if name == "installed" and _fits(value, hint):
+        return installed_problem(value)
     return _value_problem(value, hint, name, _metadata(DeviceState, name))
+
+
+def installed_problem(keys: list[str]) -> str | None:
+    """Why a phone cannot have the apps ``keys`` installed, or None: one that is not a third-party app (the system
+    image's are always there; an unknown one has no simulated app)."""
+    for key in keys:
+        if key not in third_party():
+            what = "a system app, on every phone" if key in apps() else "not an app vlui knows"
+            return (f"installed: {key!r} is {what}; installable (third-party) apps: "
+                    f"{', '.join(third_party()) or 'none yet'} (vlui/android/data/apps.yaml)")
+    return None
 
 
 def _volume_problem(value: Any) -> str | None:

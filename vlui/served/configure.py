@@ -427,7 +427,7 @@ def _layout_from_rows(dev: SimDevice, rows: list[tuple]) -> tuple[launcher.Layou
     """The layout that ``favorites`` rows describe on the current grid, and the ids of the rows that do not fit."""
     columns, rows_n = dev.snapshot.home_grid
     by_component = {}
-    for key in launcher.LAUNCHABLE:
+    for key in launcher.LAUNCHABLE:  # the system image's apps: a third-party app lives in the drawer, not on the grid
         info = apps()[key]
         by_component[(info.package, info.activity)] = key
     hotseat: dict[int, str] = {}

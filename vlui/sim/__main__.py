@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import sys
 
 import yaml
 from PIL import Image
 
 from vlui.android import distances, generate
+from vlui.android.apps import apps
 from vlui.android.i18n import locales
 from vlui.android.snapshot import ENVS_DIR, bmoca_snapshots, generator_pools, load_snapshot, snapshot_ids, snapshot_refs, write_snapshots
 from vlui.errors import VluiError, tool_status
@@ -94,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             wanted.sort(key=lambda i: scripts.index(meta[i]["script"]))
             base = load_snapshot(ids[0])
             ids = [dataclasses.replace(base, id=meta[i]["script"], locale=i) for i in wanted]
-        prepare = None if not args.app else lambda dev: dev.launch(args.app)
+        prepare = None if not args.app else functools.partial(_open_app, app=args.app)
         contact_sheet.home_screens(ids, prepare, columns=args.columns).save(args.out)
         print(f"{args.out}: {len(ids)} snapshots")
     elif args.cmd == "snapshots" and args.action == "distances":
@@ -113,6 +115,13 @@ def run(args: argparse.Namespace) -> int:
         paths = write_snapshots(bmoca_snapshots(args.csv), args.envs or ENVS_DIR)
         print(f"wrote {len(paths)} snapshot files to {paths[0].parent}")
     return 0
+
+
+def _open_app(dev: SimDevice, app: str) -> None:
+    """Open ``app`` for a sheet: a third-party app is installed first (a phone has it only then)."""
+    if apps()[app].third_party:
+        dev.set_state({"installed": [app]})
+    dev.launch(app)
 
 
 def parse_holdout(items: list[str]) -> dict[str, list]:

@@ -252,6 +252,10 @@ def _g_expand_more(p: _Pen) -> None:
     p.line([(6, 9), (12, 15), (18, 9)], 2.2)
 
 
+def _g_expand_less(p: _Pen) -> None:
+    p.line([(6, 15), (12, 9), (18, 15)], 2.2)
+
+
 def _g_brightness(p: _Pen) -> None:
     p.circle(12, 12, 4.5)
     for i in range(8):
@@ -483,6 +487,29 @@ def _g_close(p: _Pen) -> None:
     p.line([(18, 6), (6, 18)], 2.2)
 
 
+# Wikipedia (B-MoCA release 2.5): the More tab's menu, the More sheet's Settings and Donate, and the launcher icon
+def _g_menu(p: _Pen) -> None:
+    for y in (6, 12, 18):
+        p.line([(3, y), (21, y)], 2)
+
+
+def _g_settings(p: _Pen) -> None:
+    for i in range(8):
+        p.line(_spoke(12, 12, 6, 10, i * 45), 3.4)
+    p.ring(12, 12, 5.6, 3.2)
+
+
+def _g_explore(p: _Pen) -> None:
+    p.ring(12, 12, 8.6, 2)
+    p.poly([(15.5, 8.5), (13.4, 13.4), (8.5, 15.5), (10.6, 10.6)])
+
+
+def _g_heart(p: _Pen) -> None:
+    p.circle(8, 9, 4.6)
+    p.circle(16, 9, 4.6)
+    p.poly([(3.6, 10.6), (20.4, 10.6), (12, 20.5)])
+
+
 # Status-bar glyphs that show a level: the part beyond the level is drawn at 30% (Android 10's empty part).
 _DIM = 77
 
@@ -564,6 +591,39 @@ def _g_auto_rotate(p: _Pen) -> None:
     p.rect(9.5, 8, 14.5, 16, radius=1)
 
 
+# Walmart (B-MoCA release 2.5): its bottom navigation's and header's icons
+def _g_storefront(p: _Pen) -> None:
+    p.poly([(3, 9), (5, 3.5), (19, 3.5), (21, 9)])
+    p.rect(4.5, 10.5, 19.5, 20.5, width=1.8)
+    p.rect(10, 14, 14, 20.5)
+
+
+def _g_cart(p: _Pen) -> None:
+    p.line([(2, 4), (5, 4), (7.5, 15), (18.5, 15), (21, 7), (6.2, 7)], 1.8)
+    p.circle(9, 19, 1.8)
+    p.circle(17, 19, 1.8)
+
+
+# Instagram (B-MoCA release 2.5): its tab bar's icons
+def _g_house(p: _Pen) -> None:
+    p.poly([(12, 3), (21, 11), (19, 11), (19, 21), (14.5, 21), (14.5, 15), (9.5, 15), (9.5, 21), (5, 21), (5, 11),
+            (3, 11)], rounded=0.8)
+
+
+def _g_reels(p: _Pen) -> None:
+    p.rect(3.5, 3.5, 20.5, 20.5, radius=4, width=1.8)
+    p.line([(3.5, 8.5), (20.5, 8.5)], 1.6)
+    p.line([(8, 3.5), (10.5, 8.5)], 1.6)
+    p.line([(13.5, 3.5), (16, 8.5)], 1.6)
+    p.poly([(10, 11.5), (10, 17.5), (15, 14.5)])
+
+
+def _g_new_post(p: _Pen) -> None:
+    p.rect(3.5, 3.5, 20.5, 20.5, radius=5, width=1.8)
+    p.line([(12, 8), (12, 16)], 1.8)
+    p.line([(8, 12), (16, 12)], 1.8)
+
+
 def _levels() -> dict[str, Callable[[_Pen], None]]:
     """``battery_<0..100 by 10>``, ``battery_charging_<…>``, ``signal_<0..4>``, ``wifi_<0..4>``; a full level is
     the plain glyph (``battery``, ``signal``, ``wifi``), drawn exactly as it is."""
@@ -584,8 +644,8 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "battery": _g_battery, "airplane": _g_airplane, "bluetooth": _g_bluetooth, "search": _g_search, "mic": _g_mic,
     "add": _g_add, "delete_digit": _g_delete_digit, "call": _g_call, "call_end": _g_call_end,
     "arrow_back": _g_arrow_back, "more_vert": _g_more_vert, "alarm": _g_alarm, "clock": _g_clock, "timer": _g_timer,
-    "stopwatch": _g_stopwatch, "expand_more": _g_expand_more, "brightness": _g_brightness,
-    "dark_theme": _g_dark_theme, "volume": _g_volume, "vibrate": _g_vibrate, "language": _g_language, "info": _g_info,
+    "stopwatch": _g_stopwatch, "expand_more": _g_expand_more, "expand_less": _g_expand_less,
+    "brightness": _g_brightness, "dark_theme": _g_dark_theme, "volume": _g_volume, "vibrate": _g_vibrate, "language": _g_language, "info": _g_info,
     "apps": _g_apps, "display": _g_display, "sound": _g_sound, "system": _g_system, "network": _g_network,
     "connected": _g_connected, "battery_setting": _g_battery_setting, "storage": _g_storage, "privacy": _g_privacy,
     "location": _g_location, "security": _g_security, "accounts": _g_accounts, "accessibility": _g_accessibility,
@@ -596,6 +656,9 @@ _GLYPH_DRAW: dict[str, Callable[[_Pen], None]] = {
     "mail": _g_mail, "message": _g_message, "send": _g_send, "content_copy": _g_content_copy, "share": _g_share,
     "check": _g_check, "event": _g_event, "do_not_disturb": _g_do_not_disturb,
     "auto_rotate": _g_auto_rotate, **_levels(),
+    "menu": _g_menu, "settings": _g_settings, "heart": _g_heart, "explore": _g_explore,  # Wikipedia
+    "storefront": _g_storefront, "cart": _g_cart,
+    "house": _g_house, "reels": _g_reels, "new_post": _g_new_post,
 }
 GLYPHS: tuple[str, ...] = tuple(_GLYPH_DRAW)
 
@@ -753,6 +816,45 @@ def _a_play_store(p: _Pen) -> None:
     p.poly([up, c, lo, m], "#ffc400")
 
 
+def _a_calculator(p: _Pen) -> None:
+    # Calculator 8's icon: the four operations in white on blue, two by two
+    w = 2.4
+    p.line([(13.5, 17), (20.5, 17)], w, "#ffffff")
+    p.line([(17, 13.5), (17, 20.5)], w, "#ffffff")
+    p.line([(27.5, 17), (34.5, 17)], w, "#ffffff")
+    p.line([(14, 27), (20, 33)], w, "#ffffff")
+    p.line([(20, 27), (14, 33)], w, "#ffffff")
+    p.line([(27.5, 28), (34.5, 28)], w, "#ffffff")
+    p.line([(27.5, 32), (34.5, 32)], w, "#ffffff")
+
+
+def _a_wikipedia(p: _Pen) -> None:
+    # the app's icon: a black serif W on white
+    p.line([(12.5, 16), (18, 33), (24, 19), (30, 33), (35.5, 16)], 2.6, "#202122")
+    for x in (12.5, 24, 35.5):
+        p.line([(x - 3, 16), (x + 3, 16)], 1.4, "#202122")
+
+
+def _a_snapseed(p: _Pen) -> None:  # Snapseed (B-MoCA release 2.5): a white leaf on green
+    p.poly([(15, 33), (17, 22), (24, 15), (33, 13), (31, 24), (24, 31)], "#ffffff", rounded=2)
+    p.line([(15, 33), (26, 22)], 1.6, "#59a442")
+
+
+def _a_walmart(p: _Pen) -> None:
+    """Walmart's spark: six yellow petals around the middle."""
+    for i in range(6):
+        a = math.radians(-90 + 60 * i)
+        c, s = math.cos(a), math.sin(a)
+        p.line([(24 + 3.5 * c, 24 + 3.5 * s), (24 + 10 * c, 24 + 10 * s)], 4.2, "#ffc220")
+
+
+def _a_instagram(p: _Pen) -> None:
+    """Instagram's camera: a rounded square, the lens and the flash, in white."""
+    p.rect(13, 13, 35, 35, "#ffffff", radius=7, width=2.6)
+    p.ring(24, 24, 5.2, 2.6, "#ffffff")
+    p.circle(30.2, 17.8, 1.5, "#ffffff")
+
+
 # (background colour, glyph) for each app, in the order of APP_ICONS.
 _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "calendar": ("#ffffff", _a_calendar),
@@ -771,6 +873,11 @@ _APPS: dict[str, tuple[str, Callable[[_Pen], None]]] = {
     "youtube": ("#ffffff", _a_youtube),
     "google": ("#ffffff", _a_google),
     "play_store": ("#ffffff", _a_play_store),
+    "calculator": ("#4285f4", _a_calculator),
+    "snapseed": ("#59a442", _a_snapseed),
+    "wikipedia": ("#ffffff", _a_wikipedia),
+    "walmart": ("#0071dc", _a_walmart),
+    "instagram": ("#d62976", _a_instagram),
 }
 APP_ICONS: tuple[str, ...] = tuple(_APPS)
 

@@ -14,20 +14,38 @@ import math
 import random
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vlui.android.apps import LAUNCHER_PKG, SYSTEM_PID, SYSTEMUI_PID, AppInfo, app_uid, apps, short_component, uid_name
+from vlui.android.apps import (
+    LAUNCHER_PKG,
+    SYSTEM_PID,
+    SYSTEMUI_PID,
+    AppInfo,
+    app_uid,
+    apps,
+    on_phone,
+    short_component,
+    uid_name,
+)
 from vlui.android.i18n import get_locale
 from vlui.android.keys import KEY_CHARS, KEYCODE_NAMES
 from vlui.android.logcat import EPOCH, LogBuffer
 from vlui.android.snapshot import Snapshot, load_snapshot
-from vlui.android.state import EDIT_TEXT_MAX, VOLUME_MAX, VOLUME_MIN, DeviceState, brightness_percent, set_fields
-from vlui.device import KEYS, Device, state_meets
+from vlui.android.state import (
+    EDIT_TEXT_MAX,
+    VOLUME_MAX,
+    VOLUME_MIN,
+    DeviceState,
+    brightness_percent,
+    installed_problem,
+    set_fields,
+)
+from vlui.device import KEYS, Device, PinnedApp, state_meets
 from vlui.errors import VluiError
 from vlui.sim import services, uixml
 from vlui.sim.apps import (
@@ -41,6 +59,7 @@ from vlui.sim.apps import (
     on_launch,
     on_state_set,
 )
+from vlui.sim.apps import app as sim_app
 from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.apps.dialer import DIALABLE, dialer_state
 from vlui.sim.apps.messages import sms_rows
@@ -87,17 +106,19 @@ def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None
                                 f"{', '.join(current)}")
             value = {**current, **value}
         setattr(state, name, copy.deepcopy(value))
-    if "tasks" in fields:
+    if "tasks" in fields or "installed" in fields:
         _open_tasks(state, where)
     on_state_set(state, fields)
 
 
 def _open_tasks(state: DeviceState, where: str) -> None:
     """Apps that a starting state leaves open (its ``tasks``, checked with ``recents`` and ``top`` by
-    :func:`vlui.android.state.state_problem`): each screen must be one its app draws, and each app has run, so its
-    process is alive (switching to it from the overview starts none); without a ``top`` of its own the home screen
-    is in front."""
+    :func:`vlui.android.state.state_problem`): each must be on the phone (a third-party app installed), each screen
+    one its app draws, and each app has run, so its process is alive (switching to it from the overview starts
+    none); without a ``top`` of its own the home screen is in front."""
     for key, stack in state.tasks.items():
+        if not on_phone(key, state.installed):
+            raise VluiError(f"{where}: tasks: {_not_installed(state, key)}")
         for screen in stack:
             try:
                 check_screen(key, screen["screen"])
@@ -109,6 +130,11 @@ def _open_tasks(state: DeviceState, where: str) -> None:
             state.next_pid += 41
     if state.top is not None and state.top not in state.tasks:
         state.top = None
+
+
+def _not_installed(state: DeviceState, key: str) -> str:
+    return (f"the {key} app is not installed on the phone (installed: "
+            f"{', '.join(state.installed) or 'no third-party app'})")
 
 
 def check_snapshot_state(snap: Snapshot) -> None:
@@ -199,6 +225,20 @@ class SimDevice(Device):
         _apply_state(state, snap.state, f"{snap.source or snap.id}: state")
         return state
 
+    def install_apps(self, pinned: Sequence[PinnedApp]) -> None:
+        """The apps join the phone's third-party apps (``state.installed``) as if the snapshot had been made with
+        them: nothing is logged and no time passes. The drawer lists them; the home screen stays as it is."""
+        keys = [app.key for app in pinned]
+        problem = installed_problem(keys)
+        if problem:
+            raise VluiError(problem)
+        for app in pinned:
+            if app.package != apps()[app.key].package:
+                raise VluiError(f"{app.name} is {app.package} at version {app.version}, but vlui's {app.key} app is "
+                                f"{apps()[app.key].package} (vlui/android/data/apps.yaml)")
+        self.state.installed = self.state.installed + [k for k in keys if k not in self.state.installed]
+        self.state_changed()
+
     def set_state(self, fields: dict[str, Any]) -> None:
         self.state = self.state.copy()
         _apply_state(self.state, fields, "the task's starting state")
@@ -206,6 +246,17 @@ class SimDevice(Device):
 
     def check_state(self, spec: dict[str, Any]) -> bool:
         return state_meets(spec, lambda path: _state_value(self.state, path))
+
+    def shared_prefs(self, app: str, file: str) -> str | None:
+        """The app's file as its simulated module writes it; None where the phone has not installed the app (no
+        ``/data/data/<package>``). An app whose module keeps no preferences files (or one vlui lacks) cannot be
+        read, as the base class says."""
+        hook = sim_app(app).shared_prefs if app in apps() else None
+        if hook is None:
+            return super().shared_prefs(app, file)
+        if not on_phone(app, self.state.installed):
+            return None
+        return hook(self, file)
 
     # ------------------------------------------------------------------------------------------ Device API
     @property
@@ -449,7 +500,10 @@ class SimDevice(Device):
         return self.state.tasks[self.state.top][-1]
 
     def launch(self, key: str, bounds: tuple[int, int, int, int] | None = None, screen: str = "main") -> None:
-        """Start ``key``'s launcher activity as the launcher does, or bring its task to the front."""
+        """Start ``key``'s launcher activity as the launcher does, or bring its task to the front. A third-party app
+        the phone has not installed has no activity to start: refused, as ``am start`` refuses its component."""
+        if not on_phone(key, self.state.installed):
+            raise VluiError(f"{_not_installed(self.state, key)}: it cannot be launched")
         check_screen(key, screen)
         info = apps()[key]
         st = self.state

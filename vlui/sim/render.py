@@ -17,7 +17,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from vlui.device import observe
-from vlui.sim import icons, typeset, wallpapers
+from vlui.sim import icons, photos, typeset, wallpapers
 from vlui.sim.theme import Theme
 from vlui.sim.ui import Node
 
@@ -250,8 +250,15 @@ class Renderer:
         rr = n.extra["selector"] * sx
         draw.ellipse((h[0] - rr, h[1] - rr, h[0] + rr, h[1] + rr), fill=t.accent)
 
+    def _draw_photo(self, img, draw, n: Node, box, s: float) -> None:
+        """A photo of the phone's: ``extra`` = (the image file's name, the filter on it or "";
+        :func:`vlui.sim.photos.photo`)."""
+        name, filtered = n.extra
+        img.paste(photos.photo(name, box[2] - box[0], box[3] - box[1], filtered), box[:2])
+
     # How each special ``Node.kind`` is drawn.
-    _KINDS = {"switch": _draw_switch, "slider": _draw_slider, "border": _draw_border, "dial": _draw_dial}
+    _KINDS = {"switch": _draw_switch, "slider": _draw_slider, "border": _draw_border, "dial": _draw_dial,
+              "photo": _draw_photo}
 
 
 def angle_of(cx: float, cy: float, x: float, y: float) -> float:

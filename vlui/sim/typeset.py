@@ -32,6 +32,8 @@ FONTS: dict[str, tuple[str, Path, Path, int]] = {
     "bengali": ("Noto Sans Bengali", NOTO / "NotoSansBengali-Regular.ttf", NOTO / "NotoSansBengali-Bold.ttf", 0),
     "thai": ("Noto Sans Thai", NOTO / "NotoSansThai-Regular.ttf", NOTO / "NotoSansThai-Bold.ttf", 0),
     "hebrew": ("Noto Sans Hebrew", NOTO / "NotoSansHebrew-Regular.ttf", NOTO / "NotoSansHebrew-Bold.ttf", 0),
+    # the mathematical operators Noto Sans lacks (the Calculator's √ and − sign), as Android falls back to Noto Sans Math
+    "math": ("Noto Sans Math", NOTO / "NotoSansMath-Regular.ttf", NOTO / "NotoSansMath-Regular.ttf", 0),
     # Noto Sans CJK collections hold the faces JP, KR, SC, TC, HK in this order.
     "cjk-jp": ("Noto Sans CJK JP", NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 0),
     "cjk-kr": ("Noto Sans CJK KR", NOTO_CJK / "NotoSansCJK-Regular.ttc", NOTO_CJK / "NotoSansCJK-Bold.ttc", 1),
@@ -58,6 +60,8 @@ def char_script(ch: str, cjk: str, arabic: str) -> str | None:
         return "thai"
     if 0x0590 <= o <= 0x05FF or 0xFB1D <= o <= 0xFB4F:
         return "hebrew"
+    if 0x2200 <= o <= 0x22FF:
+        return "math"
     if (0x1100 <= o <= 0x11FF or 0x2E80 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF
             or 0xFF00 <= o <= 0xFFEF or 0x3000 <= o <= 0x303F):
         return cjk

@@ -287,3 +287,30 @@ def _clip(node: Node, y1: int, y2: int) -> None:
     node.children = [child for child in node.children if child.bounds[3] > y1 and child.bounds[1] < y2]
     for child in node.children:
         _clip(child, y1, y2)
+
+
+def bottom_navigation(ctx: Ctx, pkg: str, y: int, items: list[tuple[str, str, str, bool, Tap]], rid: str,
+                      label_ids: tuple[str, str] | None = None, color=None, bg=None) -> Node:
+    """Material's BottomNavigationView from ``y`` to the bottom: an item ``(rid, label, glyph, selected, on_tap)``
+    each, spread over the content's width, its label its content description, ``selected`` on the one shown. With
+    ``label_ids`` (the selected's, the others') the label shows under the icon; ``color`` is the selected item's."""
+    bar = Node(cls="android.widget.FrameLayout", bounds=(0, y, ctx.width, ctx.bottom), package=pkg, rid=rid,
+               bg=bg or ctx.theme.surface)
+    bar.add(Node(bounds=(0, y, ctx.width, y + max(1, ctx.dp(1))), bg=ctx.theme.divider, visual=True))
+    left, right = ctx.content_left, ctx.content_right
+    w = (right - left) / len(items)
+    icon_top = ctx.dp(8) if label_ids else (ctx.bottom - y - ctx.dp(24)) // 2
+    for i, (item_rid, label, glyph_name, selected, tap) in enumerate(items):
+        x1, x2 = left + int(i * w), left + int((i + 1) * w)
+        tint = (color or ctx.theme.on_surface) if selected else ctx.theme.secondary
+        item = Node(cls="android.widget.FrameLayout", bounds=(x1, y, x2, ctx.bottom), package=pkg, rid=item_rid,
+                    desc=label, selected=selected, clickable=True, focusable=True, on_tap=tap)
+        g, cx = ctx.dp(24), (x1 + x2) // 2
+        item.add(Node(cls="android.widget.ImageView", bounds=(cx - g // 2, y + icon_top, cx + g // 2,
+                      y + icon_top + g), package=pkg, rid=f"{pkg}:id/navigation_bar_item_icon_view",
+                      icon=f"glyph:{glyph_name}", icon_color=tint))
+        if label_ids:
+            item.add(text(ctx, (x1, y + ctx.dp(34), x2, ctx.bottom - ctx.dp(4)), label, 11, color=tint,
+                          bold=selected, align="center", pkg=pkg, rid=label_ids[0 if selected else 1]))
+        bar.add(item)
+    return bar

@@ -19,7 +19,7 @@ from vlui.adb.state import READERS, SETTERS
 from vlui.android.apps import apps
 from vlui.android.logcat import parse_threadtime
 from vlui.android.state import state_paths
-from vlui.device import Device
+from vlui.device import Device, PinnedApp
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
 from vlui.tasks.checks import UiNode, check_holds, check_reads, reads_ui
@@ -44,7 +44,7 @@ def release_tasks() -> dict[str, Task]:
     """Task id -> Task: B-MoCA release 2.5's 131 tasks, one per task file, in the files' path order. A task judged by
     a logcat line has its ``log_tag`` and ``regex``; one judged by an evaluator has neither, and its
     ``evaluator_check`` says what the evaluator reads."""
-    data = read_yaml(RELEASE)
+    data = _release()
     new_apps = data["apps"]
     out: dict[str, Task] = {}
     for raw in data["tasks"]:
@@ -61,6 +61,32 @@ def release_tasks() -> dict[str, Task]:
             raise VluiError(f"{RELEASE.name}: task id {t.id} is used twice")
         out[t.id] = t
     return out
+
+
+@lru_cache(maxsize=1)
+def _release() -> dict[str, Any]:
+    return read_yaml(RELEASE)
+
+
+@lru_cache(maxsize=1)
+def release_pins() -> dict[str, PinnedApp]:
+    """B-MoCA release 2.5's third-party apps by key (``apps:`` in ``data/bmoca25.yaml``), each at the version the
+    release pins, whether vlui simulates them or not."""
+    return {key: PinnedApp(key, raw["name"], raw["package"], raw["version"]) for key, raw in _release()["apps"].items()}
+
+
+def installs(tasks: Iterable[Task]) -> tuple[PinnedApp, ...]:
+    """The third-party apps the phones of a run of ``tasks`` have installed: the release's that vlui knows
+    (``third_party`` in ``vlui/android/data/apps.yaml``; B-MoCA's release phones have all five) when any task is
+    one of the release's, none for the paper's tasks alone (their phones are as they always were)."""
+    if not any(t.source for t in tasks):
+        return ()
+    known = apps()
+    for pin in release_pins().values():
+        if pin.key in known and (not known[pin.key].third_party or known[pin.key].package != pin.package):
+            raise VluiError(f"{RELEASE.name}: the release's {pin.name} is {pin.package}, but apps.yaml's {pin.key} is "
+                            f"{known[pin.key].package}{'' if known[pin.key].third_party else ', a system app'}")
+    return tuple(pin for pin in release_pins().values() if pin.key in known)
 
 
 def _unsupported(raw: dict[str, Any], new_apps: dict[str, Any]) -> str:

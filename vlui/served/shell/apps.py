@@ -9,7 +9,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from vlui.android import intents as android_intents
-from vlui.android.apps import LAUNCHER_PKG, apps, short_component
+from vlui.android.apps import LAUNCHER_PKG, apps, on_phone, short_component
 from vlui.resources import read_yaml
 from vlui.served import DATA_DIR, configure
 from vlui.served.numbers import parse_long
@@ -167,9 +167,12 @@ def _am_start(phone: ServedPhone, io: Io, args: list[str]) -> int:
             dialer.call_intent(phone.device, intent.data[4:], caller_uid=0)
             phone.device.state_changed()
         return 0
-    key = _resolve(intent)
+    installed = phone.device.state.installed
+    key = _resolve(intent, installed)
     target = None if key is not None else android_intents.resolve(
         intent.action, intent.data, intent.categories, intent.package, intent.component)
+    if target is not None and not on_phone(target.app, installed):
+        target = None
     if target is not None:  # an activity that takes the intent: a Settings page, the dial pad, Clock
         info = apps()[target.app]
         if stop_first:
@@ -250,11 +253,14 @@ def _component(text: str) -> tuple[str, str]:
     return package, package + cls if cls.startswith(".") else cls
 
 
-def _resolve(intent: _Intent) -> str | None:
-    """The app whose launcher activity an intent starts. Explicit: the app with that launcher activity.
-    Implicit: the launcher intent (MAIN/LAUNCHER) of a package given with ``-p``. Other implicit intents the
-    apps take (``android.settings.*``, ``DIAL tel:``, ``SET_ALARM``) are :func:`vlui.android.intents.resolve`'s."""
+def _resolve(intent: _Intent, installed: list[str]) -> str | None:
+    """The app on the phone (a third-party one ``installed``) whose launcher activity an intent starts. Explicit:
+    the app with that launcher activity. Implicit: the launcher intent (MAIN/LAUNCHER) of a package given with
+    ``-p``. Other implicit intents the apps take (``android.settings.*``, ``DIAL tel:``, ``SET_ALARM``) are
+    :func:`vlui.android.intents.resolve`'s."""
     for key, info in apps().items():
+        if not on_phone(key, installed):
+            continue
         if intent.component is not None:
             if intent.component == (info.package, info.activity):
                 return key
@@ -277,7 +283,7 @@ def monkey(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
             continue
         elif arg.isascii() and arg.isdigit():
             count = parse_long(arg)
-    key = next((k for k, info in apps().items() if info.package == package), None)
+    key = _package_app(sh.phone, package)
     if count != 1:
         io.complain("** the simulated phone's monkey starts an app: monkey -p PACKAGE 1\n")
         return 1
@@ -291,13 +297,21 @@ def monkey(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     return 0
 
 
+def _package_app(phone: ServedPhone, package: str | None) -> str | None:
+    """The key of the app on the phone (a third-party one installed) whose package is ``package``, or None."""
+    return next((k for k, info in apps().items() if info.package == package
+                 and on_phone(k, phone.device.state.installed)), None)
+
+
 def pm(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     if args[:2] in (["list", "packages"], ["list", "package"]):
         opts, operands = getopt(without_user(args[2:]), "fdesu3iUa")
         o = {k for k, _ in opts}
-        names = sorted({info.package for info in apps().values()} | set(SYSTEM_PACKAGES))
-        if "3" in o or "d" in o:  # every app of the emulator image is an enabled system app
-            names = []
+        installed = sh.phone.device.state.installed
+        system = {info.package for info in apps().values() if not info.third_party} | set(SYSTEM_PACKAGES)
+        added = {apps()[key].package for key in installed}  # the third-party apps installed (-3 lists them alone)
+        # every app of the emulator image is an enabled system app: -d (disabled) lists none
+        names = [] if "d" in o else sorted(added if "3" in o else system if "s" in o else system | added)
         names = [n for n in names if not operands or operands[0] in n]
         io.say("".join(f"package:{n}\n" for n in names))
         return 0

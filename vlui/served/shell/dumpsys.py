@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import zlib
 
-from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, short_component
+from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, on_phone, short_component
 from vlui.served import configure
 from vlui.served.phone import SDK, ServedPhone
 from vlui.served.shell.apps import PACKAGES
@@ -323,21 +323,24 @@ def _battery_command(phone: ServedPhone, io: Io, args: list[str]) -> int:
 
 
 def _dump_package(phone: ServedPhone, args: list[str]) -> str:
-    """``dumpsys package NAME``: the package's record; for a package the phone does not have, nothing, as on
-    Android (which then prints only the headers of its tables)."""
+    """``dumpsys package NAME``: the package's record; for a package the phone does not have (a third-party app it
+    has not installed), nothing, as on Android (which then prints only the headers of its tables)."""
     names = [a for a in args if not a.startswith("-")]
     if not names or names[0] not in PACKAGES:
         return ""
     name, info = names[0], PACKAGES[names[0]]
     key = next((k for k, a in apps().items() if a.package == name), None)
+    if key is not None and not on_phone(key, phone.device.state.installed):
+        return ""
     uid = app_uid(key) if key is not None else info["uid"]
+    system = "SYSTEM " if key is None or not apps()[key].third_party else ""
     stamp = "2008-12-31 16:00:00"  # system apps keep the build's fixed install time
     return (f"Packages:\n  Package [{name}] ({zlib.crc32(name.encode()) & 0xFFFFFFF:x}):\n    userId={uid}\n"
             f"    pkg=Package{{{zlib.crc32(b'p' + name.encode()) & 0xFFFFFFF:x} {name}}}\n"
             f"    codePath={info['codePath']}\n    resourcePath={info['codePath']}\n"
             f"    versionCode={info['versionCode']} minSdk={SDK} targetSdk={SDK}\n"
             f"    versionName={info['versionName']}\n    splits=[base]\n    apkSigningVersion=3\n"
-            f"    flags=[ SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n    timeStamp={stamp}\n"
+            f"    flags=[ {system}HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n    timeStamp={stamp}\n"
             f"    firstInstallTime={stamp}\n    lastUpdateTime={stamp}\n    installerPackageName=null\n"
             f"    User 0: ceDataInode=0 installed=true hidden=false suspended=false stopped=false "
             f"notLaunched=false enabled=0 instant=false virtual=false\n")

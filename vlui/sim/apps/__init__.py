@@ -21,6 +21,7 @@ from vlui.android.state import EDIT_TEXT_MAX, DeviceState, fields_problem, syste
 from vlui.errors import VluiError
 from vlui.sim import systemui
 from vlui.sim.apps import (
+    calculator,
     calendar,
     chooser,
     chrome,
@@ -29,9 +30,13 @@ from vlui.sim.apps import (
     dialer,
     files,
     generic,
+    instagram,
     launcher,
     messages,
     settings,
+    snapseed,
+    wikipedia,
+    walmart,
 )
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node, mirror_tree
@@ -48,7 +53,8 @@ class App:
     ``max_length(field)`` is what each of its text fields holds at most, where the app sets a length (Messages'
     compose field; :data:`vlui.android.state.EDIT_TEXT_MAX` otherwise), and each hook, where the app has one,
     handles that event itself (see :func:`on_launch`, :func:`on_back`, :func:`on_editor_action`,
-    :func:`on_state_set`, :func:`on_restart`)."""
+    :func:`on_state_set`, :func:`on_restart`); ``shared_prefs`` gives the text of one of its shared-preferences
+    files, or None where it has not written it (:meth:`SimDevice.shared_prefs`)."""
 
     build: Callable[[Phone, Ctx, Any], Node]
     screens: Callable[[str], Collection[str]] = lambda key: ("main",)
@@ -60,6 +66,7 @@ class App:
     on_state_set: Callable[[DeviceState, dict[str, Any]], None] | None = None
     on_restart: Callable[[Phone], None] | None = None
     max_length: Callable[[str], int] = lambda field: EDIT_TEXT_MAX
+    shared_prefs: Callable[[Phone, str], str | None] | None = None  # a preferences file's text, by its name
 
 
 GENERIC = App(generic.build, generic.screen_names, on_back=generic.on_back)
@@ -78,6 +85,15 @@ APPS: dict[str, App] = {
     "chrome": App(chrome.build, lambda key: chrome.SCREENS, state=chrome.ChromeState),
     "files": App(files.build, lambda key: files.SCREENS, state=files.FilesState, entry_problem=files.entry_problem,
                  on_back=files.on_back, on_editor_action=files.on_editor_action),
+    "calculator": App(calculator.build, lambda key: calculator.SCREENS, state=calculator.CalculatorState),
+    "snapseed": App(snapseed.build, lambda key: snapseed.SCREENS, state=snapseed.SnapseedState,
+                    on_back=snapseed.on_back, shared_prefs=snapseed.shared_prefs),
+    "wikipedia": App(wikipedia.build, lambda key: wikipedia.SCREENS, state=wikipedia.WikipediaState,
+                     entry_problem=wikipedia.entry_problem, on_launch=wikipedia.on_launch, on_back=wikipedia.on_back,
+                     on_state_set=wikipedia.on_state_set, shared_prefs=wikipedia.shared_prefs),
+    "walmart": App(walmart.build, lambda key: walmart.SCREENS, state=walmart.WalmartState,
+                   entry_problem=walmart.entry_problem, on_back=walmart.on_back),
+    "instagram": App(instagram.build, lambda key: instagram.SCREENS, on_back=instagram.on_back),
 }
 
 

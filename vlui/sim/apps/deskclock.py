@@ -11,6 +11,20 @@ Deviation from DeskClock, on purpose: a real device prints "Created new alarm in
 saved, which makes B-MoCA's "turn on alarm at 9 am" detector fire on every "create alarm at ..." trajectory. Here a
 new alarm logs "Added alarm" and "Scheduled alarm instance" instead, so each detector fires only for its own task.
 
+The Alarm tab lists a card an alarm, in a list that scrolls. A card expands (its arrow, or a tap on it; one at a time;
+a new alarm's card comes expanded and scrolled to, as AlarmClockFragment shows it) to show, as DeskClock's
+alarm_time_expanded.xml, the Repeat checkbox (``repeat_onoff``), while the alarm repeats the seven day buttons
+(``day_button_box`` in ``repeat_days``: the day's narrow name, its full name as content description, from the
+locale's first day of the week, mirrored on a right-to-left phone) and Vibrate (``vibrate_onoff``); a collapsed card
+names the days it repeats on (``days_of_week``: "Every day", or the days' short names). Checking Repeat makes the
+alarm repeat every day, or on the days it repeated on before Repeat was cleared (AlarmTimeClickHandler); a day button
+adds or removes its day. The days are the alarm's ``days``, the ``daysofweek`` column B-MoCA's evaluators read
+(:func:`alarm_rows`). Expanding and collapsing log ``Events: [Alarm] [Expand|Collapse] [Tap]`` (``Expand Implied``
+for a tap on the card), Repeat ``[Toggle Repeat Days]``; a change of days of an alarm that is on logs its instance
+scheduled again and, where its next time moved, the schedule condition provider's line. Not drawn: the ringtone and
+label rows of the expanded card (nothing the tasks use; the label shows on the card when it has one), and the
+collapsed card's "Today"/"Tomorrow"; the collapsed card keeps the Delete button that DeskClock shows only expanded.
+
 Clock's own state, :class:`ClockState` (its alarms, the selected tab, the stopwatch, the timer, the time picker), is
 typed here and registered with the app (:data:`vlui.sim.apps.APPS`); the phone keeps it among its apps' states
 (``DeviceState.apps["clock"]``) and a snapshot or a task sets it under ``clock:`` (``{tab: stopwatch, stopwatch:
@@ -24,11 +38,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Literal, TypedDict, get_args
 
+from vlui.android.ids import ALL_DAYS, day_bit
 from vlui.android.state import DeviceState, bounded
 from vlui.sim.protocol import Phone
 from vlui.sim.render import angle_of
 from vlui.sim.ui import Node
-from vlui.sim.widgets import Ctx, button, fab, tabs, text
+from vlui.sim.widgets import Ctx, button, fab, scroll_list, tabs, text
 
 PKG = "com.google.android.deskclock"
 TABS = (("alarm", "alarm", "Alarm"), ("clock", "clock", "Clock"), ("timer", "timer", "Timer"),
@@ -46,7 +61,8 @@ class Screen(TypedDict):
 
 @dataclass
 class Alarm:
-    """An alarm in Clock's list: its time of day, whether it is on, its label."""
+    """An alarm in Clock's list: its time of day, whether it is on, its label, and the days it repeats on
+    (``days``: DeskClock's ``daysofweek`` bits, Monday 1, Tuesday 2, ... Sunday 64; 0 rings once)."""
 
     id: int = bounded(1, 10**6)
     hour: int = bounded(0, 23)
@@ -54,6 +70,9 @@ class Alarm:
     enabled: bool = False
     label: str = ""
     vibrate: bool = True
+    days: int = bounded(0, ALL_DAYS, default=0)
+    # the days Repeat last cleared, which checking it again brings back (AlarmTimeClickHandler keeps them in memory)
+    days_before_repeat_off: int = bounded(0, ALL_DAYS, default=0)
 
 
 @dataclass
@@ -88,8 +107,8 @@ class TimePicker:
 
 @dataclass
 class ClockState:
-    """What Clock remembers: its alarms (two preset ones, off), the tab it last showed, the stopwatch, the timer and
-    the time picker while it shows."""
+    """What Clock remembers: its alarms (two preset ones, off), the tab it last showed, the stopwatch, the timer, the
+    time picker while it shows and the alarm whose card is expanded."""
 
     alarms: list[Alarm] = field(default_factory=lambda: [Alarm(1, 9, 0, False), Alarm(2, 8, 30, False)])
     next_alarm_id: int = bounded(1, 10**6, default=3)
@@ -97,6 +116,7 @@ class ClockState:
     stopwatch: Stopwatch = field(default_factory=Stopwatch)
     timer: Timer = field(default_factory=Timer)
     picker: TimePicker | None = None
+    expanded: int | None = None  # the alarm whose card is expanded (one at a time, as AlarmClockFragment keeps)
 
 
 def clock_state(dev: Phone) -> ClockState:
@@ -107,9 +127,8 @@ def clock_state(dev: Phone) -> ClockState:
 def alarm_rows(state: DeviceState) -> list[dict[str, int]]:
     """Clock's alarms as DeskClock's database holds them (``alarms.db``, table ``alarm_templates``, which B-MoCA's
     evaluators read), in the list's order: ``hour``, ``minutes``, ``daysofweek`` (the days it repeats on, Monday 1,
-    Tuesday 2, ... Sunday 64) and ``enabled`` (1 or 0). Deviation: the simulated Clock has no repeat days, so every
-    alarm is a one-time alarm, ``daysofweek`` 0."""
-    return [{"hour": a.hour, "minutes": a.minute, "daysofweek": 0, "enabled": int(a.enabled)}
+    Tuesday 2, ... Sunday 64; 0 for a one-time alarm) and ``enabled`` (1 or 0)."""
+    return [{"hour": a.hour, "minutes": a.minute, "daysofweek": a.days, "enabled": int(a.enabled)}
             for a in state.app("clock", ClockState).alarms]
 
 
@@ -132,13 +151,16 @@ def event(dev: Phone, category: str, action: str) -> None:
 
 # ---------------------------------------------------------------------------------------------------- alarms
 def next_alarm(dev: Phone):
-    """The datetime the next enabled alarm rings, or None."""
+    """The datetime the next enabled alarm rings, or None: a one-time alarm at its next time of day, a repeating one
+    at the first of its days when that time is still to come (Alarm.getNextAlarmTime)."""
     now = dev.now()
     best = None
     for a in clock_state(dev).alarms:
         if a.enabled:
             t = now.replace(hour=a.hour, minute=a.minute, second=0, microsecond=0)
             if t <= now:
+                t += timedelta(days=1)
+            while a.days and not a.days & 1 << t.weekday():  # datetime's weekday: Monday 0, as the bits
                 t += timedelta(days=1)
             best = t if best is None or t < best else best
     return best
@@ -155,29 +177,65 @@ def _alarms_changed(dev: Phone) -> None:
              f"nextUserAlarmTime={ts(nxt)}", level="D", offset_ms=60)
 
 
+def set_days(dev: Phone, alarm: Alarm, days: int) -> None:
+    """The alarm repeats on ``days`` (AlarmUpdateHandler.asyncUpdateAlarm): an enabled alarm's instance is made
+    again for its next time, and the schedule's next alarm is evaluated again where that moved."""
+    if alarm.days == days:
+        return
+    before = next_alarm(dev)
+    alarm.days = days
+    if alarm.enabled:
+        _instance_scheduled(dev, alarm)
+        if next_alarm(dev) != before:
+            _alarms_changed(dev)
+
+
+def _instance(alarm: Alarm) -> str:
+    return f"AlarmInstance{{id={alarm.id}, alarmId={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}}}"
+
+
+def _instance_scheduled(dev: Phone, alarm: Alarm) -> None:
+    # A real Clock logs "Created new alarm instance" for every instance it makes; the simulated one keeps those words
+    # for an alarm switched on (the module's deviation), so B-MoCA's "turn on alarm at 9 am" detector fires only there
+    dev.logi("AlarmClock", f"Scheduled alarm instance: {_instance(alarm)}", app="clock")
+
+
+def toggle_repeat(dev: Phone, alarm: Alarm) -> None:
+    """The Repeat checkbox (AlarmTimeClickHandler.setAlarmRepeatEnabled): checked, the days Repeat last cleared come
+    back, or every day; cleared, the days are kept in memory and the alarm rings once."""
+    event(dev, "Alarm", "Toggle Repeat Days")
+    if alarm.days:
+        alarm.days_before_repeat_off = alarm.days
+        set_days(dev, alarm, 0)
+    else:
+        set_days(dev, alarm, alarm.days_before_repeat_off or ALL_DAYS)
+
+
 def set_enabled(dev: Phone, alarm: Alarm, enabled: bool, new: bool = False) -> None:
     if alarm.enabled == enabled:
         return
     alarm.enabled = enabled
-    instance = f"AlarmInstance{{id={alarm.id}, alarmId={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}}}"
     if enabled and new:
         dev.logi("AlarmClock", f"Added alarm: id={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}", app="clock")
-        dev.logi("AlarmClock", f"Scheduled alarm instance: {instance}", app="clock")
+        _instance_scheduled(dev, alarm)
     elif enabled:
-        dev.logi("AlarmClock", f"Created new alarm instance: {instance}", app="clock")
+        dev.logi("AlarmClock", f"Created new alarm instance: {_instance(alarm)}", app="clock")
     else:
         dev.logi("AlarmClock", f"Alarm disabled: id={alarm.id}", app="clock")
     _alarms_changed(dev)
 
 
 def delete_alarm(dev: Phone, alarm: Alarm) -> None:
-    clock_state(dev).alarms.remove(alarm)
+    clock = clock_state(dev)
+    clock.alarms.remove(alarm)
+    if clock.expanded == alarm.id:
+        clock.expanded = None
     dev.logi("AlarmClock", f"Removed alarm: id={alarm.id}, time={alarm.hour:02d}:{alarm.minute:02d}", app="clock")
     if alarm.enabled:
         _alarms_changed(dev)
 
 
-def save_picker(dev: Phone) -> None:
+def save_picker(dev: Phone) -> Alarm:
     clock = clock_state(dev)
     p = clock.picker
     hour = p.hour
@@ -191,7 +249,9 @@ def save_picker(dev: Phone) -> None:
         alarm.hour, alarm.minute, alarm.enabled = hour, p.minute, False
     new = p.alarm is None
     clock.picker = None
+    clock.expanded = alarm.id  # the alarm set is scrolled to and expanded (AlarmClockFragment.scrollToAlarm)
     set_enabled(dev, alarm, True, new=new)
+    return alarm
 
 
 def set_alarm_intent(dev: Phone, hour: int | None, minutes: int, message: str, skip_ui: bool) -> bool:
@@ -265,41 +325,12 @@ def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
 
 
 def alarm_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
+    """The alarms, a card each in a list that scrolls, the expanded one taller; the add button floats below."""
     clock = clock_state(dev)
-    card_h = ctx.dp(128)
-    left, right = ctx.content_left + ctx.dp(8), ctx.content_right - ctx.dp(8)
-    lst = Node(cls="androidx.recyclerview.widget.RecyclerView", bounds=(0, y, ctx.width, ctx.bottom), package=PKG,
-               rid=f"{PKG}:id/alarm_recycler_view")
-    yy = y + ctx.dp(8)
-    for alarm in clock.alarms:
-        if yy + card_h > ctx.bottom - ctx.dp(96):
-            break
-        card = Node(cls="android.widget.FrameLayout", bounds=(left, yy, right, yy + card_h), package=PKG,
-                    bg=ctx.theme.surface if not ctx.theme.dark else (48, 49, 52), radius=ctx.dp(8))
-
-        def edit(x, y_, alarm=alarm):
-            clock.picker = TimePicker(alarm.hour, alarm.minute, alarm=alarm.id)
-
-        label = ctx.locale.time(alarm.hour, alarm.minute)
-        card.add(text(ctx, (left + ctx.dp(16), yy + ctx.dp(8), right - ctx.dp(96), yy + ctx.dp(64)), label, 40,
-                      color=ctx.theme.on_surface if alarm.enabled else ctx.theme.secondary, pkg=PKG,
-                      rid=f"{PKG}:id/digital_clock", on_tap=edit))
-        sw = Node(cls="android.widget.Switch", bounds=(right - ctx.dp(72), yy + ctx.dp(16), right - ctx.dp(16),
-                  yy + ctx.dp(56)), package=PKG, rid=f"{PKG}:id/onoff", kind="switch", checkable=True,
-                  checked=alarm.enabled, text=ctx.t("common.switch_on" if alarm.enabled else "common.switch_off"),
-                  on_tap=lambda x, y_, a=alarm: set_enabled(dev, a, not a.enabled))
-        card.add(sw)
-        card.add(Node(cls="android.widget.Button", bounds=(left + ctx.dp(8), yy + ctx.dp(76), left + ctx.dp(136),
-                      yy + ctx.dp(120)), package=PKG, rid=f"{PKG}:id/delete", text=ctx.t("clock.delete_alarm"),
-                      size=ctx.sp(14), fg=ctx.theme.secondary, on_tap=lambda x, y_, a=alarm: delete_alarm(dev, a),
-                      inset=ctx.dp(32)))
-        card.children[-1].add(Node(bounds=(left + ctx.dp(8), yy + ctx.dp(86), left + ctx.dp(32), yy + ctx.dp(110)),
-                                   icon="glyph:close", icon_color=ctx.theme.secondary, visual=True))
-        if alarm.label:
-            card.add(text(ctx, (left + ctx.dp(144), yy + ctx.dp(76), right - ctx.dp(16), yy + ctx.dp(120)),
-                          alarm.label, 14, color=ctx.theme.secondary, pkg=PKG, rid=f"{PKG}:id/label"))
-        lst.add(card)
-        yy += card_h + ctx.dp(8)
+    rows = [(_card_height(ctx, a, clock.expanded == a.id) + ctx.dp(8),
+             lambda yy, a=a: _alarm_card(dev, ctx, a, yy + ctx.dp(8))) for a in clock.alarms]
+    lst = scroll_list(ctx, PKG, "clock.alarms", y, ctx.bottom - ctx.dp(96), rows, dev.state.scroll.get("clock.alarms", 0),
+                      rid=f"{PKG}:id/alarm_recycler_view")
     if not clock.alarms:
         lst.add(text(ctx, (0, y + ctx.dp(120), ctx.width, y + ctx.dp(160)), ctx.t("clock.no_alarms"), 16,
                      color=ctx.theme.secondary, align="center", pkg=PKG))
@@ -311,6 +342,144 @@ def alarm_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
 
     root.add(fab(ctx, PKG, ctx.width // 2, ctx.bottom - ctx.dp(56), "add", ctx.t("clock.add_alarm"), add,
                  rid=f"{PKG}:id/fab"))
+
+
+def _card_height(ctx: Ctx, alarm: Alarm, expanded: bool) -> int:
+    """A collapsed card: the time and the switch over a row of Delete, the label and days, and the expand arrow. An
+    expanded one adds Repeat, the day buttons while it repeats, and Vibrate, as alarm_time_expanded.xml lays out."""
+    return ctx.dp(128 + (96 + (48 if alarm.days else 0) if expanded else 0))
+
+
+def scroll_to_card(dev: Phone, ctx: Ctx, alarm: Alarm) -> None:
+    """Scroll the alarm list so that ``alarm``'s card shows whole (AlarmClockFragment.smoothScrollTo)."""
+    clock = clock_state(dev)
+    top = 0
+    for a in clock.alarms:
+        if a is alarm:
+            break
+        top += _card_height(ctx, a, clock.expanded == a.id) + ctx.dp(8)
+    view = ctx.bottom - ctx.dp(96) - (ctx.top + ctx.dp(64))
+    bottom = top + _card_height(ctx, alarm, clock.expanded == alarm.id) + ctx.dp(16)
+    offset = dev.state.scroll.get("clock.alarms", 0)
+    dev.state.scroll["clock.alarms"] = max(0, min(top, max(offset, bottom - view)))
+
+
+def _alarm_card(dev: Phone, ctx: Ctx, alarm: Alarm, yy: int) -> Node:
+    clock = clock_state(dev)
+    expanded = clock.expanded == alarm.id
+    left, right = ctx.content_left + ctx.dp(8), ctx.content_right - ctx.dp(8)
+
+    def expand(x=0, y_=0, action="Expand Implied"):
+        if clock.expanded != alarm.id:
+            event(dev, "Alarm", action)
+            clock.expanded = alarm.id
+            scroll_to_card(dev, ctx, alarm)
+
+    def collapse(x=0, y_=0, action="Collapse Implied"):
+        event(dev, "Alarm", action)
+        clock.expanded = None
+
+    card = Node(cls="android.widget.FrameLayout", bounds=(left, yy, right, yy + _card_height(ctx, alarm, expanded)),
+                package=PKG, bg=ctx.theme.surface if not ctx.theme.dark else (48, 49, 52), radius=ctx.dp(8),
+                on_tap=collapse if expanded else expand)
+
+    def edit(x, y_):
+        clock.picker = TimePicker(alarm.hour, alarm.minute, alarm=alarm.id)
+        expand()
+
+    card.add(text(ctx, (left + ctx.dp(16), yy + ctx.dp(8), right - ctx.dp(96), yy + ctx.dp(64)),
+                  ctx.locale.time(alarm.hour, alarm.minute), 40,
+                  color=ctx.theme.on_surface if alarm.enabled else ctx.theme.secondary, pkg=PKG,
+                  rid=f"{PKG}:id/digital_clock", on_tap=edit))
+    card.add(Node(cls="android.widget.Switch", bounds=(right - ctx.dp(72), yy + ctx.dp(16), right - ctx.dp(16),
+                  yy + ctx.dp(56)), package=PKG, rid=f"{PKG}:id/onoff", kind="switch", checkable=True,
+                  checked=alarm.enabled, text=ctx.t("common.switch_on" if alarm.enabled else "common.switch_off"),
+                  on_tap=lambda x, y_: set_enabled(dev, alarm, not alarm.enabled)))
+    row = yy + ctx.dp(72)
+    if expanded:
+        card.add(_checkbox(ctx, (left + ctx.dp(8), row, right - ctx.dp(16), row + ctx.dp(48)), ctx.t("clock.repeat"),
+                           bool(alarm.days), lambda x, y_: toggle_repeat(dev, alarm), f"{PKG}:id/repeat_onoff"))
+        row += ctx.dp(48)
+        if alarm.days:
+            card.add(_day_buttons(dev, ctx, alarm, left + ctx.dp(4), right - ctx.dp(4), row))
+            row += ctx.dp(48)
+
+        def vibrate(x, y_):
+            alarm.vibrate = not alarm.vibrate
+            event(dev, "Alarm", "Toggle Vibrate")
+
+        card.add(_checkbox(ctx, (left + ctx.dp(8), row, right - ctx.dp(16), row + ctx.dp(48)), ctx.t("clock.vibrate"),
+                           alarm.vibrate, vibrate, f"{PKG}:id/vibrate_onoff"))
+        row += ctx.dp(52)
+    card.add(Node(cls="android.widget.Button", bounds=(left + ctx.dp(8), row + ctx.dp(4), left + ctx.dp(136),
+                  row + ctx.dp(48)), package=PKG, rid=f"{PKG}:id/delete", text=ctx.t("clock.delete_alarm"),
+                  size=ctx.sp(14), fg=ctx.theme.secondary, on_tap=lambda x, y_: delete_alarm(dev, alarm),
+                  inset=ctx.dp(32)))
+    card.children[-1].add(Node(bounds=(left + ctx.dp(8), row + ctx.dp(14), left + ctx.dp(32), row + ctx.dp(38)),
+                               icon="glyph:close", icon_color=ctx.theme.secondary, visual=True))
+    summary = (left + ctx.dp(144), row + ctx.dp(4), right - ctx.dp(64), row + ctx.dp(48))
+    if alarm.label:
+        card.add(text(ctx, summary, alarm.label, 14, color=ctx.theme.secondary, pkg=PKG, rid=f"{PKG}:id/label"))
+    if alarm.days and not expanded:
+        days, spoken = _days_text(ctx, alarm.days)
+        x1, y1, x2, y2 = summary
+        middle = (x1 + x2) // 2 if alarm.label else x1
+        card.add(text(ctx, (middle, y1, x2, y2), days, 14, color=ctx.theme.secondary, pkg=PKG,
+                      rid=f"{PKG}:id/days_of_week", desc=spoken))
+    card.add(Node(cls="android.widget.ImageButton", bounds=(right - ctx.dp(56), row + ctx.dp(4), right - ctx.dp(8),
+                  row + ctx.dp(48)), package=PKG, rid=f"{PKG}:id/arrow",
+                  desc=ctx.t("clock.collapse_alarm" if expanded else "clock.expand_alarm"),
+                  icon=f"glyph:{'expand_less' if expanded else 'expand_more'}", icon_color=ctx.theme.icon,
+                  on_tap=(lambda x, y_: collapse(action="Collapse")) if expanded else
+                  (lambda x, y_: expand(action="Expand"))))
+    return card
+
+
+def _checkbox(ctx: Ctx, bounds, label: str, checked: bool, on_tap, rid: str) -> Node:
+    """A CheckBox row: its box at the start, its label after it."""
+    x1, y1, x2, y2 = bounds
+    box = Node(cls="android.widget.CheckBox", bounds=bounds, package=PKG, rid=rid, text=label, size=ctx.sp(16),
+               fg=ctx.theme.on_surface, checkable=True, checked=checked, on_tap=on_tap, inset=ctx.dp(48))
+    mark = (x1 + ctx.dp(12), (y1 + y2) // 2 - ctx.dp(9), x1 + ctx.dp(30), (y1 + y2) // 2 + ctx.dp(9))
+    box.add(Node(bounds=mark, radius=ctx.dp(2), visual=True, bg=ctx.theme.accent if checked else None,
+                 kind="" if checked else "border", icon="glyph:check" if checked else "",
+                 icon_color=ctx.theme.on_accent if checked else ctx.theme.secondary))
+    return box
+
+
+def _day_buttons(dev: Phone, ctx: Ctx, alarm: Alarm, x1: int, x2: int, y: int) -> Node:
+    """The seven day buttons (``day_button_box``, DeskClock's day_button.xml), from the locale's first day of the
+    week: each the day's narrow name (ICU's ``ccccc``), its full name for content description, checked (a filled
+    circle; toggle_circle.xml draws nothing behind an unchecked one) while the alarm repeats on it. A right-to-left
+    phone mirrors the row, as it does a LinearLayout."""
+    row = Node(cls="android.widget.LinearLayout", bounds=(x1, y, x2, y + ctx.dp(48)), package=PKG,
+               rid=f"{PKG}:id/repeat_days")
+    narrow, names = ctx.locale.seq("weekday_narrow"), ctx.locale.seq("weekday")
+    cell = (x2 - x1) // 7
+    size = min(ctx.dp(40), cell)
+    for i, weekday in enumerate(ctx.locale.week()):
+        on = bool(alarm.days & day_bit(weekday))
+        cx = x1 + cell * i + cell // 2
+        frame = Node(cls="android.widget.FrameLayout", bounds=(x1 + cell * i, y, x1 + cell * (i + 1), y + ctx.dp(48)),
+                     package=PKG)
+        frame.add(Node(cls="android.widget.CheckBox", bounds=(cx - size // 2, y + ctx.dp(24) - size // 2,
+                       cx + size // 2, y + ctx.dp(24) + size // 2), package=PKG, rid=f"{PKG}:id/day_button_box",
+                       text=narrow[weekday], desc=names[weekday], size=ctx.sp(14), align="center", checkable=True,
+                       checked=on, radius=-1, bg=ctx.theme.accent if on else None,
+                       fg=ctx.theme.on_accent if on else ctx.theme.on_surface, on_tap=lambda x, y_, bit=day_bit(weekday): set_days(dev, alarm, alarm.days ^ bit)))
+        row.add(frame)
+    return row
+
+
+def _days_text(ctx: Ctx, days: int) -> tuple[str, str]:
+    """The days an alarm repeats on as its collapsed card names them (Weekdays.toString), and as it reads them out:
+    "Every day"; one day by its full name; more by their short names, in the locale's week order."""
+    if days == ALL_DAYS:
+        return (ctx.t("clock.every_day"),) * 2
+    on = [d for d in ctx.locale.week() if days & day_bit(d)]
+    full = ctx.t("clock.day_concat").join(ctx.locale.seq("weekday")[d] for d in on)
+    short = full if len(on) == 1 else ctx.t("clock.day_concat").join(ctx.locale.seq("weekday_short")[d] for d in on)
+    return short, full
 
 
 def clock_tab(dev: Phone, ctx: Ctx, root: Node, y: int) -> None:
@@ -541,5 +710,6 @@ def time_picker(dev: Phone, ctx: Ctx) -> Node:
     dlg.add(button(ctx, PKG, (x1 + width - ctx.dp(192), by, x1 + width - ctx.dp(104), by + ctx.dp(40)),
                    ctx.t("common.cancel"), lambda x, y: on_back(dev, "clock"), rid="android:id/button2"))
     dlg.add(button(ctx, PKG, (x1 + width - ctx.dp(96), by, x1 + width - ctx.dp(16), by + ctx.dp(40)),
-                   ctx.t("common.ok"), lambda x, y: save_picker(dev), rid="android:id/button1"))
+                   ctx.t("common.ok"), lambda x, y: scroll_to_card(dev, ctx, save_picker(dev)),
+                   rid="android:id/button1"))
     return scrim

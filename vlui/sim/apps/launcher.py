@@ -1,11 +1,12 @@
 """The Pixel launcher: "At a glance" date and weather, a grid of app icons laid out by the snapshot, the hotseat,
-the Google search bar; swiping up opens the app drawer (all apps, alphabetical in the device's language). The grid,
-the layouts and the search rule are Launcher3's (:mod:`vlui.android.launcher`); this module draws them."""
+the Google search bar; swiping up opens the app drawer (all apps, the third-party ones the phone installed too,
+alphabetical in the device's language). The grid, the layouts, the apps and the search rule are Launcher3's
+(:mod:`vlui.android.launcher`); this module draws them."""
 
 from __future__ import annotations
 
 from vlui.android.apps import LAUNCHER_PKG
-from vlui.android.launcher import LAUNCHABLE, grid, home_layout, search_matches
+from vlui.android.launcher import drawer_order, grid, home_layout, launchable, search_matches
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, scroll_list, search_box, text
@@ -18,7 +19,7 @@ def grid_size(ctx: Ctx) -> tuple[int, int]:
 def on_editor_action(dev: Phone, field: str) -> None:
     """ENTER in the drawer's search box starts the first app found, as Launcher3 does."""
     ctx = dev.ctx()
-    found = [k for k in sorted(LAUNCHABLE, key=lambda k: ctx.t(f"app.{k}").casefold())
+    found = [k for k in drawer_order(launchable(dev.state.installed), ctx.locale)
              if search_matches(ctx.t(f"app.{k}"), dev.state.fields.get("launcher.search", ""))]
     if found:
         dev.launch(found[0])
@@ -132,7 +133,7 @@ def drawer(dev: Phone, ctx: Ctx) -> Node:
                         rid=f"{LAUNCHER_PKG}:id/search_box_input", value=st.fields.get("launcher.search", ""),
                         focused=focused))
     columns, _ = grid_size(ctx)
-    labels = sorted(LAUNCHABLE, key=lambda k: ctx.t(f"app.{k}").casefold())
+    labels = drawer_order(launchable(st.installed), ctx.locale)
     query = st.fields.get("launcher.search", "")
     if query.strip():  # typed text filters the apps, by their labels in the device's language
         labels = [k for k in labels if search_matches(ctx.t(f"app.{k}"), query)]

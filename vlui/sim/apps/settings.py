@@ -11,7 +11,7 @@ from typing import TypedDict
 
 from vlui.android.i18n import locales
 from vlui.android.ids import SETTINGS_TOP
-from vlui.android.launcher import LAUNCHABLE, search_matches
+from vlui.android.launcher import drawer_order, launchable, search_matches
 from vlui.android.state import VOLUME_MAX, VOLUME_MIN, brightness_percent
 from vlui.sim import services
 from vlui.sim.protocol import Phone
@@ -257,15 +257,21 @@ def apps_page(dev: Phone, ctx: Ctx):
     rows = [(ctx.dp(48), lambda y: header(ctx, PKG, y, ctx.t("settings.recently_opened")))]
     for key in (dev.state.recents or ["settings"])[:3]:
         rows.append((_h(ctx, False), _row(dev, ctx, ctx.t(f"app.{key}"), "", f"app:{key}", action=lambda: None)))
-    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.see_all_apps", count=len(LAUNCHABLE) + 1), "",
+    count = len(listed_apps(dev.state.installed))
+    rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.see_all_apps", count=count), "",
                                       "glyph:expand_more", page="app_list")))
     rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.notifications"), "", "glyph:info", action=lambda: None)))
     rows.append((_h(ctx, False), _row(dev, ctx, ctx.t("settings.default_apps"), "", "glyph:apps", action=lambda: None)))
     return rows
 
 
+def listed_apps(installed: list[str]) -> tuple[str, ...]:
+    """The apps Settings lists: those the launcher starts (the third-party ones installed too) and Google."""
+    return (*launchable(installed), "google")
+
+
 def app_list(dev: Phone, ctx: Ctx):
-    keys = sorted(LAUNCHABLE + ("google",), key=lambda k: ctx.t(f"app.{k}").casefold())
+    keys = drawer_order(listed_apps(dev.state.installed), ctx.locale)
     return [(_h(ctx, False), _row(dev, ctx, ctx.t(f"app.{k}"), "", f"app:{k}", action=lambda: None)) for k in keys]
 
 
