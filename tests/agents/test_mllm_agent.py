@@ -7,6 +7,9 @@ from __future__ import annotations
 import base64
 import io
 import json
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -196,6 +199,19 @@ def test_a_spent_budget_stops_in_one_line_and_siblings_share_it() -> None:
     assert not isinstance(err.value, ConnectionError) and len(llm.chat_requests()) == 2
 
 
+def test_requests_side_by_side_never_overspend_the_budget() -> None:
+    with StandIn(answer=lambda prompt: "tap(1)") as llm:
+        llm.delay = lambda prompt: 0.3
+        first = mllm(llm, budget_requests=3)
+        agents = [first, *(first.sibling() for _ in range(7))]
+        for seed, agent in enumerate(agents[1:], 1):
+            agent.reset(first.task, {}, seed=seed)
+        with ThreadPoolExecutor(8) as threads:
+            outcomes = [f.exception() for f in [threads.submit(a.act, OBS, INFO) for a in agents]]
+    assert len(llm.chat_requests()) == first.endpoint.usage.requests == 3
+    assert sum(isinstance(e, VluiError) and "budget is spent" in str(e) for e in outcomes) == 5
+
+
 def test_a_token_budget_counts_what_the_endpoint_reports() -> None:
     with StandIn(answer=lambda prompt: "tap(1)") as llm:
         agent = mllm(llm, budget_tokens=10)
@@ -209,9 +225,27 @@ def test_a_timeout_is_retried_then_the_episodes_infrastructure_failure() -> None
     with StandIn() as llm:
         llm.failures = [Failure(503, stall_s=1.0), Failure(503, stall_s=1.0)]
         agent = mllm(llm, timeout_s=0.2, max_retries=1)
-        with pytest.raises(EndpointError, match=r"failed 2 time\(s\), last with timed out \(agent.timeout_s\)"):
+        with pytest.raises(EndpointError, match=r"failed 2 time\(s\), last with timed out: no answer in 0.2 s "
+                                                r"\(agent.timeout_s\)"):
             agent.act(OBS, INFO)
     assert len(llm.chat_requests()) == 2
+
+
+def test_a_server_that_never_answers_is_said_at_every_retry_and_given_up_at_the_deadline(caplog) -> None:
+    with StandIn() as llm:
+        llm.fail = lambda prompt: Failure(503, stall_s=30.0)  # never, as far as the client waits
+        agent = mllm(llm, timeout_s=0.3, max_retries=100, request_deadline_s=1.5)
+        began = time.monotonic()
+        with caplog.at_level(logging.WARNING, logger="vlui.agents.chat"), pytest.raises(
+                EndpointError, match=r"POST http://127.0.0.1:\d+/v1/chat/completions had no answer within "
+                                     r"agent.request_deadline_s=1.5 s \(\d attempt\(s\), the last timed out"):
+            agent.act(OBS, INFO)
+        took = time.monotonic() - began
+    assert took < 4.0 and 3 <= len(llm.chat_requests()) <= 5
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == len(llm.chat_requests()) - 1  # each attempt that will be followed by another
+    assert said[0].endswith("/v1/chat/completions: timed out: no answer in 0.3 s (agent.timeout_s) (attempt 1 of "
+                            "101); sending it again in 0 s") and said[0].startswith("the mllm agent's POST http://")
 
 
 def test_an_answer_that_is_no_chat_completion_is_the_endpoints_failure() -> None:

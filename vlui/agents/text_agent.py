@@ -58,7 +58,7 @@ class TextAgent:
             url, model, who=self.name, url_setting=url_setting, api_key_env=api_key_env, timeout_s=timeout_s,
             max_retries=max_retries, retry_delay_s=retry_delay_s, retry_max_delay_s=retry_max_delay_s, sleep=sleep,
             cache_dir=s.cache_dir, budget_requests=s.budget_requests, budget_tokens=s.budget_tokens,
-            stop_after_invalid=s.stop_after_invalid)
+            stop_after_invalid=s.stop_after_invalid, request_deadline_s=s.request_deadline_s)
         self.with_bounds = with_bounds
         self.style = Style(s.answer, self.image, self.image and s.set_of_marks, s.actions)
         if demonstrations is None and s.few_shot:
@@ -75,7 +75,6 @@ class TextAgent:
         self.images: dict[str, bytes] = {}
         self.previous: tuple[Screen, str, str] | None = None  # the last step's screen, action and reasoning
         self.last_error = ""
-        self.failed_in_a_row = 0
 
     @classmethod
     def from_settings(cls, agent: AgentConfig, seed: int = 0) -> TextAgent:
@@ -92,6 +91,12 @@ class TextAgent:
         its budget, its count of failures) and the demonstrations."""
         return type(self)(None, None, with_bounds=self.with_bounds, settings=self.settings, endpoint=self.endpoint,
                           demonstrations=self.demonstrations)
+
+    @property
+    def concurrency(self) -> int:
+        """How many of the run's agents may wait on an answer at once (``agent.concurrency``): the rollout asks
+        them in that many threads, sharing :attr:`endpoint`."""
+        return self.settings.concurrency
 
     @property
     def api_key(self) -> str:
@@ -156,13 +161,13 @@ class TextAgent:
                                             max_tokens=s.max_answer_tokens,
                                             seed=self.seed if s.seed_requests else None)
         except EndpointError as err:
-            self.failed_in_a_row = self.failed_in_a_row + 1 if err.down else 0
-            if self.failed_in_a_row >= STOP_AFTER_FAILED_REQUESTS:
-                raise VluiError(f"the {self.name} agent's endpoint failed {self.failed_in_a_row} requests in a row "
+            failed = self.endpoint.failed(err.down)
+            if failed >= STOP_AFTER_FAILED_REQUESTS:
+                raise VluiError(f"the {self.name} agent's endpoint failed {failed} requests in a row "
                                 f"({err}): the finished episodes are saved; run the same command again when it works "
                                 "(episodes that failed for infrastructure reasons run again)") from None
             raise
-        self.failed_in_a_row = 0
+        self.endpoint.failed(False)
         return answer
 
     @staticmethod
