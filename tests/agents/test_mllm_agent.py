@@ -20,10 +20,12 @@ from tests.agents.openai_stand_in import Failure, StandIn, images_of, text_of
 from vlui.agents import make_agent
 from vlui.agents.chat import EndpointError
 from vlui.agents.fewshot import Demonstrations
-from vlui.agents.marks import COLOURS
+from vlui.agents.marks import COLOURS, screenshot_png
 from vlui.agents.prompts import read_answer
 from vlui.agents.text_agent import MLLMAgent
+from vlui.data.format import decode_png
 from vlui.data.images import IMAGE_REF
+from vlui.device import observe
 from vlui.errors import VluiError
 from vlui.tasks.catalog import resolve_tasks
 
@@ -302,6 +304,36 @@ def test_few_shot_examples_come_from_the_dataset_seeded_never_from_the_evaluated
     with pytest.raises(VluiError, match=r"has episodes on the phone of this episode \(001\)"):
         agent.reset(agent.task, {"snapshot": "001"}, seed=1)
     assert Demonstrations(tiny_xml_dataset).snapshots == ["000", "001", "030"]
+
+
+def test_few_shot_screenshots_are_drawn_from_the_full_resolution_screen_where_the_dataset_has_it(
+        tiny_full_screen_dataset, tiny_xml_dataset, caplog) -> None:
+    size = {"image_height": 512, "image_width": 256}
+    with StandIn(answer=lambda prompt: "tap(1)") as llm, caplog.at_level(logging.WARNING):
+        agent = mllm(llm, few_shot=1, few_shot_data=str(tiny_full_screen_dataset), **size)
+        agent.act(OBS, INFO)
+        assert not caplog.records
+        mllm(llm, few_shot=1, few_shot_data=str(tiny_xml_dataset), **size)
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "holds its screens at 256x128 only, not at full resolution" in warning
+    assert warning.endswith("collect the examples with save_full_screen=true")
+    (shown,) = agent.demonstrations.sample(1, 0, "open_clock")
+    before, after, _current = (np.asarray(png_of(u)) for u in images_of(llm.chat_requests()[0]["messages"][1]["content"]))
+    # as the current screen is: the full-resolution screen observed at the screenshot's size, not 256x128 stretched
+    np.testing.assert_array_equal(before, observe(decode_png(shown.screen_full), 512, 256))
+    np.testing.assert_array_equal(after, observe(decode_png(shown.next_screen_full), 512, 256))
+    stretched = np.asarray(png_of("data:image/png;base64," + base64.b64encode(
+        screenshot_png(decode_png(shown.screen), (512, 256))).decode()))
+    assert np.abs(before.astype(int) - stretched).mean() > 1.0
+
+
+def test_the_examples_of_a_prompt_are_on_distinct_screens(tiny_dataset) -> None:
+    demonstrations = Demonstrations(tiny_dataset)  # two episodes of each task on each phone: each transition twice
+    assert len({t.screen for t in demonstrations.transitions}) < len(demonstrations.transitions)
+    for seed in range(20):
+        for task in ("open_clock", "airplane_on"):
+            drawn = demonstrations.sample(3, seed, task)
+            assert len(drawn) == 3 and len({t.screen for t in drawn}) == 3, (seed, task)
 
 
 def test_few_shot_needs_a_dataset(tmp_path: Path) -> None:

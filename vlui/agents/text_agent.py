@@ -17,6 +17,7 @@ invalid.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -30,10 +31,13 @@ from vlui.agents.prompts import Example, Screen, Style, read_answer, reflection_
 from vlui.config import AgentConfig
 from vlui.data.format import decode_png
 from vlui.data.images import image_hash
+from vlui.device import observe
 from vlui.env.actions import Command
 from vlui.env.ui_text import Element, describe, parse_text_action, parse_xml
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Task
+
+log = logging.getLogger(__name__)
 
 __all__ = ["STOP_AFTER_FAILED_REQUESTS", "EndpointError", "MLLMAgent", "TextAgent", "retry_after_seconds"]
 
@@ -66,6 +70,12 @@ class TextAgent:
                 raise VluiError(f"agent.few_shot={s.few_shot} needs agent.few_shot_data: the dataset the examples "
                                 "are drawn from (a folder, e.g. data/bmoca_representative)")
             demonstrations = Demonstrations(s.few_shot_data, need_xml=not self.image)
+            if self.image and not demonstrations.full_screens:
+                height, width = decode_png(demonstrations.transitions[0].screen).shape[:2]
+                log.warning(f"the few-shot dataset {demonstrations.root} holds its screens at {height}x{width} only, "
+                            "not at full resolution: the examples' screenshots are stretched to "
+                            f"{s.image_height}x{s.image_width}, much less legible than the current screen; collect "
+                            "the examples with save_full_screen=true")
         self.demonstrations = demonstrations
         self.task: Task | None = None
         self.seed: int | None = None
@@ -142,14 +152,17 @@ class TextAgent:
         before = parse_xml(t.xml) if t.xml else None
         after = parse_xml(t.next_xml) if t.next_xml else None
 
-        def shown(elements: list[Element] | None, png: bytes) -> Screen:
+        def shown(elements: list[Element] | None, png: bytes, full: bytes | None) -> Screen:
             text = describe(elements, with_bounds=self.with_bounds) if elements is not None else "(see the screenshot)"
             if not self.image:
                 return Screen(text)
-            return Screen(text, self._picture(decode_png(png), elements, device_size(elements or [])))
+            # as the current screen: the full-resolution one observed at the screenshot's size, where the dataset has it
+            screen = (observe(decode_png(full), self.settings.image_height, self.settings.image_width)
+                      if full is not None else decode_png(png))
+            return Screen(text, self._picture(screen, elements, device_size(elements or [])))
 
-        return Example(t.instruction, shown(before, t.screen), text_action(t, before), shown(after, t.next_screen),
-                       t.reward)
+        return Example(t.instruction, shown(before, t.screen, t.screen_full), text_action(t, before),
+                       shown(after, t.next_screen, t.next_screen_full), t.reward)
 
     # ------------------------------------------------------------------------------------------------ acting
     def _ask(self, messages: list[dict[str, Any]]) -> Answer:
