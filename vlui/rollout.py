@@ -5,8 +5,8 @@ by side (``slots``), so an agent that acts on a batch (:class:`~vlui.env.agent.B
 forward pass per step for all of them; other agents act one environment at a time, or, with ``concurrency`` (an
 agent that waits on a served model: ``agent.concurrency``), in that many threads at once, each environment waiting on
 its own answer. Either way the environments step in their order once every answer of the round is in, so the
-episodes, their actions and the order they finish in do not depend on how long each answer took. For a batch agent that reads the
-past (a policy with ``model.history``), each environment keeps its episode's :class:`~vlui.spec.Memory`, started
+episodes, their actions and the order they finish in do not depend on how long each answer took. For a batch agent
+that reads the past (a policy with ``model.history``), each environment keeps its episode's :class:`~vlui.spec.Memory`, started
 afresh with every episode, and the agent is handed them all as one :class:`~vlui.spec.Past`. Each finished episode becomes an
 :class:`EpisodeRecord` handed to ``on_done`` at once, so the caller can save it before anything else can go wrong.
 
@@ -260,8 +260,8 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
             log.warning(f"episode {slot.job.key} failed for infrastructure reasons ({reason}); running it again")
             queue.appendleft(slot.job)
         else:
-            log.warning(f"episode {slot.job.key} failed for infrastructure reasons again ({reason}); recorded as "
-                        "an infrastructure failure (run again on resume)")
+            log.warning(f"episode {slot.job.key} failed for infrastructure reasons ({reason}); recorded as an "
+                        "infrastructure failure (run again on resume)")
             finish(slot, infra_failure=reason)
 
     def act(active: list[_Slot]) -> list[Any]:

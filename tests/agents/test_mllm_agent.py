@@ -239,7 +239,7 @@ def test_a_server_that_never_answers_is_said_at_every_retry_and_given_up_at_the_
         agent = mllm(llm, timeout_s=0.3, max_retries=100, request_deadline_s=1.5)
         began = time.monotonic()
         with caplog.at_level(logging.WARNING, logger="vlui.agents.chat"), pytest.raises(
-                EndpointError, match=r"POST http://127.0.0.1:\d+/v1/chat/completions had no answer within "
+                EndpointError, match=r"POST http://127.0.0.1:\d+/v1/chat/completions was given up at "
                                      r"agent.request_deadline_s=1.5 s \(\d attempt\(s\), the last timed out"):
             agent.act(OBS, INFO)
         took = time.monotonic() - began

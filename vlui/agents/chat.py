@@ -304,9 +304,8 @@ class Endpoint:
                 raise EndpointError(f"{where} answered {problem} and asked to wait {wait:g} s (Retry-After), more "
                                     f"than agent.retry_max_delay_s={self.retry_max_delay_s:g}", down=True)
             if time.monotonic() + wait >= deadline:
-                raise EndpointError(f"{where} had no answer within agent.request_deadline_s="
-                                    f"{self.request_deadline_s:g} s ({attempt + 1} attempt(s), the last {problem})",
-                                    down=True)
+                raise EndpointError(f"{where} was given up at agent.request_deadline_s={self.request_deadline_s:g} s "
+                                    f"({attempt + 1} attempt(s), the last {problem})", down=True)
             log.warning(f"the {self.who} agent's {where}: {problem} (attempt {attempt + 1} of "
                         f"{self.max_retries + 1}); sending it again in {wait:.3g} s")
             self.sleep(wait)

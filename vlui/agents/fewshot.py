@@ -10,9 +10,10 @@ transitions of the same task and filling up from the others, each on a screen no
 The MLLM agent shows an example's screens as it shows the current one: the full-resolution screen observed at
 ``agent.image_height`` x ``image_width``, from a dataset collected with ``save_full_screen=true``
 (:attr:`Transition.screen_full`); a dataset without it holds only the observation it was collected at (256 x 128 by
-default), which is stretched to that size and much less legible than the current screen (the agent warns). A demonstration's action is written as the text action
-option it is (:func:`text_action`): a tap on a listed element is ``tap(n)``, a swipe B-MoCA names is ``swipe("up")``,
-a key is ``press(...)``, anything else ``dual-gesture(...)``.
+default), which is stretched to that size and much less legible than the current screen (the agent warns).
+
+A demonstration's action is written as the text action option it is (:func:`text_action`): a tap on a listed element
+is ``tap(n)``, a swipe B-MoCA names is ``swipe("up")``, a key is ``press(...)``, anything else ``dual-gesture(...)``.
 
 Held out means held out: examples never come from the phones being evaluated. :meth:`Demonstrations.refuse_overlap`
 says so in one line before the run, and an episode on one of the dataset's phones is refused at its start.
