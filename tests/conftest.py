@@ -65,6 +65,14 @@ def tiny_xml_dataset(tmp_path_factory) -> Path:
     return _collect_tiny(tmp_path_factory, "tiny_xml", "save_xml=true")
 
 
+@pytest.fixture(scope="session")
+def tiny_full_screen_dataset(tmp_path_factory) -> Path:
+    """open_clock on snapshots 000 and 001 with every screen's UI tree and its full-resolution screen
+    (``save_full_screen=true``): what an MLLM agent's few-shot examples show."""
+    return _collect_tiny(tmp_path_factory, "tiny_full", "save_xml=true", "save_full_screen=true",
+                         "tasks=[open_clock]", "env.snapshots=[000,001]")
+
+
 @pytest.fixture
 def tiny_dataset_copy(tmp_path: Path, tiny_dataset: Path) -> Path:
     """A copy of ``tiny_dataset`` for a test that writes into the dataset's folder, without the features other tests

@@ -256,10 +256,16 @@ class AgentConfig:
     url: Optional[str] = None  # the former name of base_url, still read
     model: Optional[str] = None
     api_key_env: str = "OPENAI_API_KEY"  # the environment variable holding the API key (unset: none sent)
-    timeout_s: float = 60.0
+    timeout_s: float = 60.0  # the wait for one answer; each one that does not come is a warning line, then a retry
     max_retries: int = 5  # a request answered 429, 408 or 5xx, or not answered, is sent again up to this many times
     retry_delay_s: float = 1.0  # the first wait before sending it again, doubled each time (or the Retry-After)
     retry_max_delay_s: float = 60.0  # the longest wait; a Retry-After asking for more fails the request at once
+    # a request's whole time, retries and waits included: past it the request fails (the episode is an infrastructure
+    # failure, run again on resume), so a server that never answers costs minutes, not a quarter of an hour
+    request_deadline_s: float = 180.0
+    # requests in flight at once, from the run's environments side by side (at most parallel_envs of them): each
+    # environment waits on its own answer; the episodes, their actions and their order are those of 1
+    concurrency: int = 1
     temperature: float = 0.0  # B-MoCA's for GPT-4 and GPT-4V (App. C.3)
     top_p: Optional[float] = None  # null: not sent (the endpoint's default)
     max_answer_tokens: Optional[int] = None  # the answer's length limit; null: not sent
@@ -293,7 +299,8 @@ class AgentConfig:
     LIMITS: ClassVar[dict[str, Range]] = {"tap_jitter": FRACTION, "random_action_prob": FRACTION,
                                           "wrong_action_prob": FRACTION, "timeout_s": POSITIVE,
                                           "max_retries": NON_NEGATIVE, "retry_delay_s": NON_NEGATIVE,
-                                          "retry_max_delay_s": POSITIVE, "temperature": Range(0, 2),
+                                          "retry_max_delay_s": POSITIVE, "request_deadline_s": POSITIVE,
+                                          "concurrency": AT_LEAST_1, "temperature": Range(0, 2),
                                           "top_p": Range(0, 1, optional=True),
                                           "max_answer_tokens": Range(1, optional=True), "history": Range(0),
                                           "few_shot": Range(0), "few_shot_seed": SEED, "image_height": Range(8),
@@ -304,7 +311,8 @@ class AgentConfig:
     CHOICES: ClassVar[dict[str, tuple]] = {"answer": ("bmoca", "json"), "actions": ("bmoca", "extended")}
     # settings added after datasets and evaluations first recorded the agent's: a recipe leaves them out at these
     # values (what everything before them did), so what was collected or evaluated before them still resumes
-    SINCE: ClassVar[dict[str, Any]] = {"actions": "bmoca", "avoid_repeats": False}
+    SINCE: ClassVar[dict[str, Any]] = {"actions": "bmoca", "avoid_repeats": False, "request_deadline_s": 180.0,
+                                       "concurrency": 1}
 
     @classmethod
     def in_recipe(cls, agent: dict[str, Any]) -> dict[str, Any]:

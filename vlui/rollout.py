@@ -2,8 +2,11 @@
 
 Collection, evaluation and the expert's reference runs all call :func:`rollout`. It steps several environments side
 by side (``slots``), so an agent that acts on a batch (:class:`~vlui.env.agent.BatchAgent`, a policy) makes one
-forward pass per step for all of them; other agents act one environment at a time. For a batch agent that reads the
-past (a policy with ``model.history``), each environment keeps its episode's :class:`~vlui.spec.Memory`, started
+forward pass per step for all of them; other agents act one environment at a time, or, with ``concurrency`` (an
+agent that waits on a served model: ``agent.concurrency``), in that many threads at once, each environment waiting on
+its own answer. Either way the environments step in their order once every answer of the round is in, so the
+episodes, their actions and the order they finish in do not depend on how long each answer took. For a batch agent
+that reads the past (a policy with ``model.history``), each environment keeps its episode's :class:`~vlui.spec.Memory`, started
 afresh with every episode, and the agent is handed them all as one :class:`~vlui.spec.Past`. Each finished episode becomes an
 :class:`EpisodeRecord` handed to ``on_done`` at once, so the caller can save it before anything else can go wrong.
 
@@ -22,9 +25,12 @@ for its action on every state the acting agent visits; its answer is kept in :at
 
 from __future__ import annotations
 
+import logging
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +43,9 @@ from vlui.env.env import PhoneEnv
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
 from vlui.spec import Memory
+
+log = logging.getLogger(__name__)
+WAIT_REPORT_S = 1.0  # how often ``on_wait`` hears how long the round's answers have been awaited
 
 
 @dataclass(frozen=True)
@@ -155,7 +164,8 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
             on_done: Callable[[EpisodeRecord], None], *, keep_observations: bool = False,
             observe: Callable[[PhoneEnv, dict[str, Any]], Any] | None = None, record_frames: bool = False,
             labeller: Callable[[], Agent] | None = None, on_step: Callable[[], None] | None = None,
-            close_envs: bool = True, retries: int = 1) -> None:
+            close_envs: bool = True, retries: int = 1, concurrency: int | None = None,
+            on_wait: Callable[[int, float], None] | None = None) -> None:
     """Run ``jobs`` in up to ``slots`` environments side by side and hand each finished episode to ``on_done``.
 
     ``keep_observations`` keeps every observation in the record; ``observe(env, obs)`` is called on each one as it
@@ -163,6 +173,9 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
     :attr:`Step.label`; ``on_step`` is called after each round of steps; ``close_envs`` closes the environments at
     the end (a caller that made them keeps them otherwise); ``retries`` is how many times an episode whose
     environment failed runs again, in a rebuilt one, before it is recorded as an infrastructure failure.
+    ``concurrency``: the agents (one per environment, not a batch agent) act in a pool of that many threads (None:
+    one after another in this one); ``on_wait(awaited, seconds)`` hears every second how many of the round's answers
+    are still awaited and for how long, and ``(0, seconds)`` once they are all in.
 
     An environment that stands for one elsewhere (a cluster worker's: :class:`vlui.jobs.executor.RemoteEnv`) has a
     ``begin(method, *args)``: every environment's reset or step is sent before any answer is awaited, so they run in
@@ -244,8 +257,11 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
                 from None
         if slot.retried < retries:
             slot.retried += 1
+            log.warning(f"episode {slot.job.key} failed for infrastructure reasons ({reason}); running it again")
             queue.appendleft(slot.job)
         else:
+            log.warning(f"episode {slot.job.key} failed for infrastructure reasons ({reason}); recorded as an "
+                        "infrastructure failure (run again on resume)")
             finish(slot, infra_failure=reason)
 
     def act(active: list[_Slot]) -> list[Any]:
@@ -255,35 +271,62 @@ def rollout(jobs: Sequence[Job], make_env: Callable[[], PhoneEnv], make_agent: C
                 return list(batch_agent.act_batch(screens, instructions,
                                                   past=Memory.batch([s.memory for s in active], screens)))
             return list(batch_agent.act_batch(screens, instructions))
-        actions = []
-        for s in active:
-            try:
-                actions.append(s.agent.act(s.obs, s.info))
-            except ConnectionError as err:  # e.g. an LLM endpoint that went away: not the agent's failure
-                actions.append(err)
-        return actions
+        if threads is None:
+            return [_act(s) for s in active]
+        # each environment waits on its own answer, up to ``concurrency`` of them at once, asked in the environments'
+        # order; the round's actions are taken in that order once all are in
+        waiting, asked, answers = deque(active), {}, {}
+        began = said = time.monotonic()
+        heard = False
+        while waiting or asked:
+            while waiting and len(asked) < concurrency:
+                slot = waiting.popleft()
+                asked[threads.submit(_act, slot)] = slot
+            for f in wait(asked, timeout=WAIT_REPORT_S, return_when=FIRST_COMPLETED)[0]:
+                answers[id(asked.pop(f))] = f.result()  # an error (a budget spent) stops the run: no more is asked
+            if on_wait is not None and time.monotonic() - said >= WAIT_REPORT_S and (waiting or asked):
+                said = time.monotonic()
+                on_wait(len(asked) + len(waiting), said - began)
+                heard = True
+        if heard:
+            on_wait(0, time.monotonic() - began)
+        return [answers[id(s)] for s in active]
 
-    active = start_all(pool)
-    while active:
-        going, ended = [], []
-        actions = act(active)
-        for slot, action in zip(active, actions, strict=True):
-            if not isinstance(action, ConnectionError):
-                _send(slot.env, "step", action)
-        for slot, action in zip(active, actions, strict=True):
-            if isinstance(action, ConnectionError):
-                recover(slot, str(action))
-            elif _step(slot, action, keep_observations, observed, finish, recover):
-                going.append(slot)
-                continue
-            ended.append(slot)
-        kept = {id(s) for s in going} | {id(s) for s in start_all(ended)}
-        active = [s for s in pool if id(s) in kept]
-        if on_step is not None:
-            on_step()
+    threads = ThreadPoolExecutor(concurrency, thread_name_prefix="agent") if concurrency is not None else None
+    try:
+        active = start_all(pool)
+        while active:
+            going, ended = [], []
+            actions = act(active)
+            for slot, action in zip(active, actions, strict=True):
+                if not isinstance(action, ConnectionError):
+                    _send(slot.env, "step", action)
+            for slot, action in zip(active, actions, strict=True):
+                if isinstance(action, ConnectionError):
+                    recover(slot, str(action))
+                elif _step(slot, action, keep_observations, observed, finish, recover):
+                    going.append(slot)
+                    continue
+                ended.append(slot)
+            kept = {id(s) for s in going} | {id(s) for s in start_all(ended)}
+            active = [s for s in pool if id(s) in kept]
+            if on_step is not None:
+                on_step()
+    finally:
+        if threads is not None:  # an error or an interrupt: the requests in flight are not waited for
+            threads.shutdown(wait=False, cancel_futures=True)
     if close_envs:
         for slot in pool:
             slot.env.close()
+
+
+def _act(slot: _Slot) -> Any:
+    """``slot``'s agent's action, or the :class:`ConnectionError` of an endpoint that went away (not the agent's
+    failure)."""
+    try:
+        return slot.agent.act(slot.obs, slot.info)
+    except ConnectionError as err:
+        return err
 
 
 def _send(env: Any, method: str, *args: Any) -> None:

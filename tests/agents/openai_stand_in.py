@@ -66,14 +66,21 @@ class StandIn:
     unless ``list_models`` is false (that route is then a 404, as on some servers). ``failures``: answers to the next
     requests, used up in order. ``fail``: called on every chat request with its user prompt; a :class:`Failure` it
     returns is the answer (an endpoint that is down, or down for some prompts). ``answer``: the action text of a
-    successful chat answer. ``requests``: ``(method, path, headers, body)`` of every request received."""
+    successful chat answer. ``delay``: the seconds a chat request's answer takes, given its prompt (a slow model).
+    ``requests``: ``(method, path, headers, body)`` of every request received; ``answered``: when each chat request
+    came and when its answer left (``time.monotonic()``); ``most_at_once``: the most chat requests it held at once."""
 
     def __init__(self, key: str | None = None, models: tuple[str, ...] = ("stand-in",), list_models: bool = True,
                  answer: Callable[[str], str] = open_app) -> None:
         self.key, self.models, self.list_models, self.answer = key, list(models), list_models, answer
         self.failures: list[Failure] = []
         self.fail: Callable[[str], Failure | None] = lambda prompt: None
+        self.delay: Callable[[str], float] = lambda prompt: 0.0
         self.requests: list[tuple[str, str, dict[str, str], Any]] = []
+        self.answered: list[tuple[float, float]] = []
+        self.most_at_once = 0
+        self._at_once = 0
+        self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
     @property
@@ -135,6 +142,14 @@ class StandIn:
                 failure = stand_in.failures.pop(0) if stand_in.failures else stand_in.fail(prompt)
                 if failure is not None:
                     return self._error(failure)
+                came = time.monotonic()
+                with stand_in._lock:
+                    stand_in._at_once += 1
+                    stand_in.most_at_once = max(stand_in.most_at_once, stand_in._at_once)
+                time.sleep(stand_in.delay(prompt))
+                with stand_in._lock:
+                    stand_in._at_once -= 1
+                    stand_in.answered.append((came, time.monotonic()))
                 answer = stand_in.answer(prompt)
                 if not isinstance(answer, str):  # a body that is not a chat completion
                     return self._reply(200, answer)

@@ -7,6 +7,9 @@ from __future__ import annotations
 import base64
 import io
 import json
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +20,12 @@ from tests.agents.openai_stand_in import Failure, StandIn, images_of, text_of
 from vlui.agents import make_agent
 from vlui.agents.chat import EndpointError
 from vlui.agents.fewshot import Demonstrations
-from vlui.agents.marks import COLOURS
+from vlui.agents.marks import COLOURS, screenshot_png
 from vlui.agents.prompts import read_answer
 from vlui.agents.text_agent import MLLMAgent
+from vlui.data.format import decode_png
 from vlui.data.images import IMAGE_REF
+from vlui.device import observe
 from vlui.errors import VluiError
 from vlui.tasks.catalog import resolve_tasks
 
@@ -196,6 +201,19 @@ def test_a_spent_budget_stops_in_one_line_and_siblings_share_it() -> None:
     assert not isinstance(err.value, ConnectionError) and len(llm.chat_requests()) == 2
 
 
+def test_requests_side_by_side_never_overspend_the_budget() -> None:
+    with StandIn(answer=lambda prompt: "tap(1)") as llm:
+        llm.delay = lambda prompt: 0.3
+        first = mllm(llm, budget_requests=3)
+        agents = [first, *(first.sibling() for _ in range(7))]
+        for seed, agent in enumerate(agents[1:], 1):
+            agent.reset(first.task, {}, seed=seed)
+        with ThreadPoolExecutor(8) as threads:
+            outcomes = [f.exception() for f in [threads.submit(a.act, OBS, INFO) for a in agents]]
+    assert len(llm.chat_requests()) == first.endpoint.usage.requests == 3
+    assert sum(isinstance(e, VluiError) and "budget is spent" in str(e) for e in outcomes) == 5
+
+
 def test_a_token_budget_counts_what_the_endpoint_reports() -> None:
     with StandIn(answer=lambda prompt: "tap(1)") as llm:
         agent = mllm(llm, budget_tokens=10)
@@ -209,9 +227,27 @@ def test_a_timeout_is_retried_then_the_episodes_infrastructure_failure() -> None
     with StandIn() as llm:
         llm.failures = [Failure(503, stall_s=1.0), Failure(503, stall_s=1.0)]
         agent = mllm(llm, timeout_s=0.2, max_retries=1)
-        with pytest.raises(EndpointError, match=r"failed 2 time\(s\), last with timed out \(agent.timeout_s\)"):
+        with pytest.raises(EndpointError, match=r"failed 2 time\(s\), last with timed out: no answer in 0.2 s "
+                                                r"\(agent.timeout_s\)"):
             agent.act(OBS, INFO)
     assert len(llm.chat_requests()) == 2
+
+
+def test_a_server_that_never_answers_is_said_at_every_retry_and_given_up_at_the_deadline(caplog) -> None:
+    with StandIn() as llm:
+        llm.fail = lambda prompt: Failure(503, stall_s=30.0)  # never, as far as the client waits
+        agent = mllm(llm, timeout_s=0.3, max_retries=100, request_deadline_s=1.5)
+        began = time.monotonic()
+        with caplog.at_level(logging.WARNING, logger="vlui.agents.chat"), pytest.raises(
+                EndpointError, match=r"POST http://127.0.0.1:\d+/v1/chat/completions was given up at "
+                                     r"agent.request_deadline_s=1.5 s \(\d attempt\(s\), the last timed out"):
+            agent.act(OBS, INFO)
+        took = time.monotonic() - began
+    assert took < 4.0 and 3 <= len(llm.chat_requests()) <= 5
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == len(llm.chat_requests()) - 1  # each attempt that will be followed by another
+    assert said[0].endswith("/v1/chat/completions: timed out: no answer in 0.3 s (agent.timeout_s) (attempt 1 of "
+                            "101); sending it again in 0 s") and said[0].startswith("the mllm agent's POST http://")
 
 
 def test_an_answer_that_is_no_chat_completion_is_the_endpoints_failure() -> None:
@@ -268,6 +304,36 @@ def test_few_shot_examples_come_from_the_dataset_seeded_never_from_the_evaluated
     with pytest.raises(VluiError, match=r"has episodes on the phone of this episode \(001\)"):
         agent.reset(agent.task, {"snapshot": "001"}, seed=1)
     assert Demonstrations(tiny_xml_dataset).snapshots == ["000", "001", "030"]
+
+
+def test_few_shot_screenshots_are_drawn_from_the_full_resolution_screen_where_the_dataset_has_it(
+        tiny_full_screen_dataset, tiny_xml_dataset, caplog) -> None:
+    size = {"image_height": 512, "image_width": 256}
+    with StandIn(answer=lambda prompt: "tap(1)") as llm, caplog.at_level(logging.WARNING):
+        agent = mllm(llm, few_shot=1, few_shot_data=str(tiny_full_screen_dataset), **size)
+        agent.act(OBS, INFO)
+        assert not caplog.records
+        mllm(llm, few_shot=1, few_shot_data=str(tiny_xml_dataset), **size)
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "holds its screens at 256x128 only, not at full resolution" in warning
+    assert warning.endswith("collect the examples with save_full_screen=true")
+    (shown,) = agent.demonstrations.sample(1, 0, "open_clock")
+    before, after, _current = (np.asarray(png_of(u)) for u in images_of(llm.chat_requests()[0]["messages"][1]["content"]))
+    # as the current screen is: the full-resolution screen observed at the screenshot's size, not 256x128 stretched
+    np.testing.assert_array_equal(before, observe(decode_png(shown.screen_full), 512, 256))
+    np.testing.assert_array_equal(after, observe(decode_png(shown.next_screen_full), 512, 256))
+    stretched = np.asarray(png_of("data:image/png;base64," + base64.b64encode(
+        screenshot_png(decode_png(shown.screen), (512, 256))).decode()))
+    assert np.abs(before.astype(int) - stretched).mean() > 1.0
+
+
+def test_the_examples_of_a_prompt_are_on_distinct_screens(tiny_dataset) -> None:
+    demonstrations = Demonstrations(tiny_dataset)  # two episodes of each task on each phone: each transition twice
+    assert len({t.screen for t in demonstrations.transitions}) < len(demonstrations.transitions)
+    for seed in range(20):
+        for task in ("open_clock", "airplane_on"):
+            drawn = demonstrations.sample(3, seed, task)
+            assert len(drawn) == 3 and len({t.screen for t in drawn}) == 3, (seed, task)
 
 
 def test_few_shot_needs_a_dataset(tmp_path: Path) -> None:

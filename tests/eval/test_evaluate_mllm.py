@@ -5,6 +5,7 @@ whole by the cache (no request, the same results), a spent budget and an endpoin
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from tests.agents.openai_stand_in import Failure, StandIn, images_of, open_app, text_of
 from tests.conftest import run_python
 from vlui.cli import compose
+from vlui.config import check_settings
 from vlui.errors import VluiError
 from vlui.jobs import evaluate
 
@@ -234,3 +236,46 @@ def test_another_model_or_option_gets_a_folder_of_its_own_and_a_failed_check_lea
             run(tmp_path, "out", wrong)
         assert not (tmp_path / "out" / "episodes.jsonl").read_text()
         assert run(tmp_path, "out", args(llm))["success_rate"] == 1.0
+
+
+def test_requests_side_by_side_give_the_episodes_of_one_at_a_time(tmp_path: Path) -> None:
+    """agent.concurrency=4 against a server whose answers come back in another order than asked: the episodes,
+    their actions, their answers and their order in episodes.jsonl are those of agent.concurrency=1 (answered from
+    the cache the first run filled, without a request)."""
+    late = random.Random(0)
+    with StandIn(answer=answer) as llm:
+        llm.delay = lambda prompt: late.uniform(0.0, 0.3)
+        together = run(tmp_path, "together", args(llm, "agent.concurrency=4", "parallel_envs=4"))
+        assert llm.most_at_once > 1
+        asked = len(llm.requests)
+        alone = run(tmp_path, "alone", args(llm, "agent.concurrency=1", "parallel_envs=4"))
+        assert len(llm.requests) == asked
+    assert together["success_rate"] == alone["success_rate"] == 1.0
+    first, second = lines(tmp_path / "together"), lines(tmp_path / "alone")
+    assert [(r["key"], r["actions"], [s["answer"] for s in r["transcript"]["steps"]]) for r in first] == [
+        (r["key"], r["actions"], [s["answer"] for s in r["transcript"]["steps"]]) for r in second]
+    assert sum(r["transcript"]["requests"] for r in first) == len(llm.chat_requests())
+
+
+@pytest.mark.slow
+def test_eight_requests_at_once_take_the_time_of_one(tmp_path: Path) -> None:
+    """A model that answers after 1 s: 8 one-step episodes ask for 8 s one at a time, about 1 s with
+    agent.concurrency=8 (bounds generous for a loaded machine)."""
+    eight = ["tasks=[open_clock]", "env.snapshots=[100]", "episodes_per_pair=8", "parallel_envs=8",
+             "agent.actions=extended", "agent.cache_dir=null"]
+    spans = {}
+    for n in (1, 8):
+        with StandIn(answer=lambda prompt: "- Action: complete()") as llm:
+            llm.delay = lambda prompt: 1.0
+            result = run(tmp_path, f"n{n}", args(llm, *eight, f"agent.concurrency={n}"))
+        assert result["episodes"] == 8 and len(llm.answered) == 8 and llm.most_at_once == n
+        spans[n] = max(end for _, end in llm.answered) - min(came for came, _ in llm.answered)
+    assert spans[1] >= 8.0 and spans[8] < 4.0, spans
+
+
+def test_concurrency_and_the_request_deadline_are_checked_settings() -> None:
+    for setting, message in (("agent.concurrency=0", "agent.concurrency must be at least 1, not 0"),
+                             ("agent.request_deadline_s=0", "agent.request_deadline_s must be greater than 0, not 0")):
+        cfg = compose("evaluate", ["agent=mllm", "agent.base_url=http://127.0.0.1:9/v1", "agent.model=m", setting])
+        with pytest.raises(VluiError, match=message):
+            check_settings(cfg)

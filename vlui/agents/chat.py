@@ -7,12 +7,13 @@ What can go wrong with the endpoint is sorted three ways:
   :meth:`Endpoint.check` finds it before the first request, and a :class:`~vlui.errors.VluiError` stops the run if it
   shows up later (the finished episodes are kept);
 - a passing failure (HTTP 429, 408 or 5xx, a timeout, a dropped connection): the request is sent again, up to
-  ``max_retries`` times, after ``retry_delay_s`` doubled each time or the server's ``Retry-After``;
+  ``max_retries`` times, after ``retry_delay_s`` doubled each time or the server's ``Retry-After``, each time said in
+  a warning line (the wait and the attempt), and never past ``request_deadline_s`` from its first sending;
 - a request that still fails, or an answer that is not a chat completion: :class:`EndpointError`, a
   ``ConnectionError``, which the evaluation records as an infrastructure failure (not the agent's) and runs again on
-  resume. After :data:`STOP_AFTER_FAILED_REQUESTS` requests in a row from one environment's agent that failed after
-  all their retries the endpoint is taken to be down and the run stops, rather than failing every remaining episode
-  slowly.
+  resume. After :data:`STOP_AFTER_FAILED_REQUESTS` requests in a row (from any of the run's agents) that failed
+  after all their retries the endpoint is taken to be down and the run stops, rather than failing every remaining
+  episode slowly.
 
 Two things make a run reproducible and bounded:
 
@@ -24,6 +25,10 @@ Two things make a run reproducible and bounded:
 
 The library's own retries are off (``max_retries=0``): ours honour ``Retry-After`` as a number of seconds or an HTTP
 date, bound the wait, and can be tested without sleeping (``sleep``).
+
+One endpoint serves every agent of a run, from several threads when the run sends requests side by side
+(``agent.concurrency``, :func:`vlui.rollout.rollout`): its counts, its budget and its check are kept under a lock,
+and the cache writes each answer under a name of its own thread before renaming it into place.
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import os
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -46,8 +53,13 @@ import openai
 from vlui.data.images import IMAGE_REF
 from vlui.errors import VluiError
 
+log = logging.getLogger(__name__)
+
 STOP_AFTER_FAILED_REQUESTS = 3  # requests in a row that failed after all their retries: the endpoint is down
 NO_KEY = "EMPTY"  # what the client sends as the key to a local server that wants none (vLLM's convention)
+# the longest wait for the model list of the check before a run: a server answers it at once, however slow its model,
+# so one that does not is down, and says so in seconds rather than after agent.timeout_s
+CHECK_TIMEOUT_S = 15.0
 
 
 class EndpointError(ConnectionError):
@@ -176,7 +188,7 @@ class ResponseCache:
     def put(self, request: dict[str, Any], answer: str, input_tokens: int, output_tokens: int) -> None:
         path = self._path(request_key(request))
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps({"request": request, "answer": answer, "input_tokens": input_tokens,
                                    "output_tokens": output_tokens}, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)
@@ -192,7 +204,7 @@ class Endpoint:
                  max_retries: int = 5, retry_delay_s: float = 1.0, retry_max_delay_s: float = 60.0,
                  sleep: Callable[[float], None] = time.sleep, cache_dir: str | Path | None = None,
                  budget_requests: int | None = None, budget_tokens: int | None = None,
-                 stop_after_invalid: int | None = None) -> None:
+                 stop_after_invalid: int | None = None, request_deadline_s: float = 180.0) -> None:
         if not base_url or not model:
             raise VluiError(f"agent={who} needs agent.base_url (an OpenAI-compatible endpoint, e.g. "
                             "http://127.0.0.1:8000/v1) and agent.model")
@@ -204,14 +216,17 @@ class Endpoint:
                             ("retry_max_delay_s", retry_max_delay_s)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise VluiError(f"agent.{name} must be a number at least 0, not {value!r}")
-        if timeout_s is None or not timeout_s > 0:
-            raise VluiError(f"agent.timeout_s must be greater than 0, not {timeout_s!r}")
+        for name, value in (("timeout_s", timeout_s), ("request_deadline_s", request_deadline_s)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise VluiError(f"agent.{name} must be a number greater than 0, not {value!r}")
         self.who, self.url_setting = who, url_setting
         self.base = base_url.rstrip("/")
-        self.model, self.timeout_s = model, timeout_s
+        self.model, self.timeout_s, self.request_deadline_s = model, timeout_s, request_deadline_s
         self.max_retries, self.retry_delay_s, self.retry_max_delay_s = int(max_retries), retry_delay_s, \
             retry_max_delay_s
         self.sleep = sleep
+        self.lock = threading.Lock()  # the counts and the budget, shared by the threads of a run's requests
+        self.check_lock = threading.Lock()
         self.api_key_env = api_key_env
         self.api_key = os.environ.get(api_key_env, "").strip()
         if any(c.isspace() or not c.isprintable() or ord(c) > 127 for c in self.api_key):
@@ -223,6 +238,7 @@ class Endpoint:
         self.budget_requests, self.budget_tokens = budget_requests, budget_tokens
         self.stop_after_invalid = stop_after_invalid
         self.invalid_in_a_row = 0  # answers with no valid action since the last valid one, across the run's agents
+        self.failed_in_a_row = 0  # requests that failed after their retries since the last answered, across them too
         self.usage = Usage()
         self.checked = False
         self.check_before_asking = False  # a check deferred to the first request the cache cannot answer
@@ -232,15 +248,20 @@ class Endpoint:
         return self.base + "/chat/completions"
 
     # ------------------------------------------------------------------------------------------------ HTTP
-    def _send(self, what: str, payload: dict[str, Any] | None) -> Reply:
-        """One request (``what``: ``GET /models`` or ``POST /chat/completions``); any HTTP answer is returned, no
-        answer at all raises ``openai.APIConnectionError`` (timeouts included)."""
+    def _send(self, what: str, payload: dict[str, Any] | None, timeout_s: float, spend: bool = False) -> Reply:
+        """One request (``what``: ``GET /models`` or ``POST /chat/completions``) that waits ``timeout_s`` for its
+        answer; any HTTP answer is returned, no answer at all raises ``openai.APIConnectionError`` (timeouts
+        included). A chat request is counted as it is sent; with ``spend``, after the budget says it may be (one step
+        under the lock: requests sent side by side never overspend it)."""
         try:
             if what == "GET /models":
-                raw = self.client.models.with_raw_response.list()
+                raw = self.client.models.with_raw_response.list(timeout=timeout_s)
             else:
-                self.usage.requests += 1
-                raw = self.client.chat.completions.with_raw_response.create(**payload)
+                with self.lock:
+                    if spend:
+                        self._spend()
+                    self.usage.requests += 1
+                raw = self.client.chat.completions.with_raw_response.create(**payload, timeout=timeout_s)
             response = raw.http_response
         except openai.APIStatusError as err:  # an answer, with an error status
             response = err.response
@@ -250,19 +271,25 @@ class Endpoint:
             data = None
         return Reply(response.status_code, data, retry_after_seconds(response.headers.get("Retry-After")))
 
-    def request(self, what: str, payload: dict[str, Any] | None = None, retry_unanswered: bool = True) -> Reply:
+    def request(self, what: str, payload: dict[str, Any] | None = None, retry_unanswered: bool = True,
+                timeout_s: float | None = None, spend: bool = False) -> Reply:
         """The endpoint's answer, after sending the request again on 429, 408 and 5xx answers (and, with
         ``retry_unanswered``, on timeouts and connection failures): at most ``max_retries`` times, waiting the
-        server's ``Retry-After`` or ``retry_delay_s`` doubled each time, never more than ``retry_max_delay_s``."""
+        server's ``Retry-After`` or ``retry_delay_s`` doubled each time, never more than ``retry_max_delay_s``, each
+        time said in a warning line, and all within ``request_deadline_s`` of the first sending (each attempt waits
+        ``timeout_s``, ``agent.timeout_s`` unless given, or what is left of that). ``spend``: the first sending is
+        checked against the budget."""
         method, path = what.split(" ", 1)
         where = f"{method} {self.base}{path}"
+        deadline = time.monotonic() + self.request_deadline_s
         attempt = 0
         while True:
             wait = None
+            patience = max(0.01, min(timeout_s or self.timeout_s, deadline - time.monotonic()))
             try:
-                reply = self._send(what, payload)
+                reply = self._send(what, payload, patience, spend=spend and attempt == 0)
             except openai.APIConnectionError as err:
-                problem = _reason(err)
+                problem = _reason(err, patience)
                 if not retry_unanswered:
                     raise EndpointError(f"{where}: {problem}", down=True) from None
             else:
@@ -276,6 +303,11 @@ class Endpoint:
             elif wait > self.retry_max_delay_s:
                 raise EndpointError(f"{where} answered {problem} and asked to wait {wait:g} s (Retry-After), more "
                                     f"than agent.retry_max_delay_s={self.retry_max_delay_s:g}", down=True)
+            if time.monotonic() + wait >= deadline:
+                raise EndpointError(f"{where} was given up at agent.request_deadline_s={self.request_deadline_s:g} s "
+                                    f"({attempt + 1} attempt(s), the last {problem})", down=True)
+            log.warning(f"the {self.who} agent's {where}: {problem} (attempt {attempt + 1} of "
+                        f"{self.max_retries + 1}); sending it again in {wait:.3g} s")
             self.sleep(wait)
             attempt += 1
 
@@ -300,7 +332,8 @@ class Endpoint:
         without one, a one-token chat completion."""
         served: list[str] | None = None
         try:
-            reply = self.request("GET /models", retry_unanswered=False)
+            reply = self.request("GET /models", retry_unanswered=False, timeout_s=min(self.timeout_s,
+                                                                                       CHECK_TIMEOUT_S))
             if reply.status in (404, 405, 501):  # no model list on this server: a one-token chat request instead
                 what = "POST /chat/completions"
                 reply = self.request(what, {"model": self.model, "temperature": 0.0, "max_tokens": 1, "messages": [
@@ -334,8 +367,15 @@ class Endpoint:
         else:
             self.check_before_asking = True
 
+    def _check_once(self) -> None:
+        """The deferred check, by the first of the run's threads to need it; the others wait for its verdict."""
+        with self.check_lock:
+            if not self.checked:
+                self.check()
+
     def _spend(self) -> None:
-        """Stop the run in one line when this process has spent its budget of requests or tokens."""
+        """Stop the run in one line when this process has spent its budget of requests or tokens (called under
+        :attr:`lock`)."""
         spent = [f"{name}={limit}" for name, used, limit in (
             ("agent.budget_requests", self.usage.requests, self.budget_requests),
             ("agent.budget_tokens", self.usage.tokens, self.budget_tokens)) if limit is not None and used >= limit]
@@ -345,14 +385,22 @@ class Endpoint:
                             "saved; run the same command again to go on (answers already received come from the cache, "
                             "free), with a larger budget if need be")
 
+    def failed(self, down: bool) -> int:
+        """Count a request that failed after all its retries (``down``) or not (answered, or refused on its own
+        merits): the requests in a row that failed so, across the run's agents."""
+        with self.lock:
+            self.failed_in_a_row = self.failed_in_a_row + 1 if down else 0
+            return self.failed_in_a_row
+
     def judged(self, valid: bool, answer: str, error: str) -> None:
         """Count an answer as one with a valid action or not; stop the run in one line after
         ``stop_after_invalid`` invalid ones in a row: a model that never follows the answer format (a wrong chat
         template, a base model) would otherwise spend the whole budget on failures."""
-        self.invalid_in_a_row = 0 if valid else self.invalid_in_a_row + 1
-        if self.stop_after_invalid is not None and self.invalid_in_a_row >= self.stop_after_invalid:
+        with self.lock:
+            self.invalid_in_a_row = in_a_row = 0 if valid else self.invalid_in_a_row + 1
+        if self.stop_after_invalid is not None and in_a_row >= self.stop_after_invalid:
             said = " ".join(answer.split())[:120]
-            raise VluiError(f"the {self.who} agent's last {self.invalid_in_a_row} answers held no valid action "
+            raise VluiError(f"the {self.who} agent's last {in_a_row} answers held no valid action "
                             f"(the last: {said!r}: {error}): is agent.model={self.model} a chat model that follows "
                             "the prompt's answer format? The finished episodes are saved; agent.stop_after_invalid="
                             "null measures such a model anyway")
@@ -366,13 +414,14 @@ class Endpoint:
         request = {"model": self.model, "messages": messages, **{k: v for k, v in sampling.items() if v is not None}}
         hit = self.cache.get(request) if self.cache is not None else None
         if hit is not None:
-            self.usage.cached += 1
+            with self.lock:
+                self.usage.cached += 1
             return Answer(str(hit["answer"]), request, True, int(hit.get("input_tokens") or 0),
                           int(hit.get("output_tokens") or 0))
         if self.check_before_asking and not self.checked:
-            self.check()
-        self._spend()
-        reply = self.request("POST /chat/completions", {**request, "messages": with_data_urls(messages, images)})
+            self._check_once()
+        reply = self.request("POST /chat/completions", {**request, "messages": with_data_urls(messages, images)},
+                             spend=True)
         problem = self.setting_problem(reply, "POST /chat/completions")
         if problem:
             raise VluiError(f"{problem}; the finished episodes are saved: run the same command again to go on")
@@ -383,8 +432,9 @@ class Endpoint:
             raise EndpointError(f"{self.url} did not answer like an OpenAI chat endpoint")
         usage = reply.data.get("usage") if isinstance(reply.data, dict) else None
         tokens_in, tokens_out = (_count(usage, "prompt_tokens"), _count(usage, "completion_tokens"))
-        self.usage.input_tokens += tokens_in
-        self.usage.output_tokens += tokens_out
+        with self.lock:
+            self.usage.input_tokens += tokens_in
+            self.usage.output_tokens += tokens_out
         if self.cache is not None:
             self.cache.put(request, text, tokens_in, tokens_out)
         return Answer(text, request, False, tokens_in, tokens_out, reply.attempts)
@@ -395,11 +445,11 @@ def _count(usage: Any, name: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-def _reason(err: BaseException) -> str:
-    """A one-line reason for a request that got no answer: the transport's, under the library's "Connection
-    error."."""
+def _reason(err: BaseException, waited_s: float) -> str:
+    """A one-line reason for a request that got no answer after ``waited_s``: the transport's, under the library's
+    "Connection error."."""
     if isinstance(err, openai.APITimeoutError):
-        return "timed out (agent.timeout_s)"
+        return f"timed out: no answer in {waited_s:.3g} s (agent.timeout_s)"
     cause = err.__cause__ or err.__context__ or err
     text = str(cause).strip() or type(cause).__name__
     return text.splitlines()[0]

@@ -4,9 +4,16 @@ observation, reward) of a successful episode.
 
 The examples of an episode are drawn with ``random.Random`` seeded by the setting's seed and the task: every episode
 of a task gets the same ones (the prompts stay comparable, and the response cache answers a run again), preferring
-transitions of the same task and filling up from the others. A demonstration's action is written as the text action
-option it is (:func:`text_action`): a tap on a listed element is ``tap(n)``, a swipe B-MoCA names is ``swipe("up")``,
-a key is ``press(...)``, anything else ``dual-gesture(...)``.
+transitions of the same task and filling up from the others, each on a screen no other example of the prompt shows
+(a dataset of several episodes per task and phone holds the same transition many times).
+
+The MLLM agent shows an example's screens as it shows the current one: the full-resolution screen observed at
+``agent.image_height`` x ``image_width``, from a dataset collected with ``save_full_screen=true``
+(:attr:`Transition.screen_full`); a dataset without it holds only the observation it was collected at (256 x 128 by
+default), which is stretched to that size and much less legible than the current screen (the agent warns).
+
+A demonstration's action is written as the text action option it is (:func:`text_action`): a tap on a listed element
+is ``tap(n)``, a swipe B-MoCA names is ``swipe("up")``, a key is ``press(...)``, anything else ``dual-gesture(...)``.
 
 Held out means held out: examples never come from the phones being evaluated. :meth:`Demonstrations.refuse_overlap`
 says so in one line before the run, and an episode on one of the dataset's phones is refused at its start.
@@ -31,8 +38,9 @@ SWIPE_TOLERANCE = 0.1  # how far (normalised) a demonstrated swipe may be from o
 
 @dataclass(frozen=True)
 class Transition:
-    """One step of a demonstration: the screens (PNG) and UI trees (None when the dataset has none) before and after
-    its action, and the action as the dataset stores it."""
+    """One step of a demonstration: the screens (PNG, at the dataset's observation size, and at full resolution when
+    it was collected with ``save_full_screen=true``, else None) and UI trees (None when the dataset has none) before
+    and after its action, and the action as the dataset stores it."""
 
     task: str
     snapshot: str
@@ -46,6 +54,13 @@ class Transition:
     touch: tuple[float, float]
     lift: tuple[float, float]
     reward: float
+    screen_full: bytes | None = None
+    next_screen_full: bytes | None = None
+
+    @property
+    def shown(self) -> bytes:
+        """The screen before the action, as sharp as the dataset has it: what tells two examples' screens apart."""
+        return self.screen_full if self.screen_full is not None else self.screen
 
 
 def device_size(elements: list[Element]) -> tuple[int, int]:
@@ -76,8 +91,8 @@ def text_action(t: Transition, elements: list[Element] | None) -> str:
 class Demonstrations:
     """The successful episodes of a dataset, as transitions to draw few-shot examples from."""
 
-    COLUMNS = ("episode_id", "step", "task_id", "snapshot_id", "instruction", "screen", "xml", "action_kind",
-               "action_key", "touch", "lift", "reward", "is_last", "success")
+    COLUMNS = ("episode_id", "step", "task_id", "snapshot_id", "instruction", "screen", "screen_full", "xml",
+               "action_kind", "action_key", "touch", "lift", "reward", "is_last", "success")
 
     def __init__(self, root: str | Path, need_xml: bool = False) -> None:
         self.root = Path(root)
@@ -97,12 +112,17 @@ class Demonstrations:
                 self.transitions.append(Transition(
                     a["task_id"], str(a["snapshot_id"]), a["instruction"], a["screen"], a["xml"], b["screen"],
                     b["xml"], a["action_kind"], a["action_key"], tuple(a["touch"]), tuple(a["lift"]),
-                    float(a["reward"])))
+                    float(a["reward"]), a["screen_full"], b["screen_full"]))
         if not self.transitions:
             raise VluiError(f"the few-shot dataset {self.root} has no successful episode to draw examples from")
         if need_xml and any(t.xml is None for t in self.transitions):
             raise VluiError(f"the few-shot dataset {self.root} has no UI trees, which agent=text shows as the "
                             "observations: collect it with save_xml=true")
+
+    @property
+    def full_screens(self) -> bool:
+        """Whether every transition has its screens at full resolution (``save_full_screen=true``)."""
+        return all(t.screen_full is not None and t.next_screen_full is not None for t in self.transitions)
 
     def refuse_overlap(self, snapshots: Iterable[str], what: str = "the evaluated phones") -> None:
         """One line when the dataset holds episodes on any of ``snapshots``: few-shot examples from the phones an
@@ -115,9 +135,17 @@ class Demonstrations:
                             "env.snapshots=train)")
 
     def sample(self, k: int, seed: int, task: str | None) -> list[Transition]:
-        """``k`` transitions, seeded by ``seed`` and ``task``: of ``task`` first, then of the other tasks."""
+        """``k`` transitions, seeded by ``seed`` and ``task``: of ``task`` first, then of the other tasks, no two on
+        the same screen (fewer when the dataset has fewer screens)."""
         rng = random.Random(f"{seed}/{task}")
-        same = [t for t in self.transitions if t.task == task]
-        other = [t for t in self.transitions if t.task != task]
-        chosen = rng.sample(same, min(k, len(same)))
-        return chosen + rng.sample(other, min(k - len(chosen), len(other)))
+        chosen: list[Transition] = []
+        seen: set[bytes] = set()
+        for mine in (True, False):
+            group = [t for t in self.transitions if (t.task == task) == mine]
+            for t in rng.sample(group, len(group)):
+                if len(chosen) == k:
+                    return chosen
+                if t.shown not in seen:
+                    seen.add(t.shown)
+                    chosen.append(t)
+        return chosen

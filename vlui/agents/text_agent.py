@@ -17,6 +17,7 @@ invalid.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -30,10 +31,13 @@ from vlui.agents.prompts import Example, Screen, Style, read_answer, reflection_
 from vlui.config import AgentConfig
 from vlui.data.format import decode_png
 from vlui.data.images import image_hash
+from vlui.device import observe
 from vlui.env.actions import Command
 from vlui.env.ui_text import Element, describe, parse_text_action, parse_xml
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Task
+
+log = logging.getLogger(__name__)
 
 __all__ = ["STOP_AFTER_FAILED_REQUESTS", "EndpointError", "MLLMAgent", "TextAgent", "retry_after_seconds"]
 
@@ -58,7 +62,7 @@ class TextAgent:
             url, model, who=self.name, url_setting=url_setting, api_key_env=api_key_env, timeout_s=timeout_s,
             max_retries=max_retries, retry_delay_s=retry_delay_s, retry_max_delay_s=retry_max_delay_s, sleep=sleep,
             cache_dir=s.cache_dir, budget_requests=s.budget_requests, budget_tokens=s.budget_tokens,
-            stop_after_invalid=s.stop_after_invalid)
+            stop_after_invalid=s.stop_after_invalid, request_deadline_s=s.request_deadline_s)
         self.with_bounds = with_bounds
         self.style = Style(s.answer, self.image, self.image and s.set_of_marks, s.actions)
         if demonstrations is None and s.few_shot:
@@ -66,6 +70,12 @@ class TextAgent:
                 raise VluiError(f"agent.few_shot={s.few_shot} needs agent.few_shot_data: the dataset the examples "
                                 "are drawn from (a folder, e.g. data/bmoca_representative)")
             demonstrations = Demonstrations(s.few_shot_data, need_xml=not self.image)
+            if self.image and not demonstrations.full_screens:
+                height, width = decode_png(demonstrations.transitions[0].screen).shape[:2]
+                log.warning(f"the few-shot dataset {demonstrations.root} holds its screens at {height}x{width} only, "
+                            "not at full resolution: the examples' screenshots are stretched to "
+                            f"{s.image_height}x{s.image_width}, much less legible than the current screen; collect "
+                            "the examples with save_full_screen=true")
         self.demonstrations = demonstrations
         self.task: Task | None = None
         self.seed: int | None = None
@@ -75,7 +85,6 @@ class TextAgent:
         self.images: dict[str, bytes] = {}
         self.previous: tuple[Screen, str, str] | None = None  # the last step's screen, action and reasoning
         self.last_error = ""
-        self.failed_in_a_row = 0
 
     @classmethod
     def from_settings(cls, agent: AgentConfig, seed: int = 0) -> TextAgent:
@@ -92,6 +101,12 @@ class TextAgent:
         its budget, its count of failures) and the demonstrations."""
         return type(self)(None, None, with_bounds=self.with_bounds, settings=self.settings, endpoint=self.endpoint,
                           demonstrations=self.demonstrations)
+
+    @property
+    def concurrency(self) -> int:
+        """How many of the run's agents may wait on an answer at once (``agent.concurrency``): the rollout asks
+        them in that many threads, sharing :attr:`endpoint`."""
+        return self.settings.concurrency
 
     @property
     def api_key(self) -> str:
@@ -137,14 +152,17 @@ class TextAgent:
         before = parse_xml(t.xml) if t.xml else None
         after = parse_xml(t.next_xml) if t.next_xml else None
 
-        def shown(elements: list[Element] | None, png: bytes) -> Screen:
+        def shown(elements: list[Element] | None, png: bytes, full: bytes | None) -> Screen:
             text = describe(elements, with_bounds=self.with_bounds) if elements is not None else "(see the screenshot)"
             if not self.image:
                 return Screen(text)
-            return Screen(text, self._picture(decode_png(png), elements, device_size(elements or [])))
+            # as the current screen: the full-resolution one observed at the screenshot's size, where the dataset has it
+            screen = (observe(decode_png(full), self.settings.image_height, self.settings.image_width)
+                      if full is not None else decode_png(png))
+            return Screen(text, self._picture(screen, elements, device_size(elements or [])))
 
-        return Example(t.instruction, shown(before, t.screen), text_action(t, before), shown(after, t.next_screen),
-                       t.reward)
+        return Example(t.instruction, shown(before, t.screen, t.screen_full), text_action(t, before),
+                       shown(after, t.next_screen, t.next_screen_full), t.reward)
 
     # ------------------------------------------------------------------------------------------------ acting
     def _ask(self, messages: list[dict[str, Any]]) -> Answer:
@@ -156,13 +174,13 @@ class TextAgent:
                                             max_tokens=s.max_answer_tokens,
                                             seed=self.seed if s.seed_requests else None)
         except EndpointError as err:
-            self.failed_in_a_row = self.failed_in_a_row + 1 if err.down else 0
-            if self.failed_in_a_row >= STOP_AFTER_FAILED_REQUESTS:
-                raise VluiError(f"the {self.name} agent's endpoint failed {self.failed_in_a_row} requests in a row "
+            failed = self.endpoint.failed(err.down)
+            if failed >= STOP_AFTER_FAILED_REQUESTS:
+                raise VluiError(f"the {self.name} agent's endpoint failed {failed} requests in a row "
                                 f"({err}): the finished episodes are saved; run the same command again when it works "
                                 "(episodes that failed for infrastructure reasons run again)") from None
             raise
-        self.failed_in_a_row = 0
+        self.endpoint.failed(False)
         return answer
 
     @staticmethod

@@ -30,7 +30,8 @@ class Agent(Protocol):
 
     Optional too, for agents that reach a model over an endpoint (:mod:`vlui.agents.text_agent`): ``sibling()``, another
     agent for another environment of the same run, sharing what must be shared (the endpoint's budget and cache);
-    ``observation_size``, the ``(height, width)`` of the screens it wants (an MLLM's screenshot); and ``transcript()``
+    ``observation_size``, the ``(height, width)`` of the screens it wants (an MLLM's screenshot); ``concurrency``, how
+    many of the run's agents the rollout may have wait on their answers at once (in threads); and ``transcript()``
     (:class:`Transcribing`). A trained policy has a ``spec`` (:class:`~vlui.spec.ObsActionSpec`): the screens it was
     trained on and how its actions read, which its evaluation gives it whatever the environment's settings say."""
 

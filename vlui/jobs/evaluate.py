@@ -257,11 +257,19 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
                 done[record["key"]] = record
                 bar.update(1)
 
+            slots = envs.slots(p.env, p.parallel_envs)
+            # an agent that waits on a served model asks in threads (agent.concurrency), the wait shown on the bar
+            concurrency = getattr(agent, "concurrency", None)
+            if concurrency is not None and concurrency > min(slots, len(mine)) and mine:
+                log.info(f"agent.concurrency={concurrency}, but {min(slots, len(mine))} environments run side by "
+                         f"side (parallel_envs={p.parallel_envs}, {len(mine)} episodes to run): that many requests at "
+                         "most are in flight")
             try:
                 rollout(mine, envs.factory(phones, p.tasks, p.snapshots, include_xml, include_screen),
-                        lambda a=agents, more=another: next(a, None) or more(),
-                        slots=envs.slots(p.env, p.parallel_envs), on_done=save, record_frames=record_frames,
-                        retries=envs.retries)
+                        lambda a=agents, more=another: next(a, None) or more(), slots=slots, on_done=save,
+                        record_frames=record_frames, retries=envs.retries, concurrency=concurrency,
+                        on_wait=lambda awaited, seconds: bar.set_postfix_str(
+                            f"{awaited} answer(s) awaited for {seconds:.0f} s" if awaited else ""))
             except VluiError:
                 bar.close()  # the error on a line of its own, not after the progress bar
                 raise
@@ -354,8 +362,8 @@ def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
 # how an LLM agent reaches its model, which a resume may change (the model itself, agent.model, it may not); the
 # cache, the budget and the prices change what a run costs, not what it measures
 CONNECTION = ("url", "base_url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s",
-              "cache_dir", "budget_requests", "budget_tokens", "price_input_per_1m", "price_output_per_1m",
-              "stop_after_invalid")
+              "request_deadline_s", "concurrency", "cache_dir", "budget_requests", "budget_tokens",
+              "price_input_per_1m", "price_output_per_1m", "stop_after_invalid")
 
 
 def _without_weights(recipe: Any) -> Any:
