@@ -383,7 +383,7 @@ CASES = [
          "…mine.yaml: state: unknown field 'wifi_on'; fields: adaptive_brightness, …",
          lambda x: _snapshot_collect(x, OWN.replace("state: {}", "state: {wifi_on: true}"))),
     Case("snapshot-app-state-key", 13, "a snapshot's `state` with an unknown field in an app's own state",
-         "…mine.yaml: state: clock: unknown field 'tabb'; fields: alarms, next_alarm_id, picker, stopwatch, tab, timer",
+         "…mine.yaml: state: clock: unknown field 'tabb'; fields: alarms, expanded, next_alarm_id, picker, stopwatch, tab, timer",
          lambda x: _snapshot_collect(x, OWN.replace("state: {}", "state: {clock: {tabb: stopwatch}}"))),
     Case("snapshot-state-installed", 13, "a snapshot's `state` installing an app that is not a third-party one",
          "…mine.yaml: state: installed: 'clock' is a system app, on every phone; installable (third-party) apps: … "
