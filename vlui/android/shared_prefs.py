@@ -45,7 +45,10 @@ def hashmap_order(keys: list[str]) -> list[str]:
 
 def prefs_xml(entries: dict[str, bool | int | str]) -> str:
     """The file for ``entries`` (name: value, in the order they were first put): ``<boolean>``, ``<int>`` or
-    ``<string>`` elements, one a line, indented by four spaces, as FastXmlSerializer writes them."""
+    ``<string>`` elements, one a line, indented by four spaces, as FastXmlSerializer writes them; an empty map is
+    ``<map />``."""
+    if not entries:
+        return f"{HEADER}\n<map />\n"
     lines = [HEADER, "<map>"]
     for name in hashmap_order(list(entries)):
         value = entries[name]

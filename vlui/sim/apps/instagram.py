@@ -30,7 +30,7 @@ from typing import Any, Literal, Required, TypedDict, get_args
 
 from vlui.resources import read_yaml
 from vlui.sim import DATA_DIR
-from vlui.sim.apps import tab_bar
+from vlui.sim.apps.tab_bar import back_to, select_tab as show_tab
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Color, Node
 from vlui.sim.widgets import Ctx, bottom_navigation, button, paragraph, scroll_list, search_box, text
@@ -68,10 +68,10 @@ def colour(value: str) -> Color:
 
 # ---------------------------------------------------------------------------------------------------- actions
 def select_tab(dev: Phone, tab: str) -> None:
-    tab_bar.select_tab(dev, "instagram", tab)
+    show_tab(dev, "instagram", tab)
 
 
-on_back = tab_bar.back_to("feed")  # BACK on another tab shows this one; on it, BACK leaves the app
+on_back = back_to("feed")  # BACK on another tab shows this one; on it, BACK leaves the app
 
 
 # ---------------------------------------------------------------------------------------------------- screens

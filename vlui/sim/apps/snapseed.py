@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Literal, Required, TypedDict, get_args
-from xml.sax.saxutils import escape, quoteattr
 
+from vlui.android.shared_prefs import prefs_xml
 from vlui.sim.apps.files import files_state, modified
 from vlui.sim.photos import FILTERS
 from vlui.sim.protocol import Phone
@@ -133,16 +133,9 @@ def shared_prefs(dev: Phone, file: str) -> str | None:
     if file != PREFS_FILE:
         return None
     st = dev.state.app("snapseed", SnapseedState)
-    lines = []
-    for name in st.written:
-        key = PREF_NAMES[name]
-        if name == "use_dark_theme":
-            lines.append(f"    <boolean name={quoteattr(key)} value=\"{str(st.use_dark_theme).lower()}\" />")
-        else:
-            value = str(st.long_edge) if name == "long_edge" else _stored_quality(st.quality)
-            lines.append(f"    <string name={quoteattr(key)}>{escape(value)}</string>")
-    body = "<map>\n" + "".join(line + "\n" for line in lines) + "</map>\n" if lines else "<map />\n"
-    return "<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n" + body
+    values = {"use_dark_theme": st.use_dark_theme, "long_edge": str(st.long_edge),
+              "quality": _stored_quality(st.quality)}
+    return prefs_xml({PREF_NAMES[name]: values[name] for name in st.written})
 
 
 def _stored_quality(quality: str) -> str:

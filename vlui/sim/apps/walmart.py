@@ -35,7 +35,7 @@ from typing import Any, Literal, Required, TypedDict, get_args
 
 from vlui.resources import read_yaml
 from vlui.sim import DATA_DIR
-from vlui.sim.apps import tab_bar
+from vlui.sim.apps.tab_bar import back_to, select_tab as show_tab
 from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, Tap, bottom_navigation, button, list_row, paragraph, scroll_list, search_box, text
@@ -100,10 +100,10 @@ def price(value: float) -> str:
 
 # ---------------------------------------------------------------------------------------------------- actions
 def select_tab(dev: Phone, tab: str) -> None:
-    tab_bar.select_tab(dev, "walmart", tab)
+    show_tab(dev, "walmart", tab)
 
 
-on_back = tab_bar.back_to("shop")  # BACK on another tab shows this one; on it, BACK leaves the app
+on_back = back_to("shop")  # BACK on another tab shows this one; on it, BACK leaves the app
 
 
 # ---------------------------------------------------------------------------------------------------- screens
