@@ -83,11 +83,12 @@ def test_a_run_where_every_episode_failed_for_infrastructure_is_an_error(tmp_pat
     assert [bool(r["infra_failure"]) for r in episodes(tmp_path)] == [True]  # kept, and run again next time
 
 
-@pytest.mark.parametrize("envs, concurrency, sent", [(1, 1, 3), (4, 1, 3), (4, 4, 4)])
+@pytest.mark.parametrize("envs, concurrency", [(1, 1), (4, 1), (4, 4)])
 def test_an_endpoint_that_stays_down_stops_the_run_and_keeps_what_finished(tmp_path: Path, envs: int,
-                                                                            concurrency: int, sent: int) -> None:
-    """Counted across the run's environments: 3 failed requests in a row stop it, whichever agents sent them (4
-    when 4 were in flight at once)."""
+                                                                            concurrency: int) -> None:
+    """Counted across the run's environments: 3 failed requests in a row stop it, whichever agents sent them. With 4
+    in flight at once the fourth may or may not have gone out when the third failure stops the run (its thread is not
+    waited for), so the count is 3 or 4; never more."""
     with StandIn() as llm:
         llm.fail = lambda prompt: Failure(503, message="overloaded")
         with pytest.raises(VluiError, match="failed [34] requests in a row .*; run the same command again when it "
@@ -95,7 +96,8 @@ def test_an_endpoint_that_stays_down_stops_the_run_and_keeps_what_finished(tmp_p
             run(tmp_path, *text_agent(llm, "tasks=[open_settings,open_clock,open_phone,open_camera]",
                                       f"parallel_envs={envs}", f"agent.concurrency={concurrency}",
                                       "agent.max_retries=0"))
-    assert len(llm.chat_requests()) == sent  # not every remaining episode, each after its retries
+    sent = len(llm.chat_requests())
+    assert 3 <= sent <= max(3, concurrency)  # not every remaining episode, each after its retries
     if envs == 1:
         assert [r["task"] for r in episodes(tmp_path)] == ["open_settings"]  # saved, and run again next time
 
