@@ -15,8 +15,9 @@ stage() {  # stage "description" command...: each stage skips what an earlier ru
     "$@" || { say "failed: $*"; exit 1; }
 }
 
-stage "collect 3,210 expert demonstrations (6 tasks x the 35 training snapshots and 500 generated phones)" \
-    $PY collect.py 'env.snapshots=[train,random:500]' dataset=train_gen500
+stage "collect 3,210 expert demonstrations (6 tasks x the 35 training snapshots and 500 generated phones, 150 of them right-to-left)" \
+    $PY collect.py 'env.snapshots=[train,random:350,heldout:150]' 'env.generator.holdout={locale:[ar-AE]}' \
+    env.rtl=mirrored dataset=train_gen500_rtl_mir
 stage "train a policy, then 2 rounds of DAgger with the expert (experiment=quickstart)" $PY train.py experiment=quickstart
 RUN=checkpoints/quickstart/bc-tf_efficientnet_lite0-seed0
 # agent.avoid_repeats: back on a screen it has been on, the policy does not take the same step again (chosen on the

@@ -140,8 +140,8 @@ def test_arms_runs_a_subset_with_the_arms_it_starts_from_and_the_same_runs() -> 
     assert run_dir(study, "dagger-mem", 0) == run_dir(full, "dagger-mem", 0)
     # only the datasets the arms train on are collected
     quick = load("quickstart", arms=["quickstart"])
-    assert list(quick.datasets) == ["train_gen500"] and list(load("quickstart").datasets) == ["train_gen500",
-                                                                                          "train_leaky500"]
+    assert list(quick.datasets) == ["train_gen500_rtl_mir"]
+    assert list(load("quickstart").datasets) == ["train_gen500_rtl_mir", "train_leaky500_rtl_mir"]
     result = run_python("-m", "vlui.study", "online", "--arms", "ppo-bc-mem,nope", "--plan")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "--arms: the study has no arm 'nope'; its arms: dagger, ppo," in result.stderr
