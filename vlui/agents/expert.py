@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from vlui.android.apps import AOSP_DIALER
 from vlui.android.apps import apps as phone_apps
 from vlui.android.apps import third_party
 from vlui.android.calculator import FORMULA_TEXT
@@ -38,7 +39,7 @@ from vlui.tasks.catalog import Task
 LAUNCHER = "com.google.android.apps.nexuslauncher"
 SETTINGS = "com.android.settings"
 CLOCK = "com.google.android.deskclock"
-DIALER = "com.google.android.dialer"
+DIALERS = (phone_apps()["phone"].package, AOSP_DIALER.package)  # the Pixel's Phone app; the release phones'
 SYSTEMUI = "com.android.systemui"
 # What a real Android 10 Pixel shows: the launcher apps' order in Settings and the dial pad's resource ids. The
 # simulated phone is built from the same tables. A phone may have third-party apps besides (apps.yaml's
@@ -479,21 +480,26 @@ def _label(labels: list[Element], text: str, ex: ExpertAgent) -> Element:
     raise Stuck(f"{ex.task.id}: no {text} on the dial")
 
 
+def _typed(digits: Element) -> str:
+    """The number typed on the dial pad, without the spaces, dashes and parentheses AOSP's Dialer formats it with."""
+    return "".join(c for c in digits.text if c not in " -()")
+
+
 def _call(number: str):
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
-        if s.package != DIALER:
+        if s.package not in DIALERS:
             return ex.open_app(s, "phone")
         if s.one(":id/incall_end_call") is not None:
             return Gesture("tap", s.one(":id/incall_end_call"))  # a call that is not ours: hang up first
-        digits = s.one(f"{DIALER}:id/digits")
+        digits = s.one(f"{s.package}:id/digits")
         if digits is None:
-            return Gesture("tap", s.one(f"{DIALER}:id/fab"))
-        typed = digits.text
+            return Gesture("tap", s.one(f"{s.package}:id/fab"))
+        typed = _typed(digits)
         if typed == number:
             return Gesture("tap", s.one(":id/dialpad_floating_action_button"))
         if not number.startswith(typed):
             return Gesture("tap", s.one(":id/deleteButton"))
-        return Gesture("tap", s.one(f"{DIALER}:id/{DIALPAD_KEY_IDS[number[len(typed)]]}"))
+        return Gesture("tap", s.one(f"{s.package}:id/{DIALPAD_KEY_IDS[number[len(typed)]]}"))
     return recipe
 
 
@@ -540,15 +546,15 @@ def _app_info_list(ex: ExpertAgent, s: Screen) -> Gesture:
 
 def _dial_and_call(ex: ExpertAgent, s: Screen) -> Gesture:
     """Type one digit (the call button places nothing with an empty number), then press call."""
-    if s.package == DIALER:
-        digits = s.one(f"{DIALER}:id/digits")
+    if s.package in DIALERS:
+        digits = s.one(f"{s.package}:id/digits")
         if digits is not None and digits.text:
             return Gesture("tap", s.one(":id/dialpad_floating_action_button"))
     return _call("1")(ex, s)
 
 
 def _end_call(ex: ExpertAgent, s: Screen) -> Gesture:
-    if s.package != DIALER:
+    if s.package not in DIALERS:
         return ex.open_app(s, "phone")  # the phone's task is the call in progress: its in-call screen comes back
     end = s.one(":id/incall_end_call")
     if end is None:
@@ -647,6 +653,12 @@ def _taps(suffix: str) -> Callable[[Gesture], bool]:
 
 
 _SAVES_ALARM, _DELETES_ALARM = _taps("android:id/button1"), _taps(":id/delete")  # the picker's OK; a card's Delete
+# B-MoCA release 2.5's calls, on its phones' AOSP Dialer: the number's digits on the dial pad, then call
+PLANS |= {f"b25_call_{name}": _call(number) for name, number in (
+    ("11489", "11489"), ("1234578", "1234578"), ("2234458", "2234458"), ("264451193", "264451193"),
+    ("311311", "311311"), ("4027717", "4027717"), ("7663394", "7663394"), ("9876654", "9876654"),
+    ("us_contact_center", "8003334636"), ("weather_service", "3017130622"), ("social_security", "8007721213"),
+    ("white_house", "2024561111"))}
 PLANS |= {
     "b25_alarm_1330_and_2h_after": _in_turn((_create_alarm(13, 30), _SAVES_ALARM),
                                             (_create_alarm(15, 30), _SAVES_ALARM)),

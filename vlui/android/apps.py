@@ -44,6 +44,17 @@ def apps() -> dict[str, AppInfo]:
     return {key: AppInfo(key, **entry) for key, entry in data.items()}
 
 
+# The Phone app of the android-29 google_apis system images, B-MoCA release 2.5's phones: AOSP's Dialer where the
+# Pixel's image has the Google dialer (apps.yaml's phone). It takes the Phone app's place: the same key, label, home
+# screen slot and uid (DeviceState.dialer says which a phone has).
+AOSP_DIALER = AppInfo("phone", "com.android.dialer", "com.android.dialer.main.impl.MainActivity")
+
+
+def app_info(key: str, dialer: str) -> AppInfo:
+    """App ``key`` on a phone whose Phone app is ``dialer`` (``DeviceState.dialer``: "google" or "aosp")."""
+    return AOSP_DIALER if key == "phone" and dialer == "aosp" else apps()[key]
+
+
 def third_party() -> tuple[str, ...]:
     """The third-party apps' keys, sorted: what a phone may install (``DeviceState.installed``)."""
     return tuple(sorted(key for key, info in apps().items() if info.third_party))

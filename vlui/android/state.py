@@ -27,7 +27,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from vlui.android.apps import apps, third_party
 
@@ -130,6 +130,9 @@ class DeviceState:
     # the third-party apps installed (apps.yaml's third_party: keys), in install order; the system image's apps are
     # on every phone. The drawer, Settings' app list and the package manager list these besides the system's.
     installed: list[str] = field(default_factory=list)
+    # the Phone app: the Pixel image's Google dialer, or AOSP's Dialer (com.android.dialer), the Phone app of the
+    # android-29 google_apis images that B-MoCA release 2.5 runs on (vlui/android/apps.py app_info)
+    dialer: Literal["google", "aosp"] = "google"
     clipboard: str = ""  # the primary clip's text, what Paste inserts ("": nothing was copied)
     # each app's own state by app key, of the type the app's module declares (Clock's alarms, stopwatch and timer;
     # the dialer's digits and call): made by the phone that boots the state, read with app()

@@ -25,7 +25,9 @@ from vlui.android.apps import (
     LAUNCHER_PKG,
     SYSTEM_PID,
     SYSTEMUI_PID,
+    AOSP_DIALER,
     AppInfo,
+    app_info,
     app_uid,
     apps,
     on_phone,
@@ -227,7 +229,11 @@ class SimDevice(Device):
 
     def install_apps(self, pinned: Sequence[PinnedApp]) -> None:
         """The apps join the phone's third-party apps (``state.installed``) as if the snapshot had been made with
-        them: nothing is logged and no time passes. The drawer lists them; the home screen stays as it is."""
+        them: nothing is logged and no time passes. The drawer lists them; the home screen stays as it is. AOSP's
+        Dialer pinned as the Phone app makes it the phone's Phone app (``state.dialer``), as on an image that has it."""
+        if any(app.key == "phone" and app.package == AOSP_DIALER.package for app in pinned):
+            self.state.dialer = "aosp"
+            pinned = [app for app in pinned if app.key != "phone"]
         keys = [app.key for app in pinned]
         problem = installed_problem(keys)
         if problem:
@@ -505,7 +511,7 @@ class SimDevice(Device):
         if not on_phone(key, self.state.installed):
             raise VluiError(f"{_not_installed(self.state, key)}: it cannot be launched")
         check_screen(key, screen)
-        info = apps()[key]
+        info = app_info(key, self.state.dialer)
         st = self.state
         flags = "act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000"
         bnds = f" bnds=[{bounds[0]},{bounds[1]}][{bounds[2]},{bounds[3]}]" if bounds else ""
@@ -545,12 +551,12 @@ class SimDevice(Device):
         intent as the START line prints it, inside the braces) and start the app's process if it is not running.
         Returns whether the app had no task yet (its main activity will be created)."""
         self.logi("ActivityTaskManager", f"START u0 {{{intent}}} from uid {caller_uid}")
-        self.start_process(key, apps()[key], activity)
+        self.start_process(key, app_info(key, self.state.dialer), activity)
         return key not in self.state.tasks
 
     def displayed(self, key: str, activity: str) -> None:
         """ActivityMetricsLogger's line once a started activity has drawn its first frame."""
-        self.logi("ActivityTaskManager", f"Displayed {short_component(apps()[key].package, activity)}: "
+        self.logi("ActivityTaskManager", f"Displayed {short_component(app_info(key, self.state.dialer).package, activity)}: "
                   f"+{280 + self._rng.randrange(400)}ms", offset_ms=400)
 
     def start_activity(self, key: str, screen: str, component: str, extras: bool = True, intent: str = "",
@@ -631,7 +637,7 @@ class SimDevice(Device):
 
     def focus_field(self, key: str, field: str, package: str | None = None) -> None:
         """Give ``key``'s text field the input focus: the keyboard comes up (LatinIME logs its activation)."""
-        pkg = package or apps()[key].package
+        pkg = package or app_info(key, self.state.dialer).package
         self.state.focus = (key, field)
         self.state.keyboard_symbols = False  # a field comes up with the letters
         pid = self.state.pids.get("gboard", 2790)

@@ -10,7 +10,7 @@ x = 0.40, 0.50, 0.60, as Android 10 tablets do).
 
 from __future__ import annotations
 
-from vlui.android.apps import SYSTEMUI_UID, apps
+from vlui.android.apps import SYSTEMUI_UID, app_info
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim import services
 from vlui.sim.protocol import Phone
@@ -262,9 +262,9 @@ def starting_window(dev: Phone, ctx: Ctx, key: str) -> Node:
     size = ctx.dp(96)
     cx, cy = ctx.width // 2, (ctx.top + ctx.bottom) // 2
     root = Node(cls="android.widget.FrameLayout", bounds=(0, ctx.top, ctx.width, ctx.bottom),
-                package=apps()[key].package, bg=ctx.theme.background)
+                package=app_info(key, dev.state.dialer).package, bg=ctx.theme.background)
     root.add(Node(cls="android.widget.ImageView", bounds=(cx - size // 2, cy - size // 2, cx + size // 2,
-                                                          cy + size // 2), package=apps()[key].package,
+                                                          cy + size // 2), package=app_info(key, dev.state.dialer).package,
                   icon=f"app:{key}"))
     return root
 
@@ -328,7 +328,7 @@ def overview(dev: Phone, ctx: Ctx) -> Node:
                       x1 + card_w // 2 + ctx.dp(20), y1 - ctx.dp(12)), package=SYSTEMUI, icon=f"app:{key}",
                       desc=label))
         card.add(text(ctx, (x1 + ctx.dp(12), y1 + ctx.dp(12), x1 + card_w - ctx.dp(12), y1 + ctx.dp(40)), label, 16,
-                      pkg=apps()[key].package))
+                      pkg=app_info(key, dev.state.dialer).package))
         root.add(card)
 
     def clear_all(x, y):  # every task goes, and with them the overview: the home screen is left

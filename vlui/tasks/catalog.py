@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vlui.adb.state import READERS, SETTERS
-from vlui.android.apps import apps
+from vlui.android.apps import AOSP_DIALER, apps
 from vlui.android.logcat import parse_threadtime
 from vlui.android.state import state_paths
 from vlui.device import Device, PinnedApp
@@ -75,10 +75,16 @@ def release_pins() -> dict[str, PinnedApp]:
     return {key: PinnedApp(key, raw["name"], raw["package"], raw["version"]) for key, raw in _release()["apps"].items()}
 
 
+# The Phone app of the release's phones (android-29 google_apis images): AOSP's Dialer, a system app of that image,
+# where vlui's other phones have the Pixel's Google dialer (docs/environment.md, "The release's phones")
+RELEASE_DIALER = PinnedApp("phone", "Phone (AOSP Dialer)", AOSP_DIALER.package, "android-29 google_apis system image")
+
+
 def installs(tasks: Iterable[Task]) -> tuple[PinnedApp, ...]:
-    """The third-party apps the phones of a run of ``tasks`` have installed: the release's that vlui knows
-    (``third_party`` in ``vlui/android/data/apps.yaml``; B-MoCA's release phones have all five) when any task is
-    one of the release's, none for the paper's tasks alone (their phones are as they always were)."""
+    """The apps the phones of a run of ``tasks`` have besides the Pixel image's: the release's third-party apps that
+    vlui knows (``third_party`` in ``vlui/android/data/apps.yaml``; B-MoCA's release phones have all five) and
+    AOSP's Dialer as the Phone app (:data:`RELEASE_DIALER`) when any task is one of the release's; none for the
+    paper's tasks alone (their phones are as they always were)."""
     if not any(t.source for t in tasks):
         return ()
     known = apps()
@@ -86,7 +92,7 @@ def installs(tasks: Iterable[Task]) -> tuple[PinnedApp, ...]:
         if pin.key in known and (not known[pin.key].third_party or known[pin.key].package != pin.package):
             raise VluiError(f"{RELEASE.name}: the release's {pin.name} is {pin.package}, but apps.yaml's {pin.key} is "
                             f"{known[pin.key].package}{'' if known[pin.key].third_party else ', a system app'}")
-    return tuple(pin for pin in release_pins().values() if pin.key in known)
+    return (*(pin for pin in release_pins().values() if pin.key in known), RELEASE_DIALER)
 
 
 def _unsupported(raw: dict[str, Any], new_apps: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from vlui.android.apps import LAUNCHER_PKG, apps
+from vlui.android.apps import LAUNCHER_PKG, app_info, apps
 from vlui.android.state import EDIT_TEXT_MAX, DeviceState, fields_problem, system_fields
 from vlui.errors import VluiError
 from vlui.sim import systemui
@@ -166,13 +166,13 @@ def build_window(dev: Phone, ctx: Ctx) -> Node:
         package = LAUNCHER_PKG
     elif st.starting is not None and st.starting["app"] == st.top:
         content = systemui.starting_window(dev, ctx, st.top)
-        package = apps()[st.top].package
+        package = app_info(st.top, st.dialer).package
     elif st.tasks[st.top][-1]["screen"] == chooser.SCREEN:  # the framework's share sheet, on the app's task
         content = chooser.build(dev, ctx, st.tasks[st.top][-1])
         package = chooser.PKG
     else:
         content = app(st.top).build(dev, ctx, st.tasks[st.top][-1])
-        package = apps()[st.top].package
+        package = app_info(st.top, st.dialer).package
     root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=package)
     decor = Node(cls="android.widget.LinearLayout", bounds=(0, 0, ctx.width, ctx.height), package=package)
     frame = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=package,
