@@ -55,6 +55,11 @@ def app_info(key: str, dialer: str) -> AppInfo:
     return AOSP_DIALER if key == "phone" and dialer == "aosp" else apps()[key]
 
 
+def apps_of(dialer: str) -> dict[str, AppInfo]:
+    """Every app vlui knows, by key, as a phone whose Phone app is ``dialer`` has them."""
+    return {key: app_info(key, dialer) for key in apps()}
+
+
 def third_party() -> tuple[str, ...]:
     """The third-party apps' keys, sorted: what a phone may install (``DeviceState.installed``)."""
     return tuple(sorted(key for key, info in apps().items() if info.third_party))

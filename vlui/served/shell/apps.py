@@ -9,7 +9,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from vlui.android import intents as android_intents
-from vlui.android.apps import LAUNCHER_PKG, apps, on_phone, short_component
+from vlui.android.apps import LAUNCHER_PKG, app_info, apps, apps_of, on_phone, short_component
 from vlui.resources import read_yaml
 from vlui.served import DATA_DIR, configure
 from vlui.served.numbers import parse_long
@@ -168,13 +168,13 @@ def _am_start(phone: ServedPhone, io: Io, args: list[str]) -> int:
             phone.device.state_changed()
         return 0
     installed = phone.device.state.installed
-    key = _resolve(intent, installed)
+    key = _resolve(intent, installed, phone.device.state.dialer)
     target = None if key is not None else android_intents.resolve(
         intent.action, intent.data, intent.categories, intent.package, intent.component)
     if target is not None and not on_phone(target.app, installed):
         target = None
     if target is not None:  # an activity that takes the intent: a Settings page, the dial pad, Clock
-        info = apps()[target.app]
+        info = app_info(target.app, phone.device.state.dialer)
         if stop_first:
             configure.force_stop(phone, info.package)
         intent.flags |= 0x10000000  # FLAG_ACTIVITY_NEW_TASK, which am adds
@@ -203,7 +203,7 @@ def _am_start(phone: ServedPhone, io: Io, args: list[str]) -> int:
             intent.flags |= 0x10000000  # FLAG_ACTIVITY_NEW_TASK, which am adds
             io.say(f"Error: Activity not started, unable to resolve {intent}\n")
         return 1
-    info = apps()[key]
+    info = app_info(key, phone.device.state.dialer)
     if stop_first:
         configure.force_stop(phone, info.package)
     with phone.lock:
@@ -253,12 +253,12 @@ def _component(text: str) -> tuple[str, str]:
     return package, package + cls if cls.startswith(".") else cls
 
 
-def _resolve(intent: _Intent, installed: list[str]) -> str | None:
+def _resolve(intent: _Intent, installed: list[str], dialer: str) -> str | None:
     """The app on the phone (a third-party one ``installed``) whose launcher activity an intent starts. Explicit:
     the app with that launcher activity. Implicit: the launcher intent (MAIN/LAUNCHER) of a package given with
     ``-p``. Other implicit intents the apps take (``android.settings.*``, ``DIAL tel:``, ``SET_ALARM``) are
     :func:`vlui.android.intents.resolve`'s."""
-    for key, info in apps().items():
+    for key, info in apps_of(dialer).items():
         if not on_phone(key, installed):
             continue
         if intent.component is not None:
@@ -299,7 +299,7 @@ def monkey(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
 
 def _package_app(phone: ServedPhone, package: str | None) -> str | None:
     """The key of the app on the phone (a third-party one installed) whose package is ``package``, or None."""
-    return next((k for k, info in apps().items() if info.package == package
+    return next((k for k, info in apps_of(phone.device.state.dialer).items() if info.package == package
                  and on_phone(k, phone.device.state.installed)), None)
 
 
@@ -308,7 +308,8 @@ def pm(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
         opts, operands = getopt(without_user(args[2:]), "fdesu3iUa")
         o = {k for k, _ in opts}
         installed = sh.phone.device.state.installed
-        system = {info.package for info in apps().values() if not info.third_party} | set(SYSTEM_PACKAGES)
+        system = ({info.package for info in apps_of(sh.phone.device.state.dialer).values() if not info.third_party}
+                  | set(SYSTEM_PACKAGES))
         added = {apps()[key].package for key in installed}  # the third-party apps installed (-3 lists them alone)
         # every app of the emulator image is an enabled system app: -d (disabled) lists none
         names = [] if "d" in o else sorted(added if "3" in o else system if "s" in o else system | added)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import zlib
 
-from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, on_phone, short_component
+from vlui.android.apps import LAUNCHER_PKG, app_info, app_uid, apps, apps_of, on_phone, short_component
 from vlui.served import configure
 from vlui.served.phone import SDK, ServedPhone
 from vlui.served.shell.apps import PACKAGES
@@ -50,7 +50,7 @@ def _front(phone: ServedPhone) -> tuple[str, str]:
     st = phone.device.state
     if st.top is None or st.overview:
         return LAUNCHER_PKG, LAUNCHER_PKG + ".NexusLauncherActivity"
-    info = apps()[st.top]
+    info = app_info(st.top, st.dialer)
     return info.package, info.activity
 
 
@@ -86,7 +86,7 @@ def _windows(phone: ServedPhone) -> list[tuple[str, str, str, int, int]]:
     package, activity = _front(phone)
     front = f"{package}/{activity}"
     systemui = (PACKAGES["com.android.systemui"]["uid"], SYSTEMUI_PID)
-    key = next((k for k, a in apps().items() if a.package == package), None)
+    key = next((k for k, a in apps_of(st.dialer).items() if a.package == package), None)
     owner = ((app_uid(key), st.pids.get(key, configure.LAUNCHER_PID)) if key is not None
              else (configure.LAUNCHER_UID, configure.LAUNCHER_PID))
     windows = [("NavigationBar", "com.android.systemui", "NAVIGATION_BAR", *systemui),
@@ -275,7 +275,7 @@ def _dump_input_method(phone: ServedPhone, args: list[str]) -> str:
     st = phone.device.state
     shown = st.focus is not None
     ime = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
-    client = apps()[st.focus[0]].package if shown and st.focus[0] in apps() else LAUNCHER_PKG
+    client = app_info(st.focus[0], st.dialer).package if shown and st.focus[0] in apps() else LAUNCHER_PKG
     return (f"Current Input Method Manager state:\n  mCurMethodId={ime}\n  mCurrentSubtype=null\n"
             f"  mCurFocusedWindowClient={'ClientState{' + client + '}' if shown else 'null'}\n"
             f"  mCurId={ime} mHaveConnection={'true' if shown else 'false'} mBoundToMethod=true "
@@ -329,7 +329,7 @@ def _dump_package(phone: ServedPhone, args: list[str]) -> str:
     if not names or names[0] not in PACKAGES:
         return ""
     name, info = names[0], PACKAGES[names[0]]
-    key = next((k for k, a in apps().items() if a.package == name), None)
+    key = next((k for k, a in apps_of(phone.device.state.dialer).items() if a.package == name), None)
     if key is not None and not on_phone(key, phone.device.state.installed):
         return ""
     uid = app_uid(key) if key is not None else info["uid"]
