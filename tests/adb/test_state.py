@@ -5,7 +5,6 @@ them succeed over ADB."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
 from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import installs, release_tasks, resolve_tasks, tasks
+from vlui.tasks.catalog import RELEASE_DIALER, installs, release_tasks, resolve_tasks, tasks
 from vlui.tasks.checks import check_holds
 from tests.tasks.test_bmoca25 import drive
 
@@ -157,7 +156,7 @@ def test_every_task_whose_state_a_shell_reaches_succeeds_over_adb(adb) -> None:
 
 
 # B-MoCA's check of "call 223-4458" as the release writes it (the AOSP dialer's in-call screen), and the same on the
-# simulated phone's Pixel dialer
+# Pixel dialer of vlui's other phones
 AOSP_CALL = release_tasks()["b25_call_2234458"].evaluator_check
 PIXEL_CALL = [{"ui": "com.google.android.dialer:id/incall_end_call"},
               {"ui": "com.google.android.dialer:id/contactgrid_contact_name", "text": {"spaceless": "2234458"}}]
@@ -174,25 +173,30 @@ def test_evaluator_checks_read_over_adb_what_the_in_process_phone_reads(dev) -> 
         local.set_state(fields)
         answers = [check_holds(c, dev, lambda: parse_xml(dev.ui_xml())) for c in checks]
         assert answers == [check_holds(c, local, lambda: parse_xml(local.ui_xml())) for c in checks], fields
-        assert answers[0] is False  # the release's ids are the AOSP dialer's, never on the simulated phone's screen
+        assert answers[0] is False  # the release's ids are the AOSP dialer's, never on a Pixel dialer's screen
         assert answers[1] is (fields == CALL) and answers[3] is (fields == CALL), fields
         assert answers[4] is ("volume" not in fields), fields
 
 
 def release_snapshots(tmp_path: Path, snapshots: list[str] = SNAPSHOTS) -> Path:
-    """A folder of ``snapshots`` as the release's phones have them, with the release's apps vlui has installed (the
-    ADB backend checks that a phone of a release run has them; the in-process phone installs them at the reset)."""
+    """A folder of ``snapshots`` as the release's phones have them, with the release's apps vlui has installed and
+    AOSP's Dialer as their Phone app (the ADB backend checks that a phone of a release run has them; the in-process
+    phone installs them at the reset)."""
     envs = tmp_path / "envs"
     envs.mkdir()
-    installed = ", ".join(pin.key for pin in installs(release_tasks().values()))
+    pins = installs(release_tasks().values())
+    installed = ", ".join(pin.key for pin in pins if pin != RELEASE_DIALER)
     for snapshot in snapshots:
         text = (ENVS_DIR / f"{snapshot}.yaml").read_text()
-        (envs / f"{snapshot}.yaml").write_text(text.replace("state: {}", f"state: {{installed: [{installed}]}}"))
+        (envs / f"{snapshot}.yaml").write_text(text.replace(
+            "state: {}", f"state: {{installed: [{installed}], dialer: {'aosp' if RELEASE_DIALER in pins else 'google'}}}"))
     return envs
 
 
 def test_a_task_judged_on_the_ui_tree_ends_over_adb_at_the_step_it_ends_in_process(tmp_path) -> None:
-    task = replace(release_tasks()["b25_call_2234458"], id="call_2234458_pixel", evaluator_check=PIXEL_CALL)
+    """"call 223-4458" on the release's phones, served over ADB and in process: the AOSP Dialer's in-call screen,
+    "223-4458", ends it at the same step on both."""
+    task = release_tasks()["b25_call_2234458"]
     with PrivateAdb("000", envs_dir=release_snapshots(tmp_path)) as adb:
         over_adb = open_env(adb_env(adb), [task], SNAPSHOTS, include_xml=True)
         in_process = open_env(EnvConfig(snapshots=SNAPSHOTS), [task], SNAPSHOTS, include_xml=True)

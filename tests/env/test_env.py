@@ -187,18 +187,20 @@ def test_reset_puts_the_device_in_the_tasks_starting_state() -> None:
 
 
 def test_a_run_with_a_release_task_installs_the_releases_apps_and_one_of_the_papers_tasks_none(monkeypatch) -> None:
-    """B-MoCA release 2.5's phones have its third-party apps (here the test fixture, as one of them); the paper's
-    phones have none, as before. The expert finds its way on a phone with more apps (Settings' "See all N apps")."""
+    """B-MoCA release 2.5's phones have its third-party apps (here the test fixture, as one of them) and AOSP's
+    Dialer as their Phone app; the paper's phones have none of the apps and the Google dialer, as before. The expert
+    finds its way on a phone with more apps (Settings' "See all N apps")."""
     fixture_app.register(monkeypatch, pinned=True)
-    release = [pin.key for pin in installs(list(release_tasks().values()))]  # the Calculator's, the fixture's, ...
+    release = [pin.key for pin in installs(list(release_tasks().values()))
+               if pin.key != "phone"]  # the Calculator's, the fixture's, ...
     assert fixture_app.KEY in release
-    for run, installed in ((["app_info_list"], []), (["b25_app_info_list"], release),
-                           (["app_info_list", "b25_app_info_list"], release)):
+    for run, installed, dialer in ((["app_info_list"], [], "google"), (["b25_app_info_list"], release, "aosp"),
+                                   (["app_info_list", "b25_app_info_list"], release, "aosp")):
         env = make_env(SIM, run)
         env.reset(options={"task": run[0], "snapshot": "000"})
-        assert env.device.state.installed == installed, run
+        assert (env.device.state.installed, env.device.state.dialer) == (installed, dialer), run
         env.reset(options={"task": run[0], "snapshot": "030"})  # after every snapshot load
-        assert env.device.state.installed == installed, run
+        assert (env.device.state.installed, env.device.state.dialer) == (installed, dialer), run
         assert env.device.log_lines(env._mark) == []
     episode = walkthrough(SimDevice("000"), "b25_app_info_list", "000")
     assert episode.success

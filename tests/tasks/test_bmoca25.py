@@ -29,6 +29,7 @@ from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import (
     RELEASE,
+    RELEASE_DIALER,
     Detector,
     catalog,
     installs,
@@ -65,8 +66,8 @@ def kind(task) -> str:
 
 # The release's tasks judged by an evaluator check on apps the simulated phone has, and how the expert reaches their
 # goal there: the catalog's tasks whose recipes it follows in turn, each until that task's own detector fires (a task
-# judged by a check, last, until the episode ends). The alarms that repeat: the alarm, then its days. For the calls,
-# the nearest the simulated phone comes: the call placed. b25_chrome_new_tab has none: the simulated Chrome has one tab.
+# judged by a check, last, until the episode ends). The alarms that repeat: the alarm, then its days. The calls: the
+# call placed, on the release phones' AOSP Dialer. b25_chrome_new_tab has none: the simulated Chrome has one tab.
 GOALS = {
     "b25_alarm_1330_and_2h_after": ["alarm_1330", "create_alarm@1530"],
     "b25_alarm_1330_and_2h_before": ["alarm_1330", "create_alarm@1130"],
@@ -212,7 +213,7 @@ def test_tasks_bmoca25_selects_the_release_and_tasks_all_still_means_the_papers_
     assert task_set("all") == list(tasks()) and len(task_set("all")) == 60
     assert not set(ids) & set(task_set("all")) and set(catalog()) == set(ids) | set(task_set("all"))
     supported = resolve_tasks("bmoca25_supported", backend="sim")
-    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 107
+    assert [t.id for t in supported] == [i for i in ids if release_tasks()[i].sim] and len(supported) == 119
     # over ADB a real phone has the apps: the logcat tasks run, and those judged on the UI tree or the volume; the
     # checks of Clock's alarms and of an app's shared preferences, which no shell command reads, are refused by name
     readable = [i for i in ids if set(check_reads(release_tasks()[i].evaluator_check)) <= set(READERS)]
@@ -229,7 +230,7 @@ def test_tasks_bmoca25_on_the_simulated_phone_is_refused_in_one_line_naming_what
     with pytest.raises(VluiError) as e:
         resolve_tasks("bmoca25", backend="sim")
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith("the simulated phone does not support 24 of these tasks yet")
+    assert "\n" not in msg and msg.startswith("the simulated phone does not support 12 of these tasks yet")
     assert "tasks=bmoca25_supported" in msg
 
 
@@ -250,7 +251,8 @@ def test_release_runs_have_the_releases_apps_that_vlui_knows_and_paper_runs_none
         "wikipedia": ("Wikipedia", "2.7.50484-r-2024-04-19 (50484)")}
     release, paper = list(release_tasks().values()), list(tasks().values())
     assert installs(paper) == ()
-    assert installs(release) == tuple(pin for key, pin in pins.items() if key in apps())
+    # and AOSP's Dialer as their Phone app, the android-29 google_apis image's
+    assert installs(release) == (*(pin for key, pin in pins.items() if key in apps()), RELEASE_DIALER)
     fixture_app.register(monkeypatch, pinned=True)
     assert installs(paper) == () and fixture_app.PIN in installs(release + paper)
     monkeypatch.setitem(pins, fixture_app.KEY, dataclasses.replace(fixture_app.PIN, package="org.other.notes"))
@@ -280,12 +282,11 @@ def test_an_evaluator_task_its_check_cannot_judge_is_refused_saying_why() -> Non
                                    "B-MoCA's evaluator check cannot judge it there: its alarm volume is over 1 from "
                                    "the start")
     runs = [drive(evaluator_env(["000"]), task, "000") for task in (
-        "b25_alarm_1030_and_alarm_volume", "b25_alarm_1330_weekend_and_alarm_volume", "b25_call_white_house")]
+        "b25_alarm_1030_and_alarm_volume", "b25_alarm_1330_weekend_and_alarm_volume")]
     # the alarm alone ends the first (the volume is already over 1); the second's check reads an alarm on weekdays, so
-    # the weekend alarm and the volume its instruction asks for never meet it; the call is placed, but on the Pixel
-    # dialer's in-call screen, not the AOSP dialer's the check reads
+    # the weekend alarm and the volume its instruction asks for never meet it
     assert [(at_start, [step is not None for step in after]) for at_start, after in runs] == \
-        [(False, [True, True]), (False, [False, False, False]), (False, [False])]
+        [(False, [True, True]), (False, [False, False, False])]
 
 
 @pytest.mark.slow
@@ -310,7 +311,7 @@ def test_sim_is_true_exactly_where_the_release_detector_fires_on_the_simulated_p
         if not t.sim:
             assert "sim_note" in t.unsupported, t.id
     assert not wrong, "\n".join(wrong)
-    assert sum(t.sim for t in release_tasks().values()) == 107
+    assert sum(t.sim for t in release_tasks().values()) == 119
 
 
 # ------------------------------------------------------------------------------------------------ make_bmoca25.py
