@@ -5,11 +5,15 @@ locale; and the Pixel's Google dialer left as it was on the other phones."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from tests.sim.driver import nodes, one, tap
 from vlui.android.i18n import locales
 from vlui.android.phonenumbers import as_you_type, format_in_original_format, incall_number
+from vlui.served.phone import ServedPhone
+from vlui.served.shell import Shell
 from vlui.sim.apps.dialer import dialer_state
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import RELEASE_DIALER, installs, release_tasks
@@ -193,3 +197,26 @@ def test_every_screen_draws_in_every_locale() -> None:
             xml = dev.ui_xml()
             assert (dev.locale.t("phone.speed_dial") in xml) is (screen == "main"), (locale_id, screen)
         assert dev.screenshot().shape[0] == dev.size[1], locale_id  # the in-call screen drawn
+
+
+# ---------------------------------------------------------------------------------------------------- served
+def test_the_served_phone_names_the_aosp_dialer_where_the_release_phone_has_it() -> None:
+    """Over the ADB protocol the package manager lists com.android.dialer (not the Google dialer), ``am start -n``
+    starts its MainActivity, and ``DIAL tel:`` opens its dial pad with the number formatted."""
+    phone = ServedPhone("000")
+    phone.device.install_apps([RELEASE_DIALER])
+    packages = sh(phone, "pm list packages dialer")
+    assert packages == "package:com.android.dialer\n"
+    assert "\nError type 3\n" in sh(phone, "am start -n com.google.android.dialer/.extensions.GoogleDialtactsActivity")
+    sh(phone, "am start -a android.intent.action.DIAL -d tel:2024561111")
+    dev = phone.device
+    assert "cmp=com.android.dialer/.main.impl.MainActivity" in "\n".join(dev.log_lines())
+    assert text_of(dev, "digits") == "(202) 456-1111"
+    focus = sh(phone, "dumpsys window windows")
+    assert "com.android.dialer/com.android.dialer.main.impl.MainActivity" in focus
+
+
+def sh(phone: ServedPhone, command: str) -> str:
+    out: list[bytes] = []
+    Shell(phone).run(command, out.append, threading.Event())
+    return b"".join(out).decode()

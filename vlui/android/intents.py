@@ -5,10 +5,10 @@ manifests declare it (``vlui/android/data/intents.yaml``), the extras ``am`` pas
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from vlui.android.apps import DATA_DIR, apps
+from vlui.android.apps import DATA_DIR, app_info, apps
 from vlui.resources import read_yaml
 
 CATEGORY_DEFAULT = "android.intent.category.DEFAULT"  # startActivity adds it: every filter here declares it
@@ -36,18 +36,28 @@ def filters() -> tuple[IntentFilter, ...]:
     return tuple(IntentFilter(**{**f, "schemes": tuple(f.get("schemes", ("none",)))}) for f in data)
 
 
+def filters_of(dialer: str) -> tuple[IntentFilter, ...]:
+    """The filters on a phone whose Phone app is ``dialer`` (``DeviceState.dialer``): AOSP's Dialer takes the
+    Google dialer's DIAL and VIEW ``tel:`` in its launcher activity, ``.main.impl.MainActivity``."""
+    if dialer == "google":
+        return filters()
+    main = apps()["phone"].activity
+    return tuple(replace(f, activity=app_info(f.app, dialer).activity) if f.app == "phone" and f.activity == main
+                 else f for f in filters())
+
+
 def resolve(action: str | None, data: str | None, categories: list[str], package: str | None,
-            component: tuple[str, str] | None) -> IntentFilter | None:
-    """The filter that takes an intent, or None. An explicit component names the activity (any action it declares
-    is taken, the first one otherwise); an implicit intent needs the action, a data scheme the filter takes, only
-    the DEFAULT category, and the package given with ``-p`` if any."""
+            component: tuple[str, str] | None, dialer: str = "google") -> IntentFilter | None:
+    """The filter that takes an intent on a phone whose Phone app is ``dialer``, or None. An explicit component
+    names the activity (any action it declares is taken, the first one otherwise); an implicit intent needs the
+    action, a data scheme the filter takes, only the DEFAULT category, and the package given with ``-p`` if any."""
     if component is not None:
-        named = [f for f in filters() if (apps()[f.app].package, f.activity) == component]
+        named = [f for f in filters_of(dialer) if (app_info(f.app, dialer).package, f.activity) == component]
         return next((f for f in named if f.action == action), named[0] if named else None)
     scheme = data.partition(":")[0].lower() if data and ":" in data else "none" if not data else None
-    for f in filters():
+    for f in filters_of(dialer):
         if (f.action == action and scheme in f.schemes and set(categories) <= {CATEGORY_DEFAULT}
-                and package in (None, apps()[f.app].package)):
+                and package in (None, app_info(f.app, dialer).package)):
             return f
     return None
 

@@ -170,7 +170,7 @@ def _am_start(phone: ServedPhone, io: Io, args: list[str]) -> int:
     installed = phone.device.state.installed
     key = _resolve(intent, installed, phone.device.state.dialer)
     target = None if key is not None else android_intents.resolve(
-        intent.action, intent.data, intent.categories, intent.package, intent.component)
+        intent.action, intent.data, intent.categories, intent.package, intent.component, phone.device.state.dialer)
     if target is not None and not on_phone(target.app, installed):
         target = None
     if target is not None:  # an activity that takes the intent: a Settings page, the dial pad, Clock
