@@ -117,7 +117,7 @@ def test_the_main_screen_has_its_bottom_navigation_and_the_dial_pad_button() -> 
     dev = release_phone()
     dev.launch("phone")
     tabs = [one(dev, rid(name), name) for name in ("speed_dial_tab", "call_log_tab", "contacts_tab")]
-    assert [t.desc for t in tabs] == [dev.locale.t("phone.speed_dial"), dev.locale.t("phone.call_history"),
+    assert [t.desc for t in tabs] == [dev.locale.t("phone.favorites"), dev.locale.t("phone.recents"),
                                       dev.locale.t("phone.contacts")]
     assert [t.selected for t in tabs] == [True, False, False]
     assert not nodes(dev, rid("voicemail_tab"))  # no voicemail account on the emulator
@@ -195,7 +195,7 @@ def test_every_screen_draws_in_every_locale() -> None:
             dev.state.tasks["phone"] = [{"screen": "main"}] + ([{"screen": screen}] if screen != "main" else [])
             dev.state_changed()
             xml = dev.ui_xml()
-            assert (dev.locale.t("phone.speed_dial") in xml) is (screen == "main"), (locale_id, screen)
+            assert (dev.locale.t("phone.favorites") in xml) is (screen == "main"), (locale_id, screen)
         assert dev.screenshot().shape[0] == dev.size[1], locale_id  # the in-call screen drawn
 
 

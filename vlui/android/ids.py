@@ -4,7 +4,7 @@ encodings the apps keep that the tasks read (Clock's repeat days)."""
 
 from __future__ import annotations
 
-# The Pixel dialer's dial pad keys: com.google.android.dialer:id/<name>.
+# The dial pad's keys: <the Phone app's package>:id/<name>, the same in the Pixel's dialer and AOSP's.
 DIALPAD_KEY_IDS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six",
                    "7": "seven", "8": "eight", "9": "nine", "*": "star", "#": "pound"}
 

@@ -2,11 +2,11 @@
 (``com.android.dialer``, the Phone app of the android-29 google_apis images B-MoCA release 2.5 runs on; a phone
 whose ``DeviceState.dialer`` is ``aosp``): the main screen, the dial pad, outgoing and emergency calls, the in-call
 screen. The two share their code and ids (Google's dialer is built from AOSP's) and differ where AOSP's shows
-otherwise: its package; its main screen's bottom navigation (Speed dial, Call history, Contacts); its dial pad,
+otherwise: its package; its main screen's bottom navigation and its ids; its dial pad,
 which formats the digits as they are typed, and its in-call screen, which shows the number formatted, both as
-libphonenumber does for a US phone (:mod:`vlui.android.phonenumbers`). Telecom logs what a real device logs when a call is placed (``EventRecord added as Call`` and
-``processOutgoingCallIntent`` with the number), when the number
-is an emergency number (``Emergency number detected``) and when the call is removed (``onCallRemoved``).
+libphonenumber does for a US phone (:mod:`vlui.android.phonenumbers`). On either, Telecom logs what a real device
+logs when a call is placed (``EventRecord added as Call`` and ``processOutgoingCallIntent`` with the number), when
+the number is an emergency number (``Emergency number detected``) and when the call is removed (``onCallRemoved``).
 
 The dialer's own state, :class:`DialerState` (the digits on the dial pad, the call in progress), is typed here and
 registered with the app (:data:`vlui.sim.apps.APPS`); a snapshot or a task sets it under ``phone:`` (``{call: {number:
@@ -25,7 +25,6 @@ from vlui.sim.protocol import Phone
 from vlui.sim.ui import Node
 from vlui.sim.widgets import Ctx, fab, search_box, tabs, text
 
-PKG = "com.google.android.dialer"  # the Pixel's; package(dev) is the phone's own
 ScreenName = Literal["main", "keypad", "incall"]  # favourites, the dial pad, the call in progress
 SCREENS: tuple[str, ...] = get_args(ScreenName)
 
@@ -215,10 +214,11 @@ def build(dev: Phone, ctx: Ctx, screen: Screen) -> Node:
 
 
 def aosp_nav(ctx: Ctx, pkg: str, y: int) -> Node:
-    """AOSP Dialer's bottom navigation (``BottomNavBar``): Speed dial (selected on a fresh phone), Call history,
-    Contacts; its Voicemail tab shows only with a voicemail account, which the release's emulators have not."""
-    nav = tabs(ctx, pkg, y, [(ctx.t("phone.speed_dial"), "star", True, lambda x, y: None),
-                             (ctx.t("phone.call_history"), "history", False, lambda x, y: None),
+    """AOSP Dialer's bottom navigation (``BottomNavBar``): its speed dial tab (``tab_title_speed_dial``, "Favorites",
+    selected on a fresh phone), call log ("Recents") and contacts tabs; its voicemail tab shows only with a voicemail
+    account, which the release's emulators have not."""
+    nav = tabs(ctx, pkg, y, [(ctx.t("phone.favorites"), "star", True, lambda x, y: None),
+                             (ctx.t("phone.recents"), "history", False, lambda x, y: None),
                              (ctx.t("phone.contacts"), "person", False, lambda x, y: None)], h_dp=56)
     nav.rid = f"{pkg}:id/bottom_nav_bar"
     for tab, rid in zip(nav.children, ("speed_dial_tab", "call_log_tab", "contacts_tab"), strict=True):
