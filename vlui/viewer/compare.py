@@ -8,12 +8,28 @@ run 0 with run 0), its second with their second, and so on. docs/viewer.md.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from vlui.errors import VluiError
 from vlui.viewer.episodes import Folder, open_folder
+
+
+def agents_of(name: str, episodes: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """The agents whose episodes a folder's listing holds, each as its name and its episodes' ids in order (a
+    dataset's by id, an evaluation's by run and episode): one agent named ``name``, or one per policy (``<name>:
+    <group> <checkpoint>``) of an evaluation of several. Unreadable lines (no task) belong to none."""
+    policies: defaultdict[str | None, list[dict[str, Any]]] = defaultdict(list)
+    for e in episodes:
+        if e["task"] != "?":
+            policies[e.get("policy")].append(e)
+
+    def order(e: dict[str, Any]) -> tuple[int, ...]:
+        return tuple(v if isinstance(v, int) else -1 for v in (e.get("run"), e.get("episode")))
+
+    return [(name if policy is None or len(policies) == 1 else f"{name}: {policy}",
+             [e["id"] for e in sorted(policies[policy], key=order)]) for policy in policies]
 
 
 class Viewer:
@@ -39,14 +55,15 @@ class Viewer:
         """The folders' title and notes, the agents (``name``, ``source``), every episode's summary (with its
         ``source`` and ``agent``) and the matches: per task, phone and order (``n``), each agent's episode or None."""
         listings = [f.listing() for f in self.folders]
-        named = [name for f in self.folders for name, _ in f.agents()]
+        held = [agents_of(f.path.name, x["episodes"]) for f, x in zip(self.folders, listings, strict=True)]
+        named = [name for found in held for name, _ in found]
         agents: list[dict[str, Any]] = []
         episodes: list[dict[str, Any]] = []
         matches: dict[tuple[str, str, int], list[dict[str, Any] | None]] = {}
         for source, (folder, listing) in enumerate(zip(self.folders, listings, strict=True)):
             by_id = {e["id"]: e for e in listing["episodes"]}
             agent_of: dict[str, int] = {}
-            for name, ids in folder.agents():
+            for name, ids in held[source]:
                 a = len(agents)
                 if named.count(name) > 1:  # two folders of the same name: their paths tell them apart
                     name = str(folder.path) + name[len(folder.path.name):]

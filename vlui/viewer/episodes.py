@@ -124,11 +124,6 @@ def parsed_gesture(parser: ActionParser, action: Any, role: str = "done") -> tup
     return g, meaning(g)
 
 
-def number(value: Any) -> float:
-    """A run's or episode's number for ordering (-1 where a line lacks it)."""
-    return value if isinstance(value, int | float) else -1
-
-
 def rounded(action: list[float] | None) -> list[float] | None:
     """A dataset's action (float32, so 0.3 reads 0.30000001192092896) to 4 decimals, as an evaluation keeps its
     own."""
@@ -168,12 +163,6 @@ class Folder:
     def episode(self, eid: str) -> dict[str, Any] | None:
         """One episode with its steps, or None when there is no episode ``eid``."""
         raise NotImplementedError
-
-    def agents(self) -> list[tuple[str, list[str]]]:
-        """The agents whose episodes the folder holds, each as its name and its episodes' ids in order (a dataset's by
-        id, an evaluation's by run and episode); one agent with the folder's name, or one per policy of an
-        evaluation of several."""
-        return [(self.path.name, [e["id"] for e in self.listing()["episodes"] if e["task"] != "?"])]
 
     def require(self, eid: str) -> None:
         """A :class:`VluiError` when the folder has no episode ``eid`` (what ``--episode`` names)."""
@@ -376,12 +365,14 @@ class EvaluationFolder(Folder):
         episodes = []
         for key, r in found.items():
             label = f"run {r.get('run')}, episode {r.get('episode')}"
-            if r.get("checkpoint"):
-                label += f", {r.get('group') or 'policy'} {Path(str(r['checkpoint'])).name}"
+            policy = f"{r.get('group') or 'policy'} {Path(str(r['checkpoint'])).name}" if r.get("checkpoint") else None
+            if policy is not None:
+                label += f", {policy}"
             infra = r.get("infra_failure")
             episodes.append({"id": key, "task": str(r.get("task")), "snapshot": str(r.get("snapshot")),
                              "seed": r.get("seed"), "success": None if infra else r.get("success"),
-                             "steps": r.get("steps"), "label": label,
+                             "steps": r.get("steps"), "label": label, "run": r.get("run"),
+                             "episode": r.get("episode"), "policy": policy,
                              "problem": f"an infrastructure failure, not counted: {infra}" if infra else None})
         notes = list(self.notes)
         if found and not any(r.get("screens") for r in found.values()):
@@ -393,20 +384,6 @@ class EvaluationFolder(Folder):
     NO_SCREENS = ("this evaluation kept no screens: evaluate again with screens=all (or screens=failures) into "
                   "another folder (name=...) to see each step's screen; here the gestures are drawn on a blank screen "
                   "(or, for an MLLM agent, on the screenshot it was sent)")
-
-    def agents(self) -> list[tuple[str, list[str]]]:
-        found = self.records()[0]
-        policies: dict[Any, list[dict[str, Any]]] = {}
-        for r in found.values():
-            policies.setdefault(r.get("policy"), []).append(r)
-        out = []
-        for records in (policies[p] for p in sorted(policies, key=number)):
-            ids = [r["key"] for r in sorted(records, key=lambda r: (number(r.get("run")), number(r.get("episode"))))]
-            first = records[0]
-            name = self.path.name if len(policies) == 1 else (
-                f"{self.path.name}: {first.get('group') or 'policy'} {Path(str(first.get('checkpoint'))).name}")
-            out.append((name, ids))
-        return out
 
     def spec(self, checkpoint: str | None) -> ObsActionSpec:
         """The screens and action reading an episode had: a policy's own (its export's ``config.json``) where it
