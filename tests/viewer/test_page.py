@@ -32,6 +32,7 @@ from vlui.jobs import collect, evaluate
 
 pytestmark = pytest.mark.integration  # 2 to 6 s each on the 2-core machine: not slow
 
+expect.set_options(timeout=20_000)  # the first episode read loads the task catalog: seconds on a busy machine
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -49,22 +50,21 @@ def browser(tmp_path_factory) -> Iterator[BrowserContext]:
         context.close()
 
 
-@pytest.fixture(scope="module")
-def evaluation(tmp_path_factory) -> Path:
-    """The expert evaluated on two tasks on one phone, each step's screen kept."""
-    out = tmp_path_factory.mktemp("evaluate") / "out"
-    evaluate.run(compose("evaluate", ["agent=expert", "tasks=[open_clock,airplane_on]", "env.snapshots=[000]",
+def evaluated(out: Path, agent: str) -> Path:
+    """``agent`` evaluated on two tasks on one phone, each step's screen kept."""
+    evaluate.run(compose("evaluate", [f"agent={agent}", "tasks=[open_clock,airplane_on]", "env.snapshots=[000]",
                                       "runs=1", "adaptive_metrics=false", "screens=all"], output_dir=out))
     return out
+
+
+@pytest.fixture(scope="module")
+def evaluation(tmp_path_factory) -> Path:
+    return evaluated(tmp_path_factory.mktemp("evaluate") / "out", "expert")
 
 
 @pytest.fixture(scope="module")
 def random_evaluation(tmp_path_factory) -> Path:
-    """The random agent on the expert's tasks and phone, each step's screen kept."""
-    out = tmp_path_factory.mktemp("evaluate") / "random"
-    evaluate.run(compose("evaluate", ["agent=random", "tasks=[open_clock,airplane_on]", "env.snapshots=[000]",
-                                      "runs=1", "adaptive_metrics=false", "screens=all"], output_dir=out))
-    return out
+    return evaluated(tmp_path_factory.mktemp("evaluate") / "random", "random")
 
 
 def lines(folder: Path) -> dict[str, dict[str, Any]]:
@@ -159,9 +159,14 @@ def test_an_evaluations_episode_is_shown_step_by_step_with_each_gesture_where_it
         expect(page.locator("#play")).to_have_attribute("data-playing", "yes")
         expect(page.locator("#step-label")).to_have_text(f"final screen (after {r['steps']} steps)", timeout=20_000)
         expect(page.locator("#play")).to_have_attribute("data-playing", "no")  # it stops at the end
-        page.click("#screen")  # the screen at its own pixels, the gesture drawn on it, and larger
+        page.click("#screen")  # the screen as large as the window, the gesture drawn on it; at its own pixels; larger
         expect(page.locator("#zoom")).to_be_visible()
         size = page.eval_on_selector("#screen", "i => [i.naturalWidth, i.naturalHeight]")
+        window = page.locator("#zoom .view").bounding_box()
+        box = page.locator("#zoom-box").bounding_box()
+        assert box["height"] == pytest.approx(window["height"], abs=2) and box["height"] > 2 * size[1]
+        expect(page.locator("#zoom-box .overlay .gesture")).to_have_count(0)  # the final screen: no gesture
+        page.click("#zoom-full")
         box = page.locator("#zoom-box").bounding_box()
         assert [box["width"], box["height"]] == pytest.approx(size, abs=1)
         page.click("#zoom-in")
@@ -238,8 +243,11 @@ def test_an_mllm_agents_episode_is_shown_with_its_prompt_marked_screenshot_and_r
         page.click("#prompt summary")
         expect(page.locator("#messages .msg")).to_have_count(len(steps[0]["request"]["messages"]))
         expect(page.locator("#messages")).to_contain_text("open the chrome app")
-        page.click("#llm-image")  # at the image's own size, not the page's column
+        page.click("#llm-image")  # as large as the window, or at its own pixels: not capped by the page's column
         expect(page.locator("#zoom")).to_be_visible()
+        shown, zoomed = (page.locator(x).bounding_box()["height"] for x in ("#llm-image", "#zoom-box"))
+        assert zoomed == pytest.approx(page.locator("#zoom .view").bounding_box()["height"], abs=2) and zoomed > shown
+        page.click("#zoom-full")
         width = page.eval_on_selector("#llm-image", "i => i.naturalWidth")
         assert page.locator("#zoom-box").bounding_box()["width"] == pytest.approx(width, abs=1)
         page.click("#zoom-close")
@@ -331,12 +339,12 @@ def test_two_agents_episodes_of_the_same_task_and_phone_are_shown_side_by_side_a
                     x, y = centre(shape.bounding_box())
                     assert x == pytest.approx(screen["x"] + parsed.touch[1] * screen["width"], abs=1.5)
                     assert y == pytest.approx(screen["y"] + parsed.touch[0] * screen["height"], abs=1.5)
-            page.click("#c-next")
+            page.click("#next")
         for agent, r in enumerate(runs):  # both agents' actions over time, one colour each
             expect(page.locator(f'#c-plot circle.touch[data-agent="{agent}"][data-axis="y"]')).to_have_count(r["steps"])
         longest = max(r["steps"] for r in runs)
-        page.click("#c-play")
-        expect(page.locator("#c-step-label")).to_have_text(f"the last step ({longest + 1})", timeout=40_000)
+        page.click("#play")
+        expect(page.locator("#step-label")).to_have_text(f"the last step ({longest + 1})", timeout=40_000)
         for agent, r in enumerate(runs):  # the shorter episode waits on its final screen
             drawn(page, r["key"], r["steps"], where=f'#panes .pane[data-agent="{agent}"]')
         page.uncheck('#agent-picks input[data-agent="1"]')  # which agents are shown

@@ -157,7 +157,8 @@ class Folder:
 
     def listing(self) -> dict[str, Any]:
         """The folder's title, notes and every episode's summary (``id``, ``task``, ``snapshot``, ``success``,
-        ``steps``, ``label``, ``problem``)."""
+        ``steps``, ``label``, ``problem``; an evaluation's also its ``run``, ``episode`` and ``policy``, the name of
+        the policy that acted where it evaluated several)."""
         raise NotImplementedError
 
     def episode(self, eid: str) -> dict[str, Any] | None:
