@@ -384,3 +384,17 @@ def test_an_evaluation_of_several_checkpoints_compares_its_policies(tmp_path: Pa
     assert [x["name"] for x in listing["agents"]] == ["seeds: bc bc-seed0", "seeds: iql iql-seed0"]
     (match,) = listing["matches"]
     assert [e["id"] for e in match["episodes"]] == ["p0/0/airplane_on/000/0", "p1/0/airplane_on/000/0"]
+
+
+def test_an_evaluation_made_with_compare_says_how_to_view_the_one_it_was_compared_with(tmp_path: Path) -> None:
+    mllm = write_evaluation(tmp_path / "mllm", [record("airplane_on", [BACK], False)])
+    bc = write_evaluation(tmp_path / "bc", [record("airplane_on", [TAP], True)])
+    gone = tmp_path / "gone"
+    (bc / "results.json").write_text(json.dumps({"config": {"compare": {"mllm": str(mllm / "results.json"),
+                                                                        "old": str(gone)}}}))
+    assert Viewer.of([bc]).listing()["notes"][-2:] == [
+        f"bc was compared with mllm ({mllm}) when it was evaluated: python -m vlui.viewer {bc} {mllm} shows their "
+        "episodes side by side",
+        f"bc was compared with old ({gone}) when it was evaluated; its episodes are not there to show beside it"]
+    assert Viewer.of([bc, mllm]).listing()["notes"][-1:] == [
+        f"bc was compared with old ({gone}) when it was evaluated; its episodes are not there to show beside it"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vlui.errors import VluiError
-from vlui.viewer.episodes import Folder, open_folder
+from vlui.viewer.episodes import EvaluationFolder, Folder, open_folder
 
 
 def agents_of(name: str, episodes: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
@@ -83,13 +83,32 @@ class Viewer:
                  "episodes": slot + [None] * (len(agents) - len(slot))}
                 for (task, snapshot, n), slot in matches.items()]
         if len(self.folders) == 1:
-            title, notes = listings[0]["title"], listings[0]["notes"]
+            title, notes = listings[0]["title"], listings[0]["notes"] + self.compared_notes()
         else:
             title = f"{len(agents)} agents compared: " + ", ".join(a["name"] for a in agents)
             notes = [f"{f.path.name}: {n}" for f, x in zip(self.folders, listings, strict=True) for n in x["notes"]]
+            notes += self.compared_notes()
         return {"title": title, "notes": notes, "sources": [{"path": str(f.path), "kind": f.kind}
                                                              for f in self.folders],
                 "agents": agents, "episodes": episodes, "matches": rows}
+
+    def compared_notes(self) -> list[str]:
+        """For each evaluation that ``compare=`` set beside one of these when it ran, and that is not viewed here, how
+        to view the two side by side."""
+        viewed = {f.path.resolve() for f in self.folders}
+        notes = []
+        for folder in self.folders:
+            for name, path in (folder.compared() if isinstance(folder, EvaluationFolder) else {}).items():
+                if path.resolve() in viewed:
+                    continue
+                if (path / "episodes.jsonl").is_file():
+                    shown = " ".join(str(f.path) for f in self.folders)
+                    notes.append(f"{folder.path.name} was compared with {name} ({path}) when it was evaluated: "
+                                 f"python -m vlui.viewer {shown} {path} shows their episodes side by side")
+                else:
+                    notes.append(f"{folder.path.name} was compared with {name} ({path}) when it was evaluated; its "
+                                 "episodes are not there to show beside it")
+        return notes
 
     def episode(self, source: int, eid: str) -> dict[str, Any] | None:
         """One episode of the ``source``-th folder, None when there is no such folder or episode."""

@@ -382,6 +382,22 @@ class EvaluationFolder(Folder):
         return {"kind": self.kind, "path": str(self.path), "notes": notes, "episodes": damaged + episodes,
                 "title": f"evaluation {self.path.name}: {len(episodes)} episodes of agent={agent}"}
 
+    def compared(self) -> dict[str, Path]:
+        """The earlier evaluations this one was compared with when it ran (``compare=``, as its ``results.json``
+        keeps it: a folder or its results.json, a list of them, or a mapping name -> one), by name."""
+        try:
+            value = json.loads((self.path / "results.json").read_text(encoding="utf-8"))["config"]["compare"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}  # not finished, or evaluated before results kept their config: nothing to say
+        named = value.items() if isinstance(value, dict) else (
+            (None, v) for v in (value if isinstance(value, list) else [value] if value else []))
+        out = {}
+        for name, where in named:
+            path = Path(str(where))
+            path = path.parent if path.suffix == ".json" else path
+            out[str(name or path.name)] = path
+        return out
+
     NO_SCREENS = ("this evaluation kept no screens: evaluate again with screens=all (or screens=failures) into "
                   "another folder (name=...) to see each step's screen; here the gestures are drawn on a blank screen "
                   "(or, for an MLLM agent, on the screenshot it was sent)")
