@@ -23,6 +23,7 @@ from vlui.served.shell.context import (
     ShellApi,
     UsageError,
 )
+from vlui.served.shell.files import BIN_DIRS
 from vlui.served.shell.language import decimal
 
 _ECHO_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
@@ -407,17 +408,17 @@ class _Test:
         return value
 
 
-# mksh's own builtins, which no file in /system/bin holds (``which`` finds none of them)
+# mksh's own builtins, which no folder of BIN_DIRS holds (``which`` finds none of them)
 SHELL_ONLY = frozenset({":", "exit", "cd", "export", "unset", "local", "set", "exec", "read", "break", "continue",
                         "return"})
 
 
 def which(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
-    """``which [-a] NAME...``: toybox's, the path of each command in ``$PATH`` (here /system/bin, where every
-    command of the phone lives); a name it does not find prints nothing, and the status is 1."""
+    """``which [-a] NAME...``: toybox's, the path of each command in ``$PATH`` (/system/bin, or /system/xbin for
+    ``su`` and ``sqlite3``); a name it does not find prints nothing, and the status is 1."""
     status = 0
     for name in (a for a in args if a not in ("-a", "--")):
-        found = f"/system/bin/{name}" if "/" not in name and name not in SHELL_ONLY and sh.has_command(name) else ""
+        found = "" if "/" in name else next((f"{d}/{name}" for d, names in BIN_DIRS.items() if name in names), "")
         if "/" in name and sh.has_command(name):
             found = name
         if found:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import hashlib
 import posixpath
 
-from vlui.served import DATA_DIR
+from vlui.resources import read_yaml
+from vlui.served import DATA_DIR, processes
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import Command, Io, Session, ShellApi, UsageError, getopt
 from vlui.served.storage import name_too_long, read_only
@@ -27,13 +28,40 @@ SYMLINKS: dict[str, tuple[str, str, str | None]] = {
 }
 
 
-# folders every Android 10 emulator has that hold no file of the phone's, listed by ``ls``: path -> names
+_SYSTEM_BIN = read_yaml(DATA_DIR / "system_bin.yaml")
+# the programs of the system's folders (/system/bin, /system/xbin): folder -> names, each a command of the shell
+BIN_DIRS: dict[str, tuple[str, ...]] = {d: tuple(names) for d, names in _SYSTEM_BIN["folders"].items()}
+TOYBOX: tuple[str, ...] = tuple(_SYSTEM_BIN["toybox"])  # those of toybox, which ``toybox NAME`` runs
+
+
+# folders every Android 10 emulator has that hold no file of the phone's, listed by ``ls``: path -> names (the
+# programs of BIN_DIRS and the processes' folders of /proc besides)
 VIRTUAL_DIRS = {"/storage": ("emulated", "self"), "/storage/emulated": ("0",), "/storage/self": ("primary",),
-                "/mnt": ("user",), "/mnt/user": ("0",), "/mnt/user/0": ("primary",), "/proc": ()}
+                "/mnt": ("user",), "/mnt/user": ("0",), "/mnt/user/0": ("primary",), "/proc": (),
+                "/system": ("bin", "xbin"), **{d: () for d in BIN_DIRS}}
 
 
 # read-only kernel files, as the emulator's kernel shows them (the CPU is the emulator's virtual x86 processor)
 PROC_FILES = {f"/proc/{p.name}": p.read_bytes() for p in sorted((DATA_DIR / "proc").iterdir())}
+PROC_FILES["/proc/version"] = processes.PROC_VERSION.encode()
+
+
+def system_file(phone: ServedPhone, path: str) -> bytes | None:
+    """What a file the system holds reads as (a ``/proc`` file, a process's ``/proc/PID/...`` file, a program of
+    BIN_DIRS, whose content the simulated phone does not have: empty), or None for a path that is none. The caller
+    holds the lock."""
+    if path in PROC_FILES:
+        return PROC_FILES[path]
+    folder, _, name = path.rpartition("/")
+    if name in BIN_DIRS.get(folder, ()):
+        return b""
+    return processes.proc_file(phone, path) if path.startswith("/proc/") else None
+
+
+def _process_dir(phone: ServedPhone, path: str) -> bool:
+    """Whether ``path`` is ``/proc/PID`` of a live process. The caller holds the lock."""
+    folder, _, name = path.rpartition("/")
+    return folder == "/proc" and name.isascii() and name.isdigit() and processes.find(phone, int(name)) is not None
 
 
 def resolve_storage(path: str) -> str:
@@ -58,15 +86,15 @@ def read_file(phone: ServedPhone, path: str) -> tuple[bytes, str]:
     """(content, "") or (b"", why it cannot be read)."""
     if path in ("/dev/null", "/dev/zero"):
         return b"", ""
-    if path in PROC_FILES:
-        return PROC_FILES[path], ""
     if name_too_long(path):
         return b"", "File name too long"
     with phone.lock:
         data = phone.files.get(path)
+        if data is None:
+            data = system_file(phone, path)
         if data is not None:
             return data, ""
-        return b"", "Is a directory" if phone.is_dir(path) else "No such file or directory"
+        return b"", "Is a directory" if is_dir(phone, path) else "No such file or directory"
 
 
 def unwritable(phone: ServedPhone, path: str) -> str:
@@ -86,8 +114,9 @@ def unwritable(phone: ServedPhone, path: str) -> str:
 
 
 def exists(phone: ServedPhone, path: str) -> bool:
-    """Whether ``path`` (the phone's) is a file or a directory, the system's folders and ``/proc`` files included."""
-    return path in phone.files or path in PROC_FILES or is_dir(phone, path)
+    """Whether ``path`` (the phone's) is a file or a directory, the system's folders and files included. The caller
+    holds the lock."""
+    return path in phone.files or system_file(phone, path) is not None or is_dir(phone, path)
 
 
 def _tree(phone: ServedPhone, path: str) -> list[str]:
@@ -108,7 +137,8 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
             # as toybox: a link named on the command line is shown itself with -l or -d, unless it ends in "/"
             if lexical in SYMLINKS and o & {"l", "d"} and not arg.endswith("/") and "L" not in o:
                 files.append((arg, lexical, True))
-            elif path in sh.phone.files or path in PROC_FILES or ("d" in o and is_dir(sh.phone, path)):
+            elif (path in sh.phone.files or system_file(sh.phone, path) is not None
+                  or ("d" in o and is_dir(sh.phone, path))):
                 files.append((arg, path, False))
             elif is_dir(sh.phone, path):
                 dirs.append((arg, path))
@@ -121,8 +151,10 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
                 mode, target, date = SYMLINKS[p]
                 return f"{mode} 1", "root root", len(target), date or now, f"{name} -> {target}"
             group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
-            if p in PROC_FILES:
+            if p.startswith("/proc/") and not is_dir(sh.phone, p):
                 return "-r--r--r-- 1", "root root", 0, now, name
+            if posixpath.dirname(p) in BIN_DIRS:
+                return "-rwxr-xr-x 1", "root shell", 0, "2009-01-01 00:00", name
             if is_dir(sh.phone, p):
                 return "drwxrwx--x 2", f"root {group}", 4096, now, name
             return "-rw-rw---- 1", f"root {group}", len(sh.phone.files.get(p, b"")), now, name
@@ -149,16 +181,21 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
 
 
 def is_dir(phone: ServedPhone, path: str) -> bool:
-    """Whether ``path`` (the phone's) is a directory: the phone's, or one of the system's folders it lists."""
-    return phone.is_dir(path) or path in VIRTUAL_DIRS
+    """Whether ``path`` (the phone's) is a directory: the phone's, or one of the system's folders it lists (a live
+    process's folder of /proc too). The caller holds the lock."""
+    return phone.is_dir(path) or path in VIRTUAL_DIRS or _process_dir(phone, path)
 
 
 def dir_names(phone: ServedPhone, path: str) -> list[str]:
     """What directory ``path`` holds, as ``ls`` and ``adb ls`` list it: the phone's files and directories, the
     system's folders and links, and the ``/proc`` files. The caller holds the lock."""
-    names = set(phone.list_dir(path)) | set(VIRTUAL_DIRS.get(path, ()))
+    names = set(phone.list_dir(path)) | set(VIRTUAL_DIRS.get(path, ())) | set(BIN_DIRS.get(path, ()))
     names |= {p[len(path.rstrip("/")) + 1:] for p in (*SYMLINKS, *VIRTUAL_DIRS, *PROC_FILES)
               if posixpath.dirname(p) == path}
+    if path == "/proc":
+        names |= {str(p.pid) for p in processes.processes(phone)}
+    elif _process_dir(phone, path):
+        names |= set(processes.PROC_PID_FILES)
     return sorted(names)
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from vlui.served.numbers import parse_long
 from vlui.served.patterns import PatternError, TooCostly, grep_pattern
-from vlui.served.shell.context import PIPE_INPUT_MAX, Input, PipeClosed, UsageError, discard, getopt
+from vlui.served.shell.context import PIPE_INPUT_MAX, Abort, Input, PipeClosed, UsageError, discard, getopt
 
 
 class Stage:
@@ -72,6 +72,7 @@ class Filter(Stage):
         self.out, self.err, self.tick = out, err, tick
         self.status = 0
         self._pieces: list[bytes] = []  # the line being received
+        self._held = 0  # its bytes so far
         opts, self.files = getopt(self.normalise(args), self.flags, self.valued)
         self.setup(opts)
 
@@ -83,11 +84,16 @@ class Filter(Stage):
 
     def feed(self, data: bytes) -> None:
         if b"\n" not in data:  # part of a line: kept in pieces, joined once its newline comes (linear, however long)
+            self._held += len(data)
+            if self._held > PIPE_INPUT_MAX:  # a line that never ends (``cat /dev/zero | grep x``) is held no further
+                raise Abort(f"{self.name}: a line longer than {PIPE_INPUT_MAX >> 20} MiB arrived through a pipe: "
+                            "the simulated phone holds no more of one line\n", 1)
             self._pieces.append(bytes(data))
             return
         *lines, rest = data.split(b"\n")
         lines[0] = b"".join(self._pieces) + lines[0]
         self._pieces = [rest] if rest else []
+        self._held = len(rest)
         for line in lines:
             self.line(line + b"\n")
 
