@@ -4,7 +4,6 @@ served phone per test module."""
 from __future__ import annotations
 
 import shlex
-import subprocess
 import threading
 from pathlib import Path
 
@@ -74,12 +73,6 @@ def private_adb():
 
 
 SYSTEM_ADB = Path("/usr/bin/adb")  # the system's adb client: Debian's and Ubuntu's package (adb 29 on Debian 12)
-
-
-def adb_version(path: str) -> str:
-    """``Version 29.0.6-debian`` of ``adb version``: which client a test drove."""
-    out = subprocess.run([path, "version"], capture_output=True, text=True, timeout=30).stdout
-    return next((line for line in out.splitlines() if line.startswith("Version")), out.strip())
 
 
 @pytest.fixture(scope="module", params=["bundled", "system"], ids=["adb-bundled", "adb-system"])
