@@ -294,3 +294,22 @@ def test_dev_zero_and_the_log_buffer(pa):
     sizes = adb(pa, "logcat", "-g").stdout
     consumed = [int(n) for n in re.findall(r"ring buffer is 256 KiB \((\d+) KiB consumed\)", sizes)]
     assert consumed and all(250 <= n <= 256 for n in consumed), sizes
+
+
+def test_printf_cut_find_and_stat_as_toybox_prints_them(pa):
+    """Issue 63: printf, cut, find and stat were missing; each now prints what Android 10's toybox prints."""
+    assert adb(pa, "shell", 'printf "%s=%03d|%x\\n" a 7 255 b 8').stdout == "a=007|ff\nb=008|0\n"
+    bad = adb(pa, "shell", 'printf "%d\\n" 12x')
+    assert (bad.returncode, bad.stdout, bad.stderr) == (1, "12\n", "printf: invalid number '12x'\n")
+    assert adb(pa, "shell", "getprop ro.build.fingerprint | cut -d/ -f3").stdout == "generic_x86:10\n"
+    assert adb(pa, "shell", "echo abcdef | cut -c 2-3,5-").stdout == "bcef\n"
+    adb(pa, "shell", "rm -rf /sdcard/t; mkdir -p /sdcard/t/a; touch /sdcard/t/a/x.txt /sdcard/t/y.TXT /sdcard/t/z.png")
+    assert adb(pa, "shell", "find /sdcard/t -iname '*.txt'").stdout == "/sdcard/t/a/x.txt\n/sdcard/t/y.TXT\n"
+    assert adb(pa, "shell", "find /sdcard/t -type d").stdout == "/sdcard/t\n/sdcard/t/a\n"
+    assert adb(pa, "shell", "find /sdcard -maxdepth 1").stdout == "/sdcard\n"  # a link, not followed
+    missing = adb(pa, "shell", "find /nowhere")
+    assert (missing.returncode, missing.stderr) == (1, "find: '/nowhere': No such file or directory\n")
+    assert adb(pa, "shell", "stat -c '%s %F %A %U:%G' /sdcard/t/y.TXT /sdcard /sdcard/").stdout == (
+        "0 regular empty file -rw-rw---- root:sdcard_rw\n21 symbolic link lrw-r--r-- root:root\n"
+        "4096 directory drwxrwx--x root:sdcard_rw\n")
+    assert adb(pa, "shell", "stat /sdcard/t/a/x.txt").stdout.startswith("  File: /sdcard/t/a/x.txt\n  Size: 0\t")

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
 
+from vlui.android.logcat import EPOCH
 from vlui.resources import read_yaml
 from vlui.served import DATA_DIR, processes
+from vlui.served.patterns import Pattern, PatternError, glob_regex
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import Command, Io, Session, ShellApi, UsageError, getopt
 from vlui.served.storage import name_too_long, read_only
@@ -147,17 +153,9 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
 
         def row(name: str, p: str, link: bool) -> tuple[str, str, int, str, str]:
             """(mode and links, owner and group, size, date, name) of one entry."""
-            if link:
-                mode, target, date = SYMLINKS[p]
-                return f"{mode} 1", "root root", len(target), date or now, f"{name} -> {target}"
-            group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
-            if p.startswith("/proc/") and not is_dir(sh.phone, p):
-                return "-r--r--r-- 1", "root root", 0, now, name
-            if posixpath.dirname(p) in BIN_DIRS:
-                return "-rwxr-xr-x 1", "root shell", 0, "2009-01-01 00:00", name
-            if is_dir(sh.phone, p):
-                return "drwxrwx--x 2", f"root {group}", 4096, now, name
-            return "-rw-rw---- 1", f"root {group}", len(sh.phone.files.get(p, b"")), now, name
+            st = entry_stat(sh.phone, p, link)
+            shown = f"{name} -> {st.target}" if link else name
+            return f"{st.mode} {st.links}", f"{st.owner} {st.group}", st.size, st.date or now, shown
 
         def rows(entries: list[tuple[str, str, bool]]) -> str:
             if "l" not in o:
@@ -178,6 +176,37 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     io.complain("".join(errors))
     io.say("\n".join(blocks))
     return 1 if errors else 0
+
+
+@dataclass(frozen=True)
+class EntryStat:
+    """What ``ls -l`` and ``stat`` show of an entry: mode (``-rw-rw----``), links, owner, group, size, date (None: the
+    phone's clock now) and a link's target ("" for none)."""
+
+    mode: str
+    links: int
+    owner: str
+    group: str
+    size: int
+    date: str | None
+    target: str = ""
+
+
+def entry_stat(phone: ServedPhone, p: str, link: bool) -> EntryStat:
+    """An entry's :class:`EntryStat`, as the device shows it: the shared storage's files ``root sdcard_rw``, the
+    system's programs ``root shell`` from the image's build, /proc's files read-only, links as they are made.
+    ``link``: ``p`` is a link of SYMLINKS shown as itself. The caller holds the lock."""
+    if link:
+        mode, target, date = SYMLINKS[p]
+        return EntryStat(mode, 1, "root", "root", len(target), date, target)
+    group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
+    if p.startswith("/proc/") and not is_dir(phone, p):
+        return EntryStat("-r--r--r--", 1, "root", "root", 0, None)
+    if posixpath.dirname(p) in BIN_DIRS:
+        return EntryStat("-rwxr-xr-x", 1, "root", "shell", 0, "2009-01-01 00:00")
+    if is_dir(phone, p):
+        return EntryStat("drwxrwx--x", 2, "root", group, 4096, None)
+    return EntryStat("-rw-rw----", 1, "root", group, len(phone.files.get(p, b"")), None)
 
 
 def is_dir(phone: ServedPhone, path: str) -> bool:
@@ -399,5 +428,150 @@ def md5sum(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     return status
 
 
+def _kind(phone: ServedPhone, path: str, follow: bool) -> str:
+    """``l`` (a link, unless ``follow``), ``d``, ``f``, or "" for nothing. The caller holds the lock."""
+    if not follow and path in SYMLINKS:
+        return "l"
+    real = resolve_storage(path)
+    if is_dir(phone, real):
+        return "d"
+    return "f" if real in phone.files or system_file(phone, real) is not None else ""
+
+
+class _FindTest:
+    """One test of ``find``'s expression: (kind, value, negated)."""
+
+    def __init__(self, kind: str, value: str, negated: bool) -> None:
+        self.kind, self.value, self.negated = kind, value, negated
+        self.pattern = None
+        if kind in ("name", "iname", "path"):
+            try:
+                self.pattern = Pattern(("(?i)" if kind == "iname" else "") + glob_regex(value, path=False))
+            except PatternError:
+                self.pattern = Pattern(r"\b\B")
+
+    def holds(self, shown: str, kind: str) -> bool:
+        if self.kind == "type":
+            found = kind == self.value
+        else:
+            found = self.pattern.fullmatch(shown if self.kind == "path" else posixpath.basename(shown) or shown)
+        return bool(found) != self.negated
+
+
+def find(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``find [PATH...] [-name PAT] [-iname PAT] [-path PAT] [-type f|d|l] [-maxdepth N] [-mindepth N] [!] [-print]``:
+    toybox's, the tests joined by "and"; every path found under each PATH (``.`` when none), each folder before what
+    it holds, names in order, links not followed (``find /sdcard`` prints the link alone, ``find /sdcard/`` its
+    folder's files, as on a device). It looks at each entry once, between ticks of the CPU budget."""
+    k = next((i for i, a in enumerate(args) if a.startswith("-") or a in ("!", "(")), len(args))
+    roots, expr = args[:k] or ["."], args[k:]
+    tests: list[_FindTest] = []
+    depth = [0, 1 << 30]
+    negated = False
+    i = 0
+    while i < len(expr):
+        word = expr[i]
+        i += 1
+        if word in ("!", "-not"):
+            negated = not negated
+            continue
+        if word in ("-print", "-a", "-and"):
+            continue
+        if word not in ("-name", "-iname", "-path", "-type", "-maxdepth", "-mindepth"):
+            raise UsageError(f"Unknown option '{word}'")
+        if i == len(expr):
+            raise UsageError(f"'{word}' needs 1 arg")
+        value = expr[i]
+        i += 1
+        if word in ("-maxdepth", "-mindepth"):
+            depth[word == "-maxdepth"] = _depth(value)
+        elif word == "-type" and value not in ("f", "d", "l"):
+            raise UsageError(f"bad -type '{value}'")
+        else:
+            tests.append(_FindTest(word[1:], value, negated))
+        negated = False
+    status = 0
+    for root in roots:
+        with sh.phone.lock:
+            kind = _kind(sh.phone, _lexical(s, root), follow=root.endswith("/"))  # "/sdcard/" follows the link
+        if not kind:
+            io.complain(f"find: '{root}': No such file or directory\n")
+            status = 1
+            continue
+        stack = [(root, _lexical(s, root), kind, 0)]
+        while stack:
+            sh.tick(s)
+            shown, path, kind, level = stack.pop()
+            if level >= depth[0] and all(t.holds(shown, kind) for t in tests):
+                io.say(shown + "\n")
+            if kind == "d" and level < depth[1]:
+                with sh.phone.lock:
+                    real = resolve_storage(path)
+                    children = [(posixpath.join(shown, n), posixpath.join(path, n)) for n in dir_names(sh.phone, real)]
+                    children = [(c, p, _kind(sh.phone, p, follow=False), level + 1) for c, p in children]
+                stack.extend(reversed(children))
+    return status
+
+
+_UIDS = {"root": 0, "shell": 2000, "sdcard_rw": 1015}
+_STAT_FORMAT = ("  File: %N\n  Size: %s\t Blocks: %b\t IO Blocks: 512\t%F\nDevice: %Dh/%dd\t Inode: %i\t Links: %h\n"
+                "Access: (%a/%A)\tUid: (%5u/%8U)\tGid: (%5g/%8G)\nAccess: %x\nModify: %y\nChange: %z\n")
+
+
+def stat(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``stat [-L] [-c FORMAT] FILE...``: toybox's, its default layout or FORMAT's ``%n %N %s %b %B %F %a %A %u %U
+    %g %G %h %i %d %D %x %X %y %Y %z %Z %%``. A link is shown as itself unless ``-L`` or a trailing ``/``. The
+    simulated phone keeps no times, inodes or devices of its own: every time is its clock's, an inode a hash of the
+    path and the device /data's."""
+    opts, operands = getopt(args, "Lt", "c")
+    if not operands:
+        raise UsageError("Needs 1 argument")
+    follow = any(k == "L" for k, _ in opts)
+    fmt = next((v + "\n" for k, v in reversed(opts) if k == "c"), _STAT_FORMAT)
+    status = 0
+    for arg in operands:
+        lexical = _lexical(s, arg)
+        with sh.phone.lock:
+            kind = _kind(sh.phone, lexical, follow=follow or arg.endswith("/"))
+            st = entry_stat(sh.phone, lexical if kind == "l" else resolve_storage(lexical), kind == "l") if kind else None
+            now = sh.phone.device.now()
+        if st is None:
+            io.complain(f"stat: cannot stat '{arg}': No such file or directory\n")
+            status = 1
+            continue
+        io.say(_stat_line(fmt, arg, kind, st, now))
+    return status
+
+
+def _stat_line(fmt: str, arg: str, kind: str, st: EntryStat, now: datetime) -> str:
+    """One file's ``stat`` in ``fmt``; ``kind``: ``f``, ``d`` or ``l``."""
+    stamp = now.strftime("%Y-%m-%d %H:%M:%S.000000000 +0000")
+    epoch = str(int((now - EPOCH).total_seconds()))
+    perms = "".join("1" if c != "-" else "0" for c in st.mode[1:])
+    kinds = {"l": "symbolic link", "d": "directory", "f": "regular file" if st.size else "regular empty file"}
+    values = {
+        "n": arg, "N": f"{arg} -> {st.target}" if kind == "l" else arg, "s": str(st.size),
+        "b": str(-(-st.size // 4096) * 8), "B": "512", "F": kinds[kind], "a": f"{int(perms, 2):o}", "A": st.mode,
+        "u": str(_UIDS.get(st.owner, 0)), "U": st.owner, "g": str(_UIDS.get(st.group, 0)), "G": st.group,
+        "h": str(st.links), "i": str(zlib.crc32(arg.encode("utf-8", "surrogateescape")) & 0xFFFFF), "d": "64773",
+        "D": "fd05", "x": stamp, "y": stamp, "z": stamp, "X": epoch, "Y": epoch, "Z": epoch, "%": "%",
+    }
+
+    def one(m: re.Match[str]) -> str:
+        width, key = m.group(1), m.group(2)
+        value = values.get(key)
+        if value is None:
+            return m.group(0)
+        return value.rjust(int(width)) if width else value
+
+    return re.sub(r"%(\d{0,3})([a-zA-Z%])", one, fmt)
+
+
+def _depth(value: str) -> int:
+    if not (value.isascii() and value.isdigit()) or len(value) > 9:
+        raise UsageError(f"bad depth '{value}'")
+    return int(value)
+
+
 COMMANDS: dict[str, Command] = {"ls": ls, "mkdir": mkdir, "rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "touch": touch,
-                                "chmod": chmod, "chown": chown, "md5sum": md5sum}
+                                "chmod": chmod, "chown": chown, "md5sum": md5sum, "find": find, "stat": stat}

@@ -283,4 +283,57 @@ class _Grep(Filter):
             self.out(f"{self.matches}\n".encode())
 
 
-FILTERS: dict[str, type[Filter]] = {f.name: f for f in (_Cat, _Grep, _Head, _Tail, _Wc, _Sort)}
+class _Cut(Filter):
+    """``cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [FILE...]``: toybox's. A LIST is ranges ``N``, ``N-M``,
+    ``N-`` and ``-M`` joined by commas (from 1); ``-f`` splits at DELIM (a tab by default), and a line without one
+    is printed whole unless ``-s``."""
+
+    name, flags, valued = "cut", "sn", "bcfd"
+
+    def setup(self, opts: list[tuple[str, str]]) -> None:
+        lists = [(k, v) for k, v in opts if k in "bcf"]
+        if len(lists) != 1:
+            raise UsageError("Needs -b, -c or -f" if not lists else "-b, -c and -f exclude one another")
+        self.mode, spec = lists[0]
+        self.ranges = [_cut_range(part) for part in spec.split(",")]
+        delims = [v for k, v in opts if k == "d"]
+        self.delim = (delims[-1] if delims else "\t").encode("utf-8", "surrogateescape")
+        if len(self.delim) != 1 and self.mode == "f":
+            raise UsageError("-d DELIM must be one character")
+        self.only_delimited = any(k == "s" for k, _ in opts)
+
+    def line(self, line: bytes) -> None:
+        self.tick()
+        body = line[:-1] if line.endswith(b"\n") else line
+        if self.mode == "f":
+            if self.delim not in body:
+                if not self.only_delimited:
+                    self.out(body + b"\n")
+                return
+            fields = body.split(self.delim)
+            self.out(self.delim.join(f for k, f in enumerate(fields, 1) if self._wanted(k)) + b"\n")
+        elif self.mode == "c":
+            text = body.decode("utf-8", "surrogateescape")
+            kept = "".join(c for k, c in enumerate(text, 1) if self._wanted(k))
+            self.out(kept.encode("utf-8", "surrogateescape") + b"\n")
+        else:
+            self.out(bytes(b for k, b in enumerate(body, 1) if self._wanted(k)) + b"\n")
+
+    def _wanted(self, k: int) -> bool:
+        return any(lo <= k <= hi for lo, hi in self.ranges)
+
+
+def _cut_range(part: str) -> tuple[int, int]:
+    """``N``, ``N-M``, ``N-`` or ``-M`` of a cut list as (first, last), counted from 1."""
+    lo, dash, hi = part.partition("-")
+    try:
+        first = _count(lo) if lo else 1
+        last = (_count(hi) if hi else 1 << 62) if dash else first
+    except UsageError:
+        raise UsageError(f"bad list '{part}'") from None
+    if first < 1 or last < first:
+        raise UsageError(f"bad list '{part}'")
+    return first, last
+
+
+FILTERS: dict[str, type[Filter]] = {f.name: f for f in (_Cat, _Cut, _Grep, _Head, _Tail, _Wc, _Sort)}
