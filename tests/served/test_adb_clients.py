@@ -313,3 +313,16 @@ def test_printf_cut_find_and_stat_as_toybox_prints_them(pa):
         "0 regular empty file -rw-rw---- root:sdcard_rw\n21 symbolic link lrw-r--r-- root:root\n"
         "4096 directory drwxrwx--x root:sdcard_rw\n")
     assert adb(pa, "shell", "stat /sdcard/t/a/x.txt").stdout.startswith("  File: /sdcard/t/a/x.txt\n  Size: 0\t")
+
+
+def test_sed_edits_lines_as_toybox_does_and_a_line_cannot_grow_without_bound(pa):
+    """Issue 63: sed was missing. Its common commands run as toybox's, matched by RE2 in linear time; a
+    substitution that would grow a line past 4 MiB stops with one line; what it does not run is refused in one."""
+    assert adb(pa, "shell", "getprop ro.build.version.sdk | sed 's/^/sdk=/'").stdout == "sdk=29\n"
+    assert adb(pa, "shell", "printf 'a1\\nb2\\nc3\\n' | sed -E 's/([a-z])([0-9])/\\2\\1/;2d'").stdout == "1a\n3c\n"
+    assert adb(pa, "shell", "printf 'x\\ny\\nz\\n' | sed -n '/y/,$p'").stdout == "y\nz\n"
+    assert adb(pa, "shell", "printf '1\\n2\\n3\\n' | sed 2q").stdout == "1\n2\n"
+    grown = adb(pa, "shell", f"echo {'a' * 5000} | sed 's/x*/{'b' * 1000}/g'")
+    assert grown.returncode == 1 and grown.stderr.startswith("sed: a line that grows past 4194304 bytes")
+    refused = adb(pa, "shell", "echo a | sed y/a/b/")
+    assert (refused.returncode, refused.stdout) == (1, "") and refused.stderr.startswith("sed: unknown command 'y'")
