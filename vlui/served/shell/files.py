@@ -107,14 +107,14 @@ def unwritable(phone: ServedPhone, path: str) -> str:
     """Why ``path`` cannot be written ("" when it can). The caller holds the lock."""
     if name_too_long(path):
         return "File name too long"
-    if phone.is_dir(path):
+    if is_dir(phone, path):
         return "Is a directory"
     parent = posixpath.dirname(path)
     while parent != "/" and parent not in phone.files:
         parent = posixpath.dirname(parent)
     if parent != "/":
         return "Not a directory"
-    if not phone.is_dir(posixpath.dirname(path)):
+    if not is_dir(phone, posixpath.dirname(path)):
         return "No such file or directory"
     return "Read-only file system" if read_only(path) else ""
 
@@ -350,9 +350,11 @@ def _copy(sh: ShellApi, s: Session, io: Io, args: list[str], name: str) -> int:
             if problem:
                 errors.append(problem)
                 continue
-            moved = ({src: target} if src in files
+            system = system_file(sh.phone, src) if src not in files else None  # cp /proc/cpuinfo: its content
+            moved = ({src: target} if src in files or system is not None
                      else {p: target + p[len(src):] for p in _tree(sh.phone, src)} or {src + "/": target + "/"})
-        _in_batches(sh.phone, list(moved.items()), lambda pair: files.__setitem__(pair[1], files.get(pair[0], b"")))
+        _in_batches(sh.phone, list(moved.items()),
+                    lambda pair: files.__setitem__(pair[1], files.get(pair[0], system or b"")))
         if name == "mv":
             _in_batches(sh.phone, list(moved), lambda old: files.pop(old, None))
             with sh.phone.lock:
@@ -368,7 +370,7 @@ def _copy_problem(phone: ServedPhone, name: str, arg: str, src: str, dest_arg: s
         return f"{name}: {arg}: No such file or directory\n"
     if src == target or target.startswith(src.rstrip("/") + "/"):
         return f"{name}: '{arg}' and '{dest_arg}' are the same or nested\n"
-    is_file = src in phone.files
+    is_file = src in phone.files or system_file(phone, src) is not None
     if name == "mv" and read_only(src):
         return f"mv: '{arg}': Read-only file system\n"
     if not (is_file or recursive):
