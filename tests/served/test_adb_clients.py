@@ -326,3 +326,26 @@ def test_sed_edits_lines_as_toybox_does_and_a_line_cannot_grow_without_bound(pa)
     assert grown.returncode == 1 and grown.stderr.startswith("sed: a line that grows past 4194304 bytes")
     refused = adb(pa, "shell", "echo a | sed y/a/b/")
     assert (refused.returncode, refused.stdout) == (1, "") and refused.stderr.startswith("sed: unknown command 'y'")
+
+
+def test_ln_fails_as_the_kernel_refuses_a_link(pa):
+    """Issue 63: ln was missing. The shared storage (sdcardfs) takes no links and the system is read-only, so ln
+    fails there as on a device, one line each with the kernel's error; where a device would make the link (/data),
+    the simulated phone, which keeps no links of its own, says so in one line."""
+    adb(pa, "shell", "rm -rf /sdcard/l; mkdir -p /sdcard/l; touch /sdcard/l/a.txt")
+    sdcard = adb(pa, "shell", "ln -s /sdcard/l/a.txt /sdcard/l/b.txt")
+    assert (sdcard.returncode, sdcard.stdout, sdcard.stderr) == (
+        1, "", "ln: cannot create symbolic link from '/sdcard/l/a.txt' to '/sdcard/l/b.txt': Operation not permitted\n")
+    many = adb(pa, "shell", "cd /sdcard/l && ln a.txt x y /sdcard/Download")
+    assert many.stderr.splitlines() == [
+        "ln: cannot create hard link from 'a.txt' to '/sdcard/Download/a.txt': Operation not permitted",
+        "ln: cannot create hard link from 'x' to '/sdcard/Download/x': No such file or directory",
+        "ln: cannot create hard link from 'y' to '/sdcard/Download/y': No such file or directory"]
+    assert adb(pa, "shell", "ln -s a /sdcard/l/a.txt").stderr.endswith(": File exists\n")
+    assert adb(pa, "shell", "ln -s /sdcard/l/a.txt /system/bin/x").stderr.endswith(": Read-only file system\n")
+    assert adb(pa, "shell", "ln -s a b /sdcard/l/a.txt").stderr == "ln: '/sdcard/l/a.txt' not a directory\n"
+    data = adb(pa, "shell", "ln -s /sdcard/l/a.txt /data/local/tmp/a")
+    assert data.returncode == 1 and "keeps no links" in data.stderr and len(data.stderr.splitlines()) == 1
+    assert adb(pa, "shell", "ls /sdcard/l").stdout == "a.txt\n"  # nothing was made
+    assert adb(pa, "shell", "ls /data/local/tmp/a").returncode == 1
+    assert adb(pa, "shell", "which ln").stdout == "/system/bin/ln\n"

@@ -89,10 +89,10 @@ def test_any_script_on_standard_input_runs_cleanly_however_it_is_cut(pieces: lis
     assert isinstance(status, int) and 0 <= status <= 255 and not _PYTHON_ERROR.search(text)
 
 
-_TOOLS = ["printf", "cut", "sed", "find", "stat", "ps", "pidof", "kill", "uname", "su", "run-as", "toybox"]
+_TOOLS = ["printf", "cut", "sed", "find", "stat", "ps", "pidof", "kill", "uname", "su", "run-as", "toybox", "ln"]
 _TOOL_ARGS = ["-o", "pid,name", "-p", "1", "-A", "%d", "%s%b%c", "%*.*f", "-d:", "-f", "1-", "-c", "s/a/b/g", "-n",
               "$p", "/x/,3d", "-E", "s/(a)/\\1\\2/", "-name", "*", "-type", "d", "-maxdepth", "/sdcard/", "/proc",
-              "-c", "%n %s %F", "-L", "0", "-9", "-l", "com.android.chrome", "9" * 40, "\\", "/"]
+              "-c", "%n %s %F", "-L", "0", "-9", "-s", "-T", "-t", "-l", "com.android.chrome", "9" * 40, "\\", "/"]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,4 +1,4 @@
-"""The phone's files: ``ls``, ``mkdir``, ``rm``, ``rmdir``, ``cp``, ``mv``, ``touch``, ``chmod``, ``chown``, and the
+"""The phone's files: ``ls``, ``mkdir``, ``rm``, ``rmdir``, ``cp``, ``mv``, ``ln``, ``touch``, ``chmod``, ``chown``, and the
 path functions the shell gives the other commands (:class:`~vlui.served.shell.context.ShellApi`: a typed path, reading,
 writability as on a device, the shared storage's other names, the read-only ``/proc`` files)."""
 
@@ -381,6 +381,56 @@ def _copy_problem(phone: ServedPhone, name: str, arg: str, src: str, dest_arg: s
     return ""
 
 
+def ln(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``ln [-sfnvT] [-t DIR] [FROM...] TO``: toybox's, its arguments placed as ``cp`` places them and each failure
+    one line, ``ln: cannot create symbolic link from 'FROM' to 'TO': WHY``, with the error the device's kernel gives:
+    the shared storage (sdcardfs) holds no links (``Operation not permitted``), the system's partitions are read-only.
+    Deviation: the phone's files hold no links of their own, so a link a device would make (in ``/data``) is refused
+    with a line that says so."""
+    opts, operands = getopt(args, "Tvnfs", "t")
+    o = {k for k, _ in opts}
+    if not operands:
+        raise UsageError("Needs 1 argument")
+    dest_arg = next((v for k, v in reversed(opts) if k == "t"), None)
+    if dest_arg is None:
+        dest_arg = operands.pop() if len(operands) > 1 else "."
+    if "T" in o and len(operands) > 1:
+        raise UsageError("Max 2 arguments")
+    kind = "symbolic" if "s" in o else "hard"
+    errors = []
+    with sh.phone.lock:
+        dest = phone_path(s, dest_arg)
+        into = sh.phone.is_dir(dest) and not ({"n", "T"} & o and _lexical(s, dest_arg) in SYMLINKS)
+        if (into and "T" in o) or (not into and exists(sh.phone, dest) and (len(operands) > 1 or "t" in o)):
+            raise UsageError(f"'{dest_arg}' {'is' if into else 'not'} a directory")
+        for arg in operands:
+            new_arg = f"{dest_arg}/{posixpath.basename(arg)}" if into else dest_arg
+            why = _link_problem(sh.phone, phone_path(s, arg), phone_path(s, new_arg), kind, "f" in o)
+            errors.append(f"ln: cannot create {kind} link from '{arg}' to '{new_arg}': {why}\n")
+    io.complain("".join(errors))
+    return 1 if errors else 0
+
+
+def _link_problem(phone: ServedPhone, src: str, new: str, kind: str, force: bool) -> str:
+    """Why the kernel refuses to link ``new`` to ``src`` (a ``kind`` link), in its order of checks: a missing source
+    (hard links only), a missing folder, a name taken (unless ``force``), a read-only partition, sdcardfs, another file
+    system; or, where a device would make it, the simulated phone's deviation. The caller holds the lock."""
+    if kind == "hard" and not exists(phone, src):
+        return "No such file or directory"
+    problem = unwritable(phone, new)
+    if problem in ("File name too long", "Not a directory", "No such file or directory"):
+        return problem
+    if exists(phone, new) and not force:
+        return "File exists"
+    if read_only(new) or problem == "Read-only file system":
+        return "Read-only file system"
+    if new == SDCARD or new.startswith(SDCARD + "/"):
+        return "Operation not permitted"
+    if kind == "hard" and (is_dir(phone, src) or read_only(src)):
+        return "Operation not permitted" if is_dir(phone, src) else "Invalid cross-device link"
+    return "the simulated phone keeps no links of its own (cp copies a file)"
+
+
 def touch(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     _, operands = getopt(args, "acmh", "dtr")
     errors = []
@@ -576,4 +626,5 @@ def _depth(value: str) -> int:
 
 
 COMMANDS: dict[str, Command] = {"ls": ls, "mkdir": mkdir, "rm": rm, "rmdir": rmdir, "cp": cp, "mv": mv, "touch": touch,
-                                "chmod": chmod, "chown": chown, "md5sum": md5sum, "find": find, "stat": stat}
+                                "chmod": chmod, "chown": chown, "md5sum": md5sum, "find": find, "stat": stat,
+                                "ln": ln}
