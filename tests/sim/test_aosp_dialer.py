@@ -214,6 +214,11 @@ def test_the_served_phone_names_the_aosp_dialer_where_the_release_phone_has_it()
     assert text_of(dev, "digits") == "(202) 456-1111"
     focus = sh(phone, "dumpsys window windows")
     assert "com.android.dialer/com.android.dialer.main.impl.MainActivity" in focus
+    # its process is com.android.dialer's: pidof finds it and kill ends it as ActivityManager logs it
+    pid = sh(phone, "pidof com.android.dialer").strip()
+    assert pid and sh(phone, "pidof com.google.android.dialer") == ""
+    sh(phone, f"kill -9 {pid}")
+    assert f"Process com.android.dialer (pid {pid}) has died: fg  TOP" in "\n".join(dev.log_lines())
 
 
 def sh(phone: ServedPhone, command: str) -> str:
