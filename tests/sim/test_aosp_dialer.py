@@ -6,12 +6,16 @@ locale; and the Pixel's Google dialer left as it was on the other phones."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
 from tests.sim.driver import nodes, one, tap
 from vlui.android.i18n import locales
+from vlui.android.launcher import LAUNCHER_DB
+from vlui.android.snapshot import ENVS_DIR
 from vlui.android.phonenumbers import as_you_type, format_in_original_format, incall_number
+from vlui.served import configure, device_files
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
 from vlui.sim.apps.dialer import dialer_state
@@ -219,6 +223,26 @@ def test_the_served_phone_names_the_aosp_dialer_where_the_release_phone_has_it()
     assert pid and sh(phone, "pidof com.google.android.dialer") == ""
     sh(phone, f"kill -9 {pid}")
     assert f"Process com.android.dialer (pid {pid}) has died: fg  TOP" in "\n".join(dev.log_lines())
+
+
+def test_a_served_release_phones_launcher_and_force_stop_know_its_dialer(tmp_path: Path) -> None:
+    """A phone booted as a release phone (``dialer: aosp`` in its snapshot): the launcher's database starts
+    com.android.dialer from the Phone icon and keeps it when the launcher reloads it; ``am force-stop`` stops it."""
+    envs = tmp_path / "envs"
+    envs.mkdir()
+    (envs / "000.yaml").write_text((ENVS_DIR / "000.yaml").read_text().replace("state: {}", "state: {dialer: aosp}"))
+    phone = ServedPhone("000", envs_dir=envs, noise=False)
+    con = device_files.open_db(phone.files[LAUNCHER_DB])
+    intents = [intent for (intent,) in con.execute("SELECT intent FROM favorites WHERE title = 'Phone'")]
+    assert len(intents) == 1 and "component=com.android.dialer/.main.impl.MainActivity;" in intents[0]
+    configure.force_stop(phone, "com.google.android.apps.nexuslauncher")  # the launcher reloads its database
+    dev = phone.device
+    assert "Missing activity" not in "\n".join(dev.log_lines())
+    assert nodes(dev, lambda n: n.desc == "Phone")
+    dev.launch("phone")
+    sh(phone, "am force-stop com.android.dialer")
+    assert "Force stopping com.android.dialer appid=" in "\n".join(dev.log_lines())
+    assert "phone" not in dev.state.running
 
 
 def sh(phone: ServedPhone, command: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from vlui.android.apps import apps, short_component, third_party
+from vlui.android.apps import app_info, short_component, third_party
 from vlui.android.i18n import Locale, get_locale
 
 LAUNCHER_DB = "/data/data/com.google.android.apps.nexuslauncher/databases/launcher.db"
@@ -144,25 +144,27 @@ LAUNCH_INTENT = ("#Intent;action=android.intent.action.MAIN;category=android.int
                  "launchFlags=0x10200000;component={component};end")
 
 
-def favorites_rows(layout: Layout, locale_id: str) -> list[tuple]:
+def favorites_rows(layout: Layout, locale_id: str, dialer: str = "google") -> list[tuple]:
     """Launcher3 ``favorites`` rows (values for :data:`FAVORITES_COLUMNS`) of a layout: hotseat items at
     ``screen`` = ``cellX`` = their position, workspace items on the first screen at (``cellX``, ``cellY``) =
-    (column, row). Titles are the apps' labels in ``locale_id``."""
+    (column, row). Titles are the apps' labels in ``locale_id``; the Phone app's intent names the phone's own
+    (``dialer``: ``DeviceState.dialer``)."""
     locale = get_locale(locale_id)
     hotseat, workspace = layout
     items = [(key, HOTSEAT, i, i, 0) for i, key in enumerate(hotseat)]
     items += [(key, DESKTOP, 0, column, row) for key, row, column in workspace]
     rows = []
     for _id, (key, container, screen, x, y) in enumerate(items, 1):
-        info = apps()[key]
+        info = app_info(key, dialer)
         intent = LAUNCH_INTENT.format(component=short_component(info.package, info.activity))
         rows.append((_id, locale.t(f"app.{key}"), intent, container, screen, x, y, 1, 1, ITEM_APPLICATION, 0, 0))
     return rows
 
 
-def launcher_sql(layout: Layout, locale_id: str) -> str:
-    """SQL that makes a launcher database hold exactly ``layout``: a DELETE, then one INSERT with a line per icon."""
-    rows = [f"({', '.join(map(_sql_literal, row))})" for row in favorites_rows(layout, locale_id)]
+def launcher_sql(layout: Layout, locale_id: str, dialer: str = "google") -> str:
+    """SQL that makes a launcher database hold exactly ``layout``: a DELETE, then one INSERT with a line per icon
+    (the Phone app's being ``dialer``'s)."""
+    rows = [f"({', '.join(map(_sql_literal, row))})" for row in favorites_rows(layout, locale_id, dialer)]
     if not rows:
         return "DELETE FROM favorites;"
     return (f"DELETE FROM favorites;\nINSERT INTO favorites ({', '.join(FAVORITES_COLUMNS)}) VALUES\n"

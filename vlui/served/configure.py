@@ -30,7 +30,7 @@ from datetime import datetime
 from PIL import Image, UnidentifiedImageError
 
 from vlui.android import launcher
-from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, uid_name
+from vlui.android.apps import LAUNCHER_PKG, app_info, app_uid, apps_of, uid_name
 from vlui.android.i18n import locale_for_tag
 from vlui.android.launcher import DESKTOP, HOTSEAT, ITEM_APPLICATION, LAUNCHER_DB
 from vlui.android.logcat import EPOCH
@@ -341,7 +341,7 @@ def force_stop(phone: ServedPhone, package: str) -> None:
                 st.focus = None
             _reload_launcher(phone)
         else:
-            key = next((k for k, info in apps().items() if info.package == package), None)
+            key = next((k for k, info in apps_of(st.dialer).items() if info.package == package), None)
             if key is None:
                 dev.logi("ActivityManager", f"Invalid packageName: {package}", level="W")
             else:
@@ -428,7 +428,7 @@ def _layout_from_rows(dev: SimDevice, rows: list[tuple]) -> tuple[launcher.Layou
     columns, rows_n = dev.snapshot.home_grid
     by_component = {}
     for key in launcher.LAUNCHABLE:  # the system image's apps: a third-party app lives in the drawer, not on the grid
-        info = apps()[key]
+        info = app_info(key, dev.state.dialer)  # a release phone's Phone app is AOSP's Dialer
         by_component[(info.package, info.activity)] = key
     hotseat: dict[int, str] = {}
     workspace: dict[tuple[int, int], str] = {}

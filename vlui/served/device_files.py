@@ -50,12 +50,12 @@ def current_layout(dev: SimDevice) -> launcher.Layout:
     return launcher.home_layout(dev.snapshot.home_layout, *dev.snapshot.home_grid)
 
 
-def launcher_db(layout: launcher.Layout, locale_id: str) -> bytes:
-    """A launcher database file (SQLite) holding ``layout``."""
+def launcher_db(layout: launcher.Layout, locale_id: str, dialer: str = "google") -> bytes:
+    """A launcher database file (SQLite) holding ``layout``, the Phone app's icon starting ``dialer``'s."""
     con = sqlite3.connect(":memory:")
     try:
         con.execute(launcher.FAVORITES_SCHEMA)
-        con.executescript(launcher.launcher_sql(layout, locale_id))
+        con.executescript(launcher.launcher_sql(layout, locale_id, dialer))
         return db_bytes(con)
     finally:
         con.close()
@@ -63,4 +63,4 @@ def launcher_db(layout: launcher.Layout, locale_id: str) -> bytes:
 
 def device_launcher_db(dev: SimDevice) -> bytes:
     """The launcher database a device writes for the home screen it shows now."""
-    return launcher_db(current_layout(dev), dev.snapshot.locale)
+    return launcher_db(current_layout(dev), dev.snapshot.locale, dev.state.dialer)
