@@ -14,23 +14,28 @@ import yaml
 
 from tests.agents.openai_stand_in import StandIn, open_app
 from tests.conftest import run_python
+from vlui.cli import compose
 from vlui.errors import VluiError
-from vlui.study import agent_evaluation_name, commands, load, studies
+from vlui.eval.report import aggregate
+from vlui.jobs import train
+from vlui.study import PAPER_TASKS, agent_evaluation_name, agents_report, commands, load, paper_numbers, studies
 
 pytestmark = pytest.mark.integration
 
-FIG5 = {"fig5": {"title": "Tiny Fig. 5", "question": "Do the agents compare?", "paper": "fig5_agents",
-                 "chooses": False, "cpu": {
-    "datasets": {"demos": ["tasks=[airplane_on,open_clock]", "env.snapshots=[000,001]", "env.num_envs=1",
-                           "save_xml=true", "save_full_screen=true"]},
-    "base": ["debug=tiny", "data.name=demos", "logger=csv", "trainer.max_steps=2", "data.val_fraction=0"],
-    "arms": {"vlui": []},
-    "agent_base": ["runs=2", "agent.history=0", "agent.image_height=256", "agent.image_width=128",
-                   "agent.retry_delay_s=0", "agent.stop_after_invalid=null"],
-    "agents": {"llm": ["agent=text", "agent.few_shot=1", "agent.few_shot_data=data/demos"],
-               "mllm-som": ["agent=mllm", "agent.set_of_marks=true"]},
-    "splits": {"test": "[100,101]"},
-    "evaluate": ["tasks=[airplane_on,open_clock]", "env.num_envs=1", "adaptive_metrics=false"]}}}
+def fig5(examples: Path) -> dict:
+    """A tiny agent comparison: a policy (given on the command line), an LLM agent with one example from
+    ``examples`` and an MLLM agent with set-of-mark, on two tasks and two test phones, 2 runs."""
+    return {"fig5": {"title": "Tiny Fig. 5", "question": "Do the agents compare?", "paper": "fig5_agents",
+                     "chooses": False, "cpu": {
+        "datasets": {},
+        "base": ["debug=tiny"],
+        "arms": {"vlui": []},
+        "agent_base": ["runs=2", "agent.history=0", "agent.image_height=256", "agent.image_width=128",
+                       "agent.retry_delay_s=0", "agent.stop_after_invalid=null"],
+        "agents": {"llm": ["agent=text", "agent.few_shot=1", f"agent.few_shot_data={examples}"],
+                   "mllm-som": ["agent=mllm", "agent.set_of_marks=true"]},
+        "splits": {"test": "[100,101]"},
+        "evaluate": ["tasks=[airplane_on,open_clock]", "env.num_envs=1", "adaptive_metrics=false"]}}}
 
 
 def answer(prompt: str) -> str:
@@ -39,7 +44,7 @@ def answer(prompt: str) -> str:
     goal, _, rest = prompt.partition("\n")
     if "airplane" in goal:
         return "I am not sure what to do."
-    return "- Action: " + open_app(goal + "\n" + rest.rsplit("\nObservation:\n", 1)[1])
+    return "- Action: " + open_app(goal + "\n" + ("\n" + rest).rsplit("\nObservation:\n", 1)[1])
 
 
 def row(report: str, start: str) -> list[str]:
@@ -48,12 +53,18 @@ def row(report: str, start: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_agents_side_by_side_with_the_paper_in_one_command_and_again_from_the_cache(tmp_path: Path) -> None:
+@pytest.mark.timeout(2400)
+def test_agents_side_by_side_with_the_paper_in_one_command_and_again_from_the_cache(tmp_path: Path,
+                                                                                   tiny_xml_dataset: Path) -> None:
     spec = tmp_path / "studies.yaml"
-    spec.write_text(yaml.safe_dump(FIG5, sort_keys=False))
+    spec.write_text(yaml.safe_dump(fig5(tiny_xml_dataset), sort_keys=False))
+    cfg = compose("train", ["debug=tiny", f"paths.data_dir={tiny_xml_dataset.parent}",
+                            f"data.name={tiny_xml_dataset.name}", f"paths.checkpoint_dir={tmp_path / 'vlui'}",
+                            "logger=csv"], output_dir=tmp_path / "train")
+    policy = train.run(cfg)["checkpoint_dir"]
     env = {"VLUI_ROOT": str(tmp_path)}
     with StandIn(answer=answer) as llm:
-        command = ["-m", "vlui.study", "fig5", "--seeds", "1", "--studies", str(spec),
+        command = ["-m", "vlui.study", "fig5", "--studies", str(spec), "--checkpoint", f"vlui={policy}",
                    "--set", f"agent.base_url={llm.url}", "--set", "agent.model=stand-in",
                    "--set", "llm:agent.price_input_per_1m=2.5", "--set", "llm:agent.price_output_per_1m=10"]
         first = run_python(*command, env=env, timeout=1800)
@@ -67,11 +78,12 @@ def test_agents_side_by_side_with_the_paper_in_one_command_and_again_from_the_ca
                                            "mllm-som (mllm, stand-in)", "paper (GPT-4V)"]
         airplane = row(report, "| Airplane (`airplane_on`)")
         assert airplane[2:] == [">50", "0.0 ± 0.0 (4)", "73 ± 12", "0.0 ± 0.0 (4)", "83 ± 3"]
-        assert row(report, "| open_clock (`open_clock`)")[3:] == ["100.0 ± 0.0 (4)", "–", "100.0 ± 0.0 (4)", "–"]
-        assert row(report, "| **all**")[3] == "50.0 ± 0.0 (8)"
+        assert row(report, "| `open_clock`")[3:] == ["100.0 ± 0.0 (4)", "–", "100.0 ± 0.0 (4)", "–"]
+        assert row(report, "| **all**")[3] == "50.0 ± 0.0 (8)" and "infrastructure" not in report
 
         # what each arm asked of its model: the policy nothing, the agents every answer counted, priced where set
-        study = load("fig5", seeds=1, path=spec, sets=command[command.index("--set"):][1::2])
+        study = load("fig5", path=spec, sets=command[command.index("--set"):][1::2],
+                     checkpoints=[f"vlui={policy}"])
         results = {arm: json.loads((tmp_path / "outputs" / "evaluate" / agent_evaluation_name(study, arm, "test")
                                     / "results.json").read_text()) for arm in ("llm", "mllm-som")}
         assert asked >= sum(r["llm"]["requests"] for r in results.values()) > 0  # (and the endpoint's check)
@@ -148,3 +160,24 @@ def test_the_shipped_agent_comparison_is_b_mocas_protocol_and_takes_its_model_an
             load("bmoca_fig5", **kwargs)
     with pytest.raises(VluiError, match=r"^--set agent.model=x: study quickstart has no agent arms to set"):
         load("quickstart", sets=["agent.model=x"])
+
+
+def test_episodes_that_failed_for_infrastructure_reasons_are_named_in_the_report_and_not_counted(tmp_path: Path) -> None:
+    def episode(run: int, snapshot: str, success: bool, failure: str | None = None) -> dict:
+        return {"task": "airplane_on", "snapshot": snapshot, "run": run, "episode": 0, "success": success, "steps": 3,
+                "actions": [[0.1, 0.2, 0.1, 0.2]] * 3, **({"infra_failure": failure} if failure else {})}
+
+    # one policy given (no training seeds) and an agent whose endpoint went away for one episode of four
+    policy = aggregate([episode(0, "100", True), episode(0, "101", False)], {}, {"agent": "policy"})
+    agent = aggregate([episode(0, "100", True), episode(0, "101", True), episode(1, "100", False),
+                       episode(1, "101", False, "the model's endpoint did not answer")], {}, {"agent": "text"})
+    columns = [*agents_report.policy_columns(policy, ["vlui"]), agents_report.agent_column("llm", agent)]
+    agents_report.write(tmp_path, ["# Tiny"], {"test": ("the test snapshots", columns)},
+                        paper_numbers()["fig5_agents"], PAPER_TASKS, [], {})
+    report = (tmp_path / "report.md").read_text()
+    # the policy over its one seed, no spread; the agent's runs 100% and 0% (the failed episode not counted)
+    assert row(report, "| Airplane (`airplane_on`)") == ["Airplane (`airplane_on`)", "50.0 (2)", ">50",
+                                                         "50.0 ± 50.0 (3)", "73 ± 12"]
+    assert ("1 episode(s) of llm failed for infrastructure reasons (its model's endpoint, or a phone) and are not "
+            "counted: run the same command again to run them again.") in report
+    assert "of vlui failed" not in report

@@ -33,7 +33,8 @@ import numpy as np
 import yaml
 
 from vlui.algos.settings import CURVE_COLUMNS
-from vlui.config import AgentConfig, hydra_value
+from vlui.agents.settings import AgentConfig
+from vlui.config import hydra_value
 from vlui.errors import VluiError
 from vlui.eval import axes
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
@@ -930,7 +931,7 @@ def agents_study_report(study: Study, out: Path, timings: dict[str, float] | Non
     trained (or given) arms and each agent arm's, side by side with the paper's values."""
     splits = {}
     for split in study.splits:
-        columns = agents_report.policy_columns(_results(study, split)) if study.arms else []
+        columns = agents_report.policy_columns(_results(study, split), list(study.arms)) if study.arms else []
         columns += [agents_report.agent_column(agent, _read_results(
             work_dir() / "outputs" / "evaluate" / agent_evaluation_name(study, agent, split))) for agent in study.agents]
         splits[split] = (split_words(study, split), columns)

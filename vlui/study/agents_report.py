@@ -30,17 +30,25 @@ class Column:
     per_task: dict[str, dict[str, Any]]
     usage: dict[str, Any]
     sent: dict[str, Any] | None = None
+    failed: int = 0  # episodes that failed for infrastructure reasons (not counted; a rerun runs them again)
 
 
-def policy_columns(result: dict[str, Any]) -> list[Column]:
-    """The trained (or given) arms of a study's evaluation of policies (``checkpoint={arm: [seeds]}``), each
+def policy_columns(result: dict[str, Any], arms: list[str]) -> list[Column]:
+    """The trained (or given) ``arms`` of a study's evaluation of policies (``checkpoint={arm: [seeds]}``), each
     across its training seeds."""
+    if "seeds" not in result:  # one arm of one policy: the evaluation's own rates
+        (arm,) = arms
+        cells = {task: _cell(r["success_rate"], None, 1, result["records"], task)
+                 for task, r in [*result["per_family"].items(), ("all", result["overall"])]}
+        return [Column(arm, "policy", "seeds", cells, usage_summary({"overall": action_validity(result["records"])}),
+                       failed=_failed(result["records"]))]
     out = []
     for arm, g in result["seeds"]["groups"].items():
         mine = [r for r in result["records"] if r.get("checkpoint") in g["checkpoints"]]
         cells = {task: _cell(s["mean"], s["stderr"], s["seeds"], mine, task)
                  for task, s in [*g["per_family"].items(), ("all", g["overall"])]}
-        out.append(Column(arm, "policy", "seeds", cells, usage_summary({"overall": action_validity(mine)})))
+        out.append(Column(arm, "policy", "seeds", cells, usage_summary({"overall": action_validity(mine)}),
+                          failed=_failed(mine)))
     return out
 
 
@@ -50,7 +58,12 @@ def agent_column(arm: str, result: dict[str, Any]) -> Column:
              for task, r in [*result["per_family"].items(), ("all", result["overall"])]}
     llm = result.get("llm") or {}
     return Column(arm, result["agent"], "runs", cells, usage_summary(result),
-                  {k: llm.get(k) for k in ("requests", "retries", "cached")} if llm else None)
+                  {k: llm.get(k) for k in ("requests", "retries", "cached")} if llm else None,
+                  _failed(result["records"]))
+
+
+def _failed(records: list[dict[str, Any]]) -> int:
+    return sum(bool(r.get("infra_failure")) for r in records)
 
 
 def _cell(mean: float | None, stderr: float | None, repeats: int, records: list[dict[str, Any]],
@@ -96,7 +109,8 @@ def write(out: Path, head: list[str], splits: dict[str, tuple[str, list[Column]]
         lines += [f"## {words[0].upper() + words[1:]} ({split})", "", "| " + " | ".join(header) + " |",
                   "| --- " * len(header) + "|"]
         for task in tasks:
-            cells = [f"{task_names.get(task, task)} (`{task}`)" if task != "all" else "**all**"]
+            cells = ["**all**" if task == "all" else f"{task_names[task]} (`{task}`)" if task in task_names
+                     else f"`{task}`"]
             for c in columns:
                 cell = c.per_task.get(task)
                 cells.append(_pct(cell) + (f" ({cell['episodes']})" if cell and cell["episodes"] else ""))
@@ -111,6 +125,10 @@ def write(out: Path, head: list[str], splits: dict[str, tuple[str, list[Column]]
                   "| arm | " + " | ".join(USAGE_ROWS) + " |", "| --- " * (len(USAGE_ROWS) + 1) + "|"]
         lines += [f"| {c.arm} | " + " | ".join(usage_cells(c.usage)) + " |" for c in columns]
         lines += ["", USAGE_EXPLAINED, ""]
+        lines += [f"{c.failed} episode(s) of {c.arm} failed for infrastructure reasons (its model's endpoint, or a "
+                  "phone) and are not counted: run the same command again to run them again." for c in columns
+                  if c.failed]
+        lines += [""] if any(c.failed for c in columns) else []
     if paper:
         lines += ["## The paper", "", f"{paper['what']}. Source: {' '.join(str(paper['source']).split())}", ""]
     lines += tail
