@@ -181,3 +181,21 @@ def test_episodes_that_failed_for_infrastructure_reasons_are_named_in_the_report
     assert ("1 episode(s) of llm failed for infrastructure reasons (its model's endpoint, or a phone) and are not "
             "counted: run the same command again to run them again.") in report
     assert "of vlui failed" not in report
+
+
+def test_an_agent_arm_without_its_model_or_with_a_misspelt_setting_is_one_line_before_any_step_runs(
+        tmp_path: Path) -> None:
+    env = {"VLUI_ROOT": str(tmp_path)}
+    for sets, message in [
+            ([], "error: study bmoca_fig5, agent arm llm-zero-shot: agent=text needs agent.base_url (an "
+                 "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1) and agent.model (--set KEY=VALUE for "
+                 "every agent arm, --set llm-zero-shot:KEY=VALUE for this one)"),
+            (["agent.base_url=http://127.0.0.1:8000/v1", "agent.model=m", "mllm:agent.base_url=localhost:8000"],
+             "error: study bmoca_fig5, agent arm mllm: agent.base_url must be an http:// or https:// URL"),
+            (["agent.base_url=http://127.0.0.1:8000/v1", "agent.modle=m"],
+             "error: study bmoca_fig5, agent arm llm-zero-shot: Could not override 'agent.modle': Key 'modle' not "
+             "in 'AgentConfig'")]:
+        result = run_python("-m", "vlui.study", "bmoca_fig5", *(a for s in sets for a in ("--set", s)), env=env)
+        assert result.returncode == 2 and result.stderr.startswith(message), result.stderr[-2000:]
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())  # nothing collected, trained or written

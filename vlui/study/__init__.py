@@ -33,8 +33,14 @@ import numpy as np
 import yaml
 
 from vlui.algos.settings import CURVE_COLUMNS
+from hydra.errors import HydraException
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from vlui.agents import check_early
 from vlui.agents.settings import AgentConfig
-from vlui.config import hydra_value
+from vlui.cli import compose
+from vlui.config import check_settings, hydra_value
 from vlui.errors import VluiError
 from vlui.eval import axes
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
@@ -308,6 +314,25 @@ def _groups(study: Study) -> dict[str, list[str]]:
             for arm in study.arms}
 
 
+def check_agent_arms(study: Study) -> None:
+    """Each agent arm's evaluation composed and its settings checked before any step runs: a misspelt ``--set`` or
+    a model or endpoint not given is one line in seconds, not after hours of collecting and training."""
+    for arm, overrides in study.agents.items():
+        for split_overrides in study.splits.values():
+            where = f"study {study.name}, agent arm {arm}"
+            try:
+                cfg = compose("evaluate", [*split_overrides, *study.evaluate, *overrides],
+                              output_dir=work_dir() / "outputs" / "evaluate")
+                check_settings(cfg)
+                check_early(OmegaConf.to_container(cfg.agent, resolve=True))
+            except (HydraException, OmegaConfBaseException) as err:
+                cause = f": {str(err.__cause__).splitlines()[0]}" if err.__cause__ else ""
+                raise VluiError(f"{where}: {str(err).splitlines()[0].rstrip('.')}{cause}") from None
+            except VluiError as err:
+                raise VluiError(f"{where}: {err} (--set KEY=VALUE for every agent arm, --set {arm}:KEY=VALUE for "
+                                "this one)") from None
+
+
 def agent_evaluation_name(study: Study, agent: str, split: str) -> str:
     """An agent arm's evaluation folder in outputs/evaluate: the study, the split, the arm and a digest of what it
     measures (its settings and the split's, without how it reaches the model, :attr:`AgentConfig.CONNECTION`): a
@@ -372,6 +397,7 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
         return {}
     if launcher not in LAUNCHERS:
         raise VluiError(f"--launcher {launcher}: choose from {', '.join(f'{k} ({v})' for k, v in LAUNCHERS.items())}")
+    check_agent_arms(study)
     for stage in stages(study):
         todo = []
         for i in stage:
