@@ -43,8 +43,8 @@ from vlui.tasks.checks import check_problem, check_reads
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 TABLE = REFERENCE / "bmoca25_tasks.tsv"  # the release's task files, read by make_bmoca25.py (tests/reference)
 SAME = "the same instruction, step limit and detector"
-# sim: false though the phone judges them right: B-MoCA's step limit, which its home screens leave room for, is one
-# step short on vlui's release phones where the app drawer must scroll to Snapseed (their sim_note)
+# sim: false though the phone judges them right: B-MoCA's step limit fits the release's 45 snapshots (with their home
+# screens), but is one step short on a generated phone whose app drawer must scroll to Snapseed (their sim_note)
 OVER_BUDGET = {"b25_snapseed_s03_after_dark_theme", "b25_snapseed_s03_after_quality_100",
                "b25_snapseed_s03_after_sizing_2000"}
 
