@@ -15,7 +15,6 @@ icon spanning cells) stops the script with the database's name: the release's ha
 
 from __future__ import annotations
 
-import argparse
 import sqlite3
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_bmoca25 import Repo  # noqa: E402  (the script beside this one reads the same clones)
+from make_bmoca25 import Repo, read_args  # noqa: E402  (the script beside this one reads the same clones)
 
 from vlui.android.apps import apps  # noqa: E402
 from vlui.android.i18n import get_locale  # noqa: E402
@@ -56,12 +55,7 @@ def component(intent: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("repo", type=Path, help="a clone of gimme1dollar/b-moca (work tree or git directory)")
-    parser.add_argument("--rev", default="HEAD", help="the revision to read from a git directory (default HEAD)")
-    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the file (default {OUT})")
-    args = parser.parse_args(argv)
-    repo = Repo(args.repo, args.rev)
+    repo, out_path = read_args(__doc__, OUT, argv)
     english = get_locale("en-US")
     labels = {english.t(f"app.{key}"): key for key in apps()}
     components: dict[str, str] = {}
@@ -94,13 +88,13 @@ def main(argv: list[str] | None = None) -> None:
     }
     text = "".join(yaml.safe_dump({key: value}, sort_keys=False, width=120, default_flow_style=flow)
                    for (key, value), flow in zip(out.items(), (False, None, False, None), strict=True))
-    args.out.write_text(
+    out_path.write_text(
         "# B-MoCA release 2.5's home screens, one per snapshot: the launcher database its set-up pushes to the\n"
         "# snapshot of that index (docs/environment.md, \"The release's phones\"). hotseat: the apps by slot (null: an\n"
         "# empty slot); workspace: [app, row, column] on the first page (Launcher3's cellY, cellX; row 0 holds the\n"
         "# At a glance widget); components: what each app's icon starts on the release's phones.\n" + text,
         encoding="utf-8")
-    print(f"{args.out}: {len(phones)} home screens from {out['source'].split(':')[0]}")
+    print(f"{out_path}: {len(phones)} home screens from {out['source'].split(':')[0]}")
 
 
 if __name__ == "__main__":

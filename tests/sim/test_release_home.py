@@ -5,12 +5,25 @@ phone's own grid; a run of the paper's tasks leaves every home screen as it was.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import sqlite3
+import subprocess
+from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.sim.driver import tap
 from vlui.android.apps import third_party
-from vlui.android.launcher import LAUNCHABLE, fit_layout, launchable
+from vlui.android.launcher import (
+    FAVORITES_COLUMNS,
+    FAVORITES_SCHEMA,
+    ITEM_APPLICATION,
+    LAUNCHABLE,
+    favorites_rows,
+    fit_layout,
+    launchable,
+)
 from vlui.android.snapshot import load_snapshot, snapshot_ids
 from vlui.device import HomeScreen
 from vlui.env.env import PhoneEnv
@@ -116,3 +129,48 @@ def test_the_paper_runs_and_the_snapshots_keep_their_own_home_screens() -> None:
         assert dev.ui_xml() != before
         dev.load_snapshot(snapshot)
         assert dev.ui_xml() == before
+
+
+def _home_script():
+    path = Path(__file__).resolve().parents[1] / "reference" / "make_bmoca25_home.py"
+    spec = importlib.util.spec_from_file_location("make_bmoca25_home", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _launcher_db(path: Path, layout, item_type: int = ITEM_APPLICATION) -> None:
+    """A launcher database as Launcher3 writes one, holding ``layout``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(path)
+    con.execute(FAVORITES_SCHEMA)
+    con.executemany(f"INSERT INTO favorites ({', '.join(FAVORITES_COLUMNS)}) VALUES ({', '.join('?' * 12)})",
+                    [(*row[:9], item_type, *row[10:]) for row in favorites_rows(layout, "en-US")])
+    con.commit()
+    con.close()
+
+
+def test_the_script_reads_each_snapshots_home_screen_from_the_releases_databases(tmp_path: Path) -> None:
+    """make_bmoca25_home.py on a clone holding two of the release's databases (written as Launcher3 writes them)
+    gives back their hotseats by slot and their first pages; a database with anything but app icons stops it."""
+    root = tmp_path / "b-moca"
+    dbs = root / "asset/environments/resource/home_screen_db"
+    for name, snapshot in (("train_env_000.db", "000"), ("test_env_109.db", "109")):
+        home = release_homes()[snapshot]
+        _launcher_db(dbs / name, (home.hotseat, home.workspace))
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "fake"], check=True)
+    out = tmp_path / "home.yaml"
+    _home_script().main([str(root), "--out", str(out)])
+    phones = yaml.safe_load(out.read_text(encoding="utf-8"))["phones"]
+    assert list(phones) == ["000", "109"]
+    for snapshot, raw in phones.items():
+        home = release_homes()[snapshot]
+        assert (tuple(raw["hotseat"]), tuple(tuple(w) for w in raw["workspace"])) == (home.hotseat, home.workspace)
+    _launcher_db(dbs / "train_env_001.db", (("phone",), ()), item_type=4)  # a widget
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "widget"], check=True)
+    with pytest.raises(SystemExit, match="train_env_001.db"):
+        _home_script().main([str(root), "--out", str(out)])
