@@ -109,6 +109,11 @@ def test_a_database_fits_grids_of_other_sizes() -> None:
     assert workspace == (("photos", 1, 2), ("gmail", 1, 3), ("clock", 4, 0), ("snapseed", 4, 3))
     _, workspace = fit_layout(home, 6, 4, LAUNCHABLE)  # no snapseed: not installed
     assert workspace == (("gmail", 0, 3), ("photos", 0, 4), ("clock", 3, 0))
+    for home in release_homes().values():  # every database keeps all its icons on every grid vlui draws
+        for columns, rows in ((4, 5), (5, 5), (6, 4)):
+            hotseat, workspace = fit_layout(home, columns, rows, launchable(third_party()))
+            placed = [a for a in hotseat if a is not None] + [a for a, _, _ in workspace]
+            assert sorted(placed) == sorted(database_apps(home)), (home.source, columns, rows)
     full = HomeScreen(("phone", "chrome", "maps", "gmail", "clock"), (), 5, "test")
     hotseat, workspace = fit_layout(full, 4, 5, LAUNCHABLE)
     assert hotseat == ("phone", "chrome", "maps", "gmail") and workspace == (("clock", 0, 0),)
