@@ -1,5 +1,6 @@
 """Android 10's launcher (Launcher3, as the Pixel launcher): the home grid a screen gets, the home layouts a snapshot
-may ask for (the stock one, one from a seed, an explicit one), the ``favorites`` table of its database that holds
+may ask for (the stock one, one from a seed, an explicit one), a benchmark's launcher database fitted to the grid
+(:func:`fit_layout`), the ``favorites`` table of its database that holds
 a layout, the apps its drawer lists and its app search's matching rule. The simulated launcher draws what this
 says (:mod:`vlui.sim.apps.launcher`); the served phone and the emulator builder write its database."""
 
@@ -27,8 +28,9 @@ Layout = tuple[tuple[str | None, ...], tuple[tuple[str, int, int], ...]]
 
 def launchable(installed: Collection[str] = ()) -> tuple[str, ...]:
     """The apps the launcher starts on a phone with the third-party apps ``installed``: the system image's
-    (:data:`LAUNCHABLE`), then those. A third-party app lives in the drawer only: the home layouts place the system
-    image's apps, so a phone's home screen is the same with or without them."""
+    (:data:`LAUNCHABLE`), then those. A third-party app lives in the drawer only, unless a benchmark's launcher
+    database places it (:func:`fit_layout`): the home layouts place the system image's apps, so a phone's home
+    screen is the same with or without them."""
     return LAUNCHABLE + tuple(key for key in third_party() if key in installed)
 
 
