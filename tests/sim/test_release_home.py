@@ -31,7 +31,8 @@ from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import release_home, release_homes, release_pins, release_tasks, resolve_tasks
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"
-SMALL = {"width": 480, "height": 800, "dpi": 320, "kind": "phone", "model": "small"}  # 240 x 400 dp
+# 240 x 530 dp: the narrowest and shortest phone the generator draws (vlui/android/data/generator.yaml)
+SMALL = {"width": 480, "height": 1060, "dpi": 320, "kind": "phone", "model": "small"}
 
 
 def home_icons(dev: SimDevice) -> dict[str, str]:
