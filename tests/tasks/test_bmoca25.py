@@ -279,6 +279,9 @@ def test_an_evaluator_task_its_check_cannot_judge_is_refused_saying_why() -> Non
     assert str(e.value).startswith("the simulated phone does not support task b25_alarm_1030_and_alarm_volume yet: "
                                    "B-MoCA's evaluator check cannot judge it there: its alarm volume is over 1 from "
                                    "the start")
+    for task in OVER_BUDGET:  # judged right: the refusal names the step limit, not the check
+        assert release_tasks()[task].unsupported.startswith(
+            "B-MoCA's step limit is too short for it on some of vlui's phones: B-MoCA gives it 1"), task
     runs = [drive(evaluator_env(["000"]), task, "000") for task in (
         "b25_alarm_1030_and_alarm_volume", "b25_alarm_1330_weekend_and_alarm_volume", "b25_call_white_house")]
     # the alarm alone ends the first (the volume is already over 1); the second's check reads an alarm on weekdays, so

@@ -58,6 +58,9 @@ def release_tasks() -> dict[str, Task]:
                             f"{', '.join(lacking)} app or nothing to judge it by")
         if not t.sim and not lacking and not raw.get("sim_note"):
             raise VluiError(f"{RELEASE.name}: {t.id} is marked sim: false, but its apps are there: sim_note says why")
+        if t.sim and raw.get("over_step_limit"):
+            raise VluiError(f"{RELEASE.name}: {t.id} is marked sim: true and over_step_limit: true; over_step_limit "
+                            "marks a task the simulated phone does not run (sim: false)")
         if t.id in out or t.id in tasks():
             raise VluiError(f"{RELEASE.name}: task id {t.id} is used twice")
         out[t.id] = t
@@ -120,6 +123,8 @@ def _unsupported(raw: dict[str, Any], new_apps: dict[str, Any]) -> str:
     lacking = [new_apps[a]["name"] if a in new_apps else a for a in raw["apps"] if a not in apps()]
     if lacking:
         return f"it has no {' or '.join(lacking)} app"
+    if raw.get("over_step_limit"):
+        return f"B-MoCA's step limit is too short for it on some of vlui's phones: {raw['sim_note']}"
     if raw.get("evaluator_check"):
         return f"B-MoCA's evaluator check cannot judge it there: {raw['sim_note']}"
     return f"its log has no line the release's regex matches, see sim_note in {RELEASE.name}"
