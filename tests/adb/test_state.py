@@ -8,11 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from vlui.adb.device import AdbDevice
 from vlui.adb.errors import DeviceError
 from vlui.adb.state import READERS, SETTERS
-from vlui.android.snapshot import ENVS_DIR
+from vlui.android.launcher import explicit_layout, fit_layout, launchable
+from vlui.android.snapshot import ENVS_DIR, load_snapshot
 from vlui.android.state import state_paths
 from vlui.backends import make_device
 from vlui.env.settings import EnvConfig
@@ -22,7 +24,7 @@ from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
 from vlui.sim.apps.dialer import DialerState, dialer_state
 from vlui.sim.phone import SimDevice
-from vlui.tasks.catalog import RELEASE_DIALER, installs, release_tasks, resolve_tasks, tasks
+from vlui.tasks.catalog import RELEASE_DIALER, installs, release_homes, release_tasks, resolve_tasks, tasks
 from vlui.tasks.checks import check_holds
 from tests.tasks.test_bmoca25 import drive
 
@@ -179,17 +181,20 @@ def test_evaluator_checks_read_over_adb_what_the_in_process_phone_reads(dev) -> 
 
 
 def release_snapshots(tmp_path: Path, snapshots: list[str] = SNAPSHOTS) -> Path:
-    """A folder of ``snapshots`` as the release's phones have them, with the release's apps vlui has installed and
-    AOSP's Dialer as their Phone app (the ADB backend checks that a phone of a release run has them; the in-process
-    phone installs them at the reset)."""
+    """A folder of ``snapshots`` as the release's phones have them: the release's apps vlui has installed, AOSP's
+    Dialer as their Phone app and each snapshot's home screen from the release's launcher database (the ADB backend
+    checks that a phone of a release run has the apps and leaves its home screen as built; the in-process phone
+    installs them and lays the home screen out at the reset)."""
     envs = tmp_path / "envs"
     envs.mkdir()
     pins = installs(release_tasks().values())
-    installed = ", ".join(pin.key for pin in pins if pin != RELEASE_DIALER)
+    installed = [pin.key for pin in pins if pin != RELEASE_DIALER]
     for snapshot in snapshots:
-        text = (ENVS_DIR / f"{snapshot}.yaml").read_text()
-        (envs / f"{snapshot}.yaml").write_text(text.replace(
-            "state: {}", f"state: {{installed: [{installed}], dialer: {'aosp' if RELEASE_DIALER in pins else 'google'}}}"))
+        data = yaml.safe_load((ENVS_DIR / f"{snapshot}.yaml").read_text())
+        data["state"] = {"installed": installed, "dialer": "aosp" if RELEASE_DIALER in pins else "google"}
+        home = fit_layout(release_homes()[snapshot], *load_snapshot(snapshot).home_grid, launchable(installed))
+        data["home_layout"] = explicit_layout(home)
+        (envs / f"{snapshot}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True))
     return envs
 
 

@@ -242,6 +242,25 @@ def test_explicit_home_layout_in_a_snapshot_file(tmp_path: Path) -> None:
     assert {"Chrome", "Camera", "Clock", "Maps"} <= set(labels) and "Gmail" not in labels
 
 
+def test_a_snapshot_files_home_layout_may_leave_a_hotseat_slot_empty_and_place_an_app_it_installs(tmp_path) -> None:
+    """As a launcher database does (B-MoCA's release phones, built from their databases): an empty slot keeps the
+    next icon in its own slot, and a third-party app the snapshot installs may have an icon; one it does not
+    install is refused by name."""
+    data = yaml.safe_load((ENVS_DIR / "000.yaml").read_text())
+    data["home_layout"] = {"hotseat": [None, "snapseed"], "workspace": [["calculator", 1, 0]]}
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(VluiError, match="home_layout.hotseat: unknown app 'snapseed'"):
+        SimDevice(str(path))
+    data["state"] = {"installed": ["calculator", "snapseed"]}
+    path.write_text(yaml.safe_dump(data))
+    dev = SimDevice(str(path))
+    xml = dev.ui_xml()
+    x1, _, x2, _ = (int(v) for v in bounds(xml, "Snapseed").replace("][", ",").strip("[]").split(","))
+    assert (x1 + x2) // 2 > dev.snapshot.size[0] // 2  # the second of the hotseat's two slots
+    assert "Calculator" in {n["content-desc"] for n in nodes(xml)}
+
+
 @pytest.mark.parametrize("layout, message", [
     ({"hotseat": []}, "exactly the keys hotseat and workspace"),
     ({"hotseat": ["chrome"] * 6, "workspace": []}, "home_layout.hotseat must be a list of at most 5"),

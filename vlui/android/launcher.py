@@ -116,16 +116,18 @@ def explicit_layout(layout: Layout) -> dict[str, Any]:
     return {"hotseat": list(hotseat), "workspace": [[a, r, c] for a, r, c in workspace]}
 
 
-def check_layout(layout: Any, columns: int, rows: int) -> str | None:
-    """Why an explicit ``home_layout`` mapping is invalid for a ``columns`` x ``rows`` grid, or None if it is valid."""
+def check_layout(layout: Any, columns: int, rows: int, apps_on_phone: Collection[str] = LAUNCHABLE) -> str | None:
+    """Why an explicit ``home_layout`` mapping is invalid for a ``columns`` x ``rows`` grid on a phone whose
+    launcher starts ``apps_on_phone`` (:func:`launchable`), or None if it is valid. A hotseat slot may be empty
+    (null), as a launcher database leaves one (B-MoCA's home screens)."""
     if set(layout) != {"hotseat", "workspace"}:
         return f"home_layout must have exactly the keys hotseat and workspace, not {', '.join(map(str, layout))}"
     hotseat, workspace = layout["hotseat"], layout["workspace"]
     if not isinstance(hotseat, list) or len(hotseat) > columns:
         return f"home_layout.hotseat must be a list of at most {columns} apps (the grid's columns)"
     for app in hotseat:
-        if app not in LAUNCHABLE:
-            return f"home_layout.hotseat: unknown app {app!r}; choose from: {', '.join(LAUNCHABLE)}"
+        if app is not None and app not in apps_on_phone:
+            return f"home_layout.hotseat: unknown app {app!r}; choose from: {', '.join(apps_on_phone)}"
     if not isinstance(workspace, list):
         return "home_layout.workspace must be a list of [app, row, column]"
     taken = set()
@@ -134,8 +136,8 @@ def check_layout(layout: Any, columns: int, rows: int) -> str | None:
         if not isinstance(item, list) or len(item) != 3:
             return f"{where} must be [app, row, column], not {item!r}"
         app, row, column = item
-        if app not in LAUNCHABLE:
-            return f"{where}: unknown app {app!r}; choose from: {', '.join(LAUNCHABLE)}"
+        if app not in apps_on_phone:
+            return f"{where}: unknown app {app!r}; choose from: {', '.join(apps_on_phone)}"
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (row, column)):
             return f"{where}: row and column must be integers, not {row!r}, {column!r}"
         if not (0 <= row < rows and 0 <= column < columns):

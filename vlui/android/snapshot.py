@@ -21,7 +21,7 @@ import yaml
 
 from vlui.android import generate
 from vlui.android.i18n import locales
-from vlui.android.launcher import check_layout, grid
+from vlui.android.launcher import check_layout, grid, launchable
 from vlui.android.profiles import CUSTOM, DEFAULT_TIME, DIALS, WALLPAPERS, device_profiles, is_wallpaper, screen_profile
 from vlui.android.screens import check_fits, check_screen
 from vlui.android.state import state_problem
@@ -118,15 +118,6 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
     check_fits(screen["width"], screen["height"], data.get("dpi", Snapshot.dpi), where)
     if not isinstance(data.get("dark_theme", False), bool):
         raise VluiError(f"{where}: dark_theme must be true or false, not {data['dark_theme']!r}")
-    layout = data.get("home_layout", "default")
-    if isinstance(layout, dict):
-        problem = check_layout(layout, *grid(screen["width"], data.get("dpi", Snapshot.dpi),
-                                             screen["kind"] == "tablet"))
-        if problem:
-            raise VluiError(f"{where}: {problem}")
-    elif layout != "default" and (not isinstance(layout, int) or isinstance(layout, bool)):
-        raise VluiError(f"{where}: home_layout must be 'default', an integer seed or a mapping "
-                        f"{{hotseat: [apps], workspace: [[app, row, column], ...]}}, not {layout!r}")
     try:
         datetime.strptime(str(data.get("time", DEFAULT_TIME)), "%Y-%m-%d %H:%M")
     except ValueError:
@@ -136,6 +127,16 @@ def _check(data: dict[str, Any], where: str) -> Snapshot:
     problem = state_problem(data.get("state") or {})
     if problem:
         raise VluiError(f"{where}: state: {problem}")
+    layout = data.get("home_layout", "default")
+    if isinstance(layout, dict):  # after the state: the apps it installs may have icons
+        problem = check_layout(layout, *grid(screen["width"], data.get("dpi", Snapshot.dpi),
+                                             screen["kind"] == "tablet"),
+                               launchable((data.get("state") or {}).get("installed", ())))
+        if problem:
+            raise VluiError(f"{where}: {problem}")
+    elif layout != "default" and (not isinstance(layout, int) or isinstance(layout, bool)):
+        raise VluiError(f"{where}: home_layout must be 'default', an integer seed or a mapping "
+                        f"{{hotseat: [apps], workspace: [[app, row, column], ...]}}, not {layout!r}")
     if data.get("split", "user") not in SNAPSHOT_SPLITS:
         raise VluiError(f"{where}: split must be one of {', '.join(SNAPSHOT_SPLITS)}, not {data['split']!r}")
     if not is_wallpaper(data["wallpaper"]):
