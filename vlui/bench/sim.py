@@ -28,14 +28,27 @@ from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import task_set, tasks
 
 
-def replay(dev: SimDevice, snapshot: str, gestures: list[tuple]) -> float:
-    """Steps per second replaying ``gestures``, each followed by a 256x128 observation."""
+def replay(dev: SimDevice, snapshot: str, gestures: list[tuple]) -> tuple[float, float]:
+    """Seconds replaying ``gestures``, each followed by a 256x128 observation: (wall-clock, this process's CPU time,
+    which other work on a shared machine disturbs less)."""
     dev.load_snapshot(snapshot)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for g in gestures:
         getattr(dev, g[0])(*g[1:])
         dev.observation(256, 128)
-    return len(gestures) / (time.perf_counter() - start)
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def _steps_record(name: str, lengths: list[int], runs: list[tuple[float, float]], before: list[tuple[float, float]],
+                  **extra) -> Record:
+    """The median over trajectories (of ``lengths`` steps) of steps per second in ``runs``, against the baseline's
+    ``before``; with the same in CPU time (``cpu_value``, ``cpu_baseline``, ``cpu_ratio``)."""
+    def rate(times: list[tuple[float, float]], i: int) -> float:
+        return statistics.median(n / t[i] for n, t in zip(lengths, times, strict=True))
+
+    return record(name, rate(runs, 0), "steps/s", baseline=rate(before, 0), cpu_value=round(rate(runs, 1), 1),
+                  cpu_baseline=round(rate(before, 1), 1), cpu_ratio=round(rate(runs, 1) / rate(before, 1), 3),
+                  **extra)
 
 
 def bench_sim(opts: BenchOptions) -> Iterator[Record]:
@@ -52,21 +65,22 @@ def bench_sim(opts: BenchOptions) -> Iterator[Record]:
     for s, g in trajectories:  # alternated, so that a change in the machine's load falls on both alike
         warm.append(replay(devices[s], s, g))
         before.append(replay(whole[s], s, g))
-    yield record("sim_env_steps", statistics.median(warm), "steps/s", baseline=statistics.median(before),
-                 method="gesture + 256x128 observation (the full screen drawn over the last one, then observed as "
-                        "over ADB)",
-                 baseline_method="every new screen drawn whole and observed from scratch (the same pixels)",
-                 trajectories=len(trajectories), steps=sum(len(g) for _, g in trajectories),
-                 note="median over the expert's trajectories of the supported tasks on every snapshot; one device "
-                      "per snapshot, reset between episodes")
+    lengths = [len(g) for _, g in trajectories]
+    yield _steps_record("sim_env_steps", lengths, warm, before,
+                        method="gesture + 256x128 observation (a new screen drawn over the last one, then observed "
+                               "as over ADB)",
+                        baseline_method="every new screen drawn whole and observed from scratch (the same pixels)",
+                        trajectories=len(trajectories), steps=sum(lengths),
+                        note="median over the expert's trajectories of the supported tasks on every snapshot; one device per "
+                             "snapshot, reset between episodes")
     # cold: a fresh device per trajectory, so no frame comes from the render cache
     cold, cold_before = [], []
-    for s, g in trajectories:  # alternated, so that a change in the machine's load falls on both alike
+    for s, g in trajectories:
         cold.append(replay(SimDevice(s), s, g))
         cold_before.append(replay(SimDevice(s, incremental=False), s, g))
-    yield record("sim_env_steps_cold", statistics.median(cold), "steps/s", baseline=statistics.median(cold_before),
-                 method="as sim_env_steps, with an empty frame cache",
-                 baseline_method="every new screen drawn whole, with an empty cache")
+    yield _steps_record("sim_env_steps_cold", lengths, cold, cold_before,
+                        method="as sim_env_steps, with an empty frame cache",
+                        baseline_method="every new screen drawn whole, with an empty cache")
 
     # full-resolution screenshots of distinct screens (the render cache cleared each time)
     shots, n = [], 0

@@ -115,7 +115,9 @@ class Canvas:
         width, height = r.screen
         bands = self._changed_rows(ops) if self.image is not None else None
         if bands is None or sum(b - a for a, b in bands) > WHOLE * height:
-            self.image = r._image(nodes)
+            base, first = self._ground(nodes)
+            self.image = Image.new("RGB", r.screen, base)
+            r.draw(self.image, nodes[first:], 1.0, 1.0)
             self._reduced.clear()
         else:
             for band in bands:
@@ -126,6 +128,23 @@ class Canvas:
                     top, bottom = a // fy * fy, min(height, -(-b // fy) * fy)
                     reduced.paste(self.image.reduce((fx, fy), box=(0, top, width, bottom)), (0, top // fy))
         self.ops = ops
+
+    def _ground(self, nodes: list[Node]) -> tuple[tuple, int]:
+        """The colour a whole frame of ``nodes`` starts from and the first node to draw on it: the plain fills it
+        opens with (a window's background over the whole screen, then its content's of the same colour) change
+        nothing on a screen already of their colour, so the screen is made of that colour and they are not drawn."""
+        base = self.renderer.style.theme.background
+        width, height = self.renderer.screen
+        first = 0
+        for n in nodes:
+            if n.icon or n.kind or n.radius or (n.text and n.size) or n.bg is None:
+                break
+            if n.bounds == (0, 0, width, height) and first == 0 and len(n.bg) == 3:
+                base = n.bg
+            elif n.bg != base:
+                break
+            first += 1
+        return base, first
 
     def observe(self, height: int, width: int) -> np.ndarray:
         """:func:`vlui.device.observe` of the canvas, from its kept reduction."""
