@@ -3,11 +3,16 @@ tablets and generated screens, is the same array either way, and its observation
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from vlui.agents.walkthrough import walkthrough
+from vlui.cli import compose
+from vlui.data.format import read_dataset
 from vlui.device import observe
+from vlui.jobs import collect
 from vlui.sim.phone import SimDevice
 from vlui.tasks.catalog import task_set
 
@@ -56,3 +61,20 @@ def test_every_screen_of_every_supported_task_is_the_same_drawn_over_the_last(sn
     tasks = task_set("supported") + task_set("bmoca25_supported")
     assert _same_screens(snapshot, list(dict.fromkeys(tasks))) > len(tasks)
 
+
+
+def test_a_dataset_collected_drawing_over_the_last_screen_is_the_one_collected_drawing_every_screen_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def collected(name: str) -> dict:
+        recipe = [f"paths.data_dir={tmp_path}", f"dataset={name}", "tasks=[airplane_on,call_911,open_clock]",
+                  "env.snapshots=[000,030,gen-1-26]", "env.num_envs=1", "save_full_screen=true"]
+        collect.run(compose("collect", recipe, output_dir=tmp_path / f"run-{name}"))
+        return read_dataset(tmp_path / name)[1].sort_by([("episode_id", "ascending"), ("step", "ascending")]).to_pydict()
+
+    drawn_over = collected("drawn_over")
+    init = SimDevice.__init__
+    monkeypatch.setattr(SimDevice, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "incremental": False}))
+    whole = collected("whole")
+    assert len(drawn_over["screen"]) > 9
+    for column in ("screen", "screen_full", "action", "snapshot_id", "task_id"):
+        assert drawn_over[column] == whole[column], column
