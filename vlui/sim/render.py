@@ -116,7 +116,10 @@ class Canvas:
         bands = self._changed_rows(ops) if self.image is not None else None
         if bands is None or sum(b - a for a, b in bands) > WHOLE * height:
             base, first = self._ground(nodes)
-            self.image = Image.new("RGB", r.screen, base)
+            if self.image is None:
+                self.image = Image.new("RGB", r.screen, base)
+            else:  # filling the last frame's memory: a new frame's (fresh from the system) costs several times more
+                self.image.paste(base, (0, 0, width, height))
             r.draw(self.image, nodes[first:], 1.0, 1.0)
             self._reduced.clear()
         else:
