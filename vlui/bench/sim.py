@@ -58,6 +58,10 @@ def bench_sim(opts: BenchOptions) -> Iterator[Record]:
     names = names[:4] if opts.quick else names
     dev = SimDevice(snaps[0])
     trajectories = [(s, walkthrough(dev, name, s).gestures) for s in snaps for name in names]
+    # the labels, icons and wallpapers that the phones of a locale and size share are made once per process, as in a
+    # long run: a pass on other phones makes them first, or whichever side replays a trajectory first pays for them
+    for s, g in trajectories:
+        replay(SimDevice(s, incremental=False), s, g)
     # as an environment uses it: one device per snapshot, reset between episodes (its render cache persists)
     devices = {s: SimDevice(s) for s in snaps}
     whole = {s: SimDevice(s, incremental=False) for s in snaps}
@@ -71,8 +75,8 @@ def bench_sim(opts: BenchOptions) -> Iterator[Record]:
                                "as over ADB)",
                         baseline_method="every new screen drawn whole and observed from scratch (the same pixels)",
                         trajectories=len(trajectories), steps=sum(lengths),
-                        note="median over the expert's trajectories of the supported tasks on every snapshot; one device per "
-                             "snapshot, reset between episodes")
+                        note="median over the expert's trajectories of the supported tasks on every snapshot; one device "
+                             "per snapshot, reset between episodes; labels, icons and wallpapers made in a pass before")
     # cold: a fresh device per trajectory, so no frame comes from the render cache
     cold, cold_before = [], []
     for s, g in trajectories:
