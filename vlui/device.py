@@ -26,6 +26,15 @@ KEYS = ("BACK", "HOME", "APP_SWITCH")  # the navigation keys; Android keycodes 4
 OBSERVATION_VERSION = 2
 
 
+REDUCING_GAP = 2.0  # Pillow's reducing_gap: a box reduction first, to within twice the size
+
+
+def reduction(width: int, height: int, out_width: int, out_height: int) -> tuple[int, int]:
+    """The ``(x, y)`` factors of the box reduction with which :func:`observe` starts on a ``width`` x ``height``
+    screen (Pillow's, for ``reducing_gap``); ``(1, 1)``: none."""
+    return int(width / out_width / REDUCING_GAP) or 1, int(height / out_height / REDUCING_GAP) or 1
+
+
 def observe(screen: np.ndarray | Image.Image, height: int, width: int, view: str | None = None) -> np.ndarray:
     """The observation of a full-resolution screen: resized to ``(height, width, 3)`` uint8 by a box reduction to
     within twice the size, then bilinear (PIL's ``reducing_gap=2.0``), whatever the aspect ratio. ``view``
@@ -56,7 +65,7 @@ def observe(screen: np.ndarray | Image.Image, height: int, width: int, view: str
         img = Image.fromarray(np.ascontiguousarray(screen[:, :, :3]))
     if img.size == (width, height):
         return np.asarray(img.convert("RGB"))
-    return np.asarray(img.resize((width, height), Image.BILINEAR, reducing_gap=2.0).convert("RGB"))
+    return np.asarray(img.resize((width, height), Image.BILINEAR, reducing_gap=REDUCING_GAP).convert("RGB"))
 
 
 def _stacked(screen: np.ndarray) -> np.ndarray:

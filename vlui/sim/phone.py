@@ -180,8 +180,9 @@ class SimDevice(Device):
     """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file)."""
 
     def __init__(self, snapshot: str | Path | Snapshot = "000", envs_dir: str | Path | None = None,
-                 step_ms: int = 3000, noise: bool = True) -> None:
+                 step_ms: int = 3000, noise: bool = True, incremental: bool = True) -> None:
         self.envs_dir = envs_dir
+        self.incremental = incremental  # a new screen drawn over the last one; False: whole (the same pixels)
         self.step_ms = step_ms
         self.noise = noise
         self.log = LogBuffer()
@@ -664,10 +665,13 @@ class SimDevice(Device):
         environment that goes through hundreds of generated configurations keeps only those)."""
         key = (self.snapshot.wallpaper, self.state.dark_theme, self.locale.id, self.width, self.height)
         r = self._renderers.get(key)
+        latest = next(reversed(self._renderers.values()), None)
+        if latest is not None and latest is not r:
+            latest.drop_canvas()  # only the configuration in use keeps its last frame drawn (7 MB at 1080x2160)
         if r is None:
             style = Style(theme(self.state.dark_theme), self.snapshot.wallpaper, self.locale.rtl,
                           self.locale.cjk_font, self.locale.arabic_font)
-            r = self._renderers[key] = Renderer(style, (self.width, self.height))
+            r = self._renderers[key] = Renderer(style, (self.width, self.height), incremental=self.incremental)
             while len(self._renderers) > RENDERERS_KEPT:
                 self._renderers.popitem(last=False)
         else:

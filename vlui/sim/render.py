@@ -4,19 +4,22 @@ An observation is :func:`vlui.device.observe` of the full-resolution frame, exac
 a screenshot, so a policy sees the same pixels on the simulated phone and on an emulator. (Drawing directly at the
 observation's size was 5 times faster on new screens but gave other pixels: text hinted at 3 pixels, icons and
 wallpapers at other aspect ratios.) Frames and observations are cached by the tree's drawing content, so an action
-that does not change the screen costs no drawing at all.
+that does not change the screen costs no drawing at all; a new screen is drawn over the last one drawn, only in the
+rows where their drawings differ, and only those rows are reduced again for the observation (:class:`Canvas`).
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vlui.device import observe
+from vlui.device import observe, reduction
 from vlui.sim import icons, photos, typeset, wallpapers
 from vlui.sim.theme import Theme
 from vlui.sim.ui import Node
@@ -41,15 +44,143 @@ def visual_nodes(root: Node) -> list[Node]:
 def draw_ops(nodes: list[Node]) -> tuple:
     """The drawing content of ``nodes`` as a hashable tuple: equal ops render to equal pixels."""
     return tuple((n.bounds, n.bg, n.radius, n.text if n.size else "", n.fg, n.size, n.bold, n.align, n.valign,
-                  n.inset, n.icon, n.icon_color, n.kind, n.value, n.checked, n.enabled, _freeze(n.extra))
+                  n.inset, n.icon, n.icon_color, n.kind, n.value, n.checked, n.enabled, n.mirror, _freeze(n.extra))
                  for n in nodes)
 
 
-def _paste(img: Image.Image, source, x: int, y: int, mask: Image.Image) -> None:
-    """Paste ``source`` (an image or a colour) through ``mask`` at ``(x, y)``, clipped to ``img``. Straight to the
-    imaging core: for the small labels and icons of a frame, Image.paste's argument checks cost more than the copy."""
+Rows = tuple[int, int]  # a band of pixel rows [top, bottom), across the whole screen
+
+
+def _paste(img: Image.Image, source, x: int, y: int, mask: Image.Image, rows: Rows | None = None) -> None:
+    """Paste ``source`` (a colour, or ``mask`` itself: an RGBA image through its alpha) through ``mask`` at
+    ``(x, y)``, clipped to ``img`` and to ``rows``. Straight to the imaging core: for the small labels and icons of a
+    frame, Image.paste's argument checks cost more than the copy."""
     w, h = mask.size
+    if rows is not None and (y < rows[0] or y + h > rows[1]):
+        top, bottom = max(y, rows[0]), min(y + h, rows[1])
+        if bottom <= top:
+            return
+        cut = mask.crop((0, top - y, w, bottom - y))
+        source = source if isinstance(source, tuple) else cut
+        mask, y, h = cut, top, bottom - top
     img.im.paste(source if isinstance(source, tuple) else source.im, (x, y, x + w, y + h), mask.im)
+
+
+def _paste_image(img: Image.Image, picture: Image.Image, at: tuple[int, int], rows: Rows | None) -> None:
+    """Paste an opaque ``picture`` (a wallpaper, a photo) with its top-left corner at ``at``, only in ``rows``."""
+    x, y = at
+    if rows is not None:
+        top, bottom = max(y, rows[0]), min(y + picture.size[1], rows[1])
+        if bottom <= top:
+            return
+        picture, y = picture.crop((0, top - y, picture.size[0], bottom - y)), top
+    img.paste(picture, (x, y))
+
+
+def _within(img: Image.Image, rows: Rows, reach: Rows, draw: Callable[[], None]) -> None:
+    """``draw()``, which changes pixels only in the rows ``reach``, keeping the pixels outside ``rows`` as they were:
+    a shape is drawn whole, at its own place (drawing a part of it elsewhere could round otherwise), and the rows
+    it covers outside the band put back."""
+    width = img.size[0]
+    kept = [(img.crop((0, top, width, bottom)), top)
+            for top, bottom in ((reach[0], min(reach[1], rows[0])), (max(reach[0], rows[1]), reach[1]))
+            if bottom > top]
+    draw()
+    for patch, top in kept:
+        img.paste(patch, (0, top))
+
+
+# Over this share of the screen's rows changed, a new frame is drawn whole rather than over the last one.
+WHOLE = 0.6
+
+
+class Canvas:
+    """The last frame a renderer drew, kept to draw the next over it. The two frames' drawings (their
+    :func:`draw_ops`) are matched in order; the rows the unmatched ones reach are cleared to the background and
+    everything that reaches them is drawn again, clipped to them. Exact: a pixel outside those rows is covered by
+    the same drawings, in the same order, in both frames. The frame's box reductions (the first step of
+    :func:`vlui.device.observe`) are kept too and redone in those rows only."""
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.renderer = renderer
+        self.image: Image.Image | None = None
+        self.ops: tuple = ()
+        self._reduced: dict[tuple[int, int], Image.Image] = {}  # (x, y) factors -> the image reduced by them
+
+    def draw(self, nodes: list[Node], ops: tuple) -> None:
+        """Make the canvas ``nodes`` drawn (``ops``: their :func:`draw_ops`)."""
+        if ops == self.ops and self.image is not None:
+            return
+        r = self.renderer
+        width, height = r.screen
+        bands = self._changed_rows(ops) if self.image is not None else None
+        if bands is None or sum(b - a for a, b in bands) > WHOLE * height:
+            base, first = self._ground(nodes)
+            if self.image is None:
+                self.image = Image.new("RGB", r.screen, base)
+            else:  # filling the last frame's memory: a new frame's (fresh from the system) costs several times more
+                self.image.paste(base, (0, 0, width, height))
+            r.draw(self.image, nodes[first:], 1.0, 1.0)
+            self._reduced.clear()
+        else:
+            for band in bands:
+                self.image.paste(r.style.theme.background, (0, band[0], width, band[1]))
+                r.draw(self.image, nodes, 1.0, 1.0, band)
+            for (fx, fy), reduced in self._reduced.items():
+                for a, b in bands:
+                    top, bottom = a // fy * fy, min(height, -(-b // fy) * fy)
+                    reduced.paste(self.image.reduce((fx, fy), box=(0, top, width, bottom)), (0, top // fy))
+        self.ops = ops
+
+    def _ground(self, nodes: list[Node]) -> tuple[tuple, int]:
+        """The colour a whole frame of ``nodes`` starts from and the first node to draw on it: the plain fills it
+        opens with (a window's background over the whole screen, then its content's of the same colour) change
+        nothing on a screen already of their colour, so the screen is made of that colour and they are not drawn."""
+        base = self.renderer.style.theme.background
+        width, height = self.renderer.screen
+        first = 0
+        for n in nodes:
+            if n.icon or n.kind or n.radius or (n.text and n.size) or n.bg is None:
+                break
+            if n.bounds == (0, 0, width, height) and first == 0 and len(n.bg) == 3:
+                base = n.bg
+            elif n.bg != base:
+                break
+            first += 1
+        return base, first
+
+    def observe(self, height: int, width: int) -> np.ndarray:
+        """:func:`vlui.device.observe` of the canvas, from its kept reduction."""
+        w, h = self.renderer.screen
+        fx, fy = reduction(w, h, width, height)
+        if fx == fy == 1:
+            return observe(self.image, height, width)
+        reduced = self._reduced.get((fx, fy))
+        if reduced is None:
+            reduced = self._reduced[fx, fy] = self.image.reduce((fx, fy))
+        return np.asarray(reduced.resize((width, height), Image.BILINEAR, box=(0, 0, w / fx, h / fy)))
+
+    def _changed_rows(self, ops: tuple) -> list[Rows] | None:
+        """The bands of rows where the canvas and ``ops`` differ, merged and in order; None where nothing matches."""
+        reach = self.renderer.reach
+        spans = []
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, self.ops, ops, autojunk=False).get_opcodes():
+            if tag != "equal":
+                spans += [reach(_node_of(op)) for op in self.ops[i1:i2] + ops[j1:j2]]
+        bands: list[list[int]] = []
+        for top, bottom in sorted(s for s in spans if s[1] > s[0]):
+            if bands and top <= bands[-1][1]:
+                bands[-1][1] = max(bands[-1][1], bottom)
+            else:
+                bands.append([top, bottom])
+        height = self.renderer.screen[1]
+        return [(max(0, a), min(height, b)) for a, b in bands if min(height, b) > max(0, a)]
+
+
+def _node_of(op: tuple) -> Node:
+    """A node with what one of :func:`draw_ops`' entries says of how it is drawn (enough for its reach)."""
+    return Node(bounds=op[0], bg=op[1], radius=op[2], text=op[3], fg=op[4], size=op[5], bold=op[6], align=op[7],
+                valign=op[8], inset=op[9], icon=op[10], kind=op[12], mirror=op[16])
 
 
 def _freeze(value):
@@ -63,37 +194,59 @@ def _freeze(value):
 class Renderer:
     """Renders trees for one device configuration; keeps an LRU cache of recent full-resolution frames and
     observations, at most ``cache_size`` of them and ``cache_bytes`` in all (a full frame is about 7 MB, a 256x128
-    observation 96 KB). Drawing a frame only to observe it caches the observation, not the frame."""
+    observation 96 KB). Drawing a frame only to observe it caches the observation, not the frame. A new frame is
+    drawn over the last one (:class:`Canvas`) unless ``incremental`` is False: then every new frame is drawn whole,
+    as vlui did before, which gives the same pixels (the benchmarks' baseline)."""
 
     def __init__(self, style: Style, screen: tuple[int, int], cache_size: int = 256,
-                 cache_bytes: int = 256 << 20) -> None:
+                 cache_bytes: int = 256 << 20, incremental: bool = True) -> None:
         self.style = style
         self.screen = screen  # (width, height) in device pixels
         self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self.cache_size = cache_size
         self.cache_bytes = cache_bytes
         self._cached_bytes = 0
+        self.incremental = incremental
+        self._canvas: Canvas | None = None
 
     def render(self, root: Node) -> np.ndarray:
         """``root`` drawn at full resolution, an ``(height, width, 3)`` uint8 array (read-only, cached)."""
         nodes = visual_nodes(root)
-        key = ("screen", hash(draw_ops(nodes)))
+        ops = draw_ops(nodes)
+        key = ("screen", hash(ops))
         frame = self._cached(key)
         if frame is None:
-            frame = self._keep(key, np.asarray(self._image(nodes)))
+            img = self.canvas(nodes, ops).image if self.incremental else self._image(nodes)
+            frame = self._keep(key, np.asarray(img))
         return frame
 
     def observation(self, root: Node, width: int, height: int) -> np.ndarray:
         """``root`` observed at ``(height, width)``: :func:`vlui.device.observe` of its full-resolution frame
         (read-only, cached)."""
         nodes = visual_nodes(root)
-        ops = hash(draw_ops(nodes))
-        key = ("observation", width, height, ops)
+        ops = draw_ops(nodes)
+        key = ("observation", width, height, hash(ops))
         obs = self._cached(key)
         if obs is None:
-            screen = self._cached(("screen", ops))
-            obs = self._keep(key, observe(screen if screen is not None else self._image(nodes), height, width))
+            if self.incremental:
+                obs = self.canvas(nodes, ops).observe(height, width)
+            else:
+                screen = self._cached(("screen", key[3]))
+                obs = observe(screen if screen is not None else self._image(nodes), height, width)
+            obs = self._keep(key, obs)
         return obs
+
+    def canvas(self, nodes: list[Node], ops: tuple) -> Canvas:
+        """The canvas with ``nodes`` (``ops``: their :func:`draw_ops`) drawn on it."""
+        if self._canvas is None:
+            self._canvas = Canvas(self)
+        self._canvas.draw(nodes, ops)
+        return self._canvas
+
+    def drop_canvas(self) -> None:
+        """Let the last frame drawn go (a device does when it turns to another configuration): the next is drawn
+        whole."""
+        self._canvas = None
 
     def cached(self) -> tuple[int, int]:
         """(frames and observations cached, their bytes)."""
@@ -102,6 +255,7 @@ class Renderer:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._cached_bytes = 0
+        self._canvas = None
 
     def _image(self, nodes: list[Node]) -> Image.Image:
         """``nodes`` (a tree's :func:`visual_nodes`) drawn at full resolution."""
@@ -124,7 +278,9 @@ class Renderer:
         return frame
 
     # ------------------------------------------------------------------------------------------------ drawing
-    def draw(self, img: Image.Image, nodes: list[Node], sx: float, sy: float) -> None:
+    def draw(self, img: Image.Image, nodes: list[Node], sx: float, sy: float, rows: Rows | None = None) -> None:
+        """Draw ``nodes`` on ``img``, scaled by ``(sx, sy)``; with ``rows``, only what falls in those rows (at scale 1):
+        pixels outside them are left as they were."""
         draw = ImageDraw.Draw(img)
         s = min(sx, sy)
         for n in nodes:
@@ -132,16 +288,55 @@ class Renderer:
             box = (int(x1 * sx + 0.5), int(y1 * sy + 0.5), int(x2 * sx + 0.5), int(y2 * sy + 0.5))
             if box[2] <= box[0] or box[3] <= box[1]:
                 continue
+            if rows is not None:
+                reach = self.reach(n)
+                if reach[1] <= rows[0] or reach[0] >= rows[1]:
+                    continue
+                shape = self._shape_rows(n, box)
             if n.icon == "wallpaper":
-                img.paste(wallpapers.wallpaper(self.style.wallpaper, box[2] - box[0], box[3] - box[1]), box[:2])
+                _paste_image(img, wallpapers.wallpaper(self.style.wallpaper, box[2] - box[0], box[3] - box[1]),
+                             box[:2], rows)
             if n.bg is not None:
-                self._fill(draw, box, n.bg, round(n.radius * s) if n.radius > 0 else n.radius)
+                radius = round(n.radius * s) if n.radius > 0 else n.radius
+                if rows is None:
+                    self._fill(draw, box, n.bg, radius)
+                elif radius == 0:
+                    top, bottom = max(box[1], rows[0]), min(box[3], rows[1])
+                    if bottom > top:
+                        self._fill(draw, (box[0], top, box[2], bottom), n.bg, 0)
+                else:
+                    _within(img, rows, shape, lambda: self._fill(draw, box, n.bg, radius))
             if n.kind:
-                self._KINDS[n.kind](self, img, draw, n, box, s)
+                if rows is None:
+                    self._KINDS[n.kind](self, img, draw, n, box, s)
+                else:
+                    _within(img, rows, shape, lambda: self._KINDS[n.kind](self, img, draw, n, box, s))
             if n.icon and n.icon != "wallpaper":
-                self._draw_icon(img, n, box)
+                self._draw_icon(img, n, box, rows)
             if n.text and n.size:
-                self._draw_text(img, n, box, s)
+                for mask, x, y in self._text_masks(n, box, s):
+                    _paste(img, n.fg, x, y, mask, rows)
+
+    def reach(self, n: Node) -> Rows:
+        """The rows that drawing ``n`` (at scale 1) may change: its bounds' (a shape's with a margin), and its
+        text's, which may stand out of them."""
+        x1, y1, x2, y2 = n.bounds
+        if x2 <= x1 or y2 <= y1:
+            return 0, 0
+        top, bottom = self._shape_rows(n, n.bounds) if (n.kind or (n.bg is not None and n.radius)) else (y1, y2)
+        if n.text and n.size:
+            for mask, _, y in self._text_masks(n, n.bounds, 1.0):
+                top, bottom = min(top, y), max(bottom, y + mask.size[1])
+        return top, bottom
+
+    def _shape_rows(self, n: Node, box) -> Rows:
+        """Rows a drawn shape (a rounded or round background, a switch, a slider, ...) stays inside: its box's,
+        with its own height again above and below (anti-aliasing and strokes stay far within that); a dial's hand
+        may reach anywhere on the screen."""
+        if n.kind == "dial":
+            return 0, self.screen[1]
+        h = box[3] - box[1]
+        return max(0, box[1] - h), min(self.screen[1], box[3] + h)
 
     @staticmethod
     def _fill(draw: ImageDraw.ImageDraw, box, color, radius: int) -> None:
@@ -153,7 +348,7 @@ class Renderer:
         else:
             draw.rectangle((x1, y1, x2 - 1, y2 - 1), fill=color)
 
-    def _draw_icon(self, img: Image.Image, n: Node, box) -> None:
+    def _draw_icon(self, img: Image.Image, n: Node, box, rows: Rows | None) -> None:
         x1, y1, x2, y2 = box
         size = max(1, min(x2 - x1, y2 - y1))
         kind, _, name = n.icon.partition(":")
@@ -161,9 +356,10 @@ class Renderer:
             im = icons.app_icon(name, size)
         else:
             im = icons.glyph(name, size, n.icon_color or self.style.theme.icon)
-        _paste(img, im, x1 + (x2 - x1 - size) // 2, y1 + (y2 - y1 - size) // 2, im)
+        _paste(img, im, x1 + (x2 - x1 - size) // 2, y1 + (y2 - y1 - size) // 2, im, rows)
 
-    def _draw_text(self, img: Image.Image, n: Node, box, s: float) -> None:
+    def _text_masks(self, n: Node, box, s: float) -> Iterator[tuple[Image.Image, int, int]]:
+        """``n``'s text as coverage masks, each with the pixel where it goes: ``(mask, x, y)``."""
         x1, y1, x2, y2 = box
         size = max(3, round(n.size * s))
         align = n.align
@@ -186,7 +382,7 @@ class Renderer:
         for script, chunk, dx in line.runs:
             m, ox, oy = typeset.mask(script, chunk, size, n.bold)
             if m is not None:
-                _paste(img, n.fg, x + dx + ox, y + line.ascent + oy, m)
+                yield m, x + dx + ox, y + line.ascent + oy
 
     # ------------------------------------------------------------------------------------------ special kinds
     def _draw_switch(self, img, draw, n: Node, box, s: float) -> None:

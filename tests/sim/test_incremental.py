@@ -1,0 +1,80 @@
+"""A new screen drawn over the last one is the screen drawn whole: every screen of the expert's episodes, on phones,
+tablets and generated screens, is the same array either way, and its observation is vlui.device.observe of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vlui.agents.walkthrough import walkthrough
+from vlui.cli import compose
+from vlui.data.format import read_dataset
+from vlui.device import observe
+from vlui.jobs import collect
+from vlui.sim.phone import SimDevice
+from vlui.tasks.catalog import task_set
+
+# a 1080x2160 phone, right to left (Arabic), dark and Korean, the landscape tablet; generated: a landscape 1382x948
+# (Indonesian) and a 1552x3200 phone in Hindi, sizes no reduction factor divides
+PHONES = ["000", "030", "105", "109", "gen-1-26", "gen-1-34"]
+SIZES = ((256, 128), (384, 192), (64, 32))
+
+
+class Observed(SimDevice):
+    """A phone that, at every screenshot the walk takes, first takes its observations at several sizes and checks
+    each against the screenshot observed as over ADB (a raw 4-channel screencap)."""
+
+    def screenshot(self) -> np.ndarray:
+        observations = [self.observation(h, w) for h, w in SIZES]
+        full = super().screenshot()
+        raw = np.concatenate([full, np.full((*full.shape[:2], 1), 255, np.uint8)], axis=2)
+        for (h, w), obs in zip(SIZES, observations, strict=True):
+            np.testing.assert_array_equal(obs, observe(raw, h, w))
+        return full
+
+
+def _same_screens(snapshot: str, tasks: list[str]) -> int:
+    """Walk the expert through ``tasks`` on a phone drawing over its last screen and on one drawing every screen
+    whole (as vlui did before), and compare every screen; returns how many were compared."""
+    drawn_over, whole = Observed(snapshot), SimDevice(snapshot, incremental=False)
+    screens = 0
+    for task in tasks:
+        a = walkthrough(drawn_over, task, snapshot, screens=True)
+        b = walkthrough(whole, task, snapshot, screens=True)
+        assert a.gestures == b.gestures
+        for i, (x, y) in enumerate(zip(a.screens, b.screens, strict=True)):
+            assert np.array_equal(x, y), f"{task} on {snapshot}: screen {i} differs from the one drawn whole"
+        screens += len(a.screens)
+    return screens
+
+
+@pytest.mark.parametrize("snapshot", PHONES)
+def test_screens_drawn_over_the_last_are_the_screens_drawn_whole(snapshot: str) -> None:
+    assert _same_screens(snapshot, task_set("representative")) > 12
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("snapshot", PHONES)
+def test_every_screen_of_every_supported_task_is_the_same_drawn_over_the_last(snapshot: str) -> None:
+    tasks = task_set("supported") + task_set("bmoca25_supported")
+    assert _same_screens(snapshot, list(dict.fromkeys(tasks))) > len(tasks)
+
+
+
+def test_a_dataset_collected_drawing_over_the_last_screen_is_the_one_collected_drawing_every_screen_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def collected(name: str) -> dict:
+        recipe = [f"paths.data_dir={tmp_path}", f"dataset={name}", "tasks=[airplane_on,call_911,open_clock]",
+                  "env.snapshots=[000,030,gen-1-26]", "env.num_envs=1", "save_full_screen=true"]
+        collect.run(compose("collect", recipe, output_dir=tmp_path / f"run-{name}"))
+        return read_dataset(tmp_path / name)[1].sort_by([("episode_id", "ascending"), ("step", "ascending")]).to_pydict()
+
+    drawn_over = collected("drawn_over")
+    init = SimDevice.__init__
+    monkeypatch.setattr(SimDevice, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "incremental": False}))
+    whole = collected("whole")
+    assert len(drawn_over["screen"]) > 9
+    for column in ("screen", "screen_full", "action", "snapshot_id", "task_id"):
+        assert drawn_over[column] == whole[column], column
