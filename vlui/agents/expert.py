@@ -654,6 +654,14 @@ PLANS |= {
                                              (_create_alarm(11, 30), _SAVES_ALARM)),
     "b25_alarm_9am_delete_and_1030": _in_turn((_delete_alarm(9, 0), _DELETES_ALARM),
                                               (_create_alarm(10, 30), _SAVES_ALARM)),
+    # the alarm, then the alarm volume up (refused by the benchmark, whose check holds once the alarm is there; the
+    # detectors study plays them: docs/environment.md, "How often the detectors judge right")
+    "b25_alarm_1030_and_alarm_volume": _in_turn((_create_alarm(10, 30), _SAVES_ALARM),
+                                                (_volume_up("alarm"), _SAVES_ALARM)),
+    "b25_alarm_1330_and_alarm_volume": _in_turn((_create_alarm(13, 30), _SAVES_ALARM),
+                                                (_volume_up("alarm"), _SAVES_ALARM)),
+    "b25_alarm_9am_on_and_alarm_volume": _in_turn((_alarm_on(9, 0), _taps(":id/onoff")),
+                                                  (_volume_up("alarm"), _SAVES_ALARM)),
     # B-MoCA's evaluators: weekdays Monday to Friday (31), weekend Saturday and Sunday (96), midweek Monday to
     # Thursday (15)
     **{f"b25_alarm_{h}{m:02d}_{name}": _repeating_alarm(h, m, days) for h, m in ((10, 30), (13, 30))

@@ -126,9 +126,10 @@ def _expert_can(task: Task) -> bool:
 
 
 def measure(sets: Sequence[str], snapshots: Any, agents: Sequence[str], out: Path, runs: int = 1,
-            checkpoint: str | None = None, screens: str = "none", seed: int = 0, slots: int = 2) -> dict[str, Any]:
+            checkpoint: str | None = None, screens: str = "none", seed: int = 0, slots: int = 2,
+            only: Sequence[str] = ()) -> dict[str, Any]:
     """Run the study's episodes (resuming those already in ``out``) and write its report; returns the report's
-    figures."""
+    figures. ``only``: these tasks of the sets, not all."""
     unknown = [s for s in sets if s not in SETS]
     if unknown:
         raise VluiError(f"unknown task set {unknown[0]!r}; the detectors study knows {', '.join(SETS)}")
@@ -139,6 +140,11 @@ def measure(sets: Sequence[str], snapshots: Any, agents: Sequence[str], out: Pat
         raise VluiError("agent policy needs --checkpoint checkpoints/<experiment>/<run>")
     if screens not in SCREENS:
         raise VluiError(f"--screens is one of {', '.join(SCREENS)}, not {screens!r}")
+    known = {t for s in sets for t in (task_set("all") if s == "bmoca" else task_set("bmoca25"))}
+    strangers = [t for t in only if t not in known]
+    if strangers:
+        raise VluiError(f"task {strangers[0]} is not in the sets {', '.join(sets)} (ids: vlui/tasks/data/bmoca.yaml "
+                        "and bmoca25.yaml)")
     began = time.monotonic()
     env = env_settings({"backend": "sim", "snapshots": snapshots})
     phones = resolve_snapshots(env)
@@ -155,6 +161,9 @@ def measure(sets: Sequence[str], snapshots: Any, agents: Sequence[str], out: Pat
         done = _done(folder / "episodes.jsonl")
         for set_name in sets:
             tasks, skipped = runnable(set_name)
+            if only:
+                tasks = [t for t in tasks if t.id in only]
+                skipped = {t: why for t, why in skipped.items() if t in only}
             left[set_name] = skipped
             if agent_name == "expert":
                 tasks = [t for t in tasks if _expert_can(t)]
@@ -338,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default="bmoca,bmoca25", help=f"task sets, comma-separated ({', '.join(SETS)})")
     parser.add_argument("--snapshots", default="all", help="env.snapshots: all (the 45), test, train, random:N, or "
                         "ids, comma-separated")
+    parser.add_argument("--tasks", default="", help="only these task ids of the sets, comma-separated")
     parser.add_argument("--agents", default="expert,random", help=f"comma-separated, of {', '.join(AGENTS)}")
     parser.add_argument("--checkpoint", help="the policy's checkpoint, for agent policy")
     parser.add_argument("--runs", type=int, default=1, help="runs of every task on every phone (default 1)")
@@ -351,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         phones = [p.strip() for p in args.snapshots.split(",")] if "," in args.snapshots else args.snapshots
         figures = measure([s.strip() for s in args.sets.split(",") if s.strip()], phones,
                           [a.strip() for a in args.agents.split(",") if a.strip()], out, args.runs, args.checkpoint,
-                          args.screens, args.seed)
+                          args.screens, args.seed, only=[t.strip() for t in args.tasks.split(",") if t.strip()])
     except VluiError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
