@@ -150,6 +150,7 @@ def measure(sets: Sequence[str], snapshots: Any, agents: Sequence[str], out: Pat
     phones = resolve_snapshots(env)
     episodes: list[Episode] = []
     left: dict[str, dict[str, str]] = {}
+    played = 0
     for agent_name in agents:
         folder = out / agent_name
         folder.mkdir(parents=True, exist_ok=True)
@@ -170,13 +171,14 @@ def measure(sets: Sequence[str], snapshots: Any, agents: Sequence[str], out: Pat
             jobs = [Job(t.id, snap, substream(seed, substream(run, i, 10_007)), run=run)
                     for run in range(runs) for i, (t, snap) in enumerate((t, s) for t in tasks for s in phones)]
             todo = [j for j in jobs if j.key not in done]
+            played += len(todo)
             if todo:
                 _play(todo, tasks, phones, agent_env, settings, seed, folder, screens, slots, done)
             episodes += [_episode(agent_name, set_name, done[j.key]) for j in jobs]
     figures = write_report(out, episodes, left, sets, agents, {
         "command": " ".join(["python -m vlui.study detectors", *sys.argv[2:]]) if sys.argv[1:2] == ["detectors"]
         else "python -m vlui.study detectors", "commit": _commit(), "wall_s": time.monotonic() - began,
-        "phones": len(phones), "runs": runs})
+        "phones": len(phones), "runs": runs, "played": played})
     return figures
 
 
@@ -289,9 +291,12 @@ def _markdown(rows: list[dict[str, Any]], under: list[dict[str, Any]], wrong: li
               left: dict[str, dict[str, str]], sets: Sequence[str], agents: Sequence[str], meta: dict[str, Any],
               catalog: dict[str, Task]) -> str:
     minutes = meta["wall_s"] / 60
+    total = sum(r["episodes"] for r in rows if r["agent"] == "all")
     lines = ["# How often the detectors judge right", "",
              f"`{meta['command']}` at `{meta['commit']}`: {meta['phones']} phones, {meta['runs']} run(s), agents "
-             f"{', '.join(agents)}; {minutes:.1f} min wall-clock (nice -n 15, a 2-core machine shared with training).",
+             f"{', '.join(agents)}. This invocation played {meta['played']} of the {total} episodes in "
+             f"{minutes:.1f} min wall-clock" + (", the others read from an earlier one in this folder (resumed)"
+                                                 if meta["played"] < total else "") + ".",
              "", "Each task's detector (the benchmark's: its logcat regex or B-MoCA's evaluator check) against its "
              "truth, the goal read from the simulated phone's own state (`vlui/tasks/data/truths.yaml`). An episode "
              "runs on past the detector until the truth has held too, or to the step limit. **TP** the detector "
@@ -302,14 +307,13 @@ def _markdown(rows: list[dict[str, Any]], under: list[dict[str, Any]], wrong: li
              "so.", ""]
     for set_name in sets:
         mine = [r for r in rows if r["set"] == set_name and r["agent"] == "all"]
-        total = counts([])  # summed below
-        for key in ("episodes", "tp", "fp", "fn", "tn"):
-            total[key] = sum(r[key] for r in mine)
+        summed = {key: sum(r[key] for r in mine) for key in ("episodes", "tp", "fp", "fn", "tn")}
         exact = sum(not r["fp"] and not r["fn"] for r in mine)
         lines += [f"## {SETS[set_name]}", "",
-                  f"{len(mine)} tasks run, {total['episodes']} episodes: TP {total['tp']}, FP {total['fp']}, FN "
-                  f"{total['fn']}, TN {total['tn']}; precision {_pct(ratio(total['tp'], total['tp'] + total['fp']))}, "
-                  f"recall {_pct(ratio(total['tp'], total['tp'] + total['fn']))}. {exact} of the {len(mine)} "
+                  f"{len(mine)} tasks run, {summed['episodes']} episodes: TP {summed['tp']}, FP {summed['fp']}, FN "
+                  f"{summed['fn']}, TN {summed['tn']}; precision "
+                  f"{_pct(ratio(summed['tp'], summed['tp'] + summed['fp']))}, "
+                  f"recall {_pct(ratio(summed['tp'], summed['tp'] + summed['fn']))}. {exact} of the {len(mine)} "
                   "detectors judged every episode right.", "",
                   "| task | detector | agent | episodes | TP | FP | FN | TN | precision | recall | early | late | "
                   "at start |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
@@ -320,8 +324,11 @@ def _markdown(rows: list[dict[str, Any]], under: list[dict[str, Any]], wrong: li
                          f"{r['fp']} | {r['fn']} | {r['tn']} | {_pct(r['precision'])} | {_pct(r['recall'])} | "
                          f"{r['early']} | {r['late']} | {r['truth_at_start']} |")
         if left.get(set_name):
+            why: dict[str, list[str]] = {}
+            for task, reason in left[set_name].items():
+                why.setdefault(reason, []).append(f"`{task}`")
             lines += ["", f"Not run ({len(left[set_name])}):", ""]
-            lines += [f"- `{task}`: {why}" for task, why in left[set_name].items()]
+            lines += [f"- {', '.join(ids)}: {reason}" for reason, ids in why.items()]
         lines.append("")
     lines += ["## Detectors under 100%", "",
               "| set | task | detector | precision | recall | FP | FN |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
