@@ -37,6 +37,7 @@ from vlui.agents.expert import plan_for
 from vlui.android.apps import apps
 from vlui.backends import resolve_snapshots
 from vlui.config import EnvConfig, env_settings
+from vlui.data.images import IMAGES
 from vlui.env.env import open_env
 from vlui.errors import VluiError
 from vlui.jobs.evaluate import keep_screens, screens_for
@@ -47,7 +48,6 @@ from vlui.study import _commit
 from vlui.tasks.catalog import Task, release_tasks, task_set
 from vlui.tasks.catalog import tasks as paper_tasks
 from vlui.tasks.truth import truth_conditions
-from vlui.viewer.episodes import IMAGES
 
 SETS = {"bmoca": "the paper's 60 tasks", "bmoca25": "B-MoCA release 2.5's 131 tasks"}
 AGENTS = ("expert", "random", "policy")
