@@ -803,7 +803,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
     for _, cmd, _ in commands(study):
         lines.append(f"python {cmd[2].split(';')[0].split()[-1]}.py {' '.join(cmd[3:])}")
     lines += ["```", ""]
-    meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": _commit(),
+    meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": checkout_commit(),
             "machine": f"{platform.machine()}, {cores()} cores", "timings_s": timings or {}}
     if timings:
         lines += [f"Wall-clock on this machine ({meta['machine']}): " + "; ".join(
@@ -892,7 +892,7 @@ def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
-def _commit() -> str:
+def checkout_commit() -> str:
     """The commit of the vlui checkout that ran the study (with ``+changes`` when it had uncommitted ones)."""
     root = checkout()
     if root is None:

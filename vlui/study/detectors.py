@@ -44,7 +44,7 @@ from vlui.jobs.evaluate import keep_screens, screens_for
 from vlui.resources import work_dir
 from vlui.rollout import EpisodeRecord, Job, result_line, rollout
 from vlui.seeding import substream
-from vlui.study import _commit
+from vlui.study import checkout_commit
 from vlui.tasks.catalog import Task, release_tasks, task_set
 from vlui.tasks.catalog import tasks as paper_tasks
 from vlui.tasks.truth import truth_conditions
@@ -177,7 +177,7 @@ def measure(sets: Sequence[str], snapshots: Any, agents: Sequence[str], out: Pat
             episodes += [_episode(agent_name, set_name, done[j.key]) for j in jobs]
     figures = write_report(out, episodes, left, sets, agents, {
         "command": " ".join(["python -m vlui.study detectors", *sys.argv[2:]]) if sys.argv[1:2] == ["detectors"]
-        else "python -m vlui.study detectors", "commit": _commit(), "wall_s": time.monotonic() - began,
+        else "python -m vlui.study detectors", "commit": checkout_commit(), "wall_s": time.monotonic() - began,
         "phones": len(phones), "runs": runs, "played": played})
     return figures
 
