@@ -12,7 +12,8 @@ from omegaconf import OmegaConf
 
 from tests.conftest import run_python
 from vlui.cli import CONFIG_DIR, compose
-from vlui.config import AgentConfig, check_settings
+from vlui.config import check_settings
+from vlui.agents.settings import AgentConfig
 from vlui.errors import VluiError
 
 JOBS = ["train", "collect", "evaluate"]

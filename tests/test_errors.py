@@ -656,8 +656,8 @@ A mistake the user can fix is one line on stderr, `error: <what happened>: <what
 traceback; what was already written (episodes, checkpoints, evaluated episodes) is kept, and the same command
 resumes. Anything else is a bug and keeps its traceback.
 
-Every setting that a schema in `vlui/config.py` bounds (its `LIMITS` and `CHOICES`) is checked before any work
-starts, and so is every snapshot file named by `env.snapshots`.
+Every setting that a schema bounds (its `LIMITS` and `CHOICES`, in `vlui/config.py` and the packages' `settings.py`)
+is checked before any work starts, and so is every snapshot file named by `env.snapshots`.
 
 The table lists bad inputs and the exact message each gives; `…` stands for a path, a number or a list. It is
 generated from the cases in `tests/test_errors.py`, which assert each message (`python -m tests.test_errors`

@@ -9,7 +9,7 @@ import torch
 
 from vlui.agents import make_agent
 from vlui.agents.policy_agent import PolicyAgent
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.agent import Agent, BatchAgent
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError

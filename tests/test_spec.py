@@ -13,7 +13,7 @@ import pytest
 from vlui.agents.expert import ExpertAgent
 from vlui.android.i18n import is_rtl
 from vlui.cli import compose
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.data.format import dataset_spec, read_info
 from vlui.device import observe
 from vlui.env.actions import ActionParser

@@ -1,4 +1,4 @@
-"""Making devices from the ``env`` settings (:class:`~vlui.config.EnvConfig`), and reading its snapshot lists."""
+"""Making devices from the ``env`` settings (:class:`~vlui.env.settings.EnvConfig`), and reading its snapshot lists."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from vlui.adb.device import AdbDevice, claim, online_serials
 from vlui.android.generate import parse_generated
 from vlui.android.snapshot import load_snapshot, snapshot_refs
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.device import Device
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice, check_snapshot_state

@@ -1,11 +1,26 @@
-"""The values a numeric setting may take. The settings' dataclasses (:mod:`vlui.config`, :mod:`vlui.models.settings`)
-list theirs in a ``LIMITS`` class variable, checked when a job starts (:func:`vlui.config.check_settings`)."""
+"""The values a setting may take, and settings built from plain values and checked against them.
+
+The settings' dataclasses live beside what they configure (:mod:`vlui.env.settings`, :mod:`vlui.agents.settings`,
+:mod:`vlui.data.settings`, :mod:`vlui.models.settings`, :mod:`vlui.algos.settings`) and
+know nothing of Hydra: each lists its numeric bounds in a ``LIMITS`` class variable and its choices in ``CHOICES``.
+The job floor (:mod:`vlui.config`) registers them as Hydra's schemas and checks a composed config against them when a
+job starts (:func:`vlui.config.check_settings`); code below it takes typed settings, or a plain mapping that
+:func:`typed` checks the same way.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
+
+from vlui.errors import VluiError
+
+T = TypeVar("T")
+
+# A value the config must give (a setting with no default): the mark Hydra's configs use for it, "???"
+MISSING = "???"
 
 
 @dataclass(frozen=True)
@@ -66,3 +81,36 @@ NON_NEGATIVE = Range(0)
 FRACTION = Range(0, 1)
 PORT = Range(1, 65535)
 SEED = Range(0, 2**32 - 1)
+
+
+def check_fields(schema: type, values: Mapping[str, Any], key: str) -> None:
+    """Raise :class:`VluiError` naming ``key + field`` for the first of ``values`` outside ``schema``'s ``CHOICES``
+    or ``LIMITS`` (a list setting: every item within them)."""
+    for name, allowed in getattr(schema, "CHOICES", {}).items():
+        if name in values and values[name] not in allowed:
+            raise VluiError(f"{key}{name} must be one of {', '.join(allowed)}, not {values[name]!r}")
+    for name, limit in getattr(schema, "LIMITS", {}).items():
+        if name not in values:
+            continue
+        value = values[name]
+        if isinstance(value, Sequence) and not isinstance(value, (str, list, tuple)):
+            value = list(value)  # a config's list node, shown as the list it holds
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            problem = limit.problem(v)
+            if problem:
+                raise VluiError(f"{key}{name} {problem}, not {value!r}")
+
+
+def typed(schema: type[T], value: T | Mapping[str, Any], group: str) -> T:
+    """The settings of config group ``group`` as their dataclass ``schema``, checked: from a plain mapping (a key
+    that is no setting is an error, not ignored) or an instance."""
+    if isinstance(value, Mapping):
+        known = [f.name for f in fields(schema)]
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise VluiError(f"unknown {group} setting(s) {', '.join(map(str, unknown))}; valid: {', '.join(known)}")
+        value = schema(**value)
+    if not isinstance(value, schema):
+        raise VluiError(f"{group} settings must be a mapping or a {schema.__name__}, not {type(value).__name__}")
+    check_fields(schema, vars(value), f"{group}.")
+    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import open_env
 from vlui.served.private_adb import PrivateAdb
 from vlui.tasks.catalog import release_tasks

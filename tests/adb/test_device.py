@@ -19,7 +19,7 @@ from vlui.adb.errors import DeviceError
 from vlui.agents import make_agent
 from vlui.android.snapshot import snapshot_ids
 from vlui.backends import make_device
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb

@@ -3,7 +3,7 @@ at the step the in-process phone ends it, its check read on the UI tree ``uiauto
 
 from __future__ import annotations
 
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import open_env
 from vlui.served.private_adb import PrivateAdb
 from vlui.tasks.catalog import release_tasks

@@ -16,7 +16,7 @@ from vlui.adb.state import READERS, SETTERS
 from vlui.android.snapshot import ENVS_DIR
 from vlui.android.state import state_paths
 from vlui.backends import make_device
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import make_env, open_env
 from vlui.env.ui_text import parse_xml
 from vlui.errors import VluiError

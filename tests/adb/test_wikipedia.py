@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tasks.test_bmoca25 import drive
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import open_env
 from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from vlui.agents.expert import ExpertAgent
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import make_env
 from vlui.tasks.catalog import Detector, task_set, tasks
 

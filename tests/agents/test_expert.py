@@ -11,7 +11,7 @@ from vlui.agents import make_agent
 from vlui.agents.expert import ExpertAgent
 from vlui.android.snapshot import snapshot_ids
 from vlui.cli import compose
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.jobs import evaluate

@@ -10,7 +10,7 @@ from PIL import Image
 from vlui.agents.__main__ import main
 from vlui.agents.walkthrough import task_sheet, walkthrough
 from vlui.backends import make_device
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 
 
 def test_the_sheet_has_a_cell_for_every_screen_of_the_episodes(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from vlui.android.snapshot import (
 )
 from vlui.backends import resolve_snapshots
 from vlui.cli import compose
-from vlui.config import env_settings
+from vlui.env.settings import env_settings
 from vlui.errors import VluiError
 from vlui.jobs import train
 from vlui.sim.__main__ import main as sim_main

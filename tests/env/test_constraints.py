@@ -7,7 +7,7 @@ import pytest
 
 from vlui.agents.expert import ExpertAgent
 from vlui.agents.walkthrough import walkthrough
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.actions import ParsedAction, normalised_to_action
 from vlui.env.constraints import ConstraintWatch
 from vlui.env.env import make_env

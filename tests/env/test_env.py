@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 from tests import fixture_app
 from vlui.agents import agent_class, make_agent
 from vlui.agents.walkthrough import walkthrough
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.actions import ActionError, key_action, normalised_to_action
 from vlui.env.agent import reads
 from vlui.env.env import make_env, make_vector_env

@@ -20,7 +20,7 @@ from safetensors.torch import load_file
 from tests.conftest import ROOT
 from tests.jobs.test_train import tiny
 from vlui.cli import compose
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import read_info
 from vlui.env.actions import ActionParser

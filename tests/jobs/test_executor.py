@@ -14,7 +14,8 @@ import psutil
 import pytest
 
 from vlui.cli import compose
-from vlui.config import EnvConfig, ExecutorConfig
+from vlui.config import ExecutorConfig
+from vlui.env.settings import EnvConfig
 from vlui.data.format import read_dataset
 from vlui.errors import VluiError
 from vlui.jobs import collect, evaluate, train

@@ -18,7 +18,7 @@ from safetensors.torch import load_file
 
 from tests.conftest import ROOT
 from vlui.cli import compose
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.jobs import train

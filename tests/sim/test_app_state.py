@@ -11,7 +11,7 @@ import pytest
 from vlui.android.snapshot import ENVS_DIR, read_snapshot
 from vlui.android.state import DeviceState, state_problem
 from vlui.backends import resolve_snapshots
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.errors import VluiError
 from vlui.sim.apps import APPS, app_state_problem
 from vlui.sim.apps.calculator import CalculatorState

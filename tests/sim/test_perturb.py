@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice

@@ -20,7 +20,7 @@ from vlui.adb.state import READERS
 from vlui.agents.expert import ExpertAgent
 from vlui.android.apps import apps
 from vlui.android.snapshot import snapshot_ids
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import PhoneEnv, make_env
 from vlui.env.ui_text import parse_xml
 from vlui.errors import VluiError

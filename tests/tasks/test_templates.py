@@ -10,7 +10,7 @@ import pytest
 
 from vlui.agents.expert import ExpertAgent
 from vlui.agents.walkthrough import walkthrough
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import make_env
 from vlui.errors import VluiError
 from vlui.sim.apps.chrome import chrome_state

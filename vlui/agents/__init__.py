@@ -7,7 +7,7 @@ from typing import Any
 
 from vlui.agents.expert import ExpertAgent
 from vlui.agents.random_agent import RandomAgent
-from vlui.config import AgentConfig, agent_settings
+from vlui.agents.settings import AgentConfig, agent_settings
 from vlui.errors import VluiError
 
 AGENTS = ("expert", "random", "policy", "text", "mllm")
@@ -15,7 +15,7 @@ AGENTS = ("expert", "random", "policy", "text", "mllm")
 
 def agent_class(agent: AgentConfig | Mapping[str, Any]) -> type:
     """The class of the agent the ``agent`` settings name (a mapping is checked against
-    :class:`~vlui.config.AgentConfig`). Each builds itself from the settings (``from_settings``) and says what it
+    :class:`~vlui.agents.settings.AgentConfig`). Each builds itself from the settings (``from_settings``) and says what it
     reads of an observation (``reads``)."""
     name = agent_settings(agent).name
     if name == "policy":  # torch, timm and transformers load only when a policy acts
@@ -33,7 +33,7 @@ def agent_class(agent: AgentConfig | Mapping[str, Any]) -> type:
 
 
 def make_agent(agent: AgentConfig | Mapping[str, Any], seed: int = 0):
-    """An agent from the ``agent`` settings (a mapping is checked against :class:`~vlui.config.AgentConfig`)."""
+    """An agent from the ``agent`` settings (a mapping is checked against :class:`~vlui.agents.settings.AgentConfig`)."""
     settings = agent_settings(agent)
     return agent_class(settings).from_settings(settings, seed)
 

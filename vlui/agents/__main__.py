@@ -14,7 +14,7 @@ import sys
 
 from vlui.agents.walkthrough import task_sheet
 from vlui.backends import make_device
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.errors import tool_status
 
 

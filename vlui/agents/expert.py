@@ -27,7 +27,7 @@ from vlui.android.i18n import Locale, get_locale
 from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP, day_bit
 from vlui.android.launcher import LAUNCHABLE
 from vlui.android.state import VOLUME_MAX
-from vlui.config import AgentConfig
+from vlui.agents.settings import AgentConfig
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from vlui.config import AgentConfig
+from vlui.agents.settings import AgentConfig
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy

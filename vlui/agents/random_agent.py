@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from vlui.config import AgentConfig
+from vlui.agents.settings import AgentConfig
 from vlui.tasks.catalog import Task
 
 

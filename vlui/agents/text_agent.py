@@ -28,7 +28,7 @@ from vlui.agents.chat import STOP_AFTER_FAILED_REQUESTS, Answer, Endpoint, Endpo
 from vlui.agents.fewshot import Demonstrations, Transition, device_size, text_action
 from vlui.agents.marks import screenshot_png
 from vlui.agents.prompts import Example, Screen, Style, read_answer, reflection_messages, step_messages
-from vlui.config import AgentConfig
+from vlui.agents.settings import AgentConfig
 from vlui.data.format import decode_png
 from vlui.data.images import image_hash
 from vlui.device import observe

@@ -23,7 +23,8 @@ import torch
 from vlui.algos import feature_store, losses
 from vlui.algos.augment import (IDENTITY_ZOOM, ZOOM_SEED, color_jitter, random_shift, zoom, zoom_draws, zoom_points,
                                 zoom_views)
-from vlui.algos.settings import AugmentConfig, from_mapping
+from vlui.algos.settings import from_mapping
+from vlui.data.settings import AugmentConfig
 from vlui.models.policy import Fused, VLUIPolicy
 from vlui.models.settings import from_dict
 from vlui.seeding import substream

@@ -35,21 +35,6 @@ class OptimConfig:
 
 
 @dataclass
-class AugmentConfig:
-    """Augmentation of the training screens (the ``data.augment`` settings), each drawn from the seed and the step."""
-
-    random_shift: int = 4  # pixels of random shift (pad and crop), 0 disables
-    color_jitter: float = 0.0  # strength of brightness/contrast jitter, 0 disables
-    # magnify the screen up to 1 + zoom times about a random point, as a denser screen draws every element larger,
-    # the demonstrated gesture moved with it (a sample whose target it crops out is left as it is); 0 disables
-    zoom: float = 0.0
-    views: int = 2  # with a frozen backbone: zoomed copies of each screen, their features cached with the screen's
-
-    LIMITS: ClassVar[dict[str, Range]] = {"random_shift": NON_NEGATIVE, "color_jitter": FRACTION, "zoom": FRACTION,
-                                          "views": AT_LEAST_1}
-
-
-@dataclass
 class BCConfig:
     """Behaviour cloning: mean squared error to the expert's dual-gesture (vlui/algos/bc.py)."""
 

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from vlui.agents import make_agent
 from vlui.android.snapshot import snapshot_ids
 from vlui.bench import BenchOptions, Record, record
-from vlui.config import EnvConfig, ExecutorConfig
+from vlui.config import ExecutorConfig
+from vlui.env.settings import EnvConfig
 from vlui.jobs.executor import LOCAL, Environments, environments
 from vlui.rollout import Job, rollout
 from vlui.tasks.catalog import resolve_tasks

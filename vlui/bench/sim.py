@@ -23,7 +23,7 @@ from vlui.agents.walkthrough import walkthrough
 from vlui.android.snapshot import snapshot_ids
 from vlui.backends import resolve_snapshots
 from vlui.bench import BenchOptions, Record, median_seconds, record
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.env import make_env
 from vlui.rollout import Job, rollout
 from vlui.sim.phone import SimDevice

@@ -39,7 +39,7 @@ from gymnasium import spaces
 
 from vlui.android.i18n import is_rtl
 from vlui.backends import make_device, resolve_snapshots
-from vlui.config import EnvConfig, env_settings
+from vlui.env.settings import EnvConfig, env_settings
 from vlui.device import Device, observe
 from vlui.env.actions import LONG_PRESS_MS, ActionParser, ParsedAction
 from vlui.env.constraints import ConstraintWatch
@@ -292,7 +292,7 @@ class _Factory:
 def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool | None = None,
              include_screen: bool = True) -> PhoneEnv:
     """A :class:`PhoneEnv` for the ``env`` settings (``configs/env/*.yaml``; a mapping is checked against
-    :class:`~vlui.config.EnvConfig`) and a task spec. ``include_screen=False`` leaves the screen out of the
+    :class:`~vlui.env.settings.EnvConfig`) and a task spec. ``include_screen=False`` leaves the screen out of the
     observations, for agents that read only the UI tree (drawing the full screen is most of a step's cost)."""
     env = env_settings(env)
     return open_env(env, resolve_tasks(tasks, backend=env.backend), resolve_snapshots(env), include_xml,

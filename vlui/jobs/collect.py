@@ -21,7 +21,9 @@ from tqdm import tqdm
 from vlui.agents import agent_class, make_agent
 from vlui.android import generate
 from vlui.backends import max_parallel, resolve_snapshots
-from vlui.config import AgentConfig, EnvConfig, check_settings, env_settings
+from vlui.config import check_settings, settings
+from vlui.agents.settings import AgentConfig
+from vlui.env.settings import EnvConfig
 from vlui.data.card import update_dataset_card
 from vlui.data.format import DatasetWriter
 from vlui.env.agent import reads
@@ -78,7 +80,7 @@ def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
     """(task ids, snapshots, jobs) in a fixed order, so episode ids and seeds are the same every time the same
     recipe runs."""
     tasks = [t.id for t in _tasks(cfg)]
-    snaps = resolve_snapshots(env_settings(cfg.env))
+    snaps = resolve_snapshots(settings(EnvConfig, cfg.env, "env"))
     if cfg.episodes_per_pair < 1:
         raise VluiError(f"episodes_per_pair must be at least 1, not {cfg.episodes_per_pair}")
     jobs = []
@@ -100,7 +102,7 @@ def _tasks(cfg: DictConfig) -> list[Task]:
 def run(cfg: DictConfig) -> dict[str, Any]:
     check_settings(cfg)
     tasks, snaps, jobs = plan(cfg)
-    env = env_settings(cfg.env)
+    env = settings(EnvConfig, cfg.env, "env")
     agent_cfg = OmegaConf.to_container(cfg.agent, resolve=True)
     if agent_cfg.get("actions") == "extended":
         raise VluiError("agent.actions=extended cannot collect a dataset: datasets hold dual-gestures, and a long press "

@@ -27,7 +27,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from vlui.agents import make_agent
-from vlui.config import EnvConfig
+from vlui.env.settings import EnvConfig
 from vlui.data.format import DatasetWriter, dataset_spec, progress, read_info
 from vlui.env.actions import ActionParser
 from vlui.env.agent import OneEpisodeAtATime

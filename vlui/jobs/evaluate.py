@@ -26,7 +26,9 @@ from vlui.agents.expert import ExpertAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
-from vlui.config import AgentConfig, EnvConfig, check_settings, env_settings
+from vlui.config import check_settings, settings
+from vlui.agents.settings import AgentConfig
+from vlui.env.settings import EnvConfig
 from vlui.data.format import encode_png
 from vlui.data.images import IMAGES, image_hash, keep_images
 from vlui.env.agent import reads
@@ -97,7 +99,7 @@ def plan(cfg: DictConfig) -> Plan:
             raise VluiError("agent=policy needs checkpoint=checkpoints/<experiment>/<run> (or a glob or list of "
                             "runs trained with different seeds)")
     policies: list[tuple[str, str | None]] = [(g, c) for g, paths in groups.items() for c in paths] or [("", None)]
-    env = env_settings(cfg.env)
+    env = settings(EnvConfig, cfg.env, "env")
     spec = templates.expand(_plain(cfg.tasks), cfg.task_seed, cfg.task_count, cfg.task_split)
     tasks = resolve_tasks(spec, backend=env.backend)
     snaps = resolve_snapshots(env)

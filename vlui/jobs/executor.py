@@ -35,7 +35,8 @@ from typing import Any
 
 from vlui.adb.device import online_serials
 from vlui.backends import adb_serials, max_parallel
-from vlui.config import EnvConfig, ExecutorConfig
+from vlui.config import ExecutorConfig
+from vlui.env.settings import EnvConfig
 from vlui.env.actions import ActionError
 from vlui.env.env import open_env
 from vlui.errors import VluiError

@@ -19,7 +19,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.ppo import Actor, PPOModule, RolloutData
 from vlui.backends import resolve_snapshots
-from vlui.config import EnvConfig, env_settings
+from vlui.config import settings
+from vlui.env.settings import EnvConfig
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import dataset_spec, read_info
 from vlui.env.agent import OneEpisodeAtATime
@@ -107,7 +108,7 @@ def build(cfg: DictConfig, module_class: type[PPOModule], envs: Environments = L
     module = module_class(policy=to_dict(model, start.spec), algo=algo, seed=cfg.seed,
                           channels_last=cfg.channels_last, compile=cfg.compile)
     module.policy.load_state_dict(start.state_dict())
-    env = env_settings(cfg.env).with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
+    env = settings(EnvConfig, cfg.env, "env").with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
     a = module.algo
     episodes = OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed,
                               envs)

@@ -28,7 +28,8 @@ from omegaconf import DictConfig, OmegaConf
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
-from vlui.config import EnvConfig, check_settings, env_settings, hydra_value
+from vlui.config import check_settings, hydra_value, settings
+from vlui.env.settings import EnvConfig
 from vlui.data.card import summary, version
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import dataset_spec, progress, read_index, read_info, writer_pid
@@ -437,7 +438,7 @@ def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, lo
     have the expert label the states it visits, train ``dagger.steps`` more steps on the demonstrations and every
     round so far. Each round's policy is exported to ``dagger/round-<r>``; a round whose dataset and export exist is
     loaded, not redone, so an interrupted run resumes at the round it was in."""
-    env = env_settings(cfg.env)
+    env = settings(EnvConfig, cfg.env, "env")
     if env.backend != "sim":
         raise VluiError("dagger.rounds needs the simulated phone (env=sim): the expert labels states from the UI tree "
                         "of every step, thousands of them per round")

@@ -85,7 +85,7 @@ class TextEncoder(nn.Module):
     def from_config(
         cls, kind: str = "t5", name_or_path: Optional[str] = None, size: str = "tiny", max_length: int = 64
     ) -> "TextEncoder":
-        """Build the encoder a :class:`vlui.config.TextConfig` describes. Nothing is downloaded."""
+        """Build the encoder a :class:`vlui.models.settings.TextConfig` describes. Nothing is downloaded."""
         if kind == "t5":
             if name_or_path is None:
                 return cls._untrained_t5(size, max_length)
