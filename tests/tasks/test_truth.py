@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from vlui.agents.expert import ExpertAgent
-from vlui.config import env_settings
+from vlui.env.settings import env_settings
 from vlui.env.env import open_env
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice

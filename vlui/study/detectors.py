@@ -36,9 +36,9 @@ from vlui.agents import make_agent
 from vlui.agents.expert import plan_for
 from vlui.android.apps import apps
 from vlui.backends import resolve_snapshots
-from vlui.config import EnvConfig, env_settings
 from vlui.data.images import IMAGES
 from vlui.env.env import open_env
+from vlui.env.settings import EnvConfig, env_settings
 from vlui.errors import VluiError
 from vlui.jobs.evaluate import keep_screens, screens_for
 from vlui.resources import work_dir
