@@ -61,6 +61,18 @@ def test_the_report_names_each_flawed_detector_and_opens_its_episodes(tmp_path):
     assert all("judged" in json.loads(line) for line in lines)
 
 
+@pytest.mark.slow
+def test_the_weekend_alarm_and_volume_reached_is_missed_by_its_check(tmp_path):
+    """The expert sets the 13:30 alarm for the weekend and raises the alarm volume, as asked; the release's check
+    wants the alarm on weekdays, so the goal is reached and the detector never fires: an FN, not a success."""
+    task = "b25_alarm_1330_weekend_and_alarm_volume"
+    detectors.measure(["bmoca25"], ["030"], ["expert"], tmp_path, only=[task])
+    row = next(csv.DictReader(open(tmp_path / "detectors.csv", encoding="utf-8")))
+    assert (row["task"], row["tp"], row["fp"], row["fn"], row["recall"]) == (task, "0", "0", "1", "0.0")
+    line = json.loads((tmp_path / "expert" / "episodes.jsonl").read_text(encoding="utf-8"))
+    assert line["success"] is False and line["judged"]["truth_step"] <= 16
+
+
 @pytest.mark.parametrize("args, said", [
     (["--sets", "bmoca26"], "unknown task set 'bmoca26'"),
     (["--agents", "policy"], "agent policy needs --checkpoint"),
