@@ -9,6 +9,9 @@ import json
 import pytest
 
 from vlui.errors import VluiError
+from vlui.models.policy import VLUIPolicy, export_policy
+from vlui.models.settings import ModelConfig, TextConfig
+from vlui.spec import ObsActionSpec
 from vlui.study import detectors
 from vlui.study.__main__ import main
 from vlui.viewer.episodes import open_folder
@@ -71,6 +74,20 @@ def test_the_weekend_alarm_and_volume_reached_is_missed_by_its_check(tmp_path):
     assert (row["task"], row["tp"], row["fp"], row["fn"], row["recall"]) == (task, "0", "0", "1", "0.0")
     line = json.loads((tmp_path / "expert" / "episodes.jsonl").read_text(encoding="utf-8"))
     assert line["success"] is False and line["judged"]["truth_step"] <= 16
+
+
+def test_a_trained_policy_is_judged_at_the_screen_size_it_learnt(tmp_path):
+    policy = VLUIPolicy(ModelConfig(text=TextConfig(size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32, 32]),
+                        ObsActionSpec(64, 32))
+    export_policy(policy, tmp_path / "run" / "policy")
+    figures = detectors.measure(["bmoca"], ["000"], ["policy"], tmp_path / "out", checkpoint=str(tmp_path / "run"),
+                                only=["open_clock", "airplane_on"])
+    assert figures["totals"]["policy"]["episodes"] == 2
+    recipe = json.loads((tmp_path / "out" / "policy" / "recipe.json").read_text(encoding="utf-8"))
+    assert (recipe["env"]["observation_height"], recipe["env"]["observation_width"]) == (64, 32)
+    folder = open_folder(tmp_path / "out" / "policy")
+    line = json.loads((tmp_path / "out" / "policy" / "episodes.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert folder.episode(line["key"])["problem"] is None
 
 
 @pytest.mark.parametrize("args, said", [
