@@ -9,8 +9,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 UV_VERSION=0.13.9
 SYSTEM_PACKAGES=(fonts-noto-core fonts-noto-cjk fontconfig)
-# the tests run the emulator builder's sqlite3 transcript against a local sqlite3, and the viewer's page in Chromium
-TEST_PACKAGES=(sqlite3 chromium)
+# the tests run the emulator builder's sqlite3 transcript against a local sqlite3, the viewer's page in Chromium, and
+# the ADB client tests with Debian's adb (29) besides adbutils' bundled adb (36)
+TEST_PACKAGES=(sqlite3 chromium adb)
 PYTHON=${VLUI_PYTHON:-python3}
 
 step() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }

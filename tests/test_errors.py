@@ -35,6 +35,7 @@ from vlui.env.actions import ActionParser
 from vlui.errors import VluiError
 from vlui.jobs import collect, evaluate, train
 from vlui.jobs import split as split_job
+from vlui.viewer.compare import Viewer
 from vlui.viewer.episodes import open_folder
 
 pytestmark = pytest.mark.integration
@@ -420,6 +421,9 @@ CASES = [
     Case("viewer-unknown-episode", 14, "`python -m vlui.viewer PATH --episode ID` with an ID the folder lacks",
          "…tiny has no episode '99': give a dataset's episode id or an evaluation's key (e.g. 0, 1, 2)",
          lambda x: open_folder(x.dataset).require("99")),
+    Case("viewer-folder-twice", 14, "`python -m vlui.viewer A B` naming the same folder twice",
+         "…tiny is named twice: give each dataset or evaluation once",
+         lambda x: Viewer.of([x.dataset, x.dataset / "meta" / "episodes.jsonl"])),
     Case("offline-unknown-split", 15, "`python evaluate.py mode=offline data.split=NAME` with a split the dataset lacks",
          "…tiny has no split 'unseen_device' (it has none): make it with `python -m vlui.jobs.split …tiny --by "
          "unseen_device ...` (kinds: random, unseen_task, unseen_device, unseen_app)",

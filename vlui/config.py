@@ -218,6 +218,8 @@ class StudyStepConfig:
     seeds: int = 3
     arms: Any = None  # the arms asked for (--arms), or null: all
     splits: Any = None  # the splits evaluated (--splits), or null: all of the study's
+    sets: Any = None  # the agent arms' settings from the command line (--set [ARM:]KEY=VALUE), or null: none
+    checkpoints: Any = None  # trained arms' policies given (--checkpoint ARM=PATH), or null: none
     studies: Optional[str] = None  # a studies file of the user's own
     out: str = MISSING  # the report folder, where each step's wall-clock is kept
     step: int = MISSING

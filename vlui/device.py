@@ -79,6 +79,18 @@ class PinnedApp:
     version: str
 
 
+@dataclass(frozen=True)
+class HomeScreen:
+    """A benchmark's home screen for one of its phones, as its launcher database holds it (B-MoCA release 2.5's
+    ``home_screen_db``): the hotseat's apps by slot (None: an empty slot) and the first page's icons as
+    ``(app, row, column)`` on a grid of ``rows`` rows; ``source`` names the database."""
+
+    hotseat: tuple[str | None, ...]
+    workspace: tuple[tuple[str, int, int], ...]
+    rows: int
+    source: str
+
+
 class Device(ABC):
     """A phone or tablet that can be looked at, touched, and reset to a snapshot."""
 
@@ -146,10 +158,11 @@ class Device(ABC):
     def load_snapshot(self, snapshot: str) -> None:
         """Restore the device to a snapshot (its configuration and app state), at the home screen."""
 
-    def install_apps(self, pinned: Sequence[PinnedApp]) -> None:
-        """Have these third-party apps installed, on top of the loaded snapshot: the simulated phone installs them;
-        a real device must have them already (vlui downloads no app) and one that lacks any is an error that names
-        it. Backends that cannot say so with a clear error."""
+    def install_apps(self, pinned: Sequence[PinnedApp], home: HomeScreen | None = None) -> None:
+        """Have these third-party apps installed, on top of the loaded snapshot, and where ``home`` is given the home
+        screen the benchmark's phone has with them: the simulated phone installs them and lays its home screen out
+        so; a real device must have both already (vlui downloads no app and changes no home screen) and one that
+        lacks an app is an error that names it. Backends that cannot say so with a clear error."""
         raise VluiError(f"{type(self).__name__} cannot install apps ({', '.join(a.name for a in pinned)})")
 
     def set_state(self, fields: dict) -> None:

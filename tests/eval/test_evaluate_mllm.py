@@ -89,6 +89,9 @@ def test_prompts_and_answers_are_kept_and_a_rerun_from_the_cache_asks_nothing(tm
     assert "answered from the cache" in (tmp_path / "first" / "results.md").read_text()
     rerun = json.loads((tmp_path / "again" / "results.json").read_text())["llm"]
     assert (rerun["requests"], rerun["cached"], rerun["input_tokens"]) == (0, llm_use["answers"], 0)
+    # what the evaluation takes of the model is the same whether it was asked or answered from the cache
+    assert rerun["protocol"] == llm_use["protocol"] and llm_use["protocol"]["requests"] == llm_use["answers"]
+    assert llm_use["protocol"]["input_tokens"] == llm_use["input_tokens"] and llm_use["protocol"]["cost"] > 0
 
 
 def test_another_agent_and_an_llm_agent_side_by_side_in_one_table(tmp_path: Path) -> None:
@@ -103,6 +106,15 @@ def test_another_agent_and_an_llm_agent_side_by_side_in_one_table(tmp_path: Path
     md = (tmp_path / "expert" / "results.md").read_text()
     assert "## Side by side" in md and "| open_clock | 100.0% (2) | 100.0% (2) |" in md
     assert "mllm (agent=mllm, stand-in)" in md and "did not run the same" not in md
+    # beside success, what each agent asked of a model: the expert nothing, the MLLM agent its requests and tokens
+    mllm = json.loads((tmp_path / "mllm" / "results.json").read_text())
+    asked = mllm["llm"]["protocol"]
+    assert asked["requests"] == mllm["llm"]["answers"] == mllm["overall"]["actions"]
+    assert side["usage"]["mllm"]["invalid_action_rate"] == pytest.approx(4 / asked["requests"])
+    assert "| invalid actions | 0.0% (0 of " in md and f"% (4 of {asked['requests']}) |" in md
+    assert f"| requests to the model | – | {asked['requests']} |" in md
+    assert f"| tokens in / out | – | {asked['input_tokens']:,} / {asked['output_tokens']:,} |" in md
+    assert "| estimated cost | – | unknown (no price set) |" in md
     (test,) = side["tests"]  # the expert against the MLLM agent, on both phones, runs as seeds
     assert (test["b"], test["phones"], test["difference"]) == ("mllm", 2, 0.0)
     assert f"{results['config']['name']} − mllm: +0.0 points on the 2 phone(s) both ran" in md

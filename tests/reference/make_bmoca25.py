@@ -268,23 +268,29 @@ def rows(repo: Repo) -> list[dict[str, str]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def read_args(doc: str, out: Path, argv: list[str] | None) -> tuple[Repo, Path]:
+    """The command line of a script that reads a clone of B-MoCA: the repository (at ``--rev``) and ``--out``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("repo", type=Path, help="a clone of gimme1dollar/b-moca (work tree or git directory)")
     parser.add_argument("--rev", default="HEAD", help="the revision to read from a git directory (default HEAD)")
-    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the table (default {OUT.name} here)")
+    parser.add_argument("--out", type=Path, default=out, help=f"where to write it (default {out})")
     args = parser.parse_args(argv)
-    table = rows(Repo(args.repo, args.rev))
+    return Repo(args.repo, args.rev), args.out
+
+
+def main(argv: list[str] | None = None) -> None:
+    repo, out = read_args(__doc__, OUT, argv)
+    table = rows(repo)
     for row in table:
         bad = [c for c in COLUMNS if any(ch in row[c] for ch in "\t\n\r")]
         if bad:
             sys.exit(f"{row['file']}: a tab or line break in {bad}")
-    with args.out.open("w", encoding="utf-8", newline="") as f:
+    with out.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, COLUMNS, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_NONE,
                                 escapechar=None, quotechar=None)
         writer.writeheader()
         writer.writerows(table)
-    print(f"{args.out}: {len(table)} tasks from {table[0]['source'] if table else args.repo}")
+    print(f"{out}: {len(table)} tasks from {table[0]['source'] if table else repo.path}")
 
 
 if __name__ == "__main__":

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import shlex
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vlui.served.private_adb import PrivateAdb
+from vlui.served.private_adb import PrivateAdb, bundled_adb
 from vlui.served.shell import Shell
 
 
@@ -69,3 +70,19 @@ def private_adb():
     with PrivateAdb("000", noise=False) as pa:
         pa.daemon.shell = ProbeShell
         yield pa
+
+
+SYSTEM_ADB = Path("/usr/bin/adb")  # the system's adb client: Debian's and Ubuntu's package (adb 29 on Debian 12)
+
+
+@pytest.fixture(scope="module", params=["bundled", "system"], ids=["adb-bundled", "adb-system"])
+def adb_client(request) -> str:
+    """The adb binary a client test drives the served phone with: adbutils' bundled adb (36), then the system's
+    /usr/bin/adb (Debian's adb 29), which older hosts and distributions run and which quotes and parses differently;
+    ``bash scripts/setup.sh --tests`` installs it on Debian and Ubuntu."""
+    if request.param == "bundled":
+        return bundled_adb()
+    if not SYSTEM_ADB.is_file():
+        pytest.skip(f"{SYSTEM_ADB} is not installed, so the client tests ran with adbutils' adb alone: "
+                    "`bash scripts/setup.sh --tests` installs Debian's adb package where apt is available")
+    return str(SYSTEM_ADB)

@@ -17,8 +17,9 @@ from vlui.served.private_adb import PrivateAdb
 
 
 @pytest.fixture(scope="module")
-def pa():
-    with PrivateAdb("000", noise=False) as pa:
+def pa(adb_client):
+    """The served phone behind a private server of each adb client (tests/served/conftest.py: adb_client)."""
+    with PrivateAdb("000", noise=False, adb_path=adb_client) as pa:
         yield pa
 
 
@@ -184,3 +185,167 @@ def test_media_volume_from_the_shell_is_heard_by_systemui(pa):
     adb(pa, "shell", "media volume --stream 3 --set 4")
     lines = adb(pa, "logcat", "-d", "-s", "vol.Events", "-v", "tag").stdout.splitlines()
     assert "I/vol.Events: writeEvent level_changed STREAM_MUSIC 4" in lines
+
+
+# ---------------------------------------------------------------------------------------------- a device's shell (issue 63)
+PS_HEADER = "USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME"
+
+
+def _started_pid(pa: PrivateAdb, package: str) -> int:
+    """The pid of ``package``'s last ``Start proc`` line in the log."""
+    log = adb(pa, "logcat", "-d", "-s", "ActivityManager:I").stdout
+    return int(re.findall(rf"Start proc (\d+):{re.escape(package)}/", log)[-1])
+
+
+def test_processes_are_listed_and_signalled_as_the_log_names_them(pa):
+    """ps, pidof and kill as Android 10's toybox prints them, over the processes the phone's log starts: an app's
+    pid in ``ps`` is the one of its ``Start proc`` line, and killing the app in front starts it again."""
+    mine = adb(pa, "shell", "ps")
+    assert mine.returncode == 0 and mine.stdout.splitlines()[0] == PS_HEADER
+    assert [line.split()[-1] for line in mine.stdout.splitlines()[1:]] == ["sh", "ps"]
+    adb(pa, "shell", "am force-stop com.android.settings")
+    adb(pa, "shell", "input keyevent 3; am start -n com.android.settings/.Settings")
+    pid = _started_pid(pa, "com.android.settings")
+    rows = {line.split()[-1]: line.split() for line in adb(pa, "shell", "ps -A").stdout.splitlines()[1:]}
+    assert rows["system_server"][:3] == ["system", "1210", "1052"] and rows["init"][:3] == ["root", "1", "0"]
+    assert rows["com.android.settings"][:3] == ["system", str(pid), "1052"]
+    assert rows["com.android.systemui"][:2] == ["u0_a102", "1402"]  # the boot log's "Start proc 1402:...u0a102"
+    assert adb(pa, "shell", "pidof", "com.android.settings").stdout == f"{pid}\n"
+    assert adb(pa, "shell", "ps -o pid,user,name -p 1210").stdout.splitlines()[1].split() == [
+        "1210", "system", "system_server"]
+    bad = adb(pa, "shell", "ps -o pid,nonsense")
+    assert (bad.returncode, bad.stdout, bad.stderr) == (1, "", "ps: bad -o nonsense\n")
+    none = adb(pa, "shell", "pidof no.such.process")
+    assert (none.returncode, none.stdout) == (1, "")
+    adb(pa, "logcat", "-c")
+    assert adb(pa, "shell", "kill", "-9", str(pid)).returncode == 0
+    log = adb(pa, "logcat", "-d", "-s", "ActivityManager:I").stdout
+    assert f"Process com.android.settings (pid {pid}) has died: fg  TOP" in log
+    again = _started_pid(pa, "com.android.settings")
+    assert again != pid and adb(pa, "shell", "pidof com.android.settings").stdout == f"{again}\n"
+    gone = adb(pa, "shell", "kill", str(pid))
+    assert (gone.returncode, gone.stderr) == (1, f"kill: {pid}: No such process\n")
+    assert adb(pa, "shell", "kill -0 1").returncode == 0
+    assert adb(pa, "shell", "kill -NOPE 1").stderr == "kill: Unknown signal 'NOPE'\n"
+    assert adb(pa, "shell", "kill $$").returncode == 143  # the shell itself, ended by SIGTERM
+
+
+def test_the_kernel_and_who_runs_what(pa):
+    """uname and /proc/version name the release emulator's kernel; su is the userdebug image's (B-MoCA's own
+    environment runs ``su 0 toybox date ...``); run-as refuses what Android 10 refuses."""
+    assert adb(pa, "shell", "uname -a").stdout == (
+        "Linux localhost 4.14.112+ #1 SMP PREEMPT Mon Aug 2 18:32:17 UTC 2021 x86_64 Android\n")
+    assert adb(pa, "shell", "uname").stdout == "Linux\n" and adb(pa, "shell", "uname -rm").stdout == "4.14.112+ x86_64\n"
+    assert adb(pa, "shell", "cat /proc/version").stdout.startswith("Linux version 4.14.112+ ")
+    assert adb(pa, "shell", "su 0 id").stdout.startswith("uid=0(root) gid=0(root)")
+    dated = adb(pa, "shell", "su 0 toybox date 010103302016.00")
+    assert (dated.returncode, dated.stdout) == (0, "Fri Jan  1 03:30:00 GMT 2016\n")
+    assert adb(pa, "shell", "which su ps").stdout == "/system/xbin/su\n/system/bin/ps\n"
+    missing = adb(pa, "shell", "su 0 no-such-program")
+    assert (missing.returncode, missing.stderr) == (1, "su: failed to exec no-such-program: No such file or directory\n")
+    for package, why in [("com.android.chrome", "package not debuggable"), ("com.android.settings",
+                                                                           "package not an application"),
+                         ("com.example.none", "unknown package")]:
+        refused = adb(pa, "shell", "run-as", package, "ls")
+        assert (refused.returncode, refused.stdout, refused.stderr) == (1, "", f"run-as: {why}: {package}\n")
+
+
+def _listed(pa: PrivateAdb, path: str) -> dict[str, int]:
+    """``adb ls PATH``: name -> mode (sync's LIST)."""
+    rows = [line.split(maxsplit=3) for line in adb(pa, "ls", path).stdout.splitlines()]
+    return {name: int(mode, 16) for mode, _, _, name in rows}
+
+
+def test_system_folders_and_proc_as_a_client_sees_them(pa, tmp_path):
+    """/system/bin lists the shell's commands and /proc its kernel files and processes, alike through the shell,
+    ``adb ls`` and ``adb pull``; ``/sdcard`` is the link a device's lstat reports, and a push to it lands in the
+    folder it leads to."""
+    shown = adb(pa, "shell", "ls /system/bin").stdout.split()
+    assert {"ls", "ps", "uname", "toybox"} <= set(shown) and "cd" not in shown
+    assert set(_listed(pa, "/system/bin")) - {".", ".."} == set(shown)
+    in_proc = adb(pa, "shell", "ls /proc").stdout.split()
+    assert {"1", "1210", "cpuinfo", "meminfo", "version"} <= set(in_proc)
+    for name in ("version", "meminfo", "1210/cmdline"):
+        assert adb(pa, "pull", f"/proc/{name}", str(tmp_path / "pulled")).returncode == 0
+        assert (tmp_path / "pulled").read_bytes() == adb(pa, "exec-out", f"cat /proc/{name}", text=False).stdout
+    assert (tmp_path / "pulled").read_bytes() == b"system_server\0"
+    assert _listed(pa, "/")["sdcard"] == 0o120644 and _listed(pa, "/storage/self")["primary"] == 0o120777
+    (tmp_path / "pushed.txt").write_text("hello")
+    for target in ("/sdcard", "/sdcard/", "/storage/self/primary"):
+        adb(pa, "shell", "rm -f /sdcard/pushed.txt")
+        assert adb(pa, "push", str(tmp_path / "pushed.txt"), target).returncode == 0, target
+        assert adb(pa, "shell", "cat /sdcard/pushed.txt").stdout == "hello", target
+
+
+def test_dev_zero_and_the_log_buffer(pa):
+    """/dev/zero gives zeros until its reader has enough; a line that never ends stops in one line. The log holds
+    what ``logcat -g`` says: logd's 256 KiB, the oldest entries dropped first."""
+    zeros = adb(pa, "exec-out", "head -c 100000 /dev/zero", text=False)
+    assert zeros.stdout == bytes(100000)
+    assert adb(pa, "shell", "cat /dev/zero | head -c 5 | wc -c").stdout.strip() == "5"
+    endless = adb(pa, "shell", "cat /dev/zero | grep x")
+    assert endless.returncode == 1 and endless.stderr.startswith("grep: a line longer than 4 MiB")
+    adb(pa, "logcat", "-c")
+    filler = "x" * 3000
+    adb(pa, "shell", f"i=0; while [ $i -lt 120 ]; do log -t Fill \"$i {filler}\"; i=$((i+1)); done")
+    kept = [line.split()[-2] for line in adb(pa, "logcat", "-d", "-s", "Fill:I", "-v", "tag").stdout.splitlines()
+            if not line.startswith("-----")]
+    assert 70 <= len(kept) < 120 and kept[-1] == "119"  # 256 KiB hold about 85 such entries: the newest ones
+    sizes = adb(pa, "logcat", "-g").stdout
+    consumed = [int(n) for n in re.findall(r"ring buffer is 256 KiB \((\d+) KiB consumed\)", sizes)]
+    assert consumed and all(250 <= n <= 256 for n in consumed), sizes
+
+
+def test_printf_cut_find_and_stat_as_toybox_prints_them(pa):
+    """Issue 63: printf, cut, find and stat were missing; each now prints what Android 10's toybox prints."""
+    assert adb(pa, "shell", 'printf "%s=%03d|%x\\n" a 7 255 b 8').stdout == "a=007|ff\nb=008|0\n"
+    bad = adb(pa, "shell", 'printf "%d\\n" 12x')
+    assert (bad.returncode, bad.stdout, bad.stderr) == (1, "12\n", "printf: invalid number '12x'\n")
+    assert adb(pa, "shell", "getprop ro.build.fingerprint | cut -d/ -f3").stdout == "generic_x86:10\n"
+    assert adb(pa, "shell", "echo abcdef | cut -c 2-3,5-").stdout == "bcef\n"
+    adb(pa, "shell", "rm -rf /sdcard/t; mkdir -p /sdcard/t/a; touch /sdcard/t/a/x.txt /sdcard/t/y.TXT /sdcard/t/z.png")
+    assert adb(pa, "shell", "find /sdcard/t -iname '*.txt'").stdout == "/sdcard/t/a/x.txt\n/sdcard/t/y.TXT\n"
+    assert adb(pa, "shell", "find /sdcard/t -type d").stdout == "/sdcard/t\n/sdcard/t/a\n"
+    assert adb(pa, "shell", "find /sdcard -maxdepth 1").stdout == "/sdcard\n"  # a link, not followed
+    missing = adb(pa, "shell", "find /nowhere")
+    assert (missing.returncode, missing.stderr) == (1, "find: '/nowhere': No such file or directory\n")
+    assert adb(pa, "shell", "stat -c '%s %F %A %U:%G' /sdcard/t/y.TXT /sdcard /sdcard/").stdout == (
+        "0 regular empty file -rw-rw---- root:sdcard_rw\n21 symbolic link lrw-r--r-- root:root\n"
+        "4096 directory drwxrwx--x root:sdcard_rw\n")
+    assert adb(pa, "shell", "stat /sdcard/t/a/x.txt").stdout.startswith("  File: /sdcard/t/a/x.txt\n  Size: 0\t")
+
+
+def test_sed_edits_lines_as_toybox_does_and_a_line_cannot_grow_without_bound(pa):
+    """Issue 63: sed was missing. Its common commands run as toybox's, matched by RE2 in linear time; a
+    substitution that would grow a line past 4 MiB stops with one line; what it does not run is refused in one."""
+    assert adb(pa, "shell", "getprop ro.build.version.sdk | sed 's/^/sdk=/'").stdout == "sdk=29\n"
+    assert adb(pa, "shell", "printf 'a1\\nb2\\nc3\\n' | sed -E 's/([a-z])([0-9])/\\2\\1/;2d'").stdout == "1a\n3c\n"
+    assert adb(pa, "shell", "printf 'x\\ny\\nz\\n' | sed -n '/y/,$p'").stdout == "y\nz\n"
+    assert adb(pa, "shell", "printf '1\\n2\\n3\\n' | sed 2q").stdout == "1\n2\n"
+    grown = adb(pa, "shell", f"echo {'a' * 5000} | sed 's/x*/{'b' * 1000}/g'")
+    assert grown.returncode == 1 and grown.stderr.startswith("sed: a line that grows past 4194304 bytes")
+    refused = adb(pa, "shell", "echo a | sed y/a/b/")
+    assert (refused.returncode, refused.stdout) == (1, "") and refused.stderr.startswith("sed: unknown command 'y'")
+
+
+def test_ln_fails_as_the_kernel_refuses_a_link(pa):
+    """Issue 63: ln was missing. The shared storage (sdcardfs) takes no links and the system is read-only, so ln
+    fails there as on a device, one line each with the kernel's error; where a device would make the link (/data),
+    the simulated phone, which keeps no links of its own, says so in one line."""
+    adb(pa, "shell", "rm -rf /sdcard/l; mkdir -p /sdcard/l; touch /sdcard/l/a.txt")
+    sdcard = adb(pa, "shell", "ln -s /sdcard/l/a.txt /sdcard/l/b.txt")
+    assert (sdcard.returncode, sdcard.stdout, sdcard.stderr) == (
+        1, "", "ln: cannot create symbolic link from '/sdcard/l/a.txt' to '/sdcard/l/b.txt': Operation not permitted\n")
+    many = adb(pa, "shell", "cd /sdcard/l && ln a.txt x y /sdcard/Download")
+    assert many.stderr.splitlines() == [
+        "ln: cannot create hard link from 'a.txt' to '/sdcard/Download/a.txt': Operation not permitted",
+        "ln: cannot create hard link from 'x' to '/sdcard/Download/x': No such file or directory",
+        "ln: cannot create hard link from 'y' to '/sdcard/Download/y': No such file or directory"]
+    assert adb(pa, "shell", "ln -s a /sdcard/l/a.txt").stderr.endswith(": File exists\n")
+    assert adb(pa, "shell", "ln -s /sdcard/l/a.txt /system/bin/x").stderr.endswith(": Read-only file system\n")
+    assert adb(pa, "shell", "ln -s a b /sdcard/l/a.txt").stderr == "ln: '/sdcard/l/a.txt' not a directory\n"
+    data = adb(pa, "shell", "ln -s /sdcard/l/a.txt /data/local/tmp/a")
+    assert data.returncode == 1 and "keeps no links" in data.stderr and len(data.stderr.splitlines()) == 1
+    assert adb(pa, "shell", "ls /sdcard/l").stdout == "a.txt\n"  # nothing was made
+    assert adb(pa, "shell", "ls /data/local/tmp/a").returncode == 1
+    assert adb(pa, "shell", "which ln").stdout == "/system/bin/ln\n"

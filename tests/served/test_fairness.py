@@ -328,7 +328,19 @@ def test_adb_reboot_reboots_the_phone():
             return out.stdout
 
         adb("shell", "setprop debug.before_reboot 1; echo hi >/data/local/tmp/f")
-        adb("reboot")
+        other = RawHost(pa.daemon.port)  # another client, with a command streaming
+        try:
+            assert other.recv()[0] == A_CNXN
+            other.send(A_OPEN, 1, 0, b"shell:logcat\0")
+            assert other.recv()[0] == A_OKAY
+            adb("reboot")
+            # every connection drops, this one too, as a device's reboot drops them (docs/security.md)
+            other.sock.settimeout(30)
+            with pytest.raises((struct.error, ConnectionError)):  # the end of the stream, not a time-out
+                while True:
+                    other.recv()  # logcat's lines, until the connection drops
+        finally:
+            other.close()
         adb("wait-for-device")
         # the property and the file were not on the snapshot
         assert adb("shell", "getprop debug.before_reboot; ls /data/local/tmp; getprop sys.boot_completed") == "\n1\n"

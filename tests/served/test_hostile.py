@@ -295,13 +295,16 @@ def test_saved_snapshots_are_counted_whole_and_bounded_in_number():
     """Issue 63, MED: the console's saved snapshots (``avd snapshot save``, after ``auth`` with the token) were
     counted by their files alone, so each could keep a full log (16,384 entries of 4 KB: 64 MiB) and a state of any
     size, and there could be any number of them. Now a snapshot is counted whole (files, log, state, properties,
-    settings) against the store's budget, and at most MAX_SAVED_SNAPSHOTS are kept."""
-    phone = ServedPhone("000", noise=False, limits=ServeLimits(storage_bytes=4 << 20))
-    for _ in range(2048):  # an 8 MiB log, and files that are nearly empty
-        phone.device.log_marker(1, "I", "Big", "x" * 4000)
+    settings) against the store's budget, and at most MAX_SAVED_SNAPSHOTS are kept. (The log itself now holds
+    logd's 256 KiB at most: a store smaller than a full log shows that the log is counted.)"""
+    small = ServedPhone("000", noise=False, limits=ServeLimits(storage_bytes=256 << 10))
+    for _ in range(2048):  # a full log, and files that are nearly empty
+        small.device.log_marker(1, "I", "Big", "x" * 4000)
     with pytest.raises(VluiError, match="not enough space to save snapshot 'big'"):
-        phone.save_snapshot("big")
-    phone.device.clear_log()
+        small.save_snapshot("big")
+    small.device.clear_log()
+    small.save_snapshot("big")  # without its log, it fits
+    phone = ServedPhone("000", noise=False, limits=ServeLimits(storage_bytes=4 << 20))
     for k in range(MAX_SAVED_SNAPSHOTS):
         phone.save_snapshot(f"s{k}")
     with pytest.raises(VluiError, match="too many snapshots"):

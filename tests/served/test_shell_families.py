@@ -14,11 +14,14 @@ import pytest
 
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import COMMANDS, Shell, runner
+from vlui.served.shell.builtins import SHELL_ONLY
 from vlui.served.shell.context import ShellApi
+from vlui.served.shell.files import BIN_DIRS, TOYBOX
+from vlui.served.shell.filters import FILTERS
 
 SHELL_DIR = Path(runner.__file__).parent
 
-FAMILIES = ("apps", "builtins", "dumpsys", "files", "log", "screen", "sqlite", "system")
+FAMILIES = ("apps", "builtins", "dumpsys", "files", "log", "procs", "screen", "sqlite", "system")
 
 # Every command the shell ran when its families were mixins of Shell: none may be lost.
 OLD_COMMANDS = {
@@ -114,3 +117,12 @@ def test_commands_use_the_shell_only_through_its_interface_and_all_of_it() -> No
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert "vlui.served.shell.runner" not in imported and "vlui.served.shell" not in imported, name
     assert used == shell_api_members(), f"ShellApi lists what no command uses: {sorted(shell_api_members() - used)}"
+
+
+def test_the_system_folders_hold_the_shells_commands() -> None:
+    """``ls /system/bin`` and ``/system/xbin`` (vlui/served/data/system_bin.yaml) list every command the shell runs but
+    mksh's own builtins, each once, and toybox's commands are among them."""
+    listed = [name for names in BIN_DIRS.values() for name in names]
+    assert len(listed) == len(set(listed)), "a program in two folders"
+    assert set(listed) == (set(COMMANDS) | set(FILTERS)) - SHELL_ONLY
+    assert set(TOYBOX) <= set(listed)

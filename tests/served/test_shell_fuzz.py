@@ -87,3 +87,23 @@ def test_any_script_on_standard_input_runs_cleanly_however_it_is_cut(pieces: lis
     status = Shell(_PHONE, cpu_budget_s=0.2).run_script(lambda: next(feed, b""), out.append, threading.Event())
     text = b"".join(out).decode("utf-8", "replace")
     assert isinstance(status, int) and 0 <= status <= 255 and not _PYTHON_ERROR.search(text)
+
+
+_TOOLS = ["printf", "cut", "sed", "find", "stat", "ps", "pidof", "kill", "uname", "su", "run-as", "toybox", "ln"]
+_TOOL_ARGS = ["-o", "pid,name", "-p", "1", "-A", "%d", "%s%b%c", "%*.*f", "-d:", "-f", "1-", "-c", "s/a/b/g", "-n",
+              "$p", "/x/,3d", "-E", "s/(a)/\\1\\2/", "-name", "*", "-type", "d", "-maxdepth", "/sdcard/", "/proc",
+              "-c", "%n %s %F", "-L", "0", "-9", "-s", "-T", "-t", "-l", "com.android.chrome", "9" * 40, "\\", "/"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(_TOOLS), st.lists(st.sampled_from(_TOOL_ARGS) | st.text(max_size=10), max_size=6),
+       st.text(max_size=40))
+def test_the_toolbox_commands_end_in_output_or_clean_lines(name: str, args: list[str], stdin: str) -> None:
+    """ps, kill, printf, cut, sed, find, stat, su, ... with any arguments and input: output or clean lines, never
+    a Python error, within the guard (issue 63's commands)."""
+    quoted = " ".join("'" + a.replace("'", "'\\''") + "'" for a in args)
+    feed = "'" + stdin.replace("'", "'\\''") + "'"
+    out, status, seconds = _run(f"echo {feed} | {name} {quoted}")
+    assert isinstance(status, int) and 0 <= status <= 255
+    assert not _PYTHON_ERROR.search(out), out
+    assert seconds < _GUARD_S

@@ -22,6 +22,7 @@ from vlui.data.images import IMAGE_REF
 from vlui.env.actions import ActionParser, key_action, normalised_to_action
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec
+from vlui.viewer.compare import Viewer
 from vlui.viewer.episodes import open_folder
 from vlui.viewer.server import PAGE, make_server
 
@@ -92,6 +93,14 @@ def test_a_datasets_episodes_show_each_screen_gesture_and_the_line_that_decided_
     assert tap["success_line"] == LINE and swipe["success_line"] is None
     assert swipe["screen"] == "/screen?id=0&step=0" and folder.screen("0", 2, full=False) == png(20)
     assert folder.screen("0", 9, full=False) is None and folder.episode("7") is None
+
+
+def test_a_datasets_actions_are_given_to_4_decimals_as_an_evaluation_keeps_its_own(dataset: Path) -> None:
+    swipe, back, tap, _ = open_folder(dataset).episode("0")["steps"]  # float32 in the file: 0.6 is 0.6000000238...
+    assert [swipe["action"], back["action"], tap["action"]] == [[0.6, 0.0, -0.6, 0.0], [0.9, -0.56, 0.9, -0.56],
+                                                                [-0.5, 0.5, -0.5, 0.5]]
+    dagger = open_folder(dataset).episode("1")["steps"][0]
+    assert dagger["action"] == [0.6, 0.0, -0.6, 0.0] and dagger["label"] == [-0.5, 0.5, -0.5, 0.5]
 
 
 def test_a_dagger_rounds_step_draws_what_was_done_and_the_experts_label(dataset: Path) -> None:
@@ -182,7 +191,8 @@ def test_an_evaluation_without_screens_says_how_to_keep_them_and_still_draws_the
     folder = open_folder(out)
     assert folder.listing()["notes"] == [
         "this evaluation kept no screens: evaluate again with screens=all (or screens=failures) into another folder "
-        "(name=...) to see each step's screen; here the gestures are drawn on a blank screen"]
+        "(name=...) to see each step's screen; here the gestures are drawn on a blank screen (or, for an MLLM agent, "
+        "on the screenshot it was sent)"]
     step = folder.episode("0/airplane_on/000/0")["steps"][0]
     assert step["screen"] is None and step["gestures"][0]["touch"] == pytest.approx([0.25, 0.75])
 
@@ -251,6 +261,20 @@ def test_an_mllm_agents_prompt_marked_screenshot_and_raw_answer_are_shown_per_st
     assert ep["steps"][1]["meaning"].startswith("no action")
 
 
+def test_an_mllm_evaluation_without_screens_shows_each_step_on_the_screenshot_the_agent_was_sent(
+        tmp_path: Path) -> None:
+    sent, gone = png(8), digest(b"an image never written")
+    steps = [transcript_step(digest(sent), "Action: tap(0)", "tap(0)", True),
+             transcript_step(gone, "Action: tap(1)", "tap(1)", True)]
+    out = write_evaluation(tmp_path / "mllm", [record("airplane_on", [TAP, TAP], False,
+                                                      transcript={"model": "m", "steps": steps})],
+                           {digest(sent): sent}, agent={"name": "mllm", "set_of_marks": False})
+    first, second, final = open_folder(out).episode("0/airplane_on/000/0")["steps"]
+    assert first["screen"] == f"/images/{digest(sent)}.png" and first["gestures"]
+    assert first["screen_note"] == "the screenshot sent to the agent (the evaluation kept no screens of its own)"
+    assert second["screen"] is None and final["screen"] is None  # its image is not in images/; the end sent nothing
+
+
 def test_a_transcript_in_another_layout_is_a_note(tmp_path: Path) -> None:
     out = write_evaluation(tmp_path / "eval", [record("airplane_on", [TAP], True, transcript=["not", "a", "dict"])])
     ep = open_folder(out).episode("0/airplane_on/000/0")
@@ -285,7 +309,7 @@ def test_the_command_says_a_bad_path_in_one_line(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------------------- server
 @pytest.fixture
 def served(dataset: Path) -> Iterator[str]:
-    server = make_server(open_folder(dataset), 0)
+    server = make_server(Viewer.of([dataset]), 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -304,11 +328,12 @@ def test_the_server_answers_the_page_the_episodes_and_their_screens_and_nothing_
     status, headers, body = get(served + "/")
     assert status == 200 and body == PAGE.read_bytes() and "default-src 'none'" in headers["Content-Security-Policy"]
     assert json.loads(get(served + "/api/episodes")[2])["episodes"][0]["id"] == "0"
-    assert json.loads(get(served + "/api/episode?id=0")[2])["steps"][0]["screen"] == "/screen?id=0&step=0"
-    status, headers, body = get(served + "/screen?id=0&step=1")
+    assert json.loads(get(served + "/api/episode?id=0")[2])["steps"][0]["screen"] == "/0/screen?id=0&step=0"
+    status, headers, body = get(served + "/0/screen?id=0&step=1")
     assert status == 200 and headers["Content-Type"] == "image/png" and body == png(10)
-    assert get(served + "/api/episode?id=9")[0] == 404
-    for path in ("/images/..%2Fmeta%2Finfo.json.png", "/meta/info.json", "/screen?id=0&step=x", "/images/ab.png"):
+    assert get(served + "/api/episode?id=9")[0] == 404 and get(served + "/api/episode?source=1&id=0")[0] == 404
+    for path in ("/0/images/..%2Fmeta%2Finfo.json.png", "/meta/info.json", "/0/screen?id=0&step=x",
+                 "/0/images/ab.png", "/1/screen?id=0&step=1", "/screen?id=0&step=1"):
         assert get(served + path)[0] == 404, path
 
 
@@ -330,3 +355,46 @@ def test_an_llm_agents_long_press_typed_text_and_declared_end_are_shown_as_it_di
     assert odd["gestures"] == [] and odd["meaning"].startswith("an action the viewer cannot read")
     assert tap["meaning"] == "tap at x 0.750, y 0.250"
     assert said["gestures"] == [] and said["meaning"] == "declare the task complete: the episode ends"
+
+
+# ----------------------------------------------------------------------------------------------------- comparison
+def test_two_evaluations_episodes_of_the_same_task_and_phone_are_matched_in_order(tmp_path: Path) -> None:
+    a = write_evaluation(tmp_path / "a", [record("airplane_on", [TAP], True),
+                                          record("airplane_on", [SWIPE, TAP], False, key="1/airplane_on/000/0", run=1),
+                                          record("open_clock", [TAP], True, key="0/open_clock/000/0")])
+    b = write_evaluation(tmp_path / "b", [record("airplane_on", [SWIPE, TAP], True, key="1/airplane_on/000/0", run=1),
+                                          record("airplane_on", [BACK], False)])
+    listing = Viewer.of([a, b]).listing()
+    assert [x["name"] for x in listing["agents"]] == ["a", "b"] and listing["title"] == "2 agents compared: a, b"
+    matches = {m["id"]: [(e["source"], e["id"], e["success"]) if e else None for e in m["episodes"]]
+               for m in listing["matches"]}
+    assert matches == {"airplane_on/000/0": [(0, "0/airplane_on/000/0", True), (1, "0/airplane_on/000/0", False)],
+                       "airplane_on/000/1": [(0, "1/airplane_on/000/0", False), (1, "1/airplane_on/000/0", True)],
+                       "open_clock/000/0": [(0, "0/open_clock/000/0", True), None]}
+    assert Viewer.of([a, b]).episode(1, "0/airplane_on/000/0")["steps"][0]["gestures"][0]["kind"] == "key"
+    with pytest.raises(VluiError, match="is named twice: give each dataset or evaluation once"):
+        Viewer.of([a, a / "episodes.jsonl"])
+
+
+def test_an_evaluation_of_several_checkpoints_compares_its_policies(tmp_path: Path) -> None:
+    records = [record("airplane_on", actions, won, key=f"p{p}/0/airplane_on/000/0", policy=p, group=group,
+                      checkpoint=f"checkpoints/study/{group}-seed0")
+               for p, group, actions, won in [(0, "bc", [TAP], True), (1, "iql", [SWIPE], False)]]
+    listing = Viewer.of([write_evaluation(tmp_path / "seeds", records)]).listing()
+    assert [x["name"] for x in listing["agents"]] == ["seeds: bc bc-seed0", "seeds: iql iql-seed0"]
+    (match,) = listing["matches"]
+    assert [e["id"] for e in match["episodes"]] == ["p0/0/airplane_on/000/0", "p1/0/airplane_on/000/0"]
+
+
+def test_an_evaluation_made_with_compare_says_how_to_view_the_one_it_was_compared_with(tmp_path: Path) -> None:
+    mllm = write_evaluation(tmp_path / "mllm", [record("airplane_on", [BACK], False)])
+    bc = write_evaluation(tmp_path / "bc", [record("airplane_on", [TAP], True)])
+    gone = tmp_path / "gone"
+    (bc / "results.json").write_text(json.dumps({"config": {"compare": {"mllm": str(mllm / "results.json"),
+                                                                        "old": str(gone)}}}))
+    assert Viewer.of([bc]).listing()["notes"][-2:] == [
+        f"bc was compared with mllm ({mllm}) when it was evaluated: python -m vlui.viewer {bc} {mllm} shows their "
+        "episodes side by side",
+        f"bc was compared with old ({gone}) when it was evaluated; its episodes are not there to show beside it"]
+    assert Viewer.of([bc, mllm]).listing()["notes"][-1:] == [
+        f"bc was compared with old ({gone}) when it was evaluated; its episodes are not there to show beside it"]

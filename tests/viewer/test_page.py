@@ -1,8 +1,8 @@
 """The viewer in a real headless browser: a tiny real evaluation (screens kept) and a tiny real collection, served by
 ``python -m vlui.viewer``, opened in Chromium through Playwright; each test picks an episode, steps through it and
 checks what is drawn: the screen loaded, the gesture where the action touched, the instruction, the log line that
-decided success; and what the page says of a damaged line, a missing screen, an evaluation without screens and an
-MLLM agent's transcript.
+decided success, the actions over time; and what the page says of a damaged line, a missing screen, an evaluation
+without screens and an MLLM agent's transcript. Two agents' evaluations open side by side, played step by step.
 
 Chromium is Debian's (``/usr/bin/chromium``, installed by ``bash scripts/setup.sh --tests``), driven by the
 ``playwright`` package (the dev group); nothing is downloaded. Without either the tests fail, they do not skip.
@@ -32,6 +32,7 @@ from vlui.jobs import collect, evaluate
 
 pytestmark = pytest.mark.integration  # 2 to 6 s each on the 2-core machine: not slow
 
+expect.set_options(timeout=20_000)  # the first episode read loads the task catalog: seconds on a busy machine
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -49,13 +50,21 @@ def browser(tmp_path_factory) -> Iterator[BrowserContext]:
         context.close()
 
 
-@pytest.fixture(scope="module")
-def evaluation(tmp_path_factory) -> Path:
-    """The expert evaluated on two tasks on one phone, each step's screen kept."""
-    out = tmp_path_factory.mktemp("evaluate") / "out"
-    evaluate.run(compose("evaluate", ["agent=expert", "tasks=[open_clock,airplane_on]", "env.snapshots=[000]",
+def evaluated(out: Path, agent: str) -> Path:
+    """``agent`` evaluated on two tasks on one phone, each step's screen kept."""
+    evaluate.run(compose("evaluate", [f"agent={agent}", "tasks=[open_clock,airplane_on]", "env.snapshots=[000]",
                                       "runs=1", "adaptive_metrics=false", "screens=all"], output_dir=out))
     return out
+
+
+@pytest.fixture(scope="module")
+def evaluation(tmp_path_factory) -> Path:
+    return evaluated(tmp_path_factory.mktemp("evaluate") / "out", "expert")
+
+
+@pytest.fixture(scope="module")
+def random_evaluation(tmp_path_factory) -> Path:
+    return evaluated(tmp_path_factory.mktemp("evaluate") / "random", "random")
 
 
 def lines(folder: Path) -> dict[str, dict[str, Any]]:
@@ -85,11 +94,13 @@ def opened(browser: BrowserContext, url: str) -> Page:
     return page
 
 
-def drawn(page: Page, episode: str, step: int, screen: bool = True) -> None:
-    """Wait until the page has drawn ``step`` of ``episode``, its screen loaded (with a nonzero size)."""
-    page.wait_for_selector(f'#overlay[data-episode="{episode}"][data-step="{step}"]', state="attached")
+def drawn(page: Page, episode: str, step: int, screen: bool = True, where: str = "") -> None:
+    """Wait until the page has drawn ``step`` of ``episode``, its screen loaded (with a nonzero size); ``where``: a
+    pane of the comparison (its selector), else the single episode's screen."""
+    overlay, img = (f"{where} .overlay", f"{where} img.screen") if where else ("#overlay", "#screen")
+    page.wait_for_selector(f'{overlay}[data-episode="{episode}"][data-step="{step}"]', state="attached")
     if screen:
-        size = page.eval_on_selector("#screen", "i => [i.complete, i.naturalWidth, i.naturalHeight]")
+        size = page.eval_on_selector(img, "i => [i.complete, i.naturalWidth, i.naturalHeight]")
         assert size[0] and size[1] > 0 and size[2] > 0, size
 
 
@@ -117,7 +128,7 @@ def test_an_evaluations_episode_is_shown_step_by_step_with_each_gesture_where_it
         for i, action in enumerate(r["actions"]):
             drawn(page, r["key"], i)
             expect(page.locator("#step-label")).to_have_text(f"step {i + 1} of {r['steps']}")
-            assert page.get_attribute("#screen", "src") == f"/images/{r['screens'][i]}.png"
+            assert page.get_attribute("#screen", "src") == f"/0/images/{r['screens'][i]}.png"
             parsed = parser.parse(action)
             shape = page.locator(f"#overlay .gesture.{parsed.kind}")
             expect(shape).to_have_count(1)
@@ -138,6 +149,30 @@ def test_an_evaluations_episode_is_shown_step_by_step_with_each_gesture_where_it
         expect(page.locator("#overlay .gesture")).to_have_count(0)
         page.keyboard.press("ArrowLeft")  # the keys step too
         drawn(page, r["key"], r["steps"] - 1)
+        touches = page.locator('#plot circle.touch[data-axis="x"]')  # the actions over time: a dot per action
+        expect(touches).to_have_count(r["steps"])
+        assert [float(v) for v in touches.evaluate_all("cs => cs.map(c => c.dataset.value)")] == pytest.approx(
+            [parser.parse(a).touch[1] for a in r["actions"]])
+        page.fill("#step-slider", "0")  # the slider goes to a step, play shows the others in turn
+        drawn(page, r["key"], 0)
+        page.click("#play")
+        expect(page.locator("#play")).to_have_attribute("data-playing", "yes")
+        expect(page.locator("#step-label")).to_have_text(f"final screen (after {r['steps']} steps)", timeout=20_000)
+        expect(page.locator("#play")).to_have_attribute("data-playing", "no")  # it stops at the end
+        page.click("#screen")  # the screen as large as the window, the gesture drawn on it; at its own pixels; larger
+        expect(page.locator("#zoom")).to_be_visible()
+        size = page.eval_on_selector("#screen", "i => [i.naturalWidth, i.naturalHeight]")
+        window = page.locator("#zoom .view").bounding_box()
+        box = page.locator("#zoom-box").bounding_box()
+        assert box["height"] == pytest.approx(window["height"], abs=2) and box["height"] > 2 * size[1]
+        expect(page.locator("#zoom-box .overlay .gesture")).to_have_count(0)  # the final screen: no gesture
+        page.click("#zoom-full")
+        box = page.locator("#zoom-box").bounding_box()
+        assert [box["width"], box["height"]] == pytest.approx(size, abs=1)
+        page.click("#zoom-in")
+        assert page.locator("#zoom-box").bounding_box()["width"] == pytest.approx(1.5 * size[0], abs=1)
+        page.keyboard.press("Escape")
+        expect(page.locator("#zoom")).to_be_hidden()
         assert taps and page.errors == []  # type: ignore[attr-defined]
 
 
@@ -204,14 +239,31 @@ def test_an_mllm_agents_episode_is_shown_with_its_prompt_marked_screenshot_and_r
         expect(page.locator("#llm-answer")).to_have_text(steps[0]["answer"])
         expect(page.locator("#llm-action")).to_have_text(steps[0]["action"])
         page.wait_for_function("() => document.querySelector('#llm-image').naturalWidth > 0")
-        assert page.get_attribute("#llm-image", "src") == f"/images/{sent[-1]}.png"
+        assert page.get_attribute("#llm-image", "src") == f"/0/images/{sent[-1]}.png"
         page.click("#prompt summary")
         expect(page.locator("#messages .msg")).to_have_count(len(steps[0]["request"]["messages"]))
         expect(page.locator("#messages")).to_contain_text("open the chrome app")
+        page.click("#llm-image")  # as large as the window, or at its own pixels: not capped by the page's column
+        expect(page.locator("#zoom")).to_be_visible()
+        shown, zoomed = (page.locator(x).bounding_box()["height"] for x in ("#llm-image", "#zoom-box"))
+        assert zoomed == pytest.approx(page.locator("#zoom .view").bounding_box()["height"], abs=2) and zoomed > shown
+        page.click("#zoom-full")
+        width = page.eval_on_selector("#llm-image", "i => i.naturalWidth")
+        assert page.locator("#zoom-box").bounding_box()["width"] == pytest.approx(width, abs=1)
+        page.click("#zoom-close")
         page.click("#next")
         drawn(page, r["key"], 1)
         expect(page.locator("#llm-answer")).to_have_text(steps[1]["answer"])
         assert not page.errors  # type: ignore[attr-defined]
+
+    plain = Path(shutil.copytree(out, tmp_path / "plain"))  # evaluated without screens=all
+    (plain / "episodes.jsonl").write_text(json.dumps({k: v for k, v in r.items() if k != "screens"}) + "\n")
+    with viewer(plain, "--episode", r["key"]) as url:
+        page = opened(browser, url)
+        drawn(page, r["key"], 0)  # not a blank box: the screenshot the agent was sent
+        assert page.get_attribute("#screen", "src") == f"/0/images/{sent[-1]}.png"
+        expect(page.locator("#screen-note")).to_have_text("the screenshot sent to the agent (the evaluation kept no "
+                                                          "screens of its own)")
 
 
 def test_a_collected_episode_is_shown_with_its_screens_gestures_and_success_line(browser: BrowserContext,
@@ -230,12 +282,73 @@ def test_a_collected_episode_is_shown_with_its_screens_gestures_and_success_line
         expect(page.locator("#success-line")).to_have_text(line)
         for step, row in enumerate(rows):
             drawn(page, "0", step)
-            assert page.get_attribute("#screen", "src").startswith(f"/screen?id=0&step={step}")
+            assert page.get_attribute("#screen", "src").startswith(f"/0/screen?id=0&step={step}")
             expect(page.locator("#overlay .gesture")).to_have_count(0 if row["is_last"] else 1)
             if row["action_kind"] == "tap":
                 screen = page.locator("#screen").bounding_box()
                 x, y = centre(page.locator("#overlay .gesture.tap").bounding_box())
                 assert x == pytest.approx(screen["x"] + row["touch"][1] * screen["width"], abs=1.5)
                 assert y == pytest.approx(screen["y"] + row["touch"][0] * screen["height"], abs=1.5)
+            if not row["is_last"]:  # float32 in the file, given as the evaluation gives its own: 4 decimals
+                numbers = page.text_content("#action").split("= [")[1].rstrip("]").split(", ")
+                assert [float(v) for v in numbers] == pytest.approx(row["action"], abs=5e-5)
+                assert all(len(v.partition(".")[2]) <= 4 for v in numbers), numbers
             page.keyboard.press("ArrowRight")
+        assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_page_opens_on_the_first_failed_episode(random_evaluation: Path, browser: BrowserContext) -> None:
+    failed = [x for x in lines(random_evaluation).values() if not x["success"]]
+    assert failed
+    with viewer(random_evaluation) as url:
+        page = opened(browser, url)
+        drawn(page, failed[0]["key"], 0)
+        expect(page.locator("#episodes tbody tr.current")).to_have_attribute("data-id", failed[0]["key"])
+        assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_two_agents_episodes_of_the_same_task_and_phone_are_shown_side_by_side_and_played(
+        evaluation: Path, random_evaluation: Path, browser: BrowserContext) -> None:
+    expert, rand = lines(evaluation), lines(random_evaluation)
+    task = next(t for t in ("airplane_on", "open_clock") if not rand[t]["success"])  # where the agents differ
+    runs = [expert[task], rand[task]]
+    parser = ActionParser()
+    with viewer(evaluation, random_evaluation) as url:
+        page = opened(browser, url)
+        expect(page.locator("#title")).to_have_text(f"2 agents compared: {evaluation.name}, {random_evaluation.name}")
+        expect(page.locator("#matches tbody tr")).to_have_count(2)
+        page.locator("#matches tbody tr", has_text=task).click()
+        panes = page.locator("#panes .pane")
+        expect(panes).to_have_count(2)
+        for step in (0, 1):
+            for agent, r in enumerate(runs):
+                k = min(step, r["steps"])
+                drawn(page, r["key"], k, where=f'#panes .pane[data-agent="{agent}"]')
+                pane = panes.nth(agent)
+                assert pane.locator("img.screen").get_attribute("src") == f"/{agent}/images/{r['screens'][k]}.png"
+                if k == r["steps"]:
+                    expect(pane.locator(".overlay .gesture")).to_have_count(0)
+                    continue
+                parsed = parser.parse(r["actions"][k])
+                shape = pane.locator(f".overlay .gesture.{parsed.kind}")
+                expect(shape).to_have_count(1)
+                expect(pane.locator(".numbers")).to_contain_text(", ".join(
+                    f"{v:.4f}".rstrip("0").rstrip(".") for v in r["actions"][k]))
+                if parsed.kind == "tap":  # where it touched, on that agent's screen
+                    screen = pane.locator("img.screen").bounding_box()
+                    x, y = centre(shape.bounding_box())
+                    assert x == pytest.approx(screen["x"] + parsed.touch[1] * screen["width"], abs=1.5)
+                    assert y == pytest.approx(screen["y"] + parsed.touch[0] * screen["height"], abs=1.5)
+            page.click("#next")
+        for agent, r in enumerate(runs):  # both agents' actions over time, one colour each
+            expect(page.locator(f'#c-plot circle.touch[data-agent="{agent}"][data-axis="y"]')).to_have_count(r["steps"])
+        longest = max(r["steps"] for r in runs)
+        page.click("#play")
+        expect(page.locator("#step-label")).to_have_text(f"the last step ({longest + 1})", timeout=40_000)
+        for agent, r in enumerate(runs):  # the shorter episode waits on its final screen
+            drawn(page, r["key"], r["steps"], where=f'#panes .pane[data-agent="{agent}"]')
+        page.uncheck('#agent-picks input[data-agent="1"]')  # which agents are shown
+        expect(panes).to_have_count(1)
+        page.select_option("#mode", "single")  # and every episode, each alone
+        expect(page.locator("#episodes tbody tr")).to_have_count(4)
         assert page.errors == []  # type: ignore[attr-defined]

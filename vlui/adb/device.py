@@ -47,7 +47,7 @@ from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
 from vlui.android.i18n import locales
 from vlui.android.logcat import parse_threadtime
 from vlui.android.snapshot import load_snapshot
-from vlui.device import KEYS, Device, PinnedApp, observe
+from vlui.device import KEYS, Device, HomeScreen, PinnedApp, observe
 
 log = logging.getLogger(__name__)
 KEYCODES = {"BACK": 4, "HOME": 3, "APP_SWITCH": 187}
@@ -279,8 +279,9 @@ class AdbDevice(Device):
         self.reader.start()
         self._pending = None
 
-    def install_apps(self, pinned: Sequence[PinnedApp]) -> None:
-        """Checks that the device has the apps (``pm list packages``): vlui installs none on a real device."""
+    def install_apps(self, pinned: Sequence[PinnedApp], home: HomeScreen | None = None) -> None:
+        """Checks that the device has the apps (``pm list packages``): vlui installs none on a real device, and
+        leaves its home screen as it is (``home`` is what the benchmark's set-up gives it: docs/environment.md)."""
         task_state.require_installed(self, pinned)
 
     def set_state(self, fields: dict) -> None:

@@ -41,3 +41,15 @@ def make_agent(agent: AgentConfig | Mapping[str, Any], seed: int = 0):
 def takes_checkpoint(agent: AgentConfig | Mapping[str, Any]) -> bool:
     """Whether the agent is a trained policy, loaded from ``agent.checkpoint`` (or evaluate's ``checkpoint``)."""
     return agent_settings(agent).name == "policy"
+
+
+def check_early(agent: AgentConfig | Mapping[str, Any]) -> None:
+    """What the ``agent`` settings must hold before the work that comes before the agent acts (a study's collecting
+    and training), checked without loading a model or a dataset: a model behind an endpoint its URL and its name."""
+    settings = agent_settings(agent)
+    if settings.name in ("text", "mllm"):
+        from vlui.agents.chat import check_address
+        from vlui.agents.text_agent import TextAgent
+
+        url, setting = TextAgent.address(settings)
+        check_address(url, settings.model, settings.name, setting)

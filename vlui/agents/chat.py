@@ -194,6 +194,19 @@ class ResponseCache:
         tmp.replace(path)
 
 
+def check_address(base_url: str | None, model: str | None, who: str = "text",
+                  url_setting: str = "agent.base_url") -> None:
+    """One line unless ``base_url`` is an http(s) URL and ``model`` is named: what an agent of a model behind an
+    endpoint needs, checked before any work that comes before its first request."""
+    if not base_url or not model:
+        raise VluiError(f"agent={who} needs agent.base_url (an OpenAI-compatible endpoint, e.g. "
+                        "http://127.0.0.1:8000/v1) and agent.model")
+    parts = urllib.parse.urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise VluiError(f"{url_setting} must be an http:// or https:// URL such as http://127.0.0.1:8000/v1, not "
+                        f"{base_url!r}")
+
+
 class Endpoint:
     """One OpenAI-compatible chat endpoint, shared by every agent of a run: its client, its check, its cache and its
     budget. ``who`` names the agent in messages ("the mllm agent's endpoint"), ``url_setting`` the setting that
@@ -205,13 +218,7 @@ class Endpoint:
                  sleep: Callable[[float], None] = time.sleep, cache_dir: str | Path | None = None,
                  budget_requests: int | None = None, budget_tokens: int | None = None,
                  stop_after_invalid: int | None = None, request_deadline_s: float = 180.0) -> None:
-        if not base_url or not model:
-            raise VluiError(f"agent={who} needs agent.base_url (an OpenAI-compatible endpoint, e.g. "
-                            "http://127.0.0.1:8000/v1) and agent.model")
-        parts = urllib.parse.urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise VluiError(f"{url_setting} must be an http:// or https:// URL such as http://127.0.0.1:8000/v1, not "
-                            f"{base_url!r}")
+        check_address(base_url, model, who, url_setting)
         for name, value in (("max_retries", max_retries), ("retry_delay_s", retry_delay_s),
                             ("retry_max_delay_s", retry_max_delay_s)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:

@@ -88,6 +88,12 @@ class AgentConfig:
     # values (what everything before them did), so what was collected or evaluated before them still resumes
     SINCE: ClassVar[dict[str, Any]] = {"actions": "bmoca", "avoid_repeats": False, "request_deadline_s": 180.0,
                                        "concurrency": 1}
+    # how an LLM agent reaches its model, which a resume may change (the model itself, agent.model, it may not); the
+    # cache, the budget and the prices change what a run costs, not what it measures
+    CONNECTION: ClassVar[tuple[str, ...]] = (
+        "url", "base_url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s",
+        "request_deadline_s", "concurrency", "cache_dir", "budget_requests", "budget_tokens", "price_input_per_1m",
+        "price_output_per_1m", "stop_after_invalid")
 
     @classmethod
     def in_recipe(cls, agent: dict[str, Any]) -> dict[str, Any]:

@@ -86,13 +86,17 @@ class TextAgent:
         self.previous: tuple[Screen, str, str] | None = None  # the last step's screen, action and reasoning
         self.last_error = ""
 
-    @classmethod
-    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> TextAgent:
+    @staticmethod
+    def address(agent: AgentConfig) -> tuple[str | None, str]:
+        """The endpoint's URL and the setting that gave it: ``agent.base_url``, or ``agent.url``, its former name."""
         if agent.base_url and agent.url and agent.base_url != agent.url:
             raise VluiError("agent.url is the former name of agent.base_url and says another URL: set only "
                             "agent.base_url")
-        url, setting = (agent.base_url, "agent.base_url") if agent.base_url or not agent.url else (agent.url,
-                                                                                                   "agent.url")
+        return (agent.base_url, "agent.base_url") if agent.base_url or not agent.url else (agent.url, "agent.url")
+
+    @classmethod
+    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> TextAgent:
+        url, setting = cls.address(agent)
         return cls(url, agent.model, agent.api_key_env, agent.timeout_s, agent.with_bounds, agent.max_retries,
                    agent.retry_delay_s, agent.retry_max_delay_s, settings=agent, url_setting=setting)
 

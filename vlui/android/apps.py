@@ -17,8 +17,8 @@ from vlui.resources import read_yaml
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 SYSTEM_PID = 1210  # system_server
-SYSTEMUI_PID = 1688
-SYSTEMUI_UID = 10046  # android.uid.systemui, an app uid whose number depends on the image
+SYSTEMUI_PID = 1402  # as the boot log starts it (vlui/android/data/boot_log.yaml)
+SYSTEMUI_UID = 10102  # an app uid whose number depends on the image: u0a102, as the boot log prints it
 LAUNCHER_PKG = "com.google.android.apps.nexuslauncher"
 FIRST_APP_UID = 10050  # the first app uid of the simulated image (an app's uid depends on the image)
 

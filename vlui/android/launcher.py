@@ -1,5 +1,6 @@
 """Android 10's launcher (Launcher3, as the Pixel launcher): the home grid a screen gets, the home layouts a snapshot
-may ask for (the stock one, one from a seed, an explicit one), the ``favorites`` table of its database that holds
+may ask for (the stock one, one from a seed, an explicit one), a benchmark's launcher database fitted to the grid
+(:func:`fit_layout`), the ``favorites`` table of its database that holds
 a layout, the apps its drawer lists and its app search's matching rule. The simulated launcher draws what this
 says (:mod:`vlui.sim.apps.launcher`); the served phone and the emulator builder write its database."""
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from vlui.android.apps import apps, short_component, third_party
 from vlui.android.i18n import Locale, get_locale
+from vlui.device import HomeScreen
 
 LAUNCHER_DB = "/data/data/com.google.android.apps.nexuslauncher/databases/launcher.db"
 LAUNCHABLE = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gmail", "maps", "messages", "phone",
@@ -20,13 +22,15 @@ LAUNCHABLE = ("calendar", "camera", "chrome", "clock", "contacts", "files", "gma
 DEFAULT_HOTSEAT = ("phone", "messages", "play_store", "chrome", "camera")
 DEFAULT_WORKSPACE = {("gmail", 4, 0), ("photos", 4, 1), ("youtube", 4, 2), ("maps", 4, 3)}  # (app, row, column)
 
-Layout = tuple[tuple[str, ...], tuple[tuple[str, int, int], ...]]  # (hotseat apps, workspace (app, row, column))
+# (hotseat apps, workspace (app, row, column)); a hotseat slot may be empty (None) where a launcher database says so
+Layout = tuple[tuple[str | None, ...], tuple[tuple[str, int, int], ...]]
 
 
 def launchable(installed: Collection[str] = ()) -> tuple[str, ...]:
     """The apps the launcher starts on a phone with the third-party apps ``installed``: the system image's
-    (:data:`LAUNCHABLE`), then those. A third-party app lives in the drawer only: the home layouts place the system
-    image's apps, so a phone's home screen is the same with or without them."""
+    (:data:`LAUNCHABLE`), then those. A third-party app lives in the drawer only, unless a benchmark's launcher
+    database places it (:func:`fit_layout`): the home layouts place the system image's apps, so a phone's home
+    screen is the same with or without them."""
     return LAUNCHABLE + tuple(key for key in third_party() if key in installed)
 
 
@@ -72,6 +76,38 @@ def _generated_layout(layout: str | int, columns: int, rows: int) -> Layout:
     placed = zip(rest[:count], slots[:count], strict=True)
     workspace = tuple(sorted(((app, r, c) for app, (r, c) in placed), key=lambda t: (t[1], t[2])))
     return hotseat, workspace
+
+
+def fit_layout(home: HomeScreen, columns: int, rows: int, apps_on_phone: Collection[str]) -> Layout:
+    """A launcher database's home screen (B-MoCA's, from ``vlui/tasks/data/bmoca25_home.yaml``) on a ``columns`` x
+    ``rows`` grid: each icon of an app on the phone (``apps_on_phone``; Launcher3 drops the others) at its own slot,
+    or its own cell with rows counted from the bottom (the row above the hotseat stays the row above the hotseat),
+    where the grid has it and it is free; else at the nearest free one, in its own row first (a 5-column database on a
+    4-column phone moves its last column's icons inward). A hotseat icon with no free slot goes to the workspace's
+    first free cell; an icon with no free cell at all is left to the drawer. The hotseat comes back with one entry
+    per slot."""
+    hotseat: list[str | None] = [None] * columns
+    taken: dict[tuple[int, int], str] = {}
+    homeless = []
+    for slot, app in enumerate(home.hotseat):
+        if app is None or app not in apps_on_phone:
+            continue
+        free = [i for i in range(columns) if hotseat[i] is None]
+        if free:
+            hotseat[min(free, key=lambda i: (abs(i - slot), i))] = app
+        else:
+            homeless.append(app)
+    cells = [(r, c) for r in range(rows) for c in range(columns)]
+    for app, row, column in sorted(home.workspace, key=lambda t: (t[1], t[2])):
+        row -= home.rows - rows
+        free = [cell for cell in cells if cell not in taken]
+        if app in apps_on_phone and free:
+            taken[min(free, key=lambda rc: (abs(rc[0] - row), abs(rc[1] - column), rc))] = app
+    for app in homeless:
+        free = [cell for cell in cells if cell not in taken]
+        if free:
+            taken[free[0]] = app
+    return tuple(hotseat), tuple((app, r, c) for (r, c), app in sorted(taken.items()))
 
 
 def explicit_layout(layout: Layout) -> dict[str, Any]:
@@ -146,11 +182,11 @@ LAUNCH_INTENT = ("#Intent;action=android.intent.action.MAIN;category=android.int
 
 def favorites_rows(layout: Layout, locale_id: str) -> list[tuple]:
     """Launcher3 ``favorites`` rows (values for :data:`FAVORITES_COLUMNS`) of a layout: hotseat items at
-    ``screen`` = ``cellX`` = their position, workspace items on the first screen at (``cellX``, ``cellY``) =
+    ``screen`` = ``cellX`` = their slot (an empty slot has no row), workspace items on the first screen at (``cellX``, ``cellY``) =
     (column, row). Titles are the apps' labels in ``locale_id``."""
     locale = get_locale(locale_id)
     hotseat, workspace = layout
-    items = [(key, HOTSEAT, i, i, 0) for i, key in enumerate(hotseat)]
+    items = [(key, HOTSEAT, i, i, 0) for i, key in enumerate(hotseat) if key is not None]
     items += [(key, DESKTOP, 0, column, row) for key, row, column in workspace]
     rows = []
     for _id, (key, container, screen, x, y) in enumerate(items, 1):

@@ -50,16 +50,35 @@ def parse_threadtime(line: str) -> dict[str, str] | None:
     return m.groupdict() if m else None
 
 
-class LogBuffer:
-    """A bounded log: the oldest entries are dropped first, like logcat's ring buffers."""
+LOG_BUFFER_BYTES = 256 << 10  # logd's default ring buffer (LOG_BUFFER_SIZE), what ``logcat -g`` reports
+ENTRY_HEADER_BYTES = 28  # logd's header of an entry (logger_entry v4), besides its payload
 
-    def __init__(self, capacity: int = 16384) -> None:
+
+def entry_bytes(tag: str, message: str) -> int:
+    """What an entry takes in logd's buffer: its header and its payload (priority, tag, message and their NULs)."""
+    return ENTRY_HEADER_BYTES + 3 + len(tag.encode("utf-8", "surrogateescape")) + len(
+        message.encode("utf-8", "surrogateescape"))
+
+
+class LogBuffer:
+    """A bounded log: the oldest entries are dropped first, like logcat's ring buffers, once the entries take more
+    than ``max_bytes`` (:func:`entry_bytes`, as logd counts them) or number more than ``capacity``."""
+
+    def __init__(self, capacity: int = 16384, max_bytes: int = LOG_BUFFER_BYTES) -> None:
         self._entries: deque[Entry] = deque(maxlen=capacity)
         self._next = 0
+        self.max_bytes = max_bytes
+        self.used = 0  # the entries' bytes
 
     def write(self, time_ms: int, pid: int, tid: int, level: str, tag: str, message: str) -> None:
+        if len(self._entries) == self._entries.maxlen:
+            self.used -= entry_bytes(self._entries[0].tag, self._entries[0].message)
         self._entries.append(Entry(self._next, time_ms, pid, tid, level, tag, message))
         self._next += 1
+        self.used += entry_bytes(tag, message)
+        while self.used > self.max_bytes and len(self._entries) > 1:
+            old = self._entries.popleft()
+            self.used -= entry_bytes(old.tag, old.message)
 
     def mark(self) -> int:
         """The sequence number the next entry will get."""
@@ -74,6 +93,7 @@ class LogBuffer:
 
     def clear(self) -> None:
         self._entries.clear()
+        self.used = 0
 
     def copy_state(self) -> tuple[list[Entry], int]:
         return list(self._entries), self._next
@@ -82,6 +102,7 @@ class LogBuffer:
         self._entries.clear()
         self._entries.extend(state[0])
         self._next = state[1]
+        self.used = sum(entry_bytes(e.tag, e.message) for e in self._entries)
 
 
 def write_boot_log(log: LogBuffer, booted_ms: int) -> None:

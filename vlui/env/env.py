@@ -18,8 +18,8 @@ The environment talks to a :class:`~vlui.device.Device` and never knows which ba
   ``python -m vlui.study detectors`` sees when each first holds; ``verdicts`` is (detector fired, truth holds) after
   the reset or the step just taken. The reward stays the detector's: 1 on the step it first fires.
 - ``reset(seed, options={"snapshot": id, "task": id})`` loads the snapshot, installs B-MoCA release 2.5's
-  third-party apps where the environment holds a task of the release (:func:`~vlui.tasks.catalog.installs`), goes
-  home, sets the task's starting state (a call in progress, airplane mode already on, ...) and clears the log; without
+  third-party apps where the environment holds a task of the release (:func:`~vlui.tasks.catalog.installs`), with
+  the release's home screen for that snapshot (:func:`~vlui.tasks.catalog.release_home`), goes home, sets the task's starting state (a call in progress, airplane mode already on, ...) and clears the log; without
   options, the task and snapshot are drawn from the configured lists with the environment's seeded generator.
 """
 
@@ -46,7 +46,7 @@ from vlui.env.constraints import ConstraintWatch
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec, from_view
-from vlui.tasks.catalog import Detector, Task, installs, resolve_tasks
+from vlui.tasks.catalog import Detector, Task, installs, release_home, resolve_tasks
 from vlui.tasks.truth import Truth
 
 INSTRUCTION_CHARS = string.ascii_letters + string.digits + " '-:,.?!()&/"
@@ -132,8 +132,8 @@ class PhoneEnv(gym.Env):
         self._detector = Detector(self.task)
         self.device.load_snapshot(self.snapshot)
         pinned = installs(self.tasks.values())  # B-MoCA's release phones have its apps; the paper's have none of them
-        if pinned:
-            self.device.install_apps(pinned)
+        if pinned:  # and the release's home screens
+            self.device.install_apps(pinned, release_home(self.tasks.values(), self.snapshot))
         self.device.key("HOME")
         if self.task.state:
             self.device.set_state(self.task.state)

@@ -325,21 +325,32 @@ def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
     sent and answers read from the cache, the tokens of the requests sent, the estimated cost in the prices' unit
     (None when a price is 0, unknown), the invalid-action rate (AndroidArena): the share of answers from which
     no valid action could be read, and how often the agent ended an episode itself (``agent.actions=extended``):
-    declared complete (and of those, how many were not), declared impossible."""
+    declared complete (and of those, how many were not), declared impossible. ``protocol``: every request the
+    episodes made, sent in this run or answered from the cache, with its answer's tokens and their cost: what the
+    evaluation takes of a model, the same in a run answered from the cache as in the run that asked."""
     kept = [r["transcript"] for r in records if r.get("transcript")]
     if not kept:
         return None
     total = {k: sum(t.get(k, 0) for t in kept) for k in ("requests", "retries", "cached", "input_tokens",
                                                          "output_tokens", "answers", "invalid_answers")}
-    priced = price_input_per_1m > 0 and price_output_per_1m > 0
-    cost = (total["input_tokens"] * price_input_per_1m + total["output_tokens"] * price_output_per_1m) / 1e6
+
+    def cost(tokens_in: int, tokens_out: int) -> float | None:
+        if price_input_per_1m <= 0 or price_output_per_1m <= 0:
+            return None
+        return round((tokens_in * price_input_per_1m + tokens_out * price_output_per_1m) / 1e6, 6)
+
+    asked = [e for t in kept for s in t.get("steps", []) for e in (s, s.get("reflection")) if e]
+    protocol = {"requests": len(asked), "input_tokens": sum(e.get("input_tokens", 0) for e in asked),
+                "output_tokens": sum(e.get("output_tokens", 0) for e in asked)}
+    protocol["cost"] = cost(protocol["input_tokens"], protocol["output_tokens"])
     declared = [r for r in records if r.get("transcript") and r.get("declared")]
     total.update(declared_complete=sum(r["declared"] == "complete" for r in declared),
                  declared_complete_but_failed=sum(r["declared"] == "complete" and not r["success"] for r in declared),
                  declared_impossible=sum(r["declared"] == "impossible" for r in declared))
     return {**total, "invalid_action_rate": total["invalid_answers"] / total["answers"] if total["answers"] else None,
             "price_per_1m": {"input": price_input_per_1m, "output": price_output_per_1m},
-            "cost": round(cost, 6) if priced else None, "model": kept[0].get("model")}
+            "cost": cost(total["input_tokens"], total["output_tokens"]), "protocol": protocol,
+            "model": kept[0].get("model")}
 
 
 def side_by_side(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -357,9 +368,42 @@ def side_by_side(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "per_family": {f: {name: {k: r["per_family"][f].get(k) for k in keep} if f in r["per_family"] else None
                                for name, r in results.items()} for f in families},
             "overall": {name: {k: r["overall"].get(k) for k in keep} for name, r in results.items()},
+            "usage": {name: usage_summary(r) for name, r in results.items()},
             "same_tasks": same_tasks,
             "same_phones": len({tuple(c["snapshots"]) for c in columns.values()}) == 1,
             "tests": side_by_side_tests(results) if same_tasks else []}
+
+
+def usage_summary(result: dict[str, Any]) -> dict[str, Any]:
+    """An evaluation's (its results.json) invalid actions, counted for every agent, and for an LLM agent what its
+    episodes asked of the model: the requests, their tokens and the estimated cost of every one, sent or answered
+    from the cache (:func:`agent_usage`'s ``protocol``; None for an agent that asks no model, or an evaluation made
+    before it was counted), ``priced`` whether prices were set."""
+    o, llm = result["overall"], result.get("llm") or {}
+    asked = llm.get("protocol") or {}
+    prices = llm.get("price_per_1m") or {}
+    return {"model": llm.get("model"), "actions": o.get("actions"), "invalid_actions": o.get("invalid_actions"),
+            "invalid_action_rate": o.get("invalid_action_rate"), "requests": asked.get("requests"),
+            "input_tokens": asked.get("input_tokens"), "output_tokens": asked.get("output_tokens"),
+            "cost": asked.get("cost"), "priced": bool(prices.get("input")) and bool(prices.get("output"))}
+
+
+USAGE_ROWS = ("invalid actions", "requests to the model", "tokens in / out", "estimated cost")
+USAGE_EXPLAINED = ("Invalid actions: actions the phone could not carry out, an answer with no valid action among them "
+                   "(AndroidArena's invalid-action rate). Requests and tokens: every request the episodes made of "
+                   "the model, sent or answered from the cache, as the endpoint counted its tokens; the cost is "
+                   "estimated from agent.price_input_per_1m and agent.price_output_per_1m (unknown where they are "
+                   "not set).")
+
+
+def usage_cells(u: dict[str, Any]) -> list[str]:
+    """:func:`usage_summary` as the cells of :data:`USAGE_ROWS`."""
+    invalid = ("–" if u["invalid_action_rate"] is None else
+               f"{100 * u['invalid_action_rate']:.1f}% ({u['invalid_actions']} of {u['actions']})")
+    if u["requests"] is None:
+        return [invalid, "–", "–", "–"]
+    cost = f"{u['cost']:.4f}" if u["cost"] is not None else "unknown (no price set)"
+    return [invalid, f"{u['requests']:,}", f"{u['input_tokens']:,} / {u['output_tokens']:,}", cost]
 
 
 def side_by_side_tests(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -397,7 +441,8 @@ def side_by_side_tests(results: dict[str, dict[str, Any]]) -> list[dict[str, Any
 
 def side_by_side_table(c: dict[str, Any]) -> str:
     """A markdown table of :func:`side_by_side`: a row per task, a column per evaluation, success as mean ± s.e.
-    over runs (or the rate of one run) with the number of episodes."""
+    over runs (or the rate of one run) with the number of episodes; under the tasks each evaluation's invalid-action
+    rate and, for an LLM agent, the requests, tokens and estimated cost of its episodes (:data:`USAGE_ROWS`)."""
     names = list(c["columns"])
 
     def cell(r: dict[str, Any] | None) -> str:
@@ -415,6 +460,10 @@ def side_by_side_table(c: dict[str, Any]) -> str:
     lines = ["| task | " + " | ".join(head(n) for n in names) + " |", "| --- " * (len(names) + 1) + "|"]
     lines += [f"| {f} | " + " | ".join(cell(row[n]) for n in names) + " |" for f, row in c["per_family"].items()]
     lines.append("| **all** | " + " | ".join(cell(c["overall"][n]) for n in names) + " |")
+    if "usage" in c:  # compared before usage was kept: success only
+        cells = [usage_cells(c["usage"][n]) for n in names]
+        lines += [f"| {what} | " + " | ".join(col[i] for col in cells) + " |" for i, what in enumerate(USAGE_ROWS)]
+        lines += ["", USAGE_EXPLAINED]
     if not (c["same_tasks"] and c["same_phones"]):
         lines += ["", "These evaluations did not run the same " + " and ".join(
             w for w, same in (("tasks", c["same_tasks"]), ("phones", c["same_phones"])) if not same)

@@ -113,7 +113,7 @@ def plan(cfg: DictConfig) -> Plan:
             for i, (task, snap, k) in enumerate((t, s, k) for t in tasks for s in snaps
                                                 for k in range(cfg.episodes_per_pair))]
     # a resume may change how to connect; settings added since older evaluations are left out at their default
-    measured = AgentConfig.in_recipe({k: v for k, v in agent.items() if k not in CONNECTION})
+    measured = AgentConfig.in_recipe({k: v for k, v in agent.items() if k not in AgentConfig.CONNECTION})
     recipe = {"tasks": [t.id for t in tasks], "snapshots": snaps, "runs": cfg.runs,
               "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed, "agent": measured, "env": env.measured()}
     if several:
@@ -359,13 +359,6 @@ def screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
         log.info(f"the policy's actions read as it learnt them ({spec.reading()}), not by env's settings "
                  f"({env.spec().reading()})")
     return env.with_spec(spec)
-
-
-# how an LLM agent reaches its model, which a resume may change (the model itself, agent.model, it may not); the
-# cache, the budget and the prices change what a run costs, not what it measures
-CONNECTION = ("url", "base_url", "api_key_env", "timeout_s", "max_retries", "retry_delay_s", "retry_max_delay_s",
-              "request_deadline_s", "concurrency", "cache_dir", "budget_requests", "budget_tokens",
-              "price_input_per_1m", "price_output_per_1m", "stop_after_invalid")
 
 
 def _without_weights(recipe: Any) -> Any:

@@ -45,7 +45,7 @@ import numpy as np
 from vlui.errors import VluiError
 from vlui.served.phone import ServedPhone
 from vlui.served.shell import Shell
-from vlui.served.shell.files import PROC_FILES, dir_names, is_dir, resolve_storage
+from vlui.served.shell.files import SYMLINKS, dir_names, is_dir, resolve_storage, system_file
 from vlui.served.storage import PhoneFiles, StorageError, name_too_long, read_only
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ OUTBOX_LIMIT = 4096  # buffers in a connection's outbox before its reader stops 
 POLL_S = 0.05  # how often a writer waiting on a quota shared with other streams looks again
 
 SYNC_DATA_MAX = 64 << 10
-MODE_FILE, MODE_DIR = 0o100644, 0o40755
+MODE_FILE, MODE_DIR, MODE_LINK = 0o100644, 0o40755, 0o120000
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_CANON = 4096  # a terminal line's room, the newline included (Linux's N_TTY_BUF_SIZE)
@@ -923,7 +923,7 @@ def _sync(stream: _Stream) -> None:
         path = stream.read(length).split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
         if ident == b"STAT":
             with phone.lock:
-                mode, size = _stat(phone, _normpath(path))
+                mode, size = _lstat(phone, path)
             stream.write(b"STAT" + struct.pack("<3I", mode, size, _mtime(phone) if mode else 0))
         elif ident == b"LIST":
             stream.write(_list(phone, _normpath(path)))
@@ -949,13 +949,35 @@ def _mtime(phone: ServedPhone) -> int:
         return max(0, phone.device.state.time_ms // 1000)
 
 
+def _lstat(phone: ServedPhone, path: str) -> tuple[int, int]:
+    """STAT's (mode, size): adbd's ``lstat``, so a link (``/sdcard``) is reported as one, with its target's length
+    as its size, unless the path ends in ``/`` (then the kernel follows it). An adb client without ``stat_v2`` asks
+    again with a ``/`` to learn whether the link leads to a folder. The caller holds the phone's lock."""
+    lexical = posixpath.normpath("/" + path.lstrip("/")) if path else "/"
+    link = SYMLINKS.get(lexical)
+    if link is not None and not path.endswith("/"):
+        return MODE_LINK | int(_permissions(link[0]), 8), len(link[1])
+    return _stat(phone, _normpath(path))
+
+
+def _permissions(mode: str) -> str:
+    """``rwxr-xr-x`` -> ``755``."""
+    bits = "".join("0" if c == "-" else "1" for c in mode[-9:])
+    return "".join(str(int(bits[k:k + 3], 2)) for k in (0, 3, 6))
+
+
 def _stat(phone: ServedPhone, path: str) -> tuple[int, int]:
     """(mode, size); (0, 0) for a path that does not exist. The caller holds the phone's lock. The system's folders
-    and the ``/proc`` files are there as the shell sees them."""
-    data = phone.files.get(path, PROC_FILES.get(path))
+    and files (``/proc``, ``/system/bin``) are there as the shell sees them."""
+    data = phone.files.get(path)
     if data is not None:
-        return MODE_FILE, len(data) if path not in PROC_FILES else 0  # /proc files report no size, as on Linux
-    return (MODE_DIR, 4096) if is_dir(phone, path) else (0, 0)
+        return MODE_FILE, len(data)
+    if is_dir(phone, path):
+        return MODE_DIR, 4096
+    data = system_file(phone, path)
+    if data is not None:
+        return MODE_FILE, len(data) if not path.startswith("/proc/") else 0  # /proc files report no size, as on Linux
+    return 0, 0
 
 
 def _list(phone: ServedPhone, path: str) -> bytes:
@@ -965,7 +987,7 @@ def _list(phone: ServedPhone, path: str) -> bytes:
         if is_dir(phone, path):  # what ``ls`` lists (the system's folders and /proc included)
             prefix = path.rstrip("/") + "/"
             for child in dir_names(phone, path):
-                mode, size = _stat(phone, prefix + child)
+                mode, size = _lstat(phone, prefix + child)
                 raw = child.encode("utf-8", "surrogateescape")
                 out += b"DENT" + struct.pack("<4I", mode, size, mtime, len(raw)) + raw
     return bytes(out + b"DONE" + bytes(16))
@@ -1065,8 +1087,10 @@ def _take_file(stream: _Stream, files: PhoneFiles, raw_path: str, path: str) -> 
 def _recv(stream: _Stream, path: str) -> bool:
     phone = stream.phone
     with phone.lock:
-        data = phone.files.get(path, PROC_FILES.get(path))  # ``adb pull /proc/cpuinfo`` as on a device
+        data = phone.files.get(path)
         folder = data is None and is_dir(phone, path)
+        if data is None and not folder:
+            data = system_file(phone, path)  # ``adb pull /proc/cpuinfo`` as on a device
     if data is None:
         return _fail(stream, "open failed: Is a directory" if folder else "open failed: No such file or directory")
     view = memoryview(data)

@@ -16,6 +16,8 @@ than a few seconds is refused too (:class:`TooCostly`), before it starts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import re2
 
 from vlui.errors import VluiError
@@ -59,19 +61,21 @@ class Pattern:
     """A compiled pattern: :meth:`search` (anywhere in the text) and :meth:`fullmatch` (the whole text). Texts are
     bytes (a str is encoded as UTF-8, its undecodable bytes as they came: surrogateescape)."""
 
-    def __init__(self, regex: str, ignore_case: bool = False) -> None:
+    def __init__(self, regex: str, ignore_case: bool = False, captures: bool = False) -> None:
         options = _OPTIONS
-        if ignore_case:
+        if ignore_case or captures:  # captures: what groups took, for a substitution (sed's s///)
             options = re2.Options()
             for name in re2.Options.NAMES:
                 setattr(options, name, getattr(_OPTIONS, name))
-            options.case_sensitive = False
+            options.case_sensitive = not ignore_case
+            options.never_capture = not captures
         try:
             # the class itself, not re2.compile: that keeps the last 128 patterns (and their memory) in a cache
             self._regex = re2._Regexp(_bytes(regex), options)
         except re2.error as err:
             raise PatternError(_regerror(err)) from None
         self.size = self._regex._regexp.ProgramSize()
+        self.groups = self._regex.groups  # capturing groups
 
     def _check(self, text: bytes) -> bytes:
         if self.size * max(len(text), 1) > WORK_LIMIT:
@@ -84,6 +88,27 @@ class Pattern:
 
     def fullmatch(self, text: bytes | str) -> bool:
         return self._regex.fullmatch(self._check(_bytes(text))) is not None
+
+    def subn(self, replace: Callable[[Callable[[int], bytes]], bytes], text: bytes, count: int = 0, nth: int = 1,
+             limit: int = 1 << 62) -> tuple[bytes, int]:
+        """``text`` with its matches from the ``nth`` on (at most ``count`` of them; 0: all) replaced by
+        ``replace(group)``, where ``group(n)`` is what group n took (0: the whole match, b"" for a group that took
+        nothing); and how many were replaced. :class:`TooCostly` once the result passes ``limit`` bytes. Needs a
+        pattern made with ``captures``."""
+        out, pos, done, size = [], 0, 0, 0
+        for k, m in enumerate(self._regex.finditer(self._check(text)), 1):
+            if k < nth:
+                continue
+            piece = replace(lambda n, m=m: m.group(n) or b"")
+            out += [text[pos:m.start()], piece]
+            size += m.start() - pos + len(piece)
+            if size > limit:
+                raise TooCostly(f"a line that grows past {limit} bytes: the simulated phone holds no longer line")
+            pos = m.end()
+            done += 1
+            if done == count:
+                break
+        return b"".join(out) + text[pos:], done
 
 
 def _bytes(text: bytes | str) -> bytes:

@@ -8,6 +8,7 @@ USB and mDNS turned off, so it neither sees nor disturbs other devices.
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import random
 import selectors
@@ -40,6 +41,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def bundled_adb() -> str:
+    """The adb binary PrivateAdb runs unless told another: ``ADBUTILS_ADB_PATH`` when set, else the one bundled in the
+    adbutils wheel (adb 36), whatever ``adb`` is on ``PATH`` (Debian's package is adb 29), so that installing a system
+    package does not change which client the tests drive. A wheel without a bundled binary (not x86-64 Linux) leaves
+    adbutils' own choice, the ``adb`` on ``PATH``."""
+    named = os.environ.get("ADBUTILS_ADB_PATH")
+    if named:
+        return named
+    bundled = importlib.resources.files("adbutils.binaries") / "adb"
+    return str(bundled) if bundled.is_file() else adbutils.adb_path()
+
+
 def _port_free(port: int) -> bool:
     with socket.socket() as sock:
         try:
@@ -61,11 +74,12 @@ class PrivateAdb:
     ``emulator-P`` (the server is asked to connect, as an emulator asks at boot), ``register="connect"`` makes it
     ``127.0.0.1:P+1`` (``adb connect``). P is the console port; the adb transport listens on P + 1.
     ``home`` is the ``HOME`` of the adb processes (a temporary directory, removed at :meth:`close`, by default).
+    ``adb_path`` is the adb binary that runs the server and :meth:`adb` (default :func:`bundled_adb`).
     """
 
     def __init__(self, snapshot: str = "000", *, mode: str = "thread", register: str = "emulator",
                  home: str | Path | None = None, envs_dir: str | Path | None = None, noise: bool = True,
-                 timeout: float = 20.0, limits: ServeLimits = ServeLimits()) -> None:
+                 timeout: float = 20.0, limits: ServeLimits = ServeLimits(), adb_path: str | None = None) -> None:
         if mode not in ("thread", "process"):
             raise VluiError(f"unknown PrivateAdb mode {mode!r}; choose from: thread, process")
         if register not in ("emulator", "connect"):
@@ -73,7 +87,7 @@ class PrivateAdb:
         self.mode, self.timeout, self.limits = mode, timeout, limits
         self._own_home = home is None
         self.home = Path(tempfile.mkdtemp(prefix="vlui-adb-") if home is None else home)
-        self.adb_path = adbutils.adb_path()
+        self.adb_path = adb_path or bundled_adb()
         self.env = {k: v for k, v in os.environ.items() if k not in FOREIGN_ENV}
         self.env.update(HOME=str(self.home), TMPDIR=str(self.home), ANDROID_ADB_LOG_PATH=str(self.home / "adb.log"),
                         ADB_EMU="0", ADB_MDNS="0", ADB_USB="0")

@@ -34,6 +34,7 @@ from vlui.android.apps import (
 )
 from vlui.android.i18n import get_locale
 from vlui.android.keys import KEY_CHARS, KEYCODE_NAMES
+from vlui.android.launcher import explicit_layout, fit_layout, launchable
 from vlui.android.logcat import EPOCH, LogBuffer
 from vlui.android.snapshot import Snapshot, load_snapshot
 from vlui.android.state import (
@@ -45,7 +46,7 @@ from vlui.android.state import (
     installed_problem,
     set_fields,
 )
-from vlui.device import KEYS, Device, PinnedApp, state_meets
+from vlui.device import KEYS, Device, HomeScreen, PinnedApp, state_meets
 from vlui.errors import VluiError
 from vlui.sim import services, uixml
 from vlui.sim.apps import (
@@ -245,9 +246,11 @@ class SimDevice(Device):
         _apply_state(state, snap.state, f"{snap.source or snap.id}: state")
         return state
 
-    def install_apps(self, pinned: Sequence[PinnedApp]) -> None:
+    def install_apps(self, pinned: Sequence[PinnedApp], home: HomeScreen | None = None) -> None:
         """The apps join the phone's third-party apps (``state.installed``) as if the snapshot had been made with
-        them: nothing is logged and no time passes. The drawer lists them; the home screen stays as it is."""
+        them: nothing is logged and no time passes. The drawer lists them; the home screen stays as it is, or, given
+        ``home``, becomes that one on this phone's grid (:func:`~vlui.android.launcher.fit_layout`) until the next
+        snapshot is loaded."""
         keys = [app.key for app in pinned]
         problem = installed_problem(keys)
         if problem:
@@ -257,6 +260,9 @@ class SimDevice(Device):
                 raise VluiError(f"{app.name} is {app.package} at version {app.version}, but vlui's {app.key} app is "
                                 f"{apps()[app.key].package} (vlui/android/data/apps.yaml)")
         self.state.installed = self.state.installed + [k for k in keys if k not in self.state.installed]
+        if home is not None:
+            layout = fit_layout(home, *self.snapshot.home_grid, launchable(self.state.installed))
+            self._configure(dataclasses.replace(self.snapshot, home_layout=explicit_layout(layout)))
         self.state_changed()
 
     def set_state(self, fields: dict[str, Any]) -> None:

@@ -14,11 +14,13 @@ Where things go: checkpoints in ``checkpoints/study/<name>/<arm>-seed<s>``, eval
 from __future__ import annotations
 
 import csv
+import glob
 import hashlib
 import json
 import math
 import platform
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -31,7 +33,14 @@ import numpy as np
 import yaml
 
 from vlui.algos.settings import CURVE_COLUMNS
-from vlui.config import hydra_value
+from hydra.errors import HydraException
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from vlui.agents import check_early
+from vlui.agents.settings import AgentConfig
+from vlui.cli import compose
+from vlui.config import check_settings, hydra_value
 from vlui.errors import VluiError
 from vlui.eval import axes
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
@@ -53,6 +62,7 @@ from vlui.eval.report import (
 )
 from vlui.processes import call_child, child_env, cores, threads_per_job
 from vlui.resources import checkout, work_dir
+from vlui.study import agents_report
 from vlui.study.per_phone import HEAD as PER_PHONE_HEAD
 from vlui.study.per_phone import INTRO as PER_PHONE_INTRO
 
@@ -89,6 +99,12 @@ class Study:
     chosen: list[str] = field(default_factory=list)  # --arms: the arms asked for (empty: all of them)
     chosen_splits: list[str] = field(default_factory=list)  # --splits: the splits asked for (empty: all of them)
     compare: str = "first"  # which arms the report tests against which (:data:`COMPARE`)
+    # agent arms, evaluated as they are, not trained (LLM and MLLM agents on a served model): name -> evaluate.py
+    # overrides, the study's agent_base first and the command line's --set last
+    agents: dict[str, list[str]] = field(default_factory=dict)
+    sets: list[str] = field(default_factory=list)  # --set: [ARM:]KEY=VALUE, as typed
+    given: dict[str, str] = field(default_factory=dict)  # --checkpoint ARM=PATH: a trained arm's policies, not trained
+    chooses: bool = True  # False: a comparison made as a paper made it, on its splits only (no validation phones)
 
 
 def studies(path: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -100,10 +116,13 @@ def paper_numbers() -> dict[str, Any]:
 
 
 def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
-         arms: list[str] | None = None, splits: list[str] | None = None) -> Study:
+         arms: list[str] | None = None, splits: list[str] | None = None, sets: list[str] | None = None,
+         checkpoints: list[str] | None = None) -> Study:
     """Study ``name`` of ``studies.yaml`` (or of the file at ``path``) at ``size``, with seeds 0 to ``seeds - 1``;
     with ``arms``, only those arms and the arms they start from (``{run:ARM}``); with ``splits``, evaluated on those
-    of its splits only, and always on the validation phones (where it chooses)."""
+    of its splits only, and always on the validation phones (where it chooses); ``sets``, evaluate.py settings for
+    its agent arms (``KEY=VALUE`` for all, ``ARM:KEY=VALUE`` for one); ``checkpoints``, trained arms' policies given
+    (``ARM=PATH``, a run folder or a glob of them), which the study then evaluates instead of training them."""
     known = studies(path)
     if name not in known:
         raise VluiError(f"unknown study {name!r}; choose from: {', '.join(known)}")
@@ -117,14 +136,26 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
         raise VluiError(f"study {name}: compare: {compare!r} is not one of: "
                         + "; ".join(f"{k} ({v})" for k, v in COMPARE.items()))
     sized = spec[size]
-    every = {str(k): [str(v) for v in vs] for k, vs in sized["arms"].items()}
-    kept = _with_starts(every, arms) if arms else every
-    base = [str(v) for v in sized["base"]]
+    every = {str(k): [str(v) for v in vs] for k, vs in (sized.get("arms") or {}).items()}
+    agent_base = [str(v) for v in sized.get("agent_base", [])]
+    every_agent = {str(k): [*agent_base, *map(str, vs)] for k, vs in (sized.get("agents") or {}).items()}
+    if arms:
+        unknown = [a for a in arms if a not in every and a not in every_agent]
+        if unknown:
+            raise VluiError(f"--arms: the study has no arm {unknown[0]!r}; its arms: {', '.join([*every, *every_agent])}")
+    kept = _with_starts(every, [a for a in arms if a in every]) if arms else every
+    agents = {k: v for k, v in every_agent.items() if not arms or k in arms}
+    given = _given(checkpoints or [], kept)
+    agents = _with_sets(agents, sets or [], name)
+    base = [str(v) for v in sized.get("base", [])]
     datasets = {str(k): [str(v) for v in vs] for k, vs in sized["datasets"].items()}
-    if arms:  # only the datasets the arms kept train on (data.name or data.mix, in their overrides or the base)
-        used = _datasets_named([*base, *(o for os in kept.values() for o in os)])
+    if arms or given:  # only the datasets the arms trained here train on (data.name or data.mix) and agents' examples
+        trained = [o for arm, os in kept.items() if arm not in given for o in os]
+        used = _datasets_named([*(base if len(given) < len(kept) else []), *trained,
+                                *(o for os in agents.values() for o in os)])
         datasets = {k: v for k, v in datasets.items() if k in used or not used}
-    every_split = _ordered(sized.get("splits", DEFAULT_SPLITS))
+    chooses = bool(spec.get("chooses", True))
+    every_split = _ordered(sized.get("splits", DEFAULT_SPLITS), chooses)
     if splits:
         unknown = [s for s in splits if s not in every_split]
         if unknown:
@@ -132,17 +163,59 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
         every_split = {k: v for k, v in every_split.items() if k in splits or k == SELECT_ON}
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
                  datasets, base, kept, list(range(seeds)), every_split,
-                 [str(v) for v in sized.get("evaluate", [])], list(arms or []), list(splits or []), compare)
+                 [str(v) for v in sized.get("evaluate", [])], list(arms or []), list(splits or []), compare,
+                 agents, list(sets or []), given, chooses)
 
 
 def _datasets_named(overrides: list[str]) -> set[str]:
-    """The datasets that ``overrides`` train on: ``data.name=X`` and ``data.mix=[X,Y]``."""
+    """The datasets that ``overrides`` train on (``data.name=X`` and ``data.mix=[X,Y]``) or draw an agent's
+    examples from (``agent.few_shot_data=data/X``)."""
     names: set[str] = set()
     for o in overrides:
         key, _, value = o.lstrip("+~").partition("=")
         if key in ("data.name", "data.mix"):
             names.update(v.strip(" '\"") for v in value.strip("[]").split(",") if v.strip())
+        elif key == "agent.few_shot_data":
+            names.add(Path(value.strip(" '\"")).name)
     return names
+
+
+def _with_sets(agents: dict[str, list[str]], sets: list[str], study: str) -> dict[str, list[str]]:
+    """The agent arms' overrides with the command line's ``--set`` after them: ``KEY=VALUE`` for every agent arm,
+    ``ARM:KEY=VALUE`` for one; a key set again replaces its earlier value (the arm's own, or one set for all)."""
+    out = {arm: list(overrides) for arm, overrides in agents.items()}
+    for item in sets:
+        key, eq, value = item.partition("=")
+        arm, colon, key = key.rpartition(":")
+        if not eq or not key:
+            raise VluiError(f"--set {item}: give KEY=VALUE (every agent arm) or ARM:KEY=VALUE (one), e.g. "
+                            "--set agent.base_url=http://127.0.0.1:8000/v1")
+        if not agents:
+            raise VluiError(f"--set {item}: study {study} has no agent arms to set (its arms are trained: change "
+                            "their recipe in a studies file of your own, --studies)")
+        if colon and arm not in agents:
+            raise VluiError(f"--set {item}: the study has no agent arm {arm!r}; its agent arms: {', '.join(agents)}")
+        for name in [arm] if colon else agents:
+            out[name] = [o for o in out[name] if o.partition("=")[0].lstrip("+~") != key] + [f"{key}={value}"]
+    return out
+
+
+def _given(items: list[str], arms: dict[str, list[str]]) -> dict[str, str]:
+    """``--checkpoint ARM=PATH`` as arm -> the policies' absolute path (a run folder or a glob of several seeds'),
+    each checked to hold something."""
+    out = {}
+    for item in items:
+        arm, eq, where = item.partition("=")
+        if not eq or not where:
+            raise VluiError(f"--checkpoint {item}: give ARM=PATH, e.g. vlui='checkpoints/quickstart/*-seed*'")
+        if arm not in arms:
+            raise VluiError(f"--checkpoint {item}: the study trains no arm {arm!r}; its trained arms: "
+                            f"{', '.join(arms) or 'none'}")
+        path = Path(where).expanduser().absolute()
+        if not (glob.glob(str(path)) if glob.has_magic(str(path)) else path.exists()):
+            raise VluiError(f"--checkpoint {item}: no policy at {path} (a run folder, or a glob of its seeds' folders)")
+        out[arm] = str(path)
+    return out
 
 
 def _with_starts(every: dict[str, list[str]], chosen: list[str]) -> dict[str, list[str]]:
@@ -160,11 +233,12 @@ def _with_starts(every: dict[str, list[str]], chosen: list[str]) -> dict[str, li
     return {arm: overrides for arm, overrides in every.items() if arm in keep}
 
 
-def _ordered(splits: dict[str, Any]) -> dict[str, list[str]]:
+def _ordered(splits: dict[str, Any], chooses: bool = True) -> dict[str, list[str]]:
     """A study's splits as evaluate.py overrides, in the order the protocol reads them: the validation phones first
-    (added where a study names none: every choice is made there), the test snapshots last (reported once)."""
+    (added where a study that ``chooses`` names none: every choice is made there), the test snapshots last
+    (reported once)."""
     out = {str(k): _split_overrides(v) for k, v in splits.items()}
-    if SELECT_ON not in out:
+    if SELECT_ON not in out and chooses:
         out = {SELECT_ON: _split_overrides(SELECT_ON), **out}
     return {**{k: v for k, v in out.items() if k != TEST}, **({TEST: out[TEST]} if TEST in out else {})}
 
@@ -202,6 +276,8 @@ def commands(study: Study) -> list[tuple[str, list[str], Path | None]]:
     for dataset, overrides in study.datasets.items():
         steps.append((f"collect {dataset}", [*_job("collect"), f"dataset={dataset}", *overrides], None))
     for arm, overrides in study.arms.items():
+        if arm in study.given:
+            continue
         for seed in study.seeds:
             out = run_dir(study, arm, seed)
             # {run:ARM} names the same seed's run of an earlier arm (e.g. the policy online RL starts from)
@@ -215,9 +291,14 @@ def commands(study: Study) -> list[tuple[str, list[str], Path | None]]:
         # the study's earlier evaluations of this split (other arms or seeds): their episodes of the runs evaluated
         # here are taken, not run again (evaluate.py checks the settings and the weights are the same)
         earlier = f"outputs/evaluate/study-{study.name}-{study.size}-{split}-*"
-        steps.append((f"evaluate on {split}", [
-            *_job("evaluate"), f"checkpoint={hydra_value(_groups(study))}", *split_overrides, "runs=1",
-            *study.evaluate, f"name={evaluation_name(study, split)}", f"reuse={hydra_value([earlier])}"], None))
+        if study.arms:
+            steps.append((f"evaluate on {split}", [
+                *_job("evaluate"), f"checkpoint={hydra_value(_groups(study))}", *split_overrides, "runs=1",
+                *study.evaluate, f"name={evaluation_name(study, split)}", f"reuse={hydra_value([earlier])}"], None))
+        for agent, overrides in study.agents.items():
+            steps.append((f"evaluate {agent} on {split}", [
+                *_job("evaluate"), *split_overrides, *study.evaluate, *overrides,
+                f"name={agent_evaluation_name(study, agent, split)}"], None))
     return steps
 
 
@@ -229,7 +310,37 @@ def plan_digest(study: Study) -> str:
 
 
 def _groups(study: Study) -> dict[str, list[str]]:
-    return {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
+    return {arm: [study.given[arm]] if arm in study.given else [str(run_dir(study, arm, s)) for s in study.seeds]
+            for arm in study.arms}
+
+
+def check_agent_arms(study: Study) -> None:
+    """Each agent arm's evaluation composed and its settings checked before any step runs: a misspelt ``--set`` or
+    a model or endpoint not given is one line in seconds, not after hours of collecting and training."""
+    for arm, overrides in study.agents.items():
+        for split_overrides in study.splits.values():
+            where = f"study {study.name}, agent arm {arm}"
+            try:
+                cfg = compose("evaluate", [*split_overrides, *study.evaluate, *overrides],
+                              output_dir=work_dir() / "outputs" / "evaluate")
+                check_settings(cfg)
+                check_early(OmegaConf.to_container(cfg.agent, resolve=True))
+            except (HydraException, OmegaConfBaseException) as err:
+                cause = f": {str(err.__cause__).splitlines()[0]}" if err.__cause__ else ""
+                raise VluiError(f"{where}: {str(err).splitlines()[0].rstrip('.')}{cause}") from None
+            except VluiError as err:
+                raise VluiError(f"{where}: {err} (--set KEY=VALUE for every agent arm, --set {arm}:KEY=VALUE for "
+                                "this one)") from None
+
+
+def agent_evaluation_name(study: Study, agent: str, split: str) -> str:
+    """An agent arm's evaluation folder in outputs/evaluate: the study, the split, the arm and a digest of what it
+    measures (its settings and the split's, without how it reaches the model, :attr:`AgentConfig.CONNECTION`): a
+    new endpoint or price goes on in the same folder, another model evaluates afresh."""
+    measured = [o for o in study.agents[agent]
+                if o.partition("=")[0].lstrip("+~").removeprefix("agent.") not in AgentConfig.CONNECTION]
+    what = json.dumps([measured, study.splits[split], study.evaluate])
+    return f"study-{study.name}-{study.size}-{split}-{agent}-{hashlib.sha256(what.encode()).hexdigest()[:8]}"
 
 
 def evaluation_name(study: Study, split: str) -> str:
@@ -286,6 +397,7 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
         return {}
     if launcher not in LAUNCHERS:
         raise VluiError(f"--launcher {launcher}: choose from {', '.join(f'{k} ({v})' for k, v in LAUNCHERS.items())}")
+    check_agent_arms(study)
     for stage in stages(study):
         todo = []
         for i in stage:
@@ -302,7 +414,8 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
         print(f"study: {', '.join(steps[i][0] for i in todo)} (hydra/launcher={launcher}{shared})", flush=True)
         cmd = [sys.executable, "-m", "vlui.study.launch", "--multirun", f"study={hydra_value(study.name)}",
                f"size={study.size}", f"seeds={len(study.seeds)}", f"arms={hydra_value(study.chosen)}",
-               f"splits={hydra_value(list(study.splits))}",
+               f"splits={hydra_value(list(study.splits))}", f"sets={hydra_value(study.sets)}",
+               f"checkpoints={hydra_value([f'{arm}={path}' for arm, path in study.given.items()])}",
                f"studies={hydra_value(str(studies_file.resolve()) if studies_file else None)}",
                f"out={hydra_value(str(out.resolve()))}",
                f"step={','.join(map(str, todo))}", f"plan={plan_digest(study)}", f"threads={threads}",
@@ -347,7 +460,8 @@ def step_job(cfg: Any) -> None:
     config names (:class:`~vlui.config.StudyStepConfig`)."""
     arms = list(cfg.arms) if cfg.arms else None
     study = load(cfg.study, cfg.size, cfg.seeds, Path(cfg.studies) if cfg.studies else None, arms,
-                 list(cfg.get("splits") or []) or None)
+                 list(cfg.get("splits") or []) or None, list(cfg.get("sets") or []),
+                 list(cfg.get("checkpoints") or []))
     if cfg.plan is not None and cfg.plan != plan_digest(study):
         raise VluiError(f"study {study.name}: its steps changed since this launch began (studies.yaml edited?), so "
                         f"step {cfg.step} may now be another one; run python -m vlui.study {study.name} again")
@@ -380,7 +494,11 @@ def _read_timings(out: Path) -> dict[str, float]:
 
 # -------------------------------------------------------------------------------------------------------- report
 def _results(study: Study, split: str) -> dict[str, Any]:
-    path = work_dir() / "outputs" / "evaluate" / evaluation_name(study, split) / "results.json"
+    return _read_results(work_dir() / "outputs" / "evaluate" / evaluation_name(study, split))
+
+
+def _read_results(folder: Path) -> dict[str, Any]:
+    path = folder / "results.json"
     if not path.exists():
         raise VluiError(f"no evaluation at {path}: run the study (without --report-only) first")
     return json.loads(path.read_text(encoding="utf-8"))
@@ -710,7 +828,10 @@ def _paper(study: Study, arm: str, task: str, split: str) -> str:
 
 
 def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> dict[str, Any]:
-    """``report.md``, ``results.csv``, ``per_phone.csv``, ``success.png`` and ``study.json`` in ``out``."""
+    """``report.md``, ``results.csv``, ``per_phone.csv``, ``success.png`` and ``study.json`` in ``out``; for a study
+    with agent arms, :func:`agents_study_report`."""
+    if study.agents:
+        return agents_study_report(study, out, timings)
     out.mkdir(parents=True, exist_ok=True)
     evaluated = evaluations(study)
     table = rows(study, evaluated)
@@ -796,13 +917,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                   "first update, then as it trains) and of the sampling policy in its own rollouts, per seed: "
                   "`learning_curve.png`, `learning_curve.csv` (each run's `curve.csv`).", "",
                   "![learning curves](learning_curve.png)", ""]
-    chosen = (f" --arms {','.join(study.chosen)}" if study.chosen else "") + (
-        f" --splits {','.join(study.chosen_splits)}" if study.chosen_splits else "")
-    lines += ["## How it was made", "", f"`python -m vlui.study {study.name} --size {study.size} --seeds "
-              f"{len(study.seeds)}{chosen}`, which ran:", "", "```"]
-    for _, cmd, _ in commands(study):
-        lines.append(f"python {cmd[2].split(';')[0].split()[-1]}.py {' '.join(cmd[3:])}")
-    lines += ["```", ""]
+    lines += how_it_was_made(study)
     meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": checkout_commit(),
             "machine": f"{platform.machine()}, {cores()} cores", "timings_s": timings or {}}
     if timings:
@@ -822,6 +937,38 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
             for (arm, seed), curve in curves.items():
                 w.writerows([arm, seed, *(r[c] for c in CURVE_COLUMNS)] for r in curve)
     return {"report": str(out / "report.md"), **meta}
+
+
+def how_it_was_made(study: Study) -> list[str]:
+    """The report's section on the command that made it and the commands that command ran."""
+    chosen = (f" --arms {','.join(study.chosen)}" if study.chosen else "") + (
+        f" --splits {','.join(study.chosen_splits)}" if study.chosen_splits else "") + "".join(
+        f" --set {shlex.quote(s)}" for s in study.sets) + "".join(
+        f" --checkpoint {shlex.quote(f'{arm}={path}')}" for arm, path in study.given.items())
+    lines = ["## How it was made", "", f"`python -m vlui.study {study.name} --size {study.size} --seeds "
+             f"{len(study.seeds)}{chosen}`, which ran:", "", "```"]
+    for _, cmd, _ in commands(study):
+        lines.append(f"python {cmd[2].split(';')[0].split()[-1]}.py {' '.join(cmd[3:])}")
+    return [*lines, "```", ""]
+
+
+def agents_study_report(study: Study, out: Path, timings: dict[str, float] | None = None) -> dict[str, Any]:
+    """The report of a study with agent arms (:mod:`vlui.study.agents_report`): each split's evaluation of the
+    trained (or given) arms and each agent arm's, side by side with the paper's values."""
+    splits = {}
+    for split in study.splits:
+        columns = agents_report.policy_columns(_results(study, split), list(study.arms)) if study.arms else []
+        columns += [agents_report.agent_column(agent, _read_results(
+            work_dir() / "outputs" / "evaluate" / agent_evaluation_name(study, agent, split))) for agent in study.agents]
+        splits[split] = (split_words(study, split), columns)
+    meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": checkout_commit(),
+            "machine": f"{platform.machine()}, {cores()} cores", "timings_s": timings or {}}
+    head = [f"# Study: {study.title}", "", study.question, ""]
+    tail = [*how_it_was_made(study), f"Commit: `{meta['commit']}`. The wall-clock of each step and the requests "
+            "each evaluation sent this time (the rest answered from the cache) are in `study.json`.", ""]
+    path = agents_report.write(out, head, splits, paper_numbers()[study.paper] if study.paper else None,
+                               PAPER_TASKS, tail, meta)
+    return {"report": str(path), **meta}
 
 
 def learning_curves(study: Study) -> dict[tuple[str, int], list[dict[str, str]]]:

@@ -1,6 +1,7 @@
 """``python -m vlui.study NAME [--size cpu|gpu] [--seeds N] [--arms A,B] [--splits S,T] [--out DIR] [--plan] [--report-only]
-[--launcher basic|submitit_local|slurm] [--launcher-set KEY=VALUE ...] [--list]``; ``python -m vlui.study detectors
-[...]`` measures the tasks' detectors instead (:mod:`vlui.study.detectors`)."""
+[--set [ARM:]KEY=VALUE ...] [--checkpoint ARM=PATH ...] [--launcher basic|submitit_local|slurm]
+[--launcher-set KEY=VALUE ...] [--list]``; ``python -m vlui.study detectors [...]`` measures the tasks' detectors
+instead (:mod:`vlui.study.detectors`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true", help="write the report from finished evaluations")
     parser.add_argument("--list", action="store_true", help="list the studies")
     parser.add_argument("--studies", help="a studies file of your own (default: vlui/study/studies.yaml)")
+    parser.add_argument("--set", action="append", default=[], metavar="[ARM:]KEY=VALUE", dest="sets",
+                        help="an evaluate.py setting for the study's agent arms, or with ARM: for that one (repeatable), "
+                        "e.g. --set agent.base_url=http://127.0.0.1:8000/v1 --set agent.model=Qwen/Qwen2-VL-7B-Instruct "
+                        "--set llm:agent.model=Qwen/Qwen2-7B-Instruct")
+    parser.add_argument("--checkpoint", action="append", default=[], metavar="ARM=PATH", dest="checkpoints",
+                        help="a trained arm's policies, evaluated instead of training the arm: a run folder or a glob "
+                        "of several seeds' (repeatable), e.g. vlui='checkpoints/study/quickstart-cpu/quickstart-seed*'")
     parser.add_argument("--launcher", default="basic", help="the Hydra launcher that runs the steps: basic (default: "
                         "one after another, here), submitit_local (side by side, local processes) or slurm (side by "
                         "side, SLURM jobs: configs/hydra/launcher/slurm.yaml)")
@@ -42,11 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.list or not args.name:
             for name, spec in studies(Path(args.studies) if args.studies else None).items():
-                print(f"{name}: {spec['title']} ({len(spec['cpu']['arms'])} arms)")
+                sized = spec["cpu"]
+                print(f"{name}: {spec['title']} ({len(sized.get('arms') or {}) + len(sized.get('agents') or {})} arms)")
             return 0
         arms = [a.strip() for a in args.arms.split(",") if a.strip()] if args.arms else None
         splits = [s.strip() for s in args.splits.split(",") if s.strip()] if args.splits else None
-        study = load(args.name, args.size, args.seeds, Path(args.studies) if args.studies else None, arms, splits)
+        study = load(args.name, args.size, args.seeds, Path(args.studies) if args.studies else None, arms, splits,
+                     args.sets, args.checkpoints)
         folder = (f"{study.name}-{study.size}" + ("-" + "+".join(arms) if arms else "")
                   + ("-on-" + "+".join(study.splits) if splits else ""))
         out = Path(args.out) if args.out else work_dir() / "outputs" / "study" / folder

@@ -19,7 +19,7 @@ from vlui.adb.state import READERS, SETTERS
 from vlui.android.apps import apps
 from vlui.android.logcat import parse_threadtime
 from vlui.android.state import state_paths
-from vlui.device import Device, PinnedApp
+from vlui.device import Device, HomeScreen, PinnedApp
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
 from vlui.tasks.checks import UiNode, check_holds, check_reads, reads_ui
@@ -28,6 +28,7 @@ from vlui.tasks.templates import FAMILIES, instance_from_id
 
 DATA = Path(__file__).resolve().parent / "data" / "bmoca.yaml"
 RELEASE = DATA.parent / "bmoca25.yaml"
+RELEASE_HOME = DATA.parent / "bmoca25_home.yaml"
 TASK_SETS = ("representative", "open_app", "supported", "all", "bmoca25", "bmoca25_supported")
 RELEASE_FIELDS = ("id", "instruction", "step_limit", "sim", "paper", "evaluator", "evaluator_check")
 
@@ -57,6 +58,9 @@ def release_tasks() -> dict[str, Task]:
                             f"{', '.join(lacking)} app or nothing to judge it by")
         if not t.sim and not lacking and not raw.get("sim_note"):
             raise VluiError(f"{RELEASE.name}: {t.id} is marked sim: false, but its apps are there: sim_note says why")
+        if t.sim and raw.get("over_step_limit"):
+            raise VluiError(f"{RELEASE.name}: {t.id} is marked sim: true and over_step_limit: true; over_step_limit "
+                            "marks a task the simulated phone does not run (sim: false)")
         if t.id in out or t.id in tasks():
             raise VluiError(f"{RELEASE.name}: task id {t.id} is used twice")
         out[t.id] = t
@@ -89,11 +93,38 @@ def installs(tasks: Iterable[Task]) -> tuple[PinnedApp, ...]:
     return tuple(pin for pin in release_pins().values() if pin.key in known)
 
 
+@lru_cache(maxsize=1)
+def release_homes() -> dict[str, HomeScreen]:
+    """B-MoCA release 2.5's home screens by vlui snapshot id (``data/bmoca25_home.yaml``): the launcher database its
+    set-up pushes to the snapshot of that index (``train_env_000.db`` for ``000``, ``test_env_100.db`` for ``100``)."""
+    data = read_yaml(RELEASE_HOME)
+    homes = {}
+    for snapshot, raw in data["phones"].items():
+        named = {a for a in raw["hotseat"] if a is not None} | {a for a, _, _ in raw["workspace"]}
+        unknown = sorted(named - set(apps()))
+        if unknown:
+            raise VluiError(f"{RELEASE_HOME.name}: {snapshot}: unknown app(s) {', '.join(unknown)}")
+        homes[str(snapshot)] = HomeScreen(tuple(raw["hotseat"]), tuple((a, r, c) for a, r, c in raw["workspace"]),
+                                          data["grid"]["rows"], f"B-MoCA release 2.5's {raw['db']}")
+    return homes
+
+
+def release_home(tasks: Iterable[Task], snapshot: str) -> HomeScreen | None:
+    """The home screen the phones of a run of ``tasks`` have on ``snapshot``: the release's database for that
+    snapshot when any task is one of the release's (the apps :func:`installs` installs are on it), else None (the
+    snapshot's own layout; also for a snapshot the release has no database for: a generated phone, one of yours)."""
+    if not any(t.source for t in tasks):
+        return None
+    return release_homes().get(snapshot)
+
+
 def _unsupported(raw: dict[str, Any], new_apps: dict[str, Any]) -> str:
     """Why the simulated phone cannot run a release task yet, in a few words."""
     lacking = [new_apps[a]["name"] if a in new_apps else a for a in raw["apps"] if a not in apps()]
     if lacking:
         return f"it has no {' or '.join(lacking)} app"
+    if raw.get("over_step_limit"):
+        return f"B-MoCA's step limit is too short for it on some of vlui's phones: {raw['sim_note']}"
     if raw.get("evaluator_check"):
         return f"B-MoCA's evaluator check cannot judge it there: {raw['sim_note']}"
     return f"its log has no line the release's regex matches, see sim_note in {RELEASE.name}"

@@ -124,6 +124,12 @@ def parsed_gesture(parser: ActionParser, action: Any, role: str = "done") -> tup
     return g, meaning(g)
 
 
+def rounded(action: list[float] | None) -> list[float] | None:
+    """A dataset's action (float32, so 0.3 reads 0.30000001192092896) to 4 decimals, as an evaluation keeps its
+    own."""
+    return None if action is None else [round(float(v), 4) for v in action]
+
+
 def success_text(task: Task | None, success: bool | None, line: str | None, steps: int, where: str,
                  again: str) -> tuple[str | None, str]:
     """The log line that decided success and a sentence on it: where it is missing, why."""
@@ -147,10 +153,12 @@ class Folder:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.base = ""  # what the server puts before this folder's image addresses (several folders: "/<n>")
 
     def listing(self) -> dict[str, Any]:
         """The folder's title, notes and every episode's summary (``id``, ``task``, ``snapshot``, ``success``,
-        ``steps``, ``label``, ``problem``)."""
+        ``steps``, ``label``, ``problem``; an evaluation's also its ``run``, ``episode`` and ``policy``, the name of
+        the policy that acted where it evaluated several)."""
         raise NotImplementedError
 
     def episode(self, eid: str) -> dict[str, Any] | None:
@@ -291,11 +299,11 @@ class DatasetFolder(Folder):
             full = r["screen_full"] is not None
             steps.append({
                 "index": r["step"], "final": bool(r["is_last"]),
-                "screen": (f"/screen?id={quote(eid)}&step={r['step']}" + ("&full=1" if full else ""))
+                "screen": (f"{self.base}/screen?id={quote(eid)}&step={r['step']}" + ("&full=1" if full else ""))
                 if (r["screen"] is not None or full) else None,
                 "screen_note": None if (r["screen"] is not None or full) else "this row holds no screen",
-                "action": r["acted"] if r["acted"] is not None else r["action"], "label": r["action"]
-                if r["acted"] is not None else None, "gestures": gestures,
+                "action": rounded(r["acted"] if r["acted"] is not None else r["action"]),
+                "label": rounded(r["action"]) if r["acted"] is not None else None, "gestures": gestures,
                 "meaning": "; ".join(said) if said else "the final screen: the episode ended",
                 "reward": r["reward"], "terminated": bool(r["terminated"]), "truncated": bool(r["truncated"]),
                 "success_line": r["success_line"], "llm": None})
@@ -358,12 +366,14 @@ class EvaluationFolder(Folder):
         episodes = []
         for key, r in found.items():
             label = f"run {r.get('run')}, episode {r.get('episode')}"
-            if r.get("checkpoint"):
-                label += f", {r.get('group') or 'policy'} {Path(str(r['checkpoint'])).name}"
+            policy = f"{r.get('group') or 'policy'} {Path(str(r['checkpoint'])).name}" if r.get("checkpoint") else None
+            if policy is not None:
+                label += f", {policy}"
             infra = r.get("infra_failure")
             episodes.append({"id": key, "task": str(r.get("task")), "snapshot": str(r.get("snapshot")),
                              "seed": r.get("seed"), "success": None if infra else r.get("success"),
-                             "steps": r.get("steps"), "label": label,
+                             "steps": r.get("steps"), "label": label, "run": r.get("run"),
+                             "episode": r.get("episode"), "policy": policy,
                              "problem": f"an infrastructure failure, not counted: {infra}" if infra else None})
         notes = list(self.notes)
         if found and not any(r.get("screens") for r in found.values()):
@@ -372,8 +382,25 @@ class EvaluationFolder(Folder):
         return {"kind": self.kind, "path": str(self.path), "notes": notes, "episodes": damaged + episodes,
                 "title": f"evaluation {self.path.name}: {len(episodes)} episodes of agent={agent}"}
 
+    def compared(self) -> dict[str, Path]:
+        """The earlier evaluations this one was compared with when it ran (``compare=``, as its ``results.json``
+        keeps it: a folder or its results.json, a list of them, or a mapping name -> one), by name."""
+        try:
+            value = json.loads((self.path / "results.json").read_text(encoding="utf-8"))["config"]["compare"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}  # not finished, or evaluated before results kept their config: nothing to say
+        named = value.items() if isinstance(value, dict) else (
+            (None, v) for v in (value if isinstance(value, list) else [value] if value else []))
+        out = {}
+        for name, where in named:
+            path = Path(str(where))
+            path = path.parent if path.suffix == ".json" else path
+            out[str(name or path.name)] = path
+        return out
+
     NO_SCREENS = ("this evaluation kept no screens: evaluate again with screens=all (or screens=failures) into "
-                  "another folder (name=...) to see each step's screen; here the gestures are drawn on a blank screen")
+                  "another folder (name=...) to see each step's screen; here the gestures are drawn on a blank screen "
+                  "(or, for an MLLM agent, on the screenshot it was sent)")
 
     def spec(self, checkpoint: str | None) -> ObsActionSpec:
         """The screens and action reading an episode had: a policy's own (its export's ``config.json``) where it
@@ -444,16 +471,21 @@ class EvaluationFolder(Folder):
                 said = f"the episode ended at an action the environment refused: {r['invalid_action']}"
             last = i == n - 1
             screen = screens[i] if i < len(screens) else None
+            llm = self.exchange(llm_steps[i], marks) if llm_steps is not None and i < len(llm_steps) else None
+            url, screen_note = f"{self.base}/images/{screen}.png" if screen else None, None
+            if screen and not (self.path / IMAGES / f"{screen}.png").is_file():
+                screen_note = f"this screen's file {IMAGES}/{screen}.png is missing from the evaluation's folder"
+            elif not screen and llm is not None and llm["image"] is not None and not llm["image"]["missing"]:
+                url, screen_note = llm["image"]["image"], ("the screenshot sent to the agent (the evaluation kept no "
+                                                           "screens of its own)")
             steps.append({
                 "index": i, "final": final, "action": action, "label": None, "gestures": gestures, "meaning": said,
-                "screen": f"/images/{screen}.png" if screen else None,
-                "screen_note": None if not screen or (self.path / IMAGES / f"{screen}.png").is_file() else
-                f"this screen's file {IMAGES}/{screen}.png is missing from the evaluation's folder",
+                "screen": url, "screen_note": screen_note,
                 "reward": (1.0 if last and success else 0.0) if not final else None,
                 "terminated": bool(last and success),
                 "truncated": bool(last and not success and task is not None and n >= task.step_limit),
                 "success_line": r.get("success_line") if last and success else None,
-                "llm": self.exchange(llm_steps[i], marks) if llm_steps is not None and i < len(llm_steps) else None})
+                "llm": llm})
         if llm_steps is not None and len(llm_steps) > n + 1:
             notes.append(f"the transcript has {len(llm_steps)} answers for {n} steps: the last ones are not shown")
         line, said = success_text(task, None if r.get("infra_failure") else success, r.get("success_line"), n,
@@ -515,7 +547,7 @@ class EvaluationFolder(Folder):
                 url = str((p.get("image_url") or {}).get("url", ""))
                 digest = url[len(IMAGE_REF):]
                 if url.startswith(IMAGE_REF) and HASH.fullmatch(digest):
-                    out.append({"image": f"/images/{digest}.png",
+                    out.append({"image": f"{self.base}/images/{digest}.png",
                                 "missing": not (self.path / IMAGES / f"{digest}.png").is_file()})
                 elif url.startswith("data:image/"):
                     out.append({"image": url, "missing": False})

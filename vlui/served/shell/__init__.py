@@ -28,17 +28,18 @@ No module reaches into another's private names (a leading underscore means the m
   commands by name (the families' tables merged; a name defined twice is an error);
 - :mod:`~vlui.served.shell.language` (lexer, parser, globs) and :mod:`~vlui.served.shell.context` (the commands'
   interface to the shell, session, streams, options, environment);
-- :mod:`~vlui.served.shell.filters`: ``cat head tail wc sort grep`` (:data:`~vlui.served.shell.filters.FILTERS`);
+- :mod:`~vlui.served.shell.filters`: ``cat head tail wc sort grep cut sed`` (:data:`~vlui.served.shell.filters.FILTERS`);
 - :mod:`~vlui.served.shell.builtins`: ``echo true false : exit sleep cd pwd id whoami sh export unset exec test [
-  read break continue return local set``;
-- :mod:`~vlui.served.shell.files`: ``ls mkdir rm rmdir cp mv touch chmod chown``;
+  read break continue return local set which printf``;
+- :mod:`~vlui.served.shell.files`: ``ls mkdir rm rmdir cp mv ln touch chmod chown md5sum find stat``;
 - :mod:`~vlui.served.shell.system`: ``getprop setprop start stop date settings cmd svc service media df env
   content``;
 - :mod:`~vlui.served.shell.screen`: ``wm input screencap uiautomator``;
 - :mod:`~vlui.served.shell.log`: ``log logcat``;
 - :mod:`~vlui.served.shell.apps`: ``am monkey pm``;
 - :mod:`~vlui.served.shell.dumpsys`: ``dumpsys``;
-- :mod:`~vlui.served.shell.sqlite`: ``sqlite3``.
+- :mod:`~vlui.served.shell.sqlite`: ``sqlite3``;
+- :mod:`~vlui.served.shell.procs`: ``ps pidof kill uname su run-as toybox``.
 
 A new command is one function in its family's module and one entry in that module's ``COMMANDS`` (a new family: a
 module with its ``COMMANDS``, added to :data:`~vlui.served.shell.runner.FAMILIES`); docs/architecture.md has the recipe.

@@ -283,7 +283,7 @@ def monkey(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
             continue
         elif arg.isascii() and arg.isdigit():
             count = parse_long(arg)
-    key = _package_app(sh.phone, package)
+    key = package_app(sh.phone, package)
     if count != 1:
         io.complain("** the simulated phone's monkey starts an app: monkey -p PACKAGE 1\n")
         return 1
@@ -297,7 +297,7 @@ def monkey(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     return 0
 
 
-def _package_app(phone: ServedPhone, package: str | None) -> str | None:
+def package_app(phone: ServedPhone, package: str | None) -> str | None:
     """The key of the app on the phone (a third-party one installed) whose package is ``package``, or None."""
     return next((k for k, info in apps().items() if info.package == package
                  and on_phone(k, phone.device.state.installed)), None)

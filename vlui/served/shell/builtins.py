@@ -10,6 +10,7 @@ import time
 
 from vlui.served.numbers import parse_long
 from vlui.served.shell.context import (
+    ARG_MAX,
     ID,
     MAX_DEPTH,
     POLL_S,
@@ -23,6 +24,7 @@ from vlui.served.shell.context import (
     ShellApi,
     UsageError,
 )
+from vlui.served.shell.files import BIN_DIRS
 from vlui.served.shell.language import decimal
 
 _ECHO_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
@@ -407,17 +409,112 @@ class _Test:
         return value
 
 
-# mksh's own builtins, which no file in /system/bin holds (``which`` finds none of them)
+_PRINTF_SPEC = re.compile(r"%([-+ #0]*)(\*|\d*)(?:\.(\*|\d*))?([diouxXeEfFgGcsb%])")
+
+
+def printf(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
+    """``printf FORMAT [ARGUMENT...]``: toybox's. The format's escapes (``\\n``, ``\\NNN``, ``\\xHH``) and
+    conversions (``%s %b %c %d %i %o %u %x %X %e %f %g %%`` with flags, width and precision, ``*`` from an argument)
+    are C's; the format is used again while arguments remain. A number that is not one is said (``printf: invalid
+    number 'X'``, status 1) and taken as what of it reads; a width or precision past ARG_MAX is refused."""
+    if not args:
+        raise UsageError("Needs 1 argument")
+    fmt, rest = args[0], list(args[1:])
+    status = 0
+    while True:
+        used = len(rest)
+        out, stop, bad = _printf_once(_printf_escapes(fmt)[0], rest, io)
+        status = status or bad
+        io.say(out)
+        if stop or not rest or len(rest) == used:
+            return status
+
+
+def _printf_escapes(text: str) -> tuple[str, bool]:
+    """C's escapes of printf's format and of ``%b``: ``\\NNN`` octal (``\\0NNN`` for ``%b``), ``\\xHH``; True
+    when ``\\c`` ends the output."""
+    text = re.sub(r"\\x([0-9a-fA-F]{1,2})", lambda m: "\\0" + oct(int(m.group(1), 16))[2:], text)
+    text = re.sub(r"\\([1-7][0-7]{0,2})", r"\\0\1", text)
+    return _echo_escapes(text)
+
+
+def _printf_number(text: str, kind: str) -> tuple[int | float, int]:
+    """An argument of a numeric conversion as strtoll/strtod read it: (its value, 1 when it is not all a number)."""
+    if text[:1] in ("'", '"'):
+        return (ord(text[1]) if len(text) > 1 else 0), 0
+    if kind in "eEfFgG":
+        try:
+            return float(text or "0"), 0
+        except ValueError:
+            return 0.0, 1
+    m = re.match(r"[-+]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", text)
+    if m is None:
+        return 0, int(bool(text))
+    body = m.group(1)
+    sign = -1 if text.startswith("-") else 1
+    digits = body[2:] if body[:2].lower() == "0x" else body
+    base = 16 if body[:2].lower() == "0x" else 8 if body.startswith("0") and len(body) > 1 else 10
+    value = parse_long(str(int(digits, base)) if len(digits) < 40 else "9" * 40)
+    if value is None:
+        return sign * ((1 << 63) - 1), 1
+    return sign * value, int(m.end() != len(text))
+
+
+def _printf_once(fmt: str, rest: list[str], io: Io) -> tuple[str, bool, int]:
+    """One pass of the format, taking arguments from ``rest``: (output, whether ``\\c`` ended it, status); a number
+    that is not one is said on ``io``."""
+    out: list[str] = []
+    bad = 0
+    pos = 0
+    for m in _PRINTF_SPEC.finditer(fmt):
+        out.append(fmt[pos:m.start()])
+        pos = m.end()
+        flags, width, precision, kind = m.groups()
+        if kind == "%":
+            out.append("%")
+            continue
+        if width == "*":
+            width = str(_printf_number(rest.pop(0) if rest else "0", "d")[0])
+        if precision == "*":
+            precision = str(_printf_number(rest.pop(0) if rest else "0", "d")[0])
+        for n in (width, precision):
+            if n and n.lstrip("-").isdigit() and (len(n) > 8 or abs(int(n)) > ARG_MAX):
+                raise UsageError(f"width or precision {n} past what a command may print at once ({ARG_MAX} bytes)")
+        arg = rest.pop(0) if rest else ""
+        spec = "%" + flags + (width or "") + (f".{precision}" if precision is not None else "")
+        if kind == "b":
+            text, stopped = _echo_escapes(re.sub(r"\\0([0-7]{1,3})", r"\\0\1", arg))
+            out.append((spec + "s") % text)
+            if stopped:
+                return "".join(out), True, bad
+        elif kind == "s":
+            out.append((spec + "s") % arg)
+        elif kind == "c":
+            out.append((spec + "s") % arg[:1])
+        else:
+            value, wrong = _printf_number(arg, kind)
+            if wrong:
+                io.complain(f"printf: invalid number '{arg}'\n")
+                bad = 1
+            conv = "d" if kind in "iu" else kind
+            if kind == "u" and isinstance(value, int) and value < 0:
+                value += 1 << 64
+            out.append((spec + conv) % value)
+    out.append(fmt[pos:])
+    return "".join(out), False, bad
+
+
+# mksh's own builtins, which no folder of BIN_DIRS holds (``which`` finds none of them)
 SHELL_ONLY = frozenset({":", "exit", "cd", "export", "unset", "local", "set", "exec", "read", "break", "continue",
                         "return"})
 
 
 def which(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
-    """``which [-a] NAME...``: toybox's, the path of each command in ``$PATH`` (here /system/bin, where every
-    command of the phone lives); a name it does not find prints nothing, and the status is 1."""
+    """``which [-a] NAME...``: toybox's, the path of each command in ``$PATH`` (/system/bin, or /system/xbin for
+    ``su`` and ``sqlite3``); a name it does not find prints nothing, and the status is 1."""
     status = 0
     for name in (a for a in args if a not in ("-a", "--")):
-        found = f"/system/bin/{name}" if "/" not in name and name not in SHELL_ONLY and sh.has_command(name) else ""
+        found = "" if "/" in name else next((f"{d}/{name}" for d, names in BIN_DIRS.items() if name in names), "")
         if "/" in name and sh.has_command(name):
             found = name
         if found:
@@ -431,5 +528,5 @@ COMMANDS: dict[str, Command] = {
     "echo": echo, "true": true, "false": false, ":": colon, "exit": exit_, "sleep": sleep, "cd": cd, "pwd": pwd,
     "id": id_, "whoami": whoami, "sh": sh_, "export": export, "unset": unset, "local": local, "set": set_,
     "exec": exec_, "test": test, "[": bracket, "read": read, "break": break_, "continue": continue_,
-    "return": return_, "which": which,
+    "return": return_, "which": which, "printf": printf,
 }

@@ -17,9 +17,6 @@ from vlui.served.phone import ServedPhone
 SH = "/system/bin/sh"
 
 
-SHELL_PID = 3987  # the shell's process, as ``log`` lines and ``$$`` show it (below the apps' pids, which start at 4120)
-
-
 ID = "uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0"  # an emulator's shell after ``adb root``
 
 

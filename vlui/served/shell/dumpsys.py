@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import zlib
 
-from vlui.android.apps import LAUNCHER_PKG, app_uid, apps, on_phone, short_component
+from vlui.android.apps import LAUNCHER_PKG, SYSTEMUI_PID, app_uid, apps, on_phone, short_component
 from vlui.served import configure
 from vlui.served.phone import SDK, ServedPhone
+from vlui.served.processes import IME_PID
 from vlui.served.shell.apps import PACKAGES
 from vlui.served.shell.context import Command, Io, Session, ShellApi
-
-SYSTEMUI_PID, IME_PID = 1402, 1655  # SystemUI's process (as the boot log starts it) and the keyboard's
-
 
 ROTATION_NAMES = ("ROTATION_0", "ROTATION_90", "ROTATION_180", "ROTATION_270")
 

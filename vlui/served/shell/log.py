@@ -10,9 +10,9 @@ from datetime import datetime, timedelta
 from vlui.android.logcat import EPOCH, Entry
 from vlui.served.numbers import parse_long
 from vlui.served.patterns import Pattern, PatternError, ecmascript_pattern
+from vlui.served.processes import SHELL_PID
 from vlui.served.shell.context import (
     POLL_S,
-    SHELL_PID,
     Command,
     Io,
     Session,
@@ -274,9 +274,10 @@ def logcat(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
         return 0
     if q.sizes:
         with sh.phone.lock:
-            used = sum(len(e.message) + len(e.tag) + 28 for e in sh.phone.device.log.entries())
-        for b in q.buffers:
-            io.say(f"{b}: ring buffer is 256 KiB ({min(256, used // 1024)} KiB consumed), max entry is 5120 B, "
+            log = sh.phone.device.log
+            size, used = log.max_bytes, log.used
+        for b in q.buffers:  # the phone keeps one log for every buffer: each reports it
+            io.say(f"{b}: ring buffer is {size >> 10} KiB ({used >> 10} KiB consumed), max entry is 5120 B, "
                    "max payload is 4068 B\n")
         return 0
     with sh.phone.lock:

@@ -18,12 +18,14 @@ import vlui.served.shell.builtins as builtins
 import vlui.served.shell.dumpsys as dumpsys
 import vlui.served.shell.files as files
 import vlui.served.shell.log as log
+import vlui.served.shell.procs as procs
 import vlui.served.shell.screen as screen
 import vlui.served.shell.sqlite as sqlite
 import vlui.served.shell.system as system
 from vlui.errors import VluiError
 from vlui.served.patterns import TooCostly, glob
 from vlui.served.phone import ServedPhone
+from vlui.served.processes import SHELL_PID
 from vlui.served.shell.context import (
     ARG_MAX,
     BIN_DIRS,
@@ -31,7 +33,6 @@ from vlui.served.shell.context import (
     MAX_ARG_STRLEN,
     MAX_DEPTH,
     SH,
-    SHELL_PID,
     Abort,
     Break,
     Command,
@@ -159,7 +160,8 @@ class Shell:
 
     def exists(self, path: str) -> bool:
         """:func:`vlui.served.shell.files.exists`."""
-        return files.exists(self.phone, path)
+        with self.phone.lock:
+            return files.exists(self.phone, path)
 
     def _session_for(self, cancelled: threading.Event) -> Session:
         if self._session is None:
@@ -576,12 +578,11 @@ class Shell:
         with self.phone.lock:
             for part in parts:
                 if _GLOB_CHARS.search(part) is None:
-                    found = [p for d in found for p in [posixpath.join(d, part)]
-                             if p in self.phone.files or self.phone.is_dir(p)]
+                    found = [p for d in found for p in [posixpath.join(d, part)] if files.exists(self.phone, p)]
                     continue
                 matcher = glob(part)
                 try:
-                    found = [posixpath.join(d, name) for d in found for name in self.phone.list_dir(d)
+                    found = [posixpath.join(d, name) for d in found for name in files.dir_names(self.phone, d)
                              if (part.startswith(".") or not name.startswith(".")) and matcher.fullmatch(name)]
                 except TooCostly as err:
                     raise Abort(f"{SH}: {err}\n", 1) from None
@@ -637,6 +638,8 @@ class Shell:
         status = 0
         try:
             for arg in f.files or ["-"]:
+                if arg != "-" and self.path(s, arg) == "/dev/zero":
+                    self._zeros(s, f)
                 data, problem = self.read(self.path(s, arg)) if arg != "-" else (io.inp.read(), "")
                 if problem:
                     io.complain(f"{name}: {arg}: {problem}\n")
@@ -649,6 +652,15 @@ class Shell:
         return status or f.status
 
 
+    def _zeros(self, s: Session, f: Stage) -> None:
+        """``/dev/zero`` into filter ``f``: zeros without end, until the reader has what it wants (``head -c``), the
+        client leaves or the line's CPU time is spent."""
+        while True:
+            self.tick(s)
+            f.feed(_ZEROS)
+
+
+_ZEROS = bytes(64 << 10)
 _GLOB_CHARS = re.compile(r"[*?\[]")
 # inside $(( )); a name in braces holds no "$", so a "${" without its "}" is given up at the next "$" (linear in the
 # text, where [^}]* made "${${${..." quadratic)
@@ -786,7 +798,7 @@ class _ScriptReader:
             self.spent = 0
 
 
-FAMILIES = (builtins, files, system, screen, log, apps, dumpsys, sqlite)  # the modules of commands, each with its COMMANDS
+FAMILIES = (builtins, files, system, screen, log, apps, dumpsys, sqlite, procs)  # the modules of commands, each with its COMMANDS
 
 
 def _merged(tables: list[dict[str, Command]]) -> dict[str, Command]:

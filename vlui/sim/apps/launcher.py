@@ -98,6 +98,8 @@ def home(dev: Phone, ctx: Ctx) -> Node:
     hot_w = (ctx.width - 2 * margin) // columns
     start = margin + (columns - len(hotseat)) * hot_w // 2
     for i, app in enumerate(hotseat):
+        if app is None:  # an empty slot of a launcher database's hotseat
+            continue
         x1 = start + i * hot_w
         hs.add(icon_cell(dev, ctx, app, x1, hot_y, x1 + hot_w, hot_y + hot_h, white, show_label=False))
     root.add(hs)
