@@ -192,6 +192,13 @@ class Device(ABC):
         raise VluiError(f"{type(self).__name__} cannot check a task's device state ({', '.join(spec)}); "
                         "run the task on the simulated phone (env=sim)")
 
+    def state_value(self, path: str) -> Any:
+        """The value at ``path`` of the device's own state (``volume.alarm``, ``clock.alarms``, ``front.app``), as
+        a task's truth reads it (:mod:`vlui.tasks.truth`): only the simulated phone knows its state so; other
+        backends say so."""
+        raise VluiError(f"{type(self).__name__} cannot read its own state ({path}): a task's truth is measured on the "
+                        "simulated phone (env=sim)")
+
     def shared_prefs(self, app: str, file: str) -> str | None:
         """The text of app ``app``'s shared-preferences ``file`` (``/data/data/<package>/shared_prefs/<file>``), or
         None where the app has not written it. What a B-MoCA evaluator check reads of Snapseed and Wikipedia

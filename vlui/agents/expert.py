@@ -438,9 +438,10 @@ def _repeating_alarm(hour: int, minute: int, days: int):
         if not repeat[0].checked:
             return Gesture("tap", repeat[0])
         names = s.loc.seq("weekday")
-        for button in on_card(":id/day_button_box"):
-            if button.checked != bool(days & day_bit(names.index(button.content_desc))):
-                return Gesture("tap", button)
+        wrong = [b for b in on_card(":id/day_button_box") if b.checked != bool(days & day_bit(names.index(b.content_desc)))]
+        if wrong:
+            ex._memory["part_done"] = len(wrong) == 1  # the last day to set: a goal of _in_turn's reached
+            return Gesture("tap", wrong[0])
         raise Stuck(f"{ex.task.id}: the {s.loc.time(hour, minute)} alarm already repeats as asked")
     return recipe
 
@@ -636,12 +637,12 @@ PLANS = {
 # again. The others have goals of their own: two of Clock's alarms, or one deleted and one made.
 def _in_turn(*parts: tuple[Callable[[ExpertAgent, Screen], Gesture], Callable[[Gesture], bool]]):
     """Goals one after another: each part's recipe until it makes the gesture that reaches its goal (``last``
-    says which), then the next part's."""
+    says which, or the recipe itself by ``part_done`` in the expert's memory), then the next part's."""
     def recipe(ex: ExpertAgent, s: Screen) -> Gesture:
         done = ex._memory.get("parts_done", 0)
         part, last = parts[min(done, len(parts) - 1)]
         g = part(ex, s)
-        if last(g):
+        if last(g) or ex._memory.pop("part_done", False):
             ex._memory["parts_done"] = done + 1
         return g
     return recipe
@@ -666,6 +667,16 @@ PLANS |= {
                                              (_create_alarm(11, 30), _SAVES_ALARM)),
     "b25_alarm_9am_delete_and_1030": _in_turn((_delete_alarm(9, 0), _DELETES_ALARM),
                                               (_create_alarm(10, 30), _SAVES_ALARM)),
+    # the alarm, then the alarm volume up (refused by the benchmark, whose check holds once the alarm is there; the
+    # detectors study plays them: docs/environment.md, "How often the detectors judge right")
+    "b25_alarm_1030_and_alarm_volume": _in_turn((_create_alarm(10, 30), _SAVES_ALARM),
+                                                (_volume_up("alarm"), _SAVES_ALARM)),
+    "b25_alarm_1330_and_alarm_volume": _in_turn((_create_alarm(13, 30), _SAVES_ALARM),
+                                                (_volume_up("alarm"), _SAVES_ALARM)),
+    "b25_alarm_9am_on_and_alarm_volume": _in_turn((_alarm_on(9, 0), _taps(":id/onoff")),
+                                                  (_volume_up("alarm"), _SAVES_ALARM)),
+    "b25_alarm_1330_weekend_and_alarm_volume": _in_turn((_repeating_alarm(13, 30, 96), lambda g: False),
+                                                        (_volume_up("alarm"), _SAVES_ALARM)),
     # B-MoCA's evaluators: weekdays Monday to Friday (31), weekend Saturday and Sunday (96), midweek Monday to
     # Thursday (15)
     **{f"b25_alarm_{h}{m:02d}_{name}": _repeating_alarm(h, m, days) for h, m in ((10, 30), (13, 30))

@@ -13,6 +13,10 @@ The environment talks to a :class:`~vlui.device.Device` and never knows which ba
   step, as B-MoCA asks its evaluator after every step; ``truncated`` at the task's step limit. Reward 1 at the
   goal, 0 where a constrained task's constraint was broken on the way (``info["violations"]``; see
   :mod:`vlui.env.constraints`): the task failed even though its goal was reached.
+- ``measure_truth``: the episode is also judged by the task's truth (:mod:`vlui.tasks.truth`, the simulated phone
+  only) and runs on until both the detector and the truth have held once, or to the step limit, so that
+  ``python -m vlui.study detectors`` sees when each first holds; ``verdicts`` is (detector fired, truth holds) after
+  the reset or the step just taken. The reward stays the detector's: 1 on the step it first fires.
 - ``reset(seed, options={"snapshot": id, "task": id})`` loads the snapshot, installs B-MoCA release 2.5's
   third-party apps where the environment holds a task of the release (:func:`~vlui.tasks.catalog.installs`), with
   the release's home screen for that snapshot (:func:`~vlui.tasks.catalog.release_home`), goes home, sets the task's starting state (a call in progress, airplane mode already on, ...) and clears the log; without
@@ -43,6 +47,7 @@ from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec, from_view
 from vlui.tasks.catalog import Detector, Task, installs, release_home, resolve_tasks
+from vlui.tasks.truth import Truth
 
 INSTRUCTION_CHARS = string.ascii_letters + string.digits + " '-:,.?!()&/"
 # Every character of the Basic Multilingual Plane but the surrogates: the XML carries translated text.
@@ -73,7 +78,7 @@ class PhoneEnv(gym.Env):
                  obs_action: ObsActionSpec = ObsActionSpec(), include_xml: bool = False, include_full_screen: bool = False,
                  clip_actions: bool = False, observation_wait_s: float = 0.0, render_mode: str | None = None,
                  full_screen_size: tuple[int, int] | None = None, backend: str = "sim",
-                 stochastic: bool = False, include_screen: bool = True) -> None:
+                 stochastic: bool = False, include_screen: bool = True, measure_truth: bool = False) -> None:
         if not tasks or not snapshots:
             raise VluiError("an environment needs at least one task and one snapshot")
         self.device = device
@@ -110,6 +115,10 @@ class PhoneEnv(gym.Env):
         self._mark = 0
         self._steps = 0
         self._done = True
+        self.measure_truth = measure_truth
+        self._truth: Truth | None = None
+        self.verdicts: tuple[bool, bool | None] = (False, None)  # (detector fired, truth holds) after the last step
+        self._fired = self._reached = False  # whether the detector has fired, the truth held, in this episode
 
     # ------------------------------------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -134,6 +143,11 @@ class PhoneEnv(gym.Env):
         self._mark = self.device.log_mark()
         self._steps = 0
         self._done = False
+        self._fired = self._reached = False
+        self._truth = Truth.of(self.task) if self.measure_truth else None
+        if self._truth is not None:
+            self._truth.start(self.device)
+        self.verdicts = (False, self._truth.holds(self.device) if self._truth is not None else None)
         self._watch = ConstraintWatch(self.task.constraints) if self.task.constraints else None
         xml = self.device.ui_xml() if self._watch else None
         self._screen = parse_xml(xml) if xml is not None else []
@@ -159,10 +173,17 @@ class PhoneEnv(gym.Env):
             self._watch.step(self._steps, parsed, self.device.size, self._screen, lines, after)
             self._screen = after
         # a task judged by the device's state (a level, an alarm, a UI element) succeeds when the state holds
-        terminated = matched is not None or self._detector.holds(self.device, lambda: parse_xml(xml))
+        fired = matched is not None or self._detector.holds(self.device, lambda: parse_xml(xml))
+        terminated = fired
+        first = fired and not self._fired
+        if self._truth is not None:  # run on until both have held once
+            truth = self._truth.holds(self.device)
+            self.verdicts = (fired, truth)
+            self._fired, self._reached = self._fired or fired, self._reached or truth
+            terminated = self._fired and self._reached
         truncated = not terminated and self._steps >= self.task.step_limit
         self._done = terminated or truncated
-        reward = float(terminated and not (self._watch and self._watch.violations))
+        reward = float(first and not (self._watch and self._watch.violations))
         return self._observation(xml), reward, terminated, truncated, self._info(parsed, matched)
 
     def _declared(self, parsed: ParsedAction) -> tuple:
@@ -279,7 +300,7 @@ def make_env(env: EnvConfig | Mapping[str, Any], tasks: Any, include_xml: bool |
 
 
 def open_env(env: EnvConfig, tasks: list[Task], snapshots: list[str], include_xml: bool | None = None,
-             include_screen: bool = True) -> PhoneEnv:
+             include_screen: bool = True, measure_truth: bool = False) -> PhoneEnv:
     """:func:`make_env` for tasks and snapshots already resolved (:func:`~vlui.tasks.catalog.resolve_tasks`,
     :func:`~vlui.backends.resolve_snapshots`): what a job that opens many environments of one plan calls."""
     if env.stochastic and env.backend != "sim":
@@ -290,7 +311,7 @@ def open_env(env: EnvConfig, tasks: list[Task], snapshots: list[str], include_xm
     return PhoneEnv(device, tasks, snapshots, obs_action=env.spec(), clip_actions=env.clip_actions,
                     include_xml=env.include_xml if include_xml is None else include_xml,
                     observation_wait_s=wait, backend=env.backend, stochastic=env.stochastic,
-                    include_screen=include_screen)
+                    include_screen=include_screen, measure_truth=measure_truth)
 
 
 def make_vector_env(env: EnvConfig | Mapping[str, Any], tasks: Any, num_envs: int,

@@ -235,7 +235,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
                 continue
             agent = first if index == 0 else make_agent(p.agent_settings(index))
             agents = iter([agent])
-            phones = _screens_for(agent, p.env)
+            phones = screens_for(agent, p.env)
             # the environments' agents: siblings share what a run shares (an endpoint's cache and budget)
             another = agent.sibling if hasattr(agent, "sibling") else (
                 lambda i=index: make_agent(p.agent_settings(i)))
@@ -247,7 +247,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
                 if episode.transcript is not None:
                     keep_images(episode.transcript.get("images", {}), p.out / IMAGES)
                 if frames and kept(p.screens, record["success"]):
-                    record["screens"] = _keep_screens(frames, p.out / IMAGES)
+                    record["screens"] = keep_screens(frames, p.out / IMAGES)
                 if frames and kept(p.video, record["success"]):
                     videos.mkdir(exist_ok=True)
                     head = f"p{record['policy']}_" if p.several else ""
@@ -337,7 +337,7 @@ def kept(choice: str, success: bool) -> bool:
     return choice == "all" or (choice == "failures" and not success)
 
 
-def _keep_screens(frames: list[Any], folder: Path) -> list[str]:
+def keep_screens(frames: list[Any], folder: Path) -> list[str]:
     """An episode's screens, first to last, as the content hashes of their PNGs (``<folder>/<hash>.png``): a screen
     seen again (the home screen of every episode on a phone) is stored once."""
     pngs = [encode_png(frame) for frame in frames]
@@ -346,7 +346,7 @@ def _keep_screens(frames: list[Any], folder: Path) -> list[str]:
     return hashes
 
 
-def _screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
+def screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
     """The phones an agent is evaluated on: an agent with a ``spec`` (a trained policy) sees screens at the size it
     was trained at and its actions read as it learnt them (so policies of several sizes compare in one evaluation);
     an agent that asks for screens of a size (an MLLM's screenshot, ``observation_size``) gets them at that size;

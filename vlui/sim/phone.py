@@ -63,6 +63,7 @@ from vlui.sim.apps import (
     on_state_set,
 )
 from vlui.sim.apps import app as sim_app
+from vlui.sim.apps.calculator import CalculatorState, evaluate, formula_text
 from vlui.sim.apps.deskclock import alarm_rows
 from vlui.sim.apps.dialer import DIALABLE, dialer_state
 from vlui.sim.apps.messages import sms_rows
@@ -151,22 +152,41 @@ def check_snapshot_state(snap: Snapshot) -> None:
 # Values a task's state_check may read that the state holds in another form: what Settings shows the user, the
 # texts sent as the SMS provider's sent box holds them (what a real phone's state check reads: content://sms/sent),
 # and Clock's alarms as its database holds them (what B-MoCA's evaluators read: alarms.db)
+# What a task's truth (vlui/tasks/truth.py) reads besides: the screen in front (``front.app``: the app, "launcher" or
+# "overview"; ``front.screen`` and the screen's own fields, e.g. ``front.tab``) and the Calculator's formula, keys as
+# their letters with a period for the point whatever the language, and its value
 STATE_VIEWS = {"brightness_percent": lambda st: brightness_percent(st.brightness),
                "sms_sent": lambda st: [{"address": r["address"], "body": r["body"]} for r in sms_rows(st, "sent")],
-               "alarms": alarm_rows}
+               "alarms": alarm_rows,
+               "front": lambda st: _front(st),
+               "calculator_formula": lambda st: formula_text(st.app("calculator", CalculatorState).keys, "."),
+               "calculator_value": lambda st: evaluate(st.app("calculator", CalculatorState).keys,
+                                                       st.app("calculator", CalculatorState).degrees)}
+
+
+def _front(state: DeviceState) -> dict[str, Any]:
+    if state.overview:
+        return {"app": "overview"}
+    if state.top is None or not state.tasks.get(state.top):
+        return {"app": "launcher", "drawer": state.drawer}
+    return {"app": state.top, **state.tasks[state.top][-1]}
 
 
 def _state_value(state: DeviceState, path: str) -> Any:
-    """A ``state_check`` key's value: a view (``brightness_percent``) or a dotted path (``volume.media``, an app's
-    own state by its key: ``clock.stopwatch.running``)."""
-    if path in STATE_VIEWS:
-        return STATE_VIEWS[path](state)
+    """A ``state_check`` key's value: a view (``brightness_percent``, ``front.app``: a view's field) or a dotted path
+    (``volume.media``, an app's own state by its key: ``clock.stopwatch.running``). A path through nothing (a field of
+    ``phone.call`` with no call, of a screen that lacks it) is None."""
     name, *keys = path.split(".")
-    if name not in state.apps and not hasattr(state, name):
+    if name in STATE_VIEWS:
+        value = STATE_VIEWS[name](state)
+    elif name not in state.apps and not hasattr(state, name):
         raise VluiError(f"state_check: unknown state field {name!r} (or a view: {', '.join(STATE_VIEWS)}; or an "
                         f"app's own state: {', '.join(state.apps)})")
-    value = state.apps[name] if name in state.apps else getattr(state, name)
+    else:
+        value = state.apps[name] if name in state.apps else getattr(state, name)
     for key in keys:
+        if value is None or (name == "front" and isinstance(value, dict) and key not in value):
+            return None
         if isinstance(value, dict) and key in value:
             value = value[key]
         elif dataclasses.is_dataclass(value) and key in {f.name for f in dataclasses.fields(value)}:
@@ -259,6 +279,9 @@ class SimDevice(Device):
 
     def check_state(self, spec: dict[str, Any]) -> bool:
         return state_meets(spec, lambda path: _state_value(self.state, path))
+
+    def state_value(self, path: str) -> Any:
+        return copy.deepcopy(_state_value(self.state, path))
 
     def shared_prefs(self, app: str, file: str) -> str | None:
         """The app's file as its simulated module writes it; None where the phone has not installed the app (no

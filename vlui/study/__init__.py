@@ -918,7 +918,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                   "`learning_curve.png`, `learning_curve.csv` (each run's `curve.csv`).", "",
                   "![learning curves](learning_curve.png)", ""]
     lines += how_it_was_made(study)
-    meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": _commit(),
+    meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": checkout_commit(),
             "machine": f"{platform.machine()}, {cores()} cores", "timings_s": timings or {}}
     if timings:
         lines += [f"Wall-clock on this machine ({meta['machine']}): " + "; ".join(
@@ -961,7 +961,7 @@ def agents_study_report(study: Study, out: Path, timings: dict[str, float] | Non
         columns += [agents_report.agent_column(agent, _read_results(
             work_dir() / "outputs" / "evaluate" / agent_evaluation_name(study, agent, split))) for agent in study.agents]
         splits[split] = (split_words(study, split), columns)
-    meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": _commit(),
+    meta = {"study": study.name, "size": study.size, "seeds": study.seeds, "commit": checkout_commit(),
             "machine": f"{platform.machine()}, {cores()} cores", "timings_s": timings or {}}
     head = [f"# Study: {study.title}", "", study.question, ""]
     tail = [*how_it_was_made(study), f"Commit: `{meta['commit']}`. The wall-clock of each step and the requests "
@@ -1039,7 +1039,7 @@ def _plot(study: Study, table: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
-def _commit() -> str:
+def checkout_commit() -> str:
     """The commit of the vlui checkout that ran the study (with ``+changes`` when it had uncommitted ones)."""
     root = checkout()
     if root is None:

@@ -1,6 +1,7 @@
 """``python -m vlui.study NAME [--size cpu|gpu] [--seeds N] [--arms A,B] [--splits S,T] [--out DIR] [--plan] [--report-only]
 [--set [ARM:]KEY=VALUE ...] [--checkpoint ARM=PATH ...] [--launcher basic|submitit_local|slurm]
-[--launcher-set KEY=VALUE ...] [--list]``."""
+[--launcher-set KEY=VALUE ...] [--list]``; ``python -m vlui.study detectors [...]`` measures the tasks' detectors
+instead (:mod:`vlui.study.detectors`)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ from pathlib import Path
 
 from vlui.errors import VluiError
 from vlui.resources import work_dir
-from vlui.study import commands, load, recorded_timings, report, run, studies
+from vlui.study import commands, detectors, load, recorded_timings, report, run, studies
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["detectors"]:  # not a study of arms and seeds: episodes judged twice (vlui/study/detectors.py)
+        return detectors.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m vlui.study", description=(
         "Train every arm of a study with several seeds, evaluate them on held-out and training snapshots, and write "
         "a report (markdown, CSV, plot) next to the B-MoCA paper's numbers. Running it again resumes."))

@@ -495,6 +495,11 @@ class EvaluationFolder(Folder):
             facts += [["group", r.get("group")], ["checkpoint", r.get("checkpoint")]]
         if r.get("perturbations"):
             facts.append(["perturbations", json.dumps(r["perturbations"])])
+        judged = r.get("judged")
+        if isinstance(judged, dict):  # python -m vlui.study detectors: the detector against the task's truth
+            facts.append(["detector and truth", f"{judged.get('verdict')}: the detector first fired at step "
+                          f"{judged.get('detector_step') or '-'}, the goal first held at step "
+                          f"{judged.get('truth_step') or '-'}"])
         if r.get("adaptive"):
             facts.append(["adaptive metrics", ", ".join(f"{k} {v:.3g}" for k, v in r["adaptive"].items())])
         agent = None
