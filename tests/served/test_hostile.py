@@ -1,6 +1,6 @@
 """The served phone against a hostile client, round three (issue 63): a pattern, a tree of files, text typed into a
 field, SQL output left unread and numbers too large each cost the attacker alone. Each attack runs through the real
-adb CLI (adbutils' adb 36, or Debian's adb 29 with ``ADBUTILS_ADB_PATH``) while a well-behaved client beside it runs
+adb CLI, with each adb client there is (adbutils' adb 36 and Debian's adb 29: the ``adb_client`` fixture) while a well-behaved client beside it runs
 ``echo hi`` every 0.25 s through the same adb server, and is answered within 0.5 s throughout.
 
 Before the fixes, each attack here stalled every client for seconds (a backtracking match held the interpreter, a
@@ -98,8 +98,10 @@ class Victim:
 
 
 @pytest.fixture(scope="module")
-def pa():
-    with PrivateAdb("000", noise=False, limits=ServeLimits(storage_bytes=8 << 20)) as pa:
+def pa(adb_client):
+    """The served phone behind an adb server of each client version (adbutils' adb 36, Debian's adb 29 where it is
+    installed): the attacker's commands and the victim's go through that server."""
+    with PrivateAdb("000", noise=False, limits=ServeLimits(storage_bytes=8 << 20), adb_path=adb_client) as pa:
         yield pa
 
 
