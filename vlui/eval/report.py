@@ -792,7 +792,7 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
 
 def gif(frames: list, actions: list, path: Path, scale: int = 2) -> None:
     """The episode's observations with each gesture drawn: a dot for a tap (two for a long press), an arrow for a
-    swipe; text typed draws nothing."""
+    swipe or a scroll; text typed and the commands that touch nothing draw nothing."""
     images = []
     for i, frame in enumerate(frames):
         im = Image.fromarray(frame).resize((frame.shape[1] * scale, frame.shape[0] * scale), Image.NEAREST)
@@ -803,6 +803,8 @@ def gif(frames: list, actions: list, path: Path, scale: int = 2) -> None:
             p, r = (x * im.width, y * im.height), 9
             draw.ellipse((p[0] - r, p[1] - r, p[0] + r, p[1] + r), outline=(234, 67, 53), width=3)
             action = [2 * y - 1, 2 * x - 1] * 2
+        if isinstance(action, dict) and "scroll" in action:  # {"scroll": [y1, x1, y2, x2]}: drawn as a swipe
+            action = [2 * v - 1 for v in action["scroll"]]
         if action is not None and not isinstance(action, dict):
             draw = ImageDraw.Draw(im)
             h, w = im.height, im.width
