@@ -282,6 +282,10 @@ def test_m3a_open_app_and_keyboard_enter_over_adb_do_what_they_do_in_process(adb
         env.step(Command("open_app", None, "snapseed"))  # not on this phone: monkey finds nothing, nothing changes
         with adb.phone.lock:
             assert adb.phone.device.state.top == "settings"
+            adb.phone.device.state.dialer = "aosp"  # a release phone's Phone app: AOSP's dialer, not Google's
+        env.step(Command("open_app", None, "phone"))
+        with adb.phone.lock:
+            assert adb.phone.device.state.top == "phone"
             adb.phone.device.key("HOME")
             adb.phone.device.state.drawer, adb.phone.device.state.focus = True, ("launcher", "search")
             adb.phone.device.state.fields["launcher.search"] = "Clo"

@@ -324,4 +324,4 @@ def test_m3a_actions_are_taken_on_the_simulated_phone_counted_and_an_answer_is_k
     assert record["actions"] == [{"keyboard_enter": True}, {"answer": "7:30"}]
     usage = json.loads((tmp_path / "answers" / "results.json").read_text())["llm"]
     assert (usage["answered"], usage["answered_but_failed"]) == (1, 1)
-    assert "1 answered (1 of them failed)" in (tmp_path / "answers" / "results.md").read_text()
+    assert "0 declared impossible, 1 answered (1 of them failed)." in (tmp_path / "answers" / "results.md").read_text()

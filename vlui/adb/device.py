@@ -44,7 +44,7 @@ from vlui.adb.console import TOKEN_FILE, EmulatorConsole
 from vlui.adb.console import console_port as emulator_console_port
 from vlui.adb.errors import DeviceError
 from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
-from vlui.android.apps import apps
+from vlui.android.apps import app_info, apps
 from vlui.android.i18n import locales
 from vlui.android.logcat import parse_threadtime
 from vlui.android.snapshot import load_snapshot
@@ -251,11 +251,12 @@ class AdbDevice(Device):
     def open_app(self, app: str) -> None:
         """As AndroidWorld starts an app: monkey with the app's package and the launcher category. Its report (or
         "No activities found" for an app the device lacks) is not an error: a device without the app stays as it
-        was."""
-        info = apps().get(app)
-        if info is None:
+        was. The Phone app is Google's dialer or, where monkey finds none (B-MoCA's release phones), AOSP's."""
+        if app not in apps():
             raise DeviceError(f"unknown app {app!r}; apps: {', '.join(apps())}")
-        self._input(f"monkey -p {info.package} -c android.intent.category.LAUNCHER 1 >/dev/null 2>&1")
+        packages = dict.fromkeys(app_info(app, dialer).package for dialer in ("google", "aosp"))
+        self._input(" || ".join(f"monkey -p {p} -c android.intent.category.LAUNCHER 1 >/dev/null 2>&1"
+                                for p in packages))
 
     def wait(self) -> None:
         time.sleep(WAIT_S)

@@ -3,9 +3,9 @@
 The environment talks to a :class:`~vlui.device.Device` and never knows which backend it drives.
 
 - Action: ``Box(-1, 1, (4,), float32)`` = (touch_y, touch_x, lift_y, lift_x); see :mod:`vlui.env.actions`. Agents
-  that name their actions may also step with a :class:`~vlui.env.actions.Command` (a long press, text typed, or
-  their task declared complete or impossible, which ends the episode: ``truncated`` unless the goal holds, and
-  ``info["declared"]`` says which).
+  that name their actions may also step with a :class:`~vlui.env.actions.Command` (a long press, text typed, an app
+  opened, a scroll, a wait, the keyboard's enter key, or their task declared complete or impossible or answered,
+  which ends the episode: ``truncated`` unless the goal holds, and ``info["declared"]`` says which).
 - Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
   ``"screen_full"`` (full resolution) when asked for.
 - ``terminated`` when the task's goal is reached: its detector fires, or, for a task judged by the device's state, its

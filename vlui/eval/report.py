@@ -486,9 +486,11 @@ def usage_line(u: dict[str, Any]) -> str:
     cost = f"estimated cost {u['cost']:.4f}" if u["cost"] is not None else "cost unknown (no prices set)"
     ended = ""
     if u.get("declared_complete") or u.get("declared_impossible") or u.get("answered"):
+        answered = (f", {u['answered']} answered ({u['answered_but_failed']} of them failed)" if u.get("answered")
+                    else "")
         ended = (f" Episodes the agent ended: {u['declared_complete']} declared complete "
-                 f"({u['declared_complete_but_failed']} of them not), {u['declared_impossible']} declared impossible, "
-                 f"{u.get('answered', 0)} answered ({u.get('answered_but_failed', 0)} of them failed).")
+                 f"({u['declared_complete_but_failed']} of them not), {u['declared_impossible']} declared "
+                 f"impossible{answered}.")
     if u.get("commands"):
         ended += " Actions beyond the dual-gesture: " + ", ".join(f"{k} {n}" for k, n in u["commands"].items()) + "."
     retries = f" ({u['retries']} of them sent again after a 429, 408 or 5xx, or no answer)" if u.get("retries") else ""
