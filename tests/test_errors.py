@@ -356,8 +356,9 @@ CASES = [
          "agent.random_action_prob + agent.wrong_action_prob must be at most 1 (they share one roll per step), not 1.3",
          lambda x: run_job("collect", ["agent.random_action_prob=0.7", "agent.wrong_action_prob=0.6"], x.tmp)),
     Case("collect-extended-actions", 12, "`agent=text agent.actions=extended` for collect.py",
-         "agent.actions=extended cannot collect a dataset: datasets hold dual-gestures, and a long press or typed text "
-         "is none; collect with agent.actions=bmoca (evaluate.py takes either)",
+         "agent.actions=extended cannot collect a dataset: datasets hold dual-gestures, and a long press, typed text, "
+         "open_app, scroll, wait, keyboard_enter or answer is none; collect with agent.actions=bmoca (evaluate.py "
+         "takes either)",
          lambda x: run_job("collect", ["agent=text", "agent.actions=extended"], x.tmp)),
     Case("action-boolean", 12, "an agent that outputs booleans as its action",
          "a dual-gesture action has 4 values (touch_y, touch_x, lift_y, lift_x), all real numbers; got [True, False, "

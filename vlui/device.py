@@ -18,6 +18,7 @@ from vlui.errors import VluiError
 from vlui.spec import view_parts
 
 KEYS = ("BACK", "HOME", "APP_SWITCH")  # the navigation keys; Android keycodes 4, 3 and 187
+KEYCODE_ENTER = 66  # the keyboard's enter key (KeyEvent.KEYCODE_ENTER), as ``input keyevent 66`` presses it
 
 #: What an observation is, as a number that datasets and evaluations record (``env.measured()``): 2 is
 #: :func:`observe` of the full-resolution screen on every backend. Version 1 (vlui before 2026-11-28) had the
@@ -166,6 +167,22 @@ class Device(ABC):
     @abstractmethod
     def load_snapshot(self, snapshot: str) -> None:
         """Restore the device to a snapshot (its configuration and app state), at the home screen."""
+
+    def keyboard_enter(self) -> None:
+        """Press the keyboard's enter key (``input keyevent 66``): the focused field's editor action (search, send,
+        done). Backends that cannot say so with a clear error."""
+        raise VluiError(f"{type(self).__name__} cannot press the keyboard's enter key")
+
+    def open_app(self, app: str) -> None:
+        """Start app ``app`` (its key in vlui/android/data/apps.yaml) as the launcher does, as AndroidWorld's
+        ``open_app`` starts it (``monkey -p PACKAGE -c android.intent.category.LAUNCHER 1``); an app the device does
+        not have is not started, as monkey starts none. Backends that cannot say so with a clear error."""
+        raise VluiError(f"{type(self).__name__} cannot start apps ({app})")
+
+    def wait(self) -> None:
+        """Let the device run for a step without input (AndroidWorld's ``wait``). Backends that cannot say so with a
+        clear error."""
+        raise VluiError(f"{type(self).__name__} cannot wait")
 
     def install_apps(self, pinned: Sequence[PinnedApp], home: HomeScreen | None = None) -> None:
         """Have these third-party apps installed, on top of the loaded snapshot, and where ``home`` is given the home

@@ -107,9 +107,18 @@ class EpisodeRecord:
 
     @property
     def declared(self) -> str | None:
-        """What the agent declared of its task, ending the episode ("complete", "impossible"), or None."""
+        """What the agent declared of its task, ending the episode ("complete", "impossible", or "answer" where it
+        answered), or None."""
         last = self.steps[-1].parsed if self.steps else None
+        if last and last["kind"] == "answer":
+            return "answer"
         return last["text"] if last and last["kind"] == "status" else None
+
+    @property
+    def answer(self) -> str | None:
+        """The agent's answer to its task (M3A's ``answer``, which ended the episode), or None."""
+        last = self.steps[-1].parsed if self.steps else None
+        return last["text"] if last and last["kind"] == "answer" else None
 
     @property
     def success(self) -> bool:
@@ -142,8 +151,10 @@ def action_token(parsed: dict[str, Any], elements: list[Element], size: tuple[in
     pressed, the field typed into and the text."""
     if parsed["kind"] == "key":
         return f"key:{parsed['key']}"
-    if parsed["kind"] == "status":
-        return f"status:{parsed['text']}"
+    if parsed["kind"] in ("status", "open_app"):
+        return f"{parsed['kind']}:{parsed['text']}"
+    if parsed["kind"] in ("wait", "answer"):  # an answer's text is kept apart (result_line)
+        return parsed["kind"]
     if parsed["kind"] == "type":
         field = next((e for e in elements if e.focused), None)
         return f"type:{field.resource_id if field is not None else 'nothing'}|{parsed['text']}"
@@ -411,7 +422,8 @@ def dataset_rows(record: EpisodeRecord, save_xml: bool = False) -> list[dict[str
 
 def stored_action(action: np.ndarray | Command | None) -> list[float] | dict | None:
     """An action as ``episodes.jsonl`` keeps it: a dual-gesture's four numbers, a command's record
-    (``{"long_press": [y, x]}``, ``{"type": text}``, ``{"status": "complete"}``), or None for a step with no valid
+    (``{"long_press": [y, x]}``, ``{"type": text}``, ``{"status": "complete"}``, ``{"open_app": "settings"}``,
+    ``{"scroll": [y1, x1, y2, x2]}``, ``{"wait": true}``, ``{"keyboard_enter": true}``, ``{"answer": text}``), or None for a step with no valid
     action."""
     if action is None:
         return None
@@ -432,6 +444,7 @@ def result_line(record: EpisodeRecord) -> dict[str, Any]:
             **({"goal_reached": record.terminated, "violations": record.violations}
                if record.violations is not None else {}),
             **({"declared": record.declared} if record.declared else {}),
+            **({"answer": record.answer} if record.answer is not None else {}),
             **({"perturbations": record.perturbations} if record.perturbations is not None else {}),
             **({"transcript": {k: v for k, v in record.transcript.items() if k != "images"}}
                if record.transcript is not None else {})}

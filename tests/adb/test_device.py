@@ -20,6 +20,7 @@ from vlui.agents import make_agent
 from vlui.android.snapshot import snapshot_ids
 from vlui.backends import make_device
 from vlui.env.settings import EnvConfig
+from vlui.env.actions import Command
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
@@ -267,5 +268,31 @@ def test_a_long_press_and_typed_text_over_adb_do_what_they_do_in_process(adb):
         assert copy_and_paste(env, launch_messages) == "Note: Your parcel is on its way"
         with adb.phone.lock:
             assert adb.phone.device.state.clipboard == "Your parcel is on its way"
+    finally:
+        env.close()
+
+
+def test_m3a_open_app_and_keyboard_enter_over_adb_do_what_they_do_in_process(adb):
+    env = PhoneEnv(make_device(adb_env(adb), "000"), [long_task()], ["000"], include_xml=True, backend="adb")
+    try:
+        env.reset(seed=0)
+        obs, reward, terminated, truncated, info = env.step(Command("open_app", None, "settings"))  # monkey -p ...
+        assert 'package="com.android.settings"' in obs["xml"] and not terminated
+        env.step(Command("wait"))
+        env.step(Command("open_app", None, "snapseed"))  # not on this phone: monkey finds nothing, nothing changes
+        with adb.phone.lock:
+            assert adb.phone.device.state.top == "settings"
+            adb.phone.device.state.dialer = "aosp"  # a release phone's Phone app: AOSP's dialer, not Google's
+        env.step(Command("open_app", None, "phone"))
+        with adb.phone.lock:
+            assert adb.phone.device.state.top == "phone"
+            adb.phone.device.key("HOME")
+            adb.phone.device.state.drawer, adb.phone.device.state.focus = True, ("launcher", "search")
+            adb.phone.device.state.fields["launcher.search"] = "Clo"
+            adb.phone.device.state_changed()
+        obs, reward, terminated, truncated, info = env.step(Command("keyboard_enter"))  # input keyevent 66
+        assert (reward, terminated) == (1.0, True)  # the drawer's search started Clock: open_clock's goal
+        with adb.phone.lock:
+            assert adb.phone.device.state.top == "clock"
     finally:
         env.close()

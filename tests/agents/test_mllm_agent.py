@@ -120,6 +120,17 @@ def test_the_text_agent_sends_the_same_prompt_without_the_image() -> None:
     ('Action: {"action_type": "status", "goal_status": "complete"}', "json", "complete()", ""),
     ('Action: {"action_type": "status", "goal_status": "infeasible"}', "json", "impossible()", ""),
     ('Action: {"action_type": "status", "goal_status": "maybe"}', "json", None, "not 'maybe'"),
+    # AndroidWorld's M3A actions
+    ('Action: {"action_type": "open_app", "app_name": "Clock"}', "json", 'open_app("Clock")', ""),
+    ('Action: {"action_type": "open_app"}', "json", None, "needs an app_name"),
+    ('Action: {"action_type": "scroll", "direction": "down"}', "json", 'scroll("down")', ""),
+    ('Action: {"action_type": "scroll", "direction": "up", "index": 4}', "json", 'scroll("up", 4)', ""),
+    ('Action: {"action_type": "scroll", "index": 4}', "json", None, "needs a direction"),
+    ('Action: {"action_type": "scroll", "direction": "up", "index": [4]}', "json", None, "index is an integer"),
+    ('Action: {"action_type": "wait"}', "json", "wait()", ""),
+    ('Action: {"action_type": "keyboard_enter"}', "json", "keyboard_enter()", ""),
+    ('Action: {"action_type": "answer", "text": "7:30"}', "json", 'answer("7:30")', ""),
+    ('Action: {"action_type": "answer"}', "json", None, "needs text"),
 ])
 def test_answers_are_read_as_b_mocas_or_m3as(answer: str, form: str, action: str | None, error: str) -> None:
     reading = read_answer(answer, form)

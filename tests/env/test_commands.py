@@ -5,6 +5,7 @@ constraint watch, refused when malformed, kept in an episode's record and never 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -87,7 +88,55 @@ def test_an_agent_declaring_its_task_ends_the_episode_a_success_only_where_the_g
     env.close()
 
 
+def test_m3a_actions_open_an_app_wait_scroll_and_press_enter_on_the_simulated_phone() -> None:
+    env = PhoneEnv(SimDevice("000"), [long_task()], ["000"], include_xml=True)
+    env.reset(seed=0)
+    phone = env.device
+    obs, reward, terminated, truncated, info = env.step(Command("open_app", None, "settings"))
+    assert phone.state.top == "settings" and 'package="com.android.settings"' in obs["xml"]
+    assert info["parsed_action"] == {"kind": "open_app", "touch": None, "lift": None, "key": "", "text": "settings"}
+    assert "cmp=com.android.settings/.Settings" in "\n".join(phone.log_lines())
+    before, screen = phone.state.time_ms, obs["xml"]
+    obs, reward, terminated, truncated, info = env.step(Command("wait"))
+    assert phone.state.time_ms == before + phone.step_ms and obs["xml"] == screen  # the clock moved, nothing else
+    assert info["parsed_action"]["kind"] == "wait" and info["step"] == 2
+    assert not phone.state.scroll
+    info = env.step(Command.scroll((0.5, 0.5), (0.0, 0.5)))[-1]  # scroll("down"): the list moves up
+    assert info["parsed_action"]["kind"] == "swipe" and any(phone.state.scroll.values())
+    env.step(Command("open_app", None, "snapseed"))  # not installed on this phone: nothing starts, the step is spent
+    assert phone.state.top == "settings"
+    env.step(normalised_to_action((0.95, 0.5)))  # HOME
+    phone.state.drawer, phone.state.focus = True, ("launcher", "search")  # the drawer's search, "Clo" typed
+    phone.state.fields["launcher.search"] = "Clo"
+    phone.state_changed()
+    obs, reward, terminated, truncated, info = env.step(Command("keyboard_enter"))  # the first app found starts
+    assert info["parsed_action"] == {"kind": "key", "touch": None, "lift": None, "key": "ENTER"}
+    assert phone.state.top == "clock" and (reward, terminated, info["step"]) == (1.0, True, 6)
+    env.close()
+
+
+def test_an_answer_ends_the_episode_and_is_kept_a_success_only_where_the_goal_holds() -> None:
+    env = PhoneEnv(SimDevice("000"), [long_task()], ["000"], include_xml=True)
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(Command("answer", None, "The clock says 7:30"))
+    assert (reward, terminated, truncated, info["declared"], info["step"]) == (0.0, False, True, "answer", 1)
+    assert info["parsed_action"]["text"] == "The clock says 7:30"
+    env.reset(seed=0)
+    assert env.step(Command("open_app", None, "clock"))[2]  # the goal reached, by name
+    env.close()
+    volume = templates.instance_from_id("set_volume@media-7")  # judged by the device's state
+    env = PhoneEnv(SimDevice("000"), [volume], ["000"], include_xml=True)
+    env.reset(seed=0)
+    env.device.set_state({"volume": {"media": 7}})
+    reward, terminated, truncated, info = env.step(Command("answer", None, "done"))[1:]
+    assert (reward, terminated, truncated, info["declared"]) == (1.0, True, False, "answer")
+    env.close()
+
+
 @pytest.mark.parametrize("command, error", [
+    (Command("open_app", None, "frobnicator"), "unknown app 'frobnicator'"),
+    (Command("answer", None, " "), "an answer is some text"),
+    (Command.scroll((0.5, 0.5), (-0.1, 0.5)), r"a scroll's end needs a point \(y, x\) in \[0, 1\]"),
     (Command.type_text(""), "type needs some text"),
     (Command.type_text("\u00e9t\u00e9"), "printable ASCII only"),
     (Command.long_press(1.5, 0.5), r"a long press needs a point \(y, x\) in \[0, 1\]"),
@@ -138,3 +187,23 @@ def test_an_episode_record_keeps_commands_and_a_dataset_refuses_them(tmp_path: P
                                                                                                 "episode.gif"))]
     red = [bool(((f[..., 0] - f[..., 1]) > 100).any()) for f in drawn]
     assert red == [True, True, False, False, False, False]  # a tap, a long press; the rest draw nothing
+
+
+def test_an_episode_record_keeps_m3a_actions_and_the_answer(tmp_path: Path) -> None:
+    commands = [Command("open_app", None, "clock"), Command.scroll((0.5, 0.5), (0.0, 0.5)), Command("wait"),
+                Command("keyboard_enter"), Command("answer", None, "7:30")]
+    record = EpisodeRecord(Job("open_clock", "000", 0), "open the clock app")
+    record.steps = [Step(None, None, c, ActionParser().parse(c).as_dict(), 0.0, False, i == 4, "x")
+                    for i, c in enumerate(commands)]
+    line = result_line(record)
+    assert line["actions"] == [{"open_app": "clock"}, {"scroll": [0.5, 0.5, 0.0, 0.5]}, {"wait": True},
+                               {"keyboard_enter": True}, {"answer": "7:30"}]
+    assert (line["declared"], line["answer"]) == ("answer", "7:30")
+    assert [Command.from_record(json.loads(json.dumps(a))) for a in line["actions"]] == commands
+    with pytest.raises(VluiError, match="a dataset holds dual-gestures, not a open_app"):
+        dataset_rows(record)
+    frames = [np.full((64, 32, 3), 40 * i, np.uint8) for i in range(5)]
+    gif(frames, line["actions"], tmp_path / "episode.gif", scale=1)
+    drawn = [np.asarray(f.convert("RGB")).astype(int) for f in ImageSequence.Iterator(Image.open(tmp_path /
+                                                                                                "episode.gif"))]
+    assert [bool(((f[..., 0] - f[..., 1]) > 100).any()) for f in drawn] == [False, True, False, False, False]

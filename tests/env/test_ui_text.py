@@ -10,12 +10,13 @@ from vlui.env.ui_text import (
     ACTION_HELP,
     Element,
     TextAction,
+    app_names,
     describe,
     gesture_from_normalised,
     parse_text_action,
     parse_xml,
 )
-from vlui.env.actions import Command
+from vlui.env.actions import ActionParser, Command, ParsedAction
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice
 from vlui.sim.ui import Node
@@ -425,8 +426,64 @@ def test_type_reads_the_text_as_written(action: str, text: str) -> None:
     ("long_press(7) tap(7)", "several actions"),
     ("complete(yes)", "complete() takes nothing"),
     ("tap(7) complete()", "several actions"),
+    # AndroidWorld's M3A options
+    ('open_app("Frobnicator")', "no app named 'Frobnicator'"),
+    ("open_app()", "no app named ''"),
+    ('scroll("sideways")', "unknown scroll direction 'sideways'"),
+    ("scroll()", "unknown scroll direction ''"),
+    ('scroll("down", 9)', "no element 9"),
+    ('scroll("down", first)', "scroll takes one element number"),
+    ("wait(5)", "wait() takes nothing"),
+    ("keyboard_enter(1)", "keyboard_enter() takes nothing"),
+    ('answer("")', "answer needs the answer's text"),
+    ("wait() keyboard_enter()", "several actions"),
 ])
 def test_malformed_extended_options_are_invalid(action: str, error: str) -> None:
     shown = [Element(index=7, text="Seven", bounds=(100, 200, 300, 400))]
     a = parse_text_action(action, shown, SIZE, extended=True)
     assert a.kind == "invalid" and error in a.error and a.action is None
+
+
+# ------------------------------------------------------------------------------------- AndroidWorld's M3A options
+def test_m3a_options_are_options_only_when_extended() -> None:
+    for action in ('open_app("Clock")', 'scroll("down")', "wait()", "keyboard_enter()", 'answer("7:30")'):
+        a = parse_text_action(action, [], SIZE)
+        assert a.kind == "invalid" and "unknown action option" in a.error and a.action is None
+
+
+@pytest.mark.parametrize("name, locale, app", [
+    ("Settings", "en-US", "settings"),
+    ("play music", "en-US", "play_music"),  # any letter case and spacing
+    ("设置", "zh-hans-CN", "settings"),  # as the launcher shows it in the phone's language
+    ("Settings", "zh-hans-CN", "settings"),  # and by its English name
+    ("Calculator", "en-US", "calculator"),
+])
+def test_open_app_finds_the_app_by_its_launcher_label(name: str, locale: str, app: str) -> None:
+    a = parse_text_action(f'open_app("{name}")', [], SIZE, extended=True, apps_by_name=app_names(locale))
+    assert a.kind == "open_app" and a.action == Command("open_app", None, app)
+
+
+def test_scroll_swipes_from_the_middle_of_the_screen_or_an_element_to_its_far_edge() -> None:
+    shown = [Element(index=4, scrollable=True, bounds=(0, 540, 1080, 1620))]
+    (ty, tx), (ly, lx) = _scroll('scroll("down")', shown)
+    assert (ty, tx, ly, lx) == (0.5, 0.5, 0.0, 0.5)  # down shows what is below: the finger moves up
+    assert _scroll('scroll("up", 4)', shown) == ((0.5, 0.5), (0.75, 0.5))  # within element 4's bounds
+    assert _scroll('scroll("down", 4)', shown) == ((0.5, 0.5), (0.25, 0.5))
+    assert _scroll('scroll("right", 4)', shown) == ((0.5, 0.5), (0.5, 0.0))
+    assert _scroll("scroll(left, 4)", shown) == ((0.5, 0.5), (0.5, 1.0))
+
+
+def _scroll(action: str, shown: list[Element]) -> tuple:
+    a = parse_text_action(action, shown, SIZE, extended=True)
+    assert a.kind == "scroll", a.error
+    parsed = ActionParser().parse(a.action)  # a swipe, however short the element
+    assert parsed.kind == "swipe"
+    return parsed.touch, parsed.lift
+
+
+def test_wait_keyboard_enter_and_answer_read_as_written() -> None:
+    assert parse_text_action("wait()", [], SIZE, extended=True).action == Command("wait")
+    enter = parse_text_action("Action: keyboard_enter()", [], SIZE, extended=True).action
+    assert ActionParser().parse(enter) == ParsedAction("key", None, None, "ENTER")
+    answer = parse_text_action('answer("It is 7:30, tap(3) said so")', [], SIZE, extended=True)
+    assert answer.kind == "answer" and answer.action == Command("answer", None, "It is 7:30, tap(3) said so")

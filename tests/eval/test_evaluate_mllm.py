@@ -291,3 +291,37 @@ def test_concurrency_and_the_request_deadline_are_checked_settings() -> None:
         cfg = compose("evaluate", ["agent=mllm", "agent.base_url=http://127.0.0.1:9/v1", "agent.model=m", setting])
         with pytest.raises(VluiError, match=message):
             check_settings(cfg)
+
+
+def by_step(*plan: str):
+    """A stand-in LLM that answers M3A's way with one action of ``plan`` after another, by the steps the prompt
+    lists as done."""
+    def answer_step(prompt: str) -> str:
+        done = prompt.partition("Previous steps (oldest first):\n")[2].split("\n\n")[0]
+        return "Reason: the plan\nAction: " + plan[len([x for x in done.splitlines() if x[:1].isdigit()])]
+    return answer_step
+
+
+def test_m3a_actions_are_taken_on_the_simulated_phone_counted_and_an_answer_is_kept(tmp_path: Path) -> None:
+    m3a_args = ["env.snapshots=[100]", "agent.actions=extended", "agent.answer=json"]
+    with StandIn(answer=by_step('{"action_type": "wait"}', '{"action_type": "scroll", "direction": "down"}',
+                                '{"action_type": "open_app", "app_name": "Frobnicator"}',
+                                '{"action_type": "open_app", "app_name": "Settings"}')) as llm:
+        result = run(tmp_path, "m3a", args(llm, "tasks=[open_settings]", *m3a_args))
+    (record,) = lines(tmp_path / "m3a")
+    assert result["success_rate"] == 1.0 and record["steps"] == 4
+    assert [next(iter(a)) if a else a for a in record["actions"]] == ["wait", "scroll", None, "open_app"]
+    assert record["actions"][-1] == {"open_app": "settings"} and record["tokens"][-1] == "open_app:settings"
+    assert "no app named 'Frobnicator'" in record["transcript"]["steps"][2]["error"]  # invalid, the step spent
+    usage = json.loads((tmp_path / "m3a" / "results.json").read_text())["llm"]
+    assert usage["commands"] == {"open_app": 1, "scroll": 1, "wait": 1} and usage["invalid_answers"] == 1
+
+    with StandIn(answer=by_step('{"action_type": "keyboard_enter"}',
+                                '{"action_type": "answer", "text": "7:30"}')) as llm:
+        run(tmp_path, "answers", args(llm, "tasks=[open_clock]", *m3a_args))
+    (record,) = lines(tmp_path / "answers")
+    assert (record["steps"], record["success"], record["declared"], record["answer"]) == (2, False, "answer", "7:30")
+    assert record["actions"] == [{"keyboard_enter": True}, {"answer": "7:30"}]
+    usage = json.loads((tmp_path / "answers" / "results.json").read_text())["llm"]
+    assert (usage["answered"], usage["answered_but_failed"]) == (1, 1)
+    assert "0 declared impossible, 1 answered (1 of them failed)." in (tmp_path / "answers" / "results.md").read_text()

@@ -398,3 +398,16 @@ def test_an_evaluation_made_with_compare_says_how_to_view_the_one_it_was_compare
         f"bc was compared with old ({gone}) when it was evaluated; its episodes are not there to show beside it"]
     assert Viewer.of([bc, mllm]).listing()["notes"][-1:] == [
         f"bc was compared with old ({gone}) when it was evaluated; its episodes are not there to show beside it"]
+
+
+def test_an_llm_agents_m3a_actions_are_shown_as_it_did_them(tmp_path: Path) -> None:
+    out = write_evaluation(tmp_path / "eval", [
+        record("open_clock", [{"open_app": "clock"}, {"scroll": [0.5, 0.5, 0.0, 0.5]}, {"wait": True},
+                              {"keyboard_enter": True}, {"answer": "7:30 — the alarm"}], False)], {})
+    opened, scrolled, waited, entered, answered = open_folder(out).episode("0/open_clock/000/0")["steps"][:5]
+    assert opened["gestures"] == [] and opened["meaning"] == "open the app clock"
+    assert scrolled["gestures"][0]["kind"] == "swipe" and scrolled["gestures"][0]["lift"] == [0.0, 0.5]
+    assert scrolled["meaning"] == "swipe up from x 0.500, y 0.500 to x 0.500, y 0.000"
+    assert waited["gestures"] == [] and waited["meaning"] == "wait: a step with no input"
+    assert entered["gestures"] == [] and entered["meaning"] == "press the keyboard's ENTER key"
+    assert answered["meaning"] == 'answer "7:30 — the alarm": the episode ends'

@@ -44,13 +44,15 @@ from vlui.adb.console import TOKEN_FILE, EmulatorConsole
 from vlui.adb.console import console_port as emulator_console_port
 from vlui.adb.errors import DeviceError
 from vlui.adb.logcat import SYNC_TAG, LogcatReader, logcat_command
+from vlui.android.apps import app_info, apps
 from vlui.android.i18n import locales
 from vlui.android.logcat import parse_threadtime
 from vlui.android.snapshot import load_snapshot
-from vlui.device import KEYS, Device, HomeScreen, PinnedApp, observe
+from vlui.device import KEYCODE_ENTER, KEYS, Device, HomeScreen, PinnedApp, observe
 
 log = logging.getLogger(__name__)
 KEYCODES = {"BACK": 4, "HOME": 3, "APP_SWITCH": 187}
+WAIT_S = 1.0  # how long AndroidWorld's wait lets the device run, before the step's own observation wait
 SCREENCAP_MODES = ("auto", "raw", "png")
 RESET_MODES = ("console", "none")
 DUMP_PATH = "/sdcard/window_dump.xml"
@@ -242,6 +244,22 @@ class AdbDevice(Device):
 
     def text(self, value: str) -> None:
         self._input("; ".join(text_commands(value)))
+
+    def keyboard_enter(self) -> None:
+        self._input(f"input keyevent {KEYCODE_ENTER}")
+
+    def open_app(self, app: str) -> None:
+        """As AndroidWorld starts an app: monkey with the app's package and the launcher category. Its report (or
+        "No activities found" for an app the device lacks) is not an error: a device without the app stays as it
+        was. The Phone app is Google's dialer or, where monkey finds none (B-MoCA's release phones), AOSP's."""
+        if app not in apps():
+            raise DeviceError(f"unknown app {app!r}; apps: {', '.join(apps())}")
+        packages = dict.fromkeys(app_info(app, dialer).package for dialer in ("google", "aosp"))
+        self._input(" || ".join(f"monkey -p {p} -c android.intent.category.LAUNCHER 1 >/dev/null 2>&1"
+                                for p in packages))
+
+    def wait(self) -> None:
+        time.sleep(WAIT_S)
 
     def log_mark(self) -> int:
         self._sync()

@@ -64,7 +64,16 @@ element labeled with the number 5.
 8. type(text: str): This function is used to type text into the text field that has focus (tap the field first). \
 "text" is a string that must be wrapped with double quotation marks. A simple use case is type("hello").
 9. complete(): This function is used to say that the task is done. The episode ends.
-10. impossible(): This function is used to say that the task cannot be done on this device. The episode ends."""
+10. impossible(): This function is used to say that the task cannot be done on this device. The episode ends.
+11. open_app(name: str): This function is used to open an app by its name as the launcher shows it, e.g. \
+open_app("Settings").
+12. scroll(direction: str, numeric tag: int): This function is used to scroll the screen, or the UI element with the \
+numeric tag, to show what lies in that direction: "up", "down", "left" or "right". The tag may be left out to scroll \
+the whole screen. A simple use case is scroll("down"), which shows what is below.
+13. wait(): This function is used to wait for the screen to update.
+14. keyboard_enter(): This function is used to press the keyboard's enter key (search, send).
+15. answer(text: str): This function is used to answer the task's question: "text" is the answer, wrapped with double \
+quotation marks. The episode ends."""
 OUTPUT = {
     "bmoca": """\
 Now, given the {given}, you need to think and call the function needed to proceed with the task. Your output \
@@ -86,7 +95,10 @@ where the action is one of: {{"action_type": "tap", "index": <numeric tag>}}, {{
 }
 EXTENDED_JSON = (', {{"action_type": "long_press", "index": <numeric tag>}}, {{"action_type": "type", "text": '
                  '<text to type into the field that has focus>}}, {{"action_type": "status", "goal_status": '
-                 '"complete" | "infeasible"}}')
+                 '"complete" | "infeasible"}}, {{"action_type": "open_app", "app_name": <name>}}, {{"action_type": '
+                 '"scroll", "direction": "up" | "down" | "left" | "right", "index": <optional numeric tag>}}, '
+                 '{{"action_type": "wait"}}, {{"action_type": "keyboard_enter"}}, {{"action_type": "answer", '
+                 '"text": <the answer>}}')
 FEW_SHOT = """\
 Below illustrates exemplary human demonstration(s), with format:
 - Instruction: <The instruction of task>
@@ -290,13 +302,35 @@ def option_from_json(obj: Any) -> tuple[str | None, str]:
         return ("complete()" if goal == "complete" else "impossible()"), ""
     if kind in ("complete", "impossible", "infeasible"):
         return ("complete()" if kind == "complete" else "impossible()"), ""
+    if kind == "open-app":
+        name = obj.get("app_name")
+        if not isinstance(name, str) or not name.strip():
+            return None, f"an open_app action needs an app_name, not {name!r}"
+        return f"open_app({json.dumps(name)})", ""
+    if kind == "scroll":
+        direction, index = obj.get("direction"), obj.get("index")
+        if not isinstance(direction, str):
+            return None, f"a scroll needs a direction (up, down, left or right), not {direction!r}"
+        if index is None:
+            return f"scroll({json.dumps(direction)})", ""
+        if isinstance(index, bool) or not isinstance(index, (int, str)):
+            return None, f"a scroll's index is an integer, not {index!r}"
+        return f"scroll({json.dumps(direction)}, {index})", ""
+    if kind in ("wait", "keyboard-enter"):
+        return f"{kind.replace('-', '_')}()", ""
+    if kind == "answer":
+        text = obj.get("text")
+        if not isinstance(text, str):
+            return None, f"an answer action needs text, not {text!r}"
+        return f"answer({json.dumps(text)})", ""
     if kind in ("dual-gesture", "dualgesture"):
         touch, lift = obj.get("touch"), obj.get("lift")
         if not (isinstance(touch, list) and isinstance(lift, list) and len(touch) == len(lift) == 2):
             return None, "a dual-gesture needs touch: [y, x] and lift: [y, x]"
         return "dual-gesture({}, {}, {}, {})".format(*touch, *lift), ""
     return None, (f"unknown action_type {obj.get('action_type')!r}; expected tap, swipe, press or dual-gesture "
-                  "(long_press, type and status with agent.actions=extended)")
+                  "(long_press, type, status, open_app, scroll, wait, keyboard_enter and answer with "
+                  "agent.actions=extended)")
 
 
 def _short(s: str, n: int = 60) -> str:

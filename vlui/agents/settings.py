@@ -50,7 +50,7 @@ class AgentConfig:
     history: int = 8  # the last N steps in the prompt; 0: none (B-MoCA's prompt has none)
     answer: str = "bmoca"  # "bmoca": Description, Thought, Action | "json": M3A's reason and JSON action
     # the action options: "bmoca", the paper's six | "extended", and GUIOdyssey's long_press(n), type("text"),
-    # complete() and impossible()
+    # complete() and impossible(), and AndroidWorld M3A's open_app, scroll, wait, keyboard_enter and answer
     actions: str = "bmoca"
     reflect: bool = False  # M3A: after each step, a summary from the screens before and after, used as history
     few_shot: int = 0  # examples (demonstration transitions) in each prompt

@@ -33,7 +33,7 @@ from vlui.data.format import decode_png
 from vlui.data.images import image_hash
 from vlui.device import observe
 from vlui.env.actions import Command
-from vlui.env.ui_text import Element, describe, parse_text_action, parse_xml
+from vlui.env.ui_text import Element, app_names, describe, parse_text_action, parse_xml
 from vlui.errors import VluiError
 from vlui.tasks.catalog import Task
 
@@ -212,7 +212,8 @@ class TextAgent:
         shown = self.history[-self.settings.history:] if self.settings.history else []
         answer = self._ask(step_messages(self.style, goal, screen, self.examples, shown))
         reading = read_answer(answer.text, self.settings.answer)
-        parsed = (parse_text_action(reading.action, elements, size, self.style.extended)
+        parsed = (parse_text_action(reading.action, elements, size, self.style.extended,
+                                    app_names(info["locale"]) if self.style.extended else None)
                   if reading.action is not None else None)
         error = reading.error or (parsed.error if parsed is not None else "")
         valid = parsed is not None and parsed.valid

@@ -17,7 +17,12 @@ Agents that name their actions (the text and MLLM agents with ``agent.actions=ex
 :class:`Command`, for what no dual-gesture can say: a **long press** (GUIOdyssey's LONG_PRESS: a touch held at a point
 for :data:`LONG_PRESS_MS`), **typing** (its TYPE: text typed into the field that has focus, as ``adb shell input
 text`` types) and the end of an episode the agent declares (its COMPLETE and IMPOSSIBLE, AndroidWorld's ``status``:
-the task done, or impossible on this phone). Policies and datasets hold dual-gestures only.
+the task done, or impossible on this phone), and AndroidWorld's M3A actions: **open_app** (the app's launcher
+activity started, as ``monkey -p PACKAGE -c android.intent.category.LAUNCHER 1`` starts it), **scroll** (a swipe
+within the screen or one element, :meth:`Command.scroll`), **wait** (a step with no input: the phone runs on),
+**keyboard_enter** (the keyboard's enter key, ``input keyevent 66``) and **answer** (the agent's answer to the task,
+kept in the episode's record; the episode ends, as ``complete`` ends it). Policies and datasets hold dual-gestures
+only.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vlui.android.apps import apps
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec, gesture_distance
 
@@ -33,6 +39,9 @@ NAV_POINTS = {"BACK": (0.95, 0.22), "HOME": (0.95, 0.50), "APP_SWITCH": (0.95, 0
 LONG_PRESS_MS = 1000  # a long press is held twice Android's long-press timeout (500 ms), so every device sees one
 MAX_TYPED = 500  # characters one typing command may hold
 STATUSES = ("complete", "impossible")  # what an agent may declare of its task, ending the episode
+MAX_ANSWER = 2000  # characters an answer may hold
+# commands with nothing to say but their name, and how an episode's record keeps them
+BARE = ("wait", "keyboard_enter")
 
 
 class ActionError(VluiError):
@@ -42,12 +51,16 @@ class ActionError(VluiError):
 @dataclass(frozen=True)
 class Command:
     """An action beyond the dual-gesture: ``kind`` ``long_press`` at ``point`` (normalised (y, x)); ``type``,
-    ``text`` typed into the field that has focus (printable ASCII: what ``input text`` types on every device); or
-    ``status``, the agent declaring its task ``text`` (one of :data:`STATUSES`), which ends the episode."""
+    ``text`` typed into the field that has focus (printable ASCII: what ``input text`` types on every device);
+    ``status``, the agent declaring its task ``text`` (one of :data:`STATUSES`), which ends the episode;
+    ``open_app``, the app ``text`` (its key in vlui/android/data/apps.yaml) started; ``scroll``, a swipe from
+    ``point`` to ``end``; ``wait`` and ``keyboard_enter``; ``answer``, the agent's answer ``text``, which ends the
+    episode."""
 
     kind: str
     point: tuple[float, float] | None = None
     text: str = ""
+    end: tuple[float, float] | None = None  # where a scroll lifts
 
     @classmethod
     def long_press(cls, y: float, x: float) -> Command:
@@ -61,19 +74,30 @@ class Command:
     def status(cls, goal: str) -> Command:
         return cls("status", None, goal)
 
+    @classmethod
+    def scroll(cls, touch: tuple[float, float], lift: tuple[float, float]) -> Command:
+        """M3A's scroll: a swipe from ``touch`` to ``lift`` (normalised (y, x)), always a swipe however short."""
+        return cls("scroll", (float(touch[0]), float(touch[1])), end=(float(lift[0]), float(lift[1])))
+
     def record(self) -> dict:
         """How an episode's record stores it, in the place of a dual-gesture's four numbers."""
         if self.kind == "long_press" and self.point is not None:
             return {"long_press": [round(float(v), 4) for v in self.point]}
-        return {"status" if self.kind == "status" else "type": self.text}
+        if self.kind == "scroll" and self.point is not None and self.end is not None:
+            return {"scroll": [round(float(v), 4) for v in (*self.point, *self.end)]}
+        if self.kind in BARE:
+            return {self.kind: True}
+        return {self.kind: self.text}
 
     @classmethod
     def from_record(cls, stored: dict) -> Command:
         if "long_press" in stored:
             return cls.long_press(*stored["long_press"])
-        if "status" in stored:
-            return cls.status(str(stored["status"]))
-        return cls.type_text(str(stored["type"]))
+        if "scroll" in stored:
+            y1, x1, y2, x2 = stored["scroll"]
+            return cls.scroll((y1, x1), (y2, x2))
+        kind = next((k for k in ("status", "open_app", "answer", *BARE) if k in stored), "type")
+        return cls(kind) if kind in BARE else cls(kind, None, str(stored[kind]))
 
 
 def typing_problem(text: object) -> str:
@@ -91,16 +115,17 @@ def typing_problem(text: object) -> str:
 
 @dataclass(frozen=True)
 class ParsedAction:
-    kind: str  # tap | swipe | key | long_press | type | status
-    touch: tuple[float, float] | None  # normalised (y, x); None for type and status
+    kind: str  # tap | swipe | key | long_press | type | status | open_app | wait | answer
+    touch: tuple[float, float] | None  # normalised (y, x); None for the kinds that touch nothing
     lift: tuple[float, float] | None
-    key: str = ""  # BACK | HOME | APP_SWITCH for kind == key
-    text: str = ""  # what is typed (kind == type), what the agent declared (kind == status)
+    key: str = ""  # BACK | HOME | APP_SWITCH (or ENTER: the keyboard's, with no touch) for kind == key
+    # what is typed (type), what the agent declared (status), the app started (open_app), the answer (answer)
+    text: str = ""
 
     def as_dict(self) -> dict:
         out = {"kind": self.kind, "touch": None if self.touch is None else list(self.touch),
                "lift": None if self.lift is None else list(self.lift), "key": self.key}
-        if self.kind in ("type", "status"):
+        if self.kind in ("type", "status", "open_app", "answer"):
             out["text"] = self.text
         return out
 
@@ -160,12 +185,32 @@ def _command(c: Command) -> ParsedAction:
             raise ActionError(f"an agent declares its task one of {', '.join(STATUSES)}, not {c.text!r}")
         return ParsedAction("status", None, None, text=c.text)
     if c.kind == "long_press":
-        point = np.asarray(c.point if c.point is not None else (), dtype=np.float64)
-        if point.shape != (2,) or not np.all(np.isfinite(point)) or np.any((point < 0) | (point > 1)):
-            raise ActionError(f"a long press needs a point (y, x) in [0, 1], got {c.point!r}")
-        y, x = point.tolist()
+        y, x = _point(c.point, "a long press")
         return ParsedAction("long_press", (y, x), (y, x))
-    raise ActionError(f"unknown command {c.kind!r}: long_press, type or status")
+    if c.kind == "scroll":
+        return ParsedAction("swipe", _point(c.point, "a scroll"), _point(c.end, "a scroll's end"))
+    if c.kind == "open_app":
+        if c.text not in apps():
+            raise ActionError(f"unknown app {c.text!r}; apps: {', '.join(apps())}")
+        return ParsedAction("open_app", None, None, text=c.text)
+    if c.kind == "answer":
+        if not isinstance(c.text, str) or not c.text.strip() or len(c.text) > MAX_ANSWER:
+            raise ActionError(f"an answer is some text, at most {MAX_ANSWER} characters")
+        return ParsedAction("answer", None, None, text=c.text)
+    if c.kind == "wait":
+        return ParsedAction("wait", None, None)
+    if c.kind == "keyboard_enter":
+        return ParsedAction("key", None, None, "ENTER")
+    raise ActionError(f"unknown command {c.kind!r}: long_press, type, status, open_app, scroll, wait, keyboard_enter "
+                      "or answer")
+
+
+def _point(value, what: str) -> tuple[float, float]:
+    point = np.asarray(value if value is not None else (), dtype=np.float64)
+    if point.shape != (2,) or not np.all(np.isfinite(point)) or np.any((point < 0) | (point > 1)):
+        raise ActionError(f"{what} needs a point (y, x) in [0, 1], got {value!r}")
+    y, x = point.tolist()
+    return y, x
 
 
 def _check_real(action) -> None:

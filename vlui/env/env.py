@@ -3,9 +3,9 @@
 The environment talks to a :class:`~vlui.device.Device` and never knows which backend it drives.
 
 - Action: ``Box(-1, 1, (4,), float32)`` = (touch_y, touch_x, lift_y, lift_x); see :mod:`vlui.env.actions`. Agents
-  that name their actions may also step with a :class:`~vlui.env.actions.Command` (a long press, text typed, or
-  their task declared complete or impossible, which ends the episode: ``truncated`` unless the goal holds, and
-  ``info["declared"]`` says which).
+  that name their actions may also step with a :class:`~vlui.env.actions.Command` (a long press, text typed, an app
+  opened, a scroll, a wait, the keyboard's enter key, or their task declared complete or impossible or answered,
+  which ends the episode: ``truncated`` unless the goal holds, and ``info["declared"]`` says which).
 - Observation: ``{"screen": (H, W, 3) uint8, "instruction": str}``, plus ``"xml"`` (the uiautomator dump) and
   ``"screen_full"`` (full resolution) when asked for.
 - ``terminated`` when the task's goal is reached: its detector fires, or, for a task judged by the device's state, its
@@ -157,7 +157,7 @@ class PhoneEnv(gym.Env):
         if self._done:
             raise VluiError("the episode is over: call reset() before step()")
         parsed = self._on_screen(self.parser.parse(action))  # raises before the device is touched
-        if parsed.kind == "status":
+        if parsed.kind in ("status", "answer"):
             return self._declared(parsed)
         self._apply(parsed)
         if self.observation_wait_s:
@@ -187,15 +187,16 @@ class PhoneEnv(gym.Env):
         return self._observation(xml), reward, terminated, truncated, self._info(parsed, matched)
 
     def _declared(self, parsed: ParsedAction) -> tuple:
-        """The agent declared its task complete or impossible: the step counts and the episode ends there, a success
-        only if the goal holds (a task judged by the device's state is checked once more; a log detector has already
-        read every line)."""
+        """The agent declared its task complete or impossible, or answered it (M3A's ``answer``: no task of the catalog
+        is judged on an answer's text, docs/agents.md): the step counts and the episode ends there, a success only if
+        the goal holds (a task judged by the device's state is checked once more; a log detector has already read
+        every line)."""
         self._steps += 1
         terminated = self._detector.holds(self.device, lambda: parse_xml(self.device.ui_xml()))
         self._done = True
         reward = float(terminated and not (self._watch and self._watch.violations))
         info = self._info(parsed, None)
-        info["declared"] = parsed.text
+        info["declared"] = parsed.text if parsed.kind == "status" else "answer"
         return self._observation(), reward, terminated, not terminated, info
 
     def skip_step(self) -> tuple:
@@ -233,8 +234,14 @@ class PhoneEnv(gym.Env):
 
     def _apply(self, p: ParsedAction) -> None:
         w, h = self.device.size
-        if p.kind == "key":
+        if p.kind == "key" and p.key == "ENTER":
+            self.device.keyboard_enter()
+        elif p.kind == "key":
             self.device.key(p.key)
+        elif p.kind == "open_app":
+            self.device.open_app(p.text)
+        elif p.kind == "wait":
+            self.device.wait()
         elif p.kind == "type":
             self.device.text(p.text)
         elif p.kind == "long_press":

@@ -6,7 +6,8 @@ An LLM agent does not see pixels: it reads the screen as a numbered list of UI e
 vlui emits: a float32 array ``(touch_y, touch_x, lift_y, lift_x)`` in ``[-1, 1]``, where -1/+1 are the top/bottom
 (y) and left/right (x) screen edges, i.e. ``a = 2 * p - 1`` for a normalised position ``p`` in ``[0, 1]``. With
 ``extended`` (``agent.actions=extended``) more options, ``long_press(n)``, ``type("text")``, ``complete()`` and
-``impossible()``, become a :class:`~vlui.env.actions.Command` instead.
+``impossible()``, and AndroidWorld's M3A actions ``open_app("name")``, ``scroll("d"[, n])``, ``wait()``,
+``keyboard_enter()`` and ``answer("text")``, become a :class:`~vlui.env.actions.Command` instead.
 
 Like the paper's parser, every node of the view hierarchy is numbered, not only the leaves: many UI elements carry
 their meaning on a container (a settings row, a launcher cell), and leaf-only parsing loses them.
@@ -24,7 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vlui.env.actions import STATUSES, Command, typing_problem
+from vlui.android.apps import apps
+from vlui.android.i18n import get_locale
+from vlui.env.actions import MAX_ANSWER, STATUSES, Command, typing_problem
 from vlui.errors import VluiError
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "KEYS",
     "Element",
     "TextAction",
+    "app_names",
     "describe",
     "gesture_from_normalised",
     "parse_text_action",
@@ -233,7 +237,8 @@ class TextAction:
     options), or ``kind == "invalid"`` and why in ``error``.
 
     ``gesture`` is a read-only float32 array ``(touch_y, touch_x, lift_y, lift_x)`` in ``[-1, 1]``, or None.
-    ``kind`` is one of "dual-gesture", "tap", "swipe", "press", "long_press", "type", "status", "invalid".
+    ``kind`` is one of "dual-gesture", "tap", "swipe", "press", "long_press", "type", "status", "open_app",
+    "scroll", "wait", "keyboard_enter", "answer", "invalid".
     """
 
     gesture: np.ndarray | None
@@ -271,12 +276,15 @@ _OPTION_LIST = ('tap(n), swipe("up"|"down"|"left"|"right"), press("HOME"|"BACK"|
                 'dual-gesture(y1, x1, y2, x2)')
 _EXTENDED = {"long_press": "long_press", "long-press": "long_press", "longpress": "long_press",
              "long press": "long_press", "type": "type", "complete": "complete", "impossible": "impossible",
-             "infeasible": "impossible"}
-_EXTENDED_LIST = _OPTION_LIST + ', long_press(n), type("text"), complete(), impossible()'
+             "infeasible": "impossible", "open_app": "open_app", "scroll": "scroll", "wait": "wait",
+             "keyboard_enter": "keyboard_enter", "answer": "answer"}
+_EXTENDED_LIST = (_OPTION_LIST + ', long_press(n), type("text"), complete(), impossible(), open_app("name"), '
+                  'scroll("up"|"down"|"left"|"right"[, n]), wait(), keyboard_enter(), answer("text")')
 _CALL = re.compile(r"(?is)\A([a-z][a-z0-9_\- ]*?)\s*\((.*)\)\Z")
 _ANY_CALL = re.compile(r"(?i)(?<![a-z0-9_])(dual[-_ ]?gesture|tap|swipe|press)\s*\(")
 _ANY_EXTENDED_CALL = re.compile(
-    r"(?i)(?<![a-z0-9_])(dual[-_ ]?gesture|tap|swipe|press|long[-_ ]?press|type|complete|impossible|infeasible)\s*\(")
+    r"(?i)(?<![a-z0-9_])(dual[-_ ]?gesture|tap|swipe|press|long[-_ ]?press|type|complete|impossible|infeasible"
+    r"|open_app|scroll|wait|keyboard_enter|answer)\s*\(")
 _FENCE = re.compile(r"(?s)\A```[^\n`]*\n?(.*?)\n?```\Z")
 _LABEL = re.compile(r"(?i)\A(?:\*\*)?\s*(?:next\s+)?action\s*(?:\*\*)?\s*[:=\-]\s*(?:\*\*)?")
 _QUOTES = "\"'\u2018\u2019\u201c\u201d`"
@@ -310,8 +318,22 @@ def _unquote(arg: str) -> str:
     return arg
 
 
+def app_names(locale_id: str) -> dict[str, str]:
+    """The names ``open_app`` knows an app by, folded (:func:`_folded`), to the app's key: its label as the launcher
+    shows it in the phone's language (``locale_id``) and in English."""
+    names = {}
+    for locale in ("en-US", locale_id):
+        strings = get_locale(locale)
+        names.update({_folded(strings.t(f"app.{key}")): key for key in apps()})
+    return names
+
+
+def _folded(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
 def parse_text_action(action: str, elements: Sequence[Element], screen_size: tuple[int, int],
-                      extended: bool = False) -> TextAction:
+                      extended: bool = False, apps_by_name: dict[str, str] | None = None) -> TextAction:
     """The dual-gesture for an LLM's text action, or an invalid :class:`TextAction` saying what is wrong.
 
     ``elements`` are the ones the agent was shown (from :func:`parse_xml`; ``tap(n)`` looks ``n`` up by
@@ -333,6 +355,15 @@ def parse_text_action(action: str, elements: Sequence[Element], screen_size: tup
     - ``complete()``, ``impossible()``: the agent declares its task done, or impossible on this phone (its COMPLETE
       and IMPOSSIBLE); the episode ends.
 
+    and AndroidWorld's M3A actions:
+
+    - ``open_app("name")``: the app named so (``apps_by_name``, from :func:`app_names`; English without it) started;
+      an app of no such name is invalid;
+    - ``scroll("d")``, ``scroll("d", n)``: the content moved to show what lies in direction d, as M3A scrolls: a swipe
+      from the centre of the screen (of element n) to its edge opposite d (``scroll("down")`` swipes up);
+    - ``wait()``: a step with no input; ``keyboard_enter()``: the keyboard's enter key;
+    - ``answer("text")``: the agent's answer to the task, recorded; the episode ends.
+
     Tolerated: surrounding whitespace, a code fence or backticks, a leading "Action:" label, single, double or
     curly quotes (or none) around words, any letter case, spaces around commas and a final period. Anything else
     (several actions, unknown options, wrong arity, out-of-range values) is invalid.
@@ -352,6 +383,8 @@ def parse_text_action(action: str, elements: Sequence[Element], screen_size: tup
     option = options.get(name) or options.get(name.replace(" ", ""))
     if option == "type":  # the text typed may hold anything, calls included
         return _type(m.group(2).strip())
+    if option == "answer":
+        return _answer(m.group(2).strip())
     calls = (_ANY_EXTENDED_CALL if extended else _ANY_CALL).findall(s)
     if len(calls) > 1:
         return _invalid(f"several actions in one answer ({', '.join(c.lower() for c in calls)}); give exactly one")
@@ -369,6 +402,14 @@ def parse_text_action(action: str, elements: Sequence[Element], screen_size: tup
         if isinstance(point, TextAction):
             return point
         return TextAction(None, "long_press", command=Command.long_press(*point))
+    if option in ("wait", "keyboard_enter"):
+        if body:
+            return _invalid(f"{option}() takes nothing; got {option}({_short(body)})")
+        return TextAction(None, option, command=Command(option))
+    if option == "open_app":
+        return _open_app(body, apps_by_name)
+    if option == "scroll":
+        return _scroll(body, elements, width, height)
     if option == "dual-gesture":
         return _dual_gesture(body)
     if option == "tap":
@@ -411,16 +452,59 @@ def _dual_gesture(body: str) -> TextAction:
 
 
 def _type(body: str) -> TextAction:
-    text = _unquote(body)
-    if body.startswith('"') and body.endswith('"'):  # a JSON string literal: its escapes are read
-        try:
-            text = json.loads(body)
-        except json.JSONDecodeError:
-            pass
+    text = _literal(body)
     problem = typing_problem(text)
     if problem:
         return _invalid(problem)
     return TextAction(None, "type", command=Command.type_text(text))
+
+
+def _literal(body: str) -> str:
+    """An argument's text: unquoted, a JSON string literal's escapes read."""
+    if body.startswith('"') and body.endswith('"') and len(body) >= 2:
+        try:
+            return json.loads(body)
+        except json.JSONDecodeError:
+            pass
+    return _unquote(body)
+
+
+def _answer(body: str) -> TextAction:
+    text = _literal(body)
+    if not text.strip():
+        return _invalid('answer needs the answer\'s text, e.g. answer("7:30")')
+    if len(text) > MAX_ANSWER:
+        return _invalid(f"an answer holds at most {MAX_ANSWER} characters, got {len(text)}")
+    return TextAction(None, "answer", command=Command("answer", None, text))
+
+
+def _open_app(body: str, apps_by_name: dict[str, str] | None) -> TextAction:
+    name = _literal(body)
+    known = apps_by_name if apps_by_name is not None else app_names("en-US")
+    key = known.get(_folded(name))
+    if key is None:
+        return _invalid(f"no app named {_short(name)!r} on this phone; open_app takes an app's name as the launcher "
+                        "shows it, e.g. open_app(\"Settings\")")
+    return TextAction(None, "open_app", command=Command("open_app", None, key))
+
+
+def _scroll(body: str, elements: Sequence[Element], width: int, height: int) -> TextAction:
+    """M3A's scroll: from the centre of the screen, or of element n, to the edge of it opposite the direction."""
+    word, _, index = (p.strip() for p in body.partition(","))
+    direction = _unquote(word).lower()
+    if direction not in DIRECTIONS:
+        return _invalid(f"unknown scroll direction {_unquote(word)!r}; expected \"up\", \"down\", \"left\" or "
+                        "\"right\"")
+    x1, y1, x2, y2 = 0, 0, width, height
+    if index:
+        point = _element_point(index, elements, width, height, "scroll")
+        if isinstance(point, TextAction):
+            return point
+        e = {e.index: e for e in elements}[int(_unquote(index).strip("[]"))]
+        x1, y1, x2, y2 = max(e.bounds[0], 0), max(e.bounds[1], 0), min(e.bounds[2], width), min(e.bounds[3], height)
+    cy, cx = (y1 + y2) / 2 / height, (x1 + x2) / 2 / width
+    end = {"down": (y1 / height, cx), "up": (y2 / height, cx), "right": (cy, x1 / width), "left": (cy, x2 / width)}
+    return TextAction(None, "scroll", command=Command.scroll((cy, cx), end[direction]))
 
 
 def _tap(body: str, elements: Sequence[Element], width: int, height: int) -> TextAction:

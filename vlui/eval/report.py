@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
@@ -325,7 +325,9 @@ def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
     sent and answers read from the cache, the tokens of the requests sent, the estimated cost in the prices' unit
     (None when a price is 0, unknown), the invalid-action rate (AndroidArena): the share of answers from which
     no valid action could be read, and how often the agent ended an episode itself (``agent.actions=extended``):
-    declared complete (and of those, how many were not), declared impossible. ``protocol``: every request the
+    declared complete (and of those, how many were not), declared impossible, answered (M3A's ``answer``; and of
+those, how many failed); ``commands``: how many of each action beyond the dual-gesture the episodes took
+(``long_press``, ``type``, ``open_app``, ``scroll``, ...). ``protocol``: every request the
     episodes made, sent in this run or answered from the cache, with its answer's tokens and their cost: what the
     evaluation takes of a model, the same in a run answered from the cache as in the run that asked."""
     kept = [r["transcript"] for r in records if r.get("transcript")]
@@ -346,7 +348,11 @@ def agent_usage(records: list[dict[str, Any]], price_input_per_1m: float = 0.0,
     declared = [r for r in records if r.get("transcript") and r.get("declared")]
     total.update(declared_complete=sum(r["declared"] == "complete" for r in declared),
                  declared_complete_but_failed=sum(r["declared"] == "complete" and not r["success"] for r in declared),
-                 declared_impossible=sum(r["declared"] == "impossible" for r in declared))
+                 declared_impossible=sum(r["declared"] == "impossible" for r in declared),
+                 answered=sum(r["declared"] == "answer" for r in declared),
+                 answered_but_failed=sum(r["declared"] == "answer" and not r["success"] for r in declared),
+                 commands=dict(sorted(Counter(next(iter(a)) for r in records if r.get("transcript")
+                                              for a in r.get("actions") or [] if isinstance(a, dict)).items())))
     return {**total, "invalid_action_rate": total["invalid_answers"] / total["answers"] if total["answers"] else None,
             "price_per_1m": {"input": price_input_per_1m, "output": price_output_per_1m},
             "cost": cost(total["input_tokens"], total["output_tokens"]), "protocol": protocol,
@@ -479,9 +485,14 @@ def usage_line(u: dict[str, Any]) -> str:
     rate = f"{100 * u['invalid_action_rate']:.1f}%" if u["invalid_action_rate"] is not None else "–"
     cost = f"estimated cost {u['cost']:.4f}" if u["cost"] is not None else "cost unknown (no prices set)"
     ended = ""
-    if u.get("declared_complete") or u.get("declared_impossible"):
+    if u.get("declared_complete") or u.get("declared_impossible") or u.get("answered"):
+        answered = (f", {u['answered']} answered ({u['answered_but_failed']} of them failed)" if u.get("answered")
+                    else "")
         ended = (f" Episodes the agent ended: {u['declared_complete']} declared complete "
-                 f"({u['declared_complete_but_failed']} of them not), {u['declared_impossible']} declared impossible.")
+                 f"({u['declared_complete_but_failed']} of them not), {u['declared_impossible']} declared "
+                 f"impossible{answered}.")
+    if u.get("commands"):
+        ended += " Actions beyond the dual-gesture: " + ", ".join(f"{k} {n}" for k, n in u["commands"].items()) + "."
     retries = f" ({u['retries']} of them sent again after a 429, 408 or 5xx, or no answer)" if u.get("retries") else ""
     return (f"Model {u['model']}: {u['requests']} requests sent{retries}, {u['cached']} answered from the cache; "
             f"{u['input_tokens']} input and {u['output_tokens']} output tokens; {cost}. Invalid actions: "
@@ -783,7 +794,7 @@ def plots(result: dict[str, Any], out: Path) -> dict[str, Path]:
 
 def gif(frames: list, actions: list, path: Path, scale: int = 2) -> None:
     """The episode's observations with each gesture drawn: a dot for a tap (two for a long press), an arrow for a
-    swipe; text typed draws nothing."""
+    swipe or a scroll; text typed and the commands that touch nothing draw nothing."""
     images = []
     for i, frame in enumerate(frames):
         im = Image.fromarray(frame).resize((frame.shape[1] * scale, frame.shape[0] * scale), Image.NEAREST)
@@ -794,6 +805,8 @@ def gif(frames: list, actions: list, path: Path, scale: int = 2) -> None:
             p, r = (x * im.width, y * im.height), 9
             draw.ellipse((p[0] - r, p[1] - r, p[0] + r, p[1] + r), outline=(234, 67, 53), width=3)
             action = [2 * y - 1, 2 * x - 1] * 2
+        if isinstance(action, dict) and "scroll" in action:  # {"scroll": [y1, x1, y2, x2]}: drawn as a swipe
+            action = [2 * v - 1 for v in action["scroll"]]
         if action is not None and not isinstance(action, dict):
             draw = ImageDraw.Draw(im)
             h, w = im.height, im.width

@@ -105,8 +105,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     env = settings(EnvConfig, cfg.env, "env")
     agent_cfg = OmegaConf.to_container(cfg.agent, resolve=True)
     if agent_cfg.get("actions") == "extended":
-        raise VluiError("agent.actions=extended cannot collect a dataset: datasets hold dual-gestures, and a long press "
-                        "or typed text is none; collect with agent.actions=bmoca (evaluate.py takes either)")
+        raise VluiError("agent.actions=extended cannot collect a dataset: datasets hold dual-gestures, and a long press, "
+                        "typed text, open_app, scroll, wait, keyboard_enter or answer is none; collect with "
+                        "agent.actions=bmoca (evaluate.py takes either)")
     make_agent(agent_cfg)  # a bad agent setting fails here, in one line, not inside every worker
     root = Path(cfg.paths.data_dir) / cfg.dataset
     recipe = {"tasks": tasks, "snapshots": snaps, "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed,

@@ -48,7 +48,7 @@ from vlui.android.state import (
     installed_problem,
     set_fields,
 )
-from vlui.device import KEYS, Device, HomeScreen, PinnedApp, state_meets
+from vlui.device import KEYCODE_ENTER, KEYS, Device, HomeScreen, PinnedApp, state_meets
 from vlui.errors import VluiError
 from vlui.sim import services, uixml
 from vlui.sim.apps import (
@@ -356,6 +356,21 @@ class SimDevice(Device):
         if name not in KEYS:
             raise VluiError(f"unknown key {name!r}; choose from: {', '.join(KEYS)}")
         self.press_keycode({"HOME": 3, "BACK": 4, "APP_SWITCH": 187}[name])
+
+    def keyboard_enter(self) -> None:
+        self.press_keycode(KEYCODE_ENTER)
+
+    def open_app(self, app: str) -> None:
+        """``app``'s launcher activity started, as ``monkey -p PACKAGE -c android.intent.category.LAUNCHER 1`` starts
+        it; an app the phone does not have starts nothing (monkey finds no activity). Time advances as for input."""
+        if on_phone(app, self.state.installed):
+            self.launch(app)
+        self._after_input()
+
+    def wait(self) -> None:
+        """A step with no input: the clock advances by ``step_ms`` (an app that was starting has drawn, a heads-up
+        banner goes)."""
+        self._after_input()
 
     def press_keycode(self, code: int, long_press: bool = False) -> None:
         """A key event as ``input keyevent CODE`` injects it (Android's KeyEvent codes): the navigation keys, the

@@ -120,6 +120,14 @@ def parsed_gesture(parser: ActionParser, action: Any, role: str = "done") -> tup
         return None, f"type {json.dumps(p.text)} into the field that has focus"
     if p.kind == "status":
         return None, f"declare the task {p.text}: the episode ends"
+    if p.kind == "answer":
+        return None, f"answer {json.dumps(p.text, ensure_ascii=False)}: the episode ends"
+    if p.kind == "open_app":
+        return None, f"open the app {p.text}"
+    if p.kind == "wait":
+        return None, "wait: a step with no input"
+    if p.touch is None:  # the keyboard's enter key
+        return None, f"press the keyboard's {p.key} key"
     g = gesture(p.kind, p.touch, p.lift, p.key, role)
     return g, meaning(g)
 
