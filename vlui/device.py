@@ -237,7 +237,7 @@ def state_meets(spec: dict, value_of: Callable[[str], Any]) -> bool:
     for path, want in spec.items():
         have = value_of(path)
         if isinstance(want, dict) and "contains" in want:
-            if not any(_item_meets(item, want["contains"]) for item in have or ()):
+            if not any(item_meets(item, want["contains"]) for item in have or ()):
                 return False
         elif isinstance(want, dict) and "above" in want:
             if not have > want["above"]:
@@ -250,14 +250,16 @@ def state_meets(spec: dict, value_of: Callable[[str], Any]) -> bool:
     return True
 
 
-def _item_meets(item: Any, fields: dict[str, Any]) -> bool:
+def item_meets(item: Any, fields: dict[str, Any]) -> bool:
+    """Whether a list's item (a mapping or one of an app's dataclasses) has every field as wanted (as
+    :func:`state_meets` reads ``contains``)."""
     for name, want in fields.items():
         have = item.get(name) if isinstance(item, dict) else getattr(item, name, None)
         if isinstance(want, dict) and "includes" in want:
             if not isinstance(have, str) or str(want["includes"]).casefold() not in have.casefold():
                 return False
         elif isinstance(want, dict) and "contains" in want:
-            if not isinstance(have, list) or not any(_item_meets(i, want["contains"]) for i in have):
+            if not isinstance(have, list) or not any(item_meets(i, want["contains"]) for i in have):
                 return False
         elif isinstance(want, dict) and "number" in want:
             digits = ["".join(c for c in str(v) if c.isdigit())[-7:] for v in (have or "", want["number"])]

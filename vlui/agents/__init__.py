@@ -48,8 +48,6 @@ def check_early(agent: AgentConfig | Mapping[str, Any]) -> None:
     and training), checked without loading a model or a dataset: a model behind an endpoint its URL and its name."""
     settings = agent_settings(agent)
     if settings.name in ("text", "mllm"):
-        from vlui.agents.chat import check_address
         from vlui.agents.text_agent import TextAgent
 
-        url, setting = TextAgent.address(settings)
-        check_address(url, settings.model, settings.name, setting)
+        TextAgent.check_settings(settings)

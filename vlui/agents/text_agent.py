@@ -24,7 +24,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from vlui.agents.chat import STOP_AFTER_FAILED_REQUESTS, Answer, Endpoint, EndpointError, retry_after_seconds
+from vlui.agents.chat import (STOP_AFTER_FAILED_REQUESTS, Answer, Endpoint, EndpointError, check_address,
+                             retry_after_seconds)
 from vlui.agents.fewshot import Demonstrations, Transition, device_size, text_action
 from vlui.agents.marks import screenshot_png
 from vlui.agents.prompts import Example, Screen, Style, read_answer, reflection_messages, step_messages
@@ -93,6 +94,13 @@ class TextAgent:
             raise VluiError("agent.url is the former name of agent.base_url and says another URL: set only "
                             "agent.base_url")
         return (agent.base_url, "agent.base_url") if agent.base_url or not agent.url else (agent.url, "agent.url")
+
+    @classmethod
+    def check_settings(cls, agent: AgentConfig) -> None:
+        """One line unless the settings name an endpoint's URL and a model: checked before the work that comes before
+        the agent's first request (a study's collecting and training), without sending one."""
+        url, setting = cls.address(agent)
+        check_address(url, agent.model, agent.name, setting)
 
     @classmethod
     def from_settings(cls, agent: AgentConfig, seed: int = 0) -> TextAgent:

@@ -450,6 +450,30 @@ def _take_reused(p: Plan, done: dict[str, dict[str, Any]]) -> int:
     return len(taken)
 
 
+def journal_records(journal: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The episodes an ``episodes.jsonl`` holds, with their line numbers: a line cut short by a kill is dropped from
+    the file (that episode runs again), a damaged one is one line naming it."""
+    if not journal.exists():
+        return []
+    text = journal.read_text(encoding="utf-8", errors="replace")
+    if text and not text.endswith("\n"):  # a line cut short by a kill: drop it, that episode runs again
+        text = text[: text.rfind("\n") + 1]
+        journal.write_text(text, encoding="utf-8")
+    records = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            record = None
+        if not isinstance(record, dict) or "key" not in record:
+            raise VluiError(f"{journal} line {n} is damaged: delete that line and run the same command again to "
+                            "evaluate that episode again")
+        records.append((n, record))
+    return records
+
+
 def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dict[str, Any]]:
     """Episodes already evaluated in ``out`` with the same recipe. A damaged ``recipe.json`` or line of
     ``episodes.jsonl`` is a one-line error naming it; nothing in the folder is changed or dropped silently, except a
@@ -469,25 +493,13 @@ def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dic
             raise VluiError(f"{out} holds an evaluation with other settings: name this one (name=...) or choose "
                             "another output folder (hydra.run.dir=...)")
     done: dict[str, dict[str, Any]] = {}
-    if journal.exists():
-        text = journal.read_text(encoding="utf-8", errors="replace")
-        if text and not text.endswith("\n"):  # a line cut short by a kill: drop it, that episode runs again
-            text = text[: text.rfind("\n") + 1]
-            journal.write_text(text, encoding="utf-8")
-        seeds = {j.key: j.seed for j in jobs}
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                key = record["key"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise VluiError(f"{journal} line {n} is damaged: delete that line and run the same command again to "
-                                "evaluate that episode again") from None
-            if not meta.exists() and seeds.get(key) != record.get("seed"):
-                raise VluiError(f"{out} has episodes but no recipe.json, and line {n} ({key}) is not an episode of "
-                                "this evaluation: evaluate into another folder (name=... or hydra.run.dir=...)")
-            done[key] = record
+    seeds = {j.key: j.seed for j in jobs}
+    for n, record in journal_records(journal):
+        key = record["key"]
+        if not meta.exists() and seeds.get(key) != record.get("seed"):
+            raise VluiError(f"{out} has episodes but no recipe.json, and line {n} ({key}) is not an episode of "
+                            "this evaluation: evaluate into another folder (name=... or hydra.run.dir=...)")
+        done[key] = record
     if not meta.exists():
         tmp = meta.with_name(f".{meta.name}.tmp")
         tmp.write_text(json.dumps(recipe, indent=2))

@@ -40,7 +40,7 @@ from vlui.data.images import IMAGES
 from vlui.env.env import open_env
 from vlui.env.settings import EnvConfig, env_settings
 from vlui.errors import VluiError
-from vlui.jobs.evaluate import keep_screens, screens_for
+from vlui.jobs.evaluate import journal_records, keep_screens, screens_for
 from vlui.resources import work_dir
 from vlui.rollout import EpisodeRecord, Job, result_line, rollout
 from vlui.seeding import substream
@@ -183,10 +183,7 @@ def measure(sets: Sequence[str], snapshots: Any, agents: Sequence[str], out: Pat
 
 
 def _done(journal: Path) -> dict[str, dict[str, Any]]:
-    if not journal.is_file():
-        return {}
-    lines = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {r["key"]: r for r in lines if "judged" in r}
+    return {r["key"]: r for _, r in journal_records(journal) if "judged" in r}
 
 
 def _play(jobs: list[Job], tasks: list[Task], phones: list[str], env: EnvConfig, settings: dict[str, Any],

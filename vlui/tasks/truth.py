@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from vlui.device import Device
+from vlui.device import Device, item_meets
 from vlui.errors import VluiError
 from vlui.resources import read_yaml
 from vlui.tasks.task import Task
@@ -105,7 +105,7 @@ class Truth:
         if name == "about":
             return isinstance(have, (int, float)) and abs(have - want) <= test["within"]
         if name in ("contains", "lacks"):
-            found = any(_item_is(item, want) for item in have or ())
+            found = any(item_meets(item, want) for item in have or ())
             return found if name == "contains" else not found
         before = self.started[path]
         if name == "rose":
@@ -119,8 +119,3 @@ def _plain(value: Any) -> Any:
     """A value compared as YAML writes it: a tuple (the focused field) as a list."""
     return list(value) if isinstance(value, tuple) else value
 
-
-def _item_is(item: Any, fields: dict[str, Any]) -> bool:
-    """Whether a list's item (a mapping or one of an app's dataclasses) has every field as wanted."""
-    get = item.get if isinstance(item, dict) else lambda name: getattr(item, name, None)
-    return all(get(name) == want for name, want in fields.items())
