@@ -510,3 +510,31 @@ def test_a_per_phone_csv_that_is_not_one_is_a_one_line_error(tmp_path: Path, cap
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "lacks the column(s) seed, snapshot, success" in err and err.count("\n") == 1
     assert (tmp_path / "report.md").read_text() == "# Study\n"
+
+
+def test_a_study_over_many_apps_reports_each_apps_tasks_pooled(tmp_path: Path, monkeypatch) -> None:
+    # the release study's report pools its tasks by app: Calculator's two tasks count together, Clock's one alone
+    from vlui.eval.report import across_seeds
+    from vlui.study import evaluation_name, report
+
+    monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
+    study = load("bmoca25", seeds=3, splits=["test"])
+    assert study.by_app and list(study.splits) == ["test"]
+    groups = {arm: [str(run_dir(study, arm, s)) for s in study.seeds] for arm in study.arms}
+    solved = {("release", "b25_calc_50_percent_of_28"), ("release", "b25_calc_harmonic_mean"),
+              ("paper", "b25_calc_50_percent_of_28")}
+    tasks = ["b25_calc_50_percent_of_28", "b25_calc_harmonic_mean", "b25_alarm_1030"]
+    records = [{"task": task, "snapshot": f"1{i:02d}", "run": 0, "checkpoint": groups[arm][seed],
+                "success": (arm, task) in solved and i < 8}
+               for arm in study.arms for seed in study.seeds for task in tasks for i in range(10)]
+    out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, "test")
+    out.mkdir(parents=True)
+    (out / "results.json").write_text(json.dumps({"seeds": across_seeds(records, groups, {}), "records": records}))
+    report(study, tmp_path / "report")
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "## By app (test)" in text
+    assert "| calculator | 2 | 80.0 [" in text and "| clock | 1 | 0.0 [" in text
+    with open(tmp_path / "report" / "by_app.csv") as f:
+        rows = {(r["arm"], r["app"]): r for r in csv.DictReader(f)}
+    assert float(rows["paper", "calculator"]["mean"]) == pytest.approx(0.4)  # one of its two tasks, on 8 of 10 phones
+    assert rows["release", "clock"]["tasks"] == "1" and float(rows["release", "clock"]["seed2"]) == 0.0

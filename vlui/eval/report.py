@@ -195,7 +195,7 @@ def group_comparison(a: str, b: str, seeds_a: list[float], seeds_b: list[float],
 
 
 def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
-                 splits: dict[str, str]) -> dict[str, Any]:
+                 splits: dict[str, str], pooled: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Success of each policy (a training seed: its episodes pooled over runs), and per group of policies (one recipe)
     the mean ± standard error across them, a 95% interval from a bootstrap over seeds and phones (``ci95``) and the
     95% t interval over the phones' means (``t_interval``, the one to quote for a split of few phones), overall, per
@@ -204,8 +204,11 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
     seeds and the bootstrap difference over seeds and phones (each group's seeds drawn on their own, the phones
     shared), their p-values Holm-adjusted over all the comparisons. The spread across seeds and phones is what says
     whether a recipe is better, where the spread across evaluation runs only measures the phone's and the agent's own
-    randomness."""
+    randomness. ``pooled``: tasks (or templates) pooled under a name (an app -> its tasks), each pool summarised the
+    same way (``per_pool``; pools of tasks none of the episodes ran are left out)."""
     table = PhoneTable(records, [c for paths in groups.values() for c in paths])
+    pools = {name: [f for f in fs if f in table.families] for name, fs in (pooled or {}).items()}
+    pools = {name: fs for name, fs in pools.items() if fs}
 
     def summary(paths: list[str], families: list[str] | None = None, split: str | None = None) -> dict[str, Any]:
         phones = None if split is None else {p for p in table.phones if splits.get(p, "user") == split}
@@ -226,6 +229,8 @@ def across_seeds(records: list[dict[str, Any]], groups: dict[str, list[str]],
             "checkpoints": paths,
             "overall": summary(paths),
             "per_family": {f: summary(paths, [f]) for f in table.families},
+            **({"per_pool": {name: {**summary(paths, fs), "tasks": len(fs)} for name, fs in pools.items()}}
+               if pools else {}),
             "per_split": {s: summary(paths, split=s) for s in split_names},
             "per_phone": {p: {c: None if math.isnan(v) else float(v) for c, v in zip(paths, rates[:, j], strict=True)}
                           for j, p in enumerate(phones)},

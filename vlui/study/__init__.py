@@ -53,6 +53,7 @@ from vlui.eval.report import (
     bootstrap_summary,
     ci_points,
     comparison,
+    family,
     group_comparison,
     holm_adjust,
     p_text,
@@ -65,6 +66,7 @@ from vlui.resources import checkout, work_dir
 from vlui.study import agents_report
 from vlui.study.per_phone import HEAD as PER_PHONE_HEAD
 from vlui.study.per_phone import INTRO as PER_PHONE_INTRO
+from vlui.tasks.catalog import app_of
 
 HERE = Path(__file__).parent
 # the paper's names of the six representative tasks (B-MoCA Sec. 4.1)
@@ -105,6 +107,7 @@ class Study:
     sets: list[str] = field(default_factory=list)  # --set: [ARM:]KEY=VALUE, as typed
     given: dict[str, str] = field(default_factory=dict)  # --checkpoint ARM=PATH: a trained arm's policies, not trained
     chooses: bool = True  # False: a comparison made as a paper made it, on its splits only (no validation phones)
+    by_app: bool = False  # the report also pools the tasks by app (a study over many apps' tasks: the release's 131)
 
 
 def studies(path: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -164,7 +167,7 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
                  datasets, base, kept, list(range(seeds)), every_split,
                  [str(v) for v in sized.get("evaluate", [])], list(arms or []), list(splits or []), compare,
-                 agents, list(sets or []), given, chooses)
+                 agents, list(sets or []), given, chooses, bool(spec.get("by_app", False)))
 
 
 def _datasets_named(overrides: list[str]) -> set[str]:
@@ -521,10 +524,53 @@ def evaluations(study: Study) -> dict[str, Evaluation]:
     for split in study.splits:
         result = _results(study, split)
         groups = {arm: g["checkpoints"] for arm, g in result["seeds"]["groups"].items()}
-        out[split] = Evaluation(across_seeds(result["records"], groups, {}),
+        out[split] = Evaluation(across_seeds(result["records"], groups, {},
+                                             by_app(result["records"]) if study.by_app else None),
                                 PhoneTable(result["records"], [c for paths in groups.values() for c in paths]),
                                 result["records"])
     return out
+
+
+def by_app(records: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The tasks of ``records`` by the app each is reported under (:func:`vlui.tasks.catalog.app_of`), apps in
+    alphabetical order; a task the catalog does not know (a template's instance) under its template."""
+    pools: dict[str, list[str]] = {}
+    for task in dict.fromkeys(family(r["task"]) for r in records):
+        pools.setdefault(app_of(task) or task, []).append(task)
+    return dict(sorted(pools.items()))
+
+
+def app_rows(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, Any]]:
+    """One row per (arm, split, app) of a study that pools its tasks by app: as :func:`rows`, with the app's number of
+    tasks."""
+    out = []
+    for split in study.splits:
+        for arm in study.arms:
+            for app, s in evaluated[split].seeds["groups"][arm].get("per_pool", {}).items():
+                ci = s["ci95"] or {}
+                out.append({"arm": arm, "split": split, "app": app, "tasks": s["tasks"], "mean": s["mean"],
+                            "ci_low": ci.get("low"), "ci_high": ci.get("high"), "t_interval": s["t_interval"],
+                            "seeds": s["seeds"], "per_seed": list(s["per_policy"].values())})
+    return out
+
+
+def app_lines(study: Study, apps: list[dict[str, Any]]) -> list[str]:
+    """The report's tables by app, one per split (``by_app.csv`` holds them with each seed's success)."""
+    if not apps:
+        return []
+    lines = []
+    for split in study.splits:
+        names = list(dict.fromkeys(r["app"] for r in apps if r["split"] == split))
+        lines += [f"## By app ({split})", "", f"Success on {split_words(study, split)}, each app's tasks pooled (the "
+                  "interval as in the tables by task, over seeds and phones).", "",
+                  "| app | tasks | " + " | ".join(study.arms) + " |", "| --- " * (len(study.arms) + 2) + "|"]
+        for app in names:
+            cells = [next((r for r in apps if r["arm"] == arm and r["split"] == split and r["app"] == app), None)
+                     for arm in study.arms]
+            count = next(c["tasks"] for c in cells if c is not None)
+            lines.append(f"| {app} | {count} | " + " | ".join(_pct(c) if c else "–" for c in cells) + " |")
+        lines.append("")
+    return lines
 
 
 # AndroidArena's adaptive metrics a study reports beside success (evaluate.py's adaptive_metrics, on by default)
@@ -852,6 +898,16 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
         w = csv.DictWriter(f, ["arm", "split", "axis", "value", "phones", "mean", "ci_low", "ci_high"])
         w.writeheader()
         w.writerows({"arm": arm, "split": split, **r} for (arm, split), rows in settings.items() for r in rows)
+    apps = app_rows(study, evaluated)
+    if apps:
+        with open(out / "by_app.csv", "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["arm", "split", "app", "tasks", "mean", "ci_low", "ci_high", "t_low", "t_high", "seeds",
+                        *[f"seed{s}" for s in study.seeds]])
+            for r in apps:
+                t = r["t_interval"] or {}
+                w.writerow([r["arm"], r["split"], r["app"], r["tasks"], r["mean"], r["ci_low"], r["ci_high"],
+                            t.get("low"), t.get("high"), r["seeds"], *r["per_seed"]])
     found = differences(study, table, evaluated)
     tasks = list(dict.fromkeys(r["task"] for r in table))
     has_paper = any(_paper(study, arm, t, s) for arm in study.arms for t in tasks for s in study.splits)
@@ -887,6 +943,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
                       "each on their own); per-task ones are exploratory and unadjusted:", "",
                       *[f"- {_paired_sentence(c) if 'task' in c else comparison(c)}" for c in found[split]]]
         lines.append("")
+    lines += app_lines(study, apps)
     adaptive = progress(study, evaluated)
     lines += progress_lines(study, adaptive)
     with open(out / "progress.csv", "w", newline="", encoding="utf-8") as f:

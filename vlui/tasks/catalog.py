@@ -141,6 +141,14 @@ def catalog() -> dict[str, Task]:
     return {**tasks(), **release_tasks()}
 
 
+def app_of(task_id: str) -> str | None:
+    """The app a task is reported under (a study's table by app): its first app (the release's task folder for
+    its 131: a Clock task that also turns the alarm volume up in Settings is Clock's), None for an id the catalog does
+    not know (a template's instance)."""
+    task = catalog().get(task_id)
+    return task.apps[0] if task is not None and task.apps else None
+
+
 def task_set(name: str) -> list[str]:
     """The ids of a named set: ``representative`` (the paper's six), ``open_app`` (the 14 "open the … app"
     tasks), ``supported`` (those of the 60 the simulated phone runs), ``all`` (the paper's 60, as before the release's
