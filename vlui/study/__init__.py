@@ -549,7 +549,7 @@ def app_rows(study: Study, evaluated: dict[str, Evaluation]) -> list[dict[str, A
             for app, s in evaluated[split].seeds["groups"][arm].get("per_pool", {}).items():
                 ci = s["ci95"] or {}
                 out.append({"arm": arm, "split": split, "app": app, "tasks": s["tasks"], "mean": s["mean"],
-                            "ci_low": ci.get("low"), "ci_high": ci.get("high"), "t_interval": s["t_interval"],
+                            "stderr": s["stderr"], "ci_low": ci.get("low"), "ci_high": ci.get("high"), "t_interval": s["t_interval"],
                             "seeds": s["seeds"], "per_seed": list(s["per_policy"].values())})
     return out
 
@@ -881,14 +881,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
     out.mkdir(parents=True, exist_ok=True)
     evaluated = evaluations(study)
     table = rows(study, evaluated)
-    with open(out / "results.csv", "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["arm", "split", "task", "mean", "stderr", "ci_low", "ci_high", "t_low", "t_high", "seeds",
-                    *[f"seed{s}" for s in study.seeds]])
-        for r in table:
-            t = r["t_interval"] or {}
-            w.writerow([r["arm"], r["split"], r["task"], r["mean"], r["stderr"], r["ci_low"], r["ci_high"],
-                        t.get("low"), t.get("high"), r["seeds"], *r["per_seed"]])
+    _write_summaries(out / "results.csv", ["task"], table, study.seeds)
     with open(out / "per_phone.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, ["arm", "split", "snapshot", "seed", "success"])
         w.writeheader()
@@ -900,14 +893,7 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
         w.writerows({"arm": arm, "split": split, **r} for (arm, split), rows in settings.items() for r in rows)
     apps = app_rows(study, evaluated)
     if apps:
-        with open(out / "by_app.csv", "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["arm", "split", "app", "tasks", "mean", "ci_low", "ci_high", "t_low", "t_high", "seeds",
-                        *[f"seed{s}" for s in study.seeds]])
-            for r in apps:
-                t = r["t_interval"] or {}
-                w.writerow([r["arm"], r["split"], r["app"], r["tasks"], r["mean"], r["ci_low"], r["ci_high"],
-                            t.get("low"), t.get("high"), r["seeds"], *r["per_seed"]])
+        _write_summaries(out / "by_app.csv", ["app", "tasks"], apps, study.seeds)
     found = differences(study, table, evaluated)
     tasks = list(dict.fromkeys(r["task"] for r in table))
     has_paper = any(_paper(study, arm, t, s) for arm in study.arms for t in tasks for s in study.splits)
@@ -994,6 +980,19 @@ def report(study: Study, out: Path, timings: dict[str, float] | None = None) -> 
             for (arm, seed), curve in curves.items():
                 w.writerows([arm, seed, *(r[c] for c in CURVE_COLUMNS)] for r in curve)
     return {"report": str(out / "report.md"), **meta}
+
+
+def _write_summaries(path: Path, keys: list[str], table: list[dict[str, Any]], seeds: list[int]) -> None:
+    """Rows of :func:`rows` (or :func:`app_rows`) as CSV: arm, split, ``keys``, the mean with its standard error, both
+    intervals and each seed's success."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["arm", "split", *keys, "mean", "stderr", "ci_low", "ci_high", "t_low", "t_high", "seeds",
+                    *[f"seed{s}" for s in seeds]])
+        for r in table:
+            t = r["t_interval"] or {}
+            w.writerow([r["arm"], r["split"], *(r[k] for k in keys), r["mean"], r["stderr"], r["ci_low"],
+                        r["ci_high"], t.get("low"), t.get("high"), r["seeds"], *r["per_seed"]])
 
 
 def how_it_was_made(study: Study) -> list[str]:
