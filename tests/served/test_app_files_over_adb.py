@@ -133,6 +133,11 @@ def test_the_apps_files_are_the_apps_and_run_as_refuses_a_release_build(served) 
     assert (refused.returncode, refused.stderr) == (1, "run-as: package not debuggable: com.niksoftware.snapseed\n")
     names = adb(served, "shell", "ls /data/data/org.wikipedia/shared_prefs").stdout.split()
     assert names == ["org.wikipedia_preferences.xml"]
+    query = adb(served, "shell", f"sqlite3 {ALARMS_DB} 'SELECT hour, minutes FROM alarm_templates ORDER BY _id'")
+    with served.phone.lock:
+        by_id = sorted(served.phone.device.state.app("clock", ClockState).alarms, key=lambda a: a.id)
+        assert query.stdout == "".join(f"{a.hour}|{a.minute}\n" for a in by_id)
+        assert ALARMS_DB not in served.phone.files  # a query leaves the app's database the app's
 
 
 @pytest.mark.slow
