@@ -7,6 +7,8 @@ clients (tests/served/conftest.py: adb_client)."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -121,6 +123,28 @@ def test_clock_keeps_deskclocks_database_which_root_copies_and_adb_pull_brings_b
         assert con.execute("SELECT locale FROM android_metadata").fetchone() == ("en_US",)
     finally:
         con.close()
+
+
+def test_b_mocas_own_way_of_copying_a_file_works_on_the_served_phone(served, tmp_path) -> None:
+    """B-MoCA's evaluators open ``adb shell``, write ``su`` and the ``cp`` to its standard input, leave it open, wait
+    half a second and pull the copy: the copy is there by then."""
+    shell = subprocess.Popen([served.adb_path, "-P", str(served.adb_port), "-s", served.serial, "shell"],
+                             env=served.env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, text=True)
+    try:
+        shell.stdin.write("su\n")
+        shell.stdin.flush()
+        shell.stdin.write(f"cp {WIKIPEDIA_PREFS} /sdcard/org.wikipedia_preferences.xml\n")
+        shell.stdin.flush()
+        time.sleep(0.5)
+        pulled = adb(served, "pull", "/sdcard/org.wikipedia_preferences.xml", str(tmp_path / "prefs.xml"))
+    finally:
+        shell.kill()
+        shell.wait()
+    assert pulled.returncode == 0, pulled.stderr
+    with served.phone.lock:
+        kept = served.phone.device.shared_prefs("wikipedia", "org.wikipedia_preferences.xml")
+    assert (tmp_path / "prefs.xml").read_text(encoding="utf-8") == kept
 
 
 def test_the_apps_files_are_the_apps_and_run_as_refuses_a_release_build(served) -> None:
