@@ -162,6 +162,9 @@ def test_the_apps_files_are_the_apps_and_run_as_refuses_a_release_build(served) 
         by_id = sorted(served.phone.device.state.app("clock", ClockState).alarms, key=lambda a: a.id)
         assert query.stdout == "".join(f"{a.hour}|{a.minute}\n" for a in by_id)
         assert ALARMS_DB not in served.phone.files  # a query leaves the app's database the app's
+    removed = adb(served, "shell", f"rm {ALARMS_DB}")  # a deviation, in one line: a device would let root remove it
+    assert (removed.returncode, removed.stderr) == (
+        1, f"rm: {ALARMS_DB}: the simulated phone makes this file from the clock app's state, so it stays\n")
 
 
 @pytest.mark.slow

@@ -68,6 +68,15 @@ def system_file(phone: ServedPhone, path: str) -> bytes | None:
     return processes.proc_file(phone, path) if path.startswith("/proc/") else None
 
 
+def _app_made(phone: ServedPhone, path: str) -> str:
+    """Why the file at ``path`` cannot be removed or moved where it is one the simulated phone makes from an app's
+    state (a device would let root remove it, and the app write it anew), else "". The caller holds the lock."""
+    owner = app_file_owner(path) if path not in phone.files else None
+    if owner is None or app_file(phone.device, path) is None:
+        return ""
+    return f"the simulated phone makes this file from the {owner} app's state, so it stays"
+
+
 def _app_dirs(phone: ServedPhone, path: str) -> dict[str, set[str]]:
     """The folders that hold the apps' own files vlui makes (:func:`vlui.served.device_files.app_files`) and their
     parents under ``/data``, each with the names in it, where ``path`` may be one of them (else none). A file is
@@ -305,6 +314,10 @@ def rm(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
             if read_only(path) and exists(sh.phone, path):
                 errors.append(f"rm: {arg}: Read-only file system\n")
                 continue
+            kept = _app_made(sh.phone, path)
+            if kept:
+                errors.append(f"rm: {arg}: {kept}\n")
+                continue
             if path in sh.phone.files:
                 gone = [path]
             elif not sh.phone.is_dir(path):
@@ -406,6 +419,8 @@ def _copy_problem(phone: ServedPhone, name: str, arg: str, src: str, dest_arg: s
     is_file = src in phone.files or system_file(phone, src) is not None
     if name == "mv" and read_only(src):
         return f"mv: '{arg}': Read-only file system\n"
+    if name == "mv" and _app_made(phone, src):
+        return f"mv: '{arg}': {_app_made(phone, src)}\n"
     if not (is_file or recursive):
         return f"cp: Skipped dir '{arg}'\n"
     problem = unwritable(phone, target)
