@@ -214,12 +214,20 @@ def test_a_task_judged_on_the_ui_tree_ends_over_adb_at_the_step_it_ends_in_proce
             in_process.close()
 
 
-def test_what_no_shell_command_reads_of_an_evaluator_check_is_an_error_naming_the_task(dev) -> None:
-    for task_id, missing in (("b25_alarm_9am_delete_and_1030", "cannot read alarms"),
-                             ("b25_snapseed_dark_theme", "cannot read the snapseed app's shared preferences")):
+def test_a_check_of_an_apps_file_on_a_phone_without_root_is_one_line_naming_the_task_and_why() -> None:
+    """A phone without su whose adbd is not root (a Google Play image) cannot copy an app's file: the task's check
+    is refused in one line that names it, the file and that it needs root."""
+    def shell(command: str, timeout_s: float | None = None) -> str:
+        if command.startswith("su "):
+            return "/system/bin/sh: su: inaccessible or not found\n__vlui_exit__127"
+        return "2000\n" if command == "id -u" else ""
+
+    phone = object.__new__(AdbDevice)  # the shell alone: no adb server needed
+    phone.serial, phone.shell = "emulator-5554", shell
+    for task_id, what in (("b25_alarm_9am_delete_and_1030", "Clock's alarms (/data/user_de/0/"),
+                          ("b25_snapseed_dark_theme", "the snapseed app's shared preferences (/data/data/")):
         task = release_tasks()[task_id]
         with pytest.raises(VluiError) as e:
-            check_holds(task.evaluator_check, dev, lambda: parse_xml(dev.ui_xml()), task.id)
-        assert str(e.value).startswith(f"task {task_id}: ") and missing in str(e.value) and "\n" not in str(e.value)
-        with pytest.raises(VluiError, match=f"judged by: {task_id} "):
-            resolve_tasks([task_id], backend="adb")
+            check_holds(task.evaluator_check, phone, lambda: [], task.id)
+        assert str(e.value).startswith(f"task {task_id}: device emulator-5554: reading {what}")
+        assert "needs root" in str(e.value) and "\n" not in str(e.value)

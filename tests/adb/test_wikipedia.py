@@ -1,18 +1,15 @@
 """Wikipedia over ADB: the simulated phone served through a real adb server, with the app installed (a snapshot whose
 state installs the release's apps), judges B-MoCA's "go to saved tab" task as the in-process phone does, step for step; what it
-reads there (the UI tree's ``nav_tab_reading_lists``) is what ADB reads. The app's preferences file is out of reach
-of the shell, so its tasks are refused over ADB by name."""
+reads there (the UI tree's ``nav_tab_reading_lists``) is what ADB reads. The tasks judged by its preferences file
+are tested over ADB in tests/served/test_app_files_over_adb.py."""
 
 from __future__ import annotations
-
-import pytest
 
 from tests.tasks.test_bmoca25 import drive
 from vlui.env.settings import EnvConfig
 from vlui.env.env import open_env
-from vlui.errors import VluiError
 from vlui.served.private_adb import PrivateAdb
-from vlui.tasks.catalog import release_tasks, resolve_tasks
+from vlui.tasks.catalog import release_tasks
 
 from .test_device import adb_env
 from .test_state import release_snapshots
@@ -31,9 +28,3 @@ def test_the_saved_tab_task_ends_over_adb_at_the_step_it_ends_in_process(tmp_pat
             over_adb.close()
             in_process.close()
     assert runs[0] == runs[1] and runs[0][0] is False and runs[0][1][0] is not None
-
-
-def test_the_tasks_judged_by_the_preferences_file_are_refused_over_adb() -> None:
-    with pytest.raises(VluiError, match="b25_wikipedia_text_50 .wikipedia.shared_prefs."):
-        resolve_tasks(["b25_wikipedia_text_50", TASK], backend="adb")
-    assert [t.id for t in resolve_tasks([TASK], backend="adb")] == [TASK]

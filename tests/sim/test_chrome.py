@@ -182,3 +182,40 @@ def test_right_to_left_phones_keep_an_english_page_left_to_right_and_the_tablet_
     open_site(dev, "Corner Bakery")
     share_to_messages(dev)
     assert dev.state.top == "messages"
+
+
+# ---------------------------------------------------------------------------------------------------- tabs
+def test_the_tab_switcher_button_counts_the_tabs_and_new_tab_adds_one() -> None:
+    dev = phone()
+    dev.launch("chrome")
+    button = one(dev, rid("tab_switcher_button"), "tab switcher button")
+    assert (button.cls, button.desc) == ("android.widget.ImageButton", "1 open tab, tap to switch tabs")
+    tap(dev, button)
+    assert dev.state.tasks["chrome"][-1] == {"screen": "switcher"}
+    assert [n.text for n in nodes(dev, rid("tab_title"))] == ["New tab"]
+    tap(dev, one(dev, rid("new_tab_button"), "New tab button"))
+    assert chrome_state(dev).tabs == 2 and dev.state.tasks["chrome"] == [{"screen": "main"}]
+    assert one(dev, rid("tab_switcher_button"), "button").desc == "2 open tabs, tap to switch tabs"
+    open_site(dev, "Corner Bakery")  # the page's toolbar has the button too; the menu's New tab adds a third
+    assert one(dev, rid("tab_switcher_button"), "button").desc == "2 open tabs, tap to switch tabs"
+    tap(dev, one(dev, rid("tab_switcher_button"), "button"))
+    assert [n.text for n in nodes(dev, rid("tab_title"))] == ["New tab", "Corner Bakery"]
+    tap(dev, one(dev, rid("tab_title"), "a card"))  # back to the tab in front
+    assert dev.state.tasks["chrome"][-1]["screen"] == "page"
+    tap(dev, one(dev, rid("menu_button"), "menu button"))
+    tap(dev, one(dev, lambda n: n.text == "New tab" and n.rid.endswith("menu_item_text"), "New tab"))
+    assert chrome_state(dev).tabs == 3 and "3 open tabs" in one(dev, rid("tab_switcher_button"), "button").desc
+    dev.press_back()  # the new tab's first page: BACK leaves Chrome, the tab kept
+    assert dev.state.top is None and chrome_state(dev).tabs == 3
+
+
+@pytest.mark.parametrize("locale_id", list(locales()))
+def test_the_tab_count_is_written_in_the_locales_digits_in_every_locale(locale_id: str) -> None:
+    """As Android's String.format writes ``%d``: on a phone whose locale has digits of its own (Egyptian Arabic,
+    Persian, Bengali) B-MoCA's check, which looks for the character "2", cannot hold, as on a real phone."""
+    dev = phone(locale=locale_id)
+    dev.launch("chrome")
+    tap(dev, one(dev, rid("tab_switcher_button"), "button"))
+    tap(dev, one(dev, rid("new_tab_button"), "New tab button"))
+    desc = one(dev, rid("tab_switcher_button"), "button").desc
+    assert dev.locale.number(2) in desc and ("2" in desc) == (dev.locale.number(2) == "2"), desc

@@ -355,6 +355,18 @@ class AdbDevice(Device):
         except (AdbError, OSError) as err:
             raise DeviceError(f"device {self.serial}: pushing {remote} failed ({err})") from None
 
+    def pull_bytes(self, remote: str) -> bytes:
+        """The content of the file ``remote`` on the device, byte for byte (adb's sync protocol, as ``adb pull``)."""
+        device = adbutils.AdbClient(host=self.adb_host, port=self.adb_port).device(serial=self.serial)
+        try:
+            return device.sync.read_bytes(remote)
+        except (AdbError, OSError) as err:
+            raise DeviceError(f"device {self.serial}: pulling {remote} failed ({err})") from None
+
+    def shared_prefs(self, app: str, file: str) -> str | None:
+        """The app's file, copied as root and pulled (:func:`vlui.adb.state.shared_prefs`)."""
+        return task_state.shared_prefs(self, app, file)
+
     def root(self) -> None:
         """Restart adbd as root (``adb root``; emulator images without Google Play allow it)."""
         out = self._call("root:", _read_all, None).decode("utf-8", "replace").strip()

@@ -15,7 +15,15 @@ field                  set with                                            read 
 ``vibrate_for_calls``  ``settings put system vibrate_when_ringing``        the same setting
 ``phone.call``         ``am start -a android.intent.action.CALL -d tel:N`` (not read)
 ``installed``          (never: vlui installs no app)                       ``pm list packages``
+``alarms``             (never)                                             Clock's ``alarms.db``, copied as root
+``<app>.shared_prefs`` (never)                                             the app's preferences file, copied as
+                                                                           root
 =====================  ==================================================  ======================================
+
+The apps' own files (Clock's alarms database, an app's shared preferences: :mod:`vlui.android.app_data`) are the
+app's, readable by root alone. They are read as B-MoCA's evaluators read them (:func:`read_app_file`): copied as root
+(``su 0 cp``) to the shared storage, where the shell user may read, pulled through adb's sync protocol byte for
+byte, and removed. A device without root refuses the task in one line that says so.
 
 ``brightness_percent`` reads the brightness as Settings shows it (:func:`vlui.android.state.brightness_percent`).
 An app's own state is named by path, as :func:`vlui.android.state.state_paths` spreads a task's state
@@ -28,6 +36,7 @@ not a task that silently starts from the wrong state.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 import time
@@ -35,6 +44,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from vlui.adb.errors import DeviceError
+from vlui.android.app_data import ALARMS_DB, alarm_columns, prefs_path
+from vlui.android.apps import apps
 from vlui.android.state import brightness_percent, state_paths
 from vlui.device import PinnedApp, state_meets
 from vlui.errors import VluiError
@@ -50,6 +61,10 @@ class AdbDevice(Protocol):
     def sdk(self) -> int: ...
 
     def shell(self, command: str, timeout_s: float | None = None) -> str: ...
+
+    def shell_out(self, command: str, timeout: float | None = None) -> tuple[str, int]: ...
+
+    def pull_bytes(self, remote: str) -> bytes: ...
 
 STREAMS = {"call": 0, "ring": 2, "media": 3, "alarm": 4}  # AudioManager.STREAM_*
 RADIO_WAIT_S = 10.0  # how long a radio may take to report the state it was switched to
@@ -98,7 +113,61 @@ READERS: dict[str, Callable[[AdbDevice], Any]] = {
     "vibrate_for_calls": lambda d: _flag(d, "system", "vibrate_when_ringing"),
     **{f"volume.{stream}": (lambda d, s=stream: _volume(d, s)) for stream in STREAMS},
     "sms_sent": lambda d: _sms_sent(d),
+    "alarms": lambda d: _alarms(d),
 }
+PREFS_SUFFIX = ".shared_prefs"  # what a check that reads an app's shared preferences is named (``snapseed.shared_prefs``)
+
+
+def can_read(name: str) -> bool:
+    """Whether the ADB backend reads what a task's check names ``name`` (a path of :data:`READERS`, or
+    ``<app>.shared_prefs`` for an app vlui knows)."""
+    if name.endswith(PREFS_SUFFIX):
+        return name[:-len(PREFS_SUFFIX)] in apps()
+    return name in READERS
+
+
+# where the files an app keeps to itself are copied to be pulled: the shared storage, which the shell user reads
+PULL_DIR = "/sdcard"
+
+
+def read_app_file(dev: AdbDevice, path: str, what: str) -> bytes | None:
+    """The bytes of ``path``, a file an app keeps to itself (``what`` names it in messages), or None where the app
+    has not written it: copied as root to :data:`PULL_DIR`, pulled, then removed, as B-MoCA's evaluators read them.
+    ``su 0`` runs the copy where adbd is not root (a Google APIs emulator has ``su``; ``adb root`` is not needed);
+    a device whose shell is root already and has no ``su`` copies it itself. A device without root is an error
+    that says what needs it."""
+    copy = f"{PULL_DIR}/.vlui-{posixpath.basename(path)}"
+    command = f"cp {shlex.quote(path)} {shlex.quote(copy)}"
+    out, status = dev.shell_out(f"su 0 {command}")
+    if status == 127 and dev.shell("id -u").strip() == "0":  # no su, but adbd runs as root
+        out, status = dev.shell_out(command)
+    if status != 0:
+        if f"{path}: No such file or directory" in out and "su:" not in out:
+            return None
+        raise DeviceError(f"device {dev.serial}: reading {what} ({path}) needs root: `su 0 cp` printed "
+                          f"{out.strip()[-200:]!r}; run the task on an emulator with a Google APIs image (which has "
+                          "su), or leave it out")
+    try:
+        return dev.pull_bytes(copy)
+    finally:
+        dev.shell(f"rm -f {shlex.quote(copy)}")
+
+
+def _alarms(dev: AdbDevice) -> list[dict[str, int]]:
+    """Clock's alarms as its database holds them (``alarm_templates``): none where Clock has no database yet."""
+    data = read_app_file(dev, ALARMS_DB, "Clock's alarms")
+    try:
+        return alarm_columns(data) if data is not None else []
+    except ValueError as err:
+        raise DeviceError(f"device {dev.serial}: {ALARMS_DB}: {err}") from None
+
+
+def shared_prefs(dev: AdbDevice, app: str, file: str) -> str | None:
+    """The text of app ``app``'s shared-preferences ``file`` (see :meth:`vlui.device.Device.shared_prefs`)."""
+    if app not in apps():
+        raise VluiError(f"unknown app {app!r}; apps: {', '.join(apps())}")
+    data = read_app_file(dev, prefs_path(apps()[app].package, file), f"the {app} app's shared preferences")
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 _SMS_ROW = re.compile(r"^Row: \d+ address=(.*?), body=(.*)$")

@@ -626,6 +626,7 @@ PLANS = {
     "search_google": _search_google,
     "messages_start_chat": _in_app("messages", _id_of(":id/start_new_conversation_button")),
     "chrome_history": _in_app("chrome", _id_of(":id/menu_button"), _label_of("apps.chrome_history")),
+    "b25_chrome_new_tab": _in_app("chrome", _id_of(":id/tab_switcher_button"), _id_of(":id/new_tab_button")),
     "photos_trash": _in_app("photos", _label_of("apps.photos_library"), _label_of("apps.photos_trash")),
     "youtube_pairing": _in_app("youtube", _id_of(":id/media_route_button"), _label_of("apps.youtube_link_tv")),
 }

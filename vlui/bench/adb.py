@@ -4,8 +4,9 @@ full-resolution screenshot resized to the 256x128 observation.
 
 Baseline: the same gestures on the simulated phone in process (what ``env=sim`` does). The main figure is taken after
 one untimed pass, with the screens already drawn once on both sides, as over the many episodes of a collection or an
-evaluation; the first pass is reported too. Also reported: resets with a task's starting state, and raw against PNG
-``screencap`` (the backend's ``screencap=auto`` keeps the faster), both through the same server.
+evaluation; the first pass is reported too. Also reported: resets with a task's starting state, a check of Clock's
+alarms (its database copied as root and pulled), and raw against PNG ``screencap`` (the backend's ``screencap=auto``
+keeps the faster), all through the same server.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def steps_per_second(dev: Device, trajectories: list[tuple[str, list[tuple]]], r
 
 # a reset as an environment does it for a task with a starting state: the airplane-mode template's, plus volumes
 RESET_STATE = {"airplane_mode": True, "wifi": True, "volume": {"media": 12, "call": 4, "ring": 0, "alarm": 1}}
+ALARMS_CHECK = {"alarms": {"contains": {"hour": 9, "minutes": 0}}}  # what B-MoCA's Clock evaluators read, each step
 
 
 def reset_seconds(dev: Device, snapshot: str, repeats: int) -> float:
@@ -76,6 +78,7 @@ def bench_adb(opts: BenchOptions) -> Iterator[Record]:
             cold = steps_per_second(dev, trajectories, 1)  # first pass: every screen is drawn for the first time
             over_adb = steps_per_second(dev, trajectories, repeats)
             resets = 1 / reset_seconds(dev, snapshot, opts.repeats)
+            alarms = median_seconds(lambda: dev.check_state(ALARMS_CHECK), opts.repeats)
             raw = median_seconds(lambda: dev.screencap_as("raw"), opts.repeats)
             png = median_seconds(lambda: dev.screencap_as("png"), opts.repeats)
         finally:
@@ -84,6 +87,7 @@ def bench_adb(opts: BenchOptions) -> Iterator[Record]:
     sim_cold = steps_per_second(sim, trajectories, 1)
     in_process = steps_per_second(sim, trajectories, repeats)
     sim_resets = 1 / reset_seconds(sim, snapshot, opts.repeats)
+    sim_alarms = median_seconds(lambda: sim.check_state(ALARMS_CHECK), opts.repeats)
     n = sum(len(g) for _, g in trajectories)
     method = (f"ADB backend -> private adb server -> simulated phone served in a subprocess; {n} steps of "
               f"{len(trajectories)} representative tasks on snapshot {snapshot} (1080x2160), each a gesture, the log "
@@ -99,5 +103,9 @@ def bench_adb(opts: BenchOptions) -> Iterator[Record]:
                         "state (airplane mode on, Wi-Fi on, four volumes) set with shell commands and read back, the "
                         "log cleared, the first observation",
                  baseline_method="the same reset of the simulated phone in process")
+    yield record("adb_alarms_check", 1 / alarms, "checks/s", baseline=1 / sim_alarms,
+                 method="ADB backend, as above: a release check of Clock's alarms, alarms.db copied as root (su 0 cp) "
+                        "to /sdcard, pulled through the sync protocol, removed, and its alarm_templates read",
+                 baseline_method="the same check on the simulated phone in process (its state)")
     yield record("adb_screencap_raw", 1 / raw, "screenshots/s", baseline=1 / png,
                  method="exec:screencap, 1080x2160 RGBA, decoded", baseline_method="exec:screencap -p, PNG decoded")

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from vlui.adb.state import READERS, SETTERS
+from vlui.adb.state import READERS, SETTERS, can_read
 from vlui.android.apps import AOSP_DIALER, apps
 from vlui.android.logcat import parse_threadtime
 from vlui.android.state import state_paths
@@ -197,7 +197,8 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
     instances (``create_alarm@0630``, see :mod:`vlui.tasks.templates`). On the simulated phone, tasks it does not
     support yet are refused with a one-line message that names them and why (the app it lacks); over ADB, so are
     tasks whose starting state, state check or B-MoCA evaluator check reads what no shell command reaches
-    (:mod:`vlui.adb.state`: Clock's alarms, an app's shared preferences)."""
+    (:mod:`vlui.adb.state`: state inside an app, such as Clock's timer; Clock's alarms database and the apps' shared
+    preferences it reads as root)."""
     if isinstance(spec, str):
         ids = task_set(spec) if spec in TASK_SETS else [spec]
     elif isinstance(spec, Iterable):
@@ -225,7 +226,7 @@ def resolve_tasks(spec: Any, backend: str = "sim") -> list[Task]:
     elif backend == "adb":
         out_of_reach = {t.id: sorted(set(state_paths(t.state)) - set(SETTERS))
                         + sorted(set(t.state_check) - set(READERS))
-                        + sorted(set(check_reads(t.evaluator_check)) - set(READERS)) for t in chosen}
+                        + [name for name in check_reads(t.evaluator_check) if not can_read(name)] for t in chosen}
         out_of_reach = {task: fields for task, fields in out_of_reach.items() if fields}
         if out_of_reach:
             listed = ", ".join(f"{task} ({', '.join(fields)})" for task, fields in out_of_reach.items())

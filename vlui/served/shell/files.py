@@ -13,7 +13,9 @@ from datetime import datetime
 
 from vlui.android.logcat import EPOCH
 from vlui.resources import read_yaml
+from vlui.android.apps import app_uid
 from vlui.served import DATA_DIR, processes
+from vlui.served.device_files import APP_DATA_ROOTS, app_file, app_file_owner, app_files
 from vlui.served.patterns import Pattern, PatternError, glob_regex
 from vlui.served.phone import ServedPhone
 from vlui.served.shell.context import Command, Io, Session, ShellApi, UsageError, getopt
@@ -61,7 +63,38 @@ def system_file(phone: ServedPhone, path: str) -> bytes | None:
     folder, _, name = path.rpartition("/")
     if name in BIN_DIRS.get(folder, ()):
         return b""
+    if path.startswith(APP_DATA_ROOTS):
+        return app_file(phone.device, path)
     return processes.proc_file(phone, path) if path.startswith("/proc/") else None
+
+
+def _app_made(phone: ServedPhone, path: str) -> str:
+    """Why the file at ``path`` cannot be removed or moved where it is one the simulated phone makes from an app's
+    state (a device would let root remove it, and the app write it anew), else "". The caller holds the lock."""
+    owner = app_file_owner(path) if path not in phone.files else None
+    if owner is None or app_file(phone.device, path) is None:
+        return ""
+    return f"the simulated phone makes this file from the {owner} app's state, so it stays"
+
+
+def _app_dirs(phone: ServedPhone, path: str) -> dict[str, set[str]]:
+    """The folders that hold the apps' own files vlui makes (:func:`vlui.served.device_files.app_files`) and their
+    parents under ``/data``, each with the names in it, where ``path`` may be one of them (else none). A file is
+    named only where the app has written it. The caller holds the lock."""
+    if not (path + "/").startswith(APP_DATA_ROOTS) and path not in ("/data", "/data/user_de"):
+        return {}
+    folders: dict[str, set[str]] = {}
+    for file, make in app_files(phone.device).items():
+        child, parent = file, posixpath.dirname(file)
+        written = make() is not None
+        while parent != "/data":
+            if written or child != file:
+                folders.setdefault(parent, set()).add(posixpath.basename(child))
+            else:
+                folders.setdefault(parent, set())
+            child, parent = parent, posixpath.dirname(parent)
+        folders.setdefault("/data", set()).add(posixpath.basename(child))
+    return folders
 
 
 def _process_dir(phone: ServedPhone, path: str) -> bool:
@@ -170,7 +203,8 @@ def ls(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
         for arg, path in dirs:
             names = [n for n in dir_names(sh.phone, path) if o & {"a", "A"} or not n.startswith(".")]
             entries = [(n, p, p in SYMLINKS) for n in names for p in [posixpath.join(path, n)]]
-            total = sum(-(-len(sh.phone.files.get(p, b"")) // 4096) * 4 for _, p, _ in entries)
+            total = sum(-(-len(sh.phone.files.get(p) or app_file(sh.phone.device, p) or b"") // 4096) * 4
+                        for _, p, _ in entries)
             blocks.append((f"{arg}:\n" if len(files) + len(dirs) > 1 else "")
                           + (f"total {total}\n" if "l" in o else "") + rows(entries))
     io.complain("".join(errors))
@@ -202,6 +236,12 @@ def entry_stat(phone: ServedPhone, p: str, link: bool) -> EntryStat:
     group = "sdcard_rw" if p == SDCARD or p.startswith(SDCARD + "/") else "root"
     if p.startswith("/proc/") and not is_dir(phone, p):
         return EntryStat("-r--r--r--", 1, "root", "root", 0, None)
+    owner = app_file_owner(p) if p not in phone.files else None
+    if owner is not None:  # an app's own file or folder: its uid's, as the app made it
+        user = processes.user_name(app_uid(owner))
+        if is_dir(phone, p):
+            return EntryStat("drwxrwx--x", 2, user, user, 4096, None)
+        return EntryStat("-rw-rw----", 1, user, user, len(system_file(phone, p) or b""), None)
     if posixpath.dirname(p) in BIN_DIRS:
         return EntryStat("-rwxr-xr-x", 1, "root", "shell", 0, "2009-01-01 00:00")
     if is_dir(phone, p):
@@ -212,7 +252,8 @@ def entry_stat(phone: ServedPhone, p: str, link: bool) -> EntryStat:
 def is_dir(phone: ServedPhone, path: str) -> bool:
     """Whether ``path`` (the phone's) is a directory: the phone's, or one of the system's folders it lists (a live
     process's folder of /proc too). The caller holds the lock."""
-    return phone.is_dir(path) or path in VIRTUAL_DIRS or _process_dir(phone, path)
+    return (phone.is_dir(path) or path in VIRTUAL_DIRS or _process_dir(phone, path)
+            or path in _app_dirs(phone, path))
 
 
 def dir_names(phone: ServedPhone, path: str) -> list[str]:
@@ -221,6 +262,7 @@ def dir_names(phone: ServedPhone, path: str) -> list[str]:
     names = set(phone.list_dir(path)) | set(VIRTUAL_DIRS.get(path, ())) | set(BIN_DIRS.get(path, ()))
     names |= {p[len(path.rstrip("/")) + 1:] for p in (*SYMLINKS, *VIRTUAL_DIRS, *PROC_FILES)
               if posixpath.dirname(p) == path}
+    names |= _app_dirs(phone, path).get(path, set())
     if path == "/proc":
         names |= {str(p.pid) for p in processes.processes(phone)}
     elif _process_dir(phone, path):
@@ -271,6 +313,10 @@ def rm(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
         with sh.phone.lock:
             if read_only(path) and exists(sh.phone, path):
                 errors.append(f"rm: {arg}: Read-only file system\n")
+                continue
+            kept = _app_made(sh.phone, path)
+            if kept:
+                errors.append(f"rm: {arg}: {kept}\n")
                 continue
             if path in sh.phone.files:
                 gone = [path]
@@ -373,6 +419,8 @@ def _copy_problem(phone: ServedPhone, name: str, arg: str, src: str, dest_arg: s
     is_file = src in phone.files or system_file(phone, src) is not None
     if name == "mv" and read_only(src):
         return f"mv: '{arg}': Read-only file system\n"
+    if name == "mv" and _app_made(phone, src):
+        return f"mv: '{arg}': {_app_made(phone, src)}\n"
     if not (is_file or recursive):
         return f"cp: Skipped dir '{arg}'\n"
     problem = unwritable(phone, target)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from vlui.served import confined_sql
 from vlui.served.confined_sql import FRAME
+from vlui.served.device_files import app_file
 from vlui.served.shell.context import Command, Io, Session, ShellApi
 from vlui.served.storage import StorageError
 
@@ -55,6 +56,8 @@ def sqlite3(sh: ShellApi, s: Session, io: Io, args: list[str]) -> int:
     path = sh.path(s, db)
     with sh.phone.lock:  # a copy of the file; the SQL runs unlocked, so a slow query stalls no other client
         original = sh.phone.files.get(path)
+        if original is None:  # an app's own database (Clock's alarms.db), as the app holds it now
+            original = app_file(sh.phone.device, path)
         problem = "" if original is not None else sh.unwritable(path)
         room = sh.phone.files.room(replacing=path)
     if problem:

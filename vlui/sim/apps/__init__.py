@@ -54,7 +54,7 @@ class App:
     compose field; :data:`vlui.android.state.EDIT_TEXT_MAX` otherwise), and each hook, where the app has one,
     handles that event itself (see :func:`on_launch`, :func:`on_back`, :func:`on_editor_action`,
     :func:`on_state_set`, :func:`on_restart`); ``shared_prefs`` gives the text of one of its shared-preferences
-    files, or None where it has not written it (:meth:`SimDevice.shared_prefs`)."""
+    files (``prefs_files`` names them), or None where it has not written it (:meth:`SimDevice.shared_prefs`)."""
 
     build: Callable[[Phone, Ctx, Any], Node]
     screens: Callable[[str], Collection[str]] = lambda key: ("main",)
@@ -67,6 +67,7 @@ class App:
     on_restart: Callable[[Phone], None] | None = None
     max_length: Callable[[str], int] = lambda field: EDIT_TEXT_MAX
     shared_prefs: Callable[[Phone, str], str | None] | None = None  # a preferences file's text, by its name
+    prefs_files: tuple[str, ...] = ()  # the names of the preferences files it keeps
 
 
 GENERIC = App(generic.build, generic.screen_names, on_back=generic.on_back)
@@ -87,10 +88,12 @@ APPS: dict[str, App] = {
                  on_back=files.on_back, on_editor_action=files.on_editor_action),
     "calculator": App(calculator.build, lambda key: calculator.SCREENS, state=calculator.CalculatorState),
     "snapseed": App(snapseed.build, lambda key: snapseed.SCREENS, state=snapseed.SnapseedState,
-                    on_back=snapseed.on_back, shared_prefs=snapseed.shared_prefs),
+                    on_back=snapseed.on_back, shared_prefs=snapseed.shared_prefs,
+                    prefs_files=(snapseed.PREFS_FILE,)),
     "wikipedia": App(wikipedia.build, lambda key: wikipedia.SCREENS, state=wikipedia.WikipediaState,
                      entry_problem=wikipedia.entry_problem, on_launch=wikipedia.on_launch, on_back=wikipedia.on_back,
-                     on_state_set=wikipedia.on_state_set, shared_prefs=wikipedia.shared_prefs),
+                     on_state_set=wikipedia.on_state_set, shared_prefs=wikipedia.shared_prefs,
+                     prefs_files=(wikipedia.PREFS_FILE,)),
     "walmart": App(walmart.build, lambda key: walmart.SCREENS, state=walmart.WalmartState,
                    entry_problem=walmart.entry_problem, on_back=walmart.on_back),
     "instagram": App(instagram.build, lambda key: instagram.SCREENS, on_back=instagram.on_back),

@@ -35,9 +35,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Literal, TypedDict, get_args
 
+from vlui.android import app_data
+from vlui.android.app_data import AlarmRow
+from vlui.android.i18n import locales
 from vlui.android.ids import ALL_DAYS, day_bit
 from vlui.android.state import DeviceState, bounded
 from vlui.sim.protocol import Phone
@@ -154,16 +157,30 @@ def next_alarm(dev: Phone):
     """The datetime the next enabled alarm rings, or None: a one-time alarm at its next time of day, a repeating one
     at the first of its days when that time is still to come (Alarm.getNextAlarmTime)."""
     now = dev.now()
-    best = None
-    for a in clock_state(dev).alarms:
-        if a.enabled:
-            t = now.replace(hour=a.hour, minute=a.minute, second=0, microsecond=0)
-            if t <= now:
-                t += timedelta(days=1)
-            while a.days and not a.days & 1 << t.weekday():  # datetime's weekday: Monday 0, as the bits
-                t += timedelta(days=1)
-            best = t if best is None or t < best else best
-    return best
+    return min((ring_time(a, now) for a in clock_state(dev).alarms if a.enabled), default=None)
+
+
+def ring_time(alarm: Alarm, now: datetime) -> datetime:
+    """When ``alarm`` (on) next rings after ``now``."""
+    t = now.replace(hour=alarm.hour, minute=alarm.minute, second=0, microsecond=0)
+    if t <= now:
+        t += timedelta(days=1)
+    while alarm.days and not alarm.days & 1 << t.weekday():  # datetime's weekday: Monday 0, as the bits
+        t += timedelta(days=1)
+    return t
+
+
+def alarms_db(dev: Phone) -> bytes:
+    """Clock's ``alarms.db`` as DeskClock holds it now (:func:`vlui.android.app_data.alarms_db`): the list's alarms,
+    and the next ringing of each that is on."""
+    now = dev.now()
+
+    def row(a: Alarm) -> AlarmRow:
+        t = ring_time(a, now) if a.enabled else None
+        ring = (t.year, t.month, t.day, t.hour, t.minute, int((t - now).total_seconds() * 1000)) if t else None
+        return AlarmRow(a.id, a.hour, a.minute, a.days, a.enabled, a.vibrate, a.label, ring)
+
+    return app_data.alarms_db([row(a) for a in clock_state(dev).alarms], locales()[dev.snapshot.locale]["android"])
 
 
 def _alarms_changed(dev: Phone) -> None:
