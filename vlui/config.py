@@ -299,6 +299,20 @@ def _closest(key: str, name: str, known: list[str], nodes: list[tuple[str, type,
     return f"{key.rstrip('.') or 'the job'} takes: {', '.join(known)}"
 
 
+def job_settings(cfg: DictConfig | T, schema: type[T]) -> T:
+    """A job's whole config as its schema's dataclass (``schema``: :class:`EvaluateJobConfig`, ...), every setting
+    checked (:func:`check_settings`) and every interpolation resolved: what a job's door turns its composed config
+    into, once. Settings already typed (the entry points check and type them before the job's module loads) are
+    taken as they are."""
+    if isinstance(cfg, schema):
+        return cfg
+    check_settings(cfg)
+    job = OmegaConf.to_object(cfg)
+    if not isinstance(job, schema):
+        raise VluiError(f"the config is {type(job).__name__}'s, not {schema.__name__}'s: compose the job's own config")
+    return job
+
+
 def settings(schema: type[T], value: T | DictConfig | Mapping[str, Any], group: str) -> T:
     """The settings of config group ``group`` as their dataclass ``schema``, checked: from a composed config's node
     (the job's door: what the packages below take), a plain mapping or an instance (:func:`vlui.limits.typed`)."""

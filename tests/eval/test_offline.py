@@ -20,7 +20,7 @@ from vlui.data.splits import read_split
 from vlui.env.actions import ActionParser, key_action, normalised_to_action
 from vlui.errors import VluiError
 from vlui.eval.metrics import actions_match
-from vlui.jobs import evaluate, offline
+from vlui.jobs import offline
 from vlui.jobs import split as split_job
 from vlui.models.policy import VLUIPolicy, export_policy
 from vlui.models.settings import ModelConfig, TextConfig
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.integration
 
 
 def run(tmp_path: Path, dataset: Path, *overrides: str) -> dict:
-    return evaluate.run(compose("evaluate", ["mode=offline", f"paths.data_dir={dataset.parent}",
+    return offline.run(compose("evaluate", ["mode=offline", f"paths.data_dir={dataset.parent}",
                                              f"data.name={dataset.name}", *overrides], output_dir=tmp_path / "out"))
 
 
