@@ -27,7 +27,6 @@ from vlui.config import CollectJobConfig, ExecutorConfig, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.card import update_dataset_card
 from vlui.data.format import DatasetWriter
-from vlui.env.agent import reads
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.jobs.executor import environments
@@ -159,7 +158,7 @@ def _todo(c: Collection, writer: DatasetWriter, where: str) -> list[Job]:
 
 def _collect(c: Collection, writer: DatasetWriter) -> None:
     todo = _todo(c, writer, "")
-    include_xml = "xml" in reads(agent_class(c.agent)) or c.options["save_xml"]
+    include_xml = "xml" in agent_class(c.agent).reads or c.options["save_xml"]
     workers = max(1, min(max_parallel(c.env, c.env.num_envs), len(todo)))
     with _progress(len(c.jobs), len(c.jobs) - len(todo), writer, c.root) as bar:
         if workers == 1:
@@ -193,7 +192,7 @@ def _collect_on_cluster(c: Collection, writer: DatasetWriter, executor: Executor
     todo = _todo(c, writer, f" on executor={executor.name}")
     if not todo:
         return
-    include_xml = "xml" in reads(agent_class(c.agent)) or c.options["save_xml"]
+    include_xml = "xml" in agent_class(c.agent).reads or c.options["save_xml"]
     failed: list[str] = []
     with _progress(len(c.jobs), len(c.jobs) - len(todo), writer, c.root) as bar:
 

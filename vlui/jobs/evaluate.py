@@ -30,12 +30,12 @@ from vlui.agents.expert import ExpertAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
+from vlui.agents.base import AgentBase
 from vlui.agents.settings import AgentConfig
 from vlui.config import EvaluateJobConfig, ExecutorConfig, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.format import encode_png
 from vlui.data.images import IMAGES, image_hash, keep_images
-from vlui.env.agent import reads
 from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
@@ -206,8 +206,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     # (the others load when their turn comes)
     first: Any = make_agent(p.agent_settings(0))
     kind = type(first)
-    if hasattr(first, "refuse_overlap"):  # few-shot examples never come from the phones evaluated
-        first.refuse_overlap(p.snapshots)
+    first.refuse_overlap(p.snapshots)  # few-shot examples never come from the phones evaluated
     done = _resume(p.out, p.recipe, p.jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
@@ -215,7 +214,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     # run a snapshot's episodes together (the phone keeps only a few configurations' renderings at hand); the seeds,
     # keys and the order of the results are the plan's
     todo = sorted((j for j in p.jobs if j.key not in done), key=lambda j: j.snapshot)
-    if todo and hasattr(first, "check"):
+    if todo:
         first.check()  # a remote model's endpoint, key and name, in one line, before anything runs
     log.info(f"{len(p.jobs)} episodes ({len(p.tasks)} tasks x {len(p.snapshots)} snapshots x "
              f"{p.recipe['episodes_per_pair']} x {p.recipe['runs']} runs"
@@ -223,10 +222,10 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
              + (f"; {len(done) - taken} already done, resuming" if len(done) > taken else "")
              + (f"; {taken} taken from earlier evaluations of the same policies (reuse)" if taken else "")
              + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
-    include_xml = "xml" in reads(kind) or p.adaptive_metrics
+    include_xml = "xml" in kind.reads or p.adaptive_metrics
     # the screens are drawn only to be looked at: for the agent, the GIFs or the viewer
     record_frames = p.video != "none" or p.screens != "none"
-    include_screen = "screen" in reads(kind) or record_frames
+    include_screen = "screen" in kind.reads or record_frames
     bar = tqdm(total=len(p.jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = p.out / "videos"
     with open(journal, "a", encoding="utf-8") as f:
@@ -238,8 +237,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
             agents = iter([agent])
             phones = screens_for(agent, p.env)
             # the environments' agents: siblings share what a run shares (an endpoint's cache and budget)
-            another = agent.sibling if hasattr(agent, "sibling") else (
-                lambda i=index: make_agent(p.agent_settings(i)))
+            another = lambda a=agent, i=index: a.sibling() or make_agent(p.agent_settings(i))
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
                 record, frames = result_line(episode), episode.frames
@@ -262,7 +260,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
 
             slots = envs.slots(p.env, p.parallel_envs)
             # an agent that waits on a served model asks in threads (agent.concurrency), the wait shown on the bar
-            concurrency = getattr(agent, "concurrency", None)
+            concurrency = agent.concurrency
             if concurrency is not None and concurrency > min(slots, len(mine)) and mine:
                 log.info(f"agent.concurrency={concurrency}, but {min(slots, len(mine))} environments run side by "
                          f"side (parallel_envs={p.parallel_envs}, {len(mine)} episodes to run): that many requests at "
@@ -346,14 +344,14 @@ def keep_screens(frames: list[Any], folder: Path) -> list[str]:
     return hashes
 
 
-def screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
+def screens_for(agent: AgentBase, env: EnvConfig) -> EnvConfig:
     """The phones an agent is evaluated on: an agent with a ``spec`` (a trained policy) sees screens at the size it
     was trained at and its actions read as it learnt them (so policies of several sizes compare in one evaluation);
     an agent that asks for screens of a size (an MLLM's screenshot, ``observation_size``) gets them at that size;
     other agents act under ``env``'s settings."""
-    spec = getattr(agent, "spec", None)
+    spec = agent.spec
     if spec is None:
-        size = getattr(agent, "observation_size", None)
+        size = agent.observation_size
         return replace(env, observation_height=size[0], observation_width=size[1]) if size else env
     if not spec.same_actions(env.spec()):
         log.info(f"the policy's actions read as it learnt them ({spec.reading()}), not by env's settings "

@@ -221,7 +221,7 @@ def _screens(screens: list[bytes], size: tuple[int, int]) -> np.ndarray:
 def _act(agent: Any, demos: list[Demonstration], batch_size: int, seed: int, bar: tqdm) -> list[np.ndarray]:
     """Each demonstration's ``(T, 4)`` actions of ``agent``: a policy's in batches of steps across episodes; the
     random agent's drawn from each episode's seed, whatever the batches."""
-    if not hasattr(agent, "act_batch"):
+    if agent.spec is None:  # no screens to batch: the random agent
         out = []
         for d in demos:
             agent.reset(None, seed=substream(seed, d.id))
@@ -282,7 +282,7 @@ def score(p: Plan) -> dict[str, Any]:
         for group, checkpoint in p.policies:
             settings = replace(p.agent, checkpoint=checkpoint) if takes_checkpoint(p.agent) else p.agent
             agent = make_agent(settings, p.seed)
-            if hasattr(agent, "spec"):
+            if agent.spec is not None:
                 agent.spec.require_same_actions(p.spec, "the policy", str(p.root), "score it on a dataset collected "
                                                 "with its env.tap_threshold and env.y_distance_scale")
             for d, actions in zip(demos, _act(agent, demos, p.batch_size, p.seed, bar), strict=True):
