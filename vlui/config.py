@@ -140,6 +140,11 @@ class TrainJobConfig:
 
     LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED}
 
+    @property
+    def checkpoint_dir(self) -> str:
+        """Where the run's checkpoints go: the folder of its ``model_checkpoint`` callback."""
+        return self.callbacks["model_checkpoint"]["dirpath"]
+
 
 @dataclass
 class CollectJobConfig:

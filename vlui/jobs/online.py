@@ -114,7 +114,7 @@ def build(job: TrainJobConfig, module_class: type[PPOModule], envs: Environments
     refuse_held_out_phones({"env.snapshots (the phones PPO trains on)": episodes.snapshots},
                            job.allow_held_out_phones)
     module.use(episodes, demonstrations(job, start.spec, model.history))
-    module.curve_path = Path(job.callbacks.model_checkpoint.dirpath) / "curve.csv"
+    module.curve_path = Path(job.checkpoint_dir) / "curve.csv"
     return module, RolloutData(module)
 
 

@@ -328,7 +328,7 @@ def _run(job: TrainJobConfig, envs: Environments) -> dict[str, Any]:
     algo: Algorithm = algorithm(job.algo.name)
     # an online algorithm learns from its own episodes on the phones, an offline one from a dataset
     module, data = online.build(job, algo.load(), envs) if algo.online else build(job, algo.load())
-    ckpt_dir = Path(job.callbacks.model_checkpoint.dirpath)
+    ckpt_dir = Path(job.checkpoint_dir)
     resume = resume_path(job, ckpt_dir, from_dict(module.hparams.policy))
     loggers = [instantiate(c) for c in (job.logger or {}).values()]
     callbacks_cfg = copy.deepcopy(job.callbacks or {})
