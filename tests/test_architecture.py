@@ -14,8 +14,6 @@ from tests.conftest import ROOT
 # used. A vlui import anywhere else is usually a cycle being dodged, and a light one only hides what a module needs:
 # import at the top of the module instead.
 FUNCTION_LEVEL_IMPORTS = {
-    "vlui/agents/__init__.py vlui.agents.policy_agent": "torch, timm and transformers, only when a policy acts",
-    "vlui/agents/__init__.py vlui.agents.text_agent": "the openai client library (0.9 s), only when an LLM agent acts",
     "vlui/bench/__init__.py vlui.bench": "each benchmark's dependencies, only when benchmarks run",
     "vlui/cli.py vlui.config": "Hydra, after the entry point has caught Ctrl-C (the entry points import vlui.cli first)",
     "vlui/cli.py hydra": "the same: Hydra loads after the entry point has caught Ctrl-C",

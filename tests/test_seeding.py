@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vlui.cli import compose
+from vlui.config import EvaluateJobConfig, job_settings
 from vlui.jobs import evaluate
 from vlui.seeding import WIDTH, substream
 
@@ -19,5 +20,5 @@ def test_parts_of_different_seeds_never_share_a_seed() -> None:
 def test_evaluation_episodes_keep_the_seeds_they_always_had(tmp_path: Path) -> None:
     cfg = compose("evaluate", ["agent=expert", "seed=3", "runs=2", "tasks=[airplane_on,open_clock]",
                                "env.snapshots=[000,001]"], output_dir=tmp_path)
-    jobs = evaluate.plan(cfg).jobs
+    jobs = evaluate.plan(job_settings(cfg, EvaluateJobConfig)).jobs
     assert [j.seed for j in jobs if j.run == 1] == [3 * 1_000_003 + 10_007 + i for i in range(4)]

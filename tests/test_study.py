@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from omegaconf import OmegaConf
 
 import vlui.study as study_mod
 from tests.conftest import run_python
+from vlui.config import StudyStepConfig
 from vlui.errors import VluiError
 from vlui.study.per_phone import main as per_phone
 from vlui.study import (_plot_curves, commands, learning_curves, load, paper_numbers, plan_digest, run_dir, step_job,
@@ -392,9 +392,8 @@ def test_splits_evaluates_some_of_a_studys_splits_and_always_the_validation_phon
     with pytest.raises(VluiError):
         study_mod.run(tiny, tmp_path / "out", studies_file=spec)
     assert "splits=['val']" in calls[0]
-    job = OmegaConf.create({"study": "tiny", "size": "cpu", "seeds": 1, "arms": None, "studies": str(spec),
-                            "splits": ["val"], "out": str(tmp_path / "out"), "step": 0, "plan": plan_digest(tiny),
-                            "threads": 0})
+    job = StudyStepConfig(study="tiny", size="cpu", seeds=1, studies=str(spec), splits=["val"],
+                          out=str(tmp_path / "out"), step=0, plan=plan_digest(tiny))
     monkeypatch.setattr(study_mod, "run_step", lambda study, *args: calls.append(list(study.splits)))
     step_job(job)
     assert calls[-1] == ["val"]
@@ -433,8 +432,8 @@ def test_a_launched_step_refuses_a_study_whose_steps_changed_since_the_launch(tm
     edited["tiny"]["cpu"]["datasets"]["tiny0"] = ["env.snapshots=[000]"]  # a dataset more: every step shifts by one
     spec.write_text(yaml.safe_dump(edited, sort_keys=False))
     assert plan_digest(load("tiny", path=spec)) != started
-    job = OmegaConf.create({"study": "tiny", "size": "cpu", "seeds": 3, "arms": None, "studies": str(spec),
-                            "out": str(tmp_path / "out"), "step": 1, "plan": started})
+    job = StudyStepConfig(study="tiny", size="cpu", seeds=3, studies=str(spec), out=str(tmp_path / "out"), step=1,
+                          plan=started)
     with pytest.raises(VluiError, match=r"^study tiny: its steps changed since this launch began .* run python -m "
                                         r"vlui.study tiny again$"):
         step_job(job)

@@ -110,23 +110,28 @@ def _not_run(cfg: DictConfig) -> None:
     raise AssertionError("Hydra ran the job for an informational flag")
 
 
-def _loaded_when_run(job_path: str) -> Callable[[DictConfig], Any]:
-    """The job ``module:function``, imported once its config is composed and its settings are checked: a misspelt key,
-    a bad value or an override Hydra refuses is one line in seconds, before torch and Lightning load (20 s here)."""
+def _loaded_when_run(jobs: str | Mapping[str, str]) -> Callable[[DictConfig], Any]:
+    """The job ``module:function`` (or, by the config's ``mode``, one of ``jobs``), imported once its config is
+    composed, checked and typed: a misspelt key, a bad value or an override Hydra refuses is one line in seconds,
+    before torch and Lightning load (20 s here). The job gets its config's typed settings
+    (:func:`vlui.config.job_settings`), checked here once."""
     def job(cfg: DictConfig) -> Any:
-        from vlui.config import check_settings
+        from omegaconf import OmegaConf
 
-        check_settings(cfg)
-        module, _, function = job_path.partition(":")
+        from vlui.config import job_settings
+
+        settings = job_settings(cfg, OmegaConf.get_type(cfg))
+        module, _, function = (jobs if isinstance(jobs, str) else jobs[settings.mode]).partition(":")
         run = getattr(importlib.import_module(module), function)
         signal.signal(signal.SIGINT, signal.default_int_handler)  # from here the jobs stop cleanly on Ctrl-C
-        return run(cfg)
+        return run(settings)
 
     return job
 
 
-def entry_point(config_name: str, job_path: str) -> None:
-    """What ``train.py``, ``collect.py`` and ``evaluate.py`` run: the job ``module:function`` as a Hydra program.
+def entry_point(config_name: str, job_path: str | Mapping[str, str]) -> None:
+    """What ``train.py``, ``collect.py`` and ``evaluate.py`` run: the job ``module:function`` (or the one of a mapping
+    that the config's ``mode`` names) as a Hydra program.
     Until the job starts (Hydra and the job's modules loading, the config composed and checked), Ctrl-C is one line
     and exit status 130 rather than a traceback; the job's module (and with it torch) is imported only once the config
     is known to be good."""
@@ -156,9 +161,13 @@ def collect() -> None:
     entry_point("collect", "vlui.jobs.collect:run")
 
 
+# evaluate.py's two jobs, by its mode: episodes on phones, or a dataset's demonstrations step by step without one
+EVALUATIONS = {"online": "vlui.jobs.evaluate:run", "offline": "vlui.jobs.offline:run"}
+
+
 def evaluate() -> None:
     """``vlui-evaluate``: ``evaluate.py`` of an installed package."""
-    entry_point("evaluate", "vlui.jobs.evaluate:run")
+    entry_point("evaluate", EVALUATIONS)
 
 
 def run_job(job: Callable[[DictConfig], Any], cfg: DictConfig) -> Any:

@@ -9,14 +9,14 @@ how): the env's (:mod:`vlui.env.settings`), the agents' (:mod:`vlui.agents.setti
 (:mod:`vlui.data.settings`), the models' (:mod:`vlui.models.settings`) and the algorithms' (:mod:`vlui.algos.settings`).
 This module holds the job floor's own (paths, the executor, the trainer, DAgger, each job's whole config), assembles them all into Hydra's ConfigStore
 (:func:`register_configs`, which the entry points call explicitly before Hydra composes anything; nothing is
-registered as a side effect of importing this module), and turns a composed config's node into its typed settings
-(:func:`settings`): nothing below the job floor imports Hydra or OmegaConf (tests/test_architecture.py).
+registered as a side effect of importing this module), and turns a job's composed config into its typed settings at
+the job's door (:func:`job_settings`): nothing below the job floor imports Hydra or OmegaConf
+(tests/test_architecture.py).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Optional, TypeVar
 
@@ -28,7 +28,7 @@ from vlui.algos.settings import ALGORITHMS
 from vlui.data.settings import DataConfig, OfflineDataConfig
 from vlui.env.settings import EnvConfig
 from vlui.errors import VluiError
-from vlui.limits import AT_LEAST_1, NON_NEGATIVE, POSITIVE, SEED, Range, check_fields, typed
+from vlui.limits import AT_LEAST_1, NON_NEGATIVE, POSITIVE, SEED, Range, check_fields
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 
 T = TypeVar("T")
@@ -139,6 +139,11 @@ class TrainJobConfig:
     callbacks: Any = None
 
     LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED}
+
+    @property
+    def checkpoint_dir(self) -> str:
+        """Where the run's checkpoints go: the folder of its ``model_checkpoint`` callback."""
+        return self.callbacks["model_checkpoint"]["dirpath"]
 
 
 @dataclass
@@ -299,12 +304,18 @@ def _closest(key: str, name: str, known: list[str], nodes: list[tuple[str, type,
     return f"{key.rstrip('.') or 'the job'} takes: {', '.join(known)}"
 
 
-def settings(schema: type[T], value: T | DictConfig | Mapping[str, Any], group: str) -> T:
-    """The settings of config group ``group`` as their dataclass ``schema``, checked: from a composed config's node
-    (the job's door: what the packages below take), a plain mapping or an instance (:func:`vlui.limits.typed`)."""
-    if isinstance(value, DictConfig):
-        value = OmegaConf.to_object(value)
-    return typed(schema, value, group)
+def job_settings(cfg: DictConfig | T, schema: type[T]) -> T:
+    """A job's whole config as its schema's dataclass (``schema``: :class:`EvaluateJobConfig`, ...), every setting
+    checked (:func:`check_settings`) and every interpolation resolved: what a job's door turns its composed config
+    into, once. Settings already typed (the entry points check and type them before the job's module loads) are
+    taken as they are."""
+    if isinstance(cfg, schema):
+        return cfg
+    check_settings(cfg)
+    job = OmegaConf.to_object(cfg)
+    if not isinstance(job, schema):
+        raise VluiError(f"the config is {type(job).__name__}'s, not {schema.__name__}'s: compose the job's own config")
+    return job
 
 
 def _schema_nodes(node: DictConfig, prefix: str):

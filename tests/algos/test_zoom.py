@@ -15,6 +15,7 @@ from vlui.algos.augment import IDENTITY_ZOOM, zoom, zoom_points, zoom_views
 from vlui.algos.base import PolicyModule
 from vlui.algos.bc import BCModule
 from vlui.cli import compose
+from vlui.config import TrainJobConfig, job_settings
 from vlui.jobs import train
 
 
@@ -73,7 +74,7 @@ def test_the_cached_views_are_the_same_for_every_run_and_within_range() -> None:
 def _module(tmp_path: Path, dataset: Path, *extra: str) -> BCModule:
     cfg = compose("train", tiny(tmp_path, dataset, "model.vision.freeze=true", "data.augment.random_shift=0",
                                 "data.augment.zoom=0.4", "data.augment.views=2", *extra), output_dir=tmp_path / "out")
-    module, _ = train.build(cfg, BCModule)
+    module, _ = train.build(job_settings(cfg, TrainJobConfig), BCModule)
     return module
 
 

@@ -28,6 +28,7 @@ from vlui.android.snapshot import (
 )
 from vlui.backends import resolve_snapshots
 from vlui.cli import compose
+from vlui.config import TrainJobConfig, job_settings
 from vlui.env.settings import env_settings
 from vlui.errors import VluiError
 from vlui.jobs import train
@@ -145,7 +146,7 @@ def test_the_settings_come_from_the_command_line_and_reach_trains_own_collection
             return 0
 
     monkeypatch.setattr(train.subprocess, "Popen", Child)
-    train._collect(cfg, tmp_path / "gen7")
+    train._collect(job_settings(cfg, TrainJobConfig), tmp_path / "gen7")
     overrides = [a for a in launched[0] if "=" in a and not a.startswith(("hydra.", "paths."))]
     collect_cfg = compose("collect", overrides, output_dir=tmp_path / "c")
     assert resolve_snapshots(env_settings(collect_cfg.env)) == refs

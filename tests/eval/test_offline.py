@@ -14,6 +14,7 @@ import pytest
 import torch
 from tqdm import tqdm
 
+from tests.conftest import run_python
 from vlui.cli import compose
 from vlui.data import format as fmt
 from vlui.data.splits import read_split
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.integration
 
 
 def run(tmp_path: Path, dataset: Path, *overrides: str) -> dict:
-    return evaluate.run(compose("evaluate", ["mode=offline", f"paths.data_dir={dataset.parent}",
+    return offline.run(compose("evaluate", ["mode=offline", f"paths.data_dir={dataset.parent}",
                                              f"data.name={dataset.name}", *overrides], output_dir=tmp_path / "out"))
 
 
@@ -121,6 +122,19 @@ def test_an_agent_that_does_what_was_demonstrated_matches_every_step(tmp_path: P
     monkeypatch.setattr(offline, "_act", demonstrated)
     summary = run(tmp_path, held_out, "agent=random", "data.split=unseen_task", "data.part=train")
     assert summary["ams"] == 1.0 and summary["success_rate"] == 1.0 and summary["episodes"] == 5  # 6 - 1 for val
+
+
+def test_evaluate_py_runs_the_offline_job_for_mode_offline_and_each_job_refuses_the_others_mode(
+        tmp_path: Path, held_out: Path) -> None:
+    data = [f"paths.data_dir={held_out.parent}", f"data.name={held_out.name}", "data.split=unseen_task"]
+    out = run_python("evaluate.py", "mode=offline", "agent=random", *data, f"hydra.run.dir={tmp_path / 'cli'}")
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "cli" / "results.json").read_text())["ams"] < 0.5  # the offline report: AMS
+    with pytest.raises(VluiError, match=r"^mode=offline scores a dataset's demonstrations without a phone: run it as "
+                                        r"python evaluate.py mode=offline \(vlui.jobs.offline.run\)"):
+        evaluate.run(compose("evaluate", ["mode=offline", "agent=random", *data], output_dir=tmp_path / "on"))
+    with pytest.raises(VluiError, match=r"^mode=online evaluates on phones: run it as python evaluate.py"):
+        offline.run(compose("evaluate", ["agent=random", *data], output_dir=tmp_path / "off"))
 
 
 def test_the_random_agent_is_a_low_well_defined_floor(tmp_path: Path, held_out: Path) -> None:

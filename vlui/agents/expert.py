@@ -28,6 +28,7 @@ from vlui.android.i18n import Locale, get_locale
 from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP, day_bit
 from vlui.android.launcher import LAUNCHABLE
 from vlui.android.state import VOLUME_MAX
+from vlui.agents.base import AgentBase
 from vlui.agents.settings import AgentConfig
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.ui_text import Element, parse_xml
@@ -96,7 +97,7 @@ class Gesture:
 
 
 @dataclass
-class ExpertAgent:
+class ExpertAgent(AgentBase):
     reads: ClassVar[tuple[str, ...]] = ("xml",)  # it finds its targets in the UI tree
     tap_jitter: float = 0.0
     random_action_prob: float = 0.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from vlui.agents.base import AgentBase
 from vlui.agents.settings import AgentConfig
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.errors import VluiError
@@ -12,7 +13,7 @@ from vlui.models.policy import load_policy
 from vlui.spec import Memory, ObsActionSpec, Past
 
 
-class PolicyAgent(OneEpisodeAtATime):
+class PolicyAgent(OneEpisodeAtATime, AgentBase):
     """A policy export as an agent; one that reads the episode's past steps (``model.history``) gets them from the
     rollout, or keeps them itself when it acts on one phone."""
 

@@ -6,11 +6,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from vlui.agents.base import AgentBase
 from vlui.agents.settings import AgentConfig
 from vlui.tasks.catalog import Task
 
 
-class RandomAgent:
+class RandomAgent(AgentBase):
     reads: ClassVar[tuple[str, ...]] = ()  # it looks at nothing
 
     def __init__(self, seed: int = 0) -> None:

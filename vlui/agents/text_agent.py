@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from vlui.agents.base import AgentBase
 from vlui.agents.chat import (STOP_AFTER_FAILED_REQUESTS, Answer, Endpoint, EndpointError, check_address,
                              retry_after_seconds)
 from vlui.agents.fewshot import Demonstrations, Transition, device_size, text_action
@@ -43,7 +44,7 @@ log = logging.getLogger(__name__)
 __all__ = ["STOP_AFTER_FAILED_REQUESTS", "EndpointError", "MLLMAgent", "TextAgent", "retry_after_seconds"]
 
 
-class TextAgent:
+class TextAgent(AgentBase):
     """An LLM agent: the numbered element list in, a text action out. ``settings`` holds the prompt's settings (the
     endpoint's come as arguments, as before there were others); ``endpoint`` and ``demonstrations``, when given,
     are shared with the agent this one is a sibling of (:meth:`sibling`)."""

@@ -33,7 +33,9 @@ class Agent(Protocol):
     ``observation_size``, the ``(height, width)`` of the screens it wants (an MLLM's screenshot); ``concurrency``, how
     many of the run's agents the rollout may have wait on their answers at once (in threads); and ``transcript()``
     (:class:`Transcribing`). A trained policy has a ``spec`` (:class:`~vlui.spec.ObsActionSpec`): the screens it was
-    trained on and how its actions read, which its evaluation gives it whatever the environment's settings say."""
+    trained on and how its actions read, which its evaluation gives it whatever the environment's settings say.
+    The agents of :mod:`vlui.agents` have every one of these, from ``vlui.agents.base.AgentBase`` where they have
+    nothing particular to say, so the jobs ask them without probing."""
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:
         """A new episode of ``task`` begins (``info``: the environment's reset info)."""

@@ -12,21 +12,21 @@ import multiprocessing as mp
 import signal
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from tqdm import tqdm
 
 from vlui.agents import agent_class, make_agent
 from vlui.android import generate
 from vlui.backends import max_parallel, resolve_snapshots
-from vlui.config import check_settings, settings
 from vlui.agents.settings import AgentConfig
+from vlui.config import CollectJobConfig, ExecutorConfig, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.card import update_dataset_card
 from vlui.data.format import DatasetWriter
-from vlui.env.agent import reads
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.jobs.executor import environments
@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 _worker: dict[str, Any] = {}
 
 
-def _init_worker(env: EnvConfig, tasks: list[str], agent_cfg: dict, include_xml: bool, options: dict,
+def _init_worker(env: EnvConfig, tasks: list[str], agent: AgentConfig, include_xml: bool, options: dict,
                  threads: int = 0) -> None:
     if threads:  # a pool worker (one per core: more torch threads than cores only fight each other)
         quiet_worker()
@@ -50,7 +50,7 @@ def _init_worker(env: EnvConfig, tasks: list[str], agent_cfg: dict, include_xml:
         torch.set_num_threads(threads)
     _worker["make_env"] = lambda: make_env(env, tasks, include_xml=include_xml)
     _worker["env"] = _worker["make_env"]()
-    _worker["agent"] = make_agent(agent_cfg)
+    _worker["agent"] = make_agent(agent)
     _worker["options"] = options
 
 
@@ -76,73 +76,93 @@ def _run_job(job: Job) -> tuple[int, list[dict[str, Any]] | None, str | None]:
     return job.id, dataset_rows(record, save_xml=opts["save_xml"]), None
 
 
-def plan(cfg: DictConfig) -> tuple[list[str], list[str], list[Job]]:
-    """(task ids, snapshots, jobs) in a fixed order, so episode ids and seeds are the same every time the same
-    recipe runs."""
-    tasks = [t.id for t in _tasks(cfg)]
-    snaps = resolve_snapshots(settings(EnvConfig, cfg.env, "env"))
-    if cfg.episodes_per_pair < 1:
-        raise VluiError(f"episodes_per_pair must be at least 1, not {cfg.episodes_per_pair}")
+@dataclass(frozen=True)
+class Collection:
+    """A collection resolved once from its settings: the tasks, the phones, every episode with its id and seed, the
+    agent, and where the dataset goes. Everything after :func:`plan` reads this, not the settings."""
+
+    tasks: list[Task]
+    snapshots: list[str]
+    jobs: list[Job]  # in a fixed order, so episode ids and seeds are the same every time the same recipe runs
+    env: EnvConfig
+    agent: AgentConfig
+    root: Path  # the dataset's folder
+    recipe: dict[str, Any]  # what makes two collections the same one (a resume checks it)
+    options: dict[str, bool]  # save_xml, save_full_screen
+    resume: bool
+
+    @property
+    def task_ids(self) -> list[str]:
+        return [t.id for t in self.tasks]
+
+
+def plan(job: CollectJobConfig) -> Collection:
+    """The collection ``job`` asks for, every task, phone and episode resolved once, the agent checked."""
+    tasks = resolve_tasks(templates.expand(job.tasks, job.task_seed, job.task_count, job.task_split),
+                          backend=job.env.backend)
+    snaps = resolve_snapshots(job.env)
     jobs = []
     for task in tasks:
         for snap in snaps:
-            for _ in range(cfg.episodes_per_pair):
+            for _ in range(job.episodes_per_pair):
                 eid = len(jobs)
-                jobs.append(Job(task, snap, substream(cfg.seed, eid), id=eid))
-    return tasks, snaps, jobs
-
-
-def _tasks(cfg: DictConfig) -> list[Task]:
-    """The tasks ``cfg.tasks`` names, templates' instances drawn."""
-    spec = OmegaConf.to_object(cfg.tasks) if OmegaConf.is_config(cfg.tasks) else cfg.tasks
-    return resolve_tasks(templates.expand(spec, cfg.task_seed, cfg.task_count, cfg.task_split),
-                         backend=cfg.env.backend)
-
-
-def run(cfg: DictConfig) -> dict[str, Any]:
-    check_settings(cfg)
-    tasks, snaps, jobs = plan(cfg)
-    env = settings(EnvConfig, cfg.env, "env")
-    agent_cfg = OmegaConf.to_container(cfg.agent, resolve=True)
-    if agent_cfg.get("actions") == "extended":
+                jobs.append(Job(task.id, snap, substream(job.seed, eid), id=eid))
+    if job.agent.actions == "extended":
         raise VluiError("agent.actions=extended cannot collect a dataset: datasets hold dual-gestures, and a long press, "
                         "typed text, open_app, scroll, wait, keyboard_enter or answer is none; collect with "
                         "agent.actions=bmoca (evaluate.py takes either)")
-    make_agent(agent_cfg)  # a bad agent setting fails here, in one line, not inside every worker
-    root = Path(cfg.paths.data_dir) / cfg.dataset
-    recipe = {"tasks": tasks, "snapshots": snaps, "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed,
-              "agent": AgentConfig.in_recipe(agent_cfg), "save_xml": cfg.save_xml,
-              "save_full_screen": cfg.save_full_screen,
-              "env": env.measured()}
+    if job.save_full_screen and job.executor.name != "local":
+        raise VluiError("save_full_screen=true reads each full-resolution screen from the phone, which only "
+                        "executor=local does: collect with executor=local, or without save_full_screen")
+    make_agent(job.agent)  # a bad agent setting fails here, in one line, not inside every worker
+    recipe = {"tasks": [t.id for t in tasks], "snapshots": snaps, "episodes_per_pair": job.episodes_per_pair,
+              "seed": job.seed, "agent": AgentConfig.in_recipe(asdict(job.agent)), "save_xml": job.save_xml,
+              "save_full_screen": job.save_full_screen, "env": job.env.measured()}
     if any(generate.parse_generated(s) for s in snaps):  # what gen-<seed>-<index> means depends on it
         recipe["generator_version"] = generate.version()
-    writer = DatasetWriter(root, recipe, env.spec())
-    writer.open(cfg.resume, plan={j.id: (j.task, j.snapshot, j.seed) for j in jobs})
+    return Collection(tasks, snaps, jobs, job.env, job.agent, Path(job.paths.data_dir) / job.dataset, recipe,
+                      {"save_xml": job.save_xml, "save_full_screen": job.save_full_screen}, job.resume)
+
+
+def run(cfg: DictConfig | CollectJobConfig) -> dict[str, Any]:
+    """The collection ``cfg`` (a composed config, or its typed settings) asks for."""
+    job = job_settings(cfg, CollectJobConfig)
+    return collect(plan(job), job.executor)
+
+
+def collect(c: Collection, executor: ExecutorConfig) -> dict[str, Any]:
+    """Run the collection ``c`` on the phones of ``executor``, writing each episode as it ends; a summary."""
+    writer = DatasetWriter(c.root, c.recipe, c.env.spec())
+    writer.open(c.resume, plan={j.id: (j.task, j.snapshot, j.seed) for j in c.jobs})
     try:
         with sigterm_as_interrupt():
-            if cfg.executor.name == "local":
-                _collect(cfg, writer, tasks, snaps, jobs, env, agent_cfg, root)
+            if executor.name == "local":
+                _collect(c, writer)
             else:
-                _collect_on_cluster(cfg, writer, tasks, snaps, jobs, env, agent_cfg, root)
+                _collect_on_cluster(c, writer, executor)
     finally:
         writer.close()
-    update_dataset_card(root)
-    return summarize(writer.done(), root)
+    update_dataset_card(c.root)
+    return summarize(writer.done(), c.root)
 
 
-def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: list[str],
-             jobs: list[Job], env: EnvConfig, agent_cfg: dict, root: Path) -> None:
+def _todo(c: Collection, writer: DatasetWriter, where: str) -> list[Job]:
+    """The episodes not yet in the dataset, said in a line."""
     done = writer.done()
-    todo = [j for j in jobs if j.id not in done]
-    log.info(f"{len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
-             f"with agent={agent_cfg['name']} into {root}"
+    todo = [j for j in c.jobs if j.id not in done]
+    log.info(f"{len(c.jobs)} episodes ({len(c.tasks)} tasks x {len(c.snapshots)} snapshots x "
+             f"{c.recipe['episodes_per_pair']}) with agent={c.agent.name}{where} into {c.root}"
              + ("; all already collected" if done and not todo else f"; {len(done)} already there, resuming" if done else ""))
-    include_xml = "xml" in reads(agent_class(agent_cfg)) or cfg.save_xml
-    options = {"save_xml": cfg.save_xml, "save_full_screen": cfg.save_full_screen}
-    workers = max(1, min(max_parallel(env, env.num_envs), len(todo)))
-    with _progress(len(jobs), len(done), writer, root) as bar:
+    return todo
+
+
+def _collect(c: Collection, writer: DatasetWriter) -> None:
+    todo = _todo(c, writer, "")
+    include_xml = "xml" in agent_class(c.agent).reads or c.options["save_xml"]
+    workers = max(1, min(max_parallel(c.env, c.env.num_envs), len(todo)))
+    with _progress(len(c.jobs), len(c.jobs) - len(todo), writer, c.root) as bar:
         if workers == 1:
-            _init_worker(env, tasks, agent_cfg, include_xml, options)
+            _init_worker(c.env, c.task_ids, c.agent, include_xml, c.options)
             failed = _consume(map(_run_job, todo), writer, bar)
         else:
             ctx = mp.get_context("spawn")
@@ -155,7 +175,7 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
                 pool = ctx.Pool(workers, initializer=_init_worker,
-                                initargs=(env, tasks, agent_cfg, include_xml, options, threads))
+                                initargs=(c.env, c.task_ids, c.agent, include_xml, c.options, threads))
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 signal.signal(signal.SIGINT, handler)
@@ -166,33 +186,24 @@ def _collect(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: li
     _say_failed(failed, "twice")
 
 
-def _collect_on_cluster(cfg: DictConfig, writer: DatasetWriter, tasks: list[str], snaps: list[str],
-                        jobs: list[Job], env: EnvConfig, agent_cfg: dict, root: Path) -> None:
+def _collect_on_cluster(c: Collection, writer: DatasetWriter, executor: ExecutorConfig) -> None:
     """The episodes on ``env.num_envs`` environments of a cluster's workers (vlui/jobs/executor.py), the agent acting
     here; each is written here as it ends, as on this machine."""
-    if cfg.save_full_screen:
-        raise VluiError("save_full_screen=true reads each full-resolution screen from the phone, which only "
-                        "executor=local does: collect with executor=local, or without save_full_screen")
-    done = writer.done()
-    todo = [j for j in jobs if j.id not in done]
-    log.info(f"{len(jobs)} episodes ({len(tasks)} tasks x {len(snaps)} snapshots x {cfg.episodes_per_pair}) "
-             f"with agent={agent_cfg['name']} on executor={cfg.executor.name} into {root}"
-             + (f"; {len(done)} already there, resuming" if done else ""))
+    todo = _todo(c, writer, f" on executor={executor.name}")
     if not todo:
         return
-    include_xml = "xml" in reads(agent_class(agent_cfg)) or cfg.save_xml
-    task_objects = _tasks(cfg)
+    include_xml = "xml" in agent_class(c.agent).reads or c.options["save_xml"]
     failed: list[str] = []
-    with _progress(len(jobs), len(done), writer, root) as bar:
+    with _progress(len(c.jobs), len(c.jobs) - len(todo), writer, c.root) as bar:
 
         def save(record: EpisodeRecord) -> None:
-            rows = None if record.infra_failure else dataset_rows(record, save_xml=cfg.save_xml)
+            rows = None if record.infra_failure else dataset_rows(record, save_xml=c.options["save_xml"])
             failed.extend(_consume([(record.job.id, rows, record.infra_failure)], writer, bar))
 
-        with environments(cfg.executor) as envs:
-            rollout(todo, envs.factory(env, task_objects, snaps, include_xml), lambda: make_agent(agent_cfg),
-                    envs.slots(env, env.num_envs), save, keep_observations=True, retries=envs.retries)
-    _say_failed(failed, f"{cfg.executor.retries + 1} times")
+        with environments(executor) as envs:
+            rollout(todo, envs.factory(c.env, c.tasks, c.snapshots, include_xml), lambda: make_agent(c.agent),
+                    envs.slots(c.env, c.env.num_envs), save, keep_observations=True, retries=envs.retries)
+    _say_failed(failed, f"{executor.retries + 1} times")
 
 
 @contextlib.contextmanager

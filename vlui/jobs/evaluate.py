@@ -5,7 +5,11 @@ seeds. Episodes run in ``parallel_envs`` environments side by side with one batc
 finished episode is appended to ``episodes.jsonl`` in the output folder at once; running the same command again
 skips the episodes already there. At the end: ``results.json``, ``results.md``, plots, optional GIFs.
 
-``mode=offline`` scores an agent on a dataset's demonstrations instead, without a phone (vlui/jobs/offline.py).
+``mode=offline`` scores an agent on a dataset's demonstrations instead, without a phone: another job
+(vlui/jobs/offline.py), which the entry point runs for it.
+
+The job's door, :func:`run`, turns the composed config into its typed settings once (:class:`EvaluateJobConfig`) and
+:func:`plan` resolves them into what the work reads (tasks, phones, episodes, the agent's settings, the policies).
 """
 
 from __future__ import annotations
@@ -14,11 +18,11 @@ import glob
 import json
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from tqdm import tqdm
 
 from vlui.agents import make_agent, takes_checkpoint
@@ -26,16 +30,15 @@ from vlui.agents.expert import ExpertAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
-from vlui.config import check_settings, settings
+from vlui.agents.base import AgentBase
 from vlui.agents.settings import AgentConfig
+from vlui.config import EvaluateJobConfig, ExecutorConfig, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.format import encode_png
 from vlui.data.images import IMAGES, image_hash, keep_images
-from vlui.env.agent import reads
 from vlui.errors import VluiError
 from vlui.eval import report
 from vlui.eval.metrics import adaptive_metrics, repeat_ratio
-from vlui.jobs import offline
 from vlui.jobs.executor import LOCAL, Environments, environments
 from vlui.jobs.policies import checkpoint_groups
 from vlui.models.files import weights_digest
@@ -47,10 +50,6 @@ from vlui.tasks.catalog import Task, resolve_tasks
 log = logging.getLogger(__name__)
 
 
-def _plain(value: Any) -> Any:
-    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
-
-
 @dataclass(frozen=True)
 class Plan:
     """An evaluation resolved once from its settings: the tasks, the phones, every episode with its seed, the
@@ -60,7 +59,7 @@ class Plan:
     snapshots: list[str]
     jobs: list[Job]
     env: EnvConfig
-    agent: dict[str, Any]  # the agent's settings (a policy's checkpoint: see ``policies``)
+    agent: AgentConfig  # the agent's settings (a policy's checkpoint: see ``policies``)
     policies: list[tuple[str, str | None]]  # (group, checkpoint) of each policy; ("", None) for another agent
     groups: dict[str, list[str]]  # the checkpoints of each recipe, when the agent is a policy
     recipe: dict[str, Any]  # what makes two evaluations the same one (a resume checks it)
@@ -82,60 +81,56 @@ class Plan:
     def several(self) -> bool:
         return len(self.policies) > 1
 
-    def agent_settings(self, index: int) -> dict[str, Any]:
+    def agent_settings(self, index: int) -> AgentConfig:
         checkpoint = self.policies[index][1]
-        return {**self.agent, "checkpoint": checkpoint} if checkpoint is not None else self.agent
+        return replace(self.agent, checkpoint=checkpoint) if checkpoint is not None else self.agent
 
 
-def plan(cfg: DictConfig) -> Plan:
-    """The evaluation ``cfg`` asks for, every setting checked and every task, phone and policy resolved once. With
-    several policies every one gets the same jobs, seeds included, so their episodes pair up."""
-    check_settings(cfg)
-    agent = {**_plain(cfg.agent)}
+def plan(job: EvaluateJobConfig) -> Plan:
+    """The evaluation ``job`` asks for, every task, phone and policy resolved once. With several policies every one
+    gets the same jobs, seeds included, so their episodes pair up."""
+    agent = job.agent
     groups: dict[str, list[str]] = {}
     if takes_checkpoint(agent):
-        groups = checkpoint_groups(cfg.agent.checkpoint or cfg.checkpoint)
+        groups = checkpoint_groups(agent.checkpoint or job.checkpoint)
         if not groups:
             raise VluiError("agent=policy needs checkpoint=checkpoints/<experiment>/<run> (or a glob or list of "
                             "runs trained with different seeds)")
     policies: list[tuple[str, str | None]] = [(g, c) for g, paths in groups.items() for c in paths] or [("", None)]
-    env = settings(EnvConfig, cfg.env, "env")
-    spec = templates.expand(_plain(cfg.tasks), cfg.task_seed, cfg.task_count, cfg.task_split)
+    env = job.env
+    spec = templates.expand(job.tasks, job.task_seed, job.task_count, job.task_split)
     tasks = resolve_tasks(spec, backend=env.backend)
     snaps = resolve_snapshots(env)
-    if cfg.runs < 1 or cfg.episodes_per_pair < 1:
-        raise VluiError("runs and episodes_per_pair must be at least 1")
     several = len(policies) > 1
-    jobs = [Job(task.id, snap, substream(cfg.seed, substream(run, i, 10_007)), run=run, episode=k,
+    jobs = [Job(task.id, snap, substream(job.seed, substream(run, i, 10_007)), run=run, episode=k,
                 policy=p if several else None)
             for p in range(len(policies))
-            for run in range(cfg.runs)
+            for run in range(job.runs)
             for i, (task, snap, k) in enumerate((t, s, k) for t in tasks for s in snaps
-                                                for k in range(cfg.episodes_per_pair))]
+                                                for k in range(job.episodes_per_pair))]
     # a resume may change how to connect; settings added since older evaluations are left out at their default
-    measured = AgentConfig.in_recipe({k: v for k, v in agent.items() if k not in AgentConfig.CONNECTION})
-    recipe = {"tasks": [t.id for t in tasks], "snapshots": snaps, "runs": cfg.runs,
-              "episodes_per_pair": cfg.episodes_per_pair, "seed": cfg.seed, "agent": measured, "env": env.measured()}
+    measured = AgentConfig.in_recipe({k: v for k, v in asdict(agent).items() if k not in AgentConfig.CONNECTION})
+    recipe = {"tasks": [t.id for t in tasks], "snapshots": snaps, "runs": job.runs,
+              "episodes_per_pair": job.episodes_per_pair, "seed": job.seed, "agent": measured, "env": env.measured()}
     if several:
         recipe["policies"] = [[g, c] for g, c in policies]
     if groups:  # a policy trained again into the same folder is another policy: its episodes are not resumed
         recipe["weights"] = {c: weights_digest(c) for _, c in policies}
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
-    if _plain(cfg.reuse) and (cfg.video != "none" or cfg.screens != "none"):
+    if job.reuse and (job.video != "none" or job.screens != "none"):
         raise VluiError("reuse= takes earlier episodes without their frames: leave video and screens at none, or "
                         "leave reuse out")
-    reuse = reused_folders(cfg.reuse, Path(cfg.paths.root_dir), Path(cfg.paths.output_dir))
-    return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(cfg.paths.output_dir),
-                cfg.parallel_envs, cfg.video, cfg.screens, cfg.adaptive_metrics, cfg.gamma,
-                OmegaConf.to_container(cfg, resolve=True), compared(cfg.compare), reuse)
+    reuse = reused_folders(job.reuse, Path(job.paths.root_dir), Path(job.paths.output_dir))
+    return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(job.paths.output_dir),
+                job.parallel_envs, job.video, job.screens, job.adaptive_metrics, job.gamma, asdict(job),
+                compared(job.compare), reuse)
 
 
 def reused_folders(value: Any, root: Path, own: Path) -> list[Path]:
     """The evaluation folders ``reuse`` names (a folder or a glob of folders, or a list of them; relative to the
     project's root), this evaluation's own left out; a folder named outright that holds no evaluation is an
     error, a glob that matches none is not (the first evaluation of a study has nothing to reuse)."""
-    value = _plain(value)
     if value is None:
         return []
     found: list[Path] = []
@@ -156,7 +151,6 @@ def reused_folders(value: Any, root: Path, own: Path) -> list[Path]:
 def compared(value: Any) -> dict[str, dict[str, Any]]:
     """The results of the earlier evaluations ``compare`` names (a folder or its results.json; a list of them, named
     by their folders, or a mapping name -> one), read before anything runs."""
-    value = _plain(value)
     if value is None:
         return {}
     items = value.items() if isinstance(value, dict) else (
@@ -186,15 +180,22 @@ def references(p: Plan, envs: Environments = LOCAL) -> dict[tuple[str, str], lis
 
     jobs = [Job(t.id, s, 0) for t in p.tasks for s in p.snapshots]
     rollout(jobs, envs.factory(p.env, p.tasks, p.snapshots, include_xml=True, include_screen=False),
-            lambda: make_agent({"name": "expert"}), slots=envs.slots(p.env, 8), on_done=keep, retries=envs.retries)
+            lambda: make_agent(AgentConfig(name="expert")), slots=envs.slots(p.env, 8), on_done=keep, retries=envs.retries)
     return refs
 
 
-def run(cfg: DictConfig) -> dict[str, Any]:
-    if cfg.mode == "offline":  # no phone: the agent's action at every step of a dataset's demonstrations
-        return offline.run(cfg)
-    p = plan(cfg)
-    with environments(cfg.executor) as envs:
+def run(cfg: DictConfig | EvaluateJobConfig) -> dict[str, Any]:
+    """The evaluation ``cfg`` (a composed config, or its typed settings) asks for, on phones."""
+    job = job_settings(cfg, EvaluateJobConfig)
+    if job.mode == "offline":
+        raise VluiError("mode=offline scores a dataset's demonstrations without a phone: run it as python evaluate.py "
+                        "mode=offline (vlui.jobs.offline.run), not through the online evaluation")
+    return evaluate(plan(job), job.executor)
+
+
+def evaluate(p: Plan, executor: ExecutorConfig) -> dict[str, Any]:
+    """Run the evaluation ``p`` on the phones of ``executor``."""
+    with environments(executor) as envs:
         return _run(p, envs)
 
 
@@ -205,8 +206,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     # (the others load when their turn comes)
     first: Any = make_agent(p.agent_settings(0))
     kind = type(first)
-    if hasattr(first, "refuse_overlap"):  # few-shot examples never come from the phones evaluated
-        first.refuse_overlap(p.snapshots)
+    first.refuse_overlap(p.snapshots)  # few-shot examples never come from the phones evaluated
     done = _resume(p.out, p.recipe, p.jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
     done = {k: r for k, r in done.items() if k not in retry}
@@ -214,18 +214,18 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     # run a snapshot's episodes together (the phone keeps only a few configurations' renderings at hand); the seeds,
     # keys and the order of the results are the plan's
     todo = sorted((j for j in p.jobs if j.key not in done), key=lambda j: j.snapshot)
-    if todo and hasattr(first, "check"):
+    if todo:
         first.check()  # a remote model's endpoint, key and name, in one line, before anything runs
     log.info(f"{len(p.jobs)} episodes ({len(p.tasks)} tasks x {len(p.snapshots)} snapshots x "
              f"{p.recipe['episodes_per_pair']} x {p.recipe['runs']} runs"
-             f"{f' x {len(p.policies)} policies' if p.several else ''}) with agent={p.agent['name']} -> {p.out}"
+             f"{f' x {len(p.policies)} policies' if p.several else ''}) with agent={p.agent.name} -> {p.out}"
              + (f"; {len(done) - taken} already done, resuming" if len(done) > taken else "")
              + (f"; {taken} taken from earlier evaluations of the same policies (reuse)" if taken else "")
              + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
-    include_xml = "xml" in reads(kind) or p.adaptive_metrics
+    include_xml = "xml" in kind.reads or p.adaptive_metrics
     # the screens are drawn only to be looked at: for the agent, the GIFs or the viewer
     record_frames = p.video != "none" or p.screens != "none"
-    include_screen = "screen" in reads(kind) or record_frames
+    include_screen = "screen" in kind.reads or record_frames
     bar = tqdm(total=len(p.jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = p.out / "videos"
     with open(journal, "a", encoding="utf-8") as f:
@@ -237,8 +237,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
             agents = iter([agent])
             phones = screens_for(agent, p.env)
             # the environments' agents: siblings share what a run shares (an endpoint's cache and budget)
-            another = agent.sibling if hasattr(agent, "sibling") else (
-                lambda i=index: make_agent(p.agent_settings(i)))
+            another = lambda a=agent, i=index: a.sibling() or make_agent(p.agent_settings(i))
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
                 record, frames = result_line(episode), episode.frames
@@ -261,7 +260,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
 
             slots = envs.slots(p.env, p.parallel_envs)
             # an agent that waits on a served model asks in threads (agent.concurrency), the wait shown on the bar
-            concurrency = getattr(agent, "concurrency", None)
+            concurrency = agent.concurrency
             if concurrency is not None and concurrency > min(slots, len(mine)) and mine:
                 log.info(f"agent.concurrency={concurrency}, but {min(slots, len(mine))} environments run side by "
                          f"side (parallel_envs={p.parallel_envs}, {len(mine)} episodes to run): that many requests at "
@@ -290,10 +289,9 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     if p.adaptive_metrics and records:
         _add_adaptive_metrics(p, records, own_reference=kind is ExpertAgent, envs=envs)
     splits = {s: load_snapshot(s).split for s in p.snapshots}
-    usage = report.agent_usage(records, p.agent.get("price_input_per_1m", 0.0),
-                               p.agent.get("price_output_per_1m", 0.0))
+    usage = report.agent_usage(records, p.agent.price_input_per_1m, p.agent.price_output_per_1m)
     result = report.aggregate(records, splits, {
-        "agent": p.agent["name"], "checkpoint": p.policies[0][1] if not p.several else None,
+        "agent": p.agent.name, "checkpoint": p.policies[0][1] if not p.several else None,
         **({"llm": usage} if usage else {}), "config": p.config}, p.groups if p.several else None,
         {t.id: [c.level for c in t.constraints] for t in p.tasks if t.constraints})
     if p.compare:
@@ -346,14 +344,14 @@ def keep_screens(frames: list[Any], folder: Path) -> list[str]:
     return hashes
 
 
-def screens_for(agent: Any, env: EnvConfig) -> EnvConfig:
+def screens_for(agent: AgentBase, env: EnvConfig) -> EnvConfig:
     """The phones an agent is evaluated on: an agent with a ``spec`` (a trained policy) sees screens at the size it
     was trained at and its actions read as it learnt them (so policies of several sizes compare in one evaluation);
     an agent that asks for screens of a size (an MLLM's screenshot, ``observation_size``) gets them at that size;
     other agents act under ``env``'s settings."""
-    spec = getattr(agent, "spec", None)
+    spec = agent.spec
     if spec is None:
-        size = getattr(agent, "observation_size", None)
+        size = agent.observation_size
         return replace(env, observation_height=size[0], observation_width=size[1]) if size else env
     if not spec.same_actions(env.spec()):
         log.info(f"the policy's actions read as it learnt them ({spec.reading()}), not by env's settings "

@@ -70,17 +70,14 @@ LOCAL = Environments()
 
 
 @contextlib.contextmanager
-def environments(cfg: ExecutorConfig | Any) -> Iterator[Environments]:
-    """The executor ``cfg`` names (a config node or :class:`~vlui.config.ExecutorConfig`), closed on leaving."""
-    name = cfg.name if cfg is not None else "local"
-    if name == "local":
+def environments(executor: ExecutorConfig) -> Iterator[Environments]:
+    """The executor the ``executor`` settings name, closed on leaving."""
+    if executor.name == "local":
         yield LOCAL
         return
-    if name != "dask":
-        raise VluiError(f"executor={name} is not an executor: local or dask")
-    settings = cfg if isinstance(cfg, ExecutorConfig) else ExecutorConfig(**{
-        k: cfg[k] for k in ("name", "address", "workers", "retries", "timeout_s", "connect_timeout_s")})
-    cluster = DaskEnvironments(settings)
+    if executor.name != "dask":
+        raise VluiError(f"executor={executor.name} is not an executor: local or dask")
+    cluster = DaskEnvironments(executor)
     try:
         yield cluster
     finally:

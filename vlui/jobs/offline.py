@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from PIL import Image
 from tqdm import tqdm
 
 from vlui.agents import make_agent, takes_checkpoint
-from vlui.config import check_settings
+from vlui.agents.settings import AgentConfig
+from vlui.config import EvaluateJobConfig, job_settings
 from vlui.data.format import check_observations, dataset_spec, decode_png, read_episode, read_index, read_info
 from vlui.data.splits import Split, read_split
 from vlui.device import OBSERVATION_VERSION
@@ -101,7 +102,7 @@ class Plan:
     split: Split | None
     part: str
     episodes: list[dict[str, Any]]  # the index entries of the episodes scored
-    agent: dict[str, Any]
+    agent: AgentConfig
     policies: list[tuple[str, str]]  # (group, checkpoint) of each policy; ("random", "random") for the random agent
     out: Path
     batch_size: int
@@ -116,17 +117,16 @@ class Plan:
         return out
 
 
-def plan(cfg: DictConfig) -> Plan:
-    """The episodes ``cfg`` scores and the agents that are scored, every setting checked."""
-    check_settings(cfg)
-    agent = OmegaConf.to_container(cfg.agent, resolve=True)
-    if agent["name"] not in AGENTS:
+def plan(job: EvaluateJobConfig) -> Plan:
+    """The episodes ``job`` scores and the agents that are scored."""
+    agent = job.agent
+    if agent.name not in AGENTS:
         raise VluiError(f"mode=offline scores an agent on a dataset's screens without a phone: agent=policy or "
-                        f"agent=random, not agent={agent['name']} (evaluate it online: mode=online)")
-    root = Path(cfg.data.path)
+                        f"agent=random, not agent={agent.name} (evaluate it online: mode=online)")
+    root = Path(job.data.path)
     info = read_info(root)
     index = read_index(root)
-    split, part = cfg.data.split, cfg.data.part
+    split, part = job.data.split, job.data.part
     if split is None and part != "all":
         raise VluiError(f"mode=offline scores a split's held-out part: set data.split=<name> (make one with python -m "
                         f"vlui.jobs.split {root} --by ...), or data.part=all to score every episode of a dataset "
@@ -141,12 +141,12 @@ def plan(cfg: DictConfig) -> Plan:
                         "no episode to score: " + ("collect some" if chosen is None else "score another part, or "
                                                    "make the split again with a share for it"))
     check_observations(root, info, OBSERVATION_VERSION)
-    out = Path(cfg.paths.output_dir)
+    out = Path(job.paths.output_dir)
     if (out / "episodes.jsonl").exists():  # its results.json would be replaced by this one's
         raise VluiError(f"{out} holds an online evaluation: name this one (name=...) or choose another output folder "
                         "(hydra.run.dir=...)")
     if takes_checkpoint(agent):
-        groups = checkpoint_groups(cfg.agent.checkpoint or cfg.checkpoint)
+        groups = checkpoint_groups(agent.checkpoint or job.checkpoint)
         if not groups:
             raise VluiError("mode=offline with agent=policy needs checkpoint=checkpoints/<experiment>/<run> (or a "
                             "glob or list of runs trained with different seeds)")
@@ -155,9 +155,9 @@ def plan(cfg: DictConfig) -> Plan:
         for _, checkpoint in policies:
             _refuse_training_episodes(checkpoint, root, chosen, part, set(ids))
     else:
-        policies = [(agent["name"], agent["name"])]
+        policies = [(agent.name, agent.name)]
     return Plan(root, dataset_spec(info, root), chosen, part, [index[e] for e in ids], agent, policies, out,
-                cfg.data.batch_size, cfg.seed, OmegaConf.to_container(cfg, resolve=True))
+                job.data.batch_size, job.seed, asdict(job))
 
 
 def _check_screens(root: Path, entries: list[dict[str, Any]]) -> None:
@@ -221,7 +221,7 @@ def _screens(screens: list[bytes], size: tuple[int, int]) -> np.ndarray:
 def _act(agent: Any, demos: list[Demonstration], batch_size: int, seed: int, bar: tqdm) -> list[np.ndarray]:
     """Each demonstration's ``(T, 4)`` actions of ``agent``: a policy's in batches of steps across episodes; the
     random agent's drawn from each episode's seed, whatever the batches."""
-    if not hasattr(agent, "act_batch"):
+    if agent.spec is None:  # no screens to batch: the random agent
         out = []
         for d in demos:
             agent.reset(None, seed=substream(seed, d.id))
@@ -257,23 +257,32 @@ def _parsed(parser: ActionParser, action: np.ndarray) -> ParsedAction | None:
         return None
 
 
-def run(cfg: DictConfig) -> dict[str, Any]:
-    p = plan(cfg)
+def run(cfg: DictConfig | EvaluateJobConfig) -> dict[str, Any]:
+    """The offline evaluation ``cfg`` (a composed config with ``mode=offline``, or its typed settings) asks for."""
+    job = job_settings(cfg, EvaluateJobConfig)
+    if job.mode != "offline":
+        raise VluiError(f"mode={job.mode} evaluates on phones: run it as python evaluate.py (vlui.jobs.evaluate.run), "
+                        "or set mode=offline to score a dataset's demonstrations")
+    return score(plan(job))
+
+
+def score(p: Plan) -> dict[str, Any]:
+    """Score the agents of ``p`` on its demonstrations, step by step, and write the report."""
     parser = ActionParser.of(p.spec)
     demos = [_demonstration(p.root, entry, parser) for entry in p.episodes]
     steps = sum(len(d.reference) for d in demos)
     elements = all(d.boxes is not None for d in demos)
     what = f"the {p.part} part of split {p.split.name}" if p.split else "every episode"
-    log.info(f"scoring agent={p.agent['name']}{f' ({len(p.policies)} policies)' if len(p.policies) > 1 else ''} on "
+    log.info(f"scoring agent={p.agent.name}{f' ({len(p.policies)} policies)' if len(p.policies) > 1 else ''} on "
              f"{len(demos)} episodes ({steps} steps) of {p.root}, {what}"
              + ("" if elements else "; no UI trees in the dataset: taps are matched by distance alone"))
     records = []
     bar = tqdm(total=steps * len(p.policies), unit="step", dynamic_ncols=True, mininterval=0.5)
     try:
         for group, checkpoint in p.policies:
-            settings = {**p.agent, "checkpoint": checkpoint} if takes_checkpoint(p.agent) else p.agent
+            settings = replace(p.agent, checkpoint=checkpoint) if takes_checkpoint(p.agent) else p.agent
             agent = make_agent(settings, p.seed)
-            if hasattr(agent, "spec"):
+            if agent.spec is not None:
                 agent.spec.require_same_actions(p.spec, "the policy", str(p.root), "score it on a dataset collected "
                                                 "with its env.tap_threshold and env.y_distance_scale")
             for d, actions in zip(demos, _act(agent, demos, p.batch_size, p.seed, bar), strict=True):
@@ -290,7 +299,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                                           "holdout": list(p.split.holdout), "part": p.part,
                                           "digest": p.split.digest()}
     result = offline_report.aggregate(records, p.groups, p.part, {
-        "agent": p.agent["name"], "checkpoint": p.policies[0][1] if len(p.policies) == 1 and takes_checkpoint(
+        "agent": p.agent.name, "checkpoint": p.policies[0][1] if len(p.policies) == 1 and takes_checkpoint(
             p.agent) else None, "dataset": str(p.root), "split": split, "elements": elements, "config": p.config})
     paths = offline_report.write(result, p.out)
     print(offline_report.table(result))

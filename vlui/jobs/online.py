@@ -10,16 +10,15 @@ algorithm drives the simulated phone or emulators over ADB.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from omegaconf import DictConfig, OmegaConf
 
 from vlui.algos.ppo import Actor, PPOModule, RolloutData
 from vlui.backends import resolve_snapshots
-from vlui.config import settings
+from vlui.config import TrainJobConfig
 from vlui.env.settings import EnvConfig
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import dataset_spec, read_info
@@ -79,63 +78,63 @@ class ActorAgent(OneEpisodeAtATime):
         self.memory = act.memory
 
 
-def build(cfg: DictConfig, module_class: type[PPOModule], envs: Environments = LOCAL
+def build(job: TrainJobConfig, module_class: type[PPOModule], envs: Environments = LOCAL
           ) -> tuple[PPOModule, RolloutData]:
     """The online algorithm ``module_class`` from the policy ``init`` names (its settings and weights) on the
     episodes of ``algo`` and ``env``."""
-    if not cfg.init:
-        raise VluiError(f"algo={cfg.algo.name} fine-tunes a trained policy online: add init=checkpoints/<experiment>/"
+    if not job.init:
+        raise VluiError(f"algo={job.algo.name} fine-tunes a trained policy online: add init=checkpoints/<experiment>/"
                         "<run> (a run's folder or its policy/ export)")
-    if cfg.dagger.rounds:
-        raise VluiError(f"dagger.rounds={cfg.dagger.rounds} with algo={cfg.algo.name}: DAgger follows offline "
+    if job.dagger.rounds:
+        raise VluiError(f"dagger.rounds={job.dagger.rounds} with algo={job.algo.name}: DAgger follows offline "
                         "training; fine-tune a policy DAgger already improved, with dagger.rounds=0")
-    if cfg.data.grounding.weight:
-        raise VluiError(f"data.grounding trains alongside BC or IQL on a dataset's screens; algo={cfg.algo.name} "
+    if job.data.grounding.weight:
+        raise VluiError(f"data.grounding trains alongside BC or IQL on a dataset's screens; algo={job.algo.name} "
                         "learns from its own rollouts: drop data.grounding.weight")
-    if cfg.data.augment.zoom:
-        raise VluiError(f"data.augment.zoom zooms the dataset's screens for BC or IQL; algo={cfg.algo.name} learns "
+    if job.data.augment.zoom:
+        raise VluiError(f"data.augment.zoom zooms the dataset's screens for BC or IQL; algo={job.algo.name} learns "
                         "from its own rollouts: drop data.augment.zoom")
-    if cfg.data.balance is not None:
-        raise VluiError(f"data.balance balances BC or IQL's batches over a dataset's phones; algo={cfg.algo.name} "
+    if job.data.balance is not None:
+        raise VluiError(f"data.balance balances BC or IQL's batches over a dataset's phones; algo={job.algo.name} "
                         "learns from its own rollouts: drop data.balance")
-    if cfg.algo.optim.scheduler != "constant":
-        raise VluiError(f"algo={cfg.algo.name} trains at a constant learning rate: algo.optim.scheduler=constant")
-    start = load_policy(cfg.init)
-    algo = OmegaConf.to_container(cfg.algo, resolve=True)
+    if job.algo.optim.scheduler != "constant":
+        raise VluiError(f"algo={job.algo.name} trains at a constant learning rate: algo.optim.scheduler=constant")
+    start = load_policy(job.init)
+    algo = asdict(job.algo)
     model = start.cfg
-    if cfg.algo.tune_blocks is not None:  # the settings of the policy it starts from, but more of it trains
-        model = replace(model, vision=replace(model.vision, tune_blocks=cfg.algo.tune_blocks))
-    module = module_class(policy=to_dict(model, start.spec), algo=algo, seed=cfg.seed,
-                          channels_last=cfg.channels_last, compile=cfg.compile)
+    if job.algo.tune_blocks is not None:  # the settings of the policy it starts from, but more of it trains
+        model = replace(model, vision=replace(model.vision, tune_blocks=job.algo.tune_blocks))
+    module = module_class(policy=to_dict(model, start.spec), algo=algo, seed=job.seed,
+                          channels_last=job.channels_last, compile=job.compile)
     module.policy.load_state_dict(start.state_dict())
-    env = settings(EnvConfig, cfg.env, "env").with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
+    env = job.env.with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
     a = module.algo
-    episodes = OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, cfg.seed,
+    episodes = OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, job.seed,
                               envs)
     refuse_held_out_phones({"env.snapshots (the phones PPO trains on)": episodes.snapshots},
-                           cfg.allow_held_out_phones)
-    module.use(episodes, demonstrations(cfg, start.spec, model.history))
-    module.curve_path = Path(cfg.callbacks.model_checkpoint.dirpath) / "curve.csv"
+                           job.allow_held_out_phones)
+    module.use(episodes, demonstrations(job, start.spec, model.history))
+    module.curve_path = Path(job.checkpoint_dir) / "curve.csv"
     return module, RolloutData(module)
 
 
-def demonstrations(cfg: DictConfig, spec: ObsActionSpec, history: int = 0) -> DemoDataModule | None:
+def demonstrations(job: TrainJobConfig, spec: ObsActionSpec, history: int = 0) -> DemoDataModule | None:
     """The demonstrations PPO imitates alongside when ``algo.bc_coef`` > 0: ``data.name``'s dataset (the train
     part of ``data.split`` when set), at the policy's screen size (and reading actions as the policy does), each step
     with its episode's last ``history`` steps (the policy's ``model.history``)."""
-    if not cfg.algo.bc_coef:
+    if not job.algo.bc_coef:
         return None
-    path = Path(cfg.data.path)
+    path = Path(job.data.path)
     if not (path / "meta" / "info.json").exists():
-        raise VluiError(f"algo.bc_coef={cfg.algo.bc_coef} imitates data.name's demonstrations, but there is no dataset "
+        raise VluiError(f"algo.bc_coef={job.algo.bc_coef} imitates data.name's demonstrations, but there is no dataset "
                         f"at {path}: set data.name to the dataset the starting policy was trained on (or collect it: "
-                        f"python collect.py dataset={cfg.data.name} ...)")
+                        f"python collect.py dataset={job.data.name} ...)")
     spec.require_same_actions(dataset_spec(read_info(path), path), "the policy", f"algo.bc_coef: {path}",
                               "set data.name to the dataset the starting policy was trained on")
-    split = training_split(path, cfg.data.split)
-    refuse_held_out_phones(training_phones(path, split), cfg.allow_held_out_phones)
+    split = training_split(path, job.data.split)
+    refuse_held_out_phones(training_phones(path, split), job.allow_held_out_phones)
     demos = DemoDataModule(str(path), val_fraction=0.0, image_height=spec.height, image_width=spec.width,
-                           on_device=False, seed=cfg.seed,
+                           on_device=False, seed=job.seed,
                            split_episodes=(split.parts["train"], ()) if split else None, history=history)
     demos.setup()
     return demos

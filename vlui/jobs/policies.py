@@ -6,8 +6,6 @@ from __future__ import annotations
 import glob
 from typing import Any
 
-from omegaconf import OmegaConf
-
 from vlui.errors import VluiError
 
 
@@ -15,7 +13,6 @@ def checkpoint_groups(value: Any) -> dict[str, list[str]]:
     """The policies of ``checkpoint``: one, a glob or a list of them (one recipe trained with several seeds: group
     ``""``), or a mapping name -> any of these (recipes to compare). Globs are expanded in sorted order; one that
     matches nothing is an error."""
-    value = OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
     if value is None:
         return {}
     if isinstance(value, dict):

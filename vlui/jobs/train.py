@@ -8,13 +8,14 @@ Running the same command again resumes from ``last.ckpt`` when there is one (``c
 
 from __future__ import annotations
 
+import copy
 import errno
 import logging
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,12 @@ import lightning as L
 import torch
 from hydra.utils import instantiate
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from vlui.algos.settings import ALGORITHMS, Algorithm, algorithm
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
-from vlui.config import check_settings, hydra_value, settings
+from vlui.config import TrainJobConfig, hydra_value, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.card import summary, version
 from vlui.data.datamodule import DemoDataModule
@@ -44,22 +45,22 @@ from vlui.jobs.executor import Environments, environments
 from vlui.jobs.split import refuse_held_out_phones, training_phones, training_split
 from vlui.models.card import refresh_model_card
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
-from vlui.models.settings import ModelConfig, from_dict, to_dict
+from vlui.models.settings import ModelConfig, VisionConfig, from_dict, to_dict
 from vlui.processes import die_with_parent, sigterm_as_interrupt
 from vlui.spec import ObsActionSpec
 
 log = logging.getLogger(__name__)
 
 
-def training_spec(cfg: DictConfig, path: Path) -> ObsActionSpec:
-    """The screens and actions a policy trained on ``cfg``'s data learns: those of its dataset (every dataset of
+def training_spec(job: TrainJobConfig, path: Path) -> ObsActionSpec:
+    """The screens and actions a policy trained on ``job``'s data learns: those of its dataset (every dataset of
     ``data.mix`` must read actions the same way), at ``data.image_height/width`` when they are set (screens are then
     resized)."""
     spec = dataset_spec(read_info(path), path)
-    for other in mixed_datasets(cfg):
+    for other in mixed_datasets(job):
         spec.require_same_actions(dataset_spec(read_info(other), other), str(path), f"data.mix: {other}",
                                   "mix datasets collected with the same env.tap_threshold and env.y_distance_scale")
-    size = (cfg.data.image_height, cfg.data.image_width)
+    size = (job.data.image_height, job.data.image_width)
     if size == (None, None):
         return spec
     if None in size:
@@ -79,49 +80,49 @@ def _setting_keys(model: ModelConfig, spec: ObsActionSpec) -> dict[str, Any]:
                    "the dataset's tap_threshold": spec.tap_threshold, "the dataset's y_scale": spec.y_scale}
 
 
-def ensure_dataset(cfg: DictConfig) -> Path:
+def ensure_dataset(job: TrainJobConfig) -> Path:
     """The dataset's folder, complete and with no collection writing to it. Collected (or finished) first with
     collect.py's defaults when the config asks for it; otherwise a missing or incomplete dataset is refused."""
-    path = Path(cfg.data.path)
+    path = Path(job.data.path)
     pid = writer_pid(path)
     if pid is not None:
         raise VluiError(f"a collection (pid {pid}) is still writing {path}: wait for it to finish (or stop it and "
                         "finish it later), then train")
     if (path / "meta" / "info.json").exists():
         have, planned = progress(path)
-        if planned is None or have >= planned or cfg.data.allow_incomplete:
+        if planned is None or have >= planned or job.data.allow_incomplete:
             return path
-        if not cfg.data.collect_if_missing:
+        if not job.data.collect_if_missing:
             raise VluiError(f"{path} is incomplete: {have} of {planned} episodes (its collection stopped before "
                             "the end); finish it by running the same collect.py command again, or add "
                             "data.allow_incomplete=true to train on what is there")
         log.info(f"{path} has {have} of {planned} episodes; finishing its collection first")
-    elif not cfg.data.collect_if_missing:
-        xml = " save_xml=true" if cfg.data.grounding.weight else ""  # grounding reads the screens' UI trees
-        raise VluiError(f"no dataset at {path}: create it with `python collect.py dataset={cfg.data.name}{xml}` "
+    elif not job.data.collect_if_missing:
+        xml = " save_xml=true" if job.data.grounding.weight else ""  # grounding reads the screens' UI trees
+        raise VluiError(f"no dataset at {path}: create it with `python collect.py dataset={job.data.name}{xml}` "
                         "(or add data.collect_if_missing=true)")
     else:
-        log.info(f"no dataset at {path}; collecting it first (python collect.py dataset={cfg.data.name})")
-    _collect(cfg, path)
+        log.info(f"no dataset at {path}; collecting it first (python collect.py dataset={job.data.name})")
+    _collect(job, path)
     have, planned = progress(path)
     if planned is not None and have < planned:
-        raise VluiError(f"collecting {cfg.data.name} stopped at {have} of {planned} episodes: run train again to "
+        raise VluiError(f"collecting {job.data.name} stopped at {have} of {planned} episodes: run train again to "
                         "finish it")
     return path
 
 
-def _collect(cfg: DictConfig, path: Path) -> None:
+def _collect(job: TrainJobConfig, path: Path) -> None:
     """Run collect.py for the dataset as a child that dies with this process (it would otherwise go on writing
     the dataset a new run of train reads) and is stopped when this one is interrupted."""
-    root = Path(cfg.paths.root_dir)
+    root = Path(job.paths.root_dir)
     # the collect job as collect.py and vlui-collect run it: there is no collect.py in an installed package
     # the device configurations are train's env settings (env.snapshots=random:200 trains on generated phones)
-    env = OmegaConf.to_container(cfg.env, resolve=True)
-    cmd = [sys.executable, "-c", "from vlui.cli import collect; collect()", f"dataset={cfg.data.name}",
-           f"paths.data_dir={path.parent}", f"hydra.run.dir={cfg.paths.output_dir}/collect",
+    env = asdict(job.env)
+    cmd = [sys.executable, "-c", "from vlui.cli import collect; collect()", f"dataset={job.data.name}",
+           f"paths.data_dir={path.parent}", f"hydra.run.dir={job.paths.output_dir}/collect",
            f"env.snapshots={hydra_value(env['snapshots'])}", f"env.generator.seed={env['generator']['seed']}",
            f"env.generator.holdout={hydra_value(env['generator']['holdout'])}",
-           *(["save_xml=true"] if cfg.data.grounding.weight else [])]  # grounding reads the screens' UI trees
+           *(["save_xml=true"] if job.data.grounding.weight else [])]  # grounding reads the screens' UI trees
     with sigterm_as_interrupt():
         child = subprocess.Popen(cmd, cwd=root, preexec_fn=die_with_parent)
         try:
@@ -129,47 +130,47 @@ def _collect(cfg: DictConfig, path: Path) -> None:
         except KeyboardInterrupt:
             child.terminate()
             child.wait()
-            raise VluiError(f"interrupted while collecting {cfg.data.name}: the episodes collected are kept; run "
+            raise VluiError(f"interrupted while collecting {job.data.name}: the episodes collected are kept; run "
                             "train again to finish the collection and train") from None
     if code != 0:
-        raise VluiError(f"collecting {cfg.data.name} failed (exit status {code}); its message is above")
+        raise VluiError(f"collecting {job.data.name} failed (exit status {code}); its message is above")
 
 
-def mixed_datasets(cfg: DictConfig) -> list[str]:
+def mixed_datasets(job: TrainJobConfig) -> list[str]:
     """The folders of ``data.mix`` (names in ``paths.data_dir``, or folders), each a complete dataset."""
     found = []
-    for entry in cfg.data.mix or []:
-        path = Path(entry) if ("/" in str(entry) or Path(entry).is_dir()) else Path(cfg.paths.data_dir) / str(entry)
+    for entry in job.data.mix or []:
+        path = Path(entry) if ("/" in str(entry) or Path(entry).is_dir()) else Path(job.paths.data_dir) / str(entry)
         if not (path / "meta" / "info.json").exists():
             raise VluiError(f"data.mix: no dataset at {path} (collect it, or give its folder)")
         have, planned = progress(path)
-        if planned is not None and have < planned and not cfg.data.allow_incomplete:
+        if planned is not None and have < planned and not job.data.allow_incomplete:
             raise VluiError(f"data.mix: {path} is incomplete ({have} of {planned} episodes): finish its collection or "
                             "add data.allow_incomplete=true")
         found.append(str(path))
     return found
 
 
-def resume_path(cfg: DictConfig, ckpt_dir: Path, settings: tuple[ModelConfig, ObsActionSpec]) -> str | None:
+def resume_path(job: TrainJobConfig, ckpt_dir: Path, settings: tuple[ModelConfig, ObsActionSpec]) -> str | None:
     """The checkpoint to resume from (``ckpt_path``), checked against the policy ``settings`` of this run."""
-    if cfg.ckpt_path in (None, "none", "null"):
+    if job.ckpt_path in (None, "none", "null"):
         return None
-    if cfg.ckpt_path in ("auto", "last"):
+    if job.ckpt_path in ("auto", "last"):
         last = ckpt_dir / "last.ckpt"
         if last.exists():
-            check_resumable(cfg, last, settings)
+            check_resumable(job, last, settings)
             log.info(f"resuming from {last}")
             return str(last)
-        if cfg.ckpt_path == "last":
+        if job.ckpt_path == "last":
             raise VluiError(f"ckpt_path=last but {last} does not exist")
         return None
-    if not Path(cfg.ckpt_path).exists():
-        raise VluiError(f"checkpoint {cfg.ckpt_path} does not exist")
-    check_resumable(cfg, Path(cfg.ckpt_path), settings)
-    return str(cfg.ckpt_path)
+    if not Path(job.ckpt_path).exists():
+        raise VluiError(f"checkpoint {job.ckpt_path} does not exist")
+    check_resumable(job, Path(job.ckpt_path), settings)
+    return str(job.ckpt_path)
 
 
-def check_resumable(cfg: DictConfig, path: Path, settings: tuple[ModelConfig, ObsActionSpec]) -> None:
+def check_resumable(job: TrainJobConfig, path: Path, settings: tuple[ModelConfig, ObsActionSpec]) -> None:
     """Refuse, naming the settings, a checkpoint that cannot be resumed: unreadable, or trained with other model
     settings (Lightning would stop at a state-dict size mismatch deep in a traceback)."""
     try:
@@ -188,54 +189,53 @@ def check_resumable(cfg: DictConfig, path: Path, settings: tuple[ModelConfig, Ob
               if before.get(key) != value]
     algo = saved.get("algo") or {}
     for name in ("name", "share_encoders"):
-        if algo.get(name) != cfg.algo.get(name):
-            differ.append(f"algo.{name} {algo.get(name)!r} in the checkpoint, {cfg.algo.get(name)!r} now")
+        if algo.get(name) != asdict(job.algo).get(name):
+            differ.append(f"algo.{name} {algo.get(name)!r} in the checkpoint, {asdict(job.algo).get(name)!r} now")
     if differ:
         raise VluiError(f"{path} was trained with other settings ({'; '.join(differ)}): use the same settings, "
                         "another run_name=..., or ckpt_path=null to start this run over")
 
 
-def build(cfg: DictConfig, module_class: type[L.LightningModule]) -> tuple[L.LightningModule, DemoDataModule]:
+def build(job: TrainJobConfig, module_class: type[L.LightningModule]) -> tuple[L.LightningModule, DemoDataModule]:
     """The offline algorithm ``module_class`` (BC, IQL) on the policy of ``model`` and the dataset of ``data``."""
-    if cfg.init:
+    if job.init:
         online = ", ".join(f"algo={name}" for name, a in ALGORITHMS.items() if a.online)
-        raise VluiError(f"init= starts online RL from a trained policy ({online}); algo={cfg.algo.name} trains "
+        raise VluiError(f"init= starts online RL from a trained policy ({online}); algo={job.algo.name} trains "
                         "from the model settings: drop init=")
-    model: ModelConfig = OmegaConf.to_object(cfg.model)  # an impossible combination fails before any data is read
-    warn_random_image_encoder(cfg.model.vision)
-    balance(cfg.data.balance)  # a setting that names no phone setting fails before any data is read
-    spec = training_spec(cfg, ensure_dataset(cfg))
+    model = job.model
+    warn_random_image_encoder(model.vision)
+    balance(job.data.balance)  # a setting that names no phone setting fails before any data is read
+    spec = training_spec(job, ensure_dataset(job))
     module = module_class(
-        policy=to_dict(model, spec), algo=OmegaConf.to_container(cfg.algo, resolve=True),
-        augment=OmegaConf.to_container(cfg.data.augment, resolve=True), seed=cfg.seed,
-        channels_last=cfg.channels_last, compile=cfg.compile, grounding_weight=cfg.data.grounding.weight)
-    module.store_features = cfg.data.feature_cache
-    return module, datamodule(cfg, spec, history=model.history)
+        policy=to_dict(model, spec), algo=asdict(job.algo), augment=asdict(job.data.augment), seed=job.seed,
+        channels_last=job.channels_last, compile=job.compile, grounding_weight=job.data.grounding.weight)
+    module.store_features = job.data.feature_cache
+    return module, datamodule(job, spec, history=model.history)
 
 
-def datamodule(cfg: DictConfig, spec: ObsActionSpec, extra: Sequence[str] = (), seed: int | None = None,
+def datamodule(job: TrainJobConfig, spec: ObsActionSpec, extra: Sequence[str] = (), seed: int | None = None,
                steps_per_epoch: int | None = None, history: int = 0) -> DemoDataModule:
-    """The training data of ``cfg`` (``data.name``, the train part of ``data.split`` when set, and ``data.mix``) at
+    """The training data of ``job`` (``data.name``, the train part of ``data.split`` when set, and ``data.mix``) at
     ``spec``'s screen size, with ``extra`` datasets (DAgger's rounds), and grounding examples from the screens' UI
     trees when ``data.grounding.weight`` > 0 (their taps read as ``spec`` reads actions); each sample with its
     episode's last ``history`` steps (the policy's ``model.history``). A split's held-out values found in any of it
     are refused (:func:`vlui.jobs.split.training_split`), and so are validation phones and test snapshots
     (:func:`vlui.jobs.split.refuse_held_out_phones`)."""
-    grounding = cfg.data.grounding
+    grounding = job.data.grounding
     pairs = partial(grounding_pairs, parser=ActionParser.of(spec))
-    mixes = mixed_datasets(cfg)
+    mixes = mixed_datasets(job)
     others = {**{f"data.mix: {m}": m for m in mixes}, **{f"the DAgger round {r}": r for r in extra}}
-    split = training_split(cfg.data.path, cfg.data.split, others)
-    refuse_held_out_phones(training_phones(cfg.data.path, split, others), cfg.allow_held_out_phones)
-    return DemoDataModule(str(cfg.data.path), batch_size=cfg.data.batch_size, val_fraction=cfg.data.val_fraction,
+    split = training_split(job.data.path, job.data.split, others)
+    refuse_held_out_phones(training_phones(job.data.path, split, others), job.allow_held_out_phones)
+    return DemoDataModule(str(job.data.path), batch_size=job.data.batch_size, val_fraction=job.data.val_fraction,
                           image_height=spec.height, image_width=spec.width,
-                          on_device=cfg.data.on_device, steps_per_epoch=steps_per_epoch or cfg.data.steps_per_epoch,
-                          seed=cfg.seed if seed is None else seed, mix=[*mixes, *extra],
-                          success_only=cfg.data.success_only,
+                          on_device=job.data.on_device, steps_per_epoch=steps_per_epoch or job.data.steps_per_epoch,
+                          seed=job.seed if seed is None else seed, mix=[*mixes, *extra],
+                          success_only=job.data.success_only,
                           grounding=pairs if grounding.weight else None,
                           grounding_per_screen=grounding.per_screen, observation_version=OBSERVATION_VERSION,
                           split_episodes=(split.parts["train"], split.parts["val"]) if split else None,
-                          history=history, group_of=balance(cfg.data.balance))
+                          history=history, group_of=balance(job.data.balance))
 
 
 def balance(axis: str | None):
@@ -248,7 +248,7 @@ def balance(axis: str | None):
     return partial(axes.group, axis)
 
 
-def warn_random_image_encoder(vision: DictConfig) -> None:
+def warn_random_image_encoder(vision: VisionConfig) -> None:
     """Say so when training starts from a randomly initialised image encoder, as the text encoder says so of an
     untrained T5: it learns in far more steps than a pretrained one, and a frozen random one never learns to see."""
     if vision.pretrained is not None:
@@ -315,45 +315,46 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
-def run(cfg: DictConfig) -> dict[str, Any]:
-    check_settings(cfg)
-    with environments(cfg.executor) as envs:  # where PPO's rollouts and DAgger's rounds run
-        return _run(cfg, envs)
+def run(cfg: DictConfig | TrainJobConfig) -> dict[str, Any]:
+    """The training ``cfg`` (a composed config, or its typed settings) asks for."""
+    job = job_settings(cfg, TrainJobConfig)
+    with environments(job.executor) as envs:  # where PPO's rollouts and DAgger's rounds run
+        return _run(job, envs)
 
 
-def _run(cfg: DictConfig, envs: Environments) -> dict[str, Any]:
-    L.seed_everything(cfg.seed, workers=True, verbose=False)
+def _run(job: TrainJobConfig, envs: Environments) -> dict[str, Any]:
+    L.seed_everything(job.seed, workers=True, verbose=False)
     torch.set_float32_matmul_precision("high")
-    algo: Algorithm = algorithm(cfg.algo.name)
+    algo: Algorithm = algorithm(job.algo.name)
     # an online algorithm learns from its own episodes on the phones, an offline one from a dataset
-    module, data = online.build(cfg, algo.load(), envs) if algo.online else build(cfg, algo.load())
-    ckpt_dir = Path(cfg.callbacks.model_checkpoint.dirpath)
-    resume = resume_path(cfg, ckpt_dir, from_dict(module.hparams.policy))
-    loggers = [instantiate(c) for c in (cfg.logger or {}).values()]
-    callbacks_cfg = OmegaConf.to_container(cfg.callbacks or {}, resolve=True)
-    trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True)
+    module, data = online.build(job, algo.load(), envs) if algo.online else build(job, algo.load())
+    ckpt_dir = Path(job.checkpoint_dir)
+    resume = resume_path(job, ckpt_dir, from_dict(module.hparams.policy))
+    loggers = [instantiate(c) for c in (job.logger or {}).values()]
+    callbacks_cfg = copy.deepcopy(job.callbacks or {})
+    trainer_cfg = asdict(job.trainer)
     if algo.online:  # an epoch is an iteration (roll out, then update); it stops itself after algo.iterations
         if "model_checkpoint" in callbacks_cfg:
-            callbacks_cfg["model_checkpoint"]["every_n_epochs"] = cfg.algo.checkpoint_every
+            callbacks_cfg["model_checkpoint"]["every_n_epochs"] = job.algo.checkpoint_every
         trainer_cfg |= {"max_steps": -1, "max_epochs": -1}
     trainer_cfg |= module.trainer_settings()
     callbacks = [instantiate(c) for c in callbacks_cfg.values()]
-    dagger_after = f", then {cfg.dagger.rounds} DAgger rounds" if cfg.dagger.rounds and not algo.online else ""
-    callbacks.append(WallClock(epochs_planned=cfg.algo.iterations) if algo.online else
+    dagger_after = f", then {job.dagger.rounds} DAgger rounds" if job.dagger.rounds and not algo.online else ""
+    callbacks.append(WallClock(epochs_planned=job.algo.iterations) if algo.online else
                      WallClock(steps_planned=max(0, trainer_cfg["max_steps"]) or None, after=dagger_after))
     trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=callbacks)
     try:
         trainer.fit(module, datamodule=data, ckpt_path=resume, weights_only=True)
         result: dict[str, Any] = {"checkpoint_dir": str(ckpt_dir), "metrics": {
             k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}}
-        if cfg.dagger.rounds and not cfg.trainer.fast_dev_run:
-            result["dagger"] = dagger_rounds(cfg, module, ckpt_dir, loggers, envs, data)
-        if cfg.export and trainer.is_global_zero and not cfg.trainer.fast_dev_run:
+        if job.dagger.rounds and not job.trainer.fast_dev_run:
+            result["dagger"] = dagger_rounds(job, module, ckpt_dir, loggers, envs, data)
+        if job.export and trainer.is_global_zero and not job.trainer.fast_dev_run:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
-                "algo": cfg.algo.name, "experiment": cfg.experiment, "run": cfg.run_name,
-                "steps": trainer.global_step, **({"init": str(cfg.init), "iterations": trainer.current_epoch}
-                                                 if algo.online else trained_on(cfg)),
-                "text_encoder_untrained": bool(module.policy.text.encoder.untrained), "recipe": run_recipe(cfg)})
+                "algo": job.algo.name, "experiment": job.experiment, "run": job.run_name,
+                "steps": trainer.global_step, **({"init": str(job.init), "iterations": trainer.current_epoch}
+                                                 if algo.online else trained_on(job)),
+                "text_encoder_untrained": bool(module.policy.text.encoder.untrained), "recipe": run_recipe(job)})
             refresh_model_card(policy_dir)
             result["policy"] = str(policy_dir)
             log.info(f"policy exported to {policy_dir}, with its model card")
@@ -361,26 +362,25 @@ def _run(cfg: DictConfig, envs: Environments) -> dict[str, Any]:
         if err.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
         raise VluiError(_disk_full(err, ckpt_dir)) from None
-    log.info(f"checkpoints in {ckpt_dir}; logs in {cfg.paths.output_dir}")
+    log.info(f"checkpoints in {ckpt_dir}; logs in {job.paths.output_dir}")
     return result
 
 
-def run_recipe(cfg: DictConfig) -> dict[str, Any]:
+def run_recipe(job: TrainJobConfig) -> dict[str, Any]:
     """What the run was, for its export and model card (the model's settings are the export's ``policy``): the seed,
     the algorithm's settings, the data and trainer settings that shape what it learns, DAgger's, and the command
     line's overrides."""
-    plain = partial(OmegaConf.to_container, resolve=True)
-    data = plain(cfg.data)
+    data = asdict(job.data)
     out: dict[str, Any] = {
-        "seed": cfg.seed, "algo": plain(cfg.algo),
+        "seed": job.seed, "algo": asdict(job.algo),
         "data": {k: data[k] for k in ("name", "split", "mix", "batch_size", "success_only", "image_height",
                                       "image_width", "augment")} | {"grounding_weight": data["grounding"]["weight"]},
-        "trainer": {k: plain(cfg.trainer).get(k) for k in ("max_steps", "precision", "accelerator", "devices")},
+        "trainer": {k: asdict(job.trainer).get(k) for k in ("max_steps", "precision", "accelerator", "devices")},
         "vlui_version": version()}
-    if cfg.dagger.rounds:
-        out["dagger"] = plain(cfg.dagger)
-    if algorithm(cfg.algo.name).online:
-        out["env"] = {"snapshots": plain(cfg.env).get("snapshots"), "generator_seed": cfg.env.generator.seed}
+    if job.dagger.rounds:
+        out["dagger"] = asdict(job.dagger)
+    if algorithm(job.algo.name).online:
+        out["env"] = {"snapshots": job.env.snapshots, "generator_seed": job.env.generator.seed}
     try:
         out["command"] = " ".join(["python train.py", *HydraConfig.get().overrides.task])
     except ValueError:  # not run by Hydra (a test or a notebook calling run)
@@ -388,35 +388,35 @@ def run_recipe(cfg: DictConfig) -> dict[str, Any]:
     return out
 
 
-def trained_on(cfg: DictConfig) -> dict[str, Any]:
+def trained_on(job: TrainJobConfig) -> dict[str, Any]:
     """What an offline algorithm's policy learnt from, for its export: the dataset with a summary of it (its model
     card describes it from that), and the split whose train part it read with its digest (offline evaluation refuses
     to score a policy on episodes it trained on)."""
-    data = {**summary(cfg.data.path), "path": str(cfg.data.path), "mix": mixed_datasets(cfg)}
-    out: dict[str, Any] = {"dataset": str(cfg.data.path), "data": data}
-    if cfg.data.split is not None:
-        split = read_split(cfg.data.path, cfg.data.split, read_index(cfg.data.path))
+    data = {**summary(job.data.path), "path": str(job.data.path), "mix": mixed_datasets(job)}
+    out: dict[str, Any] = {"dataset": str(job.data.path), "data": data}
+    if job.data.split is not None:
+        split = read_split(job.data.path, job.data.split, read_index(job.data.path))
         out["split"] = {"name": split.name, "digest": split.digest()}
     return out
 
 
-def training_pairs(cfg: DictConfig) -> set[tuple[str, str]] | None:
+def training_pairs(job: TrainJobConfig) -> set[tuple[str, str]] | None:
     """With ``data.split``, the (task, snapshot) pairs of its train part: where DAgger rolls out (the held-out ones
     stay held out); None: every pair of the dataset."""
-    if cfg.data.split is None:
+    if job.data.split is None:
         return None
-    index = read_index(cfg.data.path)
-    split = read_split(cfg.data.path, cfg.data.split, index)
+    index = read_index(job.data.path)
+    split = read_split(job.data.path, job.data.split, index)
     return {(index[e]["task_id"], str(index[e]["snapshot_id"])) for e in split.parts["train"]}
 
 
-def dagger_phones(cfg: DictConfig, env: EnvConfig) -> list[str] | None:
+def dagger_phones(job: TrainJobConfig, env: EnvConfig) -> list[str] | None:
     """The phones of ``dagger.snapshots``, resolved, or None (the dataset's). Training phones only: the validation
     phones and the test snapshots are never rolled out on and trained from."""
-    spec = cfg.dagger.snapshots
+    spec = job.dagger.snapshots
     if spec is None:
         return None
-    if cfg.data.split is not None:
+    if job.data.split is not None:
         raise VluiError("dagger.snapshots cannot be used with data.split: the split decides which phones are training "
                         "ones; leave dagger.snapshots unset (DAgger rolls out on the split's training pairs)")
     items = [spec] if isinstance(spec, (str, int)) else list(spec)
@@ -432,43 +432,43 @@ def dagger_phones(cfg: DictConfig, env: EnvConfig) -> list[str] | None:
     return phones
 
 
-def dagger_rounds(cfg: DictConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list,
+def dagger_rounds(job: TrainJobConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list,
                   envs: Environments, data: DemoDataModule) -> list[dict[str, Any]]:
     """``dagger.rounds`` rounds after the first training (vlui/jobs/dagger.py) on ``data``: roll the policy out,
     have the expert label the states it visits, train ``dagger.steps`` more steps on the demonstrations and every
     round so far. Each round's policy is exported to ``dagger/round-<r>``; a round whose dataset and export exist is
     loaded, not redone, so an interrupted run resumes at the round it was in."""
-    env = settings(EnvConfig, cfg.env, "env")
+    env = job.env
     if env.backend != "sim":
         raise VluiError("dagger.rounds needs the simulated phone (env=sim): the expert labels states from the UI tree "
                         "of every step, thousands of them per round")
-    phones = dagger_phones(cfg, env)
+    phones = dagger_phones(job, env)
     rounds, stats = [], []
-    for r in range(1, cfg.dagger.rounds + 1):
-        out = dagger.round_dir(cfg.data.path, cfg.run_name, r)
+    for r in range(1, job.dagger.rounds + 1):
+        out = dagger.round_dir(job.data.path, job.run_name, r)
         export = ckpt_dir / "dagger" / f"round-{r}"
         rounds.append(str(out))
         if (export / "model.safetensors").exists() and (out / "meta" / "info.json").exists():
             module.policy.load_state_dict(load_policy(export).state_dict())
             log.info(f"DAgger round {r} already done; its policy is loaded from {export}")
             continue
-        round_stats = dagger.collect_round(module.policy, env, cfg.data.path, out, r, cfg.dagger.episodes_per_pair,
-                                           cfg.seed, slots=cfg.dagger.envs, pairs=cfg.dagger.pairs,
-                                           save_xml=bool(cfg.data.grounding.weight),  # grounding's trees
-                                           only=training_pairs(cfg), envs=envs, snapshots=phones)
+        round_stats = dagger.collect_round(module.policy, env, job.data.path, out, r, job.dagger.episodes_per_pair,
+                                           job.seed, slots=job.dagger.envs, pairs=job.dagger.pairs,
+                                           save_xml=bool(job.data.grounding.weight),  # grounding's trees
+                                           only=training_pairs(job), envs=envs, snapshots=phones)
         log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
                  f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
         data.release()  # its frames are decoded again with the round's: both at once would double the peak
-        data = datamodule(cfg, module.policy.spec, rounds, seed=cfg.seed + r,
-                          steps_per_epoch=min(cfg.data.steps_per_epoch, cfg.dagger.steps),
+        data = datamodule(job, module.policy.spec, rounds, seed=job.seed + r,
+                          steps_per_epoch=min(job.data.steps_per_epoch, job.dagger.steps),
                           history=module.policy.cfg.history)
-        trainer_cfg = OmegaConf.to_container(cfg.trainer, resolve=True) | {"max_steps": cfg.dagger.steps,
+        trainer_cfg = asdict(job.trainer) | {"max_steps": job.dagger.steps,
                                                                            "enable_checkpointing": False}
         trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=[])
         trainer.fit(module, datamodule=data)
-        export_policy(module.policy, export, metadata={"algo": cfg.algo.name, "experiment": cfg.experiment,
-                                                        "run": cfg.run_name, "dagger_round": r})
+        export_policy(module.policy, export, metadata={"algo": job.algo.name, "experiment": job.experiment,
+                                                        "run": job.run_name, "dagger_round": r})
     return stats
 
 

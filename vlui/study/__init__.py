@@ -40,7 +40,7 @@ from omegaconf.errors import OmegaConfBaseException
 from vlui.agents import check_early
 from vlui.agents.settings import AgentConfig
 from vlui.cli import compose
-from vlui.config import check_settings, hydra_value
+from vlui.config import StudyStepConfig, check_settings, hydra_value
 from vlui.errors import VluiError
 from vlui.eval import axes
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
@@ -458,17 +458,16 @@ def run_step(study: Study, index: int, out: Path, threads: int = 0) -> None:
     tmp.replace(path)
 
 
-def step_job(cfg: Any) -> None:
-    """What ``python -m vlui.study.launch`` runs for each job of its multirun: step ``cfg.step`` of the study its
-    config names (:class:`~vlui.config.StudyStepConfig`)."""
-    arms = list(cfg.arms) if cfg.arms else None
-    study = load(cfg.study, cfg.size, cfg.seeds, Path(cfg.studies) if cfg.studies else None, arms,
-                 list(cfg.get("splits") or []) or None, list(cfg.get("sets") or []),
-                 list(cfg.get("checkpoints") or []))
-    if cfg.plan is not None and cfg.plan != plan_digest(study):
+def step_job(job: StudyStepConfig) -> None:
+    """What ``python -m vlui.study.launch`` runs for each job of its multirun: step ``job.step`` of the study its
+    settings name (the entry point hands it them typed)."""
+    arms = list(job.arms) if job.arms else None
+    study = load(job.study, job.size, job.seeds, Path(job.studies) if job.studies else None, arms,
+                 list(job.splits or []) or None, list(job.sets or []), list(job.checkpoints or []))
+    if job.plan is not None and job.plan != plan_digest(study):
         raise VluiError(f"study {study.name}: its steps changed since this launch began (studies.yaml edited?), so "
-                        f"step {cfg.step} may now be another one; run python -m vlui.study {study.name} again")
-    run_step(study, cfg.step, Path(cfg.out), cfg.threads)
+                        f"step {job.step} may now be another one; run python -m vlui.study {study.name} again")
+    run_step(study, job.step, Path(job.out), job.threads)
 
 
 def _slug(what: str) -> str:
