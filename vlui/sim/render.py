@@ -77,16 +77,17 @@ def _paste_image(img: Image.Image, picture: Image.Image, at: tuple[int, int], ro
     img.paste(picture, (x, y))
 
 
-def _within(img: Image.Image, rows: Rows, reach: tuple[int, int, int, int], draw: Callable[[], None]) -> None:
-    """``draw()``, which changes pixels only inside ``reach`` (left, top, right, bottom), keeping the pixels outside
-    ``rows`` as they were: a shape is drawn whole, at its own place (drawing a part of it elsewhere could round
-    otherwise), and what it covers outside the band put back."""
-    left, top, right, bottom = reach
-    kept = [(img.crop((left, a, right, b)), a)
-            for a, b in ((top, min(bottom, rows[0])), (max(top, rows[1]), bottom)) if b > a]
+def _within(img: Image.Image, rows: Rows, reach: Rows, draw: Callable[[], None]) -> None:
+    """``draw()``, which changes pixels only in the rows ``reach``, keeping the pixels outside ``rows`` as they were:
+    a shape is drawn whole, at its own place (drawing a part of it elsewhere could round otherwise), and the rows
+    it covers outside the band put back."""
+    width = img.size[0]
+    kept = [(img.crop((0, top, width, bottom)), top)
+            for top, bottom in ((reach[0], min(reach[1], rows[0])), (max(reach[0], rows[1]), reach[1]))
+            if bottom > top]
     draw()
-    for patch, a in kept:
-        img.paste(patch, (left, a))
+    for patch, top in kept:
+        img.paste(patch, (0, top))
 
 
 # Over this share of the screen's rows changed, a new frame is drawn whole rather than over the last one.
@@ -162,20 +163,10 @@ class Canvas:
     def _changed_rows(self, ops: tuple) -> list[Rows] | None:
         """The bands of rows where the canvas and ``ops`` differ, merged and in order; None where nothing matches."""
         reach = self.renderer.reach
-        old = self.ops
-        # the drawings both frames open and close with are matched first: the matcher's time grows with the square
-        # of what it is given, and a screen's change (a row, a field, the clock) leaves most drawings around it
-        head = 0
-        while head < min(len(old), len(ops)) and old[head] == ops[head]:
-            head += 1
-        tail = 0
-        while tail < min(len(old), len(ops)) - head and old[-1 - tail] == ops[-1 - tail]:
-            tail += 1
-        old, new = old[head:len(old) - tail], ops[head:len(ops) - tail]
         spans = []
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, self.ops, ops, autojunk=False).get_opcodes():
             if tag != "equal":
-                spans += [reach(_node_of(op)) for op in old[i1:i2] + new[j1:j2]]
+                spans += [reach(_node_of(op)) for op in self.ops[i1:i2] + ops[j1:j2]]
         bands: list[list[int]] = []
         for top, bottom in sorted(s for s in spans if s[1] > s[0]):
             if bands and top <= bands[-1][1]:
@@ -301,7 +292,7 @@ class Renderer:
                 reach = self.reach(n)
                 if reach[1] <= rows[0] or reach[0] >= rows[1]:
                     continue
-                shape = self._shape_reach(n, box)
+                shape = self._shape_rows(n, box)
             if n.icon == "wallpaper":
                 _paste_image(img, wallpapers.wallpaper(self.style.wallpaper, box[2] - box[0], box[3] - box[1]),
                              box[:2], rows)
@@ -332,21 +323,20 @@ class Renderer:
         x1, y1, x2, y2 = n.bounds
         if x2 <= x1 or y2 <= y1:
             return 0, 0
-        top, bottom = self._shape_reach(n, n.bounds)[1::2] if (n.kind or (n.bg is not None and n.radius)) else (y1, y2)
+        top, bottom = self._shape_rows(n, n.bounds) if (n.kind or (n.bg is not None and n.radius)) else (y1, y2)
         if n.text and n.size:
             for mask, _, y in self._text_masks(n, n.bounds, 1.0):
                 top, bottom = min(top, y), max(bottom, y + mask.size[1])
         return top, bottom
 
-    def _shape_reach(self, n: Node, box) -> tuple[int, int, int, int]:
-        """The region ``(left, top, right, bottom)`` a drawn shape (a rounded or round background, a switch, a
-        slider, ...) stays inside: its box, with its own height again on every side (anti-aliasing and strokes stay
-        far within that); a dial's hand may reach anywhere on the screen."""
-        width, height = self.screen
+    def _shape_rows(self, n: Node, box) -> Rows:
+        """Rows a drawn shape (a rounded or round background, a switch, a slider, ...) stays inside: its box's,
+        with its own height again above and below (anti-aliasing and strokes stay far within that); a dial's hand
+        may reach anywhere on the screen."""
         if n.kind == "dial":
-            return 0, 0, width, height
+            return 0, self.screen[1]
         h = box[3] - box[1]
-        return max(0, box[0] - h), max(0, box[1] - h), min(width, box[2] + h), min(height, box[3] + h)
+        return max(0, box[1] - h), min(self.screen[1], box[3] + h)
 
     @staticmethod
     def _fill(draw: ImageDraw.ImageDraw, box, color, radius: int) -> None:
