@@ -95,6 +95,7 @@ def test_random_agent_reports_its_low_rate_and_gifs_of_failures(tmp_path: Path) 
     assert len(list((tmp_path / "out" / "videos").glob("*.gif"))) >= 10
 
 
+@pytest.mark.fast
 def test_rerunning_resumes_and_other_settings_are_refused(tmp_path: Path) -> None:
     args = ("agent=expert", "tasks=[open_clock,open_phone]", "env.snapshots=[000,001]", "runs=1",
             "adaptive_metrics=false")

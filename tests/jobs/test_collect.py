@@ -56,6 +56,7 @@ def test_noisy_expert_failures_are_kept_and_reported(tmp_path: Path, capsys) -> 
     assert (~df.groupby("episode_id").success.first()).sum() == summary["failures"]
 
 
+@pytest.mark.fast
 def test_existing_dataset_is_refused_without_resume_and_with_another_recipe(tmp_path: Path) -> None:
     collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_clock]", "env.snapshots=[000]"))
     with pytest.raises(VluiError, match="already holds a dataset"):

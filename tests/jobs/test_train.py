@@ -90,6 +90,7 @@ def test_a_random_image_encoder_is_said_and_a_pretrained_one_is_not(caplog) -> N
     assert "FROZEN" in record.getMessage() and "model/vision=efficientnet_lite0" in record.getMessage()
 
 
+@pytest.mark.fast
 def test_iql_logs_its_three_losses(tmp_path: Path, tiny_dataset: Path) -> None:
     train.run(compose("train", tiny(tmp_path, tiny_dataset, "algo=iql"), output_dir=tmp_path / "run"))
     logged = {k for row in metrics(tmp_path / "run") for k, v in row.items() if v}
