@@ -33,7 +33,7 @@ from vlui.cli import INTERRUPTED
 from vlui.data import format as fmt
 from vlui.env.actions import ActionParser
 from vlui.errors import VluiError
-from vlui.jobs import collect, evaluate, train
+from vlui.jobs import collect, evaluate, offline, train
 from vlui.jobs import split as split_job
 from vlui.viewer.compare import Viewer
 from vlui.viewer.episodes import open_folder
@@ -41,7 +41,8 @@ from vlui.viewer.episodes import open_folder
 pytestmark = pytest.mark.integration
 
 DOC = ROOT / "docs" / "errors.md"
-JOBS = {"collect": collect.run, "train": train.run, "evaluate": evaluate.run}
+JOBS = {"collect": collect.run, "train": train.run, "evaluate": evaluate.run, "offline": offline.run}
+CONFIGS = {"offline": "evaluate"}  # offline evaluation is evaluate.py mode=offline: evaluate's config, its own job
 
 
 # ------------------------------------------------------------------------------------------------- the inputs
@@ -84,7 +85,7 @@ class Inputs:
 
 def run_job(name: str, overrides: list[str], tmp: Path) -> Any:
     """Run job ``name`` as its entry point does, in this process."""
-    return cli.run_job(JOBS[name], cli.compose(name, overrides, output_dir=tmp / "out"))
+    return cli.run_job(JOBS[name], cli.compose(CONFIGS.get(name, name), overrides, output_dir=tmp / "out"))
 
 
 def rewrite_episode(root: Path, eid: int, change: Callable[[list[dict]], None]) -> None:
@@ -258,7 +259,7 @@ def _held_out_dataset(x: Inputs) -> str:
 
 def _score_on_training_episodes(x: Inputs) -> Any:
     edit_json(x.run / "policy" / "config.json", lambda c: c.update(dataset=str(x.dataset)))
-    return run_job("evaluate", _offline(x, f"checkpoint={x.run}", "data.part=all"), x.tmp)
+    return run_job("offline", _offline(x, f"checkpoint={x.run}", "data.part=all"), x.tmp)
 
 CASES = [
     Case("train-incomplete-dataset", 1, "train on a dataset whose collection was stopped before the end",
@@ -428,7 +429,7 @@ CASES = [
     Case("offline-unknown-split", 15, "`python evaluate.py mode=offline data.split=NAME` with a split the dataset lacks",
          "…tiny has no split 'unseen_device' (it has none): make it with `python -m vlui.jobs.split …tiny --by "
          "unseen_device ...` (kinds: random, unseen_task, unseen_device, unseen_app)",
-         lambda x: (x.dataset, run_job("evaluate", _offline(x, "agent=random", "data.split=unseen_device"), x.tmp))),
+         lambda x: (x.dataset, run_job("offline", _offline(x, "agent=random", "data.split=unseen_device"), x.tmp))),
     Case("train-split-leak", 15, "train on a split (`data.split`) beside data that holds a value it holds out",
          "split 'unseen_task' holds out task open_clock, but data.mix: …tiny trains on episode 6, which has it: that "
          "value would be seen in training (a leak); leave that data out of training, or hold out another task",
