@@ -196,10 +196,20 @@ def _report_with(study, succeeded, tmp_path: Path) -> str:
     return (tmp_path / "report" / "report.md").read_text()
 
 
-def test_the_report_says_how_far_along_the_experts_path_each_arm_got(tmp_path: Path, monkeypatch) -> None:
-    # success is rare and the same in both arms; the k4 arm's episodes get further along the expert's path (TCR)
+def _report_from(study, split: str, records: list[dict], groups: dict[str, list[str]], tmp_path: Path) -> str:
+    """The study's report from one split's evaluation made of ``records`` (its episodes, as results.json keeps them)."""
     from vlui.eval.report import across_seeds
     from vlui.study import evaluation_name, report
+
+    out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, split)
+    out.mkdir(parents=True)
+    (out / "results.json").write_text(json.dumps({"seeds": across_seeds(records, groups, {}), "records": records}))
+    report(study, tmp_path / "report")
+    return (tmp_path / "report" / "report.md").read_text()
+
+
+def test_the_report_says_how_far_along_the_experts_path_each_arm_got(tmp_path: Path, monkeypatch) -> None:
+    # success is rare and the same in both arms; the k4 arm's episodes get further along the expert's path (TCR)
 
     monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
     study = load("history", seeds=2, arms=["k0", "k4"], splits=["val"])
@@ -210,11 +220,7 @@ def test_the_report_says_how_far_along_the_experts_path_each_arm_got(tmp_path: P
                                                 "rrr": 0.5}}
                for arm in study.arms for seed in study.seeds for i in range(8)]
     records.append({**records[0], "adaptive": None, "task": "call_contact@x9"})  # no reference: left out
-    out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, "val")
-    out.mkdir(parents=True)
-    (out / "results.json").write_text(json.dumps({"seeds": across_seeds(records, groups, {}), "records": records}))
-    report(study, tmp_path / "report")
-    text = (tmp_path / "report" / "report.md").read_text()
+    text = _report_from(study, "val", records, groups, tmp_path)
     assert "## How far along the expert's path (AndroidArena's adaptive metrics)" in text
     assert "| k0 | 0.150 [" in text and "| k4 | 0.500 [" in text  # each seed's mean, then their mean
     assert "- TCR, k4 − k0: +0.350 (bootstrap over seeds and phones: 95% CI [" in text
@@ -513,8 +519,6 @@ def test_a_per_phone_csv_that_is_not_one_is_a_one_line_error(tmp_path: Path, cap
 
 def test_a_study_over_many_apps_reports_each_apps_tasks_pooled(tmp_path: Path, monkeypatch) -> None:
     # the release study's report pools its tasks by app: Calculator's two tasks count together, Clock's one alone
-    from vlui.eval.report import across_seeds
-    from vlui.study import evaluation_name, report
 
     monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
     study = load("bmoca25", seeds=3, splits=["test"])
@@ -526,11 +530,7 @@ def test_a_study_over_many_apps_reports_each_apps_tasks_pooled(tmp_path: Path, m
     records = [{"task": task, "snapshot": f"1{i:02d}", "run": 0, "checkpoint": groups[arm][seed],
                 "success": (arm, task) in solved and i < 8}
                for arm in study.arms for seed in study.seeds for task in tasks for i in range(10)]
-    out = tmp_path / "outputs" / "evaluate" / evaluation_name(study, "test")
-    out.mkdir(parents=True)
-    (out / "results.json").write_text(json.dumps({"seeds": across_seeds(records, groups, {}), "records": records}))
-    report(study, tmp_path / "report")
-    text = (tmp_path / "report" / "report.md").read_text()
+    text = _report_from(study, "test", records, groups, tmp_path)
     assert "## By app (test)" in text
     assert "| calculator | 2 | 80.0 [" in text and "| clock | 1 | 0.0 [" in text
     with open(tmp_path / "report" / "by_app.csv") as f:
