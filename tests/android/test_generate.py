@@ -113,6 +113,24 @@ def test_a_holdout_keeps_whole_axes_out_of_random_and_heldout_draws_only_from_it
     assert Counter(s.font_scale >= 1.3 for s in dense) == {True: 10}
 
 
+def test_heldout_on_one_axis_adds_phones_of_that_axis_alone_beside_another_axis() -> None:
+    """More landscape tablets in training beside the right-to-left phones of one locale: two held-out axes, each drawn
+    on its own (heldout:N:AXIS), while random:N stays clear of both."""
+    holdout = {"locale": ["ar-AE"], "orientation": ["landscape"]}
+    refs = snapshot_refs(["random:200", "heldout:40:locale", "heldout:30:orientation"], seed=0, holdout=holdout)
+    snaps = [load_snapshot(r) for r in refs]
+    landscape = [s for s in snaps if s.profile["width"] > s.profile["height"]]
+    arabic = [s for s in snaps if s.locale == "ar-AE"]
+    assert len(landscape) >= 30 and len(arabic) >= 40
+    assert all(s.profile["kind"] == "tablet" for s in landscape)  # the generator's landscape-natural screens
+    assert not any(s.locale == "ar-AE" or s in landscape for s in snaps[:200])
+    # a phone both held-out draws take (an ar-AE landscape tablet) is listed once: the list is their union, in order
+    by_locale = snapshot_refs("heldout:40:locale", seed=0, holdout=holdout)
+    by_orientation = snapshot_refs("heldout:30:orientation", seed=0, holdout=holdout)
+    assert set(by_locale) & set(by_orientation)
+    assert refs == refs[:200] + by_locale + [r for r in by_orientation if r not in by_locale]
+
+
 @pytest.mark.parametrize(("spec", "holdout", "message"), [
     ("random:10", {"language": ["ja-JP"]}, "env.generator.holdout: unknown axis 'language'; axes: device, locale"),
     ("random:10", {"locale": ["xx-XX"]}, "env.generator.holdout.locale: unknown value 'xx-XX'; choose from:"),
@@ -122,6 +140,10 @@ def test_a_holdout_keeps_whole_axes_out_of_random_and_heldout_draws_only_from_it
     ("random:x", {}, "'random:x': write random:N, heldout:N, val:N or leaky:N with a whole number N"),
     ("val:-1", {}, "'val:-1': write random:N, heldout:N, val:N or leaky:N with a whole number N"),
     ("random:0", {}, "random:0: ask for at least one configuration"),
+    ("heldout:5:locale", {"device": ["tablet"]}, "heldout:5:locale: the holdout has no 'locale' axis; hold it out too"),
+    ("heldout:5:language", {"locale": ["ja-JP"]}, "heldout:5:language: unknown axis 'language'; axes: device"),
+    ("random:5:locale", {"locale": ["ja-JP"]}, "random:5:locale: only heldout:N takes an axis"),
+    ("random:5", {"orientation": ["sideways"]}, "env.generator.holdout.orientation: unknown value 'sideways'"),
 ])
 def test_bad_generator_settings_are_one_line(spec: str, holdout: dict, message: str) -> None:
     with pytest.raises(VluiError) as info:

@@ -35,13 +35,15 @@ from vlui.errors import VluiError
 from vlui.resources import read_yaml
 
 GENERATED = re.compile(r"(gen|val|leaky)-(\d{1,9})-(\d{1,9})")  # the id of a generated configuration
-SAMPLE = re.compile(r"(random|heldout|val|leaky):(\d{1,7})")  # env.snapshots=random:500 / heldout:100 / val:50
+# env.snapshots=random:500 / heldout:100 / val:50 / heldout:100:orientation (held out on that axis of the holdout)
+SAMPLE = re.compile(r"(random|heldout|val|leaky):(\d{1,7})(?::([a-z_]+))?")
 # the pool a sample draws from -> the prefix of its ids
 PREFIX = {"random": "gen", "heldout": "gen", "val": "val", "leaky": "leaky"}
 SPLIT = {"gen": "generated", "val": "val", "leaky": "leaky"}  # a generated configuration's split, by id prefix
 VAL_PHONES = 50  # env.snapshots=val: the validation phones val-0-0 … val-0-49
 # What a holdout may name, and the values a configuration has on each axis.
-HOLDOUT_AXES = ("device", "locale", "script", "dark_theme", "font_scale", "density", "clock_dial", "wallpaper")
+HOLDOUT_AXES = ("device", "locale", "script", "dark_theme", "font_scale", "density", "clock_dial", "wallpaper",
+                "orientation")
 # The axes on which the test snapshots' values are kept out of training (every value the test snapshots use and no
 # training snapshot does): a device by name and by its panel (two profiles with one panel are one screen), the
 # screen (panel and dpi), the density factor, the locale and its script, the wallpaper and the home layout's seed.
@@ -329,7 +331,8 @@ def parse_generated(ref: str) -> tuple[str, int, int] | None:
 def axis_values(config: Mapping[str, Any] | Any) -> dict[str, set]:
     """The values a configuration has on each holdout axis: a device is its profile name and its kind (``tablet``),
     a locale its id, its script is the font family it needs, a density the factor of the profile's default dpi,
-    a wallpaper its name and ``bmoca`` or ``procedural``."""
+    a wallpaper its name and ``bmoca`` or ``procedural``, an orientation the screen's natural one (``landscape`` where
+    it is wider than tall, as the WXGA tablet of snapshot 109)."""
     get = _fields(config)
     profile = screen_profile(get("device"), get("screen"))
     wallpaper = str(get("wallpaper"))
@@ -342,6 +345,7 @@ def axis_values(config: Mapping[str, Any] | Any) -> dict[str, set]:
         "density": {round(int(get("dpi")) / profile["dpi"], 2)},
         "clock_dial": {get("clock_dial", "circle")},
         "wallpaper": {wallpaper, "bmoca" if wallpaper in WALLPAPERS else "procedural"},
+        "orientation": {"landscape" if profile["width"] > profile["height"] else "portrait"},
     }
 
 
@@ -355,6 +359,7 @@ def _allowed(axis: str) -> set | None:
         "dark_theme": {True, False},
         "clock_dial": set(DIALS),
         "wallpaper": set(WALLPAPERS) | {"bmoca", "procedural"},
+        "orientation": {"portrait", "landscape"},
     }.get(axis)
 
 
@@ -395,15 +400,25 @@ def held_out(config: Mapping[str, Any] | Any, holdout: Mapping[str, set]) -> boo
 
 
 def sample(kind: str, n: int, seed: int, holdout: Mapping[str, set], pools: Pools,
-           avoid: Collection[tuple] = ()) -> list[str]:
+           avoid: Collection[tuple] = (), axis: str | None = None) -> list[str]:
     """Ids of ``n`` generated configurations: training phones clear of ``holdout`` (``random``) or in it
-    (``heldout``), validation phones (``val``), or training phones that may take the test-only values (``leaky``,
-    clear of ``holdout``); each the first indices that qualify."""
+    (``heldout``; with ``axis``, held out on that axis, whatever the others), validation phones (``val``), or training
+    phones that may take the test-only values (``leaky``, clear of ``holdout``); each the first indices that qualify."""
+    spec = f"{kind}:{n}" + (f":{axis}" if axis else "")
     if n < 1:
-        raise VluiError(f"{kind}:{n}: ask for at least one configuration")
+        raise VluiError(f"{spec}: ask for at least one configuration")
     if kind == "heldout" and not holdout:
         raise VluiError("heldout:N needs a holdout: env.generator.holdout={locale: [ja-JP], device: [tablet]} "
                         "(or evaluate on fresh configurations with random:N and another env.generator.seed)")
+    if axis is not None:
+        if axis not in HOLDOUT_AXES:
+            raise VluiError(f"{spec}: unknown axis {axis!r}; axes: {', '.join(HOLDOUT_AXES)}")
+        if kind != "heldout":
+            raise VluiError(f"{spec}: only heldout:N takes an axis (heldout:N:{axis}); {kind}:N draws from every axis")
+        if axis not in holdout:
+            raise VluiError(f"{spec}: the holdout has no {axis!r} axis; hold it out too, e.g. "
+                            f"env.generator.holdout.{axis}=[...] (it holds out: {', '.join(holdout)})")
+        holdout = {axis: holdout[axis]}
     if kind == "val":
         return [f"val-{seed}-{index}" for index in range(n)]
     ids: list[str] = []
@@ -414,5 +429,5 @@ def sample(kind: str, n: int, seed: int, holdout: Mapping[str, set], pools: Pool
             if len(ids) == n:
                 return ids
     side = "inside" if kind == "heldout" else "outside"
-    raise VluiError(f"{kind}:{n}: only {len(ids)} of {n * MAX_SCAN} generated configurations fall {side} the "
+    raise VluiError(f"{spec}: only {len(ids)} of {n * MAX_SCAN} generated configurations fall {side} the "
                     "holdout; hold out less (env.generator.holdout) or ask for fewer")

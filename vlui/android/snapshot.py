@@ -210,8 +210,9 @@ def snapshot_refs(spec: Any, seed: int = 0, holdout: dict[str, Any] | None = Non
                   envs_dir: str | Path | None = None) -> list[str]:
     """The snapshot references a setting names: a split (``train``, ``test``, ``all``), ``val`` (the validation
     phones ``val-0-0`` … ``val-0-49``), ``random:N`` (N generated training phones clear of ``holdout``), ``heldout:N``
-    (N in it), ``val:N`` (N validation phones), ``leaky:N`` (N training phones that may take the test-only values: only
-    to measure that leak), one id or file, or a list of any of these. ``seed`` and ``holdout`` are the generator's
+    (N in it; ``heldout:N:AXIS`` N held out on that axis of it), ``val:N`` (N validation phones), ``leaky:N`` (N
+    training phones that may take the test-only values: only to measure that leak), one id or file, or a list of any
+    of these; a generated phone two samples draw is listed once. ``seed`` and ``holdout`` are the generator's
     (``env.generator``); ``val`` is the same phones whatever the seed."""
     items = [spec] if isinstance(spec, (str, int)) else list(spec)
     kept = generate.check_holdout(holdout)
@@ -228,11 +229,13 @@ def snapshot_refs(spec: Any, seed: int = 0, holdout: dict[str, Any] | None = Non
             if sampled.group(1) == "leaky":
                 log.warning("%s: these training phones may take the values the test snapshots hold out; a policy "
                             "trained on them has seen the test phones' values (use it only to measure that leak)", item)
-            refs += generate.sample(sampled.group(1), int(sampled.group(2)), seed, kept, generator_pools(envs),
-                                    configs_of_test_snapshots(envs))
+            drawn = generate.sample(sampled.group(1), int(sampled.group(2)), seed, kept, generator_pools(envs),
+                                    configs_of_test_snapshots(envs), axis=sampled.group(3))
+            # heldout:N:locale and heldout:M:orientation may both draw one phone held out on both: it is listed once
+            refs += [ref for ref in drawn if ref not in refs]
         elif item.startswith(tuple(generate.PREFIX)) and ":" in item:
             raise VluiError(f"{item!r}: write random:N, heldout:N, val:N or leaky:N with a whole number N, e.g. "
-                            "random:500")
+                            "random:500 (or heldout:N:AXIS for N held out on one axis of the holdout)")
         else:
             refs.append(item)
     if not refs:
