@@ -9,12 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.sim.test_incremental import assert_same_dataset, collected
 from vlui.agents.walkthrough import walkthrough
 from vlui.backends import make_device
-from vlui.cli import compose
-from vlui.data.format import read_dataset
 from vlui.env.settings import EnvConfig
-from vlui.jobs import collect
 from vlui.sim.phone import SimDevice
 from vlui.sim.render import SHARED_FRAMES, FrameCache
 from vlui.tasks.catalog import task_set
@@ -83,19 +81,8 @@ def test_the_process_cache_keeps_to_the_env_setting() -> None:
 
 def test_a_dataset_collected_through_the_shared_cache_is_the_one_collected_without_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def collected(name: str) -> dict:
-        recipe = [f"paths.data_dir={tmp_path}", f"dataset={name}", "tasks=[airplane_on,call_911,open_clock]",
-                  "env.snapshots=[000,030,gen-1-26]", "env.num_envs=1", "save_full_screen=true"]
-        collect.run(compose("collect", recipe, output_dir=tmp_path / f"run-{name}"))
-        return read_dataset(tmp_path / name)[1].sort_by([("episode_id", "ascending"), ("step", "ascending")]).to_pydict()
-
-    collected("first")  # the cache now holds these screens
+    collected(tmp_path, "first")  # the cache now holds these screens
     hits = SHARED_FRAMES.hits
-    shared = collected("shared")
+    shared = collected(tmp_path, "shared")
     assert SHARED_FRAMES.hits > hits
-    init = SimDevice.__init__
-    monkeypatch.setattr(SimDevice, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "frames": None}))
-    own = collected("own")
-    assert len(shared["screen"]) > 9
-    for column in ("screen", "screen_full", "action", "snapshot_id", "task_id"):
-        assert shared[column] == own[column], column
+    assert_same_dataset(shared, collected(tmp_path, "own", monkeypatch, frames=None))
