@@ -3,8 +3,9 @@
 An observation is :func:`vlui.device.observe` of the full-resolution frame, exactly what the ADB path computes from
 a screenshot, so a policy sees the same pixels on the simulated phone and on an emulator. (Drawing directly at the
 observation's size was 5 times faster on new screens but gave other pixels: text hinted at 3 pixels, icons and
-wallpapers at other aspect ratios.) Frames and observations are cached by the tree's drawing content, so an action
-that does not change the screen costs no drawing at all; a new screen is drawn over the last one drawn, only in the
+wallpapers at other aspect ratios.) Frames and observations are cached by the tree's drawing content, in one cache
+that the phones of a process share (:class:`FrameCache`), so an action that does not change the screen, or a screen
+another phone of the same configuration drew, costs no drawing at all; a new screen is drawn over the last one drawn, only in the
 rows where their drawings differ, and only those rows are reduced again for the observation (:class:`Canvas`).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -202,41 +204,45 @@ class FrameCache:
     and an estimate of their keys). A key is everything that decides the pixels, compared exactly (not a hash of it):
     the renderer's :class:`Style`, the screen's size and the frame's :func:`draw_ops`, and for an observation its
     size. So one cache serves every phone of one configuration alike, whichever device drew the screen first.
-    ``hits`` and ``misses`` count lookups."""
+    ``hits`` and ``misses`` count lookups. Thread-safe: served phones, each under its own lock, share it."""
 
     def __init__(self, max_bytes: int = FRAME_CACHE_MB << 20) -> None:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple, tuple[np.ndarray, int]] = OrderedDict()  # key -> (array, bytes counted)
         self._bytes = 0
+        self._lock = threading.Lock()
         self.hits = self.misses = 0
 
     def get(self, key: tuple) -> np.ndarray | None:
-        entry = self._entries.get(key)
-        if entry is None:
-            self.misses += 1
-            return None
-        self.hits += 1
-        self._entries.move_to_end(key)
-        return entry[0]
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return entry[0]
 
     def keep(self, key: tuple, array: np.ndarray, ops: int) -> np.ndarray:
         """Keep ``array`` (made read-only) under ``key``, whose drawing has ``ops`` entries; returns it."""
         array.setflags(write=False)
         size = array.nbytes + ops * KEY_BYTES_PER_OP
-        old = self._entries.pop(key, None)
-        if old is not None:
-            self._bytes -= old[1]
-        self._entries[key] = (array, size)
-        self._bytes += size
-        self.trim()
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._entries[key] = (array, size)
+            self._bytes += size
+            self._trim()
         return array
 
     def limit(self, max_bytes: int) -> None:
         """Keep at most ``max_bytes`` from now on."""
-        self.max_bytes = max_bytes
-        self.trim()
+        with self._lock:
+            self.max_bytes = max_bytes
+            self._trim()
 
-    def trim(self) -> None:
+    def _trim(self) -> None:
         """Drop the least recently used entries beyond ``max_bytes`` (the newest one stays)."""
         while len(self._entries) > 1 and self._bytes > self.max_bytes:
             self._bytes -= self._entries.popitem(last=False)[1][1]
@@ -246,8 +252,9 @@ class FrameCache:
         return len(self._entries), self._bytes
 
     def clear(self) -> None:
-        self._entries.clear()
-        self._bytes = 0
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
 
 
 #: The process's frame cache, which every simulated phone of the process uses unless given its own: screens seen
