@@ -11,6 +11,7 @@ from vlui.env.settings import EnvConfig
 from vlui.device import Device
 from vlui.errors import VluiError
 from vlui.sim.phone import SimDevice, check_snapshot_state
+from vlui.sim.render import FRAME_CACHE_MB, SHARED_FRAMES
 from vlui.tasks import templates
 from vlui.tasks.catalog import catalog
 
@@ -37,6 +38,8 @@ def resolve_snapshots(env: EnvConfig) -> list[str]:
 def make_device(env: EnvConfig, snapshot: str) -> Device:
     """The device of the ``env`` settings, at ``snapshot`` on the simulated phone."""
     if env.backend == "sim":
+        mb = FRAME_CACHE_MB if env.frame_cache_mb is None else env.frame_cache_mb
+        SHARED_FRAMES.limit(mb << 20)  # the process's, which its phones share
         return SimDevice(snapshot)
     if env.backend == "adb":
         return make_adb_device(env)

@@ -63,18 +63,26 @@ def test_every_screen_of_every_supported_task_is_the_same_drawn_over_the_last(sn
 
 
 
+def collected(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch | None = None, **device) -> dict:
+    """A small dataset collected under ``tmp_path/name``, full-size screens too, its rows in episode order; with
+    ``device``, on phones made with these keyword arguments (from then on in the test)."""
+    if device:
+        init = SimDevice.__init__
+        monkeypatch.setattr(SimDevice, "__init__", lambda self, *a, **k: init(self, *a, **{**k, **device}))
+    recipe = [f"paths.data_dir={tmp_path}", f"dataset={name}", "tasks=[airplane_on,call_911,open_clock]",
+              "env.snapshots=[000,030,gen-1-26]", "env.num_envs=1", "save_full_screen=true"]
+    collect.run(compose("collect", recipe, output_dir=tmp_path / f"run-{name}"))
+    return read_dataset(tmp_path / name)[1].sort_by([("episode_id", "ascending"), ("step", "ascending")]).to_pydict()
+
+
+def assert_same_dataset(a: dict, b: dict) -> None:
+    """The same screens (observed and full-size) for the same actions, tasks and phones."""
+    assert len(a["screen"]) > 9
+    for column in ("screen", "screen_full", "action", "snapshot_id", "task_id"):
+        assert a[column] == b[column], column
+
+
 def test_a_dataset_collected_drawing_over_the_last_screen_is_the_one_collected_drawing_every_screen_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def collected(name: str) -> dict:
-        recipe = [f"paths.data_dir={tmp_path}", f"dataset={name}", "tasks=[airplane_on,call_911,open_clock]",
-                  "env.snapshots=[000,030,gen-1-26]", "env.num_envs=1", "save_full_screen=true"]
-        collect.run(compose("collect", recipe, output_dir=tmp_path / f"run-{name}"))
-        return read_dataset(tmp_path / name)[1].sort_by([("episode_id", "ascending"), ("step", "ascending")]).to_pydict()
-
-    drawn_over = collected("drawn_over")
-    init = SimDevice.__init__
-    monkeypatch.setattr(SimDevice, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "incremental": False}))
-    whole = collected("whole")
-    assert len(drawn_over["screen"]) > 9
-    for column in ("screen", "screen_full", "action", "snapshot_id", "task_id"):
-        assert drawn_over[column] == whole[column], column
+    drawn_over = collected(tmp_path, "drawn_over")
+    assert_same_dataset(drawn_over, collected(tmp_path, "whole", monkeypatch, incremental=False))

@@ -14,6 +14,7 @@ from vlui.errors import VluiError
 from vlui.sim.apps.deskclock import clock_state
 from vlui.sim.apps.dialer import dial_intent, dialer_state
 from vlui.sim.phone import SimDevice
+from vlui.sim.render import FrameCache
 from vlui.sim.ui import hit
 
 ALL = snapshot_ids("all")
@@ -378,19 +379,19 @@ def test_font_scale_and_density_change_sizes_as_on_a_phone(tmp_path) -> None:
 
 
 def test_the_frame_cache_keeps_to_its_memory_budget_and_still_returns_the_same_pixels() -> None:
-    dev = SimDevice("000")
+    cache = FrameCache()
+    dev = SimDevice("000", frames=cache)
     one_frame = dev.screen().nbytes
-    renderer = dev.renderer()
-    renderer.cache_bytes = 2 * one_frame  # room for two full-resolution frames
+    cache.max_bytes = 2 * one_frame  # room for two full-resolution frames
     frames = []
     for key in ("HOME", "APP_SWITCH", "HOME"):
         dev.key(key)
         frames.append(dev.screenshot())
     dev.swipe(540, 1800, 540, 600)  # the app drawer
     frames.append(dev.screenshot())
-    count, size = renderer.cached()
+    count, size = cache.size()
     assert size <= 2 * one_frame and count <= 2
-    fresh = SimDevice("000")
+    fresh = SimDevice("000", frames=FrameCache())
     for key in ("HOME", "APP_SWITCH", "HOME"):
         fresh.key(key)
     np.testing.assert_array_equal(fresh.screenshot(), frames[2])  # evicted frames are drawn again, identically

@@ -65,12 +65,15 @@ class EnvConfig:
     # episode-level randomness on the simulated phone, seeded per episode (vlui/sim/perturb.py): the clock, a
     # notification arriving, where a list was left, a slow app start, a permission prompt. Off for the B-MoCA protocol.
     stochastic: bool = False  # episode-level randomness (a notification, the clock, a slow app start): environment.md
+    # the simulated phone: MB of frames and observations a process keeps, shared by its phones; null: the simulator's
+    # default, 512 (docs/simulator.md, "Speed")
+    frame_cache_mb: Optional[int] = None
 
     LIMITS: ClassVar[dict[str, Range]] = {
         "adb_port": PORT, "console_port": Range(1, 65535, optional=True), "command_timeout_s": POSITIVE,
         "connect_timeout_s": POSITIVE, "observation_height": Range(8), "observation_width": Range(8),
         "tap_threshold": NON_NEGATIVE, "y_distance_scale": POSITIVE, "observation_wait_s": Range(0, optional=True),
-        "num_envs": AT_LEAST_1}
+        "num_envs": AT_LEAST_1, "frame_cache_mb": Range(0, optional=True)}
     CHOICES: ClassVar[dict[str, tuple]] = {"backend": ("sim", "adb"), "snapshot_reset": ("console", "none"),
                                            "screencap": ("raw", "png", "auto"), "landscape": LANDSCAPE, "rtl": RTL}
 

@@ -69,7 +69,7 @@ from vlui.sim.apps.dialer import DIALABLE, dialer_state
 from vlui.sim.apps.messages import sms_rows
 from vlui.sim.noise import noise_lines
 from vlui.sim.perturb import perturb
-from vlui.sim.render import Renderer, Style
+from vlui.sim.render import SHARED_FRAMES, FrameCache, Renderer, Style
 from vlui.sim.systemui import (
     GRANT_ACTIVITY,
     NAV_POINTS,
@@ -85,7 +85,7 @@ from vlui.sim.ui import Node, hit
 from vlui.sim.widgets import Ctx
 
 BOOT_STATES_KEPT = 4096
-RENDERERS_KEPT = 8  # configurations whose renderer (and frame cache) a device keeps
+RENDERERS_KEPT = 8  # configurations whose renderer (with its last frame drawn) a device keeps
 TOUCH_SLOP_DP = 8  # ViewConfiguration's touch slop: a touch that moves less is not a drag
 LONG_PRESS_TIMEOUT_MS = 500  # ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT: a touch held this long is a long press
 
@@ -197,12 +197,16 @@ def _state_value(state: DeviceState, path: str) -> Any:
 
 
 class SimDevice(Device):
-    """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file)."""
+    """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file). Its frames and observations
+    come from ``frames``, by default the process's cache that every phone shares; None: each configuration's
+    renderer keeps its own, as before the cache was shared (the same pixels either way)."""
 
     def __init__(self, snapshot: str | Path | Snapshot = "000", envs_dir: str | Path | None = None,
-                 step_ms: int = 3000, noise: bool = True, incremental: bool = True) -> None:
+                 step_ms: int = 3000, noise: bool = True, incremental: bool = True,
+                 frames: FrameCache | None = SHARED_FRAMES) -> None:
         self.envs_dir = envs_dir
         self.incremental = incremental  # a new screen drawn over the last one; False: whole (the same pixels)
+        self.frames = frames
         self.step_ms = step_ms
         self.noise = noise
         self.log = LogBuffer()
@@ -699,8 +703,8 @@ class SimDevice(Device):
                    self.locale, self.tablet, status, self.height - nav)
 
     def renderer(self) -> Renderer:
-        """The renderer of the current configuration; the few most recent are kept, each with its frame cache (an
-        environment that goes through hundreds of generated configurations keeps only those)."""
+        """The renderer of the current configuration; the few most recent are kept (an environment that goes through
+        hundreds of generated configurations keeps only those)."""
         key = (self.snapshot.wallpaper, self.state.dark_theme, self.locale.id, self.width, self.height)
         r = self._renderers.get(key)
         latest = next(reversed(self._renderers.values()), None)
@@ -709,7 +713,8 @@ class SimDevice(Device):
         if r is None:
             style = Style(theme(self.state.dark_theme), self.snapshot.wallpaper, self.locale.rtl,
                           self.locale.cjk_font, self.locale.arabic_font)
-            r = self._renderers[key] = Renderer(style, (self.width, self.height), incremental=self.incremental)
+            r = Renderer(style, (self.width, self.height), self.frames, incremental=self.incremental)
+            self._renderers[key] = r
             while len(self._renderers) > RENDERERS_KEPT:
                 self._renderers.popitem(last=False)
         else:

@@ -3,8 +3,9 @@
 An observation is :func:`vlui.device.observe` of the full-resolution frame, exactly what the ADB path computes from
 a screenshot, so a policy sees the same pixels on the simulated phone and on an emulator. (Drawing directly at the
 observation's size was 5 times faster on new screens but gave other pixels: text hinted at 3 pixels, icons and
-wallpapers at other aspect ratios.) Frames and observations are cached by the tree's drawing content, so an action
-that does not change the screen costs no drawing at all; a new screen is drawn over the last one drawn, only in the
+wallpapers at other aspect ratios.) Frames and observations are cached by the tree's drawing content, in one cache
+that the phones of a process share (:class:`FrameCache`), so an action that does not change the screen, or a screen
+another phone of the same configuration drew, costs no drawing at all; a new screen is drawn over the last one drawn, only in the
 rows where their drawings differ, and only those rows are reduced again for the observation (:class:`Canvas`).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -191,21 +193,87 @@ def _freeze(value):
     return value
 
 
-class Renderer:
-    """Renders trees for one device configuration; keeps an LRU cache of recent full-resolution frames and
-    observations, at most ``cache_size`` of them and ``cache_bytes`` in all (a full frame is about 7 MB, a 256x128
-    observation 96 KB). Drawing a frame only to observe it caches the observation, not the frame. A new frame is
-    drawn over the last one (:class:`Canvas`) unless ``incremental`` is False: then every new frame is drawn whole,
-    as vlui did before, which gives the same pixels (the benchmarks' baseline)."""
+# Bytes a cached entry's key is counted for per drawing it holds (:func:`draw_ops`' tuple of about 18 fields: the
+# tuples, bounds and the strings the frame made; measured 420 to 470 on the expert's screens)
+KEY_BYTES_PER_OP = 450
+FRAME_CACHE_MB = 512  # the default bound of the process's frame cache (``env.frame_cache_mb``)
 
-    def __init__(self, style: Style, screen: tuple[int, int], cache_size: int = 256,
-                 cache_bytes: int = 256 << 20, incremental: bool = True) -> None:
+
+class FrameCache:
+    """Finished frames and observations, least recently used first out, at most ``max_bytes`` in all (their arrays
+    and an estimate of their keys). A key is everything that decides the pixels, compared exactly (not a hash of it):
+    the renderer's :class:`Style`, the screen's size and the frame's :func:`draw_ops`, and for an observation its
+    size. So one cache serves every phone of one configuration alike, whichever device drew the screen first.
+    ``hits`` and ``misses`` count lookups. Thread-safe: served phones, each under its own lock, share it."""
+
+    def __init__(self, max_bytes: int = FRAME_CACHE_MB << 20) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[tuple, tuple[np.ndarray, int]] = OrderedDict()  # key -> (array, bytes counted)
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple) -> np.ndarray | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return entry[0]
+
+    def keep(self, key: tuple, array: np.ndarray, ops: int) -> np.ndarray:
+        """Keep ``array`` (made read-only) under ``key``, whose drawing has ``ops`` entries; returns it."""
+        array.setflags(write=False)
+        size = array.nbytes + ops * KEY_BYTES_PER_OP
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._entries[key] = (array, size)
+            self._bytes += size
+            self._trim()
+        return array
+
+    def limit(self, max_bytes: int) -> None:
+        """Keep at most ``max_bytes`` from now on."""
+        with self._lock:
+            self.max_bytes = max_bytes
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drop the least recently used entries beyond ``max_bytes`` (the newest one stays)."""
+        while len(self._entries) > 1 and self._bytes > self.max_bytes:
+            self._bytes -= self._entries.popitem(last=False)[1][1]
+
+    def size(self) -> tuple[int, int]:
+        """(entries, bytes counted)."""
+        return len(self._entries), self._bytes
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+
+#: The process's frame cache, which every simulated phone of the process uses unless given its own: screens seen
+#: on one phone (or in an earlier episode) are not drawn again on another of the same configuration.
+SHARED_FRAMES = FrameCache()
+
+
+class Renderer:
+    """Renders trees for one device configuration. Frames and observations come from ``frames``
+    (:class:`FrameCache`; by default a cache of the renderer's own, as before the process's was shared): drawing a
+    frame only to observe it caches the observation (96 KB at 256x128), not the frame (7 MB at 1080x2160). A new
+    frame is drawn over the last one (:class:`Canvas`) unless ``incremental`` is False: then every new frame is drawn
+    whole, as vlui did before, which gives the same pixels (the benchmarks' baseline)."""
+
+    def __init__(self, style: Style, screen: tuple[int, int], frames: FrameCache | None = None,
+                 incremental: bool = True) -> None:
         self.style = style
         self.screen = screen  # (width, height) in device pixels
-        self._cache: OrderedDict[tuple, np.ndarray] = OrderedDict()
-        self.cache_size = cache_size
-        self.cache_bytes = cache_bytes
-        self._cached_bytes = 0
+        self.frames = frames if frames is not None else FrameCache(256 << 20)
         self.incremental = incremental
         self._canvas: Canvas | None = None
 
@@ -213,11 +281,11 @@ class Renderer:
         """``root`` drawn at full resolution, an ``(height, width, 3)`` uint8 array (read-only, cached)."""
         nodes = visual_nodes(root)
         ops = draw_ops(nodes)
-        key = ("screen", hash(ops))
-        frame = self._cached(key)
+        key = (self.style, self.screen, ops)
+        frame = self.frames.get(key)
         if frame is None:
             img = self.canvas(nodes, ops).image if self.incremental else self._image(nodes)
-            frame = self._keep(key, np.asarray(img))
+            frame = self.frames.keep(key, np.asarray(img), len(ops))
         return frame
 
     def observation(self, root: Node, width: int, height: int) -> np.ndarray:
@@ -225,15 +293,15 @@ class Renderer:
         (read-only, cached)."""
         nodes = visual_nodes(root)
         ops = draw_ops(nodes)
-        key = ("observation", width, height, hash(ops))
-        obs = self._cached(key)
+        key = (self.style, self.screen, ops, width, height)
+        obs = self.frames.get(key)
         if obs is None:
             if self.incremental:
                 obs = self.canvas(nodes, ops).observe(height, width)
             else:
-                screen = self._cached(("screen", key[3]))
+                screen = self.frames.get(key[:3])
                 obs = observe(screen if screen is not None else self._image(nodes), height, width)
-            obs = self._keep(key, obs)
+            obs = self.frames.keep(key, obs, len(ops))
         return obs
 
     def canvas(self, nodes: list[Node], ops: tuple) -> Canvas:
@@ -248,34 +316,11 @@ class Renderer:
         whole."""
         self._canvas = None
 
-    def cached(self) -> tuple[int, int]:
-        """(frames and observations cached, their bytes)."""
-        return len(self._cache), self._cached_bytes
-
-    def clear_cache(self) -> None:
-        self._cache.clear()
-        self._cached_bytes = 0
-        self._canvas = None
-
     def _image(self, nodes: list[Node]) -> Image.Image:
         """``nodes`` (a tree's :func:`visual_nodes`) drawn at full resolution."""
         img = Image.new("RGB", self.screen, self.style.theme.background)
         self.draw(img, nodes, 1.0, 1.0)
         return img
-
-    def _cached(self, key: tuple) -> np.ndarray | None:
-        frame = self._cache.get(key)
-        if frame is not None:
-            self._cache.move_to_end(key)
-        return frame
-
-    def _keep(self, key: tuple, frame: np.ndarray) -> np.ndarray:
-        frame.setflags(write=False)
-        self._cache[key] = frame
-        self._cached_bytes += frame.nbytes
-        while len(self._cache) > 1 and (len(self._cache) > self.cache_size or self._cached_bytes > self.cache_bytes):
-            self._cached_bytes -= self._cache.popitem(last=False)[1].nbytes
-        return frame
 
     # ------------------------------------------------------------------------------------------------ drawing
     def draw(self, img: Image.Image, nodes: list[Node], sx: float, sy: float, rows: Rows | None = None) -> None:
