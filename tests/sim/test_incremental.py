@@ -22,15 +22,23 @@ PHONES = ["000", "030", "105", "109", "gen-1-26", "gen-1-34"]
 SIZES = ((256, 128), (384, 192), (64, 32))
 
 
-class Observed(SimDevice):
+class Drawn(SimDevice):
+    """A phone whose screenshots are the frames it drew (read-only), not copies: the walks only compare them, and a
+    frame is 15 to 20 MB."""
+
+    def screenshot(self) -> np.ndarray:
+        return self.screen()
+
+
+class Observed(Drawn):
     """A phone that, at every screenshot the walk takes, first takes its observations at several sizes and checks
     each against the screenshot observed as over ADB (a raw 4-channel screencap)."""
 
-    raw: np.ndarray | None = None  # the screencap's buffer, its fourth channel 255 (the walk's frames are 15-20 MB)
+    raw: np.ndarray | None = None  # the screencap's buffer, its fourth channel 255
 
     def screenshot(self) -> np.ndarray:
         observations = [self.observation(h, w) for h, w in SIZES]
-        full = self.screen()  # the frame drawn, not a copy: the walk only compares it
+        full = super().screenshot()
         if self.raw is None or self.raw.shape[:2] != full.shape[:2]:
             self.raw = np.full((*full.shape[:2], 4), 255, np.uint8)
         self.raw[:, :, :3] = full
@@ -44,7 +52,7 @@ class Observed(SimDevice):
 def _same_screens(snapshot: str, tasks: list[str]) -> int:
     """Walk the expert through ``tasks`` on a phone drawing over its last screen and on one drawing every screen
     whole (as vlui did before), and compare every screen; returns how many were compared."""
-    drawn_over, whole = Observed(snapshot), SimDevice(snapshot, incremental=False)
+    drawn_over, whole = Observed(snapshot), Drawn(snapshot, incremental=False)
     screens = 0
     for task in tasks:
         a = walkthrough(drawn_over, task, snapshot, screens=True)
