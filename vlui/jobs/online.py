@@ -129,8 +129,10 @@ def demonstrations(job: TrainJobConfig, spec: ObsActionSpec, history: int = 0) -
         raise VluiError(f"algo.bc_coef={job.algo.bc_coef} imitates data.name's demonstrations, but there is no dataset "
                         f"at {path}: set data.name to the dataset the starting policy was trained on (or collect it: "
                         f"python collect.py dataset={job.data.name} ...)")
-    # the dataset alone (no data.mix), every episode of the split's train part a demonstration, kept off the GPU
-    settings = replace(job.data, mix=[], image_height=None, image_width=None, val_fraction=0.0, on_device=False)
+    # the dataset alone (no data.mix), every step of the split's train part a demonstration (failed episodes' too),
+    # kept off the GPU
+    settings = replace(job.data, mix=[], image_height=None, image_width=None, val_fraction=0.0, on_device=False,
+                       success_only=False)
     data = TrainingData.read(path, settings)
     spec.require_same_actions(data.stored, "the policy", f"algo.bc_coef: {path}",
                               "set data.name to the dataset the starting policy was trained on")
