@@ -156,8 +156,8 @@ def test_a_run_killed_between_dagger_rounds_resumes_to_the_same_policy(tmp_path:
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.time() + 900  # a guard against a hang
-    while time.time() < deadline and proc.poll() is None and not list(
-            (tmp_path / "killed" / "ckpt").rglob("dagger/round-1/model.safetensors")):
+    while time.time() < deadline and proc.poll() is None and not list(  # config.json: the export's last file
+            (tmp_path / "killed" / "ckpt").rglob("dagger/round-1/config.json")):
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()

@@ -416,7 +416,8 @@ def dagger_rounds(job: TrainJobConfig, module: L.LightningModule, ckpt_dir: Path
         out = dagger.round_dir(job.data.path, job.run_name, r)
         export = ckpt_dir / "dagger" / f"round-{r}"
         rounds.append(str(out))
-        if (export / "model.safetensors").exists() and (out / "meta" / "info.json").exists():
+        # config.json is the export's last file: weights without it are a round killed while exporting
+        if (export / "config.json").exists() and (out / "meta" / "info.json").exists():
             module.policy.load_state_dict(load_policy(export).state_dict())
             log.info(f"DAgger round {r} already done; its policy is loaded from {export}")
             continue
