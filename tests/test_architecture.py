@@ -17,6 +17,7 @@ FUNCTION_LEVEL_IMPORTS = {
     "vlui/bench/__init__.py vlui.bench": "each benchmark's dependencies, only when benchmarks run",
     "vlui/cli.py vlui.config": "Hydra, after the entry point has caught Ctrl-C (the entry points import vlui.cli first)",
     "vlui/cli.py hydra": "the same: Hydra loads after the entry point has caught Ctrl-C",
+    "vlui/cli.py hydra.core.config_store": "the same",
     "vlui/cli.py hydra.core.hydra_config": "the same",
     "vlui/cli.py omegaconf": "the same",
     "vlui/data/card.py datasets": "a dataset card's features: datasets (and pandas with it) take seconds to load",

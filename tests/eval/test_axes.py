@@ -9,8 +9,8 @@ from vlui.android import generate
 from vlui.android.snapshot import generator_pools, load_snapshot, snapshot_refs
 from vlui.cli import compose
 from vlui.eval.axes import AXES, breakdown, describe, describe_all, group, table
-from vlui.jobs.train import datamodule
-from vlui.spec import ObsActionSpec
+from vlui.config import TrainJobConfig, job_settings
+from vlui.jobs.train import datamodule, training_data
 
 
 def test_a_phone_is_described_on_every_axis_with_its_held_out_values() -> None:
@@ -42,7 +42,7 @@ def test_phones_without_settings_are_left_out() -> None:
 def test_data_balance_groups_a_runs_training_samples_by_the_setting(tiny_dataset, tmp_path) -> None:
     cfg = compose("train", [f"data.path={tiny_dataset}", "data.balance=kind", "data.val_fraction=0"],
                   output_dir=tmp_path / "out")
-    dm = datamodule(cfg, ObsActionSpec(64, 32))
+    dm = datamodule(training_data(job_settings(cfg, TrainJobConfig)), seed=0)
     dm.setup("fit")
     assert dm.groups == {"phone": len(dm.train_set)}  # 000, 001 and 030 are all phones
 

@@ -23,6 +23,7 @@ from vlui.cli import compose
 from vlui.env.settings import EnvConfig
 from vlui.data.datamodule import DemoDataModule
 from vlui.data.format import read_info
+from vlui.data.training import TrainingData
 from vlui.env.actions import ActionParser
 from vlui.errors import VluiError
 from vlui.jobs import dagger, train
@@ -66,7 +67,8 @@ def test_a_round_labels_every_visited_state_with_the_experts_action(tmp_path: Pa
                       head_dims=[32])
     policy = VLUIPolicy(cfg, ObsActionSpec(64, 32))  # untrained: it wanders
     env = EnvConfig(observation_height=64, observation_width=32)
-    stats = dagger.collect_round(policy, env, tiny_dataset, tmp_path / "round-1", 1, 1, seed=0, slots=4)
+    stats = dagger.collect_round(policy, env, TrainingData.read(tiny_dataset), tmp_path / "round-1", 1, 1, seed=0,
+                                 slots=4)
     assert stats["complete"] and stats["episodes"] == 6  # 2 tasks x 3 snapshots of the dataset, one each
     assert read_info(tmp_path / "round-1")["recipe"]["relabelled_by"] == "expert"
     rounds = pq.read_table(tmp_path / "round-1" / "episodes").to_pandas()
@@ -93,8 +95,8 @@ def test_a_round_rolls_out_on_phones_the_demonstrations_never_had(tmp_path: Path
     run = compose("train", tiny(tmp_path, tiny_dataset, "dagger.snapshots=[random:2]"), output_dir=tmp_path / "run")
     phones = train.dagger_phones(run, env)
     assert phones == ["gen-0-0", "gen-0-1"]
-    stats = dagger.collect_round(policy, env, tiny_dataset, tmp_path / "round-1", 1, 1, seed=0, slots=4,
-                                 snapshots=phones)
+    stats = dagger.collect_round(policy, env, TrainingData.read(tiny_dataset), tmp_path / "round-1", 1, 1, seed=0,
+                                 slots=4, snapshots=phones)
     assert stats["complete"] and stats["episodes"] == 4  # the dataset's 2 tasks x the 2 phones given
     rounds = pq.read_table(tmp_path / "round-1" / "episodes").to_pandas()
     assert sorted(set(rounds.snapshot_id)) == phones and read_info(tmp_path / "round-1")["recipe"]["snapshots"] == phones
@@ -154,8 +156,8 @@ def test_a_run_killed_between_dagger_rounds_resumes_to_the_same_policy(tmp_path:
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.time() + 900  # a guard against a hang
-    while time.time() < deadline and proc.poll() is None and not list(
-            (tmp_path / "killed" / "ckpt").rglob("dagger/round-1/model.safetensors")):
+    while time.time() < deadline and proc.poll() is None and not list(  # config.json: the export's last file
+            (tmp_path / "killed" / "ckpt").rglob("dagger/round-1/config.json")):
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()

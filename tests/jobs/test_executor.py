@@ -17,6 +17,7 @@ from vlui.cli import compose
 from vlui.config import ExecutorConfig
 from vlui.env.settings import EnvConfig
 from vlui.data.format import read_dataset
+from vlui.data.training import TrainingData
 from vlui.errors import VluiError
 from vlui.jobs import collect, evaluate, train
 from vlui.jobs.executor import LOCAL, DaskEnvironments, environments, worker_pids
@@ -204,7 +205,8 @@ def test_a_dagger_round_on_the_cluster_labels_the_same_states(cluster: DaskEnvir
     env = EnvConfig(observation_height=64, observation_width=32)
     rounds = {}
     for name, envs in (("local", LOCAL), ("dask", cluster)):
-        stats = dagger.collect_round(policy, env, tiny_dataset, tmp_path / name, 1, 1, seed=0, slots=4, envs=envs)
+        stats = dagger.collect_round(policy, env, TrainingData.read(tiny_dataset), tmp_path / name, 1, 1, seed=0,
+                                     slots=4, envs=envs)
         assert stats["complete"] and stats["episodes"] == 6
         table = pq.read_table(tmp_path / name / "episodes").to_pandas().sort_values(["episode_id", "step"])
         rounds[name] = table[["episode_id", "step", "action", "acted", "screen"]].to_dict("records")

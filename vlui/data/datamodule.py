@@ -39,6 +39,7 @@ from PIL import Image
 from torch.utils.data import DataLoader, Sampler
 
 from vlui.data.format import check_observations, dataset_spec, decode_png, episode_path, read_dataset
+from vlui.data.training import TrainingData
 from vlui.errors import VluiError
 from vlui.seeding import WIDTH
 
@@ -214,6 +215,24 @@ class DemoDataModule(L.LightningDataModule):
         self.grounding, self.grounding_per_screen = grounding, grounding_per_screen
         self.labels: list[str] = []  # the grounding examples' labels (their instructions), indexed by Grounding.label
         self.grounding_set: Grounding | None = None
+        self.training: TrainingData | None = None  # what it was made of (:meth:`of`), for DAgger and the export
+
+    @classmethod
+    def of(cls, data: TrainingData, seed: int, history: int = 0, extra: Sequence[str] = (),
+           steps_per_epoch: int | None = None, grounding: PairsOf | None = None,
+           group_of: Callable[[str], str] | None = None, observation_version: int | None = None) -> DemoDataModule:
+        """The batches of ``data`` (its dataset, the train and val parts of its split, its mix) at its ``spec``'s
+        screen size, with the ``extra`` datasets (DAgger's rounds) trained on too, as its settings (``data.*``) say;
+        ``steps_per_epoch`` overrides theirs."""
+        s = data.settings
+        module = cls(str(data.path), batch_size=s.batch_size, val_fraction=s.val_fraction,
+                     image_height=data.spec.height, image_width=data.spec.width, on_device=s.on_device,
+                     steps_per_epoch=steps_per_epoch or s.steps_per_epoch, seed=seed, mix=[*data.mix, *extra],
+                     success_only=s.success_only, grounding=grounding, grounding_per_screen=s.grounding.per_screen,
+                     observation_version=observation_version, split_episodes=data.split_episodes, history=history,
+                     group_of=group_of)
+        module.training = data
+        return module
 
     # ------------------------------------------------------------------------------------------------ loading
     def setup(self, stage: str | None = None) -> None:

@@ -16,7 +16,7 @@ was in (a round whose dataset and policy export exist is not redone).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,8 @@ from tqdm import tqdm
 
 from vlui.agents import make_agent
 from vlui.env.settings import EnvConfig
-from vlui.data.format import DatasetWriter, dataset_spec, progress, read_info
+from vlui.data.format import DatasetWriter, progress
+from vlui.data.training import TrainingData
 from vlui.env.actions import ActionParser
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.jobs.executor import LOCAL, Environments
@@ -103,18 +104,18 @@ def round_dir(data_path: str | Path, run_name: str, round_: int) -> Path:
     return path.parent / f"{path.name}.dagger" / run_name / f"round-{round_}"
 
 
-def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Path, round_: int,
+def collect_round(policy: VLUIPolicy, env: EnvConfig, base: TrainingData, out: Path, round_: int,
                   episodes_per_pair: int, seed: int, slots: int = 16, pairs: int | None = None,
-                  save_xml: bool = False, only: Collection[tuple[str, str]] | None = None,
-                  envs: Environments = LOCAL, snapshots: Sequence[str] | None = None) -> dict[str, Any]:
+                  save_xml: bool = False, envs: Environments = LOCAL, snapshots: Sequence[str] | None = None
+                  ) -> dict[str, Any]:
     """Roll ``policy`` out on the tasks x snapshots of dataset ``base`` (its tasks x ``snapshots`` when given: other
-    training phones; those of ``only`` when given: a split's training pairs; or ``pairs`` of them, drawn from the seed
+    training phones; those of its split's train part when it has a split; or ``pairs`` of them, drawn from the seed
     and the round), label each visited state with the expert's action, and write the relabelled episodes to ``out``
     (resuming a round cut short), with each screen's UI tree when ``save_xml``, on the environments of ``envs`` (this
     machine's, or a cluster's). Returns the round's success rate (the policy's own, as it acted) and the number of
     labelled states."""
-    info = read_info(base)
-    recipe = info["recipe"]
+    recipe = base.recipe
+    only = base.training_pairs()
     tasks, snaps = list(recipe["tasks"]), [str(s) for s in (snapshots or recipe["snapshots"])]
     chosen = [(t, s) for t in tasks for s in snaps if only is None or (t, s) in only]
     if pairs is not None and pairs < len(chosen):
@@ -123,13 +124,13 @@ def collect_round(policy: VLUIPolicy, env: EnvConfig, base: str | Path, out: Pat
     jobs = [Job(task, snap, substream(substream(seed, round_, 7919), i), id=i)
             for i, (task, snap) in enumerate((t, s) for t, s in chosen for _ in range(episodes_per_pair))]
     # the dataset's phones, its screens and its reading of actions (the policy's, which learnt from it)
-    spec = dataset_spec(info, base)
-    policy.spec.require_same_actions(spec, "the policy", str(base), "run DAgger on the dataset the policy was "
+    spec = base.stored
+    policy.spec.require_same_actions(spec, "the policy", str(base.path), "run DAgger on the dataset the policy was "
                                      "trained on")
     env = replace(env.with_spec(spec), snapshots=snaps)
     writer = DatasetWriter(out, {"tasks": tasks, "snapshots": snaps, "pairs": [list(p) for p in chosen],
                                  "episodes_per_pair": episodes_per_pair,
-                                 "seed": seed, "round": round_, "relabelled_by": "expert", "base": str(base),
+                                 "seed": seed, "round": round_, "relabelled_by": "expert", "base": str(base.path),
                                  "env": env.measured(),
                                  # recorded when set only: rounds collected before the option resume as they were
                                  **({"save_xml": True} if save_xml else {})},

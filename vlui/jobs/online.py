@@ -21,11 +21,11 @@ from vlui.backends import resolve_snapshots
 from vlui.config import TrainJobConfig
 from vlui.env.settings import EnvConfig
 from vlui.data.datamodule import DemoDataModule
-from vlui.data.format import dataset_spec, read_info
+from vlui.data.training import TrainingData
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.errors import VluiError
 from vlui.jobs.executor import LOCAL, Environments
-from vlui.jobs.split import refuse_held_out_phones, training_phones, training_split
+from vlui.jobs.split import check_training_reads, refuse_held_out_phones
 from vlui.models.policy import load_policy
 from vlui.models.settings import to_dict
 from vlui.rollout import EpisodeRecord, Job, rollout
@@ -129,12 +129,15 @@ def demonstrations(job: TrainJobConfig, spec: ObsActionSpec, history: int = 0) -
         raise VluiError(f"algo.bc_coef={job.algo.bc_coef} imitates data.name's demonstrations, but there is no dataset "
                         f"at {path}: set data.name to the dataset the starting policy was trained on (or collect it: "
                         f"python collect.py dataset={job.data.name} ...)")
-    spec.require_same_actions(dataset_spec(read_info(path), path), "the policy", f"algo.bc_coef: {path}",
+    # the dataset alone (no data.mix), every step of the split's train part a demonstration (failed episodes' too),
+    # kept off the GPU
+    settings = replace(job.data, mix=[], image_height=None, image_width=None, val_fraction=0.0, on_device=False,
+                       success_only=False)
+    data = TrainingData.read(path, settings)
+    spec.require_same_actions(data.stored, "the policy", f"algo.bc_coef: {path}",
                               "set data.name to the dataset the starting policy was trained on")
-    split = training_split(path, job.data.split)
-    refuse_held_out_phones(training_phones(path, split), job.allow_held_out_phones)
-    demos = DemoDataModule(str(path), val_fraction=0.0, image_height=spec.height, image_width=spec.width,
-                           on_device=False, seed=job.seed,
-                           split_episodes=(split.parts["train"], ()) if split else None, history=history)
+    data = replace(data, spec=spec)
+    check_training_reads(data, {}, job.allow_held_out_phones)
+    demos = DemoDataModule.of(data, job.seed, history)
     demos.setup()
     return demos

@@ -22,21 +22,13 @@ import logging
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from vlui.android.snapshot import held_out, load_snapshot
 from vlui.data.card import update_dataset_card
 from vlui.data.format import dataset_folder, read_index, writer_pid
-from vlui.data.splits import (
-    KINDS,
-    PARTS,
-    Facts,
-    Split,
-    check_no_leak,
-    make_split,
-    read_split,
-    read_splits,
-    write_split,
-)
+from vlui.data.splits import KINDS, PARTS, Facts, Split, check_no_leak, make_split, read_splits, write_split
+from vlui.data.training import TrainingData
 from vlui.errors import VluiError, tool_status
 from vlui.tasks.catalog import catalog
 from vlui.tasks.task import Task
@@ -69,9 +61,9 @@ def pair_facts(task_id: str, snapshot_id: str) -> Facts:
             "apps": ("+".join(sorted(set(task.apps))),)}
 
 
-def episode_facts(root: str | Path, episodes: Iterable[int] | None = None) -> dict[int, Facts]:
-    """Each episode's :func:`pair_facts` (of ``episodes``, all by default), read from the dataset's index."""
-    index = read_index(root)
+def episode_facts(index: Mapping[int, Mapping[str, Any]], episodes: Iterable[int] | None = None) -> dict[int, Facts]:
+    """Each episode's :func:`pair_facts` (of ``episodes``, all by default), read from a dataset's ``index``
+    (:func:`vlui.data.format.read_index`)."""
     wanted = index if episodes is None else {e: index[e] for e in episodes}
     known: dict[tuple[str, str], Facts] = {}
     out = {}
@@ -92,38 +84,26 @@ def make(root: str | Path, by: str, holdout: Iterable[str] = (), test: float | N
     pid = writer_pid(root)
     if pid is not None:
         raise VluiError(f"a collection (pid {pid}) is still writing {root}: split it once the collection is done")
-    split = make_split(name or by, by, episode_facts(root), tuple(holdout), test, val, seed)
+    split = make_split(name or by, by, episode_facts(read_index(root)), tuple(holdout), test, val, seed)
     write_split(root, split, replace)
     update_dataset_card(root)  # a config per split
     return split
 
 
-def training_split(path: str | Path, name: str | None,
-                   others: Mapping[str, str | Path] | None = None) -> Split | None:
-    """Split ``name`` (``data.split``; None: no split) of the dataset at ``path``, checked for leaks: its train and
-    val parts and every episode of ``others`` (label -> dataset: ``data.mix``, DAgger's rounds), which training
-    reads, hold none of the values it holds out."""
-    if name is None:
-        return None
-    split = read_split(path, name, read_index(path))
-    if split.axis is not None:
-        seen = [*split.parts["train"], *split.parts["val"]]
-        check_no_leak(split, {f"{path} (its train and val parts)": episode_facts(path, seen),
-                              **{label: episode_facts(other) for label, other in (others or {}).items()}})
-    return split
-
-
-def training_phones(path: str | Path, split: Split | None = None,
-                    others: Mapping[str, str | Path] | None = None) -> dict[str, list[str]]:
-    """What training reads -> the snapshot ids of its episodes: the dataset at ``path`` (the train and val parts of
-    ``split`` when given) and every episode of ``others`` (label -> dataset: ``data.mix``, DAgger's rounds)."""
-    index = read_index(path)
-    episodes = index if split is None else [*split.parts["train"], *split.parts["val"]]
-    where = f"{path} (split {split.name}'s train and val parts)" if split else str(path)
-    out = {f"the dataset {where}": [str(index[e]["snapshot_id"]) for e in episodes]}
-    for label, other in (others or {}).items():
-        out[label] = [str(e["snapshot_id"]) for e in read_index(other).values()]
-    return out
+def check_training_reads(data: TrainingData, others: Mapping[str, Mapping[int, Mapping[str, Any]]],
+                         allowed: bool = False) -> None:
+    """What training reads, ``data``'s episodes (its split's train and val parts) and those of ``others`` (label ->
+    a dataset's index: ``data.mix``, DAgger's rounds), holds none of the values ``data.split`` holds out
+    (:func:`vlui.data.splits.check_no_leak`), and no validation phone or test snapshot unless ``allowed``
+    (:func:`refuse_held_out_phones`)."""
+    split = data.split
+    own = {e: data.index[e] for e in data.read_episodes()}
+    if split is not None and split.axis is not None:
+        check_no_leak(split, {f"{data.path} (its train and val parts)": episode_facts(own),
+                              **{label: episode_facts(index) for label, index in others.items()}})
+    where = f"{data.path} (split {split.name}'s train and val parts)" if split else str(data.path)
+    refuse_held_out_phones({label: [str(e["snapshot_id"]) for e in index.values()]
+                            for label, index in {f"the dataset {where}": own, **others}.items()}, allowed)
 
 
 def refuse_held_out_phones(sources: Mapping[str, Iterable[str]], allowed: bool = False) -> None:
@@ -176,11 +156,11 @@ def main(argv: list[str] | None = None) -> int:
         root = dataset_folder(args.dataset)
         if args.by is None:
             splits = read_splits(root)
-            facts = episode_facts(root) if splits else {}
+            facts = episode_facts(read_index(root)) if splits else {}
             print("\n".join(describe(s, facts) for s in splits.values()) or f"{root} has no splits")
             return 0
         split = make(root, args.by, args.holdout, args.test, args.val, args.seed, args.name, args.replace)
-        print(describe(split, episode_facts(root)))
+        print(describe(split, episode_facts(read_index(root))))
         return 0
 
     return tool_status(run)

@@ -33,8 +33,8 @@ from vlui.config import TrainJobConfig, hydra_value, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.card import summary, version
 from vlui.data.datamodule import DemoDataModule
-from vlui.data.format import dataset_spec, progress, read_index, read_info, writer_pid
-from vlui.data.splits import read_split
+from vlui.data.format import progress, read_index, writer_pid
+from vlui.data.training import TrainingData
 from vlui.device import OBSERVATION_VERSION
 from vlui.env.actions import ActionParser
 from vlui.env.grounding import grounding_pairs
@@ -42,7 +42,7 @@ from vlui.eval import axes
 from vlui.errors import VluiError
 from vlui.jobs import dagger, online
 from vlui.jobs.executor import Environments, environments
-from vlui.jobs.split import refuse_held_out_phones, training_phones, training_split
+from vlui.jobs.split import check_training_reads
 from vlui.models.card import refresh_model_card
 from vlui.models.policy import export_policy, load_policy, read_checkpoint
 from vlui.models.settings import ModelConfig, VisionConfig, from_dict, to_dict
@@ -50,23 +50,6 @@ from vlui.processes import die_with_parent, sigterm_as_interrupt
 from vlui.spec import ObsActionSpec
 
 log = logging.getLogger(__name__)
-
-
-def training_spec(job: TrainJobConfig, path: Path) -> ObsActionSpec:
-    """The screens and actions a policy trained on ``job``'s data learns: those of its dataset (every dataset of
-    ``data.mix`` must read actions the same way), at ``data.image_height/width`` when they are set (screens are then
-    resized)."""
-    spec = dataset_spec(read_info(path), path)
-    for other in mixed_datasets(job):
-        spec.require_same_actions(dataset_spec(read_info(other), other), str(path), f"data.mix: {other}",
-                                  "mix datasets collected with the same env.tap_threshold and env.y_distance_scale")
-    size = (job.data.image_height, job.data.image_width)
-    if size == (None, None):
-        return spec
-    if None in size:
-        raise VluiError(f"data.image_height={size[0]}, data.image_width={size[1]}: set both to train at another size "
-                        f"than the dataset's {spec.height}x{spec.width}, or neither")
-    return spec.resized(*size)
 
 
 def _setting_keys(model: ModelConfig, spec: ObsActionSpec) -> dict[str, Any]:
@@ -196,6 +179,16 @@ def check_resumable(job: TrainJobConfig, path: Path, settings: tuple[ModelConfig
                         "another run_name=..., or ckpt_path=null to start this run over")
 
 
+def training_data(job: TrainJobConfig) -> TrainingData:
+    """What an offline training reads, resolved once: ``data.name``'s dataset (complete: collected first when
+    ``data.collect_if_missing``), the datasets of ``data.mix``, the split ``data.split`` and the screens' size. A
+    split's held-out values found in any of it are refused, and so are validation phones and test snapshots
+    (:func:`vlui.jobs.split.check_training_reads`)."""
+    data = TrainingData.read(ensure_dataset(job), job.data, mixed_datasets(job))
+    check_training_reads(data, {f"data.mix: {m}": read_index(m) for m in data.mix}, job.allow_held_out_phones)
+    return data
+
+
 def build(job: TrainJobConfig, module_class: type[L.LightningModule]) -> tuple[L.LightningModule, DemoDataModule]:
     """The offline algorithm ``module_class`` (BC, IQL) on the policy of ``model`` and the dataset of ``data``."""
     if job.init:
@@ -205,37 +198,22 @@ def build(job: TrainJobConfig, module_class: type[L.LightningModule]) -> tuple[L
     model = job.model
     warn_random_image_encoder(model.vision)
     balance(job.data.balance)  # a setting that names no phone setting fails before any data is read
-    spec = training_spec(job, ensure_dataset(job))
+    data = training_data(job)
     module = module_class(
-        policy=to_dict(model, spec), algo=asdict(job.algo), augment=asdict(job.data.augment), seed=job.seed,
+        policy=to_dict(model, data.spec), algo=asdict(job.algo), augment=asdict(job.data.augment), seed=job.seed,
         channels_last=job.channels_last, compile=job.compile, grounding_weight=job.data.grounding.weight)
     module.store_features = job.data.feature_cache
-    return module, datamodule(job, spec, history=model.history)
+    return module, datamodule(data, job.seed, history=model.history)
 
 
-def datamodule(job: TrainJobConfig, spec: ObsActionSpec, extra: Sequence[str] = (), seed: int | None = None,
-               steps_per_epoch: int | None = None, history: int = 0) -> DemoDataModule:
-    """The training data of ``job`` (``data.name``, the train part of ``data.split`` when set, and ``data.mix``) at
-    ``spec``'s screen size, with ``extra`` datasets (DAgger's rounds), and grounding examples from the screens' UI
-    trees when ``data.grounding.weight`` > 0 (their taps read as ``spec`` reads actions); each sample with its
-    episode's last ``history`` steps (the policy's ``model.history``). A split's held-out values found in any of it
-    are refused (:func:`vlui.jobs.split.training_split`), and so are validation phones and test snapshots
-    (:func:`vlui.jobs.split.refuse_held_out_phones`)."""
-    grounding = job.data.grounding
-    pairs = partial(grounding_pairs, parser=ActionParser.of(spec))
-    mixes = mixed_datasets(job)
-    others = {**{f"data.mix: {m}": m for m in mixes}, **{f"the DAgger round {r}": r for r in extra}}
-    split = training_split(job.data.path, job.data.split, others)
-    refuse_held_out_phones(training_phones(job.data.path, split, others), job.allow_held_out_phones)
-    return DemoDataModule(str(job.data.path), batch_size=job.data.batch_size, val_fraction=job.data.val_fraction,
-                          image_height=spec.height, image_width=spec.width,
-                          on_device=job.data.on_device, steps_per_epoch=steps_per_epoch or job.data.steps_per_epoch,
-                          seed=job.seed if seed is None else seed, mix=[*mixes, *extra],
-                          success_only=job.data.success_only,
-                          grounding=pairs if grounding.weight else None,
-                          grounding_per_screen=grounding.per_screen, observation_version=OBSERVATION_VERSION,
-                          split_episodes=(split.parts["train"], split.parts["val"]) if split else None,
-                          history=history, group_of=balance(job.data.balance))
+def datamodule(data: TrainingData, seed: int, history: int = 0, extra: Sequence[str] = (),
+               steps_per_epoch: int | None = None) -> DemoDataModule:
+    """The batches of ``data`` at its screen size, with ``extra`` datasets (DAgger's rounds), and grounding examples
+    from the screens' UI trees when ``data.grounding.weight`` > 0 (their taps read as ``data.spec`` reads actions);
+    each sample with its episode's last ``history`` steps (the policy's ``model.history``)."""
+    grounding = partial(grounding_pairs, parser=ActionParser.of(data.spec)) if data.settings.grounding.weight else None
+    return DemoDataModule.of(data, seed, history, extra, steps_per_epoch, grounding=grounding,
+                             group_of=balance(data.settings.balance), observation_version=OBSERVATION_VERSION)
 
 
 def balance(axis: str | None):
@@ -353,7 +331,7 @@ def _run(job: TrainJobConfig, envs: Environments) -> dict[str, Any]:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
                 "algo": job.algo.name, "experiment": job.experiment, "run": job.run_name,
                 "steps": trainer.global_step, **({"init": str(job.init), "iterations": trainer.current_epoch}
-                                                 if algo.online else trained_on(job)),
+                                                 if algo.online else trained_on(data.training)),
                 "text_encoder_untrained": bool(module.policy.text.encoder.untrained), "recipe": run_recipe(job)})
             refresh_model_card(policy_dir)
             result["policy"] = str(policy_dir)
@@ -388,26 +366,15 @@ def run_recipe(job: TrainJobConfig) -> dict[str, Any]:
     return out
 
 
-def trained_on(job: TrainJobConfig) -> dict[str, Any]:
+def trained_on(data: TrainingData) -> dict[str, Any]:
     """What an offline algorithm's policy learnt from, for its export: the dataset with a summary of it (its model
     card describes it from that), and the split whose train part it read with its digest (offline evaluation refuses
     to score a policy on episodes it trained on)."""
-    data = {**summary(job.data.path), "path": str(job.data.path), "mix": mixed_datasets(job)}
-    out: dict[str, Any] = {"dataset": str(job.data.path), "data": data}
-    if job.data.split is not None:
-        split = read_split(job.data.path, job.data.split, read_index(job.data.path))
-        out["split"] = {"name": split.name, "digest": split.digest()}
+    out: dict[str, Any] = {"dataset": str(data.path),
+                           "data": {**summary(data.path), "path": str(data.path), "mix": list(data.mix)}}
+    if data.split is not None:
+        out["split"] = {"name": data.split.name, "digest": data.split.digest()}
     return out
-
-
-def training_pairs(job: TrainJobConfig) -> set[tuple[str, str]] | None:
-    """With ``data.split``, the (task, snapshot) pairs of its train part: where DAgger rolls out (the held-out ones
-    stay held out); None: every pair of the dataset."""
-    if job.data.split is None:
-        return None
-    index = read_index(job.data.path)
-    split = read_split(job.data.path, job.data.split, index)
-    return {(index[e]["task_id"], str(index[e]["snapshot_id"])) for e in split.parts["train"]}
 
 
 def dagger_phones(job: TrainJobConfig, env: EnvConfig) -> list[str] | None:
@@ -443,26 +410,30 @@ def dagger_rounds(job: TrainJobConfig, module: L.LightningModule, ckpt_dir: Path
         raise VluiError("dagger.rounds needs the simulated phone (env=sim): the expert labels states from the UI tree "
                         "of every step, thousands of them per round")
     phones = dagger_phones(job, env)
+    training = data.training
     rounds, stats = [], []
     for r in range(1, job.dagger.rounds + 1):
         out = dagger.round_dir(job.data.path, job.run_name, r)
         export = ckpt_dir / "dagger" / f"round-{r}"
         rounds.append(str(out))
-        if (export / "model.safetensors").exists() and (out / "meta" / "info.json").exists():
+        # config.json is the export's last file: weights without it are a round killed while exporting
+        if (export / "config.json").exists() and (out / "meta" / "info.json").exists():
             module.policy.load_state_dict(load_policy(export).state_dict())
             log.info(f"DAgger round {r} already done; its policy is loaded from {export}")
             continue
-        round_stats = dagger.collect_round(module.policy, env, job.data.path, out, r, job.dagger.episodes_per_pair,
+        round_stats = dagger.collect_round(module.policy, env, training, out, r, job.dagger.episodes_per_pair,
                                            job.seed, slots=job.dagger.envs, pairs=job.dagger.pairs,
                                            save_xml=bool(job.data.grounding.weight),  # grounding's trees
-                                           only=training_pairs(job), envs=envs, snapshots=phones)
+                                           envs=envs, snapshots=phones)
         log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "
                  f"{round_stats['episodes']} episodes; {round_stats['labelled_states']} states labelled by the expert")
         stats.append({"round": r, **round_stats})
         data.release()  # its frames are decoded again with the round's: both at once would double the peak
-        data = datamodule(job, module.policy.spec, rounds, seed=job.seed + r,
-                          steps_per_epoch=min(job.data.steps_per_epoch, job.dagger.steps),
-                          history=module.policy.cfg.history)
+        check_training_reads(training, {**{f"data.mix: {m}": read_index(m) for m in training.mix},
+                                        **{f"the DAgger round {d}": read_index(d) for d in rounds}},
+                             job.allow_held_out_phones)
+        data = datamodule(training, job.seed + r, module.policy.cfg.history, rounds,
+                          steps_per_epoch=min(job.data.steps_per_epoch, job.dagger.steps))
         trainer_cfg = asdict(job.trainer) | {"max_steps": job.dagger.steps,
                                                                            "enable_checkpointing": False}
         trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=[])
