@@ -232,7 +232,8 @@ def snapshot_refs(spec: Any, seed: int = 0, holdout: dict[str, Any] | None = Non
             drawn = generate.sample(sampled.group(1), int(sampled.group(2)), seed, kept, generator_pools(envs),
                                     configs_of_test_snapshots(envs), axis=sampled.group(3))
             # heldout:N:locale and heldout:M:orientation may both draw one phone held out on both: it is listed once
-            refs += [ref for ref in drawn if ref not in refs]
+            listed = set(refs)
+            refs += [ref for ref in drawn if ref not in listed]
         elif item.startswith(tuple(generate.PREFIX)) and ":" in item:
             raise VluiError(f"{item!r}: write random:N, heldout:N, val:N or leaky:N with a whole number N, e.g. "
                             "random:500 (or heldout:N:AXIS for N held out on one axis of the holdout)")
