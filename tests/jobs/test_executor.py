@@ -8,7 +8,11 @@ import json
 import os
 import signal
 import socket
+from collections import Counter
 from pathlib import Path
+
+import dask
+import distributed  # noqa: F401 - loads its configuration defaults, which dask.config.set extends
 
 import psutil
 import pytest
@@ -211,3 +215,16 @@ def test_a_dagger_round_on_the_cluster_labels_the_same_states(cluster: DaskEnvir
         table = pq.read_table(tmp_path / name / "episodes").to_pandas().sort_values(["episode_id", "step"])
         rounds[name] = table[["episode_id", "step", "action", "acted", "screen"]].to_dict("records")
     assert len(rounds["local"]) > 6 and str(rounds["local"]) == str(rounds["dask"])  # every label, action and screen
+
+
+def test_environments_are_built_while_the_client_refreshes_its_view_of_the_cluster() -> None:
+    # the client's periodic refresh of its cached scheduler identity lists no worker; a placement that read that cache
+    # found no live worker now and then under load ("the Dask cluster has no live worker left" mid-run): refreshed
+    # every millisecond here, it would for a few of these 60
+    with dask.config.set({"distributed.client.scheduler-info-interval": "1ms"}), \
+            environments(ExecutorConfig(name="dask", workers=2)) as envs:
+        make = envs.factory(EnvConfig(), resolve_tasks(TASKS), SNAPSHOTS)
+        built = [make() for _ in range(60)]
+        assert sorted(Counter(env.worker for env in built).values()) == [30, 30]  # every one built, spread evenly
+        for env in built:
+            env.close()

@@ -161,7 +161,7 @@ class DaskEnvironments(Environments):
                                          scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             self.client = Client(self._cluster, set_as_default=False)
             self._restore_environ()
-        workers = self.client.scheduler_info()["workers"]
+        workers = self._workers()
         if not workers:
             self.close()
             raise VluiError(f"the Dask cluster at {cfg.address} has no workers: start some with `dask worker "
@@ -242,11 +242,17 @@ class DaskEnvironments(Environments):
         with contextlib.suppress(Exception):
             env.actor.close()
 
+    def _workers(self) -> dict[str, dict]:
+        """The workers the scheduler lists now, asked of it. Not ``client.scheduler_info()``: that returns the client's
+        cached identity, which its periodic refresh (every 2 s) overwrites with one that lists no worker, so under load
+        a cluster with live workers could read as empty."""
+        return self.client.sync(self.client.scheduler.identity, n_workers=-1)["workers"]
+
     def _alive(self) -> list[str]:
-        return sorted(w for w in self.client.scheduler_info()["workers"] if w not in self._failed)
+        return sorted(w for w in self._workers() if w not in self._failed)
 
     def _host(self, worker: str) -> str:
-        return self.client.scheduler_info()["workers"].get(worker, {}).get("host", worker)
+        return self._workers().get(worker, {}).get("host", worker)
 
     def _place(self, env: EnvConfig, alive: list[str]) -> str:
         """The live worker with the fewest environments (with env=adb: one whose node has a device left)."""
