@@ -12,6 +12,7 @@ import yaml
 
 import vlui.study as study_mod
 from tests.conftest import run_python
+from vlui.cli import compose
 from vlui.config import StudyStepConfig
 from vlui.errors import VluiError
 from vlui.study.per_phone import main as per_phone
@@ -444,6 +445,22 @@ def test_a_launched_step_refuses_a_study_whose_steps_changed_since_the_launch(tm
                                         r"vlui.study tiny again$"):
         step_job(job)
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+@pytest.mark.parametrize("digest", ["12e345678901", "123456789012", "0123456789ab"])
+def test_a_launched_step_reads_the_plan_it_was_launched_with_even_when_it_looks_like_a_number(
+        tmp_path: Path, monkeypatch, digest: str) -> None:
+    # a digest of digits and one "e" read unquoted is a float (12e345678901 is inf): every launched step then refused
+    # its study as "changed since this launch began"
+    calls = []
+    monkeypatch.setattr(study_mod.subprocess, "call", lambda cmd, **kwargs: calls.append(cmd) or 1)
+    monkeypatch.setattr(study_mod, "plan_digest", lambda study: digest)
+    monkeypatch.setenv("VLUI_ROOT", str(tmp_path))
+    spec = _tiny(tmp_path)
+    with pytest.raises(VluiError):
+        study_mod.run(load("tiny", seeds=1, path=spec), tmp_path / "out", studies_file=spec)
+    launched = [o for o in calls[0][4:] if not o.startswith(("step=", "hydra/launcher="))]
+    assert compose("study", [*launched, "step=0"], output_dir=tmp_path / "step").plan == digest
 
 
 def test_steps_side_by_side_here_share_the_cores_out_as_torch_threads(tmp_path: Path, monkeypatch) -> None:

@@ -421,7 +421,7 @@ def run(study: Study, out: Path, plan_only: bool = False, launcher: str = "basic
                f"checkpoints={hydra_value([f'{arm}={path}' for arm, path in study.given.items()])}",
                f"studies={hydra_value(str(studies_file.resolve()) if studies_file else None)}",
                f"out={hydra_value(str(out.resolve()))}",
-               f"step={','.join(map(str, todo))}", f"plan={plan_digest(study)}", f"threads={threads}",
+               f"step={','.join(map(str, todo))}", f"plan={hydra_value(plan_digest(study))}", f"threads={threads}",
                f"hydra/launcher={launcher}", *(launcher_settings or [])]
         code = call_child(cmd, cwd=work_dir())
         if code != 0:
