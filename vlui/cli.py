@@ -154,6 +154,13 @@ def entry_point(config_name: str, job_path: str | Mapping[str, str]) -> None:
     # While modules load nothing has been written, so Ctrl-C ends the process at once: raised inside an import,
     # KeyboardInterrupt can leave a half-imported module (numpy's) that fails again with another error.
     signal.signal(signal.SIGINT, interrupted)
+    from vlui.config import check_renamed
+
+    try:
+        check_renamed(sys.argv[1:])  # before Hydra, which would answer an old name with a screen of its advice
+    except VluiError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(err.exit_code)
     informational = INFORMATIONAL.intersection(a.split("=", 1)[0] for a in sys.argv[1:])
     job = _not_run if informational else _loaded_when_run(job_path)  # answered without the job: no torch
     try:
@@ -210,13 +217,17 @@ def compose(config_name: str, overrides: Sequence[str] = (), output_dir: str | P
     """Compose ``configs/<config_name>.yaml`` with command-line style ``overrides``, as the entry point would.
 
     ``output_dir`` stands in for Hydra's run directory (``${hydra:runtime.output_dir}``) so that the config resolves
-    outside a Hydra run, e.g. in tests and notebooks.
+    outside a Hydra run, e.g. in tests and notebooks. A setting by its old name is refused
+    (:func:`vlui.config.check_renamed`).
     """
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import open_dict
 
+    from vlui.config import check_renamed
+
+    check_renamed(overrides)
     _prepare()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = hydra_compose(config_name=config_name, overrides=list(overrides), return_hydra_config=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field, fields
+from collections.abc import Sequence
 from typing import Any, ClassVar, Optional, TypeVar
 
 from hydra.core.config_store import ConfigStore
@@ -99,19 +100,19 @@ class TrainerConfig:
 # --------------------------------------------------------------------------------------------------------- jobs
 @dataclass
 class DaggerConfig:
-    """DAgger after the first training (vlui/jobs/dagger.py): roll out, label with the expert, train on it all."""
+    """DAgger after the first training (vlui/jobs/dagger.py): roll out (``env.num_envs`` phones side by side, one
+    batched forward pass per step), label with the expert, train on it all."""
 
     rounds: int = 0  # 0: no DAgger
     episodes_per_pair: int = 1  # policy episodes per (task, snapshot) of the dataset, each round
     pairs: Optional[int] = None  # roll out on this many (task, snapshot) pairs of the dataset, drawn anew each round
     steps: int = 300  # training steps after each round, on the demonstrations and every round so far
-    envs: int = 16  # simulated phones stepped side by side (one batched forward pass per step)
     # roll out on these phones instead of the dataset's (env.snapshots references: train, random:N, ids), e.g.
     # [train, random:2000]: phones the demonstrations never had; validation and test phones are refused
     snapshots: Any = None
 
     LIMITS: ClassVar[dict[str, Range]] = {"rounds": Range(0), "episodes_per_pair": AT_LEAST_1, "steps": AT_LEAST_1,
-                                          "envs": AT_LEAST_1, "pairs": Range(1, optional=True)}
+                                          "pairs": Range(1, optional=True)}
 
 
 @dataclass
@@ -188,7 +189,7 @@ class EvaluateJobConfig:
     video: str = "none"  # "none" | "failures" | "all"
     screens: str = "none"  # "none" | "failures" | "all": each step's screen kept, for the viewer (images/<hash>.png)
     resume: bool = True
-    parallel_envs: int = 16  # environments stepped side by side (one batched policy forward per step)
+    # how many environments side by side (one batched policy forward per step): env.num_envs, 16 (configs/evaluate.yaml)
     adaptive_metrics: bool = True  # AndroidArena's TR/TCR/RRR against the expert's trajectory (runs the expert)
     gamma: float = 0.9  # TR's discount
     name: str = "eval"  # names the output folder outputs/evaluate/<name>
@@ -205,8 +206,7 @@ class EvaluateJobConfig:
     data: OfflineDataConfig = field(default_factory=OfflineDataConfig)  # mode=offline's demonstrations
 
     LIMITS: ClassVar[dict[str, Range]] = {"seed": SEED, "task_seed": SEED, "task_count": AT_LEAST_1, "runs": AT_LEAST_1,
-                                          "episodes_per_pair": AT_LEAST_1, "parallel_envs": AT_LEAST_1,
-                                          "gamma": Range(0, 1, open_lo=True)}
+                                          "episodes_per_pair": AT_LEAST_1, "gamma": Range(0, 1, open_lo=True)}
     CHOICES: ClassVar[dict[str, tuple]] = {"mode": ("online", "offline"), "task_split": ("train", "test", "all"),
                                            "video": ("none", "failures", "all"),
                                            "screens": ("none", "failures", "all")}
@@ -247,6 +247,33 @@ def hydra_value(value: Any) -> str:
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
+# --------------------------------------------------------------------------------------------------------- renamed
+# Settings that have a new name: the old name -> (the new one, why). Wherever a user writes a setting (the command
+# line of train.py, evaluate.py and collect.py, compose(), a study's overrides, a config's keys), an old name is
+# refused in one line that gives the new one (:func:`check_renamed`), rather than Hydra's screen of advice or, where a
+# job took no such setting, a value silently ignored.
+SIDE_BY_SIDE = "one name for the environments side by side, in every job"
+RENAMED: dict[str, tuple[str, str]] = {
+    "parallel_envs": ("env.num_envs", SIDE_BY_SIDE),  # evaluate.py's
+    "dagger.envs": ("env.num_envs", SIDE_BY_SIDE),  # DAgger's rollouts in train.py
+    "algo.envs": ("env.num_envs", SIDE_BY_SIDE),  # PPO's rollouts in train.py
+}
+
+
+def _refuse_renamed(key: str, value: Any) -> None:
+    if key in RENAMED:
+        new, why = RENAMED[key]
+        raise VluiError(f"{key} is now {new} ({why}): write {new}={value}")
+
+
+def check_renamed(overrides: Sequence[str]) -> None:
+    """Refuse, in one line giving the new name, a command-line override (``key=value``, ``+key=value``,
+    ``++key=value`` or ``~key``) of a setting by its old name (:data:`RENAMED`)."""
+    for override in overrides:
+        key, eq, value = override.partition("=")
+        _refuse_renamed(key.lstrip("+~"), value if eq else "...")
+
+
 # The one explicit map from schema names to dataclasses (STYLE.md: no registries filled by import side effects).
 SCHEMAS: dict[str, type] = {
     "train_schema": TrainJobConfig,
@@ -278,21 +305,23 @@ def register_configs() -> None:
 
 def check_settings(cfg: DictConfig) -> None:
     """Check every setting a schema bounds (its ``LIMITS`` and ``CHOICES``) before any work starts, so that e.g.
-    ``data.batch_size=0`` or ``parallel_envs=0`` is one line naming the key, not a traceback or a NaN much later; and
+    ``data.batch_size=0`` or ``env.num_envs=0`` is one line naming the key, not a traceback or a NaN much later; and
     that every key is one of its schema's, since Hydra lets ``+key=value`` add any key to a structured config:
-    ``+env.paralel_envs=2`` is an error that suggests ``parallel_envs``, not a setting silently ignored."""
+    ``+env.num_env=2`` is an error that suggests ``env.num_envs``, not a setting silently ignored (and an old name,
+    :data:`RENAMED`, one that gives the new)."""
     nodes = list(_schema_nodes(cfg, ""))
     for key, schema, node in nodes:
         known = [f.name for f in fields(schema)]
         for name in node:
             if name not in known:
+                _refuse_renamed(f"{key}{name}", node[name])
                 raise VluiError(f"unknown setting {key}{name}: {_closest(key, str(name), known, nodes)}")
         check_fields(schema, node, key)
 
 
 def _closest(key: str, name: str, known: list[str], nodes: list[tuple[str, type, DictConfig]]) -> str:
     """A hint for the unknown setting ``key + name``: the closest setting of the same group, else of any group of
-    ``nodes`` (:func:`_schema_nodes`; ``+env.paralel_envs`` -> ``parallel_envs``), else the group's settings."""
+    ``nodes`` (:func:`_schema_nodes`; ``+num_envs`` -> ``env.num_envs``), else the group's settings."""
     close = difflib.get_close_matches(name, known, n=1)
     if close:
         return f"did you mean {key}{close[0]}?"

@@ -109,7 +109,7 @@ def _expert_on_generated(tmp_path, phones: str, phones_count: int, seed: int, ta
     where ``tasks`` is a list of ids, not a named set)."""
     result = evaluate.run(compose("evaluate", ["agent=expert", f"tasks={tasks}", f"env.snapshots={phones}",
                                                f"env.generator.seed={seed}", "runs=1", "adaptive_metrics=false",
-                                               "parallel_envs=4"], output_dir=tmp_path / "out"))
+                                               "env.num_envs=4"], output_dir=tmp_path / "out"))
     records = [json.loads(line) for line in (tmp_path / "out" / "episodes.jsonl").read_text().splitlines()]
     failed = sorted({(r["task"], r["snapshot"]) for r in records if not r["success"]})
     tasks_count = count if count is not None else len(task_set(tasks))

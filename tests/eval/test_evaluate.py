@@ -119,6 +119,27 @@ def test_a_trained_policy_export_is_evaluated_in_batches(tmp_path: Path) -> None
     assert result["episodes"] == 6
 
 
+def test_env_num_envs_is_how_many_environments_run_side_by_side(tmp_path: Path, monkeypatch) -> None:
+    import vlui.jobs.executor as executor
+
+    built, open_env = [], executor.open_env
+
+    def counted(*args, **kwargs):
+        built.append(args)
+        return open_env(*args, **kwargs)
+
+    monkeypatch.setattr(executor, "open_env", counted)
+    args = ("agent=random", "tasks=[open_clock]", "env.snapshots=[000,001]", "runs=2",
+            "env.observation_height=64", "env.observation_width=32", "adaptive_metrics=false")
+    journals = {}
+    for n in (1, 3):
+        built.clear()
+        evaluate.run(compose("evaluate", [*args, f"env.num_envs={n}"], output_dir=tmp_path / str(n)))
+        assert len(built) == n  # 4 episodes in n environments, each built once
+        journals[n] = _journal(tmp_path / str(n))
+    assert len(journals[1]) == 4 and journals[1] == journals[3]  # the same episodes, however many ran together
+
+
 def test_each_policy_sees_screens_at_the_size_it_was_trained_at(tmp_path: Path) -> None:
     # a policy trained on 64x32 screens next to one trained on 48x24, with no screen size given: each is evaluated
     # at its own (a policy handed another size refuses the batch, so finishing is the check)
@@ -218,7 +239,7 @@ def test_several_training_seeds_give_an_error_bar_and_two_recipes_are_compared(t
         _export_tiny(tmp_path / "exp" / f"bc-seed{seed}", seed)
         _export_tiny(tmp_path / "exp" / f"iql-seed{seed}", 10 + seed)
     small = ("env.snapshots=[100,101]", "tasks=[open_clock,airplane_on]", "runs=2", "env.observation_height=64",
-             "env.observation_width=32", "adaptive_metrics=false", "parallel_envs=4")
+             "env.observation_width=32", "adaptive_metrics=false", "env.num_envs=4")
     result = evaluate.run(cfg(tmp_path, f"checkpoint={{bc: '{tmp_path}/exp/bc-*', iql: '{tmp_path}/exp/iql-*'}}",
                               *small))
     assert result["episodes"] == 6 * 2 * 2 * 2  # 6 policies x 2 tasks x 2 snapshots x 2 runs
@@ -379,7 +400,7 @@ def test_an_evaluation_killed_mid_way_resumes_to_the_same_records(tmp_path: Path
     def command(root: Path) -> list[str]:
         return [sys.executable, "evaluate.py", f"paths.root_dir={root}", "agent=random", "name=killed",
                 "tasks=[open_clock,airplane_on]", "env.snapshots=[000,001,002,003,004,005]", "runs=4",
-                "env.observation_height=64", "env.observation_width=32", "parallel_envs=2", "adaptive_metrics=false"]
+                "env.observation_height=64", "env.observation_width=32", "env.num_envs=2", "adaptive_metrics=false"]
 
     def records(root: Path) -> dict[tuple, tuple]:
         lines = (root / "outputs" / "evaluate" / "killed" / "episodes.jsonl").read_text().splitlines()

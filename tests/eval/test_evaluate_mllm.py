@@ -127,11 +127,11 @@ def test_another_agent_and_an_llm_agent_side_by_side_in_one_table(tmp_path: Path
 def test_a_spent_budget_stops_in_one_line_and_the_same_command_goes_on(tmp_path: Path) -> None:
     with StandIn(answer=answer) as llm:
         with pytest.raises(VluiError, match=r"budget is spent \(3 requests, .*run the same command again to go on"):
-            run(tmp_path, "out", args(llm, "parallel_envs=1", "env.snapshots=[100]", "agent.budget_requests=3"))
+            run(tmp_path, "out", args(llm, "env.num_envs=1", "env.snapshots=[100]", "agent.budget_requests=3"))
         kept = lines(tmp_path / "out")
         assert len(kept) == 1 and kept[0]["success"]  # the finished episode is kept
         sent = len(llm.chat_requests())
-        result = run(tmp_path, "out", args(llm, "parallel_envs=1", "env.snapshots=[100]"))
+        result = run(tmp_path, "out", args(llm, "env.num_envs=1", "env.snapshots=[100]"))
     assert result["episodes"] == 2 and result["success_rate"] == 1.0
     second = lines(tmp_path / "out")[-1]
     # the interrupted episode's answers so far come from the cache, free
@@ -143,7 +143,7 @@ def test_a_model_that_answers_nonsense_stops_in_one_line_and_can_be_measured_any
     def nonsense_after_the_first_episode(prompt: str) -> str:
         return answer(prompt) if "open the clock app" in prompt.splitlines()[0] else "I am a helpful assistant."
 
-    overrides = ["parallel_envs=1", "tasks=[open_clock,open_chrome]", "env.snapshots=[100]"]
+    overrides = ["env.num_envs=1", "tasks=[open_clock,open_chrome]", "env.snapshots=[100]"]
     with StandIn(answer=nonsense_after_the_first_episode) as llm:
         with pytest.raises(VluiError, match=r"the mllm agent's last 4 answers held no valid action \(the last: 'I am a "
                                             r"helpful assistant.': .*agent.stop_after_invalid=null measures"):
@@ -222,7 +222,7 @@ def test_requests_counted_are_the_requests_the_server_received_retries_included(
     with StandIn(answer=answer) as llm:
         posts = iter(range(10**6))
         llm.fail = lambda prompt: Failure(429, {"Retry-After": "0"}) if next(posts) % 2 == 0 else None
-        assert run(tmp_path, "out", args(llm, "parallel_envs=1", "env.snapshots=[100]"))["success_rate"] == 1.0
+        assert run(tmp_path, "out", args(llm, "env.num_envs=1", "env.snapshots=[100]"))["success_rate"] == 1.0
         received = len(llm.chat_requests())
     usage = json.loads((tmp_path / "out" / "results.json").read_text())["llm"]
     answered = sum(r["transcript"]["requests"] - r["transcript"]["retries"] for r in lines(tmp_path / "out"))
@@ -257,10 +257,10 @@ def test_requests_side_by_side_give_the_episodes_of_one_at_a_time(tmp_path: Path
     late = random.Random(0)
     with StandIn(answer=answer) as llm:
         llm.delay = lambda prompt: late.uniform(0.0, 0.3)
-        together = run(tmp_path, "together", args(llm, "agent.concurrency=4", "parallel_envs=4"))
+        together = run(tmp_path, "together", args(llm, "agent.concurrency=4", "env.num_envs=4"))
         assert llm.most_at_once > 1
         asked = len(llm.requests)
-        alone = run(tmp_path, "alone", args(llm, "agent.concurrency=1", "parallel_envs=4"))
+        alone = run(tmp_path, "alone", args(llm, "agent.concurrency=1", "env.num_envs=4"))
         assert len(llm.requests) == asked
     assert together["success_rate"] == alone["success_rate"] == 1.0
     first, second = lines(tmp_path / "together"), lines(tmp_path / "alone")
@@ -273,7 +273,7 @@ def test_requests_side_by_side_give_the_episodes_of_one_at_a_time(tmp_path: Path
 def test_eight_requests_at_once_take_the_time_of_one(tmp_path: Path) -> None:
     """A model that answers after 1 s: 8 one-step episodes ask for 8 s one at a time, about 1 s with
     agent.concurrency=8 (bounds generous for a loaded machine)."""
-    eight = ["tasks=[open_clock]", "env.snapshots=[100]", "episodes_per_pair=8", "parallel_envs=8",
+    eight = ["tasks=[open_clock]", "env.snapshots=[100]", "episodes_per_pair=8", "env.num_envs=8",
              "agent.actions=extended", "agent.cache_dir=null"]
     spans = {}
     for n in (1, 8):

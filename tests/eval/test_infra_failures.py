@@ -94,7 +94,7 @@ def test_an_endpoint_that_stays_down_stops_the_run_and_keeps_what_finished(tmp_p
         with pytest.raises(VluiError, match="failed [34] requests in a row .*; run the same command again when it "
                                             "works"):
             run(tmp_path, *text_agent(llm, "tasks=[open_settings,open_clock,open_phone,open_camera]",
-                                      f"parallel_envs={envs}", f"agent.concurrency={concurrency}",
+                                      f"env.num_envs={envs}", f"agent.concurrency={concurrency}",
                                       "agent.max_retries=0"))
     sent = len(llm.chat_requests())
     assert 3 <= sent <= max(3, concurrency)  # not every remaining episode, each after its retries

@@ -123,7 +123,7 @@ def test_dagger_phones_and_a_dataset_split_are_one_line_error(tmp_path: Path) ->
 
 @pytest.mark.integration
 def test_train_runs_dagger_rounds_and_resumes_past_finished_ones(tmp_path: Path, tiny_dataset: Path, caplog) -> None:
-    overrides = tiny(tmp_path, tiny_dataset, "dagger.rounds=1", "dagger.steps=2", "dagger.envs=4",
+    overrides = tiny(tmp_path, tiny_dataset, "dagger.rounds=1", "dagger.steps=2", "env.num_envs=4",
                      "model.head=pointer", "model.positions=true")
     result = train.run(compose("train", overrides, output_dir=tmp_path / "run"))
     assert [r["round"] for r in result["dagger"]] == [1] and result["dagger"][0]["labelled_states"] > 0
@@ -143,7 +143,7 @@ def test_a_run_killed_between_dagger_rounds_resumes_to_the_same_policy(tmp_path:
         data = Path(shutil.copytree(tiny_dataset, tmp_path / name / "data" / "tiny",
                                     ignore=shutil.ignore_patterns("features")))
         return [sys.executable, "train.py", *tiny(tmp_path / name, data, "dagger.rounds=2", "dagger.steps=2",
-                                                   "dagger.envs=4", "model.head=pointer", "model.positions=true"),
+                                                   "env.num_envs=4", "model.head=pointer", "model.positions=true"),
                 f"hydra.run.dir={tmp_path / name}/run"]
 
     def final(name: str) -> dict:
@@ -184,6 +184,6 @@ def test_each_round_decodes_its_screens_after_the_last_round_let_go_of_theirs(tm
 
     monkeypatch.setattr(DemoDataModule, "setup", counting)
     result = train.run(compose("train", tiny(tmp_path, tiny_dataset, "dagger.rounds=2", "dagger.steps=2",
-                                             "dagger.envs=4"), output_dir=tmp_path / "run"))
+                                             "env.num_envs=4"), output_dir=tmp_path / "run"))
     assert [r["round"] for r in result["dagger"]] == [1, 2]
     assert len(set(map(id, modules))) == 3 and held[0] == 0 and not any(held)

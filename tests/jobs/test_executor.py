@@ -93,7 +93,7 @@ def test_collect_on_the_cluster_writes_the_same_dataset(tmp_path: Path) -> None:
 def test_evaluate_on_the_cluster_gives_the_same_results(tmp_path: Path) -> None:
     def run(executor: str) -> dict[str, dict]:
         cfg = compose("evaluate", [f"paths.root_dir={tmp_path}", "agent=random", f"tasks=[{','.join(TASKS)}]",
-                                   f"env.snapshots=[{','.join(SNAPSHOTS)}]", "runs=2", "parallel_envs=4",
+                                   f"env.snapshots=[{','.join(SNAPSHOTS)}]", "runs=2", "env.num_envs=4",
                                    f"name={executor}", f"executor={executor}"],
                       output_dir=tmp_path / executor)
         evaluate.run(cfg)
@@ -181,7 +181,7 @@ def test_episodes_over_adb_run_on_the_node_that_has_the_phone(tmp_path: Path) ->
 
 def test_a_ppo_iteration_on_the_cluster_is_the_same_as_here(weak_policy: Path, tmp_path: Path) -> None:  # noqa: F811
     policy = weak_policy
-    common = ["algo.iterations=1", "algo.episodes=8", "algo.eval_every=0", "algo.envs=4"]
+    common = ["algo.iterations=1", "algo.episodes=8", "algo.eval_every=0", "env.num_envs=4"]
     runs = {}
     for executor in ("local", "dask"):
         result = train.run(compose("train", ppo(tmp_path, policy, *common, f"executor={executor}", run=executor),

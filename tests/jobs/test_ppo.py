@@ -49,7 +49,7 @@ def weak_policy(tmp_path_factory) -> Path:
 def ppo(tmp_path: Path, init: Path, *extra: str, run: str = "run") -> list[str]:
     return [f"paths.root_dir={tmp_path}", f"paths.checkpoint_dir={tmp_path}/ckpt", "algo=ppo", f"init={init}",
             f"algo.tasks=[{TASK}]", f"env.snapshots=[{SNAPSHOT}]", f"algo.eval_snapshots=[{SNAPSHOT}]",
-            "algo.eval_every=1", "algo.episodes=32", "algo.envs=16", "algo.minibatch=32", "algo.optim.lr=3e-3",
+            "algo.eval_every=1", "algo.episodes=32", "env.num_envs=16", "algo.minibatch=32", "algo.optim.lr=3e-3",
             "algo.checkpoint_every=1", f"run_name={run}", "trainer.enable_progress_bar=false", "logger=csv", *extra]
 
 
@@ -188,7 +188,7 @@ def test_ppo_runs_over_adb_as_on_the_simulated_phone(weak_policy: Path, tmp_path
         over_adb = ["env=adb", f"env.serial={adb.serial}", f"env.adb_port={adb.adb_port}",
                     f"env.console_token_file={adb.home / '.emulator_console_auth_token'}", "env.log_tags=all"]
         # one device over ADB, so one phone in process too: the episodes draw the same samples in the same order
-        common = ["algo.iterations=1", "algo.episodes=4", "algo.eval_every=0", "algo.envs=1"]
+        common = ["algo.iterations=1", "algo.episodes=4", "algo.eval_every=0", "env.num_envs=1"]
         via_adb = train.run(compose("train", ppo(tmp_path, weak_policy, *common, *over_adb, run="adb"),
                                     output_dir=tmp_path / "adb"))
     in_process = train.run(compose("train", ppo(tmp_path, weak_policy, *common, run="sim"), output_dir=tmp_path / "sim"))
@@ -240,7 +240,7 @@ def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_poli
     module = PPOModule(to_dict(start.cfg, start.spec), {"log_std_init": -1.0}, seed=0)
     module.policy.load_state_dict(start.state_dict())
     env = EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32)
-    module.use(OnlineEpisodes(env, [TASK], None, episodes=1, envs=1, seed=0))
+    module.use(OnlineEpisodes(env, [TASK], None, episodes=1, seed=0))
     screen = make_env(env, [TASK]).reset(seed=0, options={"task": TASK, "snapshot": SNAPSHOT})[0]
     screens, instructions = np.stack([screen["screen"]] * 512), [screen["instruction"]] * 512
     sampled = Actor(module, True, torch.Generator().manual_seed(0))(screens, instructions)
@@ -264,12 +264,12 @@ def test_ppo_updates_a_history_policy_on_each_steps_own_past(history, screens: b
                       positions=True, pointer_layers=0, history=history, history_screens=screens)
     module = PPOModule(to_dict(cfg, ObsActionSpec(64, 32)), {"log_std_init": -1.0, "step_cost": 0.0, "discount": 0.9,
                                                   "gae_lambda": 0.9, "minibatch": 4}, seed=0)
-    env = EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32)
+    env = EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32, num_envs=2)
     k = module.policy.cfg.history
     demos = DemoDataModule(str(tiny_dataset), val_fraction=0.0, image_height=64, image_width=32, on_device=False,
                            history=k)
     demos.setup()
-    module.use(OnlineEpisodes(env, [TASK], None, episodes=3, envs=2, seed=0), demos)
+    module.use(OnlineEpisodes(env, [TASK], None, episodes=3, seed=0), demos)
     module.eval()
     steps = episode_steps(learned_from(module.episodes.train(0, Actor(module, True, torch.Generator().manual_seed(0)))),
                           0.0)
@@ -343,7 +343,7 @@ def test_ppo_fine_tunes_a_policy_that_reads_its_last_4_screens_imitating_the_dem
                       TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32], head="pointer",
                       positions=True, pointer_layers=0, history=4, history_screens=True)
     start = export_policy(VLUIPolicy(cfg, ObsActionSpec(64, 32)), tmp_path / "start" / "policy")
-    result = train.run(compose("train", ppo(tmp_path, start, "algo.iterations=1", "algo.episodes=4", "algo.envs=2",
+    result = train.run(compose("train", ppo(tmp_path, start, "algo.iterations=1", "algo.episodes=4", "env.num_envs=2",
                                             "algo.minibatch=8", "algo.eval_every=0", "algo.bc_coef=0.5",
                                             "trainer.log_every_n_steps=1",
                                             f"paths.data_dir={tiny_dataset.parent}", f"data.name={tiny_dataset.name}"),

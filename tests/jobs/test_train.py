@@ -138,7 +138,7 @@ def test_train_py_with_4_past_screens_reads_them_from_the_feature_cache_then_run
                                              "model.vision.freeze=true", "model.vision.feature_index=-2",
                                              "data.augment.random_shift=0", "model.head=pointer",
                                              "model.positions=true", "dagger.rounds=1", "dagger.steps=2",
-                                             "dagger.envs=4"), output_dir=tmp_path / "run"))
+                                             "env.num_envs=4"), output_dir=tmp_path / "run"))
     assert handed and all(cached for cached, _ in handed)
     assert all(s.dtype == torch.float16 and s.dim() == 5 and s.shape[1] == 4 for _, s in handed)  # (B, K, C, h, w)
     assert result["dagger"][0]["labelled_states"] > 0
@@ -202,7 +202,7 @@ def test_grounding_on_a_dataset_without_ui_trees_is_one_line_saying_how_to_get_t
 
 def test_dagger_rounds_keep_the_ui_trees_that_grounding_reads(tmp_path: Path, tiny_xml_dataset: Path) -> None:
     result = train.run(compose("train", tiny(tmp_path, tiny_xml_dataset, "data.grounding.weight=1.0",
-                                             "dagger.rounds=1", "dagger.steps=2", "dagger.envs=2", "dagger.pairs=2",
+                                             "dagger.rounds=1", "dagger.steps=2", "env.num_envs=2", "dagger.pairs=2",
                                              "model.head=pointer", "model.vision.freeze=true", "run_name=grounded"),
                                output_dir=tmp_path / "run"))
     assert result["dagger"][0]["labelled_states"] > 0
@@ -217,7 +217,7 @@ def test_a_split_trains_on_its_train_part_and_dagger_rolls_out_only_there(tmp_pa
                                                                          tiny_dataset_copy: Path) -> None:
     split = split_job.make(tiny_dataset_copy, "unseen_task", ["open_clock"], val=0.2)
     result = train.run(compose("train", tiny(tmp_path, tiny_dataset_copy, "data.split=unseen_task", "dagger.rounds=1",
-                                             "dagger.steps=2", "dagger.envs=2", "run_name=split"),
+                                             "dagger.steps=2", "env.num_envs=2", "run_name=split"),
                                output_dir=tmp_path / "run"))
     round_dir = tiny_dataset_copy.parent / "tiny.dagger" / "split" / "round-1"
     assert {task for task, _ in read_info(round_dir)["recipe"]["pairs"]} == {"airplane_on"}  # not the held-out task

@@ -608,4 +608,4 @@ def claim(serials: list[str], adb_host: str, adb_port: int) -> tuple[str, Callab
 
         return serial, release
     raise DeviceError(f"every device of env.serial ({', '.join(serials)}) is in use by another environment; give "
-                      "one serial per parallel environment (env.num_envs, parallel_envs)")
+                      "one serial per parallel environment (env.num_envs)")

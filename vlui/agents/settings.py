@@ -38,7 +38,7 @@ class AgentConfig:
     # a request's whole time, retries and waits included: past it the request fails (the episode is an infrastructure
     # failure, run again on resume), so a server that never answers costs minutes, not a quarter of an hour
     request_deadline_s: float = 180.0
-    # requests in flight at once, from the run's environments side by side (at most parallel_envs of them): each
+    # requests in flight at once, from the run's environments side by side (at most env.num_envs of them): each
     # environment waits on its own answer; the episodes, their actions and their order are those of 1
     concurrency: int = 1
     temperature: float = 0.0  # B-MoCA's for GPT-4 and GPT-4V (App. C.3)

@@ -3,7 +3,7 @@
 ``python train.py algo=ppo init=<policy>``. Each iteration (one Lightning epoch):
 
 1. **Roll out**: ``algo.episodes`` episodes of (task, snapshot) pairs drawn from the seed and the iteration, in
-   ``algo.envs`` phones stepped side by side by the one rollout loop (:class:`vlui.jobs.online.OnlineEpisodes`: a
+   ``env.num_envs`` phones stepped side by side by the one rollout loop (:class:`vlui.jobs.online.OnlineEpisodes`: a
    device that breaks is rebuilt and its episode retried), the policy *sampling* its dual-gestures
    (:mod:`vlui.algos.distributions`). The reward is 1 when the task's detector fires, minus ``algo.step_cost`` per
    step. A frozen backbone's features of each screen are computed once, when the policy acts on it, and kept for the

@@ -64,13 +64,13 @@ class IQLConfig:
 class OnlineConfig:
     """What every online algorithm shares (:mod:`vlui.jobs.online` runs its episodes): it fine-tunes the policy that
     ``init=`` names on episodes of ``tasks`` on ``env.snapshots``, measures its learning curve on ``eval_snapshots``,
-    and counts its progress in iterations (roll out, then update), each one Lightning epoch."""
+    and counts its progress in iterations (roll out, then update), each one Lightning epoch. Its rollouts step
+    ``env.num_envs`` phones side by side (configs/algo/ppo.yaml: 32)."""
 
     name: str = ""  # each online algorithm's own
     tasks: Any = "representative"  # the tasks rolled out (a set name or a list of ids), on env.snapshots
     iterations: int = 20  # rollouts then updates; each is one Lightning epoch
     episodes: int = 96  # episodes per iteration, (task, snapshot) pairs drawn from the seed and the iteration
-    envs: int = 32  # phones stepped side by side (one batched forward pass per step)
     eval_every: int = 5  # deterministic success on eval_snapshots every this many iterations (and before the first)
     # the phones of the learning curve: validation phones (choose iterations on them, never on the test snapshots;
     # docs/evaluation.md); 0 eval_every turns it off
@@ -84,7 +84,7 @@ class OnlineConfig:
     tune_blocks: Optional[int] = None
 
     LIMITS: ClassVar[dict[str, Range]] = {
-        "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "envs": AT_LEAST_1, "eval_every": Range(0),
+        "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "eval_every": Range(0),
         "checkpoint_every": AT_LEAST_1, "bc_coef": NON_NEGATIVE, "tune_blocks": Range(0, optional=True)}
 
 

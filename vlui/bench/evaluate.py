@@ -42,8 +42,8 @@ def bench_evaluate(opts: BenchOptions) -> Iterator[Record]:
                 result = evaluate.run(compose("evaluate", [*common, *overrides], output_dir=out))
             return time.perf_counter() - start, result["episodes"]
 
-        fast, n_fast = seconds(f"runs={runs}", "parallel_envs=16")
-        slow, n_slow = seconds("runs=1", "parallel_envs=1", "env.snapshots=[100]" if not opts.quick else
+        fast, n_fast = seconds(f"runs={runs}", "env.num_envs=16")
+        slow, n_slow = seconds("runs=1", "env.num_envs=1", "env.snapshots=[100]" if not opts.quick else
                                "env.snapshots=[100]")
     yield record("eval_protocol_seconds", fast, "s", episodes=n_fast, policy="efficientnet_b0, d=768 (random)",
                  note="B-MoCA protocol: representative tasks x test snapshots x 3 runs; 16 environments, batched "

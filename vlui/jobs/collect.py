@@ -1,7 +1,8 @@
 """The ``collect`` job (``python collect.py``): run an agent over tasks × snapshots × episodes and write a dataset.
 
-Episodes run in ``env.num_envs`` worker processes and are written as they finish, each atomically, so a killed
-collection loses at most the episodes in flight, and running the same command again resumes it.
+Episodes run in ``env.num_envs`` worker processes (on the simulated phone at most one a core: :func:`processes`) and are
+written as they finish, each atomically, so a killed collection loses at most the episodes in flight, and running the
+same command again resumes it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from vlui.data.format import DatasetWriter
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.jobs.executor import environments
-from vlui.processes import quiet_resource_tracker, quiet_worker, sigterm_as_interrupt, threads_per_job
+from vlui.processes import cores, quiet_resource_tracker, quiet_worker, sigterm_as_interrupt, threads_per_job
 from vlui.rollout import EpisodeRecord, Job, dataset_rows, rollout
 from vlui.seeding import substream
 from vlui.tasks import templates
@@ -156,10 +157,24 @@ def _todo(c: Collection, writer: DatasetWriter, where: str) -> list[Job]:
     return todo
 
 
+def processes(env: EnvConfig, episodes: int) -> int:
+    """How many worker processes collect ``episodes`` episodes: ``env.num_envs``, one per device over ADB, and on the
+    simulated phone no more than this process's cores (a simulated phone keeps its core busy, so more processes only
+    take turns, each with its own memory): train.py's defaults of 16 on a 2-core machine are 2 processes. Each episode
+    is seeded by its id, not by the process that runs it, so the dataset is the same with any number."""
+    wanted = max_parallel(env, env.num_envs)
+    if env.backend == "sim":
+        wanted = min(wanted, cores())
+    return max(1, min(wanted, episodes))
+
+
 def _collect(c: Collection, writer: DatasetWriter) -> None:
     todo = _todo(c, writer, "")
     include_xml = "xml" in agent_class(c.agent).reads or c.options["save_xml"]
-    workers = max(1, min(max_parallel(c.env, c.env.num_envs), len(todo)))
+    workers = processes(c.env, len(todo))
+    if workers < min(c.env.num_envs, len(todo)):
+        log.info(f"env.num_envs={c.env.num_envs}: {workers} worker process(es), each collecting its share (at most "
+                 f"one a {'core' if c.env.backend == 'sim' else 'device'})")
     with _progress(len(c.jobs), len(c.jobs) - len(todo), writer, c.root) as bar:
         if workers == 1:
             _init_worker(c.env, c.task_ids, c.agent, include_xml, c.options)

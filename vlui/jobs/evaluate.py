@@ -1,7 +1,7 @@
 """The ``evaluate`` job (``python evaluate.py``): an agent on held-out snapshots, with honest statistics.
 
 Default: the B-MoCA protocol, the six representative tasks on the test snapshots (100–109), 3 runs with different
-seeds. Episodes run in ``parallel_envs`` environments side by side with one batched policy forward per step. Every
+seeds. Episodes run in ``env.num_envs`` environments side by side with one batched policy forward per step. Every
 finished episode is appended to ``episodes.jsonl`` in the output folder at once; running the same command again
 skips the episodes already there. At the end: ``results.json``, ``results.md``, plots, optional GIFs.
 
@@ -58,13 +58,12 @@ class Plan:
     tasks: list[Task]
     snapshots: list[str]
     jobs: list[Job]
-    env: EnvConfig
+    env: EnvConfig  # env.num_envs: how many environments side by side
     agent: AgentConfig  # the agent's settings (a policy's checkpoint: see ``policies``)
     policies: list[tuple[str, str | None]]  # (group, checkpoint) of each policy; ("", None) for another agent
     groups: dict[str, list[str]]  # the checkpoints of each recipe, when the agent is a policy
     recipe: dict[str, Any]  # what makes two evaluations the same one (a resume checks it)
     out: Path
-    parallel_envs: int
     video: str
     screens: str  # which episodes keep each step's screen (none, failures, all), in images/ by content hash
     adaptive_metrics: bool
@@ -123,7 +122,7 @@ def plan(job: EvaluateJobConfig) -> Plan:
                         "leave reuse out")
     reuse = reused_folders(job.reuse, Path(job.paths.root_dir), Path(job.paths.output_dir))
     return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(job.paths.output_dir),
-                job.parallel_envs, job.video, job.screens, job.adaptive_metrics, job.gamma, asdict(job),
+                job.video, job.screens, job.adaptive_metrics, job.gamma, asdict(job),
                 compared(job.compare), reuse)
 
 
@@ -258,12 +257,12 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
                 done[record["key"]] = record
                 bar.update(1)
 
-            slots = envs.slots(p.env, p.parallel_envs)
+            slots = envs.slots(p.env, p.env.num_envs)
             # an agent that waits on a served model asks in threads (agent.concurrency), the wait shown on the bar
             concurrency = agent.concurrency
             if concurrency is not None and concurrency > min(slots, len(mine)) and mine:
                 log.info(f"agent.concurrency={concurrency}, but {min(slots, len(mine))} environments run side by "
-                         f"side (parallel_envs={p.parallel_envs}, {len(mine)} episodes to run): that many requests at "
+                         f"side (env.num_envs={p.env.num_envs}, {len(mine)} episodes to run): that many requests at "
                          "most are in flight")
             try:
                 rollout(mine, envs.factory(phones, p.tasks, p.snapshots, include_xml, include_screen),

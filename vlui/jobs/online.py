@@ -35,11 +35,11 @@ from vlui.tasks.catalog import resolve_tasks
 
 class OnlineEpisodes:
     """Episodes of ``tasks`` on the ``env`` phones for training and on ``eval_snapshots`` for evaluation, at most
-    ``envs`` of them side by side (one per device over ADB), on this machine or a cluster's workers (``where``:
+    ``env.num_envs`` of them side by side (one per device over ADB), on this machine or a cluster's workers (``where``:
     vlui/jobs/executor.py). Training iteration ``i`` runs ``episodes`` (task,
     snapshot) pairs drawn from ``(seed, i)``: a resumed run replays exactly what it would have."""
 
-    def __init__(self, env: EnvConfig, tasks: Any, eval_snapshots: Any, episodes: int, envs: int, seed: int,
+    def __init__(self, env: EnvConfig, tasks: Any, eval_snapshots: Any, episodes: int, seed: int,
                  where: Environments = LOCAL) -> None:
         self.env, self.episodes, self.seed, self.where = env, episodes, seed, where
         self.task_list = resolve_tasks(tasks, backend=env.backend)
@@ -47,7 +47,7 @@ class OnlineEpisodes:
         self.instructions = sorted({t.instruction for t in self.task_list})
         self.snapshots = resolve_snapshots(env)
         self.eval_snapshots = resolve_snapshots(replace(env, snapshots=eval_snapshots)) if eval_snapshots else []
-        self.slots = where.slots(env, envs)
+        self.slots = where.slots(env, env.num_envs)
 
     def train(self, iteration: int, act: Actor) -> list[EpisodeRecord]:
         rng = np.random.default_rng([self.seed, iteration])
@@ -109,8 +109,7 @@ def build(job: TrainJobConfig, module_class: type[PPOModule], envs: Environments
     module.policy.load_state_dict(start.state_dict())
     env = job.env.with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
     a = module.algo
-    episodes = OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, a.envs, job.seed,
-                              envs)
+    episodes = OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, job.seed, envs)
     refuse_held_out_phones({"env.snapshots (the phones PPO trains on)": episodes.snapshots},
                            job.allow_held_out_phones)
     module.use(episodes, demonstrations(job, start.spec, model.history))

@@ -99,11 +99,13 @@ def _collect(job: TrainJobConfig, path: Path) -> None:
     the dataset a new run of train reads) and is stopped when this one is interrupted."""
     root = Path(job.paths.root_dir)
     # the collect job as collect.py and vlui-collect run it: there is no collect.py in an installed package
-    # the device configurations are train's env settings (env.snapshots=random:200 trains on generated phones)
+    # the device configurations are train's env settings (env.snapshots=random:200 trains on generated phones), and
+    # so is how many environments side by side (collect.py runs no more processes than the cores)
     env = asdict(job.env)
     cmd = [sys.executable, "-c", "from vlui.cli import collect; collect()", f"dataset={job.data.name}",
            f"paths.data_dir={path.parent}", f"hydra.run.dir={job.paths.output_dir}/collect",
-           f"env.snapshots={hydra_value(env['snapshots'])}", f"env.generator.seed={env['generator']['seed']}",
+           f"env.snapshots={hydra_value(env['snapshots'])}", f"env.num_envs={env['num_envs']}",
+           f"env.generator.seed={env['generator']['seed']}",
            f"env.generator.holdout={hydra_value(env['generator']['holdout'])}",
            *(["save_xml=true"] if job.data.grounding.weight else [])]  # grounding reads the screens' UI trees
     with sigterm_as_interrupt():
@@ -422,7 +424,7 @@ def dagger_rounds(job: TrainJobConfig, module: L.LightningModule, ckpt_dir: Path
             log.info(f"DAgger round {r} already done; its policy is loaded from {export}")
             continue
         round_stats = dagger.collect_round(module.policy, env, training, out, r, job.dagger.episodes_per_pair,
-                                           job.seed, slots=job.dagger.envs, pairs=job.dagger.pairs,
+                                           job.seed, slots=env.num_envs, pairs=job.dagger.pairs,
                                            save_xml=bool(job.data.grounding.weight),  # grounding's trees
                                            envs=envs, snapshots=phones)
         log.info(f"DAgger round {r}: the policy succeeded in {100 * round_stats['policy_success']:.1f}% of "

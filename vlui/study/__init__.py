@@ -40,7 +40,7 @@ from omegaconf.errors import OmegaConfBaseException
 from vlui.agents import check_early
 from vlui.agents.settings import AgentConfig
 from vlui.cli import compose
-from vlui.config import StudyStepConfig, check_settings, hydra_value
+from vlui.config import StudyStepConfig, check_renamed, check_settings, hydra_value
 from vlui.errors import VluiError
 from vlui.eval import axes
 from vlui.eval.metrics import BOOTSTRAP_RESAMPLES, paired
@@ -159,15 +159,29 @@ def load(name: str, size: str = "cpu", seeds: int = 3, path: Path | None = None,
         datasets = {k: v for k, v in datasets.items() if k in used or not used}
     chooses = bool(spec.get("chooses", True))
     every_split = _ordered(sized.get("splits", DEFAULT_SPLITS), chooses)
+    evaluate = [str(v) for v in sized.get("evaluate", [])]
+    _refuse_old_names(name, {"base": base, "evaluate": evaluate,
+                             **{f"{kind} {k}": v for kind, named in (("dataset", datasets), ("arm", every),
+                                                                     ("agent arm", agents), ("split", every_split))
+                                for k, v in named.items()}})
     if splits:
         unknown = [s for s in splits if s not in every_split]
         if unknown:
             raise VluiError(f"--splits: the study has no split {unknown[0]!r}; its splits: {', '.join(every_split)}")
         every_split = {k: v for k, v in every_split.items() if k in splits or k == SELECT_ON}
     return Study(name, spec["title"], " ".join(str(spec["question"]).split()), spec.get("paper"), size,
-                 datasets, base, kept, list(range(seeds)), every_split,
-                 [str(v) for v in sized.get("evaluate", [])], list(arms or []), list(splits or []), compare,
-                 agents, list(sets or []), given, chooses, bool(spec.get("by_app", False)))
+                 datasets, base, kept, list(range(seeds)), every_split, evaluate, list(arms or []),
+                 list(splits or []), compare, agents, list(sets or []), given, chooses, bool(spec.get("by_app", False)))
+
+
+def _refuse_old_names(study: str, overrides: dict[str, list[str]]) -> None:
+    """A setting named by its old name (:data:`vlui.config.RENAMED`) in any of the study's ``overrides`` (by where
+    they are: its base, an arm, a split, ``--set``...) is refused in one line before any step runs."""
+    for where, items in overrides.items():
+        try:
+            check_renamed(items)
+        except VluiError as err:
+            raise VluiError(f"study {study}, {where}: {err}") from None
 
 
 def _datasets_named(overrides: list[str]) -> set[str]:
