@@ -133,8 +133,8 @@ def test_schema_rejects_unknown_keys_and_wrong_types(override: str, message: str
 @pytest.mark.parametrize(
     ("job", "override", "message"),
     [
-        ("evaluate", "+env.paralel_envs=2", "unknown setting env.paralel_envs: did you mean parallel_envs?"),
-        ("evaluate", "+paralel_envs=2", "unknown setting paralel_envs: did you mean parallel_envs?"),
+        ("evaluate", "+env.num_env=2", "unknown setting env.num_env: did you mean env.num_envs?"),
+        ("evaluate", "+num_envs=2", "unknown setting num_envs: did you mean env.num_envs?"),
         ("train", "+data.batchsize=8", "unknown setting data.batchsize: did you mean data.batch_size?"),
         ("train", "+model.vision.fre=true", "unknown setting model.vision.fre: did you mean model.vision.freeze?"),
         ("collect", "+env.zzz=1", "unknown setting env.zzz: env takes: backend, snapshots,"),
@@ -156,9 +156,56 @@ def test_every_shipped_config_holds_only_settings(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_misspelt_setting_is_one_line_from_the_command_line(tmp_path: Path) -> None:
-    out = run_python("evaluate.py", "agent=random", "+env.paralel_envs=2", f"hydra.run.dir={tmp_path}")
+    out = run_python("evaluate.py", "agent=random", "+env.num_env=2", f"hydra.run.dir={tmp_path}")
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert "unknown setting env.paralel_envs: did you mean parallel_envs?" in out.stderr
+    assert "unknown setting env.num_env: did you mean env.num_envs?" in out.stderr
+
+
+OLD_NAMES = [("evaluate", "parallel_envs"), ("train", "dagger.envs"), ("train", "algo.envs")]
+SIDE_BY_SIDE = "(one name for the environments side by side, in every job)"
+
+
+@pytest.mark.parametrize(("job", "old"), OLD_NAMES)
+@pytest.mark.parametrize("plus", ["", "+", "++"])
+def test_an_old_name_for_the_environments_side_by_side_is_refused_with_the_new_one(job: str, old: str, plus: str,
+                                                                                    tmp_path: Path) -> None:
+    with pytest.raises(VluiError) as err:
+        compose(job, [f"{plus}{old}=8"], output_dir=tmp_path)
+    assert str(err.value) == f"{old} is now env.num_envs {SIDE_BY_SIDE}: write env.num_envs=8"
+
+
+def test_an_old_name_put_in_a_composed_config_is_refused_too(tmp_path: Path) -> None:
+    from omegaconf import open_dict
+
+    cfg = compose("evaluate", [], output_dir=tmp_path)
+    with open_dict(cfg):  # as a notebook might, past compose()
+        cfg.parallel_envs = 4
+    with pytest.raises(VluiError, match=re.escape(f"parallel_envs is now env.num_envs {SIDE_BY_SIDE}: write "
+                                                  "env.num_envs=4")):
+        check_settings(cfg)
+
+
+@pytest.mark.parametrize(("job", "n"), [("collect", 2), ("evaluate", 16), ("train", 16)])
+def test_each_job_keeps_its_own_number_of_environments_side_by_side(job: str, n: int, tmp_path: Path) -> None:
+    assert compose(job, [], output_dir=tmp_path).env.num_envs == n
+    assert compose(job, ["env.num_envs=8"], output_dir=tmp_path).env.num_envs == 8
+
+
+def test_ppo_brings_its_own_number_of_phones_side_by_side_and_the_command_line_wins(tmp_path: Path) -> None:
+    assert compose("train", ["algo=ppo"], output_dir=tmp_path).env.num_envs == 32
+    assert compose("train", ["experiment=quickstart", "algo=ppo"], output_dir=tmp_path).env.num_envs == 32
+    assert compose("train", ["algo=ppo", "env.num_envs=4"], output_dir=tmp_path).env.num_envs == 4
+    assert compose("train", ["algo=iql"], output_dir=tmp_path).env.num_envs == 16
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("script", "old"), [("evaluate.py", "parallel_envs"), ("train.py", "+dagger.envs"),
+                                             ("collect.py", "algo.envs")])
+def test_an_old_name_is_one_line_from_the_command_line(script: str, old: str, tmp_path: Path) -> None:
+    out = run_python(script, f"{old}=8", f"hydra.run.dir={tmp_path}")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        f"error: {old.lstrip('+')} is now env.num_envs {SIDE_BY_SIDE}: write env.num_envs=8"]
 
 
 def test_unknown_group_option_lists_the_valid_ones(tmp_path: Path) -> None:

@@ -301,8 +301,9 @@ CASES = [
          "no space left on the device while training (writing …step000004.ckpt): the 2 checkpoints written before "
          "are kept in … (the newest: step000002.ckpt); free some space and run the same command again to resume",
          _train_disk_full),
-    Case("evaluate-parallel-envs-0", 6, "`parallel_envs=0`", "parallel_envs must be at least 1, not 0",
-         lambda x: run_job("evaluate", x.evaluate("agent=expert", "parallel_envs=0"), x.tmp)),
+    Case("evaluate-renamed-setting", 6, "`parallel_envs=8` (a setting by its old name)",
+         "parallel_envs is now env.num_envs (one name for the environments side by side, in every job): write "
+         "env.num_envs=8", lambda x: run_job("evaluate", x.evaluate("agent=expert", "parallel_envs=8"), x.tmp)),
     Case("evaluate-avoid-repeats-mlp", 6, "`agent.avoid_repeats=true` with a policy of the paper's MLP head",
          "agent.avoid_repeats needs a policy with the pointer head (model.head=pointer); … has the mlp head: leave "
          "agent.avoid_repeats=false",
@@ -618,7 +619,7 @@ def test_a_killed_train_stops_the_collection_it_started(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("script", "override", "message"), [
     ("train.py", "data.batch_size=0", "error: data.batch_size must be at least 1, not 0"),
-    ("evaluate.py", "parallel_envs=0", "error: parallel_envs must be at least 1, not 0"),
+    ("evaluate.py", "env.num_envs=0", "error: env.num_envs must be at least 1, not 0"),
     ("collect.py", "agent.random_action_prob=1.5", "error: agent.random_action_prob must be at least 0 and at most 1"),
 ])
 def test_entry_points_print_one_line_and_exit_2(tmp_path: Path, script: str, override: str, message: str) -> None:

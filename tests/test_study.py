@@ -431,6 +431,28 @@ def _tiny(tmp_path: Path) -> Path:
     return spec
 
 
+def test_a_setting_by_its_old_name_in_a_study_is_refused_in_one_line_before_any_step(tmp_path: Path) -> None:
+    edited = json.loads(json.dumps(TINY))
+    edited["tiny"]["cpu"]["arms"]["online"] = ["algo=ppo", "init={run:scratch}", "algo.envs=64"]
+    spec = tmp_path / "studies.yaml"
+    spec.write_text(yaml.safe_dump(edited, sort_keys=False))
+    with pytest.raises(VluiError, match=r"^study tiny, arm online: algo.envs is now env.num_envs \(one name for the "
+                                        r"environments side by side, in every job\): write env.num_envs=64$"):
+        load("tiny", path=spec, arms=["scratch"])  # an arm not asked for is refused too: the file is wrong
+    agents = json.loads(json.dumps(TINY))
+    agents["tiny"]["cpu"]["agents"] = {"llm": ["agent=text"]}
+    (tmp_path / "agents.yaml").write_text(yaml.safe_dump(agents, sort_keys=False))
+    with pytest.raises(VluiError, match=r"^study tiny, agent arm llm: parallel_envs is now env.num_envs .*: write "
+                                        r"env.num_envs=4$"):
+        load("tiny", path=tmp_path / "agents.yaml", sets=["parallel_envs=4"])  # --set on the command line
+    result = run_python("-m", "vlui.study", "tiny", "--studies", str(spec), env={"VLUI_ROOT": str(tmp_path)})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == ["error: study tiny, arm online: algo.envs is now env.num_envs (one "
+                                                  "name for the environments side by side, in every job): write "
+                                                  "env.num_envs=64"]
+    assert not (tmp_path / "data").exists() and not (tmp_path / "checkpoints").exists()  # nothing ran
+
+
 def test_a_launched_step_refuses_a_study_whose_steps_changed_since_the_launch(tmp_path: Path) -> None:
     spec = _tiny(tmp_path)
     started = plan_digest(load("tiny", path=spec))

@@ -90,7 +90,8 @@ def test_every_algorithm_vlui_ships_is_registered_once_with_its_settings_and_yam
         # the YAML says only what differs from the dataclass (nothing, for these), so they cannot disagree
         composed = compose("train", [f"algo={name}"], output_dir=tmp_path / name).algo
         assert from_mapping(algo.settings, OmegaConf.to_container(composed, resolve=True)) == algo.settings()
-        assert set(OmegaConf.load(CONFIG_DIR / "algo" / f"{name}.yaml")) == {"defaults"}
+        # besides, an algorithm learning online may say how many phones it steps side by side (ppo: env.num_envs)
+        assert set(OmegaConf.load(CONFIG_DIR / "algo" / f"{name}.yaml")) <= {"defaults", "env"}
 
 
 def test_an_unknown_algorithm_name_lists_the_known_ones() -> None:

@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import ROOT
 from vlui.cli import compose
 from vlui.data.format import FORMAT_VERSION, read_dataset
+from vlui.env.settings import EnvConfig
 from vlui.errors import VluiError
 from vlui.jobs import collect
 
@@ -77,6 +78,31 @@ def test_a_dataset_collected_before_an_agent_setting_was_added_still_resumes(tmp
     index.write_text(index.read_text().splitlines(keepends=True)[0])
     summary = collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_clock]", "env.snapshots=[000,001]"))
     assert summary["episodes"] == 2 and json.loads(info_file.read_text())["recipe"] == info["recipe"]
+
+
+@pytest.mark.fast
+def test_a_collection_starts_no_more_processes_than_cores_on_the_simulated_phone(monkeypatch) -> None:
+    monkeypatch.setattr(collect, "cores", lambda: 2)
+    assert collect.processes(EnvConfig(num_envs=16), episodes=100) == 2  # train.py's 16 on a 2-core machine
+    assert collect.processes(EnvConfig(num_envs=16), episodes=1) == 1
+    assert collect.processes(EnvConfig(num_envs=1), episodes=100) == 1
+    # over ADB the phones do the work: one process a device, whatever the cores
+    assert collect.processes(EnvConfig(backend="adb", serial=["a", "b", "c"], num_envs=16), episodes=100) == 3
+
+
+@pytest.mark.slow
+def test_more_environments_than_cores_collect_the_same_dataset(tmp_path: Path, monkeypatch, caplog) -> None:
+    monkeypatch.setattr(collect, "cores", lambda: 2)
+    recipe = ("tasks=[airplane_on,alarm_9am_on]", "env.snapshots=[000,105,random:2]", "env.observation_height=64",
+              "env.observation_width=32", "agent.random_action_prob=0.2")
+    with caplog.at_level("INFO", logger="vlui.jobs.collect"):
+        for n in (1, 8):
+            collect.run(cfg(tmp_path, f"dataset=n{n}", *recipe, f"env.num_envs={n}"))
+    assert "env.num_envs=8: 2 worker process(es), each collecting its share (at most one a core)" in caplog.text
+    (info_1, one), (info_8, eight) = read_dataset(tmp_path / "n1"), read_dataset(tmp_path / "n8")
+    order = [("episode_id", "ascending"), ("step", "ascending")]
+    assert info_1 == info_8 and len(set(one.column("episode_id").to_pylist())) == 8
+    assert one.sort_by(order).equals(eight.sort_by(order))  # every step: screens, actions, rewards
 
 
 @pytest.mark.slow
