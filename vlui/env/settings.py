@@ -61,7 +61,10 @@ class EnvConfig:
     # wait before each observation; null: the device's own (3.0 s on emulators and phones: B-MoCA's 1/3 Hz; 0 on the
     # simulated phone, also when it is served over ADB)
     observation_wait_s: Optional[float] = 0.0
-    num_envs: int = 1  # parallel environments (subprocess workers when > 1)
+    # environments side by side, the one name in every job: collect.py's worker processes (on the simulated phone at
+    # most one a core), the environments evaluate.py, DAgger and PPO step together (one batched forward pass per
+    # step); each job's config sets its own default (docs/configuration.md)
+    num_envs: int = 1
     # episode-level randomness on the simulated phone, seeded per episode (vlui/sim/perturb.py): the clock, a
     # notification arriving, where a list was left, a slow app start, a permission prompt. Off for the B-MoCA protocol.
     stochastic: bool = False  # episode-level randomness (a notification, the clock, a slow app start): environment.md
