@@ -17,8 +17,8 @@ the job's door (:func:`job_settings`): nothing below the job floor imports Hydra
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field, fields
 from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Optional, TypeVar
 
 from hydra.core.config_store import ConfigStore

@@ -160,7 +160,7 @@ def _todo(c: Collection, writer: DatasetWriter, where: str) -> list[Job]:
 def processes(env: EnvConfig, episodes: int) -> int:
     """How many worker processes collect ``episodes`` episodes: ``env.num_envs``, one per device over ADB, and on the
     simulated phone no more than this process's cores (a simulated phone keeps its core busy, so more processes only
-    take turns, each with its own memory): train.py's defaults of 16 on a 2-core machine are 2 processes. Each episode
+    take turns, each with its own memory): train.py's default of 16 on a 2-core machine is 2 processes. Each episode
     is seeded by its id, not by the process that runs it, so the dataset is the same with any number."""
     wanted = max_parallel(env, env.num_envs)
     if env.backend == "sim":
