@@ -154,7 +154,7 @@ def test_bad_generator_settings_are_one_line(spec: str, holdout: dict, message: 
 def test_the_settings_come_from_the_command_line_and_reach_trains_own_collection(monkeypatch, tmp_path) -> None:
     holdout = "env.generator.holdout={locale: [ja-JP, ar-AE], device: [tablet]}"
     cfg = compose("train", ["env.snapshots=random:7", "env.generator.seed=4", holdout, "data.name=gen7",
-                            "data.collect_if_missing=true"], output_dir=tmp_path)
+                            "data.collect_if_missing=true", "env.num_envs=8"], output_dir=tmp_path)
     env = env_settings(cfg.env)
     refs = resolve_snapshots(env)
     assert len(refs) == 7 and all(r.startswith("gen-4-") for r in refs)
@@ -172,6 +172,7 @@ def test_the_settings_come_from_the_command_line_and_reach_trains_own_collection
     overrides = [a for a in launched[0] if "=" in a and not a.startswith(("hydra.", "paths."))]
     collect_cfg = compose("collect", overrides, output_dir=tmp_path / "c")
     assert resolve_snapshots(env_settings(collect_cfg.env)) == refs
+    assert collect_cfg.env.num_envs == 8  # as many environments side by side (collect.py caps its processes)
     assert snapshot_refs("random:7", 4, {"locale": ["ja-JP", "ar-AE"], "device": ["tablet"]}) == refs
     with pytest.raises(VluiError, match="env.generator.holdout must be a mapping"):
         snapshot_refs("random:3", holdout="ja-JP")
