@@ -22,6 +22,7 @@ import copy
 import dataclasses
 import functools
 import math
+import pickle
 import re
 import types
 import typing
@@ -148,7 +149,8 @@ class DeviceState:
     unapplied_settings: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> DeviceState:
-        return copy.deepcopy(self)
+        # a pickle round trip: the same deep copy (plain data, see above) in half a deep copy's time
+        return pickle.loads(pickle.dumps(self, pickle.HIGHEST_PROTOCOL))
 
     def app(self, key: str, kind: type[T]) -> T:
         """App ``key``'s own state, as ``kind``, the type its module declares (an app reads its state this way, so

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import pickle
 import random
 import zlib
 from collections import OrderedDict
@@ -199,21 +200,27 @@ def _state_value(state: DeviceState, path: str) -> Any:
 class SimDevice(Device):
     """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file). Its frames and observations
     come from ``frames``, by default the process's cache that every phone shares; None: each configuration's
-    renderer keeps its own, as before the cache was shared (the same pixels either way)."""
+    renderer keeps its own, as before the cache was shared (the same pixels either way). ``reuse`` keeps work that a
+    reset or a step can take again: the boot states kept pickled (a reset loads one; a deep copy took twice as long)
+    and the UI dump of a window not rebuilt since; False: each made anew, as before (the same dumps, observations
+    and log either way, which tests/sim/test_reuse.py checks)."""
 
     def __init__(self, snapshot: str | Path | Snapshot = "000", envs_dir: str | Path | None = None,
                  step_ms: int = 3000, noise: bool = True, incremental: bool = True,
-                 frames: FrameCache | None = SHARED_FRAMES) -> None:
+                 frames: FrameCache | None = SHARED_FRAMES, reuse: bool = True) -> None:
         self.envs_dir = envs_dir
+        self.reuse = reuse
         self.incremental = incremental  # a new screen drawn over the last one; False: whole (the same pixels)
         self.frames = frames
         self.step_ms = step_ms
         self.noise = noise
         self.log = LogBuffer()
-        self._initial: OrderedDict[str, DeviceState] = OrderedDict()  # boot state by snapshot
+        # boot state by snapshot: pickled (reuse) or as is
+        self._initial: OrderedDict[str, bytes | DeviceState] = OrderedDict()
         self._renderers: OrderedDict[tuple, Renderer] = OrderedDict()
         self._frame: Node | None = None
         self._window: Node | None = None
+        self._dumped: tuple[Node, str] | None = None  # the last UI dump and the window it is of
         self.load_snapshot(snapshot)
 
     # ------------------------------------------------------------------------------------------ configuration
@@ -222,10 +229,12 @@ class SimDevice(Device):
         self._configure(snap)
         key = repr(snap)
         if key not in self._initial:
-            self._initial[key] = self._boot_state(snap)
+            boot = self._boot_state(snap)
+            self._initial[key] = pickle.dumps(boot, pickle.HIGHEST_PROTOCOL) if self.reuse else boot
             while len(self._initial) > BOOT_STATES_KEPT:
                 self._initial.popitem(last=False)
-        self.state = self._initial[key].copy()
+        boot = self._initial[key]
+        self.state = pickle.loads(boot) if isinstance(boot, bytes) else copy.deepcopy(boot)
         self.log.clear()
         self._last_log_ms = 0
         self._rng = random.Random(f"{snap.id}:{snap.time}")
@@ -323,7 +332,12 @@ class SimDevice(Device):
 
     def ui_xml(self) -> str:
         self.frame()
-        return uixml.dump(self._window)
+        if self._dumped is not None and self._dumped[0] is self._window:
+            return self._dumped[1]
+        xml = uixml.dump(self._window)
+        if self.reuse:
+            self._dumped = (self._window, xml)
+        return xml
 
     def tap(self, x: float, y: float) -> None:
         x, y = self._point(x, y)
