@@ -49,7 +49,7 @@ def record(name: str, value: float, unit: str, baseline: float | None = None, **
 
 def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
     """The one explicit map of benchmark names to functions."""
-    from vlui.bench import adb, evaluate, executor, frames, side_by_side, sim, train
+    from vlui.bench import adb, evaluate, executor, frames, side_by_side, sim, train, xml_steps
 
     return {
         "adb": adb.bench_adb,
@@ -59,4 +59,5 @@ def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
         "side_by_side": side_by_side.bench_side_by_side,
         "sim": sim.bench_sim,
         "train": train.bench_train,
+        "xml_steps": xml_steps.bench_xml_steps,
     }
