@@ -49,7 +49,7 @@ def record(name: str, value: float, unit: str, baseline: float | None = None, **
 
 def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
     """The one explicit map of benchmark names to functions."""
-    from vlui.bench import adb, evaluate, executor, frames, side_by_side, sim, train, xml_steps
+    from vlui.bench import adb, evaluate, executor, frames, side_by_side, sim, sim_xml, train
 
     return {
         "adb": adb.bench_adb,
@@ -58,6 +58,6 @@ def registry() -> dict[str, Callable[[BenchOptions], Iterator[Record]]]:
         "frame_decode": frames.bench_frame_decode,
         "side_by_side": side_by_side.bench_side_by_side,
         "sim": sim.bench_sim,
+        "sim_xml": sim_xml.bench_sim_xml,
         "train": train.bench_train,
-        "xml_steps": xml_steps.bench_xml_steps,
     }

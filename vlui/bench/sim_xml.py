@@ -58,7 +58,7 @@ def _paired(name: str, phones: list[str], names: list[str], what: str) -> Record
                                   "every UI dump written anew")
 
 
-def bench_xml_steps(opts: BenchOptions) -> Iterator[Record]:
+def bench_sim_xml(opts: BenchOptions) -> Iterator[Record]:
     names = task_set("supported")
     names = names[:6] if opts.quick else names
     count = 2 if opts.quick else 12
@@ -68,7 +68,7 @@ def bench_xml_steps(opts: BenchOptions) -> Iterator[Record]:
     phones = resolve_snapshots(replace(generated, snapshots=f"random:{count}"))
     # the strings, fonts and expert plans load once per process, as in a long run
     _episodes(_env(train[-1:], names, True), [Job(t, train[-1], seed=0, id=k) for k, t in enumerate(names)])
-    yield _paired("sim_xml_episodes_train", train, names, f"{len(names)} supported tasks x {len(train)} training "
+    yield _paired("sim_xml_train", train, names, f"{len(names)} supported tasks x {len(train)} training "
                                                           "snapshots")
-    yield _paired("sim_xml_episodes_generated", phones, names, f"{len(names)} supported tasks x {len(phones)} "
+    yield _paired("sim_xml_generated", phones, names, f"{len(names)} supported tasks x {len(phones)} "
                                                                "generated phones")
