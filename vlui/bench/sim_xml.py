@@ -61,7 +61,7 @@ def _paired(name: str, phones: list[str], names: list[str], what: str) -> Record
 def bench_sim_xml(opts: BenchOptions) -> Iterator[Record]:
     names = task_set("supported")
     names = names[:6] if opts.quick else names
-    count = 2 if opts.quick else 12
+    count = 2 if opts.quick else 6
     train = snapshot_ids("train")[:count]
     generated = EnvConfig()
     generated.generator.seed = 11
