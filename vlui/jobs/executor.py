@@ -184,7 +184,8 @@ class DaskEnvironments(Environments):
     def slots(self, env: EnvConfig, wanted: int) -> int:
         if env.backend != "adb":
             return wanted
-        by_host = {self._host(w): set(s) for w, s in self._adb_devices(env).items()}
+        host = self._hosts()
+        by_host = {host.get(w, w): set(s) for w, s in self._adb_devices(env).items()}
         return max(1, min(wanted, sum(len(s) for s in by_host.values())))
 
     @property
@@ -251,8 +252,9 @@ class DaskEnvironments(Environments):
     def _alive(self) -> list[str]:
         return sorted(w for w in self._workers() if w not in self._failed)
 
-    def _host(self, worker: str) -> str:
-        return self._workers().get(worker, {}).get("host", worker)
+    def _hosts(self) -> dict[str, str]:
+        """Each worker's node (its host), asked of the scheduler once."""
+        return {w: info.get("host", w) for w, info in self._workers().items()}
 
     def _place(self, env: EnvConfig, alive: list[str]) -> str:
         """The live worker with the fewest environments (with env=adb: one whose node has a device left)."""
@@ -261,11 +263,13 @@ class DaskEnvironments(Environments):
         candidates = alive
         if env.backend == "adb":
             devices = self._adb_devices(env)
+            known = self._hosts()
+            host = {w: known.get(w, w) for w in alive}
             used: Counter[str] = Counter()
             for w in alive:
-                used[self._host(w)] += self._placed[w]
-            room = {self._host(w): len(devices.get(w, [])) for w in alive}
-            candidates = [w for w in alive if devices.get(w) and used[self._host(w)] < room[self._host(w)]]
+                used[host[w]] += self._placed[w]
+            room = {host[w]: len(devices.get(w, [])) for w in alive}
+            candidates = [w for w in alive if devices.get(w) and used[host[w]] < room[host[w]]]
             if not candidates:
                 raise RuntimeError("every device of the cluster's nodes is in use")
         return min(candidates, key=lambda w: (self._placed[w], w))
