@@ -98,6 +98,24 @@ def test_step_limit_truncates(env) -> None:
         env.step(normalised_to_action((0.5, 0.5)))
 
 
+def test_env_step_limit_ends_episodes_sooner_never_later() -> None:
+    """env.step_limit caps every task's own limit: call_911 (9 steps) ends truncated after 2, open_clock (whose own
+    limit is lower than a cap of 50) keeps its own; the cap is part of what an episode is (a dataset or evaluation
+    resumes only under the same), named only when set; 0 is refused naming the field."""
+    capped = make_env(dataclasses.replace(SIM, step_limit=2), ["call_911"])
+    _, info = capped.reset(options={"snapshot": "000"})
+    assert info["step_limit"] == 2
+    for step in (1, 2):
+        _, _, terminated, truncated, info = capped.step(normalised_to_action((0.5, 0.5)))
+        assert (terminated, truncated) == (False, step == 2)
+    loose = make_env(dataclasses.replace(SIM, step_limit=50), ["open_clock"])
+    _, info = loose.reset(options={"snapshot": "000"})
+    assert info["step_limit"] == loose.task.step_limit < 50
+    assert dataclasses.replace(SIM, step_limit=2).measured()["step_limit"] == 2 and "step_limit" not in SIM.measured()
+    with pytest.raises(VluiError, match="env.step_limit must be at least 1, not 0"):
+        make_env(dataclasses.replace(SIM, step_limit=0), ["call_911"])
+
+
 def test_nav_point_actions_press_keys(env) -> None:
     env.reset(options={"task": "open_clock", "snapshot": "109"})  # the tablet: keys work there too
     env.step(normalised_to_action((0.75, 0.5), (0.25, 0.5)))

@@ -57,6 +57,22 @@ def test_noisy_expert_failures_are_kept_and_reported(tmp_path: Path, capsys) -> 
     assert (~df.groupby("episode_id").success.first()).sum() == summary["failures"]
 
 
+def test_a_collection_of_first_steps_holds_each_episode_up_to_env_step_limit(tmp_path: Path) -> None:
+    """env.step_limit=2: the expert's first two steps of every episode (opening the task's app), kept as episodes
+    that ran out of steps; the recipe records the cap, so the same dataset asked without it is another dataset."""
+    summary = collect.run(cfg(tmp_path, "dataset=first2", "tasks=[airplane_on,call_911]", "env.snapshots=[000,109]",
+                              "env.step_limit=2", "env.num_envs=1"))
+    assert (summary["episodes"], summary["successes"]) == (4, 0)
+    df = pd.read_parquet(tmp_path / "first2" / "episodes")
+    assert (df.groupby("episode_id").size() == 3).all()  # two actions and the screen they led to
+    assert df[df.is_last].truncated.all() and df.action.notna().sum() == 4 * 2
+    info = json.loads((tmp_path / "first2" / "meta" / "info.json").read_text())
+    assert info["recipe"]["env"]["step_limit"] == 2
+    with pytest.raises(VluiError, match=r"different recipe \(differs in: env\)"):
+        collect.run(cfg(tmp_path, "dataset=first2", "tasks=[airplane_on,call_911]", "env.snapshots=[000,109]",
+                        "env.num_envs=1"))
+
+
 @pytest.mark.fast
 def test_existing_dataset_is_refused_without_resume_and_with_another_recipe(tmp_path: Path) -> None:
     collect.run(cfg(tmp_path, "dataset=d", "tasks=[open_clock]", "env.snapshots=[000]"))

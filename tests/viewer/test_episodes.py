@@ -23,7 +23,7 @@ from vlui.env.actions import ActionParser, key_action, normalised_to_action
 from vlui.errors import VluiError
 from vlui.spec import ObsActionSpec
 from vlui.viewer.compare import Viewer
-from vlui.viewer.episodes import open_folder
+from vlui.viewer.episodes import episode_limit, open_folder, success_text, task_of
 from vlui.viewer.server import PAGE, make_server
 
 SPEC = ObsActionSpec(16, 8)
@@ -411,3 +411,14 @@ def test_an_llm_agents_m3a_actions_are_shown_as_it_did_them(tmp_path: Path) -> N
     assert waited["gestures"] == [] and waited["meaning"] == "wait: a step with no input"
     assert entered["gestures"] == [] and entered["meaning"] == "press the keyboard's ENTER key"
     assert answered["meaning"] == 'answer "7:30 — the alarm": the episode ends'
+
+
+def test_an_episode_run_under_env_step_limit_shows_that_limit() -> None:
+    """A dataset or evaluation recorded under env.step_limit=2: its failed episodes ran out of 2 steps, not of the
+    task's 9; a recipe without it (or without an env) gives the task's own."""
+    task = task_of("call_911")
+    assert episode_limit(task, {"env": {"step_limit": 2}}) == 2
+    assert episode_limit(task, {"env": {"step_limit": 50}}) == episode_limit(task, {}) == task.step_limit == 9
+    assert episode_limit(None, {"env": {"step_limit": 2}}) is None
+    said = success_text(task, False, None, 2, "this dataset", "collect it again", 2)[1]
+    assert said == "no log line decided success in 2 steps (its step limit is 2)"

@@ -78,7 +78,8 @@ class PhoneEnv(gym.Env):
                  obs_action: ObsActionSpec = ObsActionSpec(), include_xml: bool = False, include_full_screen: bool = False,
                  clip_actions: bool = False, observation_wait_s: float = 0.0, render_mode: str | None = None,
                  full_screen_size: tuple[int, int] | None = None, backend: str = "sim",
-                 stochastic: bool = False, include_screen: bool = True, measure_truth: bool = False) -> None:
+                 stochastic: bool = False, include_screen: bool = True, measure_truth: bool = False,
+                 step_limit: int | None = None) -> None:
         if not tasks or not snapshots:
             raise VluiError("an environment needs at least one task and one snapshot")
         self.device = device
@@ -116,9 +117,15 @@ class PhoneEnv(gym.Env):
         self._steps = 0
         self._done = True
         self.measure_truth = measure_truth
+        self.step_cap = step_limit  # env.step_limit: at most this many steps an episode, under the task's own limit
         self._truth: Truth | None = None
         self.verdicts: tuple[bool, bool | None] = (False, None)  # (detector fired, truth holds) after the last step
         self._fired = self._reached = False  # whether the detector has fired, the truth held, in this episode
+
+    @property
+    def step_limit(self) -> int:
+        """The steps the current episode may take: its task's limit, or ``env.step_limit`` where that is lower."""
+        return self.task.step_limit if self.step_cap is None else min(self.task.step_limit, self.step_cap)
 
     # ------------------------------------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -181,7 +188,7 @@ class PhoneEnv(gym.Env):
             self.verdicts = (fired, truth)
             self._fired, self._reached = self._fired or fired, self._reached or truth
             terminated = self._fired and self._reached
-        truncated = not terminated and self._steps >= self.task.step_limit
+        truncated = not terminated and self._steps >= self.step_limit
         self._done = terminated or truncated
         reward = float(first and not (self._watch and self._watch.violations))
         return self._observation(xml), reward, terminated, truncated, self._info(parsed, matched)
@@ -204,7 +211,7 @@ class PhoneEnv(gym.Env):
         if self._done:
             raise VluiError("the episode is over: call reset() before step()")
         self._steps += 1
-        truncated = self._steps >= self.task.step_limit
+        truncated = self._steps >= self.step_limit
         self._done = truncated
         info = self._info(None, None)
         info["skipped"] = True
@@ -270,7 +277,7 @@ class PhoneEnv(gym.Env):
             "task": self.task.id,
             "snapshot": self.snapshot,
             "step": self._steps,
-            "step_limit": self.task.step_limit,
+            "step_limit": self.step_limit,
             "locale": self.device.locale_id(),
             "screen_size": self.device.size,
             # how the screen is observed (None: as it stands): screen-frame agents move their points so (the expert)
@@ -318,7 +325,7 @@ def open_env(env: EnvConfig, tasks: list[Task], snapshots: list[str], include_xm
     return PhoneEnv(device, tasks, snapshots, obs_action=env.spec(), clip_actions=env.clip_actions,
                     include_xml=env.include_xml if include_xml is None else include_xml,
                     observation_wait_s=wait, backend=env.backend, stochastic=env.stochastic,
-                    include_screen=include_screen, measure_truth=measure_truth)
+                    include_screen=include_screen, measure_truth=measure_truth, step_limit=env.step_limit)
 
 
 def make_vector_env(env: EnvConfig | Mapping[str, Any], tasks: Any, num_envs: int,

@@ -71,12 +71,15 @@ class EnvConfig:
     # the simulated phone: MB of frames and observations a process keeps, shared by its phones; null: the simulator's
     # default, 512 (docs/simulator.md, "Speed")
     frame_cache_mb: Optional[int] = None
+    # episodes end after at most this many steps, under each task's own limit (null: the task's): demonstrations of
+    # a task's first steps only (opening its app) on many phones, or success within N steps
+    step_limit: Optional[int] = None
 
     LIMITS: ClassVar[dict[str, Range]] = {
         "adb_port": PORT, "console_port": Range(1, 65535, optional=True), "command_timeout_s": POSITIVE,
         "connect_timeout_s": POSITIVE, "observation_height": Range(8), "observation_width": Range(8),
         "tap_threshold": NON_NEGATIVE, "y_distance_scale": POSITIVE, "observation_wait_s": Range(0, optional=True),
-        "num_envs": AT_LEAST_1, "frame_cache_mb": Range(0, optional=True)}
+        "num_envs": AT_LEAST_1, "frame_cache_mb": Range(0, optional=True), "step_limit": Range(1, optional=True)}
     CHOICES: ClassVar[dict[str, tuple]] = {"backend": ("sim", "adb"), "snapshot_reset": ("console", "none"),
                                            "screencap": ("raw", "png", "auto"), "landscape": LANDSCAPE, "rtl": RTL}
 
@@ -99,6 +102,7 @@ class EnvConfig:
                 # named only when not B-MoCA's, so that earlier datasets and evaluations resume as before
                 **({"landscape": self.landscape} if self.landscape != ObsActionSpec.landscape else {}),
                 **({"rtl": self.rtl} if self.rtl != ObsActionSpec.rtl else {}),
+                **({"step_limit": self.step_limit} if self.step_limit is not None else {}),
                 "observation_version": OBSERVATION_VERSION}
 
 

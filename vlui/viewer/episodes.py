@@ -138,15 +138,23 @@ def rounded(action: list[float] | None) -> list[float] | None:
     return None if action is None else [round(float(v), 4) for v in action]
 
 
+def episode_limit(task: Task | None, recipe: Any) -> int | None:
+    """The steps an episode of ``task`` could take: the task's limit, or the recipe's ``env.step_limit`` (recorded
+    only when set) where that is lower."""
+    cap = ((recipe if isinstance(recipe, dict) else {}).get("env") or {}).get("step_limit")
+    return None if task is None else task.step_limit if cap is None else min(task.step_limit, int(cap))
+
+
 def success_text(task: Task | None, success: bool | None, line: str | None, steps: int, where: str,
-                 again: str) -> tuple[str | None, str]:
-    """The log line that decided success and a sentence on it: where it is missing, why."""
+                 again: str, limit: int | None = None) -> tuple[str | None, str]:
+    """The log line that decided success and a sentence on it: where it is missing, why. ``limit``: the episode's
+    step limit (:func:`episode_limit`); None, the task's."""
     if line:
         return line, "the task's detector fired on this log line"
     if success is None:
         return None, "not run to the end"
     if not success:
-        limit = f" (its step limit is {task.step_limit})" if task is not None else ""
+        limit = f" (its step limit is {limit or task.step_limit})" if task is not None else ""
         return None, f"no log line decided success in {steps} steps{limit}"
     if task is not None and not task.log_tag:
         return None, "judged by the device's state, which no log line says"
@@ -317,7 +325,8 @@ class DatasetFolder(Folder):
                 "success_line": r["success_line"], "llm": None})
         line = next((r["success_line"] for r in rows if r["success_line"]), None)
         success = bool(first["success"])
-        line, said = success_text(task, success, line, len(rows) - 1, "this dataset", "collect it again")
+        limit = episode_limit(task, self.info.get("recipe"))
+        line, said = success_text(task, success, line, len(rows) - 1, "this dataset", "collect it again", limit)
         return {"id": eid, "task": first["task_id"], "snapshot": first["snapshot_id"], "seed": first["seed"],
                 "instruction": first["instruction"], "success": success, "detector": detector_text(task),
                 "success_line": line, "success_note": said, "screen_size": [self.spec.height, self.spec.width],
@@ -464,6 +473,7 @@ class EvaluationFolder(Folder):
                          "shown")
             llm_steps = None
         marks = bool((self.recipe.get("agent") or {}).get("set_of_marks"))
+        limit = episode_limit(task, self.recipe)
         steps = []
         for i in range(n + 1):
             final = i == n
@@ -491,13 +501,13 @@ class EvaluationFolder(Folder):
                 "screen": url, "screen_note": screen_note,
                 "reward": (1.0 if last and success else 0.0) if not final else None,
                 "terminated": bool(last and success),
-                "truncated": bool(last and not success and task is not None and n >= task.step_limit),
+                "truncated": bool(last and not success and limit is not None and n >= limit),
                 "success_line": r.get("success_line") if last and success else None,
                 "llm": llm})
         if llm_steps is not None and len(llm_steps) > n + 1:
             notes.append(f"the transcript has {len(llm_steps)} answers for {n} steps: the last ones are not shown")
         line, said = success_text(task, None if r.get("infra_failure") else success, r.get("success_line"), n,
-                                  "this evaluation", "evaluate again")
+                                  "this evaluation", "evaluate again", limit)
         facts = [["key", eid], ["run", r.get("run")], ["episode", r.get("episode")], ["seed", r.get("seed")]]
         if r.get("checkpoint"):
             facts += [["group", r.get("group")], ["checkpoint", r.get("checkpoint")]]
