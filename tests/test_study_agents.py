@@ -30,10 +30,10 @@ def fig5(examples: Path) -> dict:
         "datasets": {},
         "base": ["debug=tiny"],
         "arms": {"vlui": []},
-        "agent_base": ["runs=2", "agent.history=0", "agent.screenshot_height=256", "agent.screenshot_width=128",
-                       "agent.retry_delay_s=0", "agent.stop_after_invalid=null"],
+        "agent_base": ["runs=2", "agent.history=0", "agent.retry_delay_s=0", "agent.stop_after_invalid=null"],
         "agents": {"llm": ["agent=text", "agent.few_shot=1", f"agent.few_shot_data={examples}"],
-                   "mllm-som": ["agent=mllm", "agent.set_of_marks=true"]},
+                   "mllm-som": ["agent=mllm", "agent.set_of_marks=true", "agent.screenshot_height=256",
+                                "agent.screenshot_width=128"]},
         "splits": {"test": "[100,101]"},
         "evaluate": ["tasks=[airplane_on,open_clock]", "env.num_envs=1", "adaptive_metrics=false"]}}}
 
