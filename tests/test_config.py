@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,8 @@ from omegaconf import OmegaConf
 from tests.conftest import run_python
 from vlui.cli import CONFIG_DIR, compose
 from vlui.config import check_settings
-from vlui.agents.settings import AgentConfig
+from vlui.agents import make_agent
+from vlui.agents.settings import ExpertAgentConfig, MLLMAgentConfig, PolicyAgentConfig, TextAgentConfig
 from vlui.errors import VluiError
 
 JOBS = ["train", "collect", "evaluate"]
@@ -262,10 +263,12 @@ def test_config_files_say_only_what_differs_from_their_schema() -> None:
     # dataclass changes (python train.py --cfg job shows every setting); the jobs' own files (train.yaml, ...) too
     import dataclasses
 
+    from vlui.agents.settings import AGENT_TYPES
     from vlui.algos.settings import ALGORITHMS
     from vlui.config import SCHEMAS
 
-    schemas = SCHEMAS | {f"schema/algo/{name}": a.settings for name, a in ALGORITHMS.items()}
+    schemas = (SCHEMAS | {f"schema/algo/{name}": a.settings for name, a in ALGORITHMS.items()}
+               | {f"schema/agent/{name}": a.settings for name, a in AGENT_TYPES.items()})
     repeated, checked, jobs = [], 0, set()
     for path in sorted(CONFIG_DIR.rglob("*.yaml")):
         yaml = OmegaConf.load(path)
@@ -290,8 +293,54 @@ def test_config_files_say_only_what_differs_from_their_schema() -> None:
 
 
 def test_agent_settings_added_later_leave_the_recipes_of_earlier_datasets_as_they_were() -> None:
-    agent = asdict(AgentConfig(name="expert"))
-    recorded = AgentConfig.in_recipe(agent)
+    policy, text = asdict(PolicyAgentConfig()), asdict(TextAgentConfig())
     # at their old behaviour they are not recorded, so a dataset collected before them resumes
-    assert "avoid_repeats" not in recorded and "actions" not in recorded and recorded["name"] == "expert"
-    assert AgentConfig.in_recipe({**agent, "avoid_repeats": True})["avoid_repeats"] is True  # set, it is recorded
+    assert "avoid_repeats" not in PolicyAgentConfig.in_recipe(policy)
+    assert "actions" not in TextAgentConfig.in_recipe(text) and TextAgentConfig.in_recipe(text)["name"] == "text"
+    assert PolicyAgentConfig.in_recipe({**policy, "avoid_repeats": True})["avoid_repeats"] is True  # set: recorded
+
+
+@pytest.mark.parametrize(("job", "overrides", "message"), [
+    ("collect", ["agent.model=x"], "agent=expert has no setting agent.model; its settings: name, tap_jitter, "
+                                   "random_action_prob, wrong_action_prob"),
+    ("evaluate", ["agent=expert", "+agent.model=x"], "agent=expert has no setting agent.model; its settings: name,"),
+    ("evaluate", ["agent.avoid_repeats=true", "agent=random"], "agent=random has no setting agent.avoid_repeats; "
+                                                               "its settings: name"),
+    ("evaluate", ["agent=text", "agent.set_of_marks=true"], "agent=text has no setting agent.set_of_marks; its "
+                                                            "settings: name, base_url, url, model,"),
+])
+def test_a_setting_the_chosen_agent_type_does_not_have_is_one_line_naming_its_settings(
+        job: str, overrides: list[str], message: str, tmp_path: Path) -> None:
+    with pytest.raises(VluiError) as err:
+        compose(job, overrides, output_dir=tmp_path)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_each_agent_type_has_only_its_own_settings() -> None:
+    assert [f.name for f in fields(ExpertAgentConfig)] == ["name", "tap_jitter", "random_action_prob",
+                                                           "wrong_action_prob"]
+    assert [f.name for f in fields(PolicyAgentConfig)] == ["name", "checkpoint", "device", "avoid_repeats"]
+    text = [f.name for f in fields(TextAgentConfig)]
+    assert [f.name for f in fields(MLLMAgentConfig)] == [*text, "screenshot_height", "screenshot_width",
+                                                         "set_of_marks"]
+    with pytest.raises(VluiError, match=r"^agent=expert has no setting agent.checkpoint; its settings: name, "):
+        make_agent({"name": "expert", "checkpoint": "checkpoints/x"})
+
+
+@pytest.mark.parametrize(("old", "new"), [("image_height", "screenshot_height"), ("image_width", "screenshot_width")])
+@pytest.mark.parametrize("plus", ["", "+"])
+def test_the_mllms_former_image_size_is_refused_with_the_screenshots_name(old: str, new: str, plus: str,
+                                                                          tmp_path: Path) -> None:
+    with pytest.raises(VluiError) as err:
+        compose("evaluate", ["agent=mllm", f"{plus}agent.{old}=256"], output_dir=tmp_path)
+    assert str(err.value) == (f"agent.{old} is now agent.{new} (the MLLM's screenshot; the observation's size is "
+                              f"env.observation_height/width): write agent.{new}=256")
+    assert getattr(compose("evaluate", ["agent=mllm", f"agent.{new}=256"], output_dir=tmp_path).agent, new) == 256
+
+
+@pytest.mark.slow
+def test_a_setting_the_agent_does_not_have_is_one_line_from_the_command_line(tmp_path: Path) -> None:
+    out = run_python("evaluate.py", "agent=expert", "agent.model=x", f"hydra.run.dir={tmp_path}")
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [
+        "error: agent=expert has no setting agent.model; its settings: name, tap_jitter, random_action_prob, "
+        "wrong_action_prob"]

@@ -304,6 +304,13 @@ CASES = [
     Case("evaluate-renamed-setting", 6, "`parallel_envs=8` (a setting by its old name)",
          "parallel_envs is now env.num_envs (one name for the environments side by side, in every job): write "
          "env.num_envs=8", lambda x: run_job("evaluate", x.evaluate("agent=expert", "parallel_envs=8"), x.tmp)),
+    Case("evaluate-renamed-agent-setting", 6, "`agent=mllm agent.image_height=256` (the screenshot's former name)",
+         "agent.image_height is now agent.screenshot_height (the MLLM's screenshot; the observation's size is "
+         "env.observation_height/width): write agent.screenshot_height=256",
+         lambda x: run_job("evaluate", x.evaluate("agent=mllm", "agent.image_height=256"), x.tmp)),
+    Case("evaluate-setting-of-another-agent", 6, "`agent=expert agent.model=x` (a setting the agent type does not have)",
+         "agent=expert has no setting agent.model; its settings: name, tap_jitter, random_action_prob, "
+         "wrong_action_prob", lambda x: run_job("evaluate", x.evaluate("agent=expert", "agent.model=x"), x.tmp)),
     Case("evaluate-avoid-repeats-mlp", 6, "`agent.avoid_repeats=true` with a policy of the paper's MLP head",
          "agent.avoid_repeats needs a policy with the pointer head (model.head=pointer); … has the mlp head: leave "
          "agent.avoid_repeats=false",

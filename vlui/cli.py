@@ -45,6 +45,11 @@ def slug(value: Any) -> str:
 ANSWERING = ("model", "temperature", "top_p", "max_answer_tokens", "seed_requests", "with_bounds", "history",
              "answer", "actions", "reflect", "few_shot", "few_shot_data", "few_shot_seed", "image_height",
              "image_width", "set_of_marks")
+# The folders' digests were first made when every agent type had every setting: the MLLM's screenshot size is digested
+# under its name then, and a text agent, which has no screenshot, with the values it had then, so that the folder of
+# an evaluation begun before is the same folder
+DIGESTED_AS = {"image_height": "screenshot_height", "image_width": "screenshot_width"}
+DIGESTED_WITHOUT = {"image_height": 1024, "image_width": 512, "set_of_marks": False}
 
 
 def run_label(checkpoint: Any, agent: Mapping[str, Any]) -> str:
@@ -53,7 +58,7 @@ def run_label(checkpoint: Any, agent: Mapping[str, Any]) -> str:
     (``stand-in-3f9a1c``), so that another model or option never lands in a run's folder."""
     if checkpoint is not None or not agent.get("model"):
         return slug(checkpoint)
-    settings = {k: agent.get(k) for k in ANSWERING}
+    settings = {k: agent.get(DIGESTED_AS.get(k, k), DIGESTED_WITHOUT.get(k)) for k in ANSWERING}
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:6]
     return f"{slug(agent['model'])}-{digest}"
 
@@ -154,10 +159,8 @@ def entry_point(config_name: str, job_path: str | Mapping[str, str]) -> None:
     # While modules load nothing has been written, so Ctrl-C ends the process at once: raised inside an import,
     # KeyboardInterrupt can leave a half-imported module (numpy's) that fails again with another error.
     signal.signal(signal.SIGINT, interrupted)
-    from vlui.config import check_renamed
-
     try:
-        check_renamed(sys.argv[1:])  # before Hydra, which would answer an old name with a screen of its advice
+        check_overrides(config_name, sys.argv[1:])  # before Hydra, which would answer them with a screen of advice
     except VluiError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
@@ -189,6 +192,20 @@ def evaluate() -> None:
     entry_point("evaluate", EVALUATIONS)
 
 
+def check_overrides(config_name: str, overrides: Sequence[str]) -> None:
+    """Refuse in one line a command-line override of a setting by its old name (:func:`vlui.config.check_renamed`) or
+    of an agent setting the agent type does not have (:func:`vlui.config.check_agent_overrides`; the job's agent unless
+    ``agent=`` chooses another)."""
+    from omegaconf import OmegaConf
+
+    from vlui.config import check_agent_overrides, check_renamed
+
+    check_renamed(overrides)
+    defaults = OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / f"{config_name}.yaml")).get("defaults") or []
+    default = next((d["agent"] for d in defaults if isinstance(d, dict) and "agent" in d), None)
+    check_agent_overrides(overrides, default)
+
+
 def run_job(job: Callable[[DictConfig], Any], cfg: DictConfig) -> Any:
     """Run ``job`` on ``cfg`` as the entry points do: a disk that filled up anywhere becomes a :class:`VluiError`
     (the jobs say what they kept where they write; this catches the writes they do not own, such as logs)."""
@@ -217,17 +234,15 @@ def compose(config_name: str, overrides: Sequence[str] = (), output_dir: str | P
     """Compose ``configs/<config_name>.yaml`` with command-line style ``overrides``, as the entry point would.
 
     ``output_dir`` stands in for Hydra's run directory (``${hydra:runtime.output_dir}``) so that the config resolves
-    outside a Hydra run, e.g. in tests and notebooks. A setting by its old name is refused
-    (:func:`vlui.config.check_renamed`).
+    outside a Hydra run, e.g. in tests and notebooks. A setting by its old name, or one the agent type does not have,
+    is refused (:func:`check_overrides`).
     """
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import open_dict
 
-    from vlui.config import check_renamed
-
-    check_renamed(overrides)
+    check_overrides(config_name, overrides)
     _prepare()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = hydra_compose(config_name=config_name, overrides=list(overrides), return_hydra_config=True)

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Optional, TypeVar
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from vlui.agents.settings import AgentConfig
+from vlui.agents.settings import AGENT_TYPES, FORMER_NAMES, AgentConfig, refuse_unknown
 from vlui.algos.settings import ALGORITHMS
 from vlui.data.settings import DataConfig, OfflineDataConfig
 from vlui.env.settings import EnvConfig
@@ -253,10 +253,12 @@ def hydra_value(value: Any) -> str:
 # refused in one line that gives the new one (:func:`check_renamed`), rather than Hydra's screen of advice or, where a
 # job took no such setting, a value silently ignored.
 SIDE_BY_SIDE = "one name for the environments side by side, in every job"
+SCREENSHOT = "the MLLM's screenshot; the observation's size is env.observation_height/width"
 RENAMED: dict[str, tuple[str, str]] = {
     "parallel_envs": ("env.num_envs", SIDE_BY_SIDE),  # evaluate.py's
     "dagger.envs": ("env.num_envs", SIDE_BY_SIDE),  # DAgger's rollouts in train.py
     "algo.envs": ("env.num_envs", SIDE_BY_SIDE),  # PPO's rollouts in train.py
+    **{f"agent.{old}": (f"agent.{new}", SCREENSHOT) for old, new in FORMER_NAMES.items()},
 }
 
 
@@ -274,6 +276,22 @@ def check_renamed(overrides: Sequence[str]) -> None:
         _refuse_renamed(key.lstrip("+~"), value if eq else "...")
 
 
+def check_agent_overrides(overrides: Sequence[str], default: str | None) -> None:
+    """Refuse, in one line naming the agent type and its settings, a command-line override of a setting that the
+    chosen agent type (the last ``agent=NAME``, else ``default``, the job's) does not have (``agent=expert
+    agent.model=x``), which Hydra would answer with a screen of its advice."""
+    name, keys = default, []
+    for override in overrides:
+        key, _, value = override.partition("=")
+        key = key.lstrip("+~")
+        if key == "agent":
+            name = value
+        elif key.startswith("agent."):
+            keys.append(key.removeprefix("agent.").split(".")[0])
+    if keys and name in AGENT_TYPES:
+        refuse_unknown(name, keys)
+
+
 # The one explicit map from schema names to dataclasses (STYLE.md: no registries filled by import side effects).
 SCHEMAS: dict[str, type] = {
     "train_schema": TrainJobConfig,
@@ -288,17 +306,17 @@ SCHEMAS: dict[str, type] = {
     "schema/env": EnvConfig,
     "schema/executor": ExecutorConfig,
     "schema/trainer": TrainerConfig,
-    "schema/agent": AgentConfig,
 }
 
 
 def register_configs() -> None:
-    """Put the schemas in Hydra's ConfigStore so that ``configs/`` can extend them: :data:`SCHEMAS`, and each
-    algorithm's settings (:data:`vlui.algos.settings.ALGORITHMS`) as ``schema/algo/<name>``. Safe to call more than
-    once."""
+    """Put the schemas in Hydra's ConfigStore so that ``configs/`` can extend them: :data:`SCHEMAS`, each
+    algorithm's settings (:data:`vlui.algos.settings.ALGORITHMS`) as ``schema/algo/<name>`` and each agent type's
+    (:data:`vlui.agents.settings.AGENT_TYPES`) as ``schema/agent/<name>``. Safe to call more than once."""
     cs = ConfigStore.instance()
     algos = {f"schema/algo/{name}": algorithm.settings for name, algorithm in ALGORITHMS.items()}
-    for path, node in (SCHEMAS | algos).items():
+    agents = {f"schema/agent/{name}": kind.settings for name, kind in AGENT_TYPES.items()}
+    for path, node in (SCHEMAS | algos | agents).items():
         group, _, name = path.rpartition("/")
         cs.store(group=group or None, name=name, node=node)
 

@@ -48,8 +48,8 @@ def no_key(monkeypatch) -> None:
 
 
 def mllm(llm: StandIn, **settings) -> MLLMAgent:
-    agent = make_agent({"name": "mllm", "base_url": llm.url, "model": "stand-in", "image_height": 128,
-                        "image_width": 64, "retry_delay_s": 0, **settings})
+    agent = make_agent({"name": "mllm", "base_url": llm.url, "model": "stand-in", "screenshot_height": 128,
+                        "screenshot_width": 64, "retry_delay_s": 0, **settings})
     agent.reset(resolve_tasks(["open_clock"])[0], {"snapshot": "100"}, seed=7)
     return agent
 
@@ -319,7 +319,7 @@ def test_few_shot_examples_come_from_the_dataset_seeded_never_from_the_evaluated
 
 def test_few_shot_screenshots_are_drawn_from_the_full_resolution_screen_where_the_dataset_has_it(
         tiny_full_screen_dataset, tiny_xml_dataset, caplog) -> None:
-    size = {"image_height": 512, "image_width": 256}
+    size = {"screenshot_height": 512, "screenshot_width": 256}
     with StandIn(answer=lambda prompt: "tap(1)") as llm, caplog.at_level(logging.WARNING):
         agent = mllm(llm, few_shot=1, few_shot_data=str(tiny_full_screen_dataset), **size)
         agent.act(OBS, INFO)

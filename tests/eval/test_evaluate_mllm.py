@@ -32,8 +32,8 @@ def answer(prompt: str) -> str:
 
 def args(llm: StandIn, *more: str) -> list[str]:
     return ["agent=mllm", f"agent.base_url={llm.url}", "agent.model=stand-in", "tasks=[open_clock,open_settings]",
-            "env.snapshots=[100,101]", "runs=1", "adaptive_metrics=false", "agent.image_height=256",
-            "agent.image_width=128", "agent.retry_delay_s=0", *more]
+            "env.snapshots=[100,101]", "runs=1", "adaptive_metrics=false", "agent.screenshot_height=256",
+            "agent.screenshot_width=128", "agent.retry_delay_s=0", *more]
 
 
 def run(tmp_path: Path, name: str, overrides: list[str]) -> dict:
@@ -325,3 +325,37 @@ def test_m3a_actions_are_taken_on_the_simulated_phone_counted_and_an_answer_is_k
     usage = json.loads((tmp_path / "answers" / "results.json").read_text())["llm"]
     assert (usage["answered"], usage["answered_but_failed"]) == (1, 1)
     assert "0 declared impossible, 1 answered (1 of them failed)." in (tmp_path / "answers" / "results.md").read_text()
+
+
+# what an evaluation of args()'s MLLM recorded of its agent before each agent type had settings of its own: every
+# agent's settings but how to reach the model, the screenshot's size as image_height/width
+RECORDED_BEFORE = {
+    "name": "mllm", "tap_jitter": 0.0, "random_action_prob": 0.0, "wrong_action_prob": 0.0, "checkpoint": None,
+    "device": "auto", "model": "stand-in", "temperature": 0.0, "top_p": None, "max_answer_tokens": None,
+    "seed_requests": True, "with_bounds": True, "history": 8, "answer": "bmoca", "reflect": False, "few_shot": 0,
+    "few_shot_data": None, "few_shot_seed": 0, "image_height": 256, "image_width": 128, "set_of_marks": False}
+
+
+def test_an_evaluation_begun_before_each_agent_type_had_its_own_settings_resumes_in_its_folder(
+        tmp_path: Path) -> None:
+    # the default folders are named as they were (a text agent's too, which never had a screenshot)
+    base = ["agent.base_url=http://127.0.0.1:9/v1", "agent.model=stand-in"]
+    assert compose("evaluate", ["agent=mllm", *base, "agent.screenshot_height=256", "agent.screenshot_width=128",
+                                "agent.retry_delay_s=0"]).name == "mllm-stand-in-d525c3"
+    assert compose("evaluate", ["agent=text", *base, "agent.history=0"]).name == "text-stand-in-0201b9"
+    with StandIn(answer=answer) as llm:
+        run(tmp_path, "out", args(llm))
+        out = tmp_path / "out"
+        recipe = json.loads((out / "recipe.json").read_text())
+        assert recipe["agent"] == {k: v for k, v in RECORDED_BEFORE.items() if k not in (
+            "tap_jitter", "random_action_prob", "wrong_action_prob", "checkpoint", "device", "image_height",
+            "image_width")} | {"screenshot_height": 256, "screenshot_width": 128}
+        (out / "recipe.json").write_text(json.dumps({**recipe, "agent": RECORDED_BEFORE}))
+        kept = (out / "episodes.jsonl").read_text().splitlines()[:3]
+        (out / "episodes.jsonl").write_text("".join(f"{line}\n" for line in kept))  # one episode still to run
+        result = run(tmp_path, "out", args(llm))
+    assert result["episodes"] == 4 and (out / "episodes.jsonl").read_text().splitlines()[:3] == kept
+    assert json.loads((out / "recipe.json").read_text())["agent"] == RECORDED_BEFORE
+    # another setting than it recorded is another evaluation, as before
+    with pytest.raises(VluiError, match="holds an evaluation with other settings"):
+        run(tmp_path, "out", args(llm, "agent.screenshot_height=512"))

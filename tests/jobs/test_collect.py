@@ -96,6 +96,36 @@ def test_a_dataset_collected_before_an_agent_setting_was_added_still_resumes(tmp
     assert summary["episodes"] == 2 and json.loads(info_file.read_text())["recipe"] == info["recipe"]
 
 
+# what a dataset collected by a noisy expert recorded of its agent before each agent type had settings of its own:
+# every agent's settings, the MLLM's screenshot size as image_height/width
+RECORDED_BEFORE = {
+    "name": "expert", "tap_jitter": 0.0, "random_action_prob": 0.2, "wrong_action_prob": 0.0, "checkpoint": None,
+    "device": "auto", "base_url": None, "url": None, "model": None, "api_key_env": "OPENAI_API_KEY", "timeout_s": 60.0,
+    "max_retries": 5, "retry_delay_s": 1.0, "retry_max_delay_s": 60.0, "temperature": 0.0, "top_p": None,
+    "max_answer_tokens": None, "seed_requests": True, "with_bounds": True, "history": 8, "answer": "bmoca",
+    "reflect": False, "few_shot": 0, "few_shot_data": None, "few_shot_seed": 0, "image_height": 1024,
+    "image_width": 512, "set_of_marks": False, "cache_dir": None, "budget_requests": None, "budget_tokens": None,
+    "price_input_per_1m": 0.0, "price_output_per_1m": 0.0, "stop_after_invalid": 50}
+
+
+def test_a_dataset_collected_before_each_agent_type_had_its_own_settings_still_resumes(tmp_path: Path) -> None:
+    recipe = ("dataset=d", "tasks=[open_clock]", "env.snapshots=[000,001]", "agent.random_action_prob=0.2")
+    collect.run(cfg(tmp_path, *recipe))
+    info_file = tmp_path / "d" / "meta" / "info.json"
+    info = json.loads(info_file.read_text())
+    assert info["recipe"]["agent"] == {"name": "expert", "tap_jitter": 0.0, "random_action_prob": 0.2,
+                                       "wrong_action_prob": 0.0}  # the expert's own settings, and only those
+    info_file.write_text(json.dumps({**info, "recipe": {**info["recipe"], "agent": RECORDED_BEFORE}}))
+    (tmp_path / "d" / "episodes" / "chunk-000" / "episode_000001.parquet").unlink()
+    index = tmp_path / "d" / "meta" / "episodes.jsonl"
+    index.write_text(index.read_text().splitlines(keepends=True)[0])
+    summary = collect.run(cfg(tmp_path, *recipe))
+    assert summary["episodes"] == 2 and json.loads(info_file.read_text())["recipe"]["agent"] == RECORDED_BEFORE
+    # the expert with other noise is another recipe, as before
+    with pytest.raises(VluiError, match="different recipe .*agent"):
+        collect.run(cfg(tmp_path, *recipe, "agent.random_action_prob=0.3"))
+
+
 @pytest.mark.fast
 def test_a_collection_starts_no_more_processes_than_cores_on_the_simulated_phone(monkeypatch) -> None:
     monkeypatch.setattr(collect, "cores", lambda: 2)

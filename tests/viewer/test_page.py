@@ -224,7 +224,7 @@ def test_an_mllm_agents_episode_is_shown_with_its_prompt_marked_screenshot_and_r
         evaluate.run(compose("evaluate", [
             "agent=mllm", f"agent.base_url={llm.url}", "agent.model=stand-in", "tasks=[open_chrome]",
             "env.snapshots=[100]", "runs=1", "adaptive_metrics=false", "agent.set_of_marks=true",
-            "agent.image_height=256", "agent.image_width=128", "agent.retry_delay_s=0", "screens=all"],
+            "agent.screenshot_height=256", "agent.screenshot_width=128", "agent.retry_delay_s=0", "screens=all"],
             output_dir=out))
     r = lines(out)["open_chrome"]  # in the app drawer: a swipe, then a tap
     steps = r["transcript"]["steps"]

@@ -24,13 +24,24 @@ class AgentBase:
 
     @classmethod
     def from_settings(cls, agent: AgentConfig, seed: int = 0) -> Any:
-        """The agent the ``agent`` settings describe, acting from ``seed``."""
+        """The agent its type's settings (:mod:`vlui.agents.settings`) describe, acting from ``seed``."""
         raise NotImplementedError
 
     @classmethod
     def check_settings(cls, agent: AgentConfig) -> None:
         """One line when the settings cannot work, before the work that comes before the agent acts (a study's
         collecting and training), without loading a model or reaching anything."""
+
+    @classmethod
+    def prices(cls, agent: AgentConfig) -> tuple[float, float]:
+        """What its model costs per million input and output tokens, for an evaluation's cost estimate (0: unknown,
+        or nothing to pay)."""
+        return 0.0, 0.0
+
+    @classmethod
+    def refuse_collecting(cls, agent: AgentConfig) -> None:
+        """One line when what the agent does under these settings cannot be kept in a dataset (which holds
+        dual-gestures)."""
 
     def check(self) -> None:
         """One line when what the agent reaches (a model's endpoint) does not answer, before the first episode."""

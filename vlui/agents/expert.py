@@ -29,7 +29,7 @@ from vlui.android.ids import DIALPAD_KEY_IDS, SETTINGS_TOP, day_bit
 from vlui.android.launcher import LAUNCHABLE
 from vlui.android.state import VOLUME_MAX
 from vlui.agents.base import AgentBase
-from vlui.agents.settings import AgentConfig
+from vlui.agents.settings import ExpertAgentConfig
 from vlui.env.actions import key_action, normalised_to_action
 from vlui.env.ui_text import Element, parse_xml
 from vlui.errors import VluiError
@@ -120,7 +120,7 @@ class ExpertAgent(AgentBase):
         self.rng = np.random.default_rng(self.seed)
 
     @classmethod
-    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> ExpertAgent:
+    def from_settings(cls, agent: ExpertAgentConfig, seed: int = 0) -> ExpertAgent:
         return cls(tap_jitter=agent.tap_jitter, random_action_prob=agent.random_action_prob,
                    wrong_action_prob=agent.wrong_action_prob, seed=seed)
 

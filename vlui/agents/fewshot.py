@@ -8,7 +8,7 @@ transitions of the same task and filling up from the others, each on a screen no
 (a dataset of several episodes per task and phone holds the same transition many times).
 
 The MLLM agent shows an example's screens as it shows the current one: the full-resolution screen observed at
-``agent.image_height`` x ``image_width``, from a dataset collected with ``save_full_screen=true``
+``agent.screenshot_height`` x ``screenshot_width``, from a dataset collected with ``save_full_screen=true``
 (:attr:`Transition.screen_full`); a dataset without it holds only the observation it was collected at (256 x 128 by
 default), which is stretched to that size and much less legible than the current screen (the agent warns).
 

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from vlui.agents.base import AgentBase
-from vlui.agents.settings import AgentConfig
+from vlui.agents.settings import PolicyAgentConfig
 from vlui.env.agent import OneEpisodeAtATime
 from vlui.errors import VluiError
 from vlui.models.policy import load_policy
@@ -34,7 +34,7 @@ class PolicyAgent(OneEpisodeAtATime, AgentBase):
         return self.policy.spec
 
     @classmethod
-    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> PolicyAgent:
+    def from_settings(cls, agent: PolicyAgentConfig, seed: int = 0) -> PolicyAgent:
         return cls(agent.checkpoint, agent.device, agent.avoid_repeats)
 
     def memory(self) -> Memory:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from vlui.agents.base import AgentBase
-from vlui.agents.settings import AgentConfig
+from vlui.agents.settings import RandomAgentConfig
 from vlui.tasks.catalog import Task
 
 
@@ -18,7 +18,7 @@ class RandomAgent(AgentBase):
         self.rng = np.random.default_rng(seed)
 
     @classmethod
-    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> RandomAgent:
+    def from_settings(cls, agent: RandomAgentConfig, seed: int = 0) -> RandomAgent:
         return cls(seed)
 
     def reset(self, task: Task, info: dict[str, Any] | None = None, seed: int | None = None) -> None:

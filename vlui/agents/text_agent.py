@@ -30,7 +30,7 @@ from vlui.agents.chat import (STOP_AFTER_FAILED_REQUESTS, Answer, Endpoint, Endp
 from vlui.agents.fewshot import Demonstrations, Transition, device_size, text_action
 from vlui.agents.marks import screenshot_png
 from vlui.agents.prompts import Example, Screen, Style, read_answer, reflection_messages, step_messages
-from vlui.agents.settings import AgentConfig
+from vlui.agents.settings import MLLMAgentConfig, TextAgentConfig
 from vlui.data.format import decode_png
 from vlui.data.images import image_hash
 from vlui.device import observe
@@ -52,13 +52,14 @@ class TextAgent(AgentBase):
     reads: ClassVar[tuple[str, ...]] = ("xml",)  # the UI tree, described to the model as text
     name: ClassVar[str] = "text"
     image: ClassVar[bool] = False
+    Settings: ClassVar[type[TextAgentConfig]] = TextAgentConfig  # its settings when none are given
 
     def __init__(self, url: str | None, model: str | None, api_key_env: str = "OPENAI_API_KEY",
                  timeout_s: float = 60.0, with_bounds: bool = True, max_retries: int = 5, retry_delay_s: float = 1.0,
                  retry_max_delay_s: float = 60.0, sleep: Callable[[float], None] = time.sleep, *,
-                 settings: AgentConfig | None = None, url_setting: str = "agent.url",
+                 settings: TextAgentConfig | None = None, url_setting: str = "agent.url",
                  endpoint: Endpoint | None = None, demonstrations: Demonstrations | None = None) -> None:
-        self.settings = settings if settings is not None else AgentConfig(name=self.name)
+        self.settings = settings if settings is not None else self.Settings()
         s = self.settings
         self.endpoint = endpoint or Endpoint(
             url, model, who=self.name, url_setting=url_setting, api_key_env=api_key_env, timeout_s=timeout_s,
@@ -76,7 +77,7 @@ class TextAgent(AgentBase):
                 height, width = decode_png(demonstrations.transitions[0].screen).shape[:2]
                 log.warning(f"the few-shot dataset {demonstrations.root} holds its screens at {height}x{width} only, "
                             "not at full resolution: the examples' screenshots are stretched to "
-                            f"{s.image_height}x{s.image_width}, much less legible than the current screen; collect "
+                            f"{s.screenshot_height}x{s.screenshot_width}, much less legible than the current screen; collect "
                             "the examples with save_full_screen=true")
         self.demonstrations = demonstrations
         self.task: Task | None = None
@@ -89,7 +90,7 @@ class TextAgent(AgentBase):
         self.last_error = ""
 
     @staticmethod
-    def address(agent: AgentConfig) -> tuple[str | None, str]:
+    def address(agent: TextAgentConfig) -> tuple[str | None, str]:
         """The endpoint's URL and the setting that gave it: ``agent.base_url``, or ``agent.url``, its former name."""
         if agent.base_url and agent.url and agent.base_url != agent.url:
             raise VluiError("agent.url is the former name of agent.base_url and says another URL: set only "
@@ -97,14 +98,26 @@ class TextAgent(AgentBase):
         return (agent.base_url, "agent.base_url") if agent.base_url or not agent.url else (agent.url, "agent.url")
 
     @classmethod
-    def check_settings(cls, agent: AgentConfig) -> None:
+    def check_settings(cls, agent: TextAgentConfig) -> None:
         """One line unless the settings name an endpoint's URL and a model: checked before the work that comes before
         the agent's first request (a study's collecting and training), without sending one."""
         url, setting = cls.address(agent)
         check_address(url, agent.model, agent.name, setting)
 
     @classmethod
-    def from_settings(cls, agent: AgentConfig, seed: int = 0) -> TextAgent:
+    def prices(cls, agent: TextAgentConfig) -> tuple[float, float]:
+        return agent.price_input_per_1m, agent.price_output_per_1m
+
+    @classmethod
+    def refuse_collecting(cls, agent: TextAgentConfig) -> None:
+        """A dataset holds dual-gestures: ``agent.actions=extended``'s other actions have none."""
+        if agent.actions == "extended":
+            raise VluiError("agent.actions=extended cannot collect a dataset: datasets hold dual-gestures, and a long "
+                            "press, typed text, open_app, scroll, wait, keyboard_enter or answer is none; collect with "
+                            "agent.actions=bmoca (evaluate.py takes either)")
+
+    @classmethod
+    def from_settings(cls, agent: TextAgentConfig, seed: int = 0) -> TextAgent:
         url, setting = cls.address(agent)
         return cls(url, agent.model, agent.api_key_env, agent.timeout_s, agent.with_bounds, agent.max_retries,
                    agent.retry_delay_s, agent.retry_max_delay_s, settings=agent, url_setting=setting)
@@ -156,7 +169,7 @@ class TextAgent(AgentBase):
     def _picture(self, screen: np.ndarray, elements: list[Element] | None, size: tuple[int, int]) -> str:
         """The screenshot's content hash, its PNG kept for the transcript (marks drawn under set-of-mark)."""
         marks = elements if self.style.marks else None
-        png = screenshot_png(screen, (self.settings.image_height, self.settings.image_width), marks, size)
+        png = screenshot_png(screen, (self.settings.screenshot_height, self.settings.screenshot_width), marks, size)
         digest = image_hash(png)
         self.images[digest] = png
         return digest
@@ -170,7 +183,7 @@ class TextAgent(AgentBase):
             if not self.image:
                 return Screen(text)
             # as the current screen: the full-resolution one observed at the screenshot's size, where the dataset has it
-            screen = (observe(decode_png(full), self.settings.image_height, self.settings.image_width)
+            screen = (observe(decode_png(full), self.settings.screenshot_height, self.settings.screenshot_width)
                       if full is not None else decode_png(png))
             return Screen(text, self._picture(screen, elements, device_size(elements or [])))
 
@@ -248,17 +261,18 @@ class TextAgent(AgentBase):
 
 
 class MLLMAgent(TextAgent):
-    """An MLLM agent: the screenshot (PNG of ``agent.image_height`` x ``image_width``, with set-of-mark tags under
+    """An MLLM agent: the screenshot (PNG of ``agent.screenshot_height`` x ``screenshot_width``, with set-of-mark tags under
     ``agent.set_of_marks``) and the numbered element list in, a text action out. It asks the evaluation for screens
     at that size (``observation_size``), drawn from the full-resolution screen."""
 
     reads: ClassVar[tuple[str, ...]] = ("screen", "xml")
     name: ClassVar[str] = "mllm"
     image: ClassVar[bool] = True
+    Settings: ClassVar[type[TextAgentConfig]] = MLLMAgentConfig
 
     @property
     def observation_size(self) -> tuple[int, int]:
-        return self.settings.image_height, self.settings.image_width
+        return self.settings.screenshot_height, self.settings.screenshot_width
 
     def screen(self, obs: dict[str, Any], elements: list[Element], size: tuple[int, int]) -> Screen:
         return Screen(describe(elements, with_bounds=self.with_bounds), self._picture(obs["screen"], elements, size))

@@ -23,11 +23,11 @@ from tqdm import tqdm
 from vlui.agents import agent_class, make_agent
 from vlui.android import generate
 from vlui.backends import max_parallel, resolve_snapshots
-from vlui.agents.settings import AgentConfig
+from vlui.agents.settings import AgentConfig, recorded_now
 from vlui.config import CollectJobConfig, ExecutorConfig, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.card import update_dataset_card
-from vlui.data.format import DatasetWriter
+from vlui.data.format import DatasetWriter, read_info
 from vlui.env.env import PhoneEnv, make_env
 from vlui.errors import VluiError
 from vlui.jobs.executor import environments
@@ -108,21 +108,31 @@ def plan(job: CollectJobConfig) -> Collection:
             for _ in range(job.episodes_per_pair):
                 eid = len(jobs)
                 jobs.append(Job(task.id, snap, substream(job.seed, eid), id=eid))
-    if job.agent.actions == "extended":
-        raise VluiError("agent.actions=extended cannot collect a dataset: datasets hold dual-gestures, and a long press, "
-                        "typed text, open_app, scroll, wait, keyboard_enter or answer is none; collect with "
-                        "agent.actions=bmoca (evaluate.py takes either)")
+    agent_class(job.agent).refuse_collecting(job.agent)
     if job.save_full_screen and job.executor.name != "local":
         raise VluiError("save_full_screen=true reads each full-resolution screen from the phone, which only "
                         "executor=local does: collect with executor=local, or without save_full_screen")
     make_agent(job.agent)  # a bad agent setting fails here, in one line, not inside every worker
+    root = Path(job.paths.data_dir) / job.dataset
     recipe = {"tasks": [t.id for t in tasks], "snapshots": snaps, "episodes_per_pair": job.episodes_per_pair,
-              "seed": job.seed, "agent": AgentConfig.in_recipe(asdict(job.agent)), "save_xml": job.save_xml,
+              "seed": job.seed, "agent": recorded_agent(job.agent, root), "save_xml": job.save_xml,
               "save_full_screen": job.save_full_screen, "env": job.env.measured()}
     if any(generate.parse_generated(s) for s in snaps):  # what gen-<seed>-<index> means depends on it
         recipe["generator_version"] = generate.version()
-    return Collection(tasks, snaps, jobs, job.env, job.agent, Path(job.paths.data_dir) / job.dataset, recipe,
+    return Collection(tasks, snaps, jobs, job.env, job.agent, root, recipe,
                       {"save_xml": job.save_xml, "save_full_screen": job.save_full_screen}, job.resume)
+
+
+def recorded_agent(agent: AgentConfig, root: Path) -> dict[str, Any]:
+    """The agent's settings as the recipe of the dataset at ``root`` records them; where the dataset was collected
+    before each agent type had settings of its own and its recipe holds the same settings in that form
+    (:func:`~vlui.agents.settings.recorded_now`), that form, so that the dataset resumes as it is."""
+    mine = type(agent).in_recipe(asdict(agent))
+    if (root / "meta" / "info.json").exists():
+        earlier = read_info(root)["recipe"].get("agent")
+        if isinstance(earlier, dict) and recorded_now(earlier) == mine:
+            return earlier
+    return mine
 
 
 def run(cfg: DictConfig | CollectJobConfig) -> dict[str, Any]:

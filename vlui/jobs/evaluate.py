@@ -31,7 +31,7 @@ from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
 from vlui.agents.base import AgentBase
-from vlui.agents.settings import AgentConfig
+from vlui.agents.settings import AgentConfig, ExpertAgentConfig, recorded_now
 from vlui.config import EvaluateJobConfig, ExecutorConfig, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.format import encode_png
@@ -108,7 +108,7 @@ def plan(job: EvaluateJobConfig) -> Plan:
             for i, (task, snap, k) in enumerate((t, s, k) for t in tasks for s in snaps
                                                 for k in range(job.episodes_per_pair))]
     # a resume may change how to connect; settings added since older evaluations are left out at their default
-    measured = AgentConfig.in_recipe({k: v for k, v in asdict(agent).items() if k not in AgentConfig.CONNECTION})
+    measured = type(agent).in_recipe({k: v for k, v in asdict(agent).items() if k not in type(agent).CONNECTION})
     recipe = {"tasks": [t.id for t in tasks], "snapshots": snaps, "runs": job.runs,
               "episodes_per_pair": job.episodes_per_pair, "seed": job.seed, "agent": measured, "env": env.measured()}
     if several:
@@ -179,7 +179,7 @@ def references(p: Plan, envs: Environments = LOCAL) -> dict[tuple[str, str], lis
 
     jobs = [Job(t.id, s, 0) for t in p.tasks for s in p.snapshots]
     rollout(jobs, envs.factory(p.env, p.tasks, p.snapshots, include_xml=True, include_screen=False),
-            lambda: make_agent(AgentConfig(name="expert")), slots=envs.slots(p.env, 8), on_done=keep, retries=envs.retries)
+            lambda: make_agent(ExpertAgentConfig()), slots=envs.slots(p.env, 8), on_done=keep, retries=envs.retries)
     return refs
 
 
@@ -288,7 +288,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
     if p.adaptive_metrics and records:
         _add_adaptive_metrics(p, records, own_reference=kind is ExpertAgent, envs=envs)
     splits = {s: load_snapshot(s).split for s in p.snapshots}
-    usage = report.agent_usage(records, p.agent.price_input_per_1m, p.agent.price_output_per_1m)
+    usage = report.agent_usage(records, *kind.prices(p.agent))
     result = report.aggregate(records, splits, {
         "agent": p.agent.name, "checkpoint": p.policies[0][1] if not p.several else None,
         **({"llm": usage} if usage else {}), "config": p.config}, p.groups if p.several else None,
@@ -373,6 +373,15 @@ def _set_aside(out: Path, what: str) -> None:
     log.info(f"{out} held an evaluation of {what}; it is kept in {aside.name}/, evaluating afresh")
 
 
+def recipe_now(saved: Any) -> Any:
+    """An evaluation's recipe as this version records it: its agent's settings by the names and fields they have now
+    (:func:`~vlui.agents.settings.recorded_now`: an evaluation from before each agent type had settings of its own
+    recorded every agent's)."""
+    if isinstance(saved, dict) and isinstance(saved.get("agent"), dict):
+        return {**saved, "agent": recorded_now(saved["agent"])}
+    return saved
+
+
 def _same_settings(recipe: dict[str, Any]) -> dict[str, Any]:
     """What two evaluations of different policies must share for one's episodes to stand for the other's: the
     recipe without its policies (and an agent's own checkpoint setting)."""
@@ -391,7 +400,7 @@ def reusable(p: Plan, folder: Path) -> dict[str, dict[str, Any]]:
         saved = json.loads((folder / "recipe.json").read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
         return {}
-    if not isinstance(saved, dict) or _same_settings(saved) != _same_settings(p.recipe):
+    if not isinstance(saved, dict) or _same_settings(recipe_now(saved)) != _same_settings(p.recipe):
         return {}
     weights, theirs = saved.get("weights", {}), p.recipe.get("weights", {})
     old = ({c: j for j, (_, c) in enumerate(saved["policies"])} if "policies" in saved
@@ -482,6 +491,7 @@ def _resume(out: Path, recipe: dict[str, Any], jobs: list[Job]) -> dict[str, dic
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise VluiError(f"{meta} is damaged ({str(err).splitlines()[0]}): restore it, or evaluate into another "
                             "folder (name=... or hydra.run.dir=...)") from None
+        saved = recipe_now(saved)
         if saved != recipe and not (journal.exists() and journal.stat().st_size):
             meta.unlink()  # a run that stopped before its first episode (a failed check): nothing to keep
         elif saved != recipe and _without_weights(saved) == _without_weights(recipe):

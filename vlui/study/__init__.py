@@ -38,7 +38,7 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from vlui.agents import check_early
-from vlui.agents.settings import AgentConfig
+from vlui.agents.settings import AGENT_TYPES
 from vlui.cli import compose
 from vlui.config import StudyStepConfig, check_renamed, check_settings, hydra_value
 from vlui.errors import VluiError
@@ -352,10 +352,12 @@ def check_agent_arms(study: Study) -> None:
 
 def agent_evaluation_name(study: Study, agent: str, split: str) -> str:
     """An agent arm's evaluation folder in outputs/evaluate: the study, the split, the arm and a digest of what it
-    measures (its settings and the split's, without how it reaches the model, :attr:`AgentConfig.CONNECTION`): a
-    new endpoint or price goes on in the same folder, another model evaluates afresh."""
+    measures (its settings and the split's, without how it reaches the model: an agent type's ``CONNECTION``, in
+    :mod:`vlui.agents.settings`): a new endpoint or price goes on in the same folder, another model evaluates
+    afresh."""
+    connection = {k for kind in AGENT_TYPES.values() for k in kind.settings.CONNECTION}
     measured = [o for o in study.agents[agent]
-                if o.partition("=")[0].lstrip("+~").removeprefix("agent.") not in AgentConfig.CONNECTION]
+                if o.partition("=")[0].lstrip("+~").removeprefix("agent.") not in connection]
     what = json.dumps([measured, study.splits[split], study.evaluate])
     return f"study-{study.name}-{study.size}-{split}-{agent}-{hashlib.sha256(what.encode()).hexdigest()[:8]}"
 
