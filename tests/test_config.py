@@ -64,9 +64,9 @@ def test_experiments_reproduce_the_paper_recipes(tmp_path: Path) -> None:
     assert (bc.model.vision.name, bc.model.vision.pretrained, bc.model.vision.freeze) == (
         "tf_efficientnet_lite0", "package", False)
     assert bc.model.text.kind == "minilm" and bc.model.head == "mlp" and not bc.model.positions
-    # 256x128 screens: the dataset's (collected at env.observation_*), not resized by data.image_*
+    # 256x128 screens: the dataset's (collected at env.observation_*), not resized by data.observation_*
     assert (bc.env.observation_height, bc.env.observation_width, bc.model.hidden_dim) == (256, 128, 768)
-    assert (bc.data.image_height, bc.data.image_width) == (None, None)
+    assert (bc.data.observation_height, bc.data.observation_width) == (None, None)
     assert list(bc.model.head_dims) == [1024, 1024]
     iql = compose("train", ["experiment=bmoca_iql"], output_dir=tmp_path)
     assert (iql.algo.name, iql.trainer.max_steps, iql.data.batch_size) == ("iql", 20000, 512)
@@ -173,6 +173,17 @@ def test_an_old_name_for_the_environments_side_by_side_is_refused_with_the_new_o
     with pytest.raises(VluiError) as err:
         compose(job, [f"{plus}{old}=8"], output_dir=tmp_path)
     assert str(err.value) == f"{old} is now env.num_envs {SIDE_BY_SIDE}: write env.num_envs=8"
+
+
+@pytest.mark.parametrize("side", ["height", "width"])
+def test_the_old_name_of_the_training_screens_size_is_refused_with_the_new_one(side: str, tmp_path: Path) -> None:
+    with pytest.raises(VluiError) as err:
+        compose("train", [f"data.image_{side}=384"], output_dir=tmp_path)
+    assert str(err.value) == (f"data.image_{side} is now data.observation_{side} (one name for a policy's screen size: "
+                              f"env.observation_height/width when collecting and evaluating): write "
+                              f"data.observation_{side}=384")
+    assert getattr(compose("train", [f"data.observation_{side}=384"], output_dir=tmp_path).data,
+                   f"observation_{side}") == 384
 
 
 def test_an_old_name_put_in_a_composed_config_is_refused_too(tmp_path: Path) -> None:

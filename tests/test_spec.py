@@ -166,7 +166,7 @@ def test_the_datasets_spec_reaches_the_policy_and_its_evaluation(tmp_path: Path,
                         output_dir=tmp_path / "collect"))
     assert dataset_spec(read_info(data / "small")) == SMALL
     # no screen size or reading given to train: the dataset's
-    result = train.run(compose("train", ["debug=tiny", "data.image_height=null", "data.image_width=null",
+    result = train.run(compose("train", ["debug=tiny", "data.observation_height=null", "data.observation_width=null",
                                          f"paths.data_dir={data}", "data.name=small",
                                          f"paths.checkpoint_dir={tmp_path}/ckpt", "logger=csv"],
                                output_dir=tmp_path / "run"))
@@ -190,14 +190,14 @@ def test_training_at_another_size_resizes_the_datasets_screens(tmp_path: Path, t
 
     overrides = ["debug=tiny", f"paths.data_dir={tiny_dataset.parent}", f"data.name={tiny_dataset.name}",
                  f"paths.checkpoint_dir={tmp_path}/ckpt", "logger=csv"]
-    result = train.run(compose("train", [*overrides, "data.image_height=40", "data.image_width=20"],
+    result = train.run(compose("train", [*overrides, "data.observation_height=40", "data.observation_width=20"],
                                output_dir=tmp_path / "run"))
     policy = load_policy(result["policy"])
     assert policy.spec == ObsActionSpec(40, 20)
     assert policy.select_action(np.zeros((1, 40, 20, 3), np.uint8), ["turn on airplane mode"]).shape == (1, 4)
     with pytest.raises(VluiError, match="set both to train at another size than the dataset's 256x128, or neither"):
-        train.run(compose("train", [*overrides, "data.image_height=40", "data.image_width=null", "run_name=half"],
-                          output_dir=tmp_path / "run2"))
+        train.run(compose("train", [*overrides, "data.observation_height=40", "data.observation_width=null",
+                                    "run_name=half"], output_dir=tmp_path / "run2"))
 
 
 def test_an_episodes_memory_keeps_its_last_steps_most_recent_first_and_starts_afresh() -> None:

@@ -254,11 +254,14 @@ def hydra_value(value: Any) -> str:
 # job took no such setting, a value silently ignored.
 SIDE_BY_SIDE = "one name for the environments side by side, in every job"
 SCREENSHOT = "the MLLM's screenshot; the observation's size is env.observation_height/width"
+SCREEN_SIZE = "one name for a policy's screen size: env.observation_height/width when collecting and evaluating"
 RENAMED: dict[str, tuple[str, str]] = {
     "parallel_envs": ("env.num_envs", SIDE_BY_SIDE),  # evaluate.py's
     "dagger.envs": ("env.num_envs", SIDE_BY_SIDE),  # DAgger's rollouts in train.py
     "algo.envs": ("env.num_envs", SIDE_BY_SIDE),  # PPO's rollouts in train.py
     **{f"agent.{old}": (f"agent.{new}", SCREENSHOT) for old, new in FORMER_NAMES.items()},
+    "data.image_height": ("data.observation_height", SCREEN_SIZE),  # train.py's screens at another size
+    "data.image_width": ("data.observation_width", SCREEN_SIZE),
 }
 
 

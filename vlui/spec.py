@@ -5,7 +5,7 @@ threshold. Those numbers are the contract between the data a policy learns from,
 on, so they travel with the data and the policy instead of being set again by each job:
 
 - collect.py writes the spec of its screens and actions into the dataset (``meta/info.json``, ``"spec"``);
-- train.py reads it from the dataset (``data.image_height/width`` may still ask for another training size: screens
+- train.py reads it from the dataset (``data.observation_height/width`` may still ask for another training size: screens
   are resized) and stores it with the policy (checkpoints and exports, ``"policy": {"spec": ...}``);
 - DAgger, PPO and evaluate.py read it from the policy: its phones show screens of the policy's size and read its
   actions by the policy's threshold.

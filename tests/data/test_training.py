@@ -21,7 +21,8 @@ def test_a_training_reads_its_dataset_mix_and_split_once_at_the_size_it_asks(tmp
     episodes = sorted(json.loads(line)["episode_id"] for line in (data_dir / "meta" / "episodes.jsonl").open())
     parts = {"train": tuple(episodes[:8]), "val": tuple(episodes[8:10]), "test": tuple(episodes[10:])}
     write_split(data_dir, Split("mine", "random", (), 0, 0.2, 0.2, parts))
-    settings = DataConfig(path=str(data_dir), split="mine", image_height=64, image_width=32)
+    settings = DataConfig(path=str(data_dir), split="mine", observation_height=64,
+                          observation_width=32)
     data = TrainingData.read(data_dir, settings, mix=[str(random_dataset)])
     assert data.stored.image_size == (256, 128) and data.spec.image_size == (64, 32)  # collected, trained
     assert data.split_episodes == (parts["train"], parts["val"]) and len(data.index) == len(episodes)
@@ -34,6 +35,6 @@ def test_a_training_reads_its_dataset_mix_and_split_once_at_the_size_it_asks(tmp
 
 
 def test_one_of_the_two_training_sizes_is_one_line_naming_both(tiny_dataset: Path) -> None:
-    with pytest.raises(VluiError, match=r"^data.image_height=32, data.image_width=None: set both to train at another "
-                                        r"size than the dataset's 256x128, or neither$"):
-        TrainingData.read(tiny_dataset, DataConfig(path=str(tiny_dataset), image_height=32))
+    with pytest.raises(VluiError, match=r"^data.observation_height=32, data.observation_width=None: set both to train "
+                                        r"at another size than the dataset's 256x128, or neither$"):
+        TrainingData.read(tiny_dataset, DataConfig(path=str(tiny_dataset), observation_height=32))

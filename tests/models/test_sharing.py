@@ -19,7 +19,7 @@ from vlui.jobs import evaluate, train
 from vlui.models.__main__ import main
 from vlui.models.card import CARD, MARKER, check_model_card, write_model_card
 from vlui.models.files import weights_digest
-from vlui.models.policy import VLUIPolicy, export_policy
+from vlui.models.policy import VLUIPolicy, export_policy, load_policy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.spec import ObsActionSpec
 
@@ -145,6 +145,19 @@ def test_train_writes_a_model_card_with_the_recipe_and_the_data(trained: Path, t
         assert words in text, words
     recipe = json.loads((trained / "policy" / "config.json").read_text())["recipe"]
     assert recipe["seed"] == 3 and recipe["data"]["name"] == "tiny" and recipe["trainer"]["max_steps"] == 4
+    assert (recipe["data"]["observation_height"], recipe["data"]["observation_width"]) == (64, 32)
+
+
+def test_a_recipe_that_names_the_screens_size_by_its_old_name_still_loads(trained: Path, tmp_path: Path) -> None:
+    run = Path(shutil.copytree(trained, tmp_path / "before"))  # exported when the setting was data.image_height
+    config_path = run / "policy" / "config.json"
+    config = json.loads(config_path.read_text())
+    data = config["recipe"]["data"]
+    data["image_height"], data["image_width"] = data.pop("observation_height"), data.pop("observation_width")
+    config_path.write_text(json.dumps(config))
+    assert load_policy(run).spec.image_size == (64, 32)
+    write_model_card(run)
+    assert "image_height=64, image_width=32" in (run / "policy" / CARD).read_text()
 
 
 def test_the_card_gives_the_held_out_numbers_with_their_seeds(trained: Path, evaluations: dict[str, Path],

@@ -45,9 +45,10 @@ class DataConfig:
     path: str = "${paths.data_dir}/${data.name}"
     val_fraction: float = 0.1  # episode-level split
     batch_size: int = 64
-    # the training screens' size; null: the dataset's (its spec, written by collect.py); another size resizes them
-    image_height: Optional[int] = None
-    image_width: Optional[int] = None
+    # the training screens' size (what env.observation_height/width are when collecting and evaluating); null: the
+    # dataset's (its spec, written by collect.py); another size resizes them
+    observation_height: Optional[int] = None
+    observation_width: Optional[int] = None
     on_device: bool = True  # keep decoded frames on the accelerator when they fit
     steps_per_epoch: int = 500  # an epoch is this many steps; checkpoints and validation happen at epoch ends
     collect_if_missing: bool = False
@@ -68,8 +69,8 @@ class DataConfig:
     balance: Optional[str] = None
 
     LIMITS: ClassVar[dict[str, Range]] = {"val_fraction": Range(0, 1, open_hi=True), "batch_size": AT_LEAST_1,
-                                          "image_height": Range(8, optional=True),
-                                          "image_width": Range(8, optional=True), "steps_per_epoch": AT_LEAST_1}
+                                          "observation_height": Range(8, optional=True),
+                                          "observation_width": Range(8, optional=True), "steps_per_epoch": AT_LEAST_1}
 
 
 @dataclass

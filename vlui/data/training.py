@@ -25,7 +25,7 @@ from vlui.spec import ObsActionSpec
 @dataclass(frozen=True)
 class TrainingData:
     """A dataset as a training reads it. ``stored`` is what the dataset holds (its screens' size, its reading of
-    actions); ``spec`` is what the policy learns: ``stored``, resized when ``data.image_height/width`` ask."""
+    actions); ``spec`` is what the policy learns: ``stored``, resized when ``data.observation_height/width`` ask."""
 
     path: Path
     info: Mapping[str, Any]  # meta/info.json: the format, the recipe, the spec
@@ -40,7 +40,7 @@ class TrainingData:
     def read(cls, path: str | Path, settings: DataConfig | None = None, mix: Sequence[str] = ()) -> TrainingData:
         """The dataset at ``path`` with the datasets of ``mix`` (folders), as ``settings`` (``data.*``) ask: its
         split ``data.split`` read (and checked against the dataset's episodes), its screens resized to
-        ``data.image_height/width`` when set. Every dataset of ``mix`` must read actions as the dataset does."""
+        ``data.observation_height/width`` when set. Every dataset of ``mix`` must read actions as the dataset does."""
         settings = settings or DataConfig(path=str(path))
         info = read_info(path)
         stored = dataset_spec(info, path)
@@ -74,11 +74,11 @@ class TrainingData:
 
 
 def _training_size(stored: ObsActionSpec, settings: DataConfig) -> ObsActionSpec:
-    """``stored`` at ``data.image_height/width`` when they are set (both, or neither)."""
-    size = (settings.image_height, settings.image_width)
+    """``stored`` at ``data.observation_height/width`` when they are set (both, or neither)."""
+    size = (settings.observation_height, settings.observation_width)
     if size == (None, None):
         return stored
     if None in size:
-        raise VluiError(f"data.image_height={size[0]}, data.image_width={size[1]}: set both to train at another size "
-                        f"than the dataset's {stored.height}x{stored.width}, or neither")
+        raise VluiError(f"data.observation_height={size[0]}, data.observation_width={size[1]}: set both to train at "
+                        f"another size than the dataset's {stored.height}x{stored.width}, or neither")
     return stored.resized(*size)

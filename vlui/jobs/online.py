@@ -130,8 +130,8 @@ def demonstrations(job: TrainJobConfig, spec: ObsActionSpec, history: int = 0) -
                         f"python collect.py dataset={job.data.name} ...)")
     # the dataset alone (no data.mix), every step of the split's train part a demonstration (failed episodes' too),
     # kept off the GPU
-    settings = replace(job.data, mix=[], image_height=None, image_width=None, val_fraction=0.0, on_device=False,
-                       success_only=False)
+    settings = replace(job.data, mix=[], observation_height=None, observation_width=None, val_fraction=0.0,
+                       on_device=False, success_only=False)
     data = TrainingData.read(path, settings)
     spec.require_same_actions(data.stored, "the policy", f"algo.bc_coef: {path}",
                               "set data.name to the dataset the starting policy was trained on")

@@ -59,7 +59,7 @@ def _setting_keys(model: ModelConfig, spec: ObsActionSpec) -> dict[str, Any]:
     keys |= {f"model.text.{k}": v for k, v in vars(model.text).items()}
     keys |= {f"model.{k}": list(v) if k == "head_dims" else v for k, v in vars(model).items()
              if k not in ("vision", "text")}
-    return keys | {"data.image_height": spec.height, "data.image_width": spec.width,
+    return keys | {"data.observation_height": spec.height, "data.observation_width": spec.width,
                    "the dataset's tap_threshold": spec.tap_threshold, "the dataset's y_scale": spec.y_scale}
 
 
@@ -353,8 +353,9 @@ def run_recipe(job: TrainJobConfig) -> dict[str, Any]:
     data = asdict(job.data)
     out: dict[str, Any] = {
         "seed": job.seed, "algo": asdict(job.algo),
-        "data": {k: data[k] for k in ("name", "split", "mix", "batch_size", "success_only", "image_height",
-                                      "image_width", "augment")} | {"grounding_weight": data["grounding"]["weight"]},
+        "data": {k: data[k] for k in ("name", "split", "mix", "batch_size", "success_only", "observation_height",
+                                      "observation_width", "augment")}
+        | {"grounding_weight": data["grounding"]["weight"]},
         "trainer": {k: asdict(job.trainer).get(k) for k in ("max_steps", "precision", "accelerator", "devices")},
         "vlui_version": version()}
     if job.dagger.rounds:
