@@ -232,7 +232,8 @@ def test_ppo_never_trains_on_validation_phones_or_test_snapshots(phones: str, we
 
 
 def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_policy: Path) -> None:
-    from vlui.algos.ppo import Actor, PPOModule
+    from vlui.algos.online import Actor
+    from vlui.algos.ppo import PPOModule
     from vlui.jobs.online import OnlineEpisodes
     from vlui.models.settings import to_dict
 
@@ -253,7 +254,8 @@ def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_poli
 
 @pytest.mark.parametrize(("history", "screens"), [(True, False), (4, True)])
 def test_ppo_updates_a_history_policy_on_each_steps_own_past(history, screens: bool, tiny_dataset: Path) -> None:
-    from vlui.algos.ppo import Actor, PPOModule, episode_steps, learned_from
+    from vlui.algos.online import Actor, episode_steps, learned_from
+    from vlui.algos.ppo import PPOModule
     from vlui.data.datamodule import DemoDataModule
     from vlui.jobs.online import OnlineEpisodes
     from vlui.models.settings import to_dict
@@ -273,7 +275,7 @@ def test_ppo_updates_a_history_policy_on_each_steps_own_past(history, screens: b
     module.eval()
     steps = episode_steps(learned_from(module.episodes.train(0, Actor(module, True, torch.Generator().manual_seed(0)))),
                           0.0)
-    batch = module.estimate(steps)  # what collect() does with them
+    batch = module.estimate(steps)  # what learn_from() does with them
     valid, actions = batch["past_valid"], batch["past_actions"]
     assert valid.shape == (len(batch["actions"]), k)
     first = ~valid[:, 0]

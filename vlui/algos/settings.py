@@ -62,12 +62,15 @@ class IQLConfig:
 
 @dataclass
 class OnlineConfig:
-    """What every online algorithm shares (:mod:`vlui.jobs.online` runs its episodes): it fine-tunes the policy that
-    ``init=`` names on episodes of ``tasks`` on ``env.snapshots``, measures its learning curve on ``eval_snapshots``,
-    and counts its progress in iterations (roll out, then update), each one Lightning epoch. Its rollouts step
-    ``env.num_envs`` phones side by side (configs/algo/ppo.yaml: 32)."""
+    """What every algorithm that learns from rollouts shares (:mod:`vlui.algos.online` is its code,
+    :mod:`vlui.jobs.online` runs its episodes): it fine-tunes the policy that ``init=`` names on episodes of ``tasks``
+    on ``env.snapshots``, measures its learning curve on ``eval_snapshots``, and counts its progress in iterations
+    (roll out, then update), each one Lightning epoch. Its rollouts step ``env.num_envs`` phones side by side
+    (configs/algo/ppo.yaml: 32)."""
 
     name: str = ""  # each online algorithm's own
+    # an online algorithm trains at a constant learning rate: its steps are not known before its rollouts
+    optim: OptimConfig = field(default_factory=lambda: OptimConfig(scheduler="constant"))
     tasks: Any = "representative"  # the tasks rolled out (a set name or a list of ids), on env.snapshots
     iterations: int = 20  # rollouts then updates; each is one Lightning epoch
     episodes: int = 96  # episodes per iteration, (task, snapshot) pairs drawn from the seed and the iteration
@@ -82,10 +85,14 @@ class OnlineConfig:
     # the last blocks of the starting policy's frozen backbone that train too (its model.vision.tune_blocks); None
     # keeps the policy's own setting
     tune_blocks: Optional[int] = None
+    minibatch: int = 128  # steps per update (and demonstrations per update, with bc_coef)
+    step_cost: float = 0.0  # subtracted from the reward at every step (success is 1)
+    log_std_init: float = -1.0  # the mlp head's Gaussian spread at the start (the pointer head's is its logits')
 
     LIMITS: ClassVar[dict[str, Range]] = {
         "iterations": AT_LEAST_1, "episodes": AT_LEAST_1, "eval_every": Range(0),
-        "checkpoint_every": AT_LEAST_1, "bc_coef": NON_NEGATIVE, "tune_blocks": Range(0, optional=True)}
+        "checkpoint_every": AT_LEAST_1, "bc_coef": NON_NEGATIVE, "tune_blocks": Range(0, optional=True),
+        "minibatch": AT_LEAST_1, "step_cost": NON_NEGATIVE}
 
 
 @dataclass
@@ -97,37 +104,46 @@ class PPOConfig(OnlineConfig):
     objective: str = "ppo"
     optim: OptimConfig = field(default_factory=lambda: OptimConfig(lr=3e-5, scheduler="constant"))
     epochs: int = 4  # passes over each iteration's steps
-    minibatch: int = 128
     clip: float = 0.2  # PPO's epsilon
     discount: float = 0.99
     gae_lambda: float = 0.95
     value_coef: float = 0.5
     value_lr: float = 1.0e-3  # the value head is new: it learns faster than the policy it judges
     entropy_coef: float = 0.001
-    step_cost: float = 0.0  # subtracted from the reward at every step (success is 1)
     max_grad_norm: float = 0.5
     target_kl: Optional[float] = 0.02  # stop an iteration's updates once the KL to the acting policy passes 1.5x
-    log_std_init: float = -1.0  # the mlp head's Gaussian spread at the start (the pointer head's is its logits')
 
     LIMITS: ClassVar[dict[str, Range]] = {
-        **OnlineConfig.LIMITS, "epochs": AT_LEAST_1, "minibatch": AT_LEAST_1, "clip": Range(0, 1, open_lo=True),
+        **OnlineConfig.LIMITS, "epochs": AT_LEAST_1, "clip": Range(0, 1, open_lo=True),
         "discount": FRACTION, "gae_lambda": FRACTION, "value_coef": NON_NEGATIVE, "value_lr": POSITIVE,
-        "entropy_coef": NON_NEGATIVE, "step_cost": NON_NEGATIVE, "max_grad_norm": POSITIVE,
+        "entropy_coef": NON_NEGATIVE, "max_grad_norm": POSITIVE,
         "target_kl": Range(0, optional=True, open_lo=True)}
     CHOICES: ClassVar[dict[str, tuple]] = {"objective": ("ppo", "filtered")}
 
 
+# What an algorithm learns from: a dataset collected before (offline: BC, IQL), or its own rollouts on the phones,
+# starting from the policy init= names (online: PPO; with algo.bc_coef it imitates the dataset's demonstrations too).
+# The training job builds, runs and records each the same way (vlui.jobs.train.LEARNING).
+LEARNS_FROM = ("dataset", "rollouts")
+
+
 @dataclass(frozen=True)
 class Algorithm:
-    """An entry of :data:`ALGORITHMS`: the algorithm's settings, and where its LightningModule is."""
+    """An entry of :data:`ALGORITHMS`: the algorithm's settings, where its LightningModule is, and what it learns
+    from (:data:`LEARNS_FROM`; an algorithm learning from rollouts has :class:`OnlineConfig` settings and an
+    :class:`vlui.algos.online.OnlineModule`)."""
 
     settings: type  # the dataclass of its settings, the schema of configs/algo/<name>.yaml
     module: str  # "package.module:Class", imported when the algorithm trains (torch and Lightning load with it)
+    learns_from: str = "dataset"
 
-    @property
-    def online(self) -> bool:
-        """It learns from its own episodes on the phones (vlui/jobs/online.py), not from a dataset."""
-        return issubclass(self.settings, OnlineConfig)
+    def __post_init__(self) -> None:
+        if self.learns_from not in LEARNS_FROM:
+            raise VluiError(f"{self.settings.__name__} learns_from={self.learns_from!r}: choose from "
+                            f"{', '.join(LEARNS_FROM)}")
+        if (self.learns_from == "rollouts") != issubclass(self.settings, OnlineConfig):
+            raise VluiError(f"{self.settings.__name__}: an algorithm learns from rollouts exactly when its settings "
+                            "extend OnlineConfig (the episodes, iterations and policy it starts from)")
 
     def load(self) -> type:
         """The LightningModule class."""
@@ -139,7 +155,7 @@ class Algorithm:
 ALGORITHMS: dict[str, Algorithm] = {
     "bc": Algorithm(BCConfig, "vlui.algos.bc:BCModule"),
     "iql": Algorithm(IQLConfig, "vlui.algos.iql:IQLModule"),
-    "ppo": Algorithm(PPOConfig, "vlui.algos.ppo:PPOModule"),
+    "ppo": Algorithm(PPOConfig, "vlui.algos.ppo:PPOModule", learns_from="rollouts"),
 }
 
 

@@ -1,6 +1,8 @@
-"""The online side of ``python train.py``, for an algorithm whose settings are :class:`~vlui.algos.settings.OnlineConfig`
-(PPO): the policy it starts from, and the episodes it learns from (:mod:`vlui.algos.ppo` is the algorithm; this module
-knows the phones).
+"""The online side of ``python train.py``, for an algorithm that learns from rollouts (its entry's
+``learns_from="rollouts"``, its settings an :class:`~vlui.algos.settings.OnlineConfig`: PPO): :class:`FromRollouts`,
+the training job's hooks for it: the policy it starts from, the episodes it learns from, how its time is counted and
+what its export records (:mod:`vlui.algos.online` and :mod:`vlui.algos.ppo` are the algorithms; this module knows the
+phones).
 
 Training episodes are drawn from the tasks of ``algo.tasks`` on ``env.snapshots`` (the configurations trained on);
 the learning curve's held-out evaluation runs every task on ``algo.eval_snapshots``, the same episodes each time.
@@ -16,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from vlui.algos.ppo import Actor, PPOModule, RolloutData
+import lightning as L
+
+from vlui.algos.online import Actor, OnlineModule, RolloutData
 from vlui.backends import resolve_snapshots
 from vlui.config import TrainJobConfig
 from vlui.env.settings import EnvConfig
@@ -71,56 +75,82 @@ class OnlineEpisodes:
 
 
 class ActorAgent(OneEpisodeAtATime):
-    """The policy being trained (an :class:`~vlui.algos.ppo.Actor`) as the rollout loop's batch agent."""
+    """The policy being trained (an :class:`~vlui.algos.online.Actor`) as the rollout loop's batch agent."""
 
     def __init__(self, act: Actor) -> None:
         self.act_batch = act
         self.memory = act.memory
 
 
-def build(job: TrainJobConfig, module_class: type[PPOModule], envs: Environments = LOCAL
-          ) -> tuple[PPOModule, RolloutData]:
-    """The online algorithm ``module_class`` from the policy ``init`` names (its settings and weights) on the
-    episodes of ``algo`` and ``env``."""
-    if not job.init:
-        raise VluiError(f"algo={job.algo.name} fine-tunes a trained policy online: add init=checkpoints/<experiment>/"
-                        "<run> (a run's folder or its policy/ export)")
-    if job.dagger.rounds:
-        raise VluiError(f"dagger.rounds={job.dagger.rounds} with algo={job.algo.name}: DAgger follows offline "
-                        "training; fine-tune a policy DAgger already improved, with dagger.rounds=0")
-    if job.data.grounding.weight:
-        raise VluiError(f"data.grounding trains alongside BC or IQL on a dataset's screens; algo={job.algo.name} "
-                        "learns from its own rollouts: drop data.grounding.weight")
-    if job.data.augment.zoom:
-        raise VluiError(f"data.augment.zoom zooms the dataset's screens for BC or IQL; algo={job.algo.name} learns "
-                        "from its own rollouts: drop data.augment.zoom")
-    if job.data.balance is not None:
-        raise VluiError(f"data.balance balances BC or IQL's batches over a dataset's phones; algo={job.algo.name} "
-                        "learns from its own rollouts: drop data.balance")
-    if job.algo.optim.scheduler != "constant":
-        raise VluiError(f"algo={job.algo.name} trains at a constant learning rate: algo.optim.scheduler=constant")
-    start = load_policy(job.init)
-    algo = asdict(job.algo)
-    model = start.cfg
-    if job.algo.tune_blocks is not None:  # the settings of the policy it starts from, but more of it trains
-        model = replace(model, vision=replace(model.vision, tune_blocks=job.algo.tune_blocks))
-    module = module_class(policy=to_dict(model, start.spec), algo=algo, seed=job.seed,
-                          channels_last=job.channels_last, compile=job.compile)
-    module.policy.load_state_dict(start.state_dict())
-    env = job.env.with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
-    a = module.algo
-    episodes = OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, job.seed, envs)
-    refuse_held_out_phones({"env.snapshots (the phones PPO trains on)": episodes.snapshots},
-                           job.allow_held_out_phones)
-    module.use(episodes, demonstrations(job, start.spec, model.history))
-    module.curve_path = Path(job.checkpoint_dir) / "curve.csv"
-    return module, RolloutData(module)
+class FromRollouts:
+    """An algorithm learning from its own rollouts (:class:`~vlui.algos.online.OnlineModule`): it starts from the
+    policy ``init=`` names, rolls it out on ``env``'s phones and counts its time in iterations, each one Lightning
+    epoch (``algo.iterations``; a checkpoint every ``algo.checkpoint_every``); its export says which policy it started
+    from, and its recipe which phones it learnt on."""
+
+    def build(self, job: TrainJobConfig, module_class: type[OnlineModule], envs: Environments = LOCAL
+              ) -> tuple[OnlineModule, RolloutData]:
+        """The online algorithm ``module_class`` from the policy ``init`` names (its settings and weights) on the
+        episodes of ``algo`` and ``env``."""
+        if not job.init:
+            raise VluiError(f"algo={job.algo.name} fine-tunes a trained policy online: add "
+                            "init=checkpoints/<experiment>/<run> (a run's folder or its policy/ export)")
+        if job.dagger.rounds:
+            raise VluiError(f"dagger.rounds={job.dagger.rounds} with algo={job.algo.name}: DAgger follows offline "
+                            "training; fine-tune a policy DAgger already improved, with dagger.rounds=0")
+        if job.data.grounding.weight:
+            raise VluiError(f"data.grounding trains alongside BC or IQL on a dataset's screens; "
+                            f"algo={job.algo.name} learns from its own rollouts: drop data.grounding.weight")
+        if job.data.augment.zoom:
+            raise VluiError(f"data.augment.zoom zooms the dataset's screens for BC or IQL; algo={job.algo.name} "
+                            "learns from its own rollouts: drop data.augment.zoom")
+        if job.data.balance is not None:
+            raise VluiError(f"data.balance balances BC or IQL's batches over a dataset's phones; "
+                            f"algo={job.algo.name} learns from its own rollouts: drop data.balance")
+        if job.algo.optim.scheduler != "constant":
+            raise VluiError(f"algo={job.algo.name} trains at a constant learning rate: "
+                            "algo.optim.scheduler=constant")
+        start = load_policy(job.init)
+        algo = asdict(job.algo)
+        model = start.cfg
+        if job.algo.tune_blocks is not None:  # the settings of the policy it starts from, but more of it trains
+            model = replace(model, vision=replace(model.vision, tune_blocks=job.algo.tune_blocks))
+        module = module_class(policy=to_dict(model, start.spec), algo=algo, seed=job.seed,
+                              channels_last=job.channels_last, compile=job.compile)
+        module.policy.load_state_dict(start.state_dict())
+        env = job.env.with_spec(start.spec)  # the policy's screens, its actions read as it learnt them
+        a = module.algo
+        episodes = OnlineEpisodes(env, a.tasks, a.eval_snapshots if a.eval_every else None, a.episodes, job.seed,
+                                  envs)
+        refuse_held_out_phones({f"env.snapshots (the phones {job.algo.name.upper()} trains on)": episodes.snapshots},
+                               job.allow_held_out_phones)
+        module.use(episodes, demonstrations(job, start.spec, model.history))
+        module.curve_path = Path(job.checkpoint_dir) / "curve.csv"
+        return module, RolloutData(module)
+
+    def callbacks(self, job: TrainJobConfig, callbacks: dict[str, Any]) -> dict[str, Any]:
+        if "model_checkpoint" in callbacks:
+            callbacks["model_checkpoint"]["every_n_epochs"] = job.algo.checkpoint_every
+        return callbacks
+
+    def planned(self, job: TrainJobConfig, trainer: dict[str, Any]) -> dict[str, Any]:
+        return {"epochs_planned": job.algo.iterations}
+
+    def after_fit(self, job: TrainJobConfig, module: OnlineModule, ckpt_dir: Path, loggers: list,
+                  envs: Environments, data: RolloutData) -> dict[str, Any]:
+        return {}
+
+    def trained_on(self, job: TrainJobConfig, trainer: L.Trainer, data: RolloutData) -> dict[str, Any]:
+        return {"init": str(job.init), "iterations": trainer.current_epoch}
+
+    def recipe(self, job: TrainJobConfig) -> dict[str, Any]:
+        return {"env": {"snapshots": job.env.snapshots, "generator_seed": job.env.generator.seed}}
 
 
 def demonstrations(job: TrainJobConfig, spec: ObsActionSpec, history: int = 0) -> DemoDataModule | None:
-    """The demonstrations PPO imitates alongside when ``algo.bc_coef`` > 0: ``data.name``'s dataset (the train
-    part of ``data.split`` when set), at the policy's screen size (and reading actions as the policy does), each step
-    with its episode's last ``history`` steps (the policy's ``model.history``)."""
+    """The demonstrations an online algorithm imitates alongside when ``algo.bc_coef`` > 0: ``data.name``'s dataset
+    (the train part of ``data.split`` when set), at the policy's screen size (and reading actions as the policy does),
+    each step with its episode's last ``history`` steps (the policy's ``model.history``)."""
     if not job.algo.bc_coef:
         return None
     path = Path(job.data.path)

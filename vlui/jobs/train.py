@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import lightning as L
 import torch
@@ -194,7 +194,7 @@ def training_data(job: TrainJobConfig) -> TrainingData:
 def build(job: TrainJobConfig, module_class: type[L.LightningModule]) -> tuple[L.LightningModule, DemoDataModule]:
     """The offline algorithm ``module_class`` (BC, IQL) on the policy of ``model`` and the dataset of ``data``."""
     if job.init:
-        online = ", ".join(f"algo={name}" for name, a in ALGORITHMS.items() if a.online)
+        online = ", ".join(f"algo={name}" for name, a in ALGORITHMS.items() if a.learns_from == "rollouts")
         raise VluiError(f"init= starts online RL from a trained policy ({online}); algo={job.algo.name} trains "
                         "from the model settings: drop init=")
     model = job.model
@@ -298,7 +298,7 @@ def _duration(seconds: float) -> str:
 def run(cfg: DictConfig | TrainJobConfig) -> dict[str, Any]:
     """The training ``cfg`` (a composed config, or its typed settings) asks for."""
     job = job_settings(cfg, TrainJobConfig)
-    with environments(job.executor) as envs:  # where PPO's rollouts and DAgger's rounds run
+    with environments(job.executor) as envs:  # where online algorithms' rollouts and DAgger's rounds run
         return _run(job, envs)
 
 
@@ -306,34 +306,26 @@ def _run(job: TrainJobConfig, envs: Environments) -> dict[str, Any]:
     L.seed_everything(job.seed, workers=True, verbose=False)
     torch.set_float32_matmul_precision("high")
     algo: Algorithm = algorithm(job.algo.name)
-    # an online algorithm learns from its own episodes on the phones, an offline one from a dataset
-    module, data = online.build(job, algo.load(), envs) if algo.online else build(job, algo.load())
+    learning = LEARNING[algo.learns_from]
+    module, data = learning.build(job, algo.load(), envs)
     ckpt_dir = Path(job.checkpoint_dir)
     resume = resume_path(job, ckpt_dir, from_dict(module.hparams.policy))
     loggers = [instantiate(c) for c in (job.logger or {}).values()]
-    callbacks_cfg = copy.deepcopy(job.callbacks or {})
-    trainer_cfg = asdict(job.trainer)
-    if algo.online:  # an epoch is an iteration (roll out, then update); it stops itself after algo.iterations
-        if "model_checkpoint" in callbacks_cfg:
-            callbacks_cfg["model_checkpoint"]["every_n_epochs"] = job.algo.checkpoint_every
-        trainer_cfg |= {"max_steps": -1, "max_epochs": -1}
-    trainer_cfg |= module.trainer_settings()
+    callbacks_cfg = learning.callbacks(job, copy.deepcopy(job.callbacks or {}))
+    trainer_cfg = asdict(job.trainer) | module.trainer_settings()  # the algorithm's stopping rule among them
     callbacks = [instantiate(c) for c in callbacks_cfg.values()]
-    dagger_after = f", then {job.dagger.rounds} DAgger rounds" if job.dagger.rounds and not algo.online else ""
-    callbacks.append(WallClock(epochs_planned=job.algo.iterations) if algo.online else
-                     WallClock(steps_planned=max(0, trainer_cfg["max_steps"]) or None, after=dagger_after))
+    callbacks.append(WallClock(**learning.planned(job, trainer_cfg)))
     trainer: L.Trainer = instantiate(trainer_cfg, logger=loggers or False, callbacks=callbacks)
     try:
         trainer.fit(module, datamodule=data, ckpt_path=resume, weights_only=True)
         result: dict[str, Any] = {"checkpoint_dir": str(ckpt_dir), "metrics": {
             k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}}
-        if job.dagger.rounds and not job.trainer.fast_dev_run:
-            result["dagger"] = dagger_rounds(job, module, ckpt_dir, loggers, envs, data)
+        if not job.trainer.fast_dev_run:
+            result |= learning.after_fit(job, module, ckpt_dir, loggers, envs, data)
         if job.export and trainer.is_global_zero and not job.trainer.fast_dev_run:
             policy_dir = export_policy(module.policy, ckpt_dir / "policy", metadata={
                 "algo": job.algo.name, "experiment": job.experiment, "run": job.run_name,
-                "steps": trainer.global_step, **({"init": str(job.init), "iterations": trainer.current_epoch}
-                                                 if algo.online else trained_on(data.training)),
+                "steps": trainer.global_step, **learning.trained_on(job, trainer, data),
                 "text_encoder_untrained": bool(module.policy.text.encoder.untrained), "recipe": run_recipe(job)})
             refresh_model_card(policy_dir)
             result["policy"] = str(policy_dir)
@@ -360,8 +352,7 @@ def run_recipe(job: TrainJobConfig) -> dict[str, Any]:
         "vlui_version": version()}
     if job.dagger.rounds:
         out["dagger"] = asdict(job.dagger)
-    if algorithm(job.algo.name).online:
-        out["env"] = {"snapshots": job.env.snapshots, "generator_seed": job.env.generator.seed}
+    out |= LEARNING[algorithm(job.algo.name).learns_from].recipe(job)
     try:
         out["command"] = " ".join(["python train.py", *HydraConfig.get().overrides.task])
     except ValueError:  # not run by Hydra (a test or a notebook calling run)
@@ -444,6 +435,63 @@ def dagger_rounds(job: TrainJobConfig, module: L.LightningModule, ckpt_dir: Path
         export_policy(module.policy, export, metadata={"algo": job.algo.name, "experiment": job.experiment,
                                                         "run": job.run_name, "dagger_round": r})
     return stats
+
+
+class Learning(Protocol):
+    """How the job trains an algorithm, by what it learns from (:data:`vlui.algos.settings.LEARNS_FROM`): the
+    hooks :func:`run` calls, the same for every algorithm."""
+
+    def build(self, job: TrainJobConfig, module_class: type[L.LightningModule], envs: Environments
+              ) -> tuple[L.LightningModule, L.LightningDataModule]:
+        """The algorithm's module on its policy, and the data it learns from."""
+
+    def callbacks(self, job: TrainJobConfig, callbacks: dict[str, Any]) -> dict[str, Any]:
+        """The callbacks' settings (``callbacks``, a copy of the config's) as this way of learning counts time."""
+
+    def planned(self, job: TrainJobConfig, trainer: dict[str, Any]) -> dict[str, Any]:
+        """What :class:`WallClock` times the run against, with the ``trainer`` settings it runs with."""
+
+    def after_fit(self, job: TrainJobConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list,
+                  envs: Environments, data: L.LightningDataModule) -> dict[str, Any]:
+        """What follows the training, before the export (its results, for the job's)."""
+
+    def trained_on(self, job: TrainJobConfig, trainer: L.Trainer, data: L.LightningDataModule) -> dict[str, Any]:
+        """What the policy learnt from, for its export's metadata."""
+
+    def recipe(self, job: TrainJobConfig) -> dict[str, Any]:
+        """What of the run's settings its recipe records besides every algorithm's (:func:`run_recipe`)."""
+
+
+class FromDataset:
+    """An algorithm learning from a collected dataset (BC, IQL): trained ``trainer.max_steps`` steps on
+    ``data.name``'s dataset (:func:`build`), then ``dagger.rounds`` DAgger rounds; its export says which dataset and
+    split it read."""
+
+    def build(self, job: TrainJobConfig, module_class: type[L.LightningModule], envs: Environments
+              ) -> tuple[L.LightningModule, DemoDataModule]:
+        return build(job, module_class)
+
+    def callbacks(self, job: TrainJobConfig, callbacks: dict[str, Any]) -> dict[str, Any]:
+        return callbacks
+
+    def planned(self, job: TrainJobConfig, trainer: dict[str, Any]) -> dict[str, Any]:
+        dagger_after = f", then {job.dagger.rounds} DAgger rounds" if job.dagger.rounds else ""
+        return {"steps_planned": max(0, trainer["max_steps"]) or None, "after": dagger_after}
+
+    def after_fit(self, job: TrainJobConfig, module: L.LightningModule, ckpt_dir: Path, loggers: list,
+                  envs: Environments, data: DemoDataModule) -> dict[str, Any]:
+        return {"dagger": dagger_rounds(job, module, ckpt_dir, loggers, envs, data)} if job.dagger.rounds else {}
+
+    def trained_on(self, job: TrainJobConfig, trainer: L.Trainer, data: DemoDataModule) -> dict[str, Any]:
+        return trained_on(data.training)
+
+    def recipe(self, job: TrainJobConfig) -> dict[str, Any]:
+        return {}
+
+
+# What the job does with an algorithm, by what it learns from (its entry's ``learns_from``): nothing in :func:`run`
+# depends on which.
+LEARNING: dict[str, Learning] = {"dataset": FromDataset(), "rollouts": online.FromRollouts()}
 
 
 def _disk_full(err: OSError, ckpt_dir: Path) -> str:
