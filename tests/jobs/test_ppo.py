@@ -17,6 +17,7 @@ import torch
 from safetensors.torch import load_file
 
 from tests.conftest import ROOT
+from tests.tapper import SNAPSHOT, TASK, clock_probability, uniform_tapper
 from vlui.cli import compose
 from vlui.env.settings import EnvConfig
 from vlui.env.env import make_env
@@ -26,24 +27,10 @@ from vlui.models.policy import VLUIPolicy, export_policy, load_policy
 from vlui.models.settings import ModelConfig, TextConfig, VisionConfig
 from vlui.spec import ObsActionSpec
 
-TASK, SNAPSHOT, CLOCK_CELL = "open_clock", "030", 1 * 2 + 1  # the Clock icon is under cell (1, 1) of the 4x2 grid
-
-
 @pytest.fixture(scope="module")
 def weak_policy(tmp_path_factory) -> Path:
-    """A deliberately weak policy: a tiny random one whose pointer scores are zeroed, so it taps a uniformly random
-    cell of its 4x2 grid (one of which opens the Clock on snapshot 030) and rarely swipes."""
-    torch.manual_seed(0)
-    cfg = ModelConfig(VisionConfig("efficientnet_b0", pretrained=None, freeze=True, feature_index=-2),
-                      TextConfig("t5", size="tiny"), hidden_dim=32, num_heads=2, head_dims=[32], head="pointer",
-                      positions=True, pointer_layers=0)
-    policy = VLUIPolicy(cfg, ObsActionSpec(64, 32))
-    with torch.no_grad():
-        policy.head.cells[1].weight.zero_()
-        policy.head.cells[1].bias.zero_()
-        policy.head.gesture[-1].weight.zero_()
-        policy.head.gesture[-1].bias.fill_(-3.0)
-    return export_policy(policy, tmp_path_factory.mktemp("weak") / "policy")
+    """A deliberately weak policy: it taps a uniformly random cell of its 4x2 grid (tests/tapper.py)."""
+    return uniform_tapper(tmp_path_factory.mktemp("weak"))
 
 
 def ppo(tmp_path: Path, init: Path, *extra: str, run: str = "run") -> list[str]:
@@ -51,17 +38,6 @@ def ppo(tmp_path: Path, init: Path, *extra: str, run: str = "run") -> list[str]:
             f"algo.tasks=[{TASK}]", f"env.snapshots=[{SNAPSHOT}]", f"algo.eval_snapshots=[{SNAPSHOT}]",
             "algo.eval_every=1", "algo.episodes=32", "env.num_envs=16", "algo.minibatch=32", "algo.optim.lr=3e-3",
             "algo.checkpoint_every=1", f"run_name={run}", "trainer.enable_progress_bar=false", "logger=csv", *extra]
-
-
-def clock_probability(policy_dir: Path) -> float:
-    """How likely the policy is to touch the Clock's cell on the first screen."""
-    policy = load_policy(policy_dir)
-    env = make_env(EnvConfig(snapshots=[SNAPSHOT], observation_height=64, observation_width=32), [TASK])
-    obs, _ = env.reset(seed=0, options={"task": TASK, "snapshot": SNAPSHOT})
-    text, mask = policy.text.lookup([obs["instruction"]])
-    with torch.no_grad():
-        out = policy.head(policy.encoder(torch.as_tensor(obs["screen"][None]), text, mask))
-    return float(torch.softmax(out["touch_logits"], -1)[0, CLOCK_CELL])
 
 
 def demo_loss(policy_dir: Path, dataset: Path) -> float:
