@@ -172,6 +172,7 @@ def test_every_algorithm_vlui_ships_is_registered_once_with_its_settings_and_yam
     for name, algo in ALGORITHMS.items():
         module = algo.load()
         assert issubclass(module, PolicyModule) and module.Settings is algo.settings
+        assert issubclass(module, OnlineModule) == (algo.learns_from == "rollouts")  # what it learns from, its base
         assert algo.settings().name == name
         # the YAML says only what differs from the dataclass (nothing, for these), so they cannot disagree
         composed = compose("train", [f"algo={name}"], output_dir=tmp_path / name).algo

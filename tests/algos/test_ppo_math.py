@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from vlui.algos.distributions import PointerDistribution, SquashedGaussian
-from vlui.algos.losses import filtered_imitation_loss, gae, ppo_policy_loss
+from vlui.algos.losses import filtered_imitation_loss, gae
+from vlui.algos.ppo import ppo_policy_loss
 from vlui.models.policy import PointerHead
 
 

@@ -39,13 +39,15 @@ __all__ = [
 ]
 
 
-def _check_same_shape(name_a: str, a: Tensor, name_b: str, b: Tensor) -> None:
+def check_same_shape(name_a: str, a: Tensor, name_b: str, b: Tensor) -> None:
+    """Refuse ``a`` and ``b`` (named ``name_a`` and ``name_b``) of different shapes, naming both."""
     # Broadcasting (B,) against (B, 1) silently gives (B, B) and a wrong loss, so shapes must match exactly.
     if a.shape != b.shape:
         raise ValueError(f"{name_a} and {name_b} must have the same shape, got {tuple(a.shape)} and {tuple(b.shape)}")
 
 
-def _check_ndim(name: str, x: Tensor, ndim: int) -> None:
+def check_ndim(name: str, x: Tensor, ndim: int) -> None:
+    """Refuse ``x`` (named ``name``) unless it has ``ndim`` dimensions."""
     if x.dim() != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {tuple(x.shape)}")
 
@@ -66,7 +68,7 @@ def bc_loss(pred: Tensor, target: Tensor) -> Tensor:
         Scalar: the mean over the batch and the 4 action dimensions (equal to ``F.mse_loss(pred, target)``).
     """
     _check_actions("pred", pred)
-    _check_same_shape("pred", pred, "target", target)
+    check_same_shape("pred", pred, "target", target)
     return ((pred - target) ** 2).mean()
 
 
@@ -86,7 +88,7 @@ def expectile_loss(diff: Tensor, tau: float) -> Tensor:
     """
     if not 0.0 < tau < 1.0:
         raise ValueError(f"expectile tau must be in (0, 1), got {tau}")
-    _check_ndim("diff", diff, 1)
+    check_ndim("diff", diff, 1)
     weight = torch.abs(tau - (diff < 0).to(diff.dtype))
     return (weight * diff**2).mean()
 
@@ -102,8 +104,8 @@ def value_loss(q_target: Tensor, v: Tensor, tau: float) -> Tensor:
         v: ``(B,)`` values ``V(o)``.
         tau: expectile in ``(0, 1)``.
     """
-    _check_ndim("q_target", q_target, 1)
-    _check_same_shape("q_target", q_target, "v", v)
+    check_ndim("q_target", q_target, 1)
+    check_same_shape("q_target", q_target, "v", v)
     return expectile_loss(q_target - v, tau)
 
 
@@ -125,9 +127,9 @@ def td_target(reward: Tensor, done: Tensor, next_v: Tensor, discount: float) -> 
     """
     if not 0.0 <= discount <= 1.0:
         raise ValueError(f"discount must be in [0, 1], got {discount}")
-    _check_ndim("reward", reward, 1)
-    _check_same_shape("reward", reward, "done", done)
-    _check_same_shape("reward", reward, "next_v", next_v)
+    check_ndim("reward", reward, 1)
+    check_same_shape("reward", reward, "done", done)
+    check_same_shape("reward", reward, "next_v", next_v)
     return reward + discount * (1.0 - done.to(reward.dtype)) * next_v
 
 
@@ -141,9 +143,9 @@ def q_loss(q1: Tensor, q2: Tensor, target: Tensor) -> Tensor:
         q1, q2: ``(B,)`` critic values ``Q(o, a*)``.
         target: ``(B,)`` TD targets from :func:`td_target` (no gradient).
     """
-    _check_ndim("q1", q1, 1)
-    _check_same_shape("q1", q1, "target", target)
-    _check_same_shape("q2", q2, "target", target)
+    check_ndim("q1", q1, 1)
+    check_same_shape("q1", q1, "target", target)
+    check_same_shape("q2", q2, "target", target)
     return ((q1 - target) ** 2).mean() + ((q2 - target) ** 2).mean()
 
 
@@ -166,7 +168,7 @@ def advantage_weights(advantage: Tensor, beta: float, max_weight: float) -> Tens
         raise ValueError(f"inverse temperature beta must be >= 0, got {beta}")
     if max_weight <= 0:
         raise ValueError(f"max_weight must be > 0, got {max_weight}")
-    _check_ndim("advantage", advantage, 1)
+    check_ndim("advantage", advantage, 1)
     return torch.exp(beta * advantage.detach()).clamp(max=max_weight)
 
 
@@ -182,8 +184,8 @@ def awr_actor_loss(pred: Tensor, target: Tensor, weights: Tensor) -> Tensor:
         weights: ``(B,)`` from :func:`advantage_weights`.
     """
     _check_actions("pred", pred)
-    _check_same_shape("pred", pred, "target", target)
-    _check_ndim("weights", weights, 1)
+    check_same_shape("pred", pred, "target", target)
+    check_ndim("weights", weights, 1)
     if weights.shape[0] != pred.shape[0]:
         raise ValueError(f"weights must have shape ({pred.shape[0]},), got {tuple(weights.shape)}")
     sq_err = ((pred - target) ** 2).sum(dim=-1)  # (B,)
@@ -209,7 +211,7 @@ def polyak_update(target: nn.Module, source: nn.Module, tau: float) -> None:
         raise ValueError("target and source must have the same parameters and buffers")
     # Check every shape before touching anything, so a mismatch cannot leave the target half updated.
     for t, s in zip(t_params + t_bufs, s_params + s_bufs, strict=True):
-        _check_same_shape("target tensor", t, "source tensor", s)
+        check_same_shape("target tensor", t, "source tensor", s)
     with torch.no_grad():
         for t, s in zip(t_params, s_params, strict=True):
             t.mul_(1.0 - tau).add_(s, alpha=tau)
@@ -252,7 +254,7 @@ def pointer_loss(out: dict[str, Tensor], target: Tensor, threshold: float, y_sca
     return terms[0] + gesture + swipe.float() * terms[1]
 
 
-# ------------------------------------------------------------------------------------------------ on-policy RL (PPO)
+# ------------------------------------------------------------------------------------------------ on-policy RL
 def gae(rewards: Tensor, values: Tensor, next_values: Tensor, terminated: Tensor, ends: Tensor, discount: float,
         lam: float) -> tuple[Tensor, Tensor]:
     """Generalised advantage estimation (Schulman et al. 2016) over episodes laid end to end.
@@ -274,9 +276,9 @@ def gae(rewards: Tensor, values: Tensor, next_values: Tensor, terminated: Tensor
     """
     if not 0.0 <= discount <= 1.0 or not 0.0 <= lam <= 1.0:
         raise ValueError(f"discount and lam must be in [0, 1], got {discount} and {lam}")
-    _check_ndim("rewards", rewards, 1)
+    check_ndim("rewards", rewards, 1)
     for name, x in (("values", values), ("next_values", next_values), ("terminated", terminated), ("ends", ends)):
-        _check_same_shape("rewards", rewards, name, x)
+        check_same_shape("rewards", rewards, name, x)
     rewards, values, next_values = rewards.detach().float(), values.detach().float(), next_values.detach().float()
     alive, carry = 1.0 - terminated.float(), 1.0 - ends.float()
     deltas = rewards + discount * alive * next_values - values
@@ -288,35 +290,6 @@ def gae(rewards: Tensor, values: Tensor, next_values: Tensor, terminated: Tensor
     return advantages, advantages + values
 
 
-def ppo_policy_loss(logp: Tensor, old_logp: Tensor, advantages: Tensor, clip: float) -> tuple[Tensor, Tensor, Tensor]:
-    """PPO's clipped surrogate (Schulman et al. 2017), as a loss to minimise:
-    ``-mean(min(rho * A, clip(rho, 1 - eps, 1 + eps) * A))`` with ``rho = exp(logp - old_logp)``.
-
-    Args:
-        logp: ``(B,)`` log-probabilities of the taken actions under the policy being trained.
-        old_logp: ``(B,)`` the same under the policy that acted (no gradient).
-        advantages: ``(B,)`` advantage estimates (no gradient).
-        clip: ``eps > 0``.
-
-    Returns:
-        ``(loss, clip_fraction, approx_kl)``: the fraction of samples whose ratio was clipped and the
-        ``mean((rho - 1) - log rho)`` estimate of KL(old || new) (Schulman's k3; both without gradient).
-    """
-    if clip <= 0:
-        raise ValueError(f"clip must be > 0, got {clip}")
-    _check_ndim("logp", logp, 1)
-    _check_same_shape("logp", logp, "old_logp", old_logp)
-    _check_same_shape("logp", logp, "advantages", advantages)
-    log_ratio = logp - old_logp.detach()
-    ratio = log_ratio.exp()
-    adv = advantages.detach()
-    loss = -torch.minimum(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
-    with torch.no_grad():
-        clipped = ((ratio - 1).abs() > clip).float().mean()
-        kl = ((ratio - 1) - log_ratio).mean()
-    return loss, clipped, kl
-
-
 def filtered_imitation_loss(logp: Tensor, success: Tensor) -> Tensor:
     """Filtered imitation of the policy's own episodes (self-imitation; DigiRL's filtered BC): the negative mean
     log-probability of the actions taken in episodes that succeeded, ``-sum(s * logp) / max(1, sum(s))``. Failed
@@ -326,7 +299,7 @@ def filtered_imitation_loss(logp: Tensor, success: Tensor) -> Tensor:
         logp: ``(B,)`` log-probabilities of the taken actions.
         success: ``(B,)`` 1 where the step belongs to an episode that succeeded, else 0.
     """
-    _check_ndim("logp", logp, 1)
-    _check_same_shape("logp", logp, "success", success)
+    check_ndim("logp", logp, 1)
+    check_same_shape("logp", logp, "success", success)
     weight = success.detach().to(logp.dtype)
     return -(weight * logp).sum() / weight.sum().clamp(min=1.0)

@@ -21,6 +21,7 @@ algorithm.
 from __future__ import annotations
 
 import csv
+from abc import ABC, abstractmethod
 import hashlib
 import logging
 import time
@@ -155,7 +156,7 @@ def rollout_stats(records: list[Any], ran: int, step_cost: float, wall: float, p
         "rollout/infra_failures": float(ran - len(records))}
 
 
-class OnlineModule(PolicyModule):
+class OnlineModule(PolicyModule, ABC):
     """An algorithm learning from its own episodes on the policy of ``policy`` (the settings of the policy it starts
     from), its settings an :class:`~vlui.algos.settings.OnlineConfig`. A subclass gives :meth:`learn_from`,
     :meth:`updates` and ``training_step``; the job hands it its :class:`Episodes` (and demonstrations) by :meth:`use`
@@ -180,14 +181,14 @@ class OnlineModule(PolicyModule):
         self._clock = time.perf_counter()
 
     # ------------------------------------------------------------------------------------------------ the algorithm's
+    @abstractmethod
     def learn_from(self, records: list[Any]) -> dict[str, torch.Tensor]:
         """What the updates of an iteration read, from its episodes (:func:`learned_from` of the rollout); empty
         when there is nothing to learn from."""
-        raise NotImplementedError(f"{type(self).__name__} learns from rollouts: it must say how (learn_from)")
 
+    @abstractmethod
     def updates(self, iteration: int, batch: dict[str, torch.Tensor]) -> Iterator[dict[str, torch.Tensor]]:
         """The iteration's minibatches of ``batch`` (:meth:`learn_from`'s), each one optimiser step."""
-        raise NotImplementedError(f"{type(self).__name__} learns from rollouts: it must say how (updates)")
 
     # ------------------------------------------------------------------------------------------------ model
     def setup(self, stage: str) -> None:

@@ -13,7 +13,7 @@ runs them) goes, in the order of this file:
    it was cut, one that succeeded is not.
 3. **Update** (:meth:`PPOModule.updates`, :meth:`PPOModule.training_step`): ``algo.epochs`` passes of minibatches over
    the iteration's steps, each one optimiser step of the clipped surrogate
-   (:func:`~vlui.algos.losses.ppo_policy_loss`), the value loss and an entropy bonus, and with ``algo.bc_coef`` the
+   (:func:`ppo_policy_loss`), the value loss and an entropy bonus, and with ``algo.bc_coef`` the
    demonstrations' BC loss; the iteration stops early once the KL to the acting policy passes 1.5 x
    ``algo.target_kl``.
 
@@ -29,13 +29,42 @@ from typing import Any, ClassVar
 
 import numpy as np
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from vlui.algos import losses
 from vlui.algos.online import OnlineModule, Steps, episode_steps
 from vlui.algos.settings import PPOConfig
 from vlui.models.policy import Fused, mlp
 from vlui.seeding import substream
+
+
+def ppo_policy_loss(logp: Tensor, old_logp: Tensor, advantages: Tensor, clip: float) -> tuple[Tensor, Tensor, Tensor]:
+    """PPO's clipped surrogate (Schulman et al. 2017), as a loss to minimise:
+    ``-mean(min(rho * A, clip(rho, 1 - eps, 1 + eps) * A))`` with ``rho = exp(logp - old_logp)``.
+
+    Args:
+        logp: ``(B,)`` log-probabilities of the taken actions under the policy being trained.
+        old_logp: ``(B,)`` the same under the policy that acted (no gradient).
+        advantages: ``(B,)`` advantage estimates (no gradient).
+        clip: ``eps > 0``.
+
+    Returns:
+        ``(loss, clip_fraction, approx_kl)``: the fraction of samples whose ratio was clipped and the
+        ``mean((rho - 1) - log rho)`` estimate of KL(old || new) (Schulman's k3; both without gradient).
+    """
+    if clip <= 0:
+        raise ValueError(f"clip must be > 0, got {clip}")
+    losses.check_ndim("logp", logp, 1)
+    losses.check_same_shape("logp", logp, "old_logp", old_logp)
+    losses.check_same_shape("logp", logp, "advantages", advantages)
+    log_ratio = logp - old_logp.detach()
+    ratio = log_ratio.exp()
+    adv = advantages.detach()
+    loss = -torch.minimum(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
+    with torch.no_grad():
+        clipped = ((ratio - 1).abs() > clip).float().mean()
+        kl = ((ratio - 1) - log_ratio).mean()
+    return loss, clipped, kl
 
 
 def minibatch_indices(n: int, epochs: int, size: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
@@ -117,7 +146,7 @@ class PPOModule(OnlineModule):
         fused = self.fused(batch)
         dist = self.distribution(fused)
         logp = dist.log_prob(batch["actions"])
-        pg_loss, clipped, kl = losses.ppo_policy_loss(logp, batch["old_logp"], batch["advantages"], a.clip)
+        pg_loss, clipped, kl = ppo_policy_loss(logp, batch["old_logp"], batch["advantages"], a.clip)
         if a.objective == "filtered":  # imitate the successful episodes' steps only
             pg_loss = losses.filtered_imitation_loss(logp, batch["success"])
         v_loss = nn.functional.mse_loss(self.values(fused).float(), batch["returns"])
