@@ -228,6 +228,22 @@ def test_ppo_samples_what_the_distribution_says_and_evaluates_its_mode(weak_poli
     assert (sampled[:, :2] == sampled[:, 2:]).all(-1).mean() > 0.9  # mostly taps (swipe logit -3)
 
 
+def test_a_checkpoint_that_counted_ppo_iterations_under_their_old_keys_resumes_at_its_iteration(
+        weak_policy: Path) -> None:
+    from vlui.algos.ppo import PPOModule
+    from vlui.models.settings import to_dict
+
+    start = load_policy(weak_policy)
+    module = PPOModule(to_dict(start.cfg, start.spec), {}, seed=0)
+    module.on_load_checkpoint({"ppo_iterations_done": 3, "ppo_totals": {"seconds": 5.0, "episodes": 96.0,
+                                                                        "env_steps": 400.0}})
+    saved: dict = {}
+    module.on_save_checkpoint(saved)  # written under the keys every online algorithm shares
+    assert saved["iterations_done"] == 3
+    assert (saved["online_totals"]["episodes"], saved["online_totals"]["env_steps"]) == (96.0, 400.0)
+    assert saved["online_totals"]["seconds"] >= 5.0
+
+
 @pytest.mark.parametrize(("history", "screens"), [(True, False), (4, True)])
 def test_ppo_updates_a_history_policy_on_each_steps_own_past(history, screens: bool, tiny_dataset: Path) -> None:
     from vlui.algos.online import Actor, episode_steps, learned_from
