@@ -25,8 +25,9 @@ def test_ddp_trains_two_processes_on_disjoint_shards_that_end_with_the_same_weig
     overrides = tiny(tmp_path, tiny_dataset, "trainer=ddp", f"trainer.max_steps={steps}",
                      f"data.steps_per_epoch={steps}")
     data_cfg = compose("train", overrides, output_dir=tmp_path / "run").data
-    data = DemoDataModule(str(tiny_dataset), val_fraction=data_cfg.val_fraction, image_height=data_cfg.image_height,
-                          image_width=data_cfg.image_width, on_device=False, seed=0)
+    data = DemoDataModule(str(tiny_dataset), val_fraction=data_cfg.val_fraction,
+                          image_height=data_cfg.observation_height, image_width=data_cfg.observation_width,
+                          on_device=False, seed=0)
     data.setup()
     train_rows = sorted(data.frame_of[data.train_set.obs].tolist())  # the samples' screens, as batches name them
     batch = math.ceil(len(train_rows) / (2 * steps))  # the two ranks' batches of one epoch cover the training set
