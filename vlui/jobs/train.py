@@ -1,4 +1,5 @@
-"""The ``train`` job (``python train.py``): a VLUI policy by BC or IQL on a collected dataset.
+"""The ``train`` job (``python train.py``): a VLUI policy by BC or IQL on a collected dataset, or by PPO from its own
+rollouts on the phones (what an algorithm learns from, :data:`LEARNING`, says how it is built, run and recorded).
 
 Writes Lightning checkpoints to ``checkpoints/<experiment>/<run>/`` (``last.ckpt`` for exact resume) and, at the
 end, a policy export in ``policy/`` (config.json + model.safetensors) that evaluate.py loads without Hydra or pickle,
