@@ -7,6 +7,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -710,6 +711,33 @@ def comparison(c: dict[str, Any]) -> str:
 def _percent(r: dict[str, Any]) -> str:
     """A success rate as a table cell; a dash where no episode counted."""
     return f"{100 * r['success_rate']:.0f}%" if r["episodes"] else "–"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What an evaluation's report says beside its episodes, resolved before the first one runs."""
+
+    name: str  # the evaluation's name: its column beside the earlier evaluations of ``compare``
+    agent: str  # the agent type's name
+    checkpoint: str | None  # the policy evaluated, when there is one policy
+    config: dict[str, Any]  # all the evaluation's settings
+    splits: dict[str, str]  # snapshot -> its split (train, val, test, user)
+    groups: dict[str, list[str]] | None  # with several policies: the checkpoints of each recipe
+    constraints: dict[str, list[str]]  # task -> the levels of its constraints, for the constrained tasks
+    compare: dict[str, dict[str, Any]]  # earlier evaluations' results, by name
+    prices: tuple[float, float]  # the agent's model's price per 1M tokens in and out (0 for a local agent)
+
+
+def publish(records: list[dict[str, Any]], inputs: Inputs, out: Path) -> tuple[dict[str, Any], dict[str, Path]]:
+    """The report of the episodes ``records`` (with the agent's usage of a model, and beside ``inputs.compare``),
+    written to ``out`` (:func:`write`): the result and its files' paths."""
+    usage = agent_usage(records, *inputs.prices)
+    meta = {"agent": inputs.agent, "checkpoint": inputs.checkpoint, **({"llm": usage} if usage else {}),
+            "config": inputs.config}
+    result = aggregate(records, inputs.splits, meta, inputs.groups, inputs.constraints)
+    if inputs.compare:
+        result["compared"] = side_by_side({inputs.name: result, **inputs.compare})
+    return result, write(result, out)
 
 
 def write(result: dict[str, Any], out: Path) -> dict[str, Path]:

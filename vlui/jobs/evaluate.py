@@ -8,8 +8,10 @@ skips the episodes already there. At the end: ``results.json``, ``results.md``, 
 ``mode=offline`` scores an agent on a dataset's demonstrations instead, without a phone: another job
 (vlui/jobs/offline.py), which the entry point runs for it.
 
-The job's door, :func:`run`, turns the composed config into its typed settings once (:class:`EvaluateJobConfig`) and
-:func:`plan` resolves them into what the work reads (tasks, phones, episodes, the agent's settings, the policies).
+The job's door, :func:`run`, turns the composed config into its typed settings once (:class:`EvaluateJobConfig`),
+:func:`plan` resolves them into what the work reads (tasks, phones, episodes, the policies, the agent type's class and
+each policy's agent settings, the report's inputs) and :func:`run` opens the executor's environments; :func:`evaluate`
+runs the episodes and writes the report from those, never from the settings.
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ from typing import Any
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from vlui.agents import make_agent, takes_checkpoint
+from vlui.agents import make_agent
 from vlui.agents.expert import ExpertAgent
 from vlui.android import generate
 from vlui.android.snapshot import load_snapshot
 from vlui.backends import resolve_snapshots
 from vlui.agents.base import AgentBase
-from vlui.agents.settings import AgentConfig, ExpertAgentConfig, recorded_now
-from vlui.config import EvaluateJobConfig, ExecutorConfig, job_settings
+from vlui.agents.settings import AgentConfig, ExpertAgentConfig, agent_settings, agent_type, recorded_now
+from vlui.config import EvaluateJobConfig, job_settings
 from vlui.env.settings import EnvConfig
 from vlui.data.format import encode_png
 from vlui.data.images import IMAGES, image_hash, keep_images
@@ -53,24 +55,25 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Plan:
     """An evaluation resolved once from its settings: the tasks, the phones, every episode with its seed, the
-    agent(s) and what the report needs. Everything after :func:`plan` reads this, not the settings."""
+    agent(s) and what the report needs (:class:`vlui.eval.report.Inputs`). Everything after :func:`plan` reads this,
+    not the settings."""
 
     tasks: list[Task]
     snapshots: list[str]
     jobs: list[Job]
     env: EnvConfig  # env.num_envs: how many environments side by side
     agent: AgentConfig  # the agent's settings (a policy's checkpoint: see ``policies``)
+    agent_class: type[AgentBase]  # the agent type's class, which makes each policy's agent from its settings
     policies: list[tuple[str, str | None]]  # (group, checkpoint) of each policy; ("", None) for another agent
-    groups: dict[str, list[str]]  # the checkpoints of each recipe, when the agent is a policy
+    agents: list[AgentConfig]  # each policy's agent settings, its checkpoint in them
     recipe: dict[str, Any]  # what makes two evaluations the same one (a resume checks it)
     out: Path
     video: str
     screens: str  # which episodes keep each step's screen (none, failures, all), in images/ by content hash
     adaptive_metrics: bool
     gamma: float
-    config: dict[str, Any]  # all the settings, for the report
-    compare: dict[str, dict[str, Any]]  # earlier evaluations' results to show beside this one, by name
     reuse: list[Path]  # earlier evaluations' folders whose episodes of the same policies are taken, not run again
+    report: report.Inputs  # what the report says beside the episodes
 
     @property
     def task_ids(self) -> list[str]:
@@ -80,17 +83,19 @@ class Plan:
     def several(self) -> bool:
         return len(self.policies) > 1
 
-    def agent_settings(self, index: int) -> AgentConfig:
-        checkpoint = self.policies[index][1]
-        return replace(self.agent, checkpoint=checkpoint) if checkpoint is not None else self.agent
-
 
 def plan(job: EvaluateJobConfig) -> Plan:
     """The evaluation ``job`` asks for, every task, phone and policy resolved once. With several policies every one
     gets the same jobs, seeds included, so their episodes pair up."""
-    agent = job.agent
+    if job.reuse and (job.video != "none" or job.screens != "none"):
+        raise VluiError("reuse= takes earlier episodes without their frames: leave video and screens at none, or "
+                        "leave reuse out")
+    reuse = reused_folders(job.reuse, Path(job.paths.root_dir), Path(job.paths.output_dir))
+    earlier = compared(job.compare)
+    kind = agent_type(job.agent.name)
+    agent = agent_settings(job.agent)
     groups: dict[str, list[str]] = {}
-    if takes_checkpoint(agent):
+    if kind.checkpoint:
         groups = checkpoint_groups(agent.checkpoint or job.checkpoint)
         if not groups:
             raise VluiError("agent=policy needs checkpoint=checkpoints/<experiment>/<run> (or a glob or list of "
@@ -117,13 +122,15 @@ def plan(job: EvaluateJobConfig) -> Plan:
         recipe["weights"] = {c: weights_digest(c) for _, c in policies}
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
-    if job.reuse and (job.video != "none" or job.screens != "none"):
-        raise VluiError("reuse= takes earlier episodes without their frames: leave video and screens at none, or "
-                        "leave reuse out")
-    reuse = reused_folders(job.reuse, Path(job.paths.root_dir), Path(job.paths.output_dir))
-    return Plan(tasks, snaps, jobs, env, agent, policies, groups, recipe, Path(job.paths.output_dir),
-                job.video, job.screens, job.adaptive_metrics, job.gamma, asdict(job),
-                compared(job.compare), reuse)
+    agents = [replace(agent, checkpoint=c) if c is not None else agent for _, c in policies]
+    agent_class = kind.load()
+    inputs = report.Inputs(
+        job.name, agent.name, policies[0][1] if not several else None, asdict(job),
+        {s: load_snapshot(s).split for s in snaps}, groups if several else None,
+        {t.id: [c.level for c in t.constraints] for t in tasks if t.constraints}, earlier,
+        agent_class.prices(agent))
+    return Plan(tasks, snaps, jobs, env, agent, agent_class, policies, agents, recipe, Path(job.paths.output_dir),
+                job.video, job.screens, job.adaptive_metrics, job.gamma, reuse, inputs)
 
 
 def reused_folders(value: Any, root: Path, own: Path) -> list[Path]:
@@ -178,8 +185,9 @@ def references(p: Plan, envs: Environments = LOCAL) -> dict[tuple[str, str], lis
             refs[(record.job.task, record.job.snapshot)] = result_line(record)["tokens"]
 
     jobs = [Job(t.id, s, 0) for t in p.tasks for s in p.snapshots]
-    rollout(jobs, envs.factory(p.env, p.tasks, p.snapshots, include_xml=True, include_screen=False),
-            lambda: make_agent(ExpertAgentConfig()), slots=envs.slots(p.env, 8), on_done=keep, retries=envs.retries)
+    make_env = envs.factory(p.env, p.tasks, p.snapshots, include_xml=True, include_screen=False)
+    rollout(jobs, make_env, lambda: make_agent(ExpertAgentConfig()), slots=envs.slots(p.env, 8), on_done=keep,
+            retries=envs.retries)
     return refs
 
 
@@ -189,22 +197,18 @@ def run(cfg: DictConfig | EvaluateJobConfig) -> dict[str, Any]:
     if job.mode == "offline":
         raise VluiError("mode=offline scores a dataset's demonstrations without a phone: run it as python evaluate.py "
                         "mode=offline (vlui.jobs.offline.run), not through the online evaluation")
-    return evaluate(plan(job), job.executor)
+    p = plan(job)
+    with environments(job.executor) as envs:
+        return evaluate(p, envs)
 
 
-def evaluate(p: Plan, executor: ExecutorConfig) -> dict[str, Any]:
-    """Run the evaluation ``p`` on the phones of ``executor``."""
-    with environments(executor) as envs:
-        return _run(p, envs)
-
-
-def _run(p: Plan, envs: Environments) -> dict[str, Any]:
+def evaluate(p: Plan, envs: Environments) -> dict[str, Any]:
+    """Run the evaluation ``p`` on the phones of ``envs`` and write its report."""
     p.out.mkdir(parents=True, exist_ok=True)
     journal = p.out / "episodes.jsonl"
     # the first policy is loaded before anything is written or run: a missing or incompatible checkpoint is one line
     # (the others load when their turn comes)
-    first: Any = make_agent(p.agent_settings(0))
-    kind = type(first)
+    first: Any = p.agent_class.from_settings(p.agents[0])
     first.refuse_overlap(p.snapshots)  # few-shot examples never come from the phones evaluated
     done = _resume(p.out, p.recipe, p.jobs)
     retry = {k for k, r in done.items() if r.get("infra_failure")}  # failed for infrastructure reasons: run again
@@ -221,10 +225,10 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
              + (f"; {len(done) - taken} already done, resuming" if len(done) > taken else "")
              + (f"; {taken} taken from earlier evaluations of the same policies (reuse)" if taken else "")
              + (f"; {len(retry)} that failed for infrastructure reasons run again" if retry else ""))
-    include_xml = "xml" in kind.reads or p.adaptive_metrics
+    include_xml = "xml" in p.agent_class.reads or p.adaptive_metrics
     # the screens are drawn only to be looked at: for the agent, the GIFs or the viewer
     record_frames = p.video != "none" or p.screens != "none"
-    include_screen = "screen" in kind.reads or record_frames
+    include_screen = "screen" in p.agent_class.reads or record_frames
     bar = tqdm(total=len(p.jobs), initial=len(done), unit="episode", dynamic_ncols=True, mininterval=0.5)
     videos = p.out / "videos"
     with open(journal, "a", encoding="utf-8") as f:
@@ -232,21 +236,23 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
             mine = [j for j in todo if j.policy == (index if p.several else None)]
             if not mine and p.several:
                 continue
-            agent = first if index == 0 else make_agent(p.agent_settings(index))
+            agent = first if index == 0 else p.agent_class.from_settings(p.agents[index])
             agents = iter([agent])
             phones = screens_for(agent, p.env)
             # the environments' agents: siblings share what a run shares (an endpoint's cache and budget)
-            another = lambda a=agent, i=index: a.sibling() or make_agent(p.agent_settings(i))
+            another = lambda a=agent, i=index: a.sibling() or p.agent_class.from_settings(p.agents[i])
 
             def save(episode: EpisodeRecord, group: str = group, checkpoint: str | None = checkpoint) -> None:
                 record, frames = result_line(episode), episode.frames
+                success = record["success"]
+                screens, gif = frames and kept(p.screens, success), frames and kept(p.video, success)
                 if p.several:
                     record.update(policy=episode.job.policy, group=group, checkpoint=checkpoint)
+                if screens:
+                    record["screens"] = keep_screens(frames, p.out / IMAGES)
                 if episode.transcript is not None:
                     keep_images(episode.transcript.get("images", {}), p.out / IMAGES)
-                if frames and kept(p.screens, record["success"]):
-                    record["screens"] = keep_screens(frames, p.out / IMAGES)
-                if frames and kept(p.video, record["success"]):
+                if gif:
                     videos.mkdir(exist_ok=True)
                     head = f"p{record['policy']}_" if p.several else ""
                     name = (f"{head}{record['task']}_{Path(record['snapshot']).stem}_run{record['run']}_"
@@ -257,6 +263,7 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
                 done[record["key"]] = record
                 bar.update(1)
 
+            make_env = envs.factory(phones, p.tasks, p.snapshots, include_xml, include_screen)
             slots = envs.slots(p.env, p.env.num_envs)
             # an agent that waits on a served model asks in threads (agent.concurrency), the wait shown on the bar
             concurrency = agent.concurrency
@@ -265,9 +272,8 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
                          f"side (env.num_envs={p.env.num_envs}, {len(mine)} episodes to run): that many requests at "
                          "most are in flight")
             try:
-                rollout(mine, envs.factory(phones, p.tasks, p.snapshots, include_xml, include_screen),
-                        lambda a=agents, more=another: next(a, None) or more(), slots=slots, on_done=save,
-                        record_frames=record_frames, retries=envs.retries, concurrency=concurrency,
+                rollout(mine, make_env, lambda a=agents, more=another: next(a, None) or more(), slots=slots,
+                        on_done=save, record_frames=record_frames, retries=envs.retries, concurrency=concurrency,
                         on_wait=lambda awaited, seconds: bar.set_postfix_str(
                             f"{awaited} answer(s) awaited for {seconds:.0f} s" if awaited else ""))
             except VluiError:
@@ -286,19 +292,12 @@ def _run(p: Plan, envs: Environments) -> dict[str, Any]:
         raise VluiError(f"all {len(records)} episodes failed for infrastructure reasons, the last with: "
                         f"{failed[-1]['infra_failure']}; fix that and run the same command again to retry them")
     if p.adaptive_metrics and records:
-        _add_adaptive_metrics(p, records, own_reference=kind is ExpertAgent, envs=envs)
-    splits = {s: load_snapshot(s).split for s in p.snapshots}
-    usage = report.agent_usage(records, *kind.prices(p.agent))
-    result = report.aggregate(records, splits, {
-        "agent": p.agent.name, "checkpoint": p.policies[0][1] if not p.several else None,
-        **({"llm": usage} if usage else {}), "config": p.config}, p.groups if p.several else None,
-        {t.id: [c.level for c in t.constraints] for t in p.tasks if t.constraints})
-    if p.compare:
-        result["compared"] = report.side_by_side({p.config["name"]: result, **p.compare})
-    paths = report.write(result, p.out)
+        _add_adaptive_metrics(p, records, own_reference=p.agent_class is ExpertAgent, envs=envs)
+    result, paths = report.publish(records, p.report, p.out)
     print(report.table(result))
-    if p.compare:
+    if "compared" in result:
         print("\n" + report.side_by_side_table(result["compared"]))
+    usage = result.get("llm")
     if usage:
         log.info(report.usage_line(usage))
         if usage["answers"] and usage["invalid_answers"] == usage["answers"]:
