@@ -186,8 +186,8 @@ def references(p: Plan, envs: Environments = LOCAL) -> dict[tuple[str, str], lis
 
     jobs = [Job(t.id, s, 0) for t in p.tasks for s in p.snapshots]
     make_env = envs.factory(p.env, p.tasks, p.snapshots, include_xml=True, include_screen=False)
-    rollout(jobs, make_env, lambda: make_agent(ExpertAgentConfig()), slots=envs.slots(p.env, 8), on_done=keep,
-            retries=envs.retries)
+    slots = envs.slots(p.env, 8)
+    rollout(jobs, make_env, lambda: make_agent(ExpertAgentConfig()), slots=slots, on_done=keep, retries=envs.retries)
     return refs
 
 
@@ -447,10 +447,8 @@ def _take_reused(p: Plan, done: dict[str, dict[str, Any]]) -> int:
             if key not in done and key not in taken:
                 taken[key] = record
     if taken:
-        with open(p.out / "episodes.jsonl", "a", encoding="utf-8") as f:
-            for job in p.jobs:  # in the plan's order
-                if job.key in taken:
-                    f.write(json.dumps(taken[job.key]) + "\n")
+        with open(p.out / "episodes.jsonl", "a", encoding="utf-8") as f:  # in the plan's order
+            f.writelines(json.dumps(taken[job.key]) + "\n" for job in p.jobs if job.key in taken)
         done.update(taken)
     return len(taken)
 
