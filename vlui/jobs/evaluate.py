@@ -85,8 +85,9 @@ class Plan:
 
 
 def plan(job: EvaluateJobConfig) -> Plan:
-    """The evaluation ``job`` asks for, every task, phone and policy resolved once. With several policies every one
-    gets the same jobs, seeds included, so their episodes pair up."""
+    """The evaluation ``job`` asks for, every task, phone and policy resolved once, with the agent type's class (its
+    module loaded) and what the report needs. With several policies every one gets the same jobs, seeds included, so
+    their episodes pair up."""
     if job.reuse and (job.video != "none" or job.screens != "none"):
         raise VluiError("reuse= takes earlier episodes without their frames: leave video and screens at none, or "
                         "leave reuse out")
@@ -123,7 +124,7 @@ def plan(job: EvaluateJobConfig) -> Plan:
     if any(generate.parse_generated(s) for s in snaps):
         recipe["generator_version"] = generate.version()
     agents = [replace(agent, checkpoint=c) if c is not None else agent for _, c in policies]
-    agent_class = kind.load()
+    agent_class = kind.load()  # last: a policy's torch loads once the settings and files have been checked
     inputs = report.Inputs(
         job.name, agent.name, policies[0][1] if not several else None, asdict(job),
         {s: load_snapshot(s).split for s in snaps}, groups if several else None,
