@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vlui.eval.metrics import phone_t_interval
-from vlui.eval.report import aggregate, seeds_table, write
+from vlui.eval.report import Inputs, aggregate, publish, seeds_table, write
 
 PHONES = ("100", "101", "102", "103")
 # successes of 4 episodes (4 tasks) per seed and phone; seed 1's episodes on phone 103 all failed for infrastructure
@@ -70,3 +70,22 @@ def test_one_policys_report_has_each_phones_success_and_old_results_render_witho
     for s in (seeds["groups"]["bc"]["overall"], *seeds["groups"]["bc"]["per_split"].values()):
         del s["t_interval"]
     assert "| **all** | 50.0% [" in seeds_table(seeds) and "(t over" not in seeds_table(seeds).split("\n\n")[0]
+
+
+def test_a_report_published_beside_an_earlier_evaluation_says_what_was_evaluated_and_compares_the_two(
+        tmp_path: Path) -> None:
+    mine = [r for r in records() if r["checkpoint"] == "/x/bc-seed0"]  # 8 of its 16 episodes succeed
+    earlier = aggregate([{**r, "success": False} for r in mine], dict.fromkeys(PHONES, "test"), {"agent": "random"})
+    inputs = Inputs(name="bc", agent="policy", checkpoint="/x/bc-seed0", config={"name": "bc", "runs": 1},
+                    splits=dict.fromkeys(PHONES, "test"), groups=None, constraints={},
+                    compare={"random": earlier}, prices=(0.0, 0.0))
+    result, paths = publish(mine, inputs, tmp_path)
+    saved = json.loads(paths["json"].read_text())
+    assert saved == json.loads(json.dumps(result))
+    assert (saved["agent"], saved["checkpoint"], saved["config"]) == ("policy", "/x/bc-seed0", {"name": "bc", "runs": 1})
+    assert "llm" not in saved  # no episode asked a model
+    assert saved["per_split"]["test"]["episodes"] == 16
+    overall = saved["compared"]["overall"]
+    assert (overall["bc"]["success_rate"], overall["random"]["success_rate"]) == (0.5, 0.0)
+    assert saved["compared"]["same_tasks"] and saved["compared"]["same_phones"]
+    assert paths["md"].is_file()
