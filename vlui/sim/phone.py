@@ -15,7 +15,7 @@ import pickle
 import random
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,7 @@ from vlui.sim.systemui import (
     headsup,
     nav_bar,
     status_bar,
+    status_shown,
 )
 from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
@@ -89,6 +90,7 @@ BOOT_STATES_KEPT = 4096
 RENDERERS_KEPT = 8  # configurations whose renderer (with its last frame drawn) a device keeps
 TOUCH_SLOP_DP = 8  # ViewConfiguration's touch slop: a touch that moves less is not a drag
 LONG_PRESS_TIMEOUT_MS = 500  # ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT: a touch held this long is a long press
+BARS_KEPT = 4  # system bars a device keeps by what they are built from (a bar over the home screen and over an app)
 
 
 def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None:
@@ -221,6 +223,7 @@ class SimDevice(Device):
         self._frame: Node | None = None
         self._window: Node | None = None
         self._dumped: tuple[Node, str] | None = None  # the last UI dump and the window it is of
+        self._bars: list[tuple[tuple, Node]] = []  # the last system bars built (reuse), newest first, by their inputs
         self.load_snapshot(snapshot)
 
     # ------------------------------------------------------------------------------------------ configuration
@@ -746,9 +749,27 @@ class SimDevice(Device):
             ctx = self.ctx()
             self._window = build_window(self, ctx)
             banner = [headsup(self, ctx)] if self.state.headsup is not None else []
+            shown, home = status_shown(self, ctx), self.state.top is None
             self._frame = Node(bounds=(0, 0, self.width, self.height), children=[
-                self._window, *banner, status_bar(self, ctx), nav_bar(self, ctx)])
+                self._window, *banner, self._bar(("status", ctx, shown), lambda: status_bar(self, ctx, shown)),
+                self._bar(("nav", ctx, home), lambda: nav_bar(self, ctx, home))])
         return self._frame
+
+    def _bar(self, inputs: tuple, build: Callable[[], Node]) -> Node:
+        """The system bar that ``build()`` makes from ``inputs`` alone (its name, the screen's ``Ctx`` and what it
+        shows of the state; its handlers read the phone when they run). With ``reuse``, one built from equal
+        inputs, compared exactly, is taken again: the status bar changes once a minute, the navigation bar between
+        the home screen and an app, and a step would otherwise build both anew."""
+        if not self.reuse:
+            return build()
+        for i, (kept, bar) in enumerate(self._bars):
+            if kept == inputs:
+                self._bars.insert(0, self._bars.pop(i))
+                return bar
+        bar = build()
+        self._bars.insert(0, (inputs, bar))
+        del self._bars[BARS_KEPT:]
+        return bar
 
     def nav_points(self) -> dict[str, tuple[float, float]]:
         """Normalised (y, x) of the navigation buttons' centres on this device."""
