@@ -75,8 +75,9 @@ def test_a_reset_restores_the_boot_state_whatever_the_episode_changed() -> None:
     assert states[0] == states[1] and states[0] is not states[1]
 
 
-# changes the system bars show (the clock's minute, notifications, the levels, an app in front, the theme, the
-# locale's direction, the density), and some only the window does (a dialog, the keyboard), each on the last
+# changes the system bars or the home screen show (the clock's minute, notifications, the levels, an app in front, the
+# date, the theme, the locale's direction, the density), and some only an app's window does (a dialog, the keyboard
+# and a field's text), each on the last
 BAR_CHANGES = [
     lambda d: d.set_clock(d.state.time_ms + 60_000),
     lambda d: d.set_state({"notifications": ["messages"]}),
@@ -87,6 +88,7 @@ BAR_CHANGES = [
     lambda d: d.open_app("settings"),
     lambda d: d.set_state({"dialog": "brightness"}),
     lambda d: d.key("HOME"),
+    lambda d: d.set_clock(d.state.time_ms + 86_400_000),  # the next day: the home screen's date
     lambda d: d.open_app("files"),
     lambda d: tap(d, one(d, lambda n: n.rid.endswith(":id/search_box"), "Files' search box")),  # the keyboard up
     lambda d: d.text("weather"),
@@ -97,10 +99,10 @@ BAR_CHANGES = [
 ]
 
 
-def test_a_kept_system_bar_is_never_one_of_another_state() -> None:
-    """The status and navigation bars a phone keeps (reuse) are taken again only while what they are built from is
-    equal: after each change the screen is new and is the one a phone without reuse draws; and a bar taken again
-    after a reset acts on the state of now, not on the one it was built with."""
+def test_a_kept_part_of_the_screen_is_never_one_of_another_state() -> None:
+    """The bars and the home screen a phone keeps (reuse) are taken again only while what they are built from is
+    equal: after each change the screen is new and is the one a phone without reuse draws; and parts taken again
+    after a reset act on the state of now, not on the one they were built with."""
     kept, anew = SimDevice("000"), SimDevice("000", reuse=False, frames=None)
     last = kept.screenshot()
     for i, change in enumerate(BAR_CHANGES):
@@ -111,11 +113,11 @@ def test_a_kept_system_bar_is_never_one_of_another_state() -> None:
         assert np.array_equal(screen, anew.screenshot()), f"change {i}: the screen differs from the one without reuse"
         last = screen
     phone = SimDevice("000")
-    bar = phone.frame().find(rid="com.android.systemui:id/status_bar")
-    phone.load_snapshot("000")  # a state of its own, equal to the last: the same bar is taken again
-    assert phone.frame().find(rid="com.android.systemui:id/status_bar") is bar
+    before = phone.frame().children
+    phone.load_snapshot("000")  # a state of its own, equal to the last: the same home screen and bars are taken again
+    assert all(a is b for a, b in zip(phone.frame().children, before, strict=True))
     phone.swipe(540, 20, 540, 1200)  # down from the status bar: the shade
     assert phone.state.shade
     phone.key("BACK")
-    phone.tap(1080 * 0.22, 2160 * 0.95)  # BACK on the bar built before the reset: closes nothing now, home stays
-    assert not phone.state.shade and phone.state.top is None
+    phone.swipe(540, 1500, 540, 500)  # up on the home screen: the drawer
+    assert phone.state.drawer and not phone.state.shade
