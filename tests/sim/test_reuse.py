@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.sim.driver import one, tap
 from vlui.agents.expert import ExpertAgent
 from vlui.android.state import DeviceState
 from vlui.env.env import PhoneEnv
@@ -72,3 +73,51 @@ def test_a_reset_restores_the_boot_state_whatever_the_episode_changed() -> None:
         states.append(phone.state)
         assert phone.state == boot and isinstance(phone.state, DeviceState)
     assert states[0] == states[1] and states[0] is not states[1]
+
+
+# changes the system bars or the home screen show (the clock's minute, notifications, the levels, an app in front, the
+# date, the theme, the locale's direction, the density), and some only an app's window does (a dialog, the keyboard
+# and a field's text), each on the last
+BAR_CHANGES = [
+    lambda d: d.set_clock(d.state.time_ms + 60_000),
+    lambda d: d.set_state({"notifications": ["messages"]}),
+    lambda d: d.set_state({"notifications": ["messages", "gmail", "calendar", "photos", "youtube"]}),
+    lambda d: d.set_state({"battery_level": 37, "charging": True}),
+    lambda d: d.set_state({"wifi": False}),
+    lambda d: d.set_state({"airplane_mode": True}),
+    lambda d: d.open_app("settings"),
+    lambda d: d.set_state({"dialog": "brightness"}),
+    lambda d: d.key("HOME"),
+    lambda d: d.set_clock(d.state.time_ms + 86_400_000),  # the next day: the home screen's date
+    lambda d: d.open_app("files"),
+    lambda d: tap(d, one(d, lambda n: n.rid.endswith(":id/search_box"), "Files' search box")),  # the keyboard up
+    lambda d: d.text("weather"),
+    lambda d: d.set_state({"dark_theme": True}),
+    lambda d: d.key("HOME"),
+    lambda d: d.reconfigure(locale="ar-EG"),
+    lambda d: d.reconfigure(dpi=320),
+]
+
+
+def test_a_kept_part_of_the_screen_is_never_one_of_another_state() -> None:
+    """The bars and the home screen a phone keeps (reuse) are taken again only while what they are built from is
+    equal: after each change the screen is new and is the one a phone without reuse draws; and parts taken again
+    after a reset act on the state of now, not on the one they were built with."""
+    kept, anew = SimDevice("000"), SimDevice("000", reuse=False, frames=None)
+    last = kept.screenshot()
+    for i, change in enumerate(BAR_CHANGES):
+        change(kept)
+        change(anew)
+        screen = kept.screenshot()
+        assert not np.array_equal(screen, last), f"change {i} did not change the screen"
+        assert np.array_equal(screen, anew.screenshot()), f"change {i}: the screen differs from the one without reuse"
+        last = screen
+    phone = SimDevice("000")
+    before = phone.frame().children
+    phone.load_snapshot("000")  # a state of its own, equal to the last: the same home screen and bars are taken again
+    assert all(a is b for a, b in zip(phone.frame().children, before, strict=True))
+    phone.swipe(540, 20, 540, 1200)  # down from the status bar: the shade
+    assert phone.state.shade
+    phone.key("BACK")
+    phone.swipe(540, 1500, 540, 500)  # up on the home screen: the drawer
+    assert phone.state.drawer and not phone.state.shade

@@ -15,7 +15,7 @@ import pickle
 import random
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,7 @@ from vlui.sim.apps import (
     on_editor_action,
     on_launch,
     on_state_set,
+    window_inputs,
 )
 from vlui.sim.apps import app as sim_app
 from vlui.sim.apps.calculator import CalculatorState, evaluate, formula_text
@@ -80,6 +81,7 @@ from vlui.sim.systemui import (
     headsup,
     nav_bar,
     status_bar,
+    status_shown,
 )
 from vlui.sim.theme import theme
 from vlui.sim.ui import Node, hit
@@ -89,6 +91,7 @@ BOOT_STATES_KEPT = 4096
 RENDERERS_KEPT = 8  # configurations whose renderer (with its last frame drawn) a device keeps
 TOUCH_SLOP_DP = 8  # ViewConfiguration's touch slop: a touch that moves less is not a drag
 LONG_PRESS_TIMEOUT_MS = 500  # ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT: a touch held this long is a long press
+KEPT = 6  # parts of the screen a device keeps by what they are built from (the bars, the home screen)
 
 
 def _apply_state(state: DeviceState, fields: dict[str, Any], where: str) -> None:
@@ -201,9 +204,10 @@ class SimDevice(Device):
     """A simulated phone loaded from a snapshot (an id in ``envs/`` or a snapshot file). Its frames and observations
     come from ``frames``, by default the process's cache that every phone shares; None: each configuration's
     renderer keeps its own, as before the cache was shared (the same pixels either way). ``reuse`` keeps work that a
-    reset or a step can take again: the boot states kept pickled (a reset loads one; a deep copy took twice as long)
-    and the UI dump of a window not rebuilt since; False: each made anew, as before (the same dumps, observations
-    and log either way, which tests/sim/test_reuse.py checks)."""
+    reset or a step can take again: the boot states kept pickled (a reset loads one; a deep copy took twice as long),
+    the UI dump of a window not rebuilt since, and the status and navigation bars while what they are built from
+    stays equal; False: each made anew, as before (the same dumps, observations and log either way, which
+    tests/sim/test_reuse.py checks)."""
 
     def __init__(self, snapshot: str | Path | Snapshot = "000", envs_dir: str | Path | None = None,
                  step_ms: int = 3000, noise: bool = True, incremental: bool = True,
@@ -221,6 +225,7 @@ class SimDevice(Device):
         self._frame: Node | None = None
         self._window: Node | None = None
         self._dumped: tuple[Node, str] | None = None  # the last UI dump and the window it is of
+        self._kept: list[tuple[tuple, Node]] = []  # parts of the last frames (reuse), newest first, by their inputs
         self.load_snapshot(snapshot)
 
     # ------------------------------------------------------------------------------------------ configuration
@@ -744,11 +749,32 @@ class SimDevice(Device):
             self._frame = Node(bounds=(0, 0, self.width, self.height), children=[self._window])
         if self._frame is None:
             ctx = self.ctx()
-            self._window = build_window(self, ctx)
+            inputs = window_inputs(self, ctx)
+            self._window = (build_window(self, ctx) if inputs is None
+                            else self._keep(inputs, lambda: build_window(self, ctx)))
             banner = [headsup(self, ctx)] if self.state.headsup is not None else []
+            shown, home = status_shown(self, ctx), self.state.top is None
             self._frame = Node(bounds=(0, 0, self.width, self.height), children=[
-                self._window, *banner, status_bar(self, ctx), nav_bar(self, ctx)])
+                self._window, *banner, self._keep(("status", ctx, shown), lambda: status_bar(self, ctx, shown)),
+                self._keep(("nav", ctx, home), lambda: nav_bar(self, ctx, home))])
         return self._frame
+
+    def _keep(self, inputs: tuple, build: Callable[[], Node]) -> Node:
+        """The part of the screen that ``build()`` makes from ``inputs`` alone (its name, the screen's ``Ctx`` and
+        what it shows of the state; its handlers read the phone when they run). With ``reuse``, one built from equal
+        inputs, compared exactly, is taken again: the status bar changes once a minute, the navigation bar between
+        the home screen and an app, the home screen once a day, and a step or a reset would otherwise build them
+        anew."""
+        if not self.reuse:
+            return build()
+        for i, (kept, part) in enumerate(self._kept):
+            if kept == inputs:
+                self._kept.insert(0, self._kept.pop(i))
+                return part
+        part = build()
+        self._kept.insert(0, (inputs, part))
+        del self._kept[KEPT:]
+        return part
 
     def nav_points(self) -> dict[str, tuple[float, float]]:
         """Normalised (y, x) of the navigation buttons' centres on this device."""

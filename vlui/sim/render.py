@@ -38,16 +38,24 @@ class Style:
     arabic: str = "arabic"
 
 
-def visual_nodes(root: Node) -> list[Node]:
-    """The nodes that draw something, in drawing order."""
-    return [n for n in root.walk() if n.bg is not None or (n.text and n.size) or n.icon or n.kind]
-
-
-def draw_ops(nodes: list[Node]) -> tuple:
-    """The drawing content of ``nodes`` as a hashable tuple: equal ops render to equal pixels."""
-    return tuple((n.bounds, n.bg, n.radius, n.text if n.size else "", n.fg, n.size, n.bold, n.align, n.valign,
-                  n.inset, n.icon, n.icon_color, n.kind, n.value, n.checked, n.enabled, n.mirror, _freeze(n.extra))
-                 for n in nodes)
+def drawing(root: Node) -> tuple[list[Node], tuple]:
+    """The nodes of ``root`` that draw something, in drawing order (depth first, as :meth:`Node.walk`), and their
+    drawing content as a hashable tuple (equal content renders to equal pixels): one entry per node of its bounds,
+    colours, text, size, icon, kind and value. One walk of the tree gives both (a step's warm path is mostly this
+    walk and the tree's building)."""
+    nodes: list[Node] = []
+    ops: list[tuple] = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.bg is not None or (n.text and n.size) or n.icon or n.kind:
+            nodes.append(n)
+            ops.append((n.bounds, n.bg, n.radius, n.text if n.size else "", n.fg, n.size, n.bold, n.align, n.valign,
+                        n.inset, n.icon, n.icon_color, n.kind, n.value, n.checked, n.enabled, n.mirror,
+                        None if n.extra is None else _freeze(n.extra)))
+        if n.children:
+            stack.extend(reversed(n.children))
+    return nodes, tuple(ops)
 
 
 Rows = tuple[int, int]  # a band of pixel rows [top, bottom), across the whole screen
@@ -98,7 +106,7 @@ WHOLE = 0.6
 
 class Canvas:
     """The last frame a renderer drew, kept to draw the next over it. The two frames' drawings (their
-    :func:`draw_ops`) are matched in order; the rows the unmatched ones reach are cleared to the background and
+    :func:`drawing`) are matched in order; the rows the unmatched ones reach are cleared to the background and
     everything that reaches them is drawn again, clipped to them. Exact: a pixel outside those rows is covered by
     the same drawings, in the same order, in both frames. The frame's box reductions (the first step of
     :func:`vlui.device.observe`) are kept too and redone in those rows only."""
@@ -110,7 +118,7 @@ class Canvas:
         self._reduced: dict[tuple[int, int], Image.Image] = {}  # (x, y) factors -> the image reduced by them
 
     def draw(self, nodes: list[Node], ops: tuple) -> None:
-        """Make the canvas ``nodes`` drawn (``ops``: their :func:`draw_ops`)."""
+        """Make the canvas ``nodes`` drawn (``ops``: their :func:`drawing`)."""
         if ops == self.ops and self.image is not None:
             return
         r = self.renderer
@@ -180,7 +188,7 @@ class Canvas:
 
 
 def _node_of(op: tuple) -> Node:
-    """A node with what one of :func:`draw_ops`' entries says of how it is drawn (enough for its reach)."""
+    """A node with what one of :func:`drawing`' entries says of how it is drawn (enough for its reach)."""
     return Node(bounds=op[0], bg=op[1], radius=op[2], text=op[3], fg=op[4], size=op[5], bold=op[6], align=op[7],
                 valign=op[8], inset=op[9], icon=op[10], kind=op[12], mirror=op[16])
 
@@ -193,7 +201,25 @@ def _freeze(value):
     return value
 
 
-# Bytes a cached entry's key is counted for per drawing it holds (:func:`draw_ops`' tuple of about 18 fields: the
+class FrameKey:
+    """A :class:`FrameCache` key: its parts (a tuple) compared exactly, their hash worked out once. A lookup hashes
+    its key twice (the entry, then its move to the newest end), and hashing a frame's drawing content costs several
+    times what comparing it does: a tuple does not keep its hash."""
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, *parts) -> None:
+        self.parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FrameKey) and self._hash == other._hash and self.parts == other.parts
+
+
+# Bytes a cached entry's key is counted for per drawing it holds (:func:`drawing`' tuple of about 18 fields: the
 # tuples, bounds and the strings the frame made; measured 420 to 470 on the expert's screens)
 KEY_BYTES_PER_OP = 450
 FRAME_CACHE_MB = 512  # the default bound of the process's frame cache (``env.frame_cache_mb``)
@@ -202,18 +228,18 @@ FRAME_CACHE_MB = 512  # the default bound of the process's frame cache (``env.fr
 class FrameCache:
     """Finished frames and observations, least recently used first out, at most ``max_bytes`` in all (their arrays
     and an estimate of their keys). A key is everything that decides the pixels, compared exactly (not a hash of it):
-    the renderer's :class:`Style`, the screen's size and the frame's :func:`draw_ops`, and for an observation its
+    the renderer's :class:`Style`, the screen's size and the frame's :func:`drawing`, and for an observation its
     size. So one cache serves every phone of one configuration alike, whichever device drew the screen first.
     ``hits`` and ``misses`` count lookups. Thread-safe: served phones, each under its own lock, share it."""
 
     def __init__(self, max_bytes: int = FRAME_CACHE_MB << 20) -> None:
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple, tuple[np.ndarray, int]] = OrderedDict()  # key -> (array, bytes counted)
+        self._entries: OrderedDict[FrameKey, tuple[np.ndarray, int]] = OrderedDict()  # key -> (array, bytes counted)
         self._bytes = 0
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
-    def get(self, key: tuple) -> np.ndarray | None:
+    def get(self, key: FrameKey) -> np.ndarray | None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
@@ -223,7 +249,7 @@ class FrameCache:
             self._entries.move_to_end(key)
             return entry[0]
 
-    def keep(self, key: tuple, array: np.ndarray, ops: int) -> np.ndarray:
+    def keep(self, key: FrameKey, array: np.ndarray, ops: int) -> np.ndarray:
         """Keep ``array`` (made read-only) under ``key``, whose drawing has ``ops`` entries; returns it."""
         array.setflags(write=False)
         size = array.nbytes + ops * KEY_BYTES_PER_OP
@@ -279,9 +305,8 @@ class Renderer:
 
     def render(self, root: Node) -> np.ndarray:
         """``root`` drawn at full resolution, an ``(height, width, 3)`` uint8 array (read-only, cached)."""
-        nodes = visual_nodes(root)
-        ops = draw_ops(nodes)
-        key = (self.style, self.screen, ops)
+        nodes, ops = drawing(root)
+        key = FrameKey(self.style, self.screen, ops)
         frame = self.frames.get(key)
         if frame is None:
             img = self.canvas(nodes, ops).image if self.incremental else self._image(nodes)
@@ -291,21 +316,20 @@ class Renderer:
     def observation(self, root: Node, width: int, height: int) -> np.ndarray:
         """``root`` observed at ``(height, width)``: :func:`vlui.device.observe` of its full-resolution frame
         (read-only, cached)."""
-        nodes = visual_nodes(root)
-        ops = draw_ops(nodes)
-        key = (self.style, self.screen, ops, width, height)
+        nodes, ops = drawing(root)
+        key = FrameKey(self.style, self.screen, ops, width, height)
         obs = self.frames.get(key)
         if obs is None:
             if self.incremental:
                 obs = self.canvas(nodes, ops).observe(height, width)
             else:
-                screen = self.frames.get(key[:3])
+                screen = self.frames.get(FrameKey(self.style, self.screen, ops))
                 obs = observe(screen if screen is not None else self._image(nodes), height, width)
             obs = self.frames.keep(key, obs, len(ops))
         return obs
 
     def canvas(self, nodes: list[Node], ops: tuple) -> Canvas:
-        """The canvas with ``nodes`` (``ops``: their :func:`draw_ops`) drawn on it."""
+        """The canvas with ``nodes`` (``ops``: their :func:`drawing`) drawn on it."""
         if self._canvas is None:
             self._canvas = Canvas(self)
         self._canvas.draw(nodes, ops)
@@ -317,7 +341,7 @@ class Renderer:
         self._canvas = None
 
     def _image(self, nodes: list[Node]) -> Image.Image:
-        """``nodes`` (a tree's :func:`visual_nodes`) drawn at full resolution."""
+        """``nodes`` (the drawing nodes of a tree, :func:`drawing`) drawn at full resolution."""
         img = Image.new("RGB", self.screen, self.style.theme.background)
         self.draw(img, nodes, 1.0, 1.0)
         return img

@@ -10,6 +10,8 @@ x = 0.40, 0.50, 0.60, as Android 10 tablets do).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from vlui.android.apps import SYSTEMUI_UID, app_info
 from vlui.android.state import GAMMA_SPACE_MAX, brightness_to_gamma, gamma_to_brightness
 from vlui.sim import services
@@ -32,31 +34,54 @@ NOTIFICATION_GLYPHS = {"gmail": "mail", "messages": "message", "calendar": "even
 MAX_NOTIFICATION_ICONS = 4  # more than fit beside the clock show as a dot, as Android 10's status bar does
 
 
-def status_bar(dev: Phone, ctx: Ctx) -> Node:
+@dataclass(frozen=True)
+class StatusShown:
+    """What the status bar shows of the phone's state: :func:`status_bar` draws from this and the screen's ``Ctx``
+    alone (its swipe reads the state when it happens), so bars of equal inputs are the same bar, which the phone keeps
+    rather than builds again."""
+
+    over_wallpaper: bool  # the home screen shows through it
+    clock: str  # the time as the bar writes it
+    notifications: tuple[str, ...]  # the apps whose notifications are out, newest first
+    icons: tuple[str, ...]  # the glyphs on the right, from the edge: battery, signal (or airplane), Wi-Fi
+
+
+def status_shown(dev: Phone, ctx: Ctx) -> StatusShown:
+    """What :func:`status_bar` shows of ``dev``'s state now."""
+    st = dev.state
+    now = dev.now()
+    clock = (ctx.locale.time(now.hour, now.minute).split(" ")[0] if ctx.locale.meta["hour12"]
+             else ctx.locale.time(now.hour, now.minute))
+    level = min(100, int(st.battery_level / 10 + 0.5) * 10)  # the icon's drawn level: the nearest tenth
+    icons = [f"battery_charging_{level}" if st.charging else f"battery_{level}",
+             "airplane" if st.airplane_mode else f"signal_{st.signal_level}"]
+    if st.wifi and not st.airplane_mode:
+        icons.append(f"wifi_{st.wifi_level}")
+    return StatusShown(st.top is None and not st.overview and not st.drawer and not st.shade, clock,
+                       tuple(st.notifications), tuple(icons))
+
+
+def status_bar(dev: Phone, ctx: Ctx, shown: StatusShown) -> Node:
     """Clock and notification icons on the left; Wi-Fi, signal (or airplane) and battery on the right, each
     showing its level."""
-    st = dev.state
-    over_wallpaper = st.top is None and not st.overview and not st.drawer and not st.shade
-    color = (255, 255, 255) if over_wallpaper or ctx.theme.dark else (32, 33, 36)
+    color = (255, 255, 255) if shown.over_wallpaper or ctx.theme.dark else (32, 33, 36)
 
     def pull_down(xa, ya, xb, yb):  # a swipe down from the status bar pulls the notification shade down
         if yb - ya > ctx.dp(48):
-            st.shade, st.focus = True, None
+            dev.state.shade, dev.state.focus = True, None
             return True
         return False
 
     bar = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.top), package=SYSTEMUI,
-               rid=f"{SYSTEMUI}:id/status_bar", bg=None if over_wallpaper else ctx.theme.surface, on_swipe=pull_down)
-    now = dev.now()
-    clock = (ctx.locale.time(now.hour, now.minute).split(" ")[0] if ctx.locale.meta["hour12"]
-             else ctx.locale.time(now.hour, now.minute))
-    bar.add(text(ctx, (ctx.dp(16), 0, ctx.dp(120), ctx.top), clock, 14, color=color, pkg=SYSTEMUI,
+               rid=f"{SYSTEMUI}:id/status_bar", bg=None if shown.over_wallpaper else ctx.theme.surface,
+               on_swipe=pull_down)
+    bar.add(text(ctx, (ctx.dp(16), 0, ctx.dp(120), ctx.top), shown.clock, 14, color=color, pkg=SYSTEMUI,
                  rid=f"{SYSTEMUI}:id/clock"))
     g = ctx.dp(16)
     y1 = (ctx.top - g) // 2
-    x = ctx.dp(16) + layout(clock, ctx.sp(14), cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font).width \
+    x = ctx.dp(16) + layout(shown.clock, ctx.sp(14), cjk=ctx.locale.cjk_font, arabic=ctx.locale.arabic_font).width \
         + ctx.dp(8)
-    for i, app in enumerate(st.notifications):
+    for i, app in enumerate(shown.notifications):
         if i == MAX_NOTIFICATION_ICONS:
             dot = ctx.dp(3)
             bar.add(Node(cls="android.widget.ImageView", bounds=(x, (ctx.top - dot) // 2, x + dot,
@@ -68,12 +93,7 @@ def status_bar(dev: Phone, ctx: Ctx) -> Node:
                      desc=ctx.t(f"app.{app}")))
         x += g + ctx.dp(4)
     x = ctx.width - ctx.dp(12)
-    level = min(100, int(st.battery_level / 10 + 0.5) * 10)  # the icon's drawn level: the nearest tenth
-    icons = [f"battery_charging_{level}" if st.charging else f"battery_{level}",
-             "airplane" if st.airplane_mode else f"signal_{st.signal_level}"]
-    if st.wifi and not st.airplane_mode:
-        icons.append(f"wifi_{st.wifi_level}")
-    for name in icons:
+    for name in shown.icons:
         bar.add(Node(cls="android.widget.ImageView", bounds=(x - g, y1, x, y1 + g), package=SYSTEMUI,
                      icon=f"glyph:{name}", icon_color=color))
         x -= g + ctx.dp(4)
@@ -269,10 +289,13 @@ def starting_window(dev: Phone, ctx: Ctx, key: str) -> Node:
     return root
 
 
-def nav_bar(dev: Phone, ctx: Ctx) -> Node:
+def nav_bar(dev: Phone, ctx: Ctx, home: bool) -> Node:
+    """The three buttons, on black over the home screen (``home``: no app in front) and in the dark theme. Built
+    from ``ctx`` and ``home`` alone (its buttons act on the phone when pressed), so the phone keeps one while they
+    stay equal."""
     xs = TABLET_NAV_POINTS if ctx.tablet else NAV_POINTS
     y1, y2 = ctx.bottom, ctx.height
-    dark = dev.state.top is None or ctx.theme.dark
+    dark = home or ctx.theme.dark
     bar = Node(cls="android.widget.FrameLayout", bounds=(0, y1, ctx.width, y2), package=SYSTEMUI,
                rid=f"{SYSTEMUI}:id/navigation_bar_frame", bg=(0, 0, 0) if dark else ctx.theme.nav_bar)
     edges = [0] + [int(ctx.width * (a + b) / 2) for a, b in zip(xs, xs[1:], strict=False)] + [ctx.width]

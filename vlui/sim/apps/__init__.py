@@ -155,6 +155,17 @@ def check_screen(key: str, screen: str) -> None:
         raise VluiError(f"the {key} app has no screen {screen!r}; its screens: {', '.join(names)}")
 
 
+def window_inputs(dev: Phone, ctx: Ctx) -> tuple | None:
+    """What :func:`build_window` builds the window from, where that is known exactly, as a value to compare: the
+    home screen with nothing over it (no shade, overview, drawer, dialog, prompt or keyboard) is built from ``ctx``
+    and :func:`launcher.home_shown` alone. None for every other window (built anew each time)."""
+    st = dev.state
+    if (st.top is None and not (st.shade or st.overview or st.drawer) and st.dialog is None and st.permission is None
+            and st.focus is None):
+        return "home", ctx, launcher.home_shown(dev)
+    return None
+
+
 def build_window(dev: Phone, ctx: Ctx) -> Node:
     """The focused window's tree (what ``uiautomator dump`` reports), mirrored for right-to-left locales."""
     st = dev.state

@@ -5,6 +5,9 @@ alphabetical in the device's language). The grid, the layouts, the apps and the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from vlui.android.apps import LAUNCHER_PKG
 from vlui.android.launcher import drawer_order, grid, home_layout, launchable, search_matches
 from vlui.sim.protocol import Phone
@@ -51,24 +54,40 @@ def build(dev: Phone, ctx: Ctx) -> Node:
     return drawer(dev, ctx) if dev.state.drawer else home(dev, ctx)
 
 
+@dataclass(frozen=True)
+class HomeShown:
+    """What the home screen shows of the phone: :func:`home` draws from this and the screen's ``Ctx`` alone (its
+    handlers read the phone when they run), so home screens of equal inputs are the same screen, which the phone
+    keeps rather than builds again."""
+
+    date: tuple[int, int, int]  # the at-a-glance date: weekday (Monday 0), month, day
+    layout: str | int | dict[str, Any]  # the snapshot's home layout (Snapshot.home_layout)
+
+
+def home_shown(dev: Phone) -> HomeShown:
+    """What :func:`home` shows of ``dev`` now."""
+    now = dev.now()
+    return HomeShown((now.weekday(), now.month, now.day), dev.snapshot.home_layout)
+
+
 def home(dev: Phone, ctx: Ctx) -> Node:
-    st = dev.state
+    shown = home_shown(dev)
     root = Node(cls="android.widget.FrameLayout", bounds=(0, 0, ctx.width, ctx.height), package=LAUNCHER_PKG,
                 rid=f"{LAUNCHER_PKG}:id/launcher", icon="wallpaper")
 
     def swipe(x1, y1, x2, y2):
         if y1 - y2 > ctx.dp(48) and abs(y1 - y2) > abs(x1 - x2):  # up: open the app drawer
-            st.drawer = True
-            st.scroll["drawer"] = 0
+            dev.state.drawer = True
+            dev.state.scroll["drawer"] = 0
             return True
         return False
 
     root.on_swipe = swipe
     white = (255, 255, 255)
     # At a glance: date and weather
-    now = dev.now()
-    weekday = ctx.locale.seq("weekday")[(now.weekday() + 1) % 7]
-    date = ctx.t("launcher.date_format", weekday=weekday, month=ctx.locale.seq("month")[now.month - 1], day=now.day)
+    weekday_index, month, day = shown.date
+    weekday = ctx.locale.seq("weekday")[(weekday_index + 1) % 7]
+    date = ctx.t("launcher.date_format", weekday=weekday, month=ctx.locale.seq("month")[month - 1], day=day)
     glance_y = ctx.top + ctx.dp(16)
     root.add(text(ctx, (ctx.dp(24), glance_y, ctx.width - ctx.dp(24), glance_y + ctx.dp(32)), date, 22, color=white,
                   pkg=LAUNCHER_PKG, rid=f"{LAUNCHER_PKG}:id/clock"))
@@ -76,7 +95,7 @@ def home(dev: Phone, ctx: Ctx) -> Node:
                   ctx.t("launcher.weather", temp=1) + "C", 14, color=white, pkg=LAUNCHER_PKG,
                   rid=f"{LAUNCHER_PKG}:id/title_weather_text"))
     columns, rows = grid_size(ctx)
-    hotseat, workspace = home_layout(dev.snapshot.home_layout, columns, rows)
+    hotseat, workspace = home_layout(shown.layout, columns, rows)
     # bottom up: search bar, hotseat, workspace
     search_h = ctx.dp(48)
     search_y = ctx.bottom - ctx.dp(12) - search_h
